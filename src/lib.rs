@@ -5,4 +5,7 @@
 //! types and encodings). Nothing but the `partlens` binary uses `ui`.
 
 pub mod api;
+pub mod cli;
+pub mod service;
 pub mod tasks;
+pub mod ui;

@@ -1,0 +1,1 @@
+//! The egui views of the desktop app, one file a view. Only `main.rs` uses this module.
