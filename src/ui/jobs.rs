@@ -1,0 +1,238 @@
+//! The jobs list: every upload with its phase (queued, uploading n %, indexing with the time it has
+//! taken, done, failed with the service's reason, cancelled), with cancel, retry and remove.
+
+use chrono::Utc;
+
+use super::app_command::CommandQueue;
+use super::theme;
+use crate::tasks::{Command, Job, JobPhase, JobRole};
+
+/// How a phase reads in the list ("Uploading 42 %", "Indexing for 12 s").
+pub fn phase_text(job: &Job, now: chrono::DateTime<Utc>) -> String {
+    match &job.phase {
+        JobPhase::Queued if job.waiting_for_login => "Waiting for login".to_owned(),
+        JobPhase::Queued => "Queued".to_owned(),
+        JobPhase::Uploading { .. } => {
+            format!("Uploading {} %", job.phase.upload_percent().unwrap_or(0))
+        }
+        JobPhase::Indexing { .. } if job.waiting_for_login => "Waiting for login".to_owned(),
+        JobPhase::Indexing { since } => {
+            let seconds = (now - *since).num_seconds().max(0);
+            format!("Indexing for {}", elapsed_text(seconds))
+        }
+        JobPhase::Done { .. } => "Done".to_owned(),
+        JobPhase::Failed { .. } => "Failed".to_owned(),
+        JobPhase::Cancelled => "Cancelled".to_owned(),
+    }
+}
+
+fn elapsed_text(seconds: i64) -> String {
+    if seconds < 60 {
+        format!("{seconds} s")
+    } else {
+        format!("{} min {} s", seconds / 60, seconds % 60)
+    }
+}
+
+fn role_text(role: &JobRole) -> String {
+    match role {
+        JobRole::SearchInput => "Search input".to_owned(),
+        JobRole::Database { stored_path, .. } => format!("Company database: {stored_path}"),
+    }
+}
+
+/// Draws the jobs of `jobs` (newest first), sending cancel/retry/remove commands.
+pub fn jobs_ui(
+    ui: &mut egui::Ui,
+    jobs: &[Job],
+    current_service: &str,
+    commands: &mut CommandQueue,
+) {
+    ui.horizontal(|ui| {
+        ui.heading("Jobs");
+        let active = jobs.iter().filter(|job| !job.phase.is_finished()).count();
+        if active > 0 {
+            ui.label(egui::RichText::new(format!("{active} running")).weak());
+        }
+        ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+            let finished = jobs.iter().any(|job| job.phase.is_finished());
+            if ui
+                .add_enabled(finished, egui::Button::new("Clear finished"))
+                .on_hover_text("Take done, failed and cancelled jobs off the list.")
+                .clicked()
+            {
+                commands.backend(Command::ClearFinishedJobs);
+            }
+        });
+    });
+    ui.add_space(6.0);
+    if jobs.is_empty() {
+        egui::Frame::group(ui.style())
+            .inner_margin(24.0)
+            .show(ui, |ui| {
+                ui.set_width(ui.available_width());
+                ui.vertical_centered(|ui| {
+                    ui.label("No jobs yet — drop files here or press Ctrl+O.");
+                    ui.add_space(6.0);
+                    if ui.button("Add files…").clicked() {
+                        commands.backend(Command::PickFiles);
+                    }
+                });
+            });
+        return;
+    }
+    let now = Utc::now();
+    let mut ordered: Vec<&Job> = jobs.iter().collect();
+    ordered.sort_by_key(|job| std::cmp::Reverse(job.created));
+    if ordered
+        .iter()
+        .any(|job| matches!(job.phase, JobPhase::Indexing { .. }))
+    {
+        // The elapsed time ticks.
+        ui.ctx()
+            .request_repaint_after(std::time::Duration::from_secs(1));
+    }
+    egui::ScrollArea::vertical()
+        .auto_shrink([false, false])
+        .show(ui, |ui| {
+            egui::Grid::new("jobs_grid")
+                .num_columns(4)
+                .striped(true)
+                .spacing([14.0, 8.0])
+                .min_col_width(60.0)
+                .show(ui, |ui| {
+                    for heading in ["File", "Stored as", "State", ""] {
+                        ui.label(egui::RichText::new(heading).strong());
+                    }
+                    ui.end_row();
+                    for job in ordered {
+                        job_row_ui(ui, job, now, current_service, commands);
+                        ui.end_row();
+                    }
+                });
+        });
+}
+
+fn job_row_ui(
+    ui: &mut egui::Ui,
+    job: &Job,
+    now: chrono::DateTime<Utc>,
+    current_service: &str,
+    commands: &mut CommandQueue,
+) {
+    let name = job.file_name();
+    ui.label(&name)
+        .on_hover_text(job.path.display().to_string());
+    ui.label(role_text(&job.role));
+    ui.vertical(|ui| {
+        ui.set_max_width(360.0);
+        let text = phase_text(job, now);
+        match &job.phase {
+            JobPhase::Uploading { .. } => {
+                let fraction = f32::from(job.phase.upload_percent().unwrap_or(0)) / 100.0;
+                ui.add(
+                    egui::ProgressBar::new(fraction)
+                        .desired_width(180.0)
+                        .text(text),
+                );
+            }
+            JobPhase::Indexing { .. } if !job.waiting_for_login => {
+                ui.horizontal(|ui| {
+                    ui.spinner();
+                    ui.label(text);
+                });
+            }
+            JobPhase::Done { .. } => {
+                ui.colored_label(theme::success_color(ui), text);
+            }
+            JobPhase::Failed { reason } => {
+                ui.colored_label(theme::error_color(ui), text);
+                ui.add(egui::Label::new(egui::RichText::new(reason).small()).wrap());
+            }
+            _ => {
+                ui.label(text);
+            }
+        }
+        if job.service != current_service && !job.phase.is_finished() {
+            ui.label(
+                egui::RichText::new("Continues when its service is in use again.")
+                    .small()
+                    .weak(),
+            );
+        }
+    });
+    ui.horizontal(|ui| {
+        if !job.phase.is_finished()
+            && ui
+                .button("Cancel")
+                .accessible_name(format!("Cancel {name}"))
+                .clicked()
+        {
+            commands.backend(Command::CancelJob(job.id));
+        }
+        if matches!(job.phase, JobPhase::Failed { .. } | JobPhase::Cancelled)
+            && ui
+                .button("Retry")
+                .accessible_name(format!("Retry {name}"))
+                .on_hover_text("Upload the file again.")
+                .clicked()
+        {
+            commands.backend(Command::RetryJob(job.id));
+        }
+        if job.phase.is_finished()
+            && ui
+                .button("Remove")
+                .accessible_name(format!("Remove job {name}"))
+                .clicked()
+        {
+            commands.backend(Command::RemoveJob(job.id));
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::FileUid;
+    use crate::tasks::UploadSpec;
+
+    fn job(phase: JobPhase) -> Job {
+        let mut job = Job::new(
+            UploadSpec {
+                path: "/p/a.png".into(),
+                role: JobRole::SearchInput,
+                index_async: true,
+            },
+            "local".into(),
+        );
+        job.phase = phase;
+        job
+    }
+
+    #[test]
+    fn phases_read_in_words() {
+        let now = Utc::now();
+        assert_eq!(
+            phase_text(&job(JobPhase::Uploading { sent: 1, total: 4 }), now),
+            "Uploading 25 %"
+        );
+        let since = now - chrono::Duration::seconds(75);
+        assert_eq!(
+            phase_text(&job(JobPhase::Indexing { since }), now),
+            "Indexing for 1 min 15 s"
+        );
+        assert_eq!(
+            phase_text(
+                &job(JobPhase::Done {
+                    uid: FileUid::from_reply("u"),
+                    indexed_at: "t".into()
+                }),
+                now
+            ),
+            "Done"
+        );
+        let mut waiting = job(JobPhase::Queued);
+        waiting.waiting_for_login = true;
+        assert_eq!(phase_text(&waiting, now), "Waiting for login");
+    }
+}
