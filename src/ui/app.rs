@@ -32,6 +32,8 @@ pub struct AppOptions {
     /// Settings to start with instead of the stored ones (tests; eframe storage is not available
     /// there).
     pub settings: Option<Settings>,
+    /// Files given on the command line ("Open with partlens"): they start in the upload form.
+    pub initial_files: Vec<PathBuf>,
 }
 
 /// Where the connection to the service is, as the shell shows it.
@@ -78,10 +80,15 @@ impl App {
             .storage
             .and_then(|storage| eframe::get_value::<Settings>(storage, STORAGE_KEY));
         let settings = options.settings.or(stored_settings).unwrap_or_default();
-        let view = cc
+        let mut view = cc
             .storage
             .and_then(|storage| eframe::get_value::<View>(storage, VIEW_STORAGE_KEY))
             .unwrap_or_default();
+        let mut upload = UploadView::default();
+        if !options.initial_files.is_empty() {
+            upload.stage(options.initial_files);
+            view = View::Upload;
+        }
         let ctx = cc.egui_ctx.clone();
         backend.set_repaint(Arc::new(move || ctx.request_repaint()));
         theme::apply(&cc.egui_ctx, settings.theme);
@@ -102,7 +109,7 @@ impl App {
             jobs: Vec::new(),
             commands: CommandQueue::default(),
             login: LoginView::default(),
-            upload: UploadView::default(),
+            upload,
             search: SearchHome::default(),
             notices: Notices::default(),
         }

@@ -95,94 +95,100 @@ impl LoginView {
         if !self.open {
             return;
         }
-        let modal = egui::Modal::new(egui::Id::unique("login_modal")).show(ctx, |ui| {
-            ui.set_width(380.0);
-            ui.heading("Log in");
-            ui.label("Log in to the service to search and upload.");
-            if let Some(reason) = &self.reason {
-                ui.add_space(4.0);
-                ui.colored_label(super::theme::warning_color(ui), reason);
-            }
-            ui.add_space(8.0);
-            let mut submit = false;
-            egui::Grid::new("login_grid")
-                .num_columns(2)
-                .spacing([8.0, 8.0])
-                .show(ui, |ui| {
-                    let label = ui.label("Service address");
-                    ui.add(
-                        egui::TextEdit::singleline(&mut self.address)
-                            .hint_text("https://search.example.com"),
-                    )
-                    .labelled_by(label.id);
-                    ui.end_row();
-
-                    let label = ui.label("Client id");
-                    ui.text_edit_singleline(&mut self.client_id)
-                        .labelled_by(label.id);
-                    ui.end_row();
-
-                    let label = ui.label("User");
-                    let user = ui
-                        .add(
-                            egui::TextEdit::singleline(&mut self.user)
-                                .hint_text("name@example.com"),
+        let frame = egui::Frame::popup(&ctx.global_style()).inner_margin(egui::Margin::same(20));
+        let modal = egui::Modal::new(egui::Id::unique("login_modal"))
+            .frame(frame)
+            .show(ctx, |ui| {
+                ui.set_width(380.0);
+                ui.heading("Log in");
+                ui.label("Log in to the service to search and upload.");
+                if let Some(reason) = &self.reason {
+                    ui.add_space(4.0);
+                    ui.colored_label(super::theme::warning_color(ui), reason);
+                }
+                ui.add_space(8.0);
+                let mut submit = false;
+                egui::Grid::new("login_grid")
+                    .num_columns(2)
+                    .spacing([8.0, 8.0])
+                    .show(ui, |ui| {
+                        let label = ui.label("Service address");
+                        ui.add(
+                            egui::TextEdit::singleline(&mut self.address)
+                                .hint_text("https://search.example.com"),
                         )
                         .labelled_by(label.id);
-                    ui.end_row();
+                        ui.end_row();
 
-                    let label = ui.label("Password");
-                    let password = ui
-                        .add(egui::TextEdit::singleline(&mut self.password).password(true))
-                        .labelled_by(label.id);
-                    ui.end_row();
+                        let label = ui.label("Client id");
+                        ui.text_edit_singleline(&mut self.client_id)
+                            .labelled_by(label.id);
+                        ui.end_row();
 
-                    if self.focus_pending {
-                        self.focus_pending = false;
-                        if self.user.trim().is_empty() {
-                            user.request_focus();
-                        } else {
-                            password.request_focus();
+                        let label = ui.label("User");
+                        let user = ui
+                            .add(
+                                egui::TextEdit::singleline(&mut self.user)
+                                    .hint_text("name@example.com"),
+                            )
+                            .labelled_by(label.id);
+                        ui.end_row();
+
+                        let label = ui.label("Password");
+                        let password = ui
+                            .add(egui::TextEdit::singleline(&mut self.password).password(true))
+                            .labelled_by(label.id);
+                        ui.end_row();
+
+                        if self.focus_pending {
+                            self.focus_pending = false;
+                            if self.user.trim().is_empty() {
+                                user.request_focus();
+                            } else {
+                                password.request_focus();
+                            }
                         }
-                    }
-                    if password.lost_focus()
-                        && ui.input(|input| input.key_pressed(egui::Key::Enter))
+                        if password.lost_focus()
+                            && ui.input(|input| input.key_pressed(egui::Key::Enter))
+                        {
+                            submit = true;
+                        }
+                    });
+                ui.checkbox(&mut self.remember, "Remember me")
+                    .on_hover_text(
+                        "Keep the login token in the system keyring. The password is never stored.",
+                    );
+                if let Some(error) = &self.error {
+                    ui.add_space(4.0);
+                    ui.colored_label(super::theme::error_color(ui), error);
+                }
+                ui.add_space(8.0);
+                ui.horizontal(|ui| {
+                    let ready = !self.busy && !self.user.trim().is_empty();
+                    if ui
+                        .add_enabled(ready, super::theme::primary_button(ui, "Log in"))
+                        .clicked()
                     {
                         submit = true;
                     }
+                    if self.busy {
+                        ui.spinner();
+                        ui.label("Logging in…");
+                    }
+                    if ui
+                        .button("Use the local workspace")
+                        .on_hover_text("Work on this computer instead, without a login.")
+                        .clicked()
+                    {
+                        commands.push(AppCommand::Backend(Command::Connect {
+                            service: ServiceChoice::LocalWorkspace,
+                            user: None,
+                        }));
+                        self.close();
+                    }
                 });
-            ui.checkbox(&mut self.remember, "Remember me")
-                .on_hover_text(
-                    "Keep the login token in the system keyring. The password is never stored.",
-                );
-            if let Some(error) = &self.error {
-                ui.add_space(4.0);
-                ui.colored_label(super::theme::error_color(ui), error);
-            }
-            ui.add_space(8.0);
-            ui.horizontal(|ui| {
-                let ready = !self.busy && !self.user.trim().is_empty();
-                if ui.add_enabled(ready, egui::Button::new("Log in")).clicked() {
-                    submit = true;
-                }
-                if self.busy {
-                    ui.spinner();
-                    ui.label("Logging in…");
-                }
-                if ui
-                    .button("Use the local workspace")
-                    .on_hover_text("Work on this computer instead, without a login.")
-                    .clicked()
-                {
-                    commands.push(AppCommand::Backend(Command::Connect {
-                        service: ServiceChoice::LocalWorkspace,
-                        user: None,
-                    }));
-                    self.close();
-                }
+                submit
             });
-            submit
-        });
         if modal.inner && !self.busy {
             self.submit(commands);
         }

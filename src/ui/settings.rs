@@ -146,6 +146,7 @@ impl SettingsView {
         commands: &mut CommandQueue,
     ) {
         ui.group(|ui| {
+            ui.set_width(super::theme::FORM_WIDTH);
             ui.label(egui::RichText::new("Service").strong());
             ui.radio_value(
                 &mut self.kind,
@@ -213,6 +214,7 @@ impl SettingsView {
 
     fn indexing_ui(ui: &mut egui::Ui, settings: &mut Settings, commands: &mut CommandQueue) {
         ui.group(|ui| {
+            ui.set_width(super::theme::FORM_WIDTH);
             ui.label(egui::RichText::new("Indexing and thumbnails").strong());
             egui::Grid::new("indexing_grid")
                 .num_columns(2)
@@ -248,6 +250,7 @@ impl SettingsView {
 
     fn appearance_ui(ui: &mut egui::Ui, settings: &mut Settings) {
         ui.group(|ui| {
+            ui.set_width(super::theme::FORM_WIDTH);
             ui.label(egui::RichText::new("Theme").strong());
             ui.horizontal(|ui| {
                 for theme in ThemeChoice::ALL {

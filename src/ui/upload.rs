@@ -90,6 +90,7 @@ pub struct UploadView {
     /// Index asynchronously.
     pub index_async: bool,
     problem: Option<String>,
+    focus_new_attribute: bool,
 }
 
 impl Default for UploadView {
@@ -101,6 +102,7 @@ impl Default for UploadView {
             category_id: String::new(),
             index_async: true,
             problem: None,
+            focus_new_attribute: false,
         }
     }
 }
@@ -204,51 +206,55 @@ impl UploadView {
         egui::ScrollArea::vertical()
             .auto_shrink([false, true])
             .show(ui, |ui| {
-                self.kind_ui(ui);
-                ui.add_space(8.0);
-                self.files_ui(ui);
-                ui.add_space(8.0);
-                match self.kind {
-                    UploadKind::Database => self.database_options_ui(ui),
-                    UploadKind::SearchInput => {
-                        ui.checkbox(&mut self.index_async, "Index asynchronously")
-                            .on_hover_text(
-                                "The upload returns at once and Jobs shows the indexing; \
-                                 recommended for large files.",
-                            );
+                card_ui(ui, &format!("Files ({})", self.files.len()), |ui| {
+                    self.files_ui(ui);
+                });
+                ui.add_space(10.0);
+                card_ui(ui, "Store as", |ui| {
+                    self.kind_ui(ui);
+                    ui.add_space(6.0);
+                    match self.kind {
+                        UploadKind::Database => self.database_options_ui(ui),
+                        UploadKind::SearchInput => {
+                            ui.checkbox(&mut self.index_async, "Index asynchronously")
+                                .on_hover_text(
+                                    "The upload returns at once and Jobs shows the indexing; \
+                                     recommended for large files.",
+                                );
+                        }
                     }
-                }
+                });
                 ui.add_space(12.0);
                 self.actions_ui(ui, commands);
             });
     }
 
     fn kind_ui(&mut self, ui: &mut egui::Ui) {
-        ui.horizontal(|ui| {
-            ui.label("Store as:");
-            ui.radio_value(&mut self.kind, UploadKind::SearchInput, "Search input")
-                .on_hover_text("A temporary file to search by.");
-            ui.radio_value(
-                &mut self.kind,
-                UploadKind::Database,
-                "Company database file",
-            )
-            .on_hover_text("A part of the company library, stored under a folder and name.");
-        });
+        ui.radio_value(&mut self.kind, UploadKind::SearchInput, "Search input")
+            .on_hover_text("A temporary file to search by.");
+        ui.radio_value(
+            &mut self.kind,
+            UploadKind::Database,
+            "Company database file",
+        )
+        .on_hover_text("A part of the company library, stored under a folder and name.");
     }
 
     fn files_ui(&mut self, ui: &mut egui::Ui) {
         let mut remove = None;
         let database = self.kind == UploadKind::Database;
-        egui::Grid::new("staged_files_grid")
-            .num_columns(if database { 4 } else { 2 })
+        // One grid id a layout: egui remembers column widths per grid.
+        egui::Grid::new(("staged_files_grid", database))
+            .num_columns(if database { 4 } else { 3 })
             .striped(true)
             .spacing([10.0, 6.0])
             .show(ui, |ui| {
                 ui.label(egui::RichText::new("File").strong());
                 if database {
-                    ui.label(egui::RichText::new("Folder").strong());
-                    ui.label(egui::RichText::new("Name").strong());
+                    ui.label(egui::RichText::new("Stored in folder").strong());
+                    ui.label(egui::RichText::new("under the name").strong());
+                } else {
+                    ui.label(egui::RichText::new("From").strong());
                 }
                 ui.label("");
                 ui.end_row();
@@ -256,10 +262,18 @@ impl UploadView {
                     let shown = file.display_name();
                     ui.label(&shown)
                         .on_hover_text(file.path.display().to_string());
+                    if !database {
+                        let folder = file
+                            .path
+                            .parent()
+                            .map(|folder| folder.display().to_string())
+                            .unwrap_or_default();
+                        ui.label(egui::RichText::new(folder).weak());
+                    }
                     if database {
-                        ui.add(egui::TextEdit::singleline(&mut file.folder).desired_width(140.0))
+                        ui.add_sized([160.0, 22.0], egui::TextEdit::singleline(&mut file.folder))
                             .accessible_name(format!("Folder for {shown}"));
-                        ui.add(egui::TextEdit::singleline(&mut file.name).desired_width(180.0))
+                        ui.add_sized([220.0, 22.0], egui::TextEdit::singleline(&mut file.name))
                             .accessible_name(format!("Name for {shown}"));
                     }
                     if ui
@@ -278,6 +292,7 @@ impl UploadView {
     }
 
     fn database_options_ui(&mut self, ui: &mut egui::Ui) {
+        ui.add_space(4.0);
         ui.label(egui::RichText::new("Attributes").strong());
         ui.label(
             egui::RichText::new(
@@ -286,23 +301,28 @@ impl UploadView {
             .weak(),
         );
         let mut remove = None;
-        if !self.attributes.is_empty() {
+        let count = self.attributes.len();
+        if count > 0 {
             egui::Grid::new("attribute_rows_grid")
                 .num_columns(3)
                 .spacing([8.0, 6.0])
                 .show(ui, |ui| {
                     for (index, row) in self.attributes.iter_mut().enumerate() {
                         let number = index + 1;
-                        ui.add(
-                            egui::TextEdit::singleline(&mut row.name)
-                                .hint_text("name")
-                                .desired_width(160.0),
-                        )
-                        .accessible_name(format!("Attribute {number} name"));
-                        ui.add(
+                        let name = ui
+                            .add_sized(
+                                [160.0, 22.0],
+                                egui::TextEdit::singleline(&mut row.name).hint_text("name"),
+                            )
+                            .accessible_name(format!("Attribute {number} name"));
+                        if self.focus_new_attribute && number == count {
+                            name.request_focus();
+                            self.focus_new_attribute = false;
+                        }
+                        ui.add_sized(
+                            [260.0, 22.0],
                             egui::TextEdit::singleline(&mut row.value)
-                                .hint_text("value")
-                                .desired_width(220.0),
+                                .hint_text("value, or value 1|value 2"),
                         )
                         .accessible_name(format!("Attribute {number} value"));
                         if ui
@@ -321,6 +341,7 @@ impl UploadView {
         }
         if ui.button("Add attribute").clicked() {
             self.attributes.push(AttributeRow::default());
+            self.focus_new_attribute = true;
         }
         ui.add_space(6.0);
         ui.horizontal(|ui| {
@@ -344,7 +365,7 @@ impl UploadView {
             } else {
                 format!("Upload {count} files")
             };
-            if ui.button(label).clicked() {
+            if ui.add(super::theme::primary_button(ui, &label)).clicked() {
                 match self.build_specs() {
                     Ok(specs) => {
                         commands.backend(Command::Upload(specs));
@@ -361,6 +382,18 @@ impl UploadView {
             }
         });
     }
+}
+
+/// A titled box of the form.
+fn card_ui(ui: &mut egui::Ui, title: &str, add_contents: impl FnOnce(&mut egui::Ui)) {
+    egui::Frame::group(ui.style())
+        .inner_margin(egui::Margin::same(12))
+        .show(ui, |ui| {
+            ui.set_width(ui.available_width().min(760.0));
+            ui.label(egui::RichText::new(title).strong());
+            ui.add_space(6.0);
+            add_contents(ui);
+        });
 }
 
 fn empty_state_ui(ui: &mut egui::Ui) {
