@@ -305,13 +305,18 @@ impl Backend {
     fn connect(&self, service: ServiceChoice, user: Option<String>) {
         let seq = {
             let mut state = self.lock();
-            if state.service.as_ref() == Some(&service)
-                && let Connection::Ready(session) = &state.connection
-            {
-                let info = session.info.clone();
-                drop(state);
-                self.emit(Event::LoggedIn(info));
-                return;
+            if state.service.as_ref() == Some(&service) {
+                match &state.connection {
+                    Connection::Ready(session) => {
+                        let info = session.info.clone();
+                        drop(state);
+                        self.emit(Event::LoggedIn(info));
+                        return;
+                    }
+                    // Already on its way: a second start would race the first.
+                    Connection::Connecting => return,
+                    Connection::Idle | Connection::NeedsLogin => {}
+                }
             }
             self.switch_service(&mut state, &service);
             state.connect_seq += 1;
@@ -545,6 +550,7 @@ impl Backend {
             state.generation += 1;
             let info = SessionInfo {
                 service: service.clone(),
+                address: client.base_url().as_str().trim_end_matches('/').to_owned(),
                 user: user.clone(),
                 company,
             };

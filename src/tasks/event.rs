@@ -10,6 +10,8 @@ use super::service_choice::ServiceChoice;
 pub struct SessionInfo {
     /// The service.
     pub service: ServiceChoice,
+    /// The base address the session talks to (for the local workspace, its loopback address).
+    pub address: String,
     /// The user name.
     pub user: String,
     /// The company, when the service says (the local workspace does; the interface has no call for it).

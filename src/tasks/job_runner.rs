@@ -371,7 +371,10 @@ impl Backend {
                 return;
             }
             let before = state.jobs.len();
-            state.jobs.retain(|job| job.id != id);
+            // Only finished jobs leave the list; an unfinished one is cancelled first.
+            state
+                .jobs
+                .retain(|job| job.id != id || !job.phase.is_finished());
             state
                 .parked
                 .retain(|command| command != &Command::ResumeJob(id));
@@ -472,6 +475,129 @@ fn describe_duration(duration: Duration) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tasks::backend::BackendParts;
+    use crate::tasks::file_picker::PreparedFilePicker;
+    use crate::tasks::job_store::JobStore;
+    use crate::tasks::local_workspace::{
+        LocalWorkspaceLauncher, OpenedWorkspace, WorkspaceError, WorkspaceProgressFn,
+    };
+    use crate::tasks::secrets::MemoryStore;
+    use crate::tasks::service_choice::ServiceChoice;
+    use futures_util::future::BoxFuture;
+    use std::sync::mpsc::Receiver;
+
+    struct NoLocalWorkspace;
+
+    impl LocalWorkspaceLauncher for NoLocalWorkspace {
+        fn open(
+            &self,
+            _progress: WorkspaceProgressFn,
+        ) -> BoxFuture<'static, Result<OpenedWorkspace, WorkspaceError>> {
+            Box::pin(async { Err(WorkspaceError("none here".into())) })
+        }
+    }
+
+    /// A backend on a remote service that nobody has logged in to.
+    fn logged_out_backend(
+        runtime: &tokio::runtime::Runtime,
+        data_dir: &std::path::Path,
+    ) -> (Backend, Receiver<Event>) {
+        let (backend, events) = Backend::new(BackendParts {
+            runtime: runtime.handle().clone(),
+            data_dir: data_dir.to_path_buf(),
+            secrets: Arc::new(MemoryStore::new()),
+            picker: Arc::new(PreparedFilePicker::default()),
+            launcher: Arc::new(NoLocalWorkspace),
+            upload_slots: 2,
+        });
+        backend.send(Command::Connect {
+            service: ServiceChoice::remote("http://127.0.0.1:9", "partlens"),
+            user: None,
+        });
+        (backend, events)
+    }
+
+    fn next_event(events: &Receiver<Event>, wanted: impl Fn(&Event) -> bool) -> Event {
+        loop {
+            let event = events
+                .recv_timeout(Duration::from_secs(10))
+                .expect("an event within 10 s");
+            if wanted(&event) {
+                return event;
+            }
+        }
+    }
+
+    fn spec(name: &str) -> UploadSpec {
+        UploadSpec {
+            path: format!("/nowhere/{name}").into(),
+            role: JobRole::SearchInput,
+            index_async: true,
+        }
+    }
+
+    #[test]
+    fn uploads_wait_for_the_login_and_a_waiting_job_can_be_cancelled_and_removed() {
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let (backend, events) = logged_out_backend(&runtime, dir.path());
+        next_event(&events, |event| {
+            matches!(event, Event::LoginRequired { .. })
+        });
+
+        backend.send(Command::Upload(vec![spec("a.png"), spec("b.png")]));
+        let jobs = backend.jobs();
+        assert_eq!(jobs.len(), 2);
+        assert!(jobs.iter().all(|job| job.phase == JobPhase::Queued));
+        assert_eq!(
+            JobStore::new(dir.path()).load().unwrap().len(),
+            2,
+            "saved at once"
+        );
+
+        backend.send(Command::CancelJob(jobs[0].id));
+        assert_eq!(backend.jobs()[0].phase, JobPhase::Cancelled);
+        backend.send(Command::RemoveJob(jobs[1].id));
+        assert_eq!(backend.jobs().len(), 2, "an unfinished job is not removed");
+        backend.send(Command::ClearFinishedJobs);
+        let left = JobStore::new(dir.path()).load().unwrap();
+        assert_eq!(left.len(), 1);
+        assert_eq!(left[0].id, jobs[1].id);
+    }
+
+    #[test]
+    fn saved_jobs_come_back_when_the_backend_starts_again() {
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let (backend, _events) = logged_out_backend(&runtime, dir.path());
+        backend.send(Command::Upload(vec![spec("a.png")]));
+        drop(backend);
+
+        let (_backend, events) = logged_out_backend(&runtime, dir.path());
+        let Event::JobsRestored(jobs) =
+            next_event(&events, |event| matches!(event, Event::JobsRestored(_)))
+        else {
+            unreachable!()
+        };
+        assert_eq!(jobs.len(), 1);
+        assert_eq!(jobs[0].file_name(), "a.png");
+        assert_eq!(jobs[0].service, "http://127.0.0.1:9");
+    }
+
+    #[test]
+    fn a_damaged_job_list_is_set_aside_with_a_notice() {
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(JobStore::new(dir.path()).path(), "{broken").unwrap();
+        let (_backend, events) = logged_out_backend(&runtime, dir.path());
+        let Event::Notice { message, .. } =
+            next_event(&events, |event| matches!(event, Event::Notice { .. }))
+        else {
+            unreachable!()
+        };
+        assert!(message.contains("set aside"), "{message}");
+        assert!(dir.path().join("jobs.json.damaged").exists());
+    }
 
     #[test]
     fn upload_failures_say_what_to_do() {

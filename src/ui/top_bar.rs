@@ -57,14 +57,19 @@ pub fn top_bar_ui(
                     ui.label(egui::RichText::new("Not logged in").weak());
                 }
             }
-            status_pair_ui(ui, "Service", status.service);
+            let service = status_pair_ui(ui, "Service", status.service);
+            if let Some(session) = status.session {
+                service.on_hover_text(&session.address);
+            }
         });
     });
 }
 
-/// "Service: Local workspace" (drawn right to left, so the value goes first).
-fn status_pair_ui(ui: &mut egui::Ui, name: &str, value: &str) {
-    ui.label(egui::RichText::new(value).strong());
+/// "Service: Local workspace" (drawn right to left, so the value goes first); returns the value's
+/// response.
+fn status_pair_ui(ui: &mut egui::Ui, name: &str, value: &str) -> egui::Response {
+    let response = ui.label(egui::RichText::new(value).strong());
     ui.label(egui::RichText::new(format!("{name}:")).weak());
     ui.add_space(6.0);
+    response
 }
