@@ -2,6 +2,9 @@
 //! request, every status mapping, every local refusal (nothing sent), streaming uploads with progress,
 //! image URLs used exactly as given, and replies written as JSON strings or bare text.
 
+// Helpers outside #[test] functions unwrap too: a failed setup step should fail the test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod support;
 
 use std::sync::{Arc, Mutex};
@@ -375,7 +378,8 @@ async fn statuses_map_to_typed_errors() {
     let client = client(&server);
     let request = GetFileRequest::new(FileRef::Uid(uid("3f2504e0-4f89-41d3-9a0c-0305e82c3301")));
 
-    let cases: Vec<(u16, &str, fn(&ApiError) -> bool)> = vec![
+    type Expected = fn(&ApiError) -> bool;
+    let cases: Vec<(u16, &str, Expected)> = vec![
         (401, "", |error| matches!(error, ApiError::Unauthorized)),
         (403, "false", |error| {
             matches!(error, ApiError::Forbidden { .. })

@@ -6,7 +6,7 @@ use serde::Serialize;
 use super::error::CliError;
 use super::output::print_json;
 use super::session::Session;
-use crate::api::{FileRef, FileUid, GetFileRequest};
+use crate::api::{ApiError, FileRef, FileUid, GetFileRequest};
 
 /// The long help of `file` (shown by `--help`).
 pub const FILE_HELP: &str = "Print a file record (GET /api/File): the FileMap exactly as the service gives it (UID, \
@@ -79,6 +79,15 @@ pub async fn run_file(args: FileArgs, session: &mut Session) -> Result<(), CliEr
 pub async fn run_delete(args: DeleteArgs, session: &mut Session) -> Result<(), CliError> {
     let uid = FileUid::parse(&args.uid)?;
     let client = session.client().await?;
-    client.delete_file(&uid, None).await?;
+    client
+        .delete_file(&uid, None)
+        .await
+        .map_err(|error| match error {
+            // The spec's 403 body is `false`; say what the rule is instead.
+            ApiError::Forbidden { .. } => ApiError::Forbidden {
+                message: "only an admin may delete company-database files; other users may delete only the search inputs they uploaded".into(),
+            },
+            other => other,
+        })?;
     print_json(&DeletedLine { deleted: true })
 }

@@ -13,7 +13,9 @@ use super::output::print_json;
 use super::session::{Session, poll_policy};
 use crate::api::search::MAX_SEARCH_FILES;
 use crate::api::{FileUid, FilterTerm, SearchFilter, SearchRequest, UploadSource};
-use crate::tasks::search_flow::{FileSearchOptions, FileSearchProgress, run_file_search};
+use crate::tasks::search_flow::{
+    FileSearchError, FileSearchOptions, FileSearchProgress, run_file_search,
+};
 
 /// The long help of `search` (shown by `--help`).
 pub const SEARCH_HELP: &str = "Search the company database and print the search result as the service gives it \
@@ -158,8 +160,24 @@ pub async fn run(args: SearchArgs, session: &mut Session) -> Result<(), CliError
             }
         },
     )
-    .await?;
+    .await
+    .map_err(search_error)?;
     print_json(&outcome.result_json)
+}
+
+/// A file-search error as the CLI reports it: a view that could not be indexed names the status the
+/// service reported (422 failed, 404 unknown).
+fn search_error(error: FileSearchError) -> CliError {
+    match error {
+        FileSearchError::IndexingFailed { view, name, state } => {
+            let status = if state == "unknown" { 404 } else { 422 };
+            CliError::Indexing(format!(
+                "view {} ({name}) could not be indexed: the service reported it {state} (HTTP {status}); try another file",
+                view + 1
+            ))
+        }
+        other => CliError::Search(other),
+    }
 }
 
 /// One progress line on stderr (a terminal) for a file search.

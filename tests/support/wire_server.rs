@@ -1454,7 +1454,7 @@ async fn read_request(request: Request, origin: Origin) -> Recorded {
         .await
         .map(|bytes| bytes.to_vec())
         .unwrap_or_default();
-    let record = Recorded {
+    Recorded {
         origin,
         method: parts.method.as_str().to_owned(),
         path: parts.uri.path().to_owned(),
@@ -1467,8 +1467,7 @@ async fn read_request(request: Request, origin: Origin) -> Recorded {
         dropped: false,
         reply_status: 0,
         reply_body: Vec::new(),
-    };
-    record
+    }
 }
 
 fn into_response(reply: Reply) -> Response {
