@@ -797,6 +797,20 @@ async fn image_urls_are_fetched_exactly_as_given_with_the_token_only_at_home() {
         Some("Bearer wire-token-7f3a9c1e55")
     );
     assert_eq!(bytes.to_vec(), server.image_bytes(relative));
+
+    // An own-origin URL that redirects to another origin: the token stays home.
+    let bytes = client.fetch_image("/redirect-to-cdn/z.png").await.unwrap();
+    let requests = server.requests();
+    let (home, away) = (&requests[3], &requests[4]);
+    assert_eq!(home.reply_status, 302);
+    assert_eq!(
+        home.authorization.as_deref(),
+        Some("Bearer wire-token-7f3a9c1e55")
+    );
+    assert_eq!(away.origin, support::wire_server::Origin::Cdn);
+    assert_eq!(away.path, "/thumbs/z.png");
+    assert_eq!(away.authorization, None);
+    assert_eq!(bytes.to_vec(), server.image_bytes("/thumbs/z.png"));
     server.assert_clean();
 }
 
@@ -998,4 +1012,131 @@ async fn the_checker_refuses_what_is_off_the_spec() {
         .unwrap();
     assert_eq!(response.status().as_u16(), 200);
     assert!(server.requests().last().unwrap().violation.is_none());
+}
+
+/// One call of every endpoint (with valid arguments), for the status-mapping matrix.
+async fn call_endpoint(
+    client: &ApiClient,
+    endpoint: &str,
+    file: &FileUid,
+    upload: &std::path::Path,
+) -> Result<(), ApiError> {
+    let by_uid = FileRef::Uid(file.clone());
+    let source = UploadSource::Path(upload.to_path_buf());
+    let with_encoding = |encoding| {
+        let mut request = UploadRequest::search_input(source.clone());
+        request.encoding = encoding;
+        request
+    };
+    match endpoint {
+        "GET /api/File" => client
+            .get_file(&GetFileRequest::new(by_uid))
+            .await
+            .map(drop),
+        "DELETE /api/File" => client.delete_file(file, None).await,
+        "GET /api/FileStatus" => client.file_status(file).await.map(drop),
+        "GET /api/FileAttributes" => client.company_attributes().await.map(drop),
+        "PUT /api/FileAttributes" => client
+            .set_attribute_strings(&by_uid, &["a=b".into()], true)
+            .await
+            .map(drop),
+        "DELETE /api/FileAttributes" => client.clear_attributes(file).await.map(drop),
+        "GET /api/AttributeValues" => client.attribute_values("material").await.map(drop),
+        "GET /api/PMIData" => client.pmi_data(file).await.map(drop),
+        "PUT /api/ExtractedAttributeFeedback" => client
+            .send_feedback(&FeedbackRequest {
+                file_uid: Some(file.clone()),
+                attributes: vec!["a=b".into()],
+                ..Default::default()
+            })
+            .await
+            .map(drop),
+        "GET /api/Search" => client
+            .search_json(&SearchRequest::new(SearchFilter::new().text("x")))
+            .await
+            .map(drop),
+        "PUT /api/Search" => client
+            .search_with_files_json(std::slice::from_ref(&source), &SearchFilter::new())
+            .await
+            .map(drop),
+        "PUT /api/FileBinary" => client
+            .upload(&with_encoding(UploadEncoding::Binary), None)
+            .await
+            .map(drop),
+        "PUT /api/File" => client
+            .upload(&with_encoding(UploadEncoding::Base64), None)
+            .await
+            .map(drop),
+        "PUT /api/FileBinaryDirect" => client
+            .upload(&with_encoding(UploadEncoding::Direct), None)
+            .await
+            .map(drop),
+        other => panic!("no call for {other}"),
+    }
+}
+
+#[tokio::test]
+async fn every_endpoint_maps_statuses_and_dropped_connections_to_typed_errors() {
+    let server = WireServer::start();
+    let client = client(&server);
+    let dir = tempfile::tempdir().unwrap();
+    let upload = test_file(dir.path(), "view.png", 2048);
+    let file = uid(&server.add_database_file("Design/bracket.png", &[]));
+    let endpoints = [
+        "GET /api/File",
+        "DELETE /api/File",
+        "GET /api/FileStatus",
+        "GET /api/FileAttributes",
+        "PUT /api/FileAttributes",
+        "DELETE /api/FileAttributes",
+        "GET /api/AttributeValues",
+        "GET /api/PMIData",
+        "PUT /api/ExtractedAttributeFeedback",
+        "GET /api/Search",
+        "PUT /api/Search",
+        "PUT /api/FileBinary",
+        "PUT /api/File",
+        "PUT /api/FileBinaryDirect",
+    ];
+    for endpoint in endpoints {
+        let (method, path) = endpoint.split_once(' ').unwrap();
+        let outcomes = [
+            (401, ""),
+            (403, "false"),
+            (404, r#"{"title":"Not Found","status":404,"detail":"gone"}"#),
+            (
+                400,
+                r#"{"title":"Bad Request","status":400,"detail":"the reason"}"#,
+            ),
+            (500, "false"),
+        ];
+        for (status, body) in outcomes {
+            server.clear_answers();
+            server.answer(method, path, status, body);
+            let result = call_endpoint(&client, endpoint, &file, &upload).await;
+            let expected = match (status, endpoint) {
+                // 404 is a state of FileStatus (unknown), not an error.
+                (404, "GET /api/FileStatus") => result.is_ok(),
+                (401, _) => result == Err(ApiError::Unauthorized),
+                (403, _) => matches!(result, Err(ApiError::Forbidden { .. })),
+                (404, _) => matches!(result, Err(ApiError::NotFound { .. })),
+                (400, _) => matches!(
+                    &result,
+                    Err(ApiError::BadRequest { status: 400, message }) if message == "the reason"
+                ),
+                _ => matches!(result, Err(ApiError::Server { status: 500, .. })),
+            };
+            assert!(expected, "{endpoint} answering {status}: {result:?}");
+        }
+        server.clear_answers();
+        server.drop_connections(method, path);
+        let result = call_endpoint(&client, endpoint, &file, &upload).await;
+        assert!(
+            matches!(result, Err(ApiError::Network(_))),
+            "{endpoint} dropped: {result:?}"
+        );
+        assert!(server.requests().last().unwrap().dropped, "{endpoint}");
+    }
+    server.clear_answers();
+    server.assert_clean();
 }

@@ -326,6 +326,11 @@ fn refused_logins_name_the_http_status() {
         .run();
     let line = wrong_client.error();
     assert!(line.contains("400") && line.contains("client"), "{line}");
+    let wrong_client_env = Cli::new(&server)
+        .env("PARTLENS_CLIENT_ID", "other-app")
+        .args(["attributes"])
+        .run();
+    assert!(wrong_client_env.error().contains("client"));
     assert_eq!(server.requests_to("GET", "/api/FileAttributes").len(), 0);
     server.assert_clean();
 }
@@ -394,9 +399,14 @@ fn upload_into_the_database_with_attributes_and_a_chosen_uid() {
             "weight(kg)=12.3",
             "--uid",
             chosen,
+            "--wait",
         ])
         .run();
     assert_eq!(run.ok_json(), json!({"uid": chosen, "state": "completed"}));
+    assert_eq!(
+        server.only("GET", "/api/FileStatus").query(),
+        format!("fileUID={chosen}")
+    );
     assert_eq!(
         server.only("PUT", "/api/FileBinary").query(),
         format!(

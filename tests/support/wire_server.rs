@@ -241,6 +241,7 @@ struct Reply {
     content_type: Option<&'static str>,
     body: Vec<u8>,
     no_store: bool,
+    location: Option<String>,
 }
 
 impl Reply {
@@ -250,6 +251,7 @@ impl Reply {
             content_type: Some("application/json; charset=utf-8"),
             body: value.to_string().into_bytes(),
             no_store: false,
+            location: None,
         }
     }
 
@@ -259,6 +261,7 @@ impl Reply {
             content_type: Some("text/plain; charset=utf-8"),
             body: text.as_bytes().to_vec(),
             no_store: false,
+            location: None,
         }
     }
 
@@ -268,6 +271,7 @@ impl Reply {
             content_type: None,
             body: Vec::new(),
             no_store: false,
+            location: None,
         }
     }
 
@@ -277,6 +281,7 @@ impl Reply {
             content_type: Some(content_type),
             body,
             no_store: false,
+            location: None,
         }
     }
 
@@ -288,6 +293,7 @@ impl Reply {
                 .to_string()
                 .into_bytes(),
             no_store: false,
+            location: None,
         }
     }
 }
@@ -753,6 +759,12 @@ impl Store {
                 None => record.path.clone(),
             };
             return Reply::bytes("image/png", self.image(&target));
+        }
+        if let Some(rest) = path.strip_prefix("/redirect-to-cdn/") {
+            // An own-origin image URL that redirects to the CDN: the token must not follow it.
+            let mut reply = Reply::empty(302);
+            reply.location = Some(format!("{}/thumbs/{rest}", self.cdn_url));
+            return reply;
         }
         let outcome = self.check_and_answer(record, &path);
         let reply = match outcome {
@@ -1477,6 +1489,13 @@ fn into_response(reply: Reply) -> Response {
     let headers = response.headers_mut();
     if let Some(content_type) = reply.content_type {
         headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    }
+    if let Some(location) = reply
+        .location
+        .as_deref()
+        .and_then(|url| HeaderValue::from_str(url).ok())
+    {
+        headers.insert(header::LOCATION, location);
     }
     if reply.no_store {
         headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
