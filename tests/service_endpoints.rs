@@ -375,6 +375,8 @@ async fn binary_uploads_enforce_the_limits() {
         .put_binary("/api/FileBinary?file=.png", vec![0u8; 100 * 1024])
         .await;
     too_big.expect(413);
+    // The unread rest of the body is on the connection: the client is told not to reuse it.
+    assert_eq!(too_big.header("connection").as_deref(), Some("close"));
     let chunks: Vec<Result<Vec<u8>, std::io::Error>> =
         (0..10).map(|_| Ok(vec![0u8; 16 * 1024])).collect();
     let streamed = ann

@@ -98,24 +98,6 @@ impl Disk {
             .join(format!("{}.part", uuid::Uuid::new_v4().simple()))
     }
 
-    /// Writes an image atomically (temp file, then rename), or removes it when there is none.
-    pub fn write_image(
-        &self,
-        uid: &str,
-        kind: ImageKind,
-        bytes: Option<&[u8]>,
-    ) -> std::io::Result<()> {
-        let path = self.image_path(uid, kind);
-        match bytes {
-            Some(bytes) => {
-                let temp = self.temp_path();
-                std::fs::write(&temp, bytes)?;
-                std::fs::rename(&temp, &path)
-            }
-            None => remove_if_present(&path),
-        }
-    }
-
     /// Removes the bytes and images of a file.
     pub fn remove_file(&self, uid: &str) -> std::io::Result<()> {
         remove_if_present(&self.content_path(uid))?;

@@ -12,7 +12,8 @@ use std::time::Duration;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
-use super::disk::{Disk, ImageKind};
+use super::body::TempFile;
+use super::disk::{Disk, ImageKind, remove_if_present};
 use super::engine::{self, VisualIndex};
 use super::error::ServiceError;
 use super::store::files::{self, IndexState, IndexedContent};
@@ -156,7 +157,13 @@ impl Indexer {
                         })
                     })
             }
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            // Deleted meanwhile (then nothing is saved below), or lost: a failed file either way.
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                Err(engine::EngineError::Undecodable {
+                    extension: job.extension.clone(),
+                    reason: "the stored content is missing".into(),
+                })
+            }
             Err(error) => return Err(error.into()),
         };
         let analysis = match analysis {
@@ -166,15 +173,16 @@ impl Indexer {
                 None
             }
         };
-        if let Some(analysis) = &analysis {
-            self.disk.write_image(
-                &job.uid,
-                ImageKind::Thumbnail,
-                analysis.thumbnail_jpeg.as_deref(),
-            )?;
-            self.disk
-                .write_image(&job.uid, ImageKind::Large, analysis.large_png.as_deref())?;
-        }
+        // Images are written aside first and moved into place only if this revision is still the
+        // file's, so a slow run over older content never replaces newer images.
+        let set_aside = |bytes: Option<&Vec<u8>>| -> Result<Option<TempFile>, ServiceError> {
+            let Some(bytes) = bytes else { return Ok(None) };
+            let temp = TempFile::new(self.disk.temp_path());
+            std::fs::write(temp.path(), bytes)?;
+            Ok(Some(temp))
+        };
+        let thumbnail = set_aside(analysis.as_ref().and_then(|a| a.thumbnail_jpeg.as_ref()))?;
+        let large = set_aside(analysis.as_ref().and_then(|a| a.large_png.as_ref()))?;
         let content = analysis.as_ref().map(|analysis| IndexedContent {
             views: analysis
                 .views
@@ -184,9 +192,10 @@ impl Indexer {
             text: analysis.text.clone(),
             extracted_attributes: analysis.extracted_attributes.clone(),
             pmi_json: serde_json::to_string(&analysis.pmi_pages).unwrap_or_else(|_| "[]".into()),
-            has_thumbnail: analysis.thumbnail_jpeg.is_some(),
-            has_large_image: analysis.large_png.is_some(),
+            has_thumbnail: thumbnail.is_some(),
+            has_large_image: large.is_some(),
         });
+        let disk = self.disk.clone();
         let visual_index = self.visual_index.clone();
         self.store.write_blocking(|connection| {
             if !files::save_indexing(
@@ -197,6 +206,12 @@ impl Indexer {
                 &iso_now(),
             )? {
                 return Ok(None);
+            }
+            for (kind, image) in [(ImageKind::Thumbnail, thumbnail), (ImageKind::Large, large)] {
+                match image {
+                    Some(image) => image.persist(&disk.image_path(&job.uid, kind))?,
+                    None => remove_if_present(&disk.image_path(&job.uid, kind))?,
+                }
             }
             let is_database_file = files::find_any(connection, &job.uid)?
                 .is_some_and(|record| !record.is_search_input);

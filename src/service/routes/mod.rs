@@ -15,6 +15,8 @@ pub mod token;
 pub mod upload;
 
 use std::convert::Infallible;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use axum::Router;
@@ -24,6 +26,7 @@ use axum::http::{HeaderValue, StatusCode, Uri, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post, put};
+use futures_util::StreamExt as _;
 use tower::Layer as _;
 
 use crate::api::encoding::QueryString;
@@ -143,7 +146,49 @@ pub fn app(
 + Send
 + 'static {
     let normalised = tower::util::MapRequestLayer::new(normalise_path).layer(router(state));
-    axum::middleware::from_fn(log_request).layer(normalised)
+    let closing = axum::middleware::from_fn(close_if_body_unread).layer(normalised);
+    axum::middleware::from_fn(log_request).layer(closing)
+}
+
+/// Adds `Connection: close` to the reply of a request whose body the handler did not read to the
+/// end (a refusal before the upload was read, a 413): the rest of that body is still on the
+/// connection, so the client must not send its next request there.
+async fn close_if_body_unread(request: Request, next: Next) -> Response {
+    let has_body = request.headers().contains_key(header::TRANSFER_ENCODING)
+        || request
+            .headers()
+            .get(header::CONTENT_LENGTH)
+            .and_then(|value| value.to_str().ok())
+            .is_some_and(|value| value.trim() != "0");
+    if !has_body {
+        return next.run(request).await;
+    }
+    let finished = Arc::new(AtomicBool::new(false));
+    let (parts, body) = request.into_parts();
+    let tracked = futures_util::stream::unfold(
+        (body.into_data_stream(), finished.clone()),
+        |(mut data, finished)| async move {
+            match data.next().await {
+                Some(chunk) => Some((chunk, (data, finished))),
+                None => {
+                    finished.store(true, Ordering::Release);
+                    None
+                }
+            }
+        },
+    );
+    let mut response = next
+        .run(Request::from_parts(
+            parts,
+            axum::body::Body::from_stream(tracked),
+        ))
+        .await;
+    if !finished.load(Ordering::Acquire) {
+        response
+            .headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    }
+    response
 }
 
 /// Lower-cases the path and adds `/api` when it is missing; the query is left as it is.
