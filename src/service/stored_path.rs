@@ -58,7 +58,8 @@ pub struct StoredPath {
 
 impl StoredPath {
     /// Checks a stored path. Refused (400): empty, absolute (`/a`, `\a`), with a drive letter or any
-    /// `:`, with a `..` or `.` part, with control characters, or ending in a separator.
+    /// `:`, with a `..` or `.` part, with control characters, ending in a separator, or with a file
+    /// name that is only an extension (`Design/.png`).
     pub fn parse(file: &str) -> Result<Self, ServiceError> {
         let refuse = |why: &str| {
             Err(ServiceError::BadRequest(format!(
@@ -94,7 +95,10 @@ impl StoredPath {
             .last()
             .map(|part| (*part).to_owned())
             .unwrap_or_default();
-        if name.trim().is_empty() {
+        let stem = name
+            .rsplit_once('.')
+            .map_or(name.as_str(), |(stem, _)| stem);
+        if stem.trim().is_empty() {
             return refuse("the file name is empty");
         }
         let extension = extension_of(&name);
@@ -152,6 +156,8 @@ mod tests {
             "a/./x.png",
             "folder/",
             "a/\u{0}.png",
+            ".png",
+            "Design/.png",
         ] {
             assert!(
                 matches!(StoredPath::parse(bad), Err(ServiceError::BadRequest(_))),
