@@ -48,30 +48,40 @@ pub fn save(connection: &Connection, feedback: &Feedback, now: &str) -> Result<b
     Ok(changed > 0)
 }
 
-/// The feedback with this ID in the company, if any.
-pub fn find(
-    connection: &Connection,
-    company_id: &str,
-    id: &str,
-) -> Result<Option<Feedback>, ServiceError> {
-    use rusqlite::OptionalExtension as _;
-    Ok(connection
-        .query_row(
-            "SELECT id, file_uid, company_id, user_id, external_user, feedback, attributes
-             FROM feedback WHERE id = ?1 AND company_id = ?2",
-            params![id, company_id],
-            |row| {
-                let attributes: String = row.get(6)?;
-                Ok(Feedback {
-                    id: row.get(0)?,
-                    file_uid: row.get(1)?,
-                    company_id: row.get(2)?,
-                    user_id: row.get(3)?,
-                    external_user: row.get(4)?,
-                    feedback: row.get(5)?,
-                    attributes: serde_json::from_str(&attributes).unwrap_or_default(),
-                })
-            },
-        )
-        .optional()?)
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_id_is_replaced_within_its_company_only() {
+        let mut connection = Connection::open_in_memory().unwrap();
+        crate::service::store::schema::migrate(&mut connection).unwrap();
+        let feedback = Feedback {
+            id: "f".into(),
+            file_uid: "u".into(),
+            company_id: "acme".into(),
+            user_id: 1,
+            external_user: String::new(),
+            feedback: String::new(),
+            attributes: vec!["a=b".into()],
+        };
+        assert!(save(&connection, &feedback, "t").unwrap());
+        let again = Feedback {
+            feedback: "second".into(),
+            ..feedback.clone()
+        };
+        assert!(save(&connection, &again, "t").unwrap());
+        let foreign = Feedback {
+            company_id: "globex".into(),
+            feedback: "theirs".into(),
+            ..feedback
+        };
+        assert!(!save(&connection, &foreign, "t").unwrap());
+        let stored: String = connection
+            .query_row("SELECT feedback FROM feedback WHERE id = 'f'", [], |row| {
+                row.get(0)
+            })
+            .unwrap();
+        assert_eq!(stored, "second");
+    }
 }
