@@ -1,7 +1,7 @@
 //! The desktop app driven with egui_kittest: clicks, typing and dropped files on the real `App`,
 //! with the task layer on a tokio runtime owned by each test.
 
-mod support;
+mod app_support;
 
 use std::sync::Arc;
 
@@ -12,7 +12,7 @@ use partlens::tasks::{
     LocalWorkspaceLauncher, OpenedWorkspace, ServiceChoice, WorkspaceError, WorkspaceProgressFn,
 };
 use partlens::ui::{ConnectionState, View};
-use support::*;
+use app_support::*;
 
 /// A launcher for tests that never open the local workspace.
 struct NoLocalWorkspace;
