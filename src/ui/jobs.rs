@@ -125,7 +125,8 @@ fn job_row_ui(
         .on_hover_text(job.path.display().to_string());
     ui.label(role_text(&job.role));
     ui.vertical(|ui| {
-        ui.set_max_width(360.0);
+        // A fixed width: the buttons beside it must not move while the text changes.
+        ui.set_width(300.0);
         let text = phase_text(job, now);
         match &job.phase {
             JobPhase::Uploading { .. } => {
