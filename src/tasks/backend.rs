@@ -25,6 +25,7 @@ use super::local_workspace::{LocalWorkspaceLauncher, RunningWorkspace, Workspace
 use super::poll::PollPolicy;
 use super::secrets::{SecretError, SecretStore};
 use super::service_choice::ServiceChoice;
+use super::wording::clause;
 use crate::api::{ApiClient, ApiError, Credentials};
 
 /// Wakes the front end after an event (egui's `request_repaint`).
@@ -701,13 +702,17 @@ impl Backend {
 fn login_failure_message(error: &ApiError) -> String {
     match error {
         ApiError::LoginRefused { message, .. } => {
-            format!("The service refused the login: {message}. Check the user name and password.")
+            format!(
+                "The service refused the login: {}. Check the user name and password.",
+                clause(message)
+            )
         }
         ApiError::Network(detail) => format!(
-            "The service could not be reached ({detail}). Check the address and your connection."
+            "The service could not be reached ({}). Check the address and your connection.",
+            clause(detail)
         ),
-        ApiError::InvalidInput(detail) => format!("{detail}."),
-        other => format!("The login failed: {other}."),
+        ApiError::InvalidInput(detail) => format!("{}.", clause(detail)),
+        other => format!("The login failed: {}.", clause(&other.to_string())),
     }
 }
 

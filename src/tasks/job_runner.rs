@@ -17,6 +17,7 @@ use super::command::Command;
 use super::event::{Event, NoticeLevel};
 use super::job::{Job, JobId, JobPhase, JobRole, ResumeStep, UploadSpec};
 use super::poll::{WaitOutcome, wait_for_indexing};
+use super::wording::clause;
 use crate::api::{
     ApiClient, ApiError, FileStatus, FileUid, ProgressFn, UploadRequest, UploadSource,
 };
@@ -340,7 +341,6 @@ impl Backend {
     pub(super) fn retry_job(&self, id: JobId) {
         let retried = {
             let mut state = self.lock();
-            let current_key = state.service_key();
             let running = state.running.contains_key(&id);
             let Some(job) = state.job_mut(id) else {
                 return;
@@ -348,10 +348,8 @@ impl Backend {
             if running || !matches!(job.phase, JobPhase::Failed { .. } | JobPhase::Cancelled) {
                 return;
             }
-            if let Some(key) = current_key {
-                // A retried job goes to the service in use now.
-                job.service = key;
-            }
+            // A retried job stays with its service: it runs now if that service is in use, else
+            // when it is used again.
             job.phase = JobPhase::Queued;
             job.uid = None;
             job.waiting_for_login = false;
@@ -443,22 +441,35 @@ impl Backend {
 fn upload_failure_message(error: &ApiError) -> String {
     match error {
         ApiError::BadRequest { message, .. } => {
-            format!("The service refused the upload: {message}. Check the file and retry.")
+            format!(
+                "The service refused the upload: {}. Check the file and retry.",
+                clause(message)
+            )
         }
         ApiError::Forbidden { message } => {
-            format!("The service refused the upload: {message}. Ask an admin for access.")
+            format!(
+                "The service refused the upload: {}. Ask an admin for access.",
+                clause(message)
+            )
         }
         ApiError::Network(detail) => format!(
-            "The connection to the service broke ({detail}). Check the connection and retry."
+            "The connection to the service broke ({}). Check the connection and retry.",
+            clause(detail)
         ),
         ApiError::Server { message, .. } => {
-            format!("The service failed ({message}). Retry in a moment.")
+            format!(
+                "The service failed ({}). Retry in a moment.",
+                clause(message)
+            )
         }
-        ApiError::InvalidInput(detail) => format!("{detail}."),
+        ApiError::InvalidInput(detail) => format!("{}.", clause(detail)),
         ApiError::File { path, message } => {
-            format!("{path} cannot be read ({message}). Put the file back and retry.")
+            format!(
+                "{path} cannot be read ({}). Put the file back and retry.",
+                clause(message)
+            )
         }
-        other => format!("The upload failed: {other}. Retry."),
+        other => format!("The upload failed: {}. Retry.", clause(&other.to_string())),
     }
 }
 

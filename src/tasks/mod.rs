@@ -16,6 +16,7 @@ pub mod poll;
 pub mod search_flow;
 pub mod secrets;
 pub mod service_choice;
+pub mod wording;
 
 pub use backend::{Backend, BackendParts, DEFAULT_UPLOAD_SLOTS, RepaintFn};
 pub use command::Command;

@@ -361,6 +361,7 @@ impl eframe::App for App {
                     View::Settings => self.settings_view.ui(
                         ui,
                         &mut self.settings,
+                        self.session.is_some(),
                         &self.data_dir,
                         &mut self.commands,
                     ),
@@ -369,6 +370,11 @@ impl eframe::App for App {
         self.login.ui(&ctx, &mut self.commands);
         drop_overlay::overlay_ui(&ctx);
         self.run_commands(&ctx);
+    }
+
+    /// Settings are small; saving often keeps a changed service even when the app is killed.
+    fn auto_save_interval(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(5)
     }
 
     fn save(&mut self, storage: &mut dyn eframe::Storage) {

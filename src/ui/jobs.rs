@@ -12,6 +12,11 @@ pub fn phase_text(job: &Job, now: chrono::DateTime<Utc>) -> String {
     match &job.phase {
         JobPhase::Queued if job.waiting_for_login => "Waiting for login".to_owned(),
         JobPhase::Queued => "Queued".to_owned(),
+        // Every byte is sent; the service holds the reply until it has stored (and, for database
+        // files, indexed) the file.
+        JobPhase::Uploading { sent, total } if sent >= total && *total > 0 => {
+            "Uploaded, the service is processing it".to_owned()
+        }
         JobPhase::Uploading { .. } => {
             format!("Uploading {} %", job.phase.upload_percent().unwrap_or(0))
         }
@@ -31,6 +36,31 @@ fn elapsed_text(seconds: i64) -> String {
         format!("{seconds} s")
     } else {
         format!("{} min {} s", seconds / 60, seconds % 60)
+    }
+}
+
+/// "indexed at 14:03:12" in local time, from the service's ISO 8601 timestamp (as given when it
+/// cannot be read).
+fn indexed_at_text(indexed_at: &str) -> String {
+    match chrono::DateTime::parse_from_rfc3339(indexed_at.trim()) {
+        Ok(time) => format!(
+            "indexed at {}",
+            time.with_timezone(&chrono::Local).format("%H:%M:%S")
+        ),
+        Err(_) => format!("indexed at {indexed_at}"),
+    }
+}
+
+/// "850 KB", "36.7 MB".
+pub fn size_text(bytes: u64) -> String {
+    const KB: f64 = 1000.0;
+    let bytes = bytes as f64;
+    if bytes < KB * KB {
+        format!("{:.0} KB", (bytes / KB).max(1.0))
+    } else if bytes < KB * KB * KB {
+        format!("{:.1} MB", bytes / (KB * KB))
+    } else {
+        format!("{:.2} GB", bytes / (KB * KB * KB))
     }
 }
 
@@ -96,12 +126,12 @@ pub fn jobs_ui(
         .auto_shrink([false, false])
         .show(ui, |ui| {
             egui::Grid::new("jobs_grid")
-                .num_columns(4)
+                .num_columns(5)
                 .striped(true)
                 .spacing([14.0, 8.0])
                 .min_col_width(60.0)
                 .show(ui, |ui| {
-                    for heading in ["File", "Stored as", "State", ""] {
+                    for heading in ["File", "Stored as", "State", "", ""] {
                         ui.label(egui::RichText::new(heading).strong());
                     }
                     ui.end_row();
@@ -121,14 +151,25 @@ fn job_row_ui(
     commands: &mut CommandQueue,
 ) {
     let name = job.file_name();
-    ui.label(&name)
-        .on_hover_text(job.path.display().to_string());
+    ui.horizontal(|ui| {
+        ui.label(&name)
+            .on_hover_text(job.path.display().to_string());
+        if job.size > 0 {
+            ui.label(egui::RichText::new(size_text(job.size)).small().weak());
+        }
+    });
     ui.label(role_text(&job.role));
     ui.vertical(|ui| {
         // A fixed width: the buttons beside it must not move while the text changes.
         ui.set_width(300.0);
         let text = phase_text(job, now);
         match &job.phase {
+            JobPhase::Uploading { sent, total } if sent >= total && *total > 0 => {
+                ui.horizontal(|ui| {
+                    ui.spinner();
+                    ui.label(text);
+                });
+            }
             JobPhase::Uploading { .. } => {
                 let fraction = f32::from(job.phase.upload_percent().unwrap_or(0)) / 100.0;
                 ui.add(
@@ -143,8 +184,15 @@ fn job_row_ui(
                     ui.label(text);
                 });
             }
-            JobPhase::Done { .. } => {
-                ui.colored_label(theme::success_color(ui), text);
+            JobPhase::Done { indexed_at, .. } => {
+                ui.horizontal(|ui| {
+                    ui.colored_label(theme::success_color(ui), text);
+                    ui.label(
+                        egui::RichText::new(indexed_at_text(indexed_at))
+                            .small()
+                            .weak(),
+                    );
+                });
             }
             JobPhase::Failed { reason } => {
                 ui.colored_label(theme::error_color(ui), text);
@@ -162,34 +210,46 @@ fn job_row_ui(
             );
         }
     });
+    // Two fixed slots, so that a job finishing under the pointer never turns "Cancel" into
+    // "Remove": the first holds Cancel or Retry, the second Remove.
     ui.horizontal(|ui| {
-        if !job.phase.is_finished()
-            && ui
+        if !job.phase.is_finished() {
+            if ui
                 .button("Cancel")
                 .accessible_name(format!("Cancel {name}"))
                 .clicked()
-        {
-            commands.backend(Command::CancelJob(job.id));
-        }
-        if matches!(job.phase, JobPhase::Failed { .. } | JobPhase::Cancelled)
-            && ui
+            {
+                commands.backend(Command::CancelJob(job.id));
+            }
+        } else if matches!(job.phase, JobPhase::Failed { .. } | JobPhase::Cancelled) {
+            if ui
                 .button("Retry")
                 .accessible_name(format!("Retry {name}"))
                 .on_hover_text("Upload the file again.")
                 .clicked()
-        {
-            commands.backend(Command::RetryJob(job.id));
+            {
+                commands.backend(Command::RetryJob(job.id));
+            }
+        } else {
+            ui.add_space(ACTION_SLOT_WIDTH);
         }
-        if job.phase.is_finished()
-            && ui
-                .button("Remove")
-                .accessible_name(format!("Remove job {name}"))
-                .clicked()
+    });
+    if job.phase.is_finished() {
+        if ui
+            .button("Remove")
+            .accessible_name(format!("Remove job {name}"))
+            .on_hover_text("Take the job off the list (the file stays on the service).")
+            .clicked()
         {
             commands.backend(Command::RemoveJob(job.id));
         }
-    });
+    } else {
+        ui.label("");
+    }
 }
+
+/// The width kept free where a job has no Cancel or Retry button.
+const ACTION_SLOT_WIDTH: f32 = 52.0;
 
 #[cfg(test)]
 mod tests {
@@ -208,6 +268,15 @@ mod tests {
         );
         job.phase = phase;
         job
+    }
+
+    #[test]
+    fn sizes_and_times_read_in_words() {
+        assert_eq!(size_text(200), "1 KB");
+        assert_eq!(size_text(850_000), "850 KB");
+        assert_eq!(size_text(38_493_333), "38.5 MB");
+        assert!(indexed_at_text("2026-11-22T05:54:30.630Z").starts_with("indexed at "));
+        assert_eq!(indexed_at_text("yesterday"), "indexed at yesterday");
     }
 
     #[test]
@@ -231,6 +300,10 @@ mod tests {
                 now
             ),
             "Done"
+        );
+        assert_eq!(
+            phase_text(&job(JobPhase::Uploading { sent: 4, total: 4 }), now),
+            "Uploaded, the service is processing it"
         );
         let mut waiting = job(JobPhase::Queued);
         waiting.waiting_for_login = true;

@@ -118,18 +118,20 @@ impl SettingsView {
         self.problem = None;
     }
 
-    /// Draws the view; changes go straight into `settings`, service changes through "Connect".
+    /// Draws the view; changes go straight into `settings`, service changes through "Connect";
+    /// `logged_in` offers "Log out".
     pub fn ui(
         &mut self,
         ui: &mut egui::Ui,
         settings: &mut Settings,
+        logged_in: bool,
         data_dir: &std::path::Path,
         commands: &mut CommandQueue,
     ) {
         ui.heading("Settings");
         ui.add_space(8.0);
         egui::ScrollArea::vertical().show(ui, |ui| {
-            self.service_ui(ui, settings, commands);
+            self.service_ui(ui, settings, logged_in, commands);
             ui.add_space(12.0);
             Self::indexing_ui(ui, settings, commands);
             ui.add_space(12.0);
@@ -143,11 +145,10 @@ impl SettingsView {
         &mut self,
         ui: &mut egui::Ui,
         settings: &mut Settings,
+        logged_in: bool,
         commands: &mut CommandQueue,
     ) {
-        ui.group(|ui| {
-            ui.set_width(super::theme::FORM_WIDTH);
-            ui.label(egui::RichText::new("Service").strong());
+        super::theme::card_ui(ui, "Service", |ui| {
             ui.radio_value(
                 &mut self.kind,
                 ServiceKind::Local,
@@ -199,7 +200,13 @@ impl SettingsView {
                         Err(problem) => self.problem = Some(problem),
                     }
                 }
-                if !settings.service.is_local() && ui.button("Log out").clicked() {
+                if logged_in
+                    && !settings.service.is_local()
+                    && ui
+                        .button("Log out")
+                        .on_hover_text("End the session and forget the remembered login.")
+                        .clicked()
+                {
                     commands.backend(Command::LogOut);
                 }
                 if settings.service.is_local() && !changed {
@@ -213,9 +220,7 @@ impl SettingsView {
     }
 
     fn indexing_ui(ui: &mut egui::Ui, settings: &mut Settings, commands: &mut CommandQueue) {
-        ui.group(|ui| {
-            ui.set_width(super::theme::FORM_WIDTH);
-            ui.label(egui::RichText::new("Indexing and thumbnails").strong());
+        super::theme::card_ui(ui, "Indexing and thumbnails", |ui| {
             egui::Grid::new("indexing_grid")
                 .num_columns(2)
                 .spacing([8.0, 6.0])
@@ -249,9 +254,7 @@ impl SettingsView {
     }
 
     fn appearance_ui(ui: &mut egui::Ui, settings: &mut Settings) {
-        ui.group(|ui| {
-            ui.set_width(super::theme::FORM_WIDTH);
-            ui.label(egui::RichText::new("Theme").strong());
+        super::theme::card_ui(ui, "Theme", |ui| {
             ui.horizontal(|ui| {
                 for theme in ThemeChoice::ALL {
                     if ui
@@ -274,7 +277,8 @@ pub fn remote_choice(address: &str, client_id: &str) -> Result<ServiceChoice, St
     }
     if let Err(error) = crate::api::ApiClient::new(address) {
         return Err(format!(
-            "{error}. Enter an address such as https://search.example.com."
+            "{}. Enter an address such as https://search.example.com.",
+            crate::tasks::wording::clause(&error.to_string())
         ));
     }
     if client_id.trim().is_empty() {

@@ -103,5 +103,17 @@ pub fn primary_button(ui: &egui::Ui, text: &str) -> egui::Button<'static> {
         .fill(ui.visuals().selection.bg_fill)
 }
 
-/// The width of the settings and form groups.
-pub const FORM_WIDTH: f32 = 560.0;
+/// The widest a form's box grows.
+pub const FORM_WIDTH: f32 = 760.0;
+
+/// A titled box of a form (upload, settings).
+pub fn card_ui(ui: &mut egui::Ui, title: &str, add_contents: impl FnOnce(&mut egui::Ui)) {
+    egui::Frame::group(ui.style())
+        .inner_margin(egui::Margin::same(12))
+        .show(ui, |ui| {
+            ui.set_width(ui.available_width().min(FORM_WIDTH));
+            ui.label(egui::RichText::new(title).strong());
+            ui.add_space(6.0);
+            add_contents(ui);
+        });
+}

@@ -168,8 +168,15 @@ impl UploadView {
                         row.value
                     ));
                 }
-                Attribute::parse(&format!("{}={}", row.name.trim(), row.value.trim()))
-                    .map_err(|error| format!("Attribute {}: {error}.", row.name.trim()))
+                Attribute::parse(&format!("{}={}", row.name.trim(), row.value.trim())).map_err(
+                    |error| {
+                        format!(
+                            "Attribute {}: {}.",
+                            row.name.trim(),
+                            crate::tasks::wording::clause(&error.to_string())
+                        )
+                    },
+                )
             })
             .collect()
     }
@@ -206,11 +213,11 @@ impl UploadView {
         egui::ScrollArea::vertical()
             .auto_shrink([false, true])
             .show(ui, |ui| {
-                card_ui(ui, &format!("Files ({})", self.files.len()), |ui| {
+                super::theme::card_ui(ui, &format!("Files ({})", self.files.len()), |ui| {
                     self.files_ui(ui);
                 });
                 ui.add_space(10.0);
-                card_ui(ui, "Store as", |ui| {
+                super::theme::card_ui(ui, "Store as", |ui| {
                     self.kind_ui(ui);
                     ui.add_space(6.0);
                     match self.kind {
@@ -382,18 +389,6 @@ impl UploadView {
             }
         });
     }
-}
-
-/// A titled box of the form.
-fn card_ui(ui: &mut egui::Ui, title: &str, add_contents: impl FnOnce(&mut egui::Ui)) {
-    egui::Frame::group(ui.style())
-        .inner_margin(egui::Margin::same(12))
-        .show(ui, |ui| {
-            ui.set_width(ui.available_width().min(760.0));
-            ui.label(egui::RichText::new(title).strong());
-            ui.add_space(6.0);
-            add_contents(ui);
-        });
 }
 
 fn empty_state_ui(ui: &mut egui::Ui) {
