@@ -6,10 +6,11 @@ mod app_support;
 use std::sync::Arc;
 
 use egui::accesskit::Role;
-use egui_kittest::kittest::Queryable as _;
+use egui_kittest::kittest::{NodeT as _, Queryable as _};
 use futures_util::future::BoxFuture;
 use partlens::tasks::{
-    LocalWorkspaceLauncher, OpenedWorkspace, ServiceChoice, WorkspaceError, WorkspaceProgressFn,
+    LocalWorkspaceLauncher, OpenedWorkspace, PreparedFilePicker, ServiceChoice, WorkspaceError,
+    WorkspaceProgressFn,
 };
 use std::path::PathBuf;
 
@@ -129,6 +130,63 @@ fn dropped_files_land_in_the_upload_form_with_folder_and_name_prefilled() {
     );
     harness.get_by_label("Remove bracket.png").click();
     step_until_label(&mut harness, "Upload 1 file");
+}
+
+#[test]
+fn every_view_names_its_widgets_and_the_keyboard_shortcuts_work() {
+    let runtime = runtime();
+    let data = tempfile::tempdir().unwrap();
+    let files = [data.path().join("a.png"), data.path().join("b.png")];
+    for (seed, file) in files.iter().enumerate() {
+        write_part_png(file, seed as u32);
+    }
+    let mut parts = AppParts::new(data.path(), Arc::new(NoLocalWorkspace));
+    parts.settings.service = unreachable_remote();
+    parts.picker = Arc::new(PreparedFilePicker::new([files.to_vec()]));
+    let mut harness = app_harness(&runtime, &parts);
+    step_until_label(&mut harness, "Password");
+    harness.check_accessibility();
+
+    // Esc closes the login form; Ctrl+O asks the (injected) file dialog.
+    harness.key_press(egui::Key::Escape);
+    harness.step();
+    assert!(!harness.state().login_open());
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::O);
+    step_until_label(&mut harness, "Upload 2 files");
+    assert_eq!(harness.state().view(), View::Upload);
+    harness.check_accessibility();
+    harness.get_by_label("Company database file").click();
+    harness.step();
+    harness.get_by_label("Add attribute").click();
+    step_until_label(&mut harness, "Attribute 1 value");
+    harness.check_accessibility();
+
+    // Not logged in: the jobs wait for the login, and can be cancelled meanwhile.
+    harness.get_by_label("Upload 2 files").click();
+    step_until(&mut harness, "two waiting jobs", |harness| {
+        harness.query_all_by_label("Waiting for login").count() == 2
+    });
+    harness.check_accessibility();
+    harness.get_by_label("Cancel a.png").click();
+    step_until_label(&mut harness, "Retry a.png");
+    assert!(harness.query_by_label("Remove job a.png").is_some());
+    harness.check_accessibility();
+
+    harness
+        .get_by_role_and_label(Role::Button, "Settings")
+        .click();
+    step_until_label(&mut harness, "Service address");
+    harness.check_accessibility();
+
+    // Ctrl+F goes to Search and puts the focus in the search field.
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::F);
+    step_until(&mut harness, "the focused search field", |harness| {
+        harness
+            .query_by_label("Search text")
+            .is_some_and(|field| field.accesskit_node().is_focused())
+    });
+    assert_eq!(harness.state().view(), View::Search);
+    harness.check_accessibility();
 }
 
 fn step_until_label_contains(

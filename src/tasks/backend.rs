@@ -136,6 +136,11 @@ impl State {
         }
     }
 
+    /// True while the user is asked to log in.
+    pub(super) fn needs_login(&self) -> bool {
+        matches!(self.connection, Connection::NeedsLogin)
+    }
+
     /// The key of the chosen service.
     pub(super) fn service_key(&self) -> Option<String> {
         self.service.as_ref().map(ServiceChoice::key)

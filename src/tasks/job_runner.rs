@@ -69,7 +69,7 @@ impl Backend {
 
     /// Starts a task for an unfinished job of the current service (parks it when not logged in).
     pub(super) fn start_job(&self, id: JobId) {
-        let start = {
+        let (start, changed) = {
             let mut state = self.lock();
             let Some(job) = state.jobs.iter().find(|job| job.id == id) else {
                 return;
@@ -80,10 +80,12 @@ impl Backend {
             {
                 return;
             }
-            match state
+            let session = state
                 .session()
-                .map(|session| (session.client.clone(), session.generation))
-            {
+                .map(|session| (session.client.clone(), session.generation));
+            // Waiting for the user to log in (not while the service is still opening).
+            let waiting_for_login = session.is_none() && state.needs_login();
+            let start = match session {
                 Some((client, generation)) => {
                     let cancel = state.session_cancel.child_token();
                     state.running.insert(
@@ -102,8 +104,18 @@ impl Backend {
                     }
                     None
                 }
-            }
+            };
+            let changed = state.job_mut(id).and_then(|job| {
+                (job.waiting_for_login != waiting_for_login).then(|| {
+                    job.waiting_for_login = waiting_for_login;
+                    job.clone()
+                })
+            });
+            (start, changed)
         };
+        if let Some(job) = changed {
+            self.emit(Event::JobUpdated(job));
+        }
         let Some((client, generation, cancel, policy)) = start else {
             return;
         };
