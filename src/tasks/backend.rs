@@ -429,9 +429,8 @@ impl Backend {
         self.spawn(async move {
             let key = service.key();
             let lookup_user = user.clone();
-            let remembered = tokio::task::spawn_blocking(move || secrets.load(&key, &lookup_user))
-                .await
-                .unwrap_or_else(|error| Err(SecretError::Failed(error.to_string())));
+            let remembered =
+                with_secrets(secrets, move |secrets| secrets.load(&key, &lookup_user)).await;
             match remembered {
                 Ok(Some(token)) => {
                     let client = client.with_token(Some(crate::api::AccessToken::new(token)));
@@ -519,12 +518,11 @@ impl Backend {
         let key = service.key();
         let user = user.to_owned();
         let token = client.token().map(|token| token.secret().to_owned());
-        let outcome = tokio::task::spawn_blocking(move || match (remember, token) {
+        let outcome = with_secrets(secrets, move |secrets| match (remember, token) {
             (true, Some(token)) => secrets.save(&key, &user, &token),
             _ => secrets.delete(&key, &user),
         })
-        .await
-        .unwrap_or_else(|error| Err(SecretError::Failed(error.to_string())));
+        .await;
         match (remember, outcome) {
             (_, Ok(())) => {}
             (true, Err(SecretError::Unavailable(detail))) => {
@@ -613,8 +611,8 @@ impl Backend {
             let key = service.key();
             self.spawn(async move {
                 let outcome =
-                    tokio::task::spawn_blocking(move || secrets.delete(&key, &user)).await;
-                if let Ok(Err(error)) = outcome {
+                    with_secrets(secrets, move |secrets| secrets.delete(&key, &user)).await;
+                if let Err(error) = outcome {
                     tracing::debug!("forgetting a token: {error}");
                 }
             });
@@ -700,6 +698,26 @@ impl Backend {
                 });
             }
         }
+    }
+}
+
+/// How long a keyring call may take: a D-Bus activation that never answers must not hold up a login.
+const KEYRING_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Runs a keyring call on the blocking pool (the stores block), giving up after
+/// [`KEYRING_TIMEOUT`] as if there were no keyring.
+async fn with_secrets<T: Send + 'static>(
+    secrets: Arc<dyn SecretStore>,
+    call: impl FnOnce(&dyn SecretStore) -> Result<T, SecretError> + Send + 'static,
+) -> Result<T, SecretError> {
+    let task = tokio::task::spawn_blocking(move || call(secrets.as_ref()));
+    match tokio::time::timeout(KEYRING_TIMEOUT, task).await {
+        Ok(Ok(outcome)) => outcome,
+        Ok(Err(error)) => Err(SecretError::Failed(error.to_string())),
+        Err(_) => Err(SecretError::Unavailable(format!(
+            "the keyring did not answer within {} s",
+            KEYRING_TIMEOUT.as_secs()
+        ))),
     }
 }
 

@@ -19,7 +19,7 @@ use super::settings::{STORAGE_KEY, Settings, SettingsView};
 use super::theme;
 use super::top_bar::{TopBarStatus, top_bar_ui};
 use super::upload::UploadView;
-use crate::tasks::{Backend, Command, Event, Job, JobId, SessionInfo};
+use crate::tasks::{Backend, Command, Event, Job, SessionInfo};
 
 /// The key under which eframe's storage keeps the place the user was at.
 const VIEW_STORAGE_KEY: &str = "partlens.view";
@@ -300,11 +300,6 @@ impl App {
             .iter()
             .filter(|job| job.service == key && !job.phase.is_finished())
             .count()
-    }
-
-    /// The job with this id (tests).
-    pub fn job(&self, id: JobId) -> Option<&Job> {
-        self.jobs.iter().find(|job| job.id == id)
     }
 }
 
