@@ -6,7 +6,7 @@
 //! parks the failed work and asks for a login (`Event::LoginRequired`); after the login the parked
 //! work runs again. The local workspace logs in again by itself, since its credentials are known.
 //!
-//! No egui here: the front end gives a repaint callback.
+//! No UI toolkit here: the front end gives a repaint callback.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -28,7 +28,7 @@ use super::service_choice::ServiceChoice;
 use super::wording::clause;
 use crate::api::{ApiClient, ApiError, Credentials};
 
-/// Wakes the front end after an event (egui's `request_repaint`).
+/// Wakes the front end after an event (the app passes its context's `request_repaint`).
 pub type RepaintFn = Arc<dyn Fn() + Send + Sync>;
 
 /// How many uploads run at the same time.

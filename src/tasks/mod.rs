@@ -1,8 +1,8 @@
 //! The async task layer between the front ends (app, CLI) and the wire layer: workflows that take
 //! several calls (upload → index → poll, search by views), cancellation, progress reporting.
 //!
-//! The app talks to it through [`Backend`]: [`Command`]s in, [`Event`]s out (see DESIGN.md). No egui
-//! here, and no `service`: the local workspace comes in through [`LocalWorkspaceLauncher`].
+//! The app talks to it through [`Backend`]: [`Command`]s in, [`Event`]s out (see DESIGN.md). No UI
+//! toolkit here, and no `service`: the local workspace comes in through [`LocalWorkspaceLauncher`].
 
 pub mod backend;
 pub mod command;

@@ -5,7 +5,7 @@
 //! token (never the password) in the OS keyring.
 
 use super::app_command::{AppCommand, CommandQueue};
-use super::settings::remote_choice;
+use super::settings::{remote_choice, remote_service_rows_ui};
 use crate::tasks::service_choice::DEFAULT_CLIENT_ID;
 use crate::tasks::{Command, ServiceChoice};
 
@@ -112,18 +112,7 @@ impl LoginView {
                     .num_columns(2)
                     .spacing([8.0, 8.0])
                     .show(ui, |ui| {
-                        let label = ui.label("Service address");
-                        ui.add(
-                            egui::TextEdit::singleline(&mut self.address)
-                                .hint_text("https://search.example.com"),
-                        )
-                        .labelled_by(label.id);
-                        ui.end_row();
-
-                        let label = ui.label("Client id");
-                        ui.text_edit_singleline(&mut self.client_id)
-                            .labelled_by(label.id);
-                        ui.end_row();
+                        remote_service_rows_ui(ui, &mut self.address, &mut self.client_id);
 
                         let label = ui.label("User");
                         let user = ui

@@ -160,17 +160,7 @@ impl SettingsView {
                     .num_columns(2)
                     .spacing([8.0, 6.0])
                     .show(ui, |ui| {
-                        let label = ui.label("Service address");
-                        ui.add(
-                            egui::TextEdit::singleline(&mut self.address)
-                                .hint_text("https://search.example.com"),
-                        )
-                        .labelled_by(label.id);
-                        ui.end_row();
-                        let label = ui.label("Client id");
-                        ui.text_edit_singleline(&mut self.client_id)
-                            .labelled_by(label.id);
-                        ui.end_row();
+                        remote_service_rows_ui(ui, &mut self.address, &mut self.client_id);
                     });
             }
             let wanted = match self.kind {
@@ -267,6 +257,17 @@ impl SettingsView {
             });
         });
     }
+}
+
+/// The "Service address" and "Client id" rows of a two-column grid (Settings and the login form).
+pub fn remote_service_rows_ui(ui: &mut egui::Ui, address: &mut String, client_id: &mut String) {
+    let label = ui.label("Service address");
+    ui.add(egui::TextEdit::singleline(address).hint_text("https://search.example.com"))
+        .labelled_by(label.id);
+    ui.end_row();
+    let label = ui.label("Client id");
+    ui.text_edit_singleline(client_id).labelled_by(label.id);
+    ui.end_row();
 }
 
 /// A remote choice from the typed address and client id, or what is wrong with them.
