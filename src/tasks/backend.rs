@@ -343,6 +343,8 @@ impl Backend {
             state.session_cancel = CancellationToken::new();
             state.parked.clear();
             state.login_pending = false;
+            // The old session belongs to the old service.
+            state.connection = Connection::Idle;
             state.service = Some(service.clone());
         }
     }
@@ -399,8 +401,9 @@ impl Backend {
                         tracing::error!("local workspace: {error}");
                         backend.emit(Event::ConnectFailed {
                             message: format!(
-                                "The local workspace could not be opened: {error}. Check that the \
-                                 data folder is writable, or connect to a remote service in Settings."
+                                "The local workspace could not be opened: {}. Check that the data \
+                                 folder is writable, or connect to a remote service in Settings.",
+                                clause(&error.0)
                             ),
                         });
                     }
@@ -469,6 +472,9 @@ impl Backend {
         let seq = {
             let mut state = self.lock();
             self.switch_service(&mut state, &service);
+            if !matches!(state.connection, Connection::Ready(_)) {
+                state.connection = Connection::NeedsLogin;
+            }
             state.connect_seq += 1;
             state.connect_seq
         };
