@@ -24,8 +24,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
+use futures_util::StreamExt as _;
 use partlens::api::{ApiClient, Attribute, Credentials, UploadRequest, UploadSource};
-use partlens::service::store::Store;
+use partlens::service::store::DATABASE_FILE;
 use partlens::service::{RunningService, ServiceConfig, admin};
 use serde_json::{Value, json};
 use tempfile::TempDir;
@@ -89,10 +90,12 @@ fn start_library() -> Library {
         .build()
         .unwrap();
     // Statics are never dropped, so the directory goes where cargo keeps integration-test scratch
-    // files rather than in /tmp.
+    // files rather than in /tmp, and the next run removes it.
+    let scratch = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    remove_stale_data_dirs(scratch);
     let data_dir = tempfile::Builder::new()
-        .prefix("cli_service-")
-        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .prefix(DATA_DIR_PREFIX)
+        .tempdir_in(scratch)
         .unwrap();
     for (company, user, is_admin) in [
         ("Acme", ADMIN, true),
@@ -116,6 +119,33 @@ fn start_library() -> Library {
         data_dir,
         base,
         parts,
+    }
+}
+
+/// How the data directories of this file's runs are named.
+const DATA_DIR_PREFIX: &str = "cli_service-";
+
+/// Removes the data directories earlier runs left behind. One untouched for an hour belongs to no
+/// running test (a run takes seconds).
+fn remove_stale_data_dirs(scratch: &Path) {
+    let Ok(entries) = std::fs::read_dir(scratch) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let stale = entry
+            .file_name()
+            .to_string_lossy()
+            .starts_with(DATA_DIR_PREFIX)
+            && entry
+                .metadata()
+                .and_then(|metadata| metadata.modified())
+                .ok()
+                .and_then(|modified| modified.elapsed().ok())
+                .is_some_and(|age| age > std::time::Duration::from_secs(60 * 60));
+        if stale {
+            // Another run may be removing it too; what is left is removed next time.
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
     }
 }
 
@@ -165,16 +195,11 @@ async fn upload_library(base: &str, manifest: &Value) -> Vec<Part> {
             }
         }
     });
-    let mut parts = Vec::new();
-    let uploads: Vec<_> = uploads.collect();
-    let mut uploads = uploads.into_iter();
-    loop {
-        let batch: Vec<_> = uploads.by_ref().take(2).collect();
-        if batch.is_empty() {
-            break;
-        }
-        parts.extend(futures_util::future::join_all(batch).await);
-    }
+    // In manifest order, two uploads in flight (CI has two cores).
+    let parts: Vec<Part> = futures_util::stream::iter(uploads)
+        .buffered(2)
+        .collect()
+        .await;
     assert_eq!(parts.len(), 12);
     parts
 }
@@ -424,22 +449,28 @@ fn attributes_of(user: &str, uid: &str) -> Vec<String> {
         .collect()
 }
 
-/// The feedback texts stored for a file (read from the service's store: the interface has no way to
-/// read feedback back).
+/// The feedback stored for a file: (text, external user, attributes as JSON), oldest first. Read
+/// from the service's database through a read-only connection: the interface has no way to read
+/// feedback back.
 fn stored_feedback(uid: &str) -> Vec<(String, String, String)> {
-    let store = Store::open_blocking(library().data_dir.path()).unwrap();
-    let uid = uid.to_owned();
-    store
-        .read_blocking(move |connection| {
-            let mut statement = connection.prepare(
-                "SELECT feedback, external_user, attributes FROM feedback WHERE file_uid = ?1
-                 ORDER BY created_at, id",
-            )?;
-            let rows = statement
-                .query_map([uid], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?
-                .collect::<rusqlite::Result<Vec<_>>>()?;
-            Ok(rows)
-        })
+    let connection = rusqlite::Connection::open_with_flags(
+        library().data_dir.path().join(DATABASE_FILE),
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+    )
+    .unwrap();
+    connection
+        .busy_timeout(std::time::Duration::from_secs(10))
+        .unwrap();
+    let mut statement = connection
+        .prepare(
+            "SELECT feedback, external_user, attributes FROM feedback WHERE file_uid = ?1
+             ORDER BY created_at, id",
+        )
+        .unwrap();
+    statement
+        .query_map([uid], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))
+        .unwrap()
+        .collect::<rusqlite::Result<Vec<_>>>()
         .unwrap()
 }
 
@@ -1412,6 +1443,17 @@ fn refused_searches_send_nothing_and_name_the_reason() {
     args.extend(eleven);
     let line = cli(ANN, &args).refused_locally().to_owned();
     assert!(line.contains("at most 10"), "{line}");
+    // Ten views (of one extension) go up in one call.
+    let mut ten = vec!["search".to_owned()];
+    ten.extend(
+        library()
+            .parts
+            .iter()
+            .take(10)
+            .map(|part| arg(&part.views[0])),
+    );
+    let result = cli(ANN, &ten).ok_json();
+    assert_eq!(input_uids(&result).len(), 10, "{result}");
     cli(ANN, ["search", "--two-step", "--text", "gear"]).refused_locally();
     cli(ANN, ["search", "--attr", "steel"]).refused_locally();
     cli(ANN, ["search", "--uid", "not-a-guid"]).refused_locally();
