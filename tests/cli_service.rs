@@ -1434,7 +1434,7 @@ fn filters_narrow_by_attributes_set_with_attrs() {
 }
 
 #[test]
-fn refused_searches_send_nothing_and_name_the_reason() {
+fn search_refusals_and_inputs_that_cannot_be_indexed_name_the_reason() {
     let dir = tempfile::tempdir().unwrap();
     let line = cli(ANN, ["search"]).refused_locally().to_owned();
     assert!(line.contains("empty"), "{line}");
