@@ -347,11 +347,33 @@ fn upload_a_search_input_streams_the_binary_body() {
     let upload = server.only("PUT", "/api/FileBinary");
     assert_eq!(upload.query(), "file=.png&isSearchInput=true");
     assert_eq!(upload.body, std::fs::read(&file).unwrap());
+    let uid = upload.reply_json().as_str().unwrap().to_owned();
+    assert_eq!(line, json!({"uid": uid, "state": "completed"}));
+    // The state printed is the one the service reports after the upload, asked once.
     assert_eq!(
-        line,
-        json!({"uid": upload.reply_json().as_str().unwrap(), "state": "completed"})
+        server.only("GET", "/api/FileStatus").query(),
+        format!("fileUID={uid}")
     );
-    assert_eq!(server.request_count(), 2, "login and upload only");
+    assert_eq!(server.request_count(), 3, "login, upload and one status");
+    server.assert_clean();
+}
+
+#[test]
+fn a_synchronous_upload_whose_indexing_failed_prints_failed_and_exits_1() {
+    let server = WireServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let file = test_file(dir.path(), "scan.png", 3000);
+    server.answer("GET", "/api/FileStatus", 422, "failed");
+    let run = Cli::new(&server).args(["upload", &path_arg(&file)]).run();
+    assert_eq!(run.json()["state"], "failed");
+    assert!(run.error().contains("HTTP 422"), "{run:?}");
+    // Still being indexed (a database file the service indexes later) is an answer, not a failure.
+    server.clear_answers();
+    server.answer("GET", "/api/FileStatus", 204, "");
+    let run = Cli::new(&server)
+        .args(["upload", &path_arg(&file), "--database", "Scans/scan.png"])
+        .run();
+    assert_eq!(run.ok_json()["state"], "in_progress");
     server.assert_clean();
 }
 

@@ -177,8 +177,8 @@ impl SearchFilter {
                 );
             } else if key.eq_ignore_ascii_case("FT") {
                 let expression = decode_component_strict(value);
-                let conditions: Vec<&str> = expression
-                    .split('&')
+                let conditions: Vec<&str> = split_conditions(&expression)
+                    .into_iter()
                     .map(str::trim)
                     .filter(|condition| !condition.is_empty())
                     .collect();
@@ -199,6 +199,31 @@ impl SearchFilter {
         }
         filter
     }
+}
+
+/// Splits an FT expression into its `&`-joined conditions, except at an `&` inside the brackets of an
+/// exact value (`part=[R&D=1]` is one condition: an exact value may hold both `&` and `=`).
+fn split_conditions(expression: &str) -> Vec<&str> {
+    let mut conditions = Vec::new();
+    let mut start = 0;
+    let mut in_brackets = false;
+    for (index, character) in expression.char_indices() {
+        match character {
+            // `[` opens an exact value only right after the name's `=`.
+            '[' if expression[..index].ends_with('=') => in_brackets = true,
+            ']' if in_brackets => {
+                let rest = &expression[index + 1..];
+                in_brackets = !(rest.is_empty() || rest.starts_with('&'));
+            }
+            '&' if !in_brackets => {
+                conditions.push(&expression[start..index]);
+                start = index + 1;
+            }
+            _ => {}
+        }
+    }
+    conditions.push(&expression[start..]);
+    conditions
 }
 
 #[cfg(test)]
@@ -315,6 +340,29 @@ mod tests {
         let received = QueryString::parse(&wire);
         let inner = received.get("filterStr").unwrap();
         assert_eq!(SearchFilter::parse_inner(inner), filter);
+    }
+
+    #[test]
+    fn an_exact_value_holding_ampersand_and_equals_stays_one_condition() {
+        let filter = SearchFilter::new()
+            .term(exact("process", "R&D=1"))
+            .term(exact("note", "a=[b]&c"))
+            .term(regular("material", "steel"));
+        let wire = format!("filterStr={}", filter.to_query_value());
+        let received = QueryString::parse(&wire);
+        assert_eq!(
+            SearchFilter::parse_inner(received.get("filterStr").unwrap()),
+            filter
+        );
+        // Several conditions in one FT part still split, exact ones included.
+        let joined = SearchFilter::parse_inner("FT=process%3D%5BR%26D%3D1%5D%26material%3Dsteel");
+        assert_eq!(
+            joined.ft_parts,
+            vec![vec![
+                exact("process", "R&D=1"),
+                regular("material", "steel")
+            ]]
+        );
     }
 
     #[test]

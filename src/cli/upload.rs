@@ -8,8 +8,8 @@ use serde::Serialize;
 use super::error::CliError;
 use super::output::{print_json, upload_progress};
 use super::session::Session;
-use super::status::wait_until_indexed;
-use crate::api::{Attribute, FileUid, UploadEncoding, UploadRequest, UploadSource};
+use super::status::{IndexingEnd, wait_until_indexed};
+use crate::api::{Attribute, FileStatus, FileUid, UploadEncoding, UploadRequest, UploadSource};
 
 /// Which upload endpoint carries the bytes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
@@ -38,10 +38,11 @@ pub const UPLOAD_HELP: &str = "Upload a file.\n\n\
 Without --database the file becomes a search input (the service is told only its extension); with \
 --database PATH it becomes a company-database file stored at PATH (<folder>/<name>.<ext>), with the \
 --attr attributes applied.\n\n\
-Prints {\"uid\": \"...\", \"state\": \"completed|in_progress|failed\"}: a synchronous upload is completed \
-when it returns; --async (search inputs) returns at once, in_progress; --wait polls the indexing state \
-every 2 s, backing off to 5 s, with a deadline that grows with the file size, and prints the final \
-state. When the final state is not completed the command prints the JSON and exits with status 1.\n\n\
+Prints {\"uid\": \"...\", \"state\": \"completed|in_progress|failed\"}: after a synchronous upload the \
+state is read once from the service (failed when the content could not be indexed); --async (search \
+inputs) returns at once, in_progress; --wait polls the indexing state every 2 s, backing off to 5 s, \
+with a deadline that grows with the file size, and prints the final state. When the state is failed \
+or unknown (or still in_progress after --wait) the command prints the JSON and exits with status 1.\n\n\
 The file is streamed from disk; the service needs at least 1024 bytes (1024 base64 characters with \
 --encoding base64).";
 
@@ -120,23 +121,28 @@ pub async fn run(args: UploadArgs, session: &mut Session) -> Result<(), CliError
     let client = session.client().await?;
     let progress = upload_progress(&request.source.file_name());
     let outcome = client.upload(&request, progress).await?;
-    if !args.wait {
-        let state = if request.index_async {
-            "in_progress"
-        } else {
-            "completed"
-        };
-        return print_json(&UploadLine {
-            uid: outcome.uid.as_str(),
-            state,
-        });
-    }
-    let end = wait_until_indexed(client, &outcome.uid, size).await?;
+    let end = if args.wait {
+        wait_until_indexed(client, &outcome.uid, size).await?
+    } else if request.index_async {
+        IndexingEnd {
+            status: FileStatus::InProgress,
+            timed_out_after: None,
+        }
+    } else {
+        // A synchronous upload returns once indexing has ended, but it may have ended failed (content
+        // that does not decode still gets a UID): ask once instead of claiming it completed.
+        IndexingEnd {
+            status: client.file_status(&outcome.uid).await?,
+            timed_out_after: None,
+        }
+    };
     print_json(&UploadLine {
         uid: outcome.uid.as_str(),
         state: end.status.name(),
     })?;
     match end.failure(&outcome.uid) {
+        // Without --wait, still being indexed is an answer, not a failure.
+        Some(_) if !args.wait && end.status == FileStatus::InProgress => Ok(()),
         Some(error) => Err(error),
         None => Ok(()),
     }
