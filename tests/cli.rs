@@ -921,7 +921,14 @@ fn search_by_files_of_one_extension_is_one_put() {
             .count(),
         2
     );
-    assert_eq!(server.request_count(), 2, "login and one search");
+    // Login, one search, then one status check per new input (a view the service failed to index
+    // must not pass for a search without matches).
+    assert_eq!(
+        server.request_count(),
+        4,
+        "login, one search, two status checks"
+    );
+    assert_eq!(server.requests_to("GET", "/api/FileStatus").len(), 2);
     server.assert_clean();
 }
 

@@ -1464,12 +1464,15 @@ fn search_refusals_and_inputs_that_cannot_be_indexed_name_the_reason() {
     let run = cli(ANN, ["search", &arg(&broken), "--async"]);
     assert!(run.error().contains("HTTP 422"), "{run:?}");
     assert!(run.stdout.is_empty(), "{run:?}");
-    // In one call the service stores the input, finds nothing by it, and says why through its
-    // status.
-    let result = cli(ANN, ["search", &arg(&broken)]).ok_json();
-    assert_eq!(result["TotalResults"], 0, "{result}");
-    let inputs = input_uids(&result);
-    assert_eq!(inputs.len(), 1, "{result}");
+    // In one call too: the service stores the input, and the search stops at its failed state
+    // instead of showing an empty result.
+    let run = cli(ANN, ["search", &arg(&broken)]);
+    assert!(run.error().contains("HTTP 422"), "{run:?}");
+    assert!(run.stdout.is_empty(), "{run:?}");
+    // Uploaded on its own, its state says why.
+    let upload = cli(ANN, ["upload", &arg(&broken)]);
+    assert!(upload.error().contains("HTTP 422"), "{upload:?}");
+    let inputs = vec![upload.json()["uid"].as_str().unwrap().to_owned()];
     let status = cli(ANN, ["status", &inputs[0]]).ok_json();
     assert_eq!(status["state"], "failed", "{status}");
     let waited = cli(ANN, ["status", &inputs[0], "--wait"]);

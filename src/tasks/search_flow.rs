@@ -125,8 +125,22 @@ pub async fn run_file_search(
         };
         let result: SearchResult = serde_json::from_value(result_json.clone())
             .map_err(|error| ApiError::Decode(format!("search result: {error}")))?;
+        // The new inputs close the InputFileUID list; a view the service could not index would
+        // otherwise look like a search without matches.
+        let input_uids = result.input_uids();
+        let new_inputs = input_uids.len().saturating_sub(views.len());
+        for (view, uid) in input_uids.iter().skip(new_inputs).enumerate() {
+            let state = client.file_status(uid).await?;
+            if matches!(state, FileStatus::Failed | FileStatus::Unknown) {
+                return Err(FileSearchError::IndexingFailed {
+                    view,
+                    name: views[view].file_name(),
+                    state: state.name(),
+                });
+            }
+        }
         return Ok(FileSearchOutcome {
-            input_uids: result.input_uids(),
+            input_uids,
             result,
             result_json,
         });
@@ -145,7 +159,9 @@ pub async fn run_file_search(
             _ = cancel.cancelled() => return Err(FileSearchError::Cancelled),
             outcome = client.upload(&request, Some(on_bytes)) => outcome?,
         };
-        if options.index_async {
+        // A synchronous upload is indexed when it returns, so the first poll answers at once; it still
+        // tells whether indexing failed, and no search is sent for an input that is not indexed.
+        {
             let report = progress.clone();
             let waited = wait_for_indexing(
                 client,
