@@ -1472,7 +1472,7 @@ fn search_refusals_and_inputs_that_cannot_be_indexed_name_the_reason() {
     // Uploaded on its own, its state says why.
     let upload = cli(ANN, ["upload", &arg(&broken)]);
     assert!(upload.error().contains("HTTP 422"), "{upload:?}");
-    let inputs = vec![upload.json()["uid"].as_str().unwrap().to_owned()];
+    let inputs = [upload.json()["uid"].as_str().unwrap().to_owned()];
     let status = cli(ANN, ["status", &inputs[0]]).ok_json();
     assert_eq!(status["state"], "failed", "{status}");
     let waited = cli(ANN, ["status", &inputs[0], "--wait"]);
