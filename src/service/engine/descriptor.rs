@@ -202,6 +202,11 @@ impl ViewDescriptor {
         view_similarity(&self.features, &self.hash, &other.features, &other.hash)
     }
 
+    /// Heap bytes this descriptor holds outside its own struct (for memory reports).
+    pub fn heap_bytes(&self) -> usize {
+        self.features.capacity() * size_of::<i16>()
+    }
+
     /// The weighted, scaled blocks (for the index's contiguous storage).
     pub(crate) fn features(&self) -> &[i16] {
         &self.features

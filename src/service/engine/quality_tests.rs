@@ -464,7 +464,10 @@ fn a_large_index_splits_the_search_and_still_ranks_like_matching_every_file() {
             (format!("{file:05}"), vec![view])
         })
         .collect();
+    // 5,000 views × a two-view query is enough work to be split over two threads (when the machine
+    // has two cores).
     let mut index = VisualIndex::new();
+    index.set_search_threads(4);
     for (key, views) in &files {
         index.insert(key.clone(), views.clone());
     }
