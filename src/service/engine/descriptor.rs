@@ -1,22 +1,26 @@
 //! The visual descriptor of one view and its similarity score.
 //!
-//! A view is normalised first (see `normalise.rs`), then described by blocks that each catch
+//! A view is normalised first (see `normalise.rs`: ink map framed on the content's circle), then
+//! turned upright by its dominant edge direction modulo 90° (drawings are mostly horizontal and
+//! vertical edges, so a moderate rotation is undone), then described by blocks that each catch
 //! something different and fail differently:
 //!
 //! | block | what it sees | tolerates |
 //! |---|---|---|
-//! | edge-orientation grid | HOG on the ink map: 8×8 cells × 9 orientations | small rotations, line weight |
+//! | edge-orientation grid | HOG on the ink map: 8×8 cells × 9 orientations | line weight, fills, noise |
 //! | radial edges | edge orientation *relative to the centre*, in 4 rings | any rotation |
-//! | Zernike | magnitudes of Zernike moments up to order 10 of the ink map | any rotation |
+//! | Zernike | magnitudes of Zernike moments (order ≤ 10) of the edge map | any rotation, fills |
 //! | layout | an 8×8 grid of ink density | line weight, noise |
 //! | colour | hue and grey-level histogram of the ink | shape changes |
-//! | perceptual hash | 256-bit gradient hash of the normalised view | near-duplicates only |
+//! | perceptual hash | 256-bit gradient hash of the upright view | near-duplicates only |
 //!
 //! Each float block is power-normalised, centred (so that unrelated views score near 0, not near the
 //! shared mean of all histograms) and L2-normalised, then scaled by the square root of its weight and
 //! concatenated: the weighted sum of per-block cosines is one dot product, which is what makes
 //! [`super::VisualIndex`] a tight loop. The hash adds `weight × (1 − 2·hamming/256)`, so a hash match
 //! alone can never lift a visibly different image to a high score (the findimagedupes lesson).
+//! The weights were chosen on the synthetic parts of `sample_parts.rs` (worst-case margin between a
+//! transformed part and the best other part), keeping every block in play rather than fitting them.
 
 use std::sync::LazyLock;
 
@@ -57,9 +61,16 @@ const EDGE_GRID_LEN: usize = GRID_CELLS * GRID_CELLS * GRID_BINS;
 const RADIAL_LEN: usize = RADIAL_RINGS * RADIAL_BINS;
 const LAYOUT_LEN: usize = LAYOUT_CELLS * LAYOUT_CELLS;
 const COLOUR_LEN: usize = HUE_BINS + GREY_BINS;
-/// Length of the float part of a descriptor (blocks plus zero padding to a multiple of 8).
+/// Length of the feature part of a descriptor (blocks plus zero padding to a multiple of 16).
 pub const FEATURE_LEN: usize =
-    (EDGE_GRID_LEN + RADIAL_LEN + ZERNIKE_LEN + LAYOUT_LEN + COLOUR_LEN).div_ceil(8) * 8;
+    (EDGE_GRID_LEN + RADIAL_LEN + ZERNIKE_LEN + LAYOUT_LEN + COLOUR_LEN).div_ceil(16) * 16;
+/// Features are stored as 16-bit integers: `value × FEATURE_SCALE`, rounded. Every block is a
+/// vector of length √weight ≤ 0.5, so values fit, the rounding error (≈1e-5 on a score) is far below
+/// anything visible, memory and bandwidth are half of `f32`, and the integer dot product is exact:
+/// the index and the brute-force path agree to the bit whatever order they add in. By
+/// Cauchy–Schwarz any partial dot product of two valid descriptors is at most `FEATURE_SCALE²`
+/// (≈1.0e9), inside `i32`.
+const FEATURE_SCALE: f32 = 32_000.0;
 /// Side of the perceptual hash grid (bits = side²).
 const HASH_SIDE: u32 = 16;
 /// 64-bit words of the perceptual hash.
@@ -71,13 +82,13 @@ const STORED_VERSION: u8 = 1;
 /// First bytes of a stored descriptor.
 const STORED_MAGIC: &[u8; 3] = b"PLV";
 /// Stored length: magic, version, features, hash, checksum.
-const STORED_LEN: usize = STORED_MAGIC.len() + 1 + FEATURE_LEN * 4 + HASH_WORDS * 8 + 4;
+const STORED_LEN: usize = STORED_MAGIC.len() + 1 + FEATURE_LEN * 2 + HASH_WORDS * 8 + 4;
 
 /// The visual descriptor of one view (an image, or one rendered view of a model).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ViewDescriptor {
-    /// The weighted, normalised float blocks, [`FEATURE_LEN`] values.
-    features: Vec<f32>,
+    /// The weighted, normalised blocks, [`FEATURE_LEN`] values scaled by [`FEATURE_SCALE`].
+    features: Vec<i16>,
     /// The perceptual hash.
     hash: [u64; HASH_WORDS],
 }
@@ -111,14 +122,13 @@ impl ViewDescriptor {
         );
         push(layout(&small), WEIGHT_LAYOUT, true);
         push(colour_histogram(view), WEIGHT_COLOUR, false);
-        features.resize(FEATURE_LEN, 0.0);
         Self {
-            features,
+            features: quantise(&features),
             hash: perceptual_hash(&upright),
         }
     }
 
-    /// The descriptor as bytes, for storage: a magic and version byte, the floats and the hash
+    /// The descriptor as bytes, for storage: a magic and version byte, the features and the hash
     /// little-endian, and a checksum so that damage is detected rather than silently mis-ranked.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut bytes = Vec::with_capacity(STORED_LEN);
@@ -156,14 +166,27 @@ impl ViewDescriptor {
         if checksum != fnv1a(body).to_le_bytes() {
             return damaged("checksum mismatch".to_owned());
         }
-        let (float_bytes, hash_bytes) = rest.split_at(FEATURE_LEN * 4);
-        let mut features = Vec::with_capacity(FEATURE_LEN);
-        for chunk in float_bytes.chunks_exact(4) {
-            let value = f32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
-            if !value.is_finite() || value.abs() > 1.0 + 1e-4 {
-                return damaged(format!("feature value {value} out of range"));
+        let (feature_bytes, hash_bytes) = rest.split_at(FEATURE_LEN * 2);
+        let features: Vec<i16> = feature_bytes
+            .chunks_exact(2)
+            .map(|pair| i16::from_le_bytes([pair[0], pair[1]]))
+            .collect();
+        // Blocks longer than their weight allows would make scores meaningless (and could overflow
+        // the integer dot product): a valid checksum over invalid content is still damage.
+        let mut start = 0;
+        for (len, weight) in BLOCKS {
+            let squared: i64 = features[start..start + len]
+                .iter()
+                .map(|&value| i64::from(value) * i64::from(value))
+                .sum();
+            let allowed = f64::from(weight) * f64::from(FEATURE_SCALE).powi(2) * 1.001 + 1e4;
+            if squared as f64 > allowed {
+                return damaged(format!("block at {start} is too long"));
             }
-            features.push(value);
+            start += len;
+        }
+        if features[start..].iter().any(|&value| value != 0) {
+            return damaged("padding is not zero".to_owned());
         }
         let mut hash = [0_u64; HASH_WORDS];
         for (word, chunk) in hash.iter_mut().zip(hash_bytes.chunks_exact(8)) {
@@ -179,8 +202,13 @@ impl ViewDescriptor {
         view_similarity(&self.features, &self.hash, &other.features, &other.hash)
     }
 
-    /// The weighted float blocks (for the index's contiguous storage).
-    pub(crate) fn features(&self) -> &[f32] {
+    /// Heap bytes this descriptor holds outside its own struct (for memory reports).
+    pub fn heap_bytes(&self) -> usize {
+        self.features.capacity() * size_of::<i16>()
+    }
+
+    /// The weighted, scaled blocks (for the index's contiguous storage).
+    pub(crate) fn features(&self) -> &[i16] {
         &self.features
     }
 
@@ -193,7 +221,11 @@ impl ViewDescriptor {
     /// block by block, with `flipped_bits` hash bits inverted. For benchmarks that need many
     /// realistic, distinct descriptors without analysing as many images.
     pub fn perturbed(&self, noise: &[f32], amount: f32, flipped_bits: &[usize]) -> Self {
-        let mut features = self.features.clone();
+        let mut features: Vec<f32> = self
+            .features
+            .iter()
+            .map(|&value| f32::from(value) / FEATURE_SCALE)
+            .collect();
         if !noise.is_empty() {
             for (index, value) in features.iter_mut().enumerate() {
                 *value += amount * noise[index % noise.len()] * value.abs().max(0.02);
@@ -214,7 +246,10 @@ impl ViewDescriptor {
             let bit = bit % (HASH_WORDS * 64);
             hash[bit / 64] ^= 1 << (bit % 64);
         }
-        Self { features, hash }
+        Self {
+            features: quantise(&features),
+            hash,
+        }
     }
 }
 
@@ -230,9 +265,9 @@ const BLOCKS: [(usize, f32); 5] = [
 /// The similarity of two views from their parts: the one formula both the index and
 /// [`ViewDescriptor::similarity`] use, so that they agree to the last bit.
 pub(crate) fn view_similarity(
-    features: &[f32],
+    features: &[i16],
     hash: &[u64; HASH_WORDS],
-    other_features: &[f32],
+    other_features: &[i16],
     other_hash: &[u64; HASH_WORDS],
 ) -> f32 {
     if features.len() != other_features.len() {
@@ -244,33 +279,40 @@ pub(crate) fn view_similarity(
         .map(|(a, b)| (a ^ b).count_ones())
         .sum();
     let hash_agreement = 1.0 - 2.0 * differing as f32 / HASH_BITS;
-    (dot(features, other_features) + WEIGHT_HASH * hash_agreement).clamp(0.0, 1.0)
+    let features_agreement = dot(features, other_features) as f32 / (FEATURE_SCALE * FEATURE_SCALE);
+    (features_agreement + WEIGHT_HASH * hash_agreement).clamp(0.0, 1.0)
 }
 
-/// Dot product with eight independent accumulators (vectorises; the order of additions is fixed, so
-/// results are reproducible).
-pub(crate) fn dot(a: &[f32], b: &[f32]) -> f32 {
-    let mut lanes = [0.0_f32; 8];
-    let a_chunks = a.chunks_exact(8);
-    let b_chunks = b.chunks_exact(8);
-    let tail: f32 = a_chunks
+/// Integer dot product in sixteen independent lanes (the compiler turns this into SIMD multiply-add).
+/// Exact, so the result does not depend on the order of additions; wrapping only matters for
+/// descriptors `from_bytes` would have refused.
+pub(crate) fn dot(a: &[i16], b: &[i16]) -> i32 {
+    let mut lanes = [0_i32; 16];
+    let a_chunks = a.chunks_exact(16);
+    let b_chunks = b.chunks_exact(16);
+    let tail = a_chunks
         .remainder()
         .iter()
         .zip(b_chunks.remainder())
-        .map(|(x, y)| x * y)
-        .sum();
+        .fold(0_i32, |sum, (&x, &y)| {
+            sum.wrapping_add(i32::from(x) * i32::from(y))
+        });
     for (x, y) in a_chunks.zip(b_chunks) {
-        for lane in 0..8 {
-            lanes[lane] += x[lane] * y[lane];
+        for lane in 0..16 {
+            lanes[lane] = lanes[lane].wrapping_add(i32::from(x[lane]) * i32::from(y[lane]));
         }
     }
-    let paired = [
-        lanes[0] + lanes[4],
-        lanes[1] + lanes[5],
-        lanes[2] + lanes[6],
-        lanes[3] + lanes[7],
-    ];
-    (paired[0] + paired[2]) + (paired[1] + paired[3]) + tail
+    lanes.iter().fold(tail, |sum, &lane| sum.wrapping_add(lane))
+}
+
+/// Scales unit-weighted float features to the stored integers, padded to [`FEATURE_LEN`].
+fn quantise(features: &[f32]) -> Vec<i16> {
+    let mut stored: Vec<i16> = features
+        .iter()
+        .map(|&value| (value * FEATURE_SCALE).round().clamp(-32_767.0, 32_767.0) as i16)
+        .collect();
+    stored.resize(FEATURE_LEN, 0);
+    stored
 }
 
 /// Power-normalises (square root), optionally centres, L2-normalises and weights a block. A block

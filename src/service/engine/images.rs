@@ -3,7 +3,7 @@
 
 use std::io::Cursor;
 
-use image::{DynamicImage, ImageFormat, ImageReader, Limits, RgbImage};
+use image::{DynamicImage, ImageDecoder, ImageFormat, ImageReader, Limits, RgbImage};
 
 use super::{EngineError, LARGE_IMAGE_SIZE, THUMBNAIL_SIZE};
 
@@ -36,8 +36,25 @@ pub fn decode(extension: &str, bytes: &[u8]) -> Result<DynamicImage, EngineError
     reader.limits(limits);
     // Decoders for old formats (TIFF, GIF, BMP) have had panics on malformed input; an upload must
     // only ever fail, never take an indexing worker down with it.
-    let decoded = std::panic::catch_unwind(move || reader.decode())
-        .map_err(|_| undecodable("the decoder gave up on malformed content".to_owned()))?;
+    let decoded = std::panic::catch_unwind(move || -> image::ImageResult<DynamicImage> {
+        let mut decoder = reader.into_decoder()?;
+        // The pixel buffer is allocated from the header's claim: refuse a bomb before it is.
+        if decoder.total_bytes() > MAX_DECODED_BYTES {
+            return Err(image::ImageError::Limits(
+                image::error::LimitError::from_kind(
+                    image::error::LimitErrorKind::InsufficientMemory,
+                ),
+            ));
+        }
+        // Photos carry their camera orientation (EXIF); a part photographed sideways is upright here.
+        let orientation = decoder
+            .orientation()
+            .unwrap_or(image::metadata::Orientation::NoTransforms);
+        let mut image = DynamicImage::from_decoder(decoder)?;
+        image.apply_orientation(orientation);
+        Ok(image)
+    })
+    .map_err(|_| undecodable("the decoder gave up on malformed content".to_owned()))?;
     let image = decoded.map_err(|error| undecodable(error.to_string()))?;
     if image.width() == 0 || image.height() == 0 {
         return Err(undecodable("the image has no pixels".to_owned()));

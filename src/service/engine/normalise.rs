@@ -91,11 +91,19 @@ pub fn normalise(image: &DynamicImage) -> NormalisedView {
 fn border_colour(image: &RgbImage) -> [u8; 3] {
     let (width, height) = image.dimensions();
     let ring = 2.min(width).min(height);
+    let side_columns: Vec<u32> = (0..width)
+        .filter(|&x| x < ring || x + ring >= width)
+        .collect();
+    let all_columns: Vec<u32> = (0..width).collect();
     let mut channels: [Vec<u8>; 3] = Default::default();
-    for (x, y, pixel) in image.enumerate_pixels() {
-        let on_border = x < ring || y < ring || x + ring >= width || y + ring >= height;
-        if on_border {
-            for (values, value) in channels.iter_mut().zip(pixel.0) {
+    for y in 0..height {
+        let columns = if y < ring || y + ring >= height {
+            &all_columns
+        } else {
+            &side_columns
+        };
+        for &x in columns {
+            for (values, value) in channels.iter_mut().zip(image.get_pixel(x, y).0) {
                 values.push(value);
             }
         }
@@ -111,17 +119,22 @@ fn border_colour(image: &RgbImage) -> [u8; 3] {
 
 /// Ink weight of every pixel: its largest channel distance from the background, mapped to 0..1.
 fn ink_map(image: &RgbImage, background: [u8; 3]) -> Vec<f32> {
-    image
-        .pixels()
-        .map(|pixel| {
-            let distance = pixel
-                .0
-                .iter()
-                .zip(background)
-                .map(|(&value, back)| value.abs_diff(back))
-                .max()
-                .unwrap_or(0);
+    // One entry per possible distance, so the per-pixel work is three subtractions and a lookup.
+    let ink_of_distance: Vec<f32> = (0..=255_u8)
+        .map(|distance| {
             ((f32::from(distance) - INK_FLOOR) / (INK_FULL - INK_FLOOR)).clamp(0.0, 1.0)
+        })
+        .collect();
+    let [red, green, blue] = background;
+    image
+        .as_raw()
+        .chunks_exact(3)
+        .map(|pixel| {
+            let distance = pixel[0]
+                .abs_diff(red)
+                .max(pixel[1].abs_diff(green))
+                .max(pixel[2].abs_diff(blue));
+            ink_of_distance[usize::from(distance)]
         })
         .collect()
 }

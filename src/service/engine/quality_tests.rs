@@ -175,15 +175,22 @@ fn a_matching_hash_alone_does_not_make_a_different_picture_similar() {
     let body_len = bytes.len() - 4;
     let hash_start = body_len - 32;
     bytes[hash_start..body_len].copy_from_slice(&gear_bytes[hash_start..body_len]);
+    let bytes = with_fixed_checksum(bytes);
+    let spring_with_gear_hash = ViewDescriptor::from_bytes(&bytes).unwrap();
+    let score = gear.similarity(&spring_with_gear_hash);
+    assert!(score < 0.5, "score {score}");
+}
+
+/// Stored descriptor bytes with the checksum recomputed after an edit (FNV-1a, as stored).
+fn with_fixed_checksum(mut bytes: Vec<u8>) -> Vec<u8> {
+    let body_len = bytes.len() - 4;
     let checksum = bytes[..body_len]
         .iter()
         .fold(0x811c_9dc5_u32, |hash, &byte| {
             (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193)
         });
     bytes[body_len..].copy_from_slice(&checksum.to_le_bytes());
-    let spring_with_gear_hash = ViewDescriptor::from_bytes(&bytes).unwrap();
-    let score = gear.similarity(&spring_with_gear_hash);
-    assert!(score < 0.5, "score {score}");
+    bytes
 }
 
 #[test]
@@ -386,7 +393,88 @@ fn descriptors_round_trip_and_damage_is_detected() {
         assert!(ViewDescriptor::from_bytes(&damaged).is_err(), "byte {at}");
     }
     assert!(ViewDescriptor::from_bytes(&bytes[..bytes.len() - 1]).is_err());
+    // A valid checksum over impossible content (a feature far too large) is damage too.
+    let mut forged = bytes.clone();
+    forged[4..6].copy_from_slice(&i16::MAX.to_le_bytes());
+    forged[6..8].copy_from_slice(&i16::MAX.to_le_bytes());
+    assert!(ViewDescriptor::from_bytes(&with_fixed_checksum(forged)).is_err());
+    assert!(ViewDescriptor::from_bytes(&with_fixed_checksum(bytes.clone())).is_ok());
     assert!(ViewDescriptor::from_bytes(&[]).is_err());
     let deterministic = describe(&draw_part("hinge", &Pose::default(), 128).unwrap());
     assert_eq!(deterministic.to_bytes(), bytes);
+}
+
+#[test]
+fn a_sideways_photo_with_a_camera_orientation_is_described_upright() {
+    use image::ImageEncoder;
+    let upright = draw_part("l-bracket", &Pose::default(), 256).unwrap();
+    let sideways = image::imageops::rotate270(&upright);
+    // EXIF (little-endian TIFF) with one tag: Orientation = 6, "rotate 90° clockwise to display".
+    let exif: Vec<u8> = [
+        &b"II*\0"[..],
+        &8_u32.to_le_bytes(),
+        &1_u16.to_le_bytes(),
+        &0x0112_u16.to_le_bytes(),
+        &3_u16.to_le_bytes(),
+        &1_u32.to_le_bytes(),
+        &[6, 0, 0, 0],
+        &0_u32.to_le_bytes(),
+    ]
+    .concat();
+    let encode = |exif: Option<&[u8]>| {
+        let mut bytes = Vec::new();
+        let mut encoder = image::codecs::jpeg::JpegEncoder::new_with_quality(&mut bytes, 90);
+        if let Some(exif) = exif {
+            encoder.set_exif_metadata(exif.to_vec()).unwrap();
+        }
+        encoder
+            .write_image(
+                sideways.as_raw(),
+                sideways.width(),
+                sideways.height(),
+                image::ExtendedColorType::Rgb8,
+            )
+            .unwrap();
+        bytes
+    };
+    let reference = describe(&upright);
+    let with_orientation = analyze(".jpg", &encode(Some(&exif))).unwrap();
+    let without = analyze(".jpg", &encode(None)).unwrap();
+    let turned = with_orientation.views[0].similarity(&reference);
+    let sideways_score = without.views[0].similarity(&reference);
+    assert!(turned > 0.95, "{turned}");
+    assert!(
+        turned > sideways_score + 0.05,
+        "{turned} vs {sideways_score}"
+    );
+}
+
+#[test]
+fn a_large_index_splits_the_search_and_still_ranks_like_matching_every_file() {
+    let bases: Vec<ViewDescriptor> = PART_NAMES
+        .iter()
+        .map(|name| describe(&draw_part(name, &Pose::default(), 96).unwrap()))
+        .collect();
+    let noise: Vec<f32> = (0..997_u32)
+        .map(|i| ((i.wrapping_mul(2_654_435_761) >> 7) % 2001) as f32 / 1000.0 - 1.0)
+        .collect();
+    let files: Vec<(String, Vec<ViewDescriptor>)> = (0..5000_usize)
+        .map(|file| {
+            let view = bases[file % bases.len()].perturbed(&noise[file % 97..], 0.2, &[file % 256]);
+            (format!("{file:05}"), vec![view])
+        })
+        .collect();
+    // 5,000 views × a two-view query is enough work to be split over two threads (when the machine
+    // has two cores).
+    let mut index = VisualIndex::new();
+    index.set_search_threads(4);
+    for (key, views) in &files {
+        index.insert(key.clone(), views.clone());
+    }
+    for (parts, query) in [(3..4, &bases[3..4]), (5..7, &bases[5..7])] {
+        let expected = rank_by_matching_every_file(&files, query, |_| true, 40);
+        assert_eq!(index.rank(query, |_| true, 40), expected);
+        let best: usize = expected[0].0.parse().unwrap();
+        assert!(parts.contains(&(best % bases.len())), "{expected:?}");
+    }
 }
