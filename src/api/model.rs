@@ -140,14 +140,7 @@ impl FileMap {
 
     /// The name to show: the display name, else the last part of the stored name.
     pub fn title(&self) -> &str {
-        if !self.display_name.is_empty() {
-            &self.display_name
-        } else {
-            self.file_name
-                .rsplit(['/', '\\'])
-                .next()
-                .unwrap_or(&self.file_name)
-        }
+        title_of(&self.display_name, &self.file_name)
     }
 
     /// UIDs of the assembly parents, read from plain strings or from objects with a `UID` field.
@@ -158,6 +151,15 @@ impl FileMap {
     /// UIDs of the assembly children, read as for parents.
     pub fn assembly_child_uids(&self) -> Vec<FileUid> {
         relation_uids(&self.assembly_children)
+    }
+}
+
+/// The name to show for a record: its display name, else the last part of its stored name.
+pub fn title_of<'a>(display_name: &'a str, file_name: &'a str) -> &'a str {
+    if !display_name.is_empty() {
+        display_name
+    } else {
+        file_name.rsplit(['/', '\\']).next().unwrap_or(file_name)
     }
 }
 
@@ -415,14 +417,7 @@ impl SearchResultItem {
 
     /// The name to show.
     pub fn title(&self) -> &str {
-        if !self.display_name.is_empty() {
-            &self.display_name
-        } else {
-            self.file_name
-                .rsplit(['/', '\\'])
-                .next()
-                .unwrap_or(&self.file_name)
-        }
+        title_of(&self.display_name, &self.file_name)
     }
 
     /// The result's attributes from whichever surface carries them (`Attributes[]` first, then

@@ -420,11 +420,13 @@ async fn read_chunk(reader: &mut (dyn AsyncRead + Send + Unpin)) -> std::io::Res
 /// A stream of body chunks.
 type ChunkStream = futures_util::stream::BoxStream<'static, std::io::Result<bytes::Bytes>>;
 
-/// The raw bytes, chunk by chunk, with progress.
-fn raw_body(
+/// The file's chunks as they are read, each reported as progress (bytes read so far of `total`) and
+/// then turned into body bytes by `encode`.
+fn chunk_stream(
     reader: Box<dyn AsyncRead + Send + Unpin>,
     total: u64,
     progress: Option<ProgressFn>,
+    encode: fn(Vec<u8>) -> bytes::Bytes,
 ) -> ChunkStream {
     let stream = futures_util::stream::unfold((reader, 0u64), move |(mut reader, sent)| {
         let progress = progress.clone();
@@ -436,10 +438,7 @@ fn raw_body(
                     if let Some(progress) = &progress {
                         progress(sent, total);
                     }
-                    Some((
-                        Ok::<_, std::io::Error>(bytes::Bytes::from(chunk)),
-                        (reader, sent),
-                    ))
+                    Some((Ok(encode(chunk)), (reader, sent)))
                 }
                 Err(error) => Some((Err(error), (reader, sent))),
             }
@@ -448,41 +447,31 @@ fn raw_body(
     stream.take_while_ok()
 }
 
-/// `"` + base64 of each chunk + `"`, with progress counted in raw bytes.
+/// The raw bytes, chunk by chunk, with progress.
+fn raw_body(
+    reader: Box<dyn AsyncRead + Send + Unpin>,
+    total: u64,
+    progress: Option<ProgressFn>,
+) -> ChunkStream {
+    chunk_stream(reader, total, progress, bytes::Bytes::from)
+}
+
+/// `"` + base64 of each chunk + `"`, with progress counted in raw bytes. Chunks are a multiple of 3
+/// bytes, so the base64 pieces join without padding in between.
 fn base64_string_body(
     reader: Box<dyn AsyncRead + Send + Unpin>,
     total: u64,
     progress: Option<ProgressFn>,
 ) -> ChunkStream {
-    let open_quote = futures_util::stream::once(async {
-        Ok::<_, std::io::Error>(bytes::Bytes::from_static(b"\""))
+    let quote = || {
+        futures_util::stream::once(async {
+            Ok::<_, std::io::Error>(bytes::Bytes::from_static(b"\""))
+        })
+    };
+    let content = chunk_stream(reader, total, progress, |chunk| {
+        bytes::Bytes::from(base64_encode(&chunk))
     });
-    let close_quote = futures_util::stream::once(async {
-        Ok::<_, std::io::Error>(bytes::Bytes::from_static(b"\""))
-    });
-    let content = futures_util::stream::unfold((reader, 0u64), move |(mut reader, sent)| {
-        let progress = progress.clone();
-        async move {
-            match read_chunk(reader.as_mut()).await {
-                Ok(chunk) if chunk.is_empty() => None,
-                Ok(chunk) => {
-                    let sent = sent + chunk.len() as u64;
-                    if let Some(progress) = &progress {
-                        progress(sent, total);
-                    }
-                    Some((
-                        Ok(bytes::Bytes::from(base64_encode(&chunk))),
-                        (reader, sent),
-                    ))
-                }
-                Err(error) => Some((Err(error), (reader, sent))),
-            }
-        }
-    });
-    open_quote
-        .chain(content.take_while_ok())
-        .chain(close_quote)
-        .boxed()
+    quote().chain(content).chain(quote()).boxed()
 }
 
 /// Ends a stream after its first error (the error is still passed on, so the request fails).
