@@ -46,6 +46,24 @@ async fn delete_follows_the_permission_matrix() {
     let refused = delete(&ann, &database_file).await;
     refused.expect(403);
     assert_eq!(refused.text(), "false");
+    // Nor by overwriting it as a search input through `uid=` (which would let them delete it, and
+    // takes it out of the database): 403, and it stays a database file.
+    for session in [&ann, &bob] {
+        let refused = session
+            .put_binary(
+                &format!("/api/FileBinary?file=.png&uid={database_file}"),
+                png(Shape::Disc, 9),
+            )
+            .await;
+        refused.expect(403);
+        assert_eq!(refused.text(), "false");
+    }
+    let record = ann
+        .get(&format!("/api/File?fileUID={database_file}"))
+        .await
+        .json();
+    assert_eq!(record["FileName"], "Parts/disc.png");
+    delete(&ann, &database_file).await.expect(403);
     ann.get(&format!("/api/File?fileUID={anns_input}"))
         .await
         .expect(200);

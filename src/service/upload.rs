@@ -6,7 +6,8 @@
 //!   in place, keeping its UID; `false` refuses the upload with 400 and a message saying so.
 //! - `uid` of an existing file of the caller's company overwrites it (a UID used by another company is
 //!   refused with 400). Overwriting another user's search input needs an admin (403 otherwise);
-//!   database files may be uploaded and replaced by every user of the company.
+//!   database files may be uploaded and replaced by every user of the company, but only an admin may
+//!   overwrite one with a search input (that takes it out of the database, like a delete: 403).
 //! - A replaced file keeps its attributes unless the upload sends `attributes`.
 //! - `indexAsync` is honoured for search inputs only; database files are indexed during the call.
 //! - Content that cannot be decoded still gets its UID; its status is then 422 `failed`.
@@ -224,6 +225,16 @@ pub async fn store_and_index(
                 if existing.is_search_input && !may_delete(&caller, &existing) {
                     return Err(ServiceError::Forbidden(
                         "only an admin may overwrite another user's search input".into(),
+                    ));
+                }
+                // Turning a database file into a search input takes it out of the database (and
+                // lets its owner delete it): that is a delete, which needs an admin.
+                let becomes_search_input =
+                    matches!(params.target, UploadTarget::SearchInput { .. });
+                if !existing.is_search_input && becomes_search_input && !caller.admin {
+                    return Err(ServiceError::Forbidden(
+                        "only an admin may overwrite a company-database file with a search input"
+                            .into(),
                     ));
                 }
             }
