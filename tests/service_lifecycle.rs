@@ -508,3 +508,64 @@ async fn the_binary_serves_and_manages_users() {
     assert_eq!(attributes.status(), 200);
     drop(server);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn attributes_sent_while_their_file_is_deleted_are_a_404_not_a_500() {
+    let service = TestService::start().await;
+    let admin = service.session("admin").await;
+    let ann = service.session("ann").await;
+    let uid = ann
+        .upload_database_file("Race/part.png", png(Shape::Disc, 20), &[])
+        .await;
+    // The body comes in two parts; the file is deleted after the first (the service has found the
+    // file by then) and before the second.
+    let (first_sent, first_was_sent) = tokio::sync::oneshot::channel::<()>();
+    let (release, released) = tokio::sync::oneshot::channel::<()>();
+    let parts = futures_util::stream::unfold(
+        (0, Some(first_sent), Some(released)),
+        |(step, mut first_sent, mut released)| async move {
+            let chunk = match step {
+                0 => "\"[\\\"material=",
+                1 => {
+                    if let Some(signal) = first_sent.take() {
+                        signal.send(()).unwrap();
+                    }
+                    if let Some(wait) = released.take() {
+                        wait.await.unwrap();
+                    }
+                    "steel\\\"]\""
+                }
+                _ => return None,
+            };
+            Some((
+                Ok::<_, std::io::Error>(bytes::Bytes::from_static(chunk.as_bytes())),
+                (step + 1, first_sent, released),
+            ))
+        },
+    );
+    let put = {
+        let ann = ann.clone();
+        let path = format!("/api/FileAttributes?fileUID={uid}");
+        tokio::spawn(async move {
+            ann.send(
+                reqwest::Method::PUT,
+                &path,
+                Some("application/json"),
+                Some(reqwest::Body::wrap_stream(parts)),
+            )
+            .await
+        })
+    };
+    first_was_sent.await.unwrap();
+    admin
+        .delete(&format!("/api/File?fileUID={uid}"))
+        .await
+        .expect(200);
+    release.send(()).unwrap();
+    let reply = put.await.unwrap();
+    reply.expect(404);
+    assert_eq!(reply.json()["status"], 404);
+    ann.get(&format!("/api/File?fileUID={uid}"))
+        .await
+        .expect(404);
+}
