@@ -1,6 +1,7 @@
 //! The local service as a server that keeps data: who may delete what, what another company sees,
-//! a restart with everything intact, an asynchronous job that survives a restart, and the
-//! `partlens-service` binary as scripts run it.
+//! a restart with everything intact, an asynchronous job that survives a restart, the
+//! `partlens-service` binary as scripts run it, and many clients at once (concurrent uploads and
+//! searches, deletes racing uploads and indexing, attributes changed while searches run).
 
 // Helpers outside #[test] functions unwrap too: a failure is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -11,7 +12,9 @@ use std::io::{BufRead as _, Write as _};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use partlens::api::encoding::{double_encoded_strings, password_digest};
+use partlens::api::encoding::{
+    QueryString, base64_file_body, double_encoded_strings, password_digest, search_files_body,
+};
 use service_support::{Shape, TestService, png, wait_until};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -568,4 +571,211 @@ async fn attributes_sent_while_their_file_is_deleted_are_a_404_not_a_500() {
     ann.get(&format!("/api/File?fileUID={uid}"))
         .await
         .expect(404);
+}
+
+/// One request of the load test: what it was, and the reply.
+type Outcome = (&'static str, service_support::Reply);
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn forty_concurrent_uploads_and_searches_all_succeed() {
+    let service = TestService::start().await;
+    let ann = service.session("ann").await;
+    let bob = service.session("bob").await;
+    let seed = ann
+        .upload_database_file("Load/seed.png", png(Shape::Disc, 60), &[("batch", "load")])
+        .await;
+    let shapes = [
+        Shape::Disc,
+        Shape::HorizontalBar,
+        Shape::VerticalBar,
+        Shape::Bracket,
+    ];
+    let mut requests = tokio::task::JoinSet::new();
+    for n in 0..40u32 {
+        let session = if n % 2 == 0 { ann.clone() } else { bob.clone() };
+        let seed = seed.clone();
+        let picture = png(shapes[(n % 4) as usize], 100 + n);
+        requests.spawn(async move {
+            let outcome: Outcome = match n % 5 {
+                0 => {
+                    let mut query = QueryString::new();
+                    query
+                        .push("file", format!("Load/part-{n}.png"))
+                        .push("isSearchInput", "false")
+                        .push("attributes", "batch=load");
+                    (
+                        "database upload",
+                        session
+                            .put_binary(&format!("/api/FileBinary?{query}"), picture)
+                            .await,
+                    )
+                }
+                1 => (
+                    "synchronous search input",
+                    session
+                        .put_json("/api/File?file=.png", base64_file_body(&picture))
+                        .await,
+                ),
+                2 => (
+                    "asynchronous search input",
+                    session
+                        .put_binary("/api/FileBinary?file=.png&indexAsync=true", picture)
+                        .await,
+                ),
+                3 => (
+                    "single-call search",
+                    session
+                        .put_json(
+                            "/api/Search?fileExtension=.png",
+                            search_files_body(&[picture]),
+                        )
+                        .await,
+                ),
+                _ => (
+                    "search by input and text",
+                    session
+                        .search(&format!("fileUID={seed}&FT=batch=[load]"))
+                        .await,
+                ),
+            };
+            outcome
+        });
+    }
+    let mut uploaded = Vec::new();
+    let mut asynchronous = Vec::new();
+    while let Some(done) = requests.join_next().await {
+        let (what, reply) = done.unwrap();
+        assert_eq!(reply.status, 200, "{what}: {}", reply.text());
+        match what {
+            "database upload" => uploaded.push(reply.string()),
+            "asynchronous search input" => asynchronous.push(reply.string()),
+            "synchronous search input" => {
+                let uid = reply.string();
+                ann.get(&format!("/api/FileStatus?fileUID={uid}"))
+                    .await
+                    .expect(200);
+            }
+            "single-call search" | "search by input and text" => {
+                assert!(reply.json()["ResultsList"].is_array(), "{what}");
+            }
+            _ => unreachable!(),
+        }
+    }
+    assert_eq!((uploaded.len(), asynchronous.len()), (8, 8));
+    for uid in &asynchronous {
+        wait_until(
+            Duration::from_secs(120),
+            "an async upload to finish",
+            || {
+                let ann = ann.clone();
+                let path = format!("/api/FileStatus?fileUID={uid}");
+                async move { (ann.get(&path).await.status == 200).then_some(()) }
+            },
+        )
+        .await;
+    }
+    // Every database file is there once, with its attributes, and searchable.
+    let mut found = ann.search_uids("FT=batch=[load]").await;
+    found.sort();
+    uploaded.push(seed);
+    uploaded.sort();
+    assert_eq!(found, uploaded);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deletes_racing_uploads_and_indexing_leave_nothing_behind() {
+    let service = TestService::start().await;
+    let ann = service.session("ann").await;
+    let admin = service.session("admin").await;
+    let mut races = tokio::task::JoinSet::new();
+    for n in 0..12u32 {
+        let (ann, admin) = (ann.clone(), admin.clone());
+        races.spawn(async move {
+            let uid = uuid::Uuid::new_v4().to_string();
+            let picture = png(Shape::Bracket, 200 + n);
+            // Even: an async search input deleted by its owner while queued or being indexed.
+            // Odd: a database file (indexed during the call) deleted by an admin meanwhile.
+            let (upload_path, deleter) = if n % 2 == 0 {
+                (
+                    format!("/api/FileBinary?file=.png&indexAsync=true&uid={uid}"),
+                    ann.clone(),
+                )
+            } else {
+                (
+                    format!(
+                        "/api/FileBinary?file=Race%2Fpart-{n}.png&isSearchInput=false&uid={uid}"
+                    ),
+                    admin,
+                )
+            };
+            let delete_path = format!("/api/File?fileUID={uid}");
+            let (uploaded, deleted) = tokio::join!(ann.put_binary(&upload_path, picture), async {
+                // Keep deleting until the file existed and is gone (the upload may not have
+                // created it yet).
+                loop {
+                    let reply = deleter.delete(&delete_path).await;
+                    if reply.status != 404 {
+                        return reply;
+                    }
+                    tokio::task::yield_now().await;
+                }
+            });
+            (uid, uploaded, deleted)
+        });
+    }
+    while let Some(done) = races.join_next().await {
+        let (uid, uploaded, deleted) = done.unwrap();
+        // The upload either finished first (200) or saw its file deleted under it (404).
+        assert!(
+            [200, 404].contains(&uploaded.status.as_u16()),
+            "upload: {} {}",
+            uploaded.status,
+            uploaded.text()
+        );
+        deleted.expect(200);
+        assert_eq!(deleted.text(), "true");
+        ann.get(&format!("/api/FileStatus?fileUID={uid}"))
+            .await
+            .expect(404);
+        ann.get(&format!("/api/File?fileUID={uid}"))
+            .await
+            .expect(404);
+    }
+    // Once the queue is empty, no bytes or images of a deleted file are left, and search has none.
+    let database = service.dir.path().join("partlens.sqlite3");
+    wait_until(
+        Duration::from_secs(60),
+        "the indexing queue to empty",
+        || {
+            let database = database.clone();
+            async move {
+                let connection = rusqlite::Connection::open(database).unwrap();
+                let (jobs, files): (i64, i64) = connection
+                    .query_row(
+                        "SELECT (SELECT count(*) FROM jobs), (SELECT count(*) FROM files)",
+                        [],
+                        |row| Ok((row.get(0)?, row.get(1)?)),
+                    )
+                    .unwrap();
+                (jobs == 0 && files == 0).then_some(())
+            }
+        },
+    )
+    .await;
+    for folder in ["files", "images", "tmp"] {
+        let left: Vec<_> = std::fs::read_dir(service.dir.path().join(folder))
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name())
+            .collect();
+        assert!(left.is_empty(), "{folder}: {left:?}");
+    }
+    assert!(admin.search_uids("").await.is_empty());
+    let probe = ann
+        .upload_search_input(".png", &png(Shape::Bracket, 250), false)
+        .await;
+    assert!(
+        ann.search_uids(&format!("fileUID={probe}"))
+            .await
+            .is_empty()
+    );
 }
