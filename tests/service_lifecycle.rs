@@ -779,3 +779,61 @@ async fn deletes_racing_uploads_and_indexing_leave_nothing_behind() {
             .is_empty()
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn attributes_replaced_while_searches_run_give_consistent_results() {
+    let service = TestService::start().await;
+    let ann = service.session("ann").await;
+    let uid = ann
+        .upload_database_file(
+            "Swap/part.png",
+            png(Shape::Disc, 70),
+            &[("swap_material", "steel")],
+        )
+        .await;
+    let input = ann
+        .upload_search_input(".png", &png(Shape::Disc, 71), false)
+        .await;
+    let writer = {
+        let ann = ann.clone();
+        let path = format!("/api/FileAttributes?fileUID={uid}");
+        tokio::spawn(async move {
+            for round in 0..40 {
+                let material = if round % 2 == 0 { "brass" } else { "steel" };
+                ann.put_json(
+                    &path,
+                    double_encoded_strings(&[format!("swap_material={material}")]),
+                )
+                .await
+                .expect(200);
+            }
+        })
+    };
+    let mut searches = 0;
+    while !writer.is_finished() || searches < 10 {
+        searches += 1;
+        for filter in [
+            "FT=swap_material=[steel]".to_owned(),
+            format!("fileUID={input}&FT=swap_material=[steel]"),
+        ] {
+            let reply = ann.search(&filter).await;
+            reply.expect(200);
+            let body = reply.json();
+            let results = body["ResultsList"].as_array().unwrap();
+            assert_eq!(
+                body["TotalResults"].as_u64().unwrap() as usize,
+                results.len(),
+                "{filter}: {body}"
+            );
+            // A file found by the filter shows the attributes it was found by.
+            for item in results {
+                assert_eq!(
+                    item["ShapeResult"]["Attributes"],
+                    serde_json::json!(["swap_material=steel"]),
+                    "{filter}"
+                );
+            }
+        }
+    }
+    writer.await.unwrap();
+}
