@@ -712,11 +712,16 @@ async fn deletes_racing_uploads_and_indexing_leave_nothing_behind() {
             let (uploaded, deleted) = tokio::join!(ann.put_binary(&upload_path, picture), async {
                 // Keep deleting until the file existed and is gone (the upload may not have
                 // created it yet).
+                let started = tokio::time::Instant::now();
                 loop {
                     let reply = deleter.delete(&delete_path).await;
                     if reply.status != 404 {
                         return reply;
                     }
+                    assert!(
+                        started.elapsed() < Duration::from_secs(60),
+                        "the uploaded file never appeared"
+                    );
                     tokio::task::yield_now().await;
                 }
             });
