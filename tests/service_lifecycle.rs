@@ -398,6 +398,20 @@ impl Drop for Child {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_binary_serves_and_manages_users() {
     let binary = env!("CARGO_BIN_EXE_partlens-service");
+    // --help describes the service and how to start it, not the package.
+    for flag in ["--help", "-h"] {
+        let help = Command::new(binary).arg(flag).output().unwrap();
+        assert!(help.status.success());
+        let text = String::from_utf8_lossy(&help.stdout);
+        for phrase in [
+            "local File Indexing and Search Service",
+            "user add",
+            "serve --addr",
+        ] {
+            assert!(text.contains(phrase), "{flag} lacks {phrase:?}: {text}");
+        }
+        assert!(!text.contains("Desktop client"), "{flag}: {text}");
+    }
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
     let mut add = Command::new(binary)
