@@ -12,6 +12,8 @@ use std::io::{BufRead as _, Write as _};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use futures_util::StreamExt as _;
+
 use partlens::api::encoding::{
     QueryString, base64_file_body, double_encoded_strings, password_digest, search_files_body,
 };
@@ -395,6 +397,38 @@ impl Drop for Child {
     }
 }
 
+/// Starts `partlens-service serve` on 127.0.0.1:0 over `data` (with `extra` serve options) and
+/// returns it with its base URL, read from its first line.
+async fn serve_binary(data: &std::path::Path, extra: &[&str]) -> (Child, String) {
+    let mut server = Child(
+        Command::new(env!("CARGO_BIN_EXE_partlens-service"))
+            .arg("--data")
+            .arg(data)
+            .args(["serve", "--addr", "127.0.0.1:0"])
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let stdout = server.0.stdout.take().unwrap();
+    let first_line = tokio::task::spawn_blocking(move || {
+        let mut line = String::new();
+        std::io::BufReader::new(stdout)
+            .read_line(&mut line)
+            .unwrap();
+        line
+    })
+    .await
+    .unwrap();
+    let base = first_line
+        .trim_end()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("first line: {first_line:?}"))
+        .to_owned();
+    (server, base)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_binary_serves_and_manages_users() {
     let binary = env!("CARGO_BIN_EXE_partlens-service");
@@ -467,35 +501,7 @@ async fn the_binary_serves_and_manages_users() {
     let message = String::from_utf8_lossy(&refused.stderr);
     assert!(message.contains("another company"), "{message}");
 
-    let mut server = Child(
-        Command::new(binary)
-            .args([
-                "--data",
-                data.to_str().unwrap(),
-                "serve",
-                "--addr",
-                "127.0.0.1:0",
-            ])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    let stdout = server.0.stdout.take().unwrap();
-    let first_line = tokio::task::spawn_blocking(move || {
-        let mut line = String::new();
-        std::io::BufReader::new(stdout)
-            .read_line(&mut line)
-            .unwrap();
-        line
-    })
-    .await
-    .unwrap();
-    let base = first_line
-        .trim_end()
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("first line: {first_line:?}"))
-        .to_owned();
+    let (server, base) = serve_binary(&data, &[]).await;
     let port: u16 = base
         .strip_prefix("http://127.0.0.1:")
         .unwrap()
@@ -855,4 +861,97 @@ async fn attributes_replaced_while_searches_run_give_consistent_results() {
         }
     }
     writer.await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_service_shows_no_half_upload_and_finishes_its_queue_after_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    partlens::service::admin::add_user(&data, "Acme", "ann", service_support::PASSWORD, false)
+        .unwrap();
+    // No workers: the async uploads stay queued until the kill.
+    let (mut server, base) = serve_binary(&data, &["--index-workers", "0"]).await;
+    let ann = service_support::Session::login(&base, "ann").await;
+    let stored = ann
+        .upload_database_file("Crash/whole.png", png(Shape::Disc, 80), &[])
+        .await;
+    let queued = [
+        ann.upload_search_input(".png", &png(Shape::Disc, 81), true)
+            .await,
+        ann.upload_search_input(".png", &png(Shape::Bracket, 82), true)
+            .await,
+    ];
+    ann.get(&format!("/api/FileStatus?fileUID={}", queued[0]))
+        .await
+        .expect(204);
+    // An upload whose body stops half-way: its first part reaches the service, the rest never does.
+    let half = png(Shape::HorizontalBar, 83);
+    let first_part = bytes::Bytes::copy_from_slice(&half[..half.len() / 2]);
+    let body = futures_util::stream::once(async move { Ok::<_, std::io::Error>(first_part) })
+        .chain(futures_util::stream::pending());
+    let stalled = {
+        let ann = ann.clone();
+        tokio::spawn(async move {
+            ann.http
+                .put(format!(
+                    "{}/api/FileBinary?file=Crash%2Fhalf.png&isSearchInput=false",
+                    ann.base
+                ))
+                .bearer_auth(ann.token.as_deref().unwrap())
+                .header("Content-Type", "application/octet-stream")
+                .header("Content-Length", half.len().to_string())
+                .body(reqwest::Body::wrap_stream(body))
+                .send()
+                .await
+        })
+    };
+    let tmp = data.join("tmp");
+    wait_until(
+        Duration::from_secs(30),
+        "the half upload to reach tmp/",
+        || {
+            let tmp = tmp.clone();
+            async move {
+                std::fs::read_dir(&tmp)
+                    .unwrap()
+                    .any(|entry| entry.unwrap().metadata().unwrap().len() > 0)
+                    .then_some(())
+            }
+        },
+    )
+    .await;
+
+    // SIGKILL: no graceful shutdown, no cleanup.
+    server.0.kill().unwrap();
+    server.0.wait().unwrap();
+    assert!(
+        stalled.await.unwrap().is_err(),
+        "the stalled upload cannot succeed"
+    );
+    drop(server);
+
+    let (_server, base) = serve_binary(&data, &[]).await;
+    let ann = service_support::Session { base, ..ann };
+    // Nothing of the half upload: no record, no bytes, no leftovers in tmp/.
+    ann.get("/api/File?fileName=Crash%2Fhalf.png")
+        .await
+        .expect(404);
+    assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 0);
+    assert_eq!(std::fs::read_dir(data.join("files")).unwrap().count(), 3);
+    ann.get(&format!("/api/File?fileUID={stored}"))
+        .await
+        .expect(200);
+    // The queued jobs run to completion and their inputs find the stored file.
+    for uid in &queued {
+        wait_until(Duration::from_secs(60), "a queued job to finish", || {
+            let ann = ann.clone();
+            let path = format!("/api/FileStatus?fileUID={uid}");
+            async move { (ann.get(&path).await.status == 200).then_some(()) }
+        })
+        .await;
+    }
+    assert_eq!(
+        ann.search_uids(&format!("fileUID={}", queued[0])).await,
+        vec![stored]
+    );
 }
