@@ -454,6 +454,98 @@ async fn binary_uploads_enforce_the_limits() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_endpoint_with_a_body_refuses_an_oversized_one() {
+    let service = TestService::start_with(|config| config.max_body_bytes = 64 * 1024).await;
+    let ann = service.session("ann").await;
+    let uid = ann
+        .upload_database_file("Limits/part.png", png(Shape::Disc, 90), &[])
+        .await;
+    // Valid bodies of each kind, just too big: a JSON string of 100 KiB.
+    let too_big = json_string_body(&"A".repeat(100 * 1024));
+    let attributes_too_big = double_encoded_strings(&[format!("note={}", "n".repeat(100 * 1024))]);
+    let endpoints = [
+        ("/api/File?file=.png".to_owned(), too_big.clone()),
+        ("/api/FileBinary?file=.png".to_owned(), too_big.clone()),
+        (
+            "/api/FileBinaryDirect?file=.png".to_owned(),
+            too_big.clone(),
+        ),
+        (
+            format!("/api/FileAttributes?fileUID={uid}"),
+            attributes_too_big.clone(),
+        ),
+        (
+            format!("/api/ExtractedAttributeFeedback?fileUID={uid}"),
+            json_string_body(&format!("a={}", "b".repeat(100 * 1024))),
+        ),
+        (
+            "/api/Search?fileExtension=.png".to_owned(),
+            search_files_body(&[vec![7u8; 80 * 1024]]),
+        ),
+    ];
+    for (path, body) in &endpoints {
+        // Declared with Content-Length, and streamed without one.
+        let declared = ann.put_json(path, body.clone()).await;
+        declared.expect(413);
+        assert_eq!(
+            declared.header("connection").as_deref(),
+            Some("close"),
+            "{path}"
+        );
+        let chunks: Vec<Result<Vec<u8>, std::io::Error>> = body
+            .as_bytes()
+            .chunks(8 * 1024)
+            .map(|chunk| Ok(chunk.to_vec()))
+            .collect();
+        let streamed = ann
+            .send(
+                Method::PUT,
+                path,
+                Some("application/json"),
+                Some(reqwest::Body::wrap_stream(futures_util::stream::iter(
+                    chunks,
+                ))),
+            )
+            .await;
+        assert_eq!(streamed.status, 413, "{path} streamed: {}", streamed.text());
+    }
+    // The token form has its own small limit.
+    let form = format!(
+        "grant_type=password&client_id=partlens&username=ann&password={}",
+        "0".repeat(20 * 1024)
+    );
+    let reply = reqwest::Client::new()
+        .post(service.url("/api/Token"))
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .body(form)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(reply.status(), 413);
+    // The file and its attributes are as they were.
+    let record = ann.get(&format!("/api/File?fileUID={uid}")).await.json();
+    assert_eq!(record["Attributes"], serde_json::json!([]));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn attribute_lists_have_their_own_body_limit() {
+    let service = TestService::start().await;
+    let ann = service.session("ann").await;
+    let uid = ann
+        .upload_database_file("Limits/part.png", png(Shape::Disc, 91), &[])
+        .await;
+    // Far below the upload limit, far above any real attribute list: refused without being kept.
+    let long = double_encoded_strings(&[format!("note={}", "n".repeat(2 * 1024 * 1024))]);
+    ann.put_json(&format!("/api/FileAttributes?fileUID={uid}"), long)
+        .await
+        .expect(413);
+    let normal = double_encoded_strings(&[format!("note={}", "n".repeat(64 * 1024))]);
+    ann.put_json(&format!("/api/FileAttributes?fileUID={uid}"), normal)
+        .await
+        .expect(200);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn binary_direct_returns_the_indexed_record_and_formats_are_indexed() {
     let service = TestService::start().await;
     let ann = service.session("ann").await;

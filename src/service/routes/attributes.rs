@@ -18,6 +18,10 @@ use crate::service::state::AppState;
 use crate::service::store::accounts::Caller;
 use crate::service::store::{attributes, files};
 
+/// Largest `PUT /api/FileAttributes` body read (or the service's body limit, when that is smaller):
+/// an attribute list is text, and is read whole.
+pub const MAX_ATTRIBUTES_BODY_BYTES: u64 = 1024 * 1024;
+
 /// The attribute names (with units) used by the caller's company, each with its stable ID.
 pub async fn company_attributes(
     caller: Caller,
@@ -80,7 +84,8 @@ pub async fn set_attributes(
 ) -> Result<Response, ServiceError> {
     let delete_existing = bool_param(&query, "deleteExisting", true)?;
     let uid = resolve_file(&state, &caller, &query).await?;
-    let body = read_limited(body, &headers, state.config.max_body_bytes).await?;
+    let limit = MAX_ATTRIBUTES_BODY_BYTES.min(state.config.max_body_bytes);
+    let body = read_limited(body, &headers, limit).await?;
     let texts = decode_double_encoded_strings(&body)
         .map_err(|error| ServiceError::BadRequest(error.to_string()))?;
     let parsed = texts
