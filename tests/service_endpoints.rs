@@ -124,6 +124,24 @@ async fn token_is_issued_for_the_password_grant_and_refused_otherwise() {
         .await
         .unwrap();
     assert_eq!(reply.token_type.as_deref(), Some("bearer"));
+
+    // At rest the data directory holds neither a token nor the password or its digest.
+    let token = service.session("ann").await.token.unwrap();
+    let mut stored = Vec::new();
+    for entry in std::fs::read_dir(service.dir.path()).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_file() {
+            stored.extend(std::fs::read(path).unwrap());
+        }
+    }
+    let stored = String::from_utf8_lossy(&stored).to_lowercase();
+    assert!(stored.contains("$argon2"), "the store was not read");
+    for secret in [token.as_str(), digest.as_str(), PASSWORD] {
+        assert!(
+            !stored.contains(&secret.to_lowercase()),
+            "{secret} is stored"
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
