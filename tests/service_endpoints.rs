@@ -564,6 +564,87 @@ async fn attribute_lists_have_their_own_body_limit() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_optional_parameters_of_uploads_and_records_are_accepted() {
+    let service = TestService::start().await;
+    let ann = service.session("ann").await;
+    let picture = png(Shape::Disc, 95);
+    let mut gzipped = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    std::io::Write::write_all(&mut gzipped, &picture).unwrap();
+    let gzipped = gzipped.finish().unwrap();
+    // isGZipCompressed: the bytes are unpacked before they are stored and indexed, on both bodies.
+    let binary = ann
+        .put_binary(
+            "/api/FileBinary?file=Gz%2Fdisc.png&isSearchInput=false&isGZipCompressed=true",
+            gzipped.clone(),
+        )
+        .await;
+    binary.expect(200);
+    let uid = binary.string();
+    let record = ann.get(&format!("/api/File?fileUID={uid}")).await.json();
+    assert_eq!(record["IndexingFinished"], true);
+    assert_eq!(record["HasThumbnail"], true);
+    let stored = std::fs::read(service.dir.path().join("files").join(&uid)).unwrap();
+    assert_eq!(stored, picture);
+    let input = ann
+        .put_json(
+            "/api/File?file=.png&isGZipCompressed=true&callbackParam=job-7&indexAssemblyComponents=true&accountName=acme",
+            json_string_body(&base64_encode(&gzipped)),
+        )
+        .await;
+    input.expect(200);
+    ann.get(&format!("/api/FileStatus?fileUID={}", input.string()))
+        .await
+        .expect(200);
+    // Bytes that are not gzip, although the upload says so: 400.
+    let refused = ann
+        .put_binary(
+            "/api/FileBinary?file=.png&isGZipCompressed=true",
+            picture.clone(),
+        )
+        .await;
+    refused.expect(400);
+    assert!(refused.text().contains("gzip"), "{}", refused.text());
+    // GET /api/File takes its optional parameters.
+    let detailed = ann
+        .get(&format!(
+            "/api/File?fileUID={uid}&includeShapelets=true&lgFileNumber=2&includeShapes=false&accountName=acme"
+        ))
+        .await;
+    detailed.expect(200);
+    assert_eq!(detailed.json()["UID"], uid.as_str());
+    // PUT /api/FileBinaryDirect takes its own.
+    let direct = ann
+        .put_binary(
+            "/api/FileBinaryDirect?file=.png&includeShapelets=true&lgFileNumber=1&includeShapes=false",
+            picture.clone(),
+        )
+        .await;
+    direct.expect(200);
+    assert_eq!(direct.json()["IndexingFinished"], true);
+    // overwriteFile=true replaces the file at the same path in place.
+    let replaced = ann
+        .put_binary(
+            "/api/FileBinary?file=gz%2FDISC.png&isSearchInput=false&overwriteFile=true",
+            png(Shape::Bracket, 96),
+        )
+        .await;
+    replaced.expect(200);
+    assert_eq!(replaced.string(), uid);
+    // DELETE /api/File takes accountName.
+    let deleted = ann
+        .delete(&format!(
+            "/api/File?fileUID={}&accountName=acme",
+            input.string()
+        ))
+        .await;
+    deleted.expect(200);
+    // GET /api/Version needs no token.
+    let version = service.anonymous(None).get("/api/Version").await;
+    version.expect(200);
+    assert!(version.json()["apiVersion"].is_string());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn binary_direct_returns_the_indexed_record_and_formats_are_indexed() {
     let service = TestService::start().await;
     let ann = service.session("ann").await;
