@@ -955,3 +955,48 @@ async fn a_killed_service_shows_no_half_upload_and_finishes_its_queue_after_a_re
         vec![stored]
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_delete_whose_bytes_cannot_be_removed_still_deletes_the_file_whole() {
+    let service = TestService::start().await;
+    let admin = service.session("admin").await;
+    let uid = admin
+        .upload_database_file("Held/part.png", png(Shape::Disc, 120), &[])
+        .await;
+    let input = admin
+        .upload_search_input(".png", &png(Shape::Disc, 121), false)
+        .await;
+    assert_eq!(
+        admin.search_uids(&format!("fileUID={input}")).await,
+        vec![uid.clone()]
+    );
+    // The stored bytes cannot be removed (as when another program holds them open): here they are
+    // replaced by a folder that is not empty.
+    let content = service.dir.path().join("files").join(&uid);
+    std::fs::remove_file(&content).unwrap();
+    std::fs::create_dir_all(content.join("held")).unwrap();
+
+    let deleted = admin.delete(&format!("/api/File?fileUID={uid}")).await;
+    deleted.expect(200);
+    assert_eq!(deleted.text(), "true");
+    // Gone everywhere at once: record, status, text search and image search.
+    admin
+        .get(&format!("/api/File?fileUID={uid}"))
+        .await
+        .expect(404);
+    admin
+        .get(&format!("/api/FileStatus?fileUID={uid}"))
+        .await
+        .expect(404);
+    assert!(admin.search_uids("").await.is_empty());
+    assert!(
+        admin
+            .search_uids(&format!("fileUID={input}"))
+            .await
+            .is_empty()
+    );
+    admin
+        .delete(&format!("/api/File?fileUID={uid}"))
+        .await
+        .expect(404);
+}
