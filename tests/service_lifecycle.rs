@@ -1000,3 +1000,31 @@ async fn a_delete_whose_bytes_cannot_be_removed_still_deletes_the_file_whole() {
         .await
         .expect(404);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_file_replaced_at_its_path_whose_bytes_cannot_be_removed_is_still_replaced() {
+    let service = TestService::start().await;
+    let ann = service.session("ann").await;
+    let old = ann
+        .upload_database_file("Held/part.png", png(Shape::Disc, 130), &[])
+        .await;
+    let content = service.dir.path().join("files").join(&old);
+    std::fs::remove_file(&content).unwrap();
+    std::fs::create_dir_all(content.join("held")).unwrap();
+    // A new UID at the same path replaces the old file.
+    let new = uuid::Uuid::new_v4().to_string();
+    let reply = ann
+        .put_binary(
+            &format!("/api/FileBinary?file=Held%2Fpart.png&isSearchInput=false&uid={new}"),
+            png(Shape::HorizontalBar, 131),
+        )
+        .await;
+    reply.expect(200);
+    assert_eq!(reply.string(), new);
+    ann.get(&format!("/api/File?fileUID={old}"))
+        .await
+        .expect(404);
+    let record = ann.get("/api/File?fileName=Held%2Fpart.png").await.json();
+    assert_eq!(record["UID"], new.as_str());
+    assert_eq!(ann.search_uids("").await, vec![new]);
+}

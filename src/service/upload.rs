@@ -295,16 +295,21 @@ pub async fn store_and_index(
                 attributes::replace(connection, &caller.company_id, &uid, list)?;
             }
             jobs::enqueue(connection, &uid, &now)?;
-            // The bytes move in before the commit, so no worker can see the job without them.
-            file.persist(&disk.content_path(&uid))?;
+            // The old images go and the bytes move in before the commit, so no worker can see the
+            // job without them; what fails here fails before anything else changed on disk.
             disk.remove_images(&uid)?;
+            file.persist(&disk.content_path(&uid))?;
             let mut index = visual_index
                 .write()
                 .map_err(|_| ServiceError::Internal("the visual index is poisoned".into()))?;
             index.remove(&uid);
             if let Some(replaced) = &replaced {
                 index.remove(replaced);
-                disk.remove_file(replaced)?;
+                // Its record is gone with this commit; bytes that cannot be removed (held open by
+                // another program) stay on disk unused rather than failing the upload.
+                if let Err(error) = disk.remove_file(replaced) {
+                    tracing::warn!(uid = replaced, %error, "a replaced file's bytes stay on disk");
+                }
             }
             Ok((uid, revision))
         })
