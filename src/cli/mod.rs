@@ -176,7 +176,7 @@ mod tests {
         assert!(examples.len() >= 3, "{examples:?}");
         for line in examples {
             for stage in pipeline_stages(line) {
-                let command = stage.trim().split_whitespace().next().unwrap_or("");
+                let command = stage.split_whitespace().next().unwrap_or("");
                 assert!(
                     ["partlens-cli", "jq", "echo"].contains(&command),
                     "\"{line}\" pipes into \"{command}\": quote the value holding |"
