@@ -1177,6 +1177,11 @@ fn network_failures_are_one_line() {
         run.error().contains("could not reach the service"),
         "{run:?}"
     );
+    assert!(
+        run.error()
+            .contains("check the service address and that the service is running"),
+        "{run:?}"
+    );
 
     let run = Cli::new(&server)
         .args(["--service", "ftp://example.test", "attributes"])
