@@ -289,6 +289,25 @@ async fn file_records_are_found_by_uid_and_by_name() {
         .expect(404);
     ann.get("/api/File?fileUID=not-a-guid").await.expect(400);
     ann.get("/api/File").await.expect(400);
+    // A file is found by the name it was uploaded with, however its separators were written.
+    let windows = ann
+        .upload_database_file("Design\\Sub//clip.png", png(Shape::Disc, 2), &[])
+        .await;
+    let record = ann
+        .get("/api/File?fileName=Design%5CSub%2F%2Fclip.png")
+        .await;
+    record.expect(200);
+    assert_eq!(record.json()["UID"], windows.as_str());
+    assert_eq!(record.json()["FileName"], "Design/Sub/clip.png");
+    ann.put_json(
+        "/api/FileAttributes?fileName=Design%5CSub%2F%2Fclip.png",
+        double_encoded_strings(&["material=steel".into()]),
+    )
+    .await
+    .expect(200);
+    ann.get("/api/File?fileName=..%2Fclip.png")
+        .await
+        .expect(404);
 
     // The client layer reads the same record.
     let client = ApiClient::new(&service.base)

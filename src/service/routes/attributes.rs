@@ -17,6 +17,7 @@ use crate::service::routes::{Params, json, json_bool};
 use crate::service::state::AppState;
 use crate::service::store::accounts::Caller;
 use crate::service::store::{attributes, files};
+use crate::service::stored_path::lookup_path;
 
 /// Largest `PUT /api/FileAttributes` body read (or the service's body limit, when that is smaller):
 /// an attribute list is text, and is read whole.
@@ -55,7 +56,7 @@ async fn resolve_file(
 ) -> Result<String, ServiceError> {
     let company_id = caller.company_id.clone();
     let uid = optional_uid_param(query, "fileUID")?;
-    let name = text_param(query, "fileName").map(|name| name.replace('\\', "/"));
+    let name = text_param(query, "fileName").map(lookup_path);
     let wanted = uid
         .clone()
         .or(name.clone())

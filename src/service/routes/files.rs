@@ -12,6 +12,7 @@ use crate::service::state::AppState;
 use crate::service::store::accounts::Caller;
 use crate::service::store::files::{self, FileRecord};
 use crate::service::store::{attributes, unix_now};
+use crate::service::stored_path::lookup_path;
 use crate::service::upload::may_delete;
 
 /// The FileMap reply of a record (also used by `PUT /api/FileBinaryDirect`).
@@ -51,7 +52,7 @@ pub async fn get_file(
             .await?;
         record.ok_or_else(|| ServiceError::file_not_found(&uid))?
     } else if let Some(name) = text_param(&query, "fileName") {
-        let path = name.replace('\\', "/");
+        let path = lookup_path(name);
         let record = state
             .store
             .read({
