@@ -192,7 +192,23 @@ pub fn may_delete(caller: &Caller, record: &FileRecord) -> bool {
 
 /// Stores received bytes as a file of the caller's company and indexes them (during the call unless
 /// `indexAsync`). Returns the record as it is after the call.
+///
+/// The work runs in a task of its own: a client that gives up (a timeout, a closed connection) while
+/// the file is being stored or indexed cancels only its wait for the answer, never the work, so no
+/// file is left stored but not indexed (in progress for ever).
 pub async fn store_and_index(
+    state: &AppState,
+    caller: &Caller,
+    params: UploadParams,
+    file: TempFile,
+    size: u64,
+) -> Result<FileRecord, ServiceError> {
+    let (state, caller) = (state.clone(), caller.clone());
+    tokio::spawn(async move { store_and_index_now(&state, &caller, params, file, size).await })
+        .await?
+}
+
+async fn store_and_index_now(
     state: &AppState,
     caller: &Caller,
     params: UploadParams,
@@ -377,6 +393,67 @@ mod tests {
         let direct =
             UploadParams::from_query(&QueryString::parse("file=.zip&indexAsync=true"), false);
         assert!(!direct.unwrap().index_async);
+    }
+
+    /// Waits (with a deadline) until the file's indexing has ended, and returns its state.
+    async fn final_state(state: &AppState, uid: &str) -> IndexState {
+        let started = std::time::Instant::now();
+        loop {
+            let uid = uid.to_owned();
+            let record = state
+                .store
+                .read(move |connection| files::find_any(connection, &uid))
+                .await
+                .unwrap();
+            let state_now = record.as_ref().map(|record| record.state);
+            if let Some(ended @ (IndexState::Completed | IndexState::Failed)) = state_now {
+                return ended;
+            }
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(30),
+                "indexing never ended: {state_now:?}"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_upload_whose_client_gives_up_while_it_waits_is_still_indexed() {
+        let dir = tempfile::tempdir().unwrap();
+        let (state, caller) = crate::service::state::state_for_tests(dir.path()).await;
+        // Another write holds the store, so the upload waits for it.
+        let (held, holding) = std::sync::mpsc::channel();
+        let (release, released) = std::sync::mpsc::channel::<()>();
+        let holder = state.store.clone();
+        let holding_thread = std::thread::spawn(move || {
+            holder.write_blocking(|_| {
+                held.send(()).unwrap();
+                released.recv().unwrap();
+                Ok(())
+            })
+        });
+        holding.recv().unwrap();
+        let uid = uuid::Uuid::new_v4().hyphenated().to_string();
+        let file = TempFile::new(state.disk.temp_path());
+        std::fs::write(file.path(), b"ISO-10303-21;\n".repeat(100)).unwrap();
+        let params = UploadParams {
+            target: UploadTarget::SearchInput {
+                extension: ".step".into(),
+            },
+            index_async: false,
+            uid: Some(uid.clone()),
+            overwrite_file: None,
+            attributes: None,
+            gzipped: false,
+            callback_param: None,
+        };
+        // The request is polled once (it starts, then waits for the store) and then dropped, as
+        // when its client disconnects.
+        let upload = store_and_index(&state, &caller, params, file, 1400);
+        assert!(futures_util::FutureExt::now_or_never(upload).is_none());
+        release.send(()).unwrap();
+        holding_thread.join().unwrap().unwrap();
+        assert_eq!(final_state(&state, &uid).await, IndexState::Completed);
     }
 
     #[test]
