@@ -45,7 +45,13 @@ async fn token_is_issued_for_the_password_grant_and_refused_otherwise() {
         ("username", "ann"),
         ("password", digest.as_str()),
     ];
-    for path in ["/api/Token", "/api/token", "/API/TOKEN", "/Token"] {
+    for path in [
+        "/api/Token",
+        "/api/token",
+        "/API/TOKEN",
+        "/Token",
+        "/api/Token/",
+    ] {
         let (status, body) = token_reply(&service, path, &good).await;
         assert_eq!(status, 200, "{path}: {body}");
         assert_eq!(body["access_token"].as_str().unwrap().len(), 64);
