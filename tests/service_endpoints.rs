@@ -1417,6 +1417,20 @@ async fn put_search_uploads_the_inputs_and_searches_in_one_call() {
     )
     .await
     .expect(400);
+    // A bad earlier input is refused before the new files are stored.
+    let stored_files = || {
+        std::fs::read_dir(service.dir.path().join("files"))
+            .unwrap()
+            .count()
+    };
+    let before = stored_files();
+    ann.put_json(
+        "/api/Search?fileExtension=.png&filterStr=fileUID%3Dnot-a-guid",
+        search_files_body(&[png(Shape::Disc, 46), png(Shape::Disc, 47)]),
+    )
+    .await
+    .expect(400);
+    assert_eq!(stored_files(), before);
     // The client layer's single-call search.
     let client = ApiClient::new(&service.base)
         .unwrap()
