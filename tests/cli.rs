@@ -450,6 +450,8 @@ fn upload_refusals_send_nothing_not_even_a_login() {
     let fine = test_file(dir.path(), "fine.png", 2048);
     let zip = test_file(dir.path(), "parts.zip", 2048);
     let short_base64 = test_file(dir.path(), "short.png", 700);
+    let folder_png = dir.path().join("folder.png");
+    std::fs::create_dir(&folder_png).unwrap();
     let cases: Vec<(Vec<String>, &str)> = vec![
         (vec!["upload".into(), path_arg(&small)], "1024"),
         (
@@ -507,6 +509,20 @@ fn upload_refusals_send_nothing_not_even_a_login() {
         (
             vec!["upload".into(), path_arg(&dir.path().join("missing.png"))],
             "missing.png",
+        ),
+        // A folder, even one named like a file.
+        (
+            vec!["upload".into(), path_arg(&folder_png)],
+            "is a folder, not a file",
+        ),
+        (
+            vec![
+                "upload".into(),
+                path_arg(&folder_png),
+                "--encoding".into(),
+                "base64".into(),
+            ],
+            "is a folder, not a file",
         ),
     ];
     for (args, phrase) in cases {
@@ -1159,6 +1175,11 @@ fn network_failures_are_one_line() {
         .run();
     assert!(
         run.error().contains("could not reach the service"),
+        "{run:?}"
+    );
+    assert!(
+        run.error()
+            .contains("check the service address and that the service is running"),
         "{run:?}"
     );
 

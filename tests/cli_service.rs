@@ -634,7 +634,11 @@ fn a_chosen_uid_names_the_upload_and_a_second_upload_overwrites_it() {
     // Only its owner or an admin may overwrite a search input; another company may not use its UID.
     let admins = uuid::Uuid::new_v4().to_string();
     cli(ADMIN, ["upload", &view("gear", 0), "--uid", &admins]).ok_json();
-    cli(ANN, ["upload", &view("gear", 1), "--uid", &admins]).refused(403);
+    let line = cli(ANN, ["upload", &view("gear", 1), "--uid", &admins])
+        .refused(403)
+        .to_owned();
+    assert!(line.contains("only an admin may overwrite"), "{line}");
+    assert!(line.contains("--uid"), "{line}");
     cli(GUS, ["upload", &view("gear", 1), "--uid", &chosen]).refused(400);
     let line = cli(ADMIN, ["upload", &view("spring", 0), "--uid", &chosen]).ok_json();
     assert_eq!(line["uid"], chosen.as_str());

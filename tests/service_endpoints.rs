@@ -45,7 +45,13 @@ async fn token_is_issued_for_the_password_grant_and_refused_otherwise() {
         ("username", "ann"),
         ("password", digest.as_str()),
     ];
-    for path in ["/api/Token", "/api/token", "/API/TOKEN", "/Token"] {
+    for path in [
+        "/api/Token",
+        "/api/token",
+        "/API/TOKEN",
+        "/Token",
+        "/api/Token/",
+    ] {
         let (status, body) = token_reply(&service, path, &good).await;
         assert_eq!(status, 200, "{path}: {body}");
         assert_eq!(body["access_token"].as_str().unwrap().len(), 64);
@@ -124,6 +130,24 @@ async fn token_is_issued_for_the_password_grant_and_refused_otherwise() {
         .await
         .unwrap();
     assert_eq!(reply.token_type.as_deref(), Some("bearer"));
+
+    // At rest the data directory holds neither a token nor the password or its digest.
+    let token = service.session("ann").await.token.unwrap();
+    let mut stored = Vec::new();
+    for entry in std::fs::read_dir(service.dir.path()).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_file() {
+            stored.extend(std::fs::read(path).unwrap());
+        }
+    }
+    let stored = String::from_utf8_lossy(&stored).to_lowercase();
+    assert!(stored.contains("$argon2"), "the store was not read");
+    for secret in [token.as_str(), digest.as_str(), PASSWORD] {
+        assert!(
+            !stored.contains(&secret.to_lowercase()),
+            "{secret} is stored"
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -271,6 +295,25 @@ async fn file_records_are_found_by_uid_and_by_name() {
         .expect(404);
     ann.get("/api/File?fileUID=not-a-guid").await.expect(400);
     ann.get("/api/File").await.expect(400);
+    // A file is found by the name it was uploaded with, however its separators were written.
+    let windows = ann
+        .upload_database_file("Design\\Sub//clip.png", png(Shape::Disc, 2), &[])
+        .await;
+    let record = ann
+        .get("/api/File?fileName=Design%5CSub%2F%2Fclip.png")
+        .await;
+    record.expect(200);
+    assert_eq!(record.json()["UID"], windows.as_str());
+    assert_eq!(record.json()["FileName"], "Design/Sub/clip.png");
+    ann.put_json(
+        "/api/FileAttributes?fileName=Design%5CSub%2F%2Fclip.png",
+        double_encoded_strings(&["material=steel".into()]),
+    )
+    .await
+    .expect(200);
+    ann.get("/api/File?fileName=..%2Fclip.png")
+        .await
+        .expect(404);
 
     // The client layer reads the same record.
     let client = ApiClient::new(&service.base)
@@ -451,6 +494,179 @@ async fn binary_uploads_enforce_the_limits() {
         .await;
     refused.expect(400);
     assert!(refused.text().contains("overwriteFile"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_endpoint_with_a_body_refuses_an_oversized_one() {
+    let service = TestService::start_with(|config| config.max_body_bytes = 64 * 1024).await;
+    let ann = service.session("ann").await;
+    let uid = ann
+        .upload_database_file("Limits/part.png", png(Shape::Disc, 90), &[])
+        .await;
+    // Valid bodies of each kind, just too big: a JSON string of 100 KiB.
+    let too_big = json_string_body(&"A".repeat(100 * 1024));
+    let attributes_too_big = double_encoded_strings(&[format!("note={}", "n".repeat(100 * 1024))]);
+    let endpoints = [
+        ("/api/File?file=.png".to_owned(), too_big.clone()),
+        ("/api/FileBinary?file=.png".to_owned(), too_big.clone()),
+        (
+            "/api/FileBinaryDirect?file=.png".to_owned(),
+            too_big.clone(),
+        ),
+        (
+            format!("/api/FileAttributes?fileUID={uid}"),
+            attributes_too_big.clone(),
+        ),
+        (
+            format!("/api/ExtractedAttributeFeedback?fileUID={uid}"),
+            json_string_body(&format!("a={}", "b".repeat(100 * 1024))),
+        ),
+        (
+            "/api/Search?fileExtension=.png".to_owned(),
+            search_files_body(&[vec![7u8; 80 * 1024]]),
+        ),
+    ];
+    for (path, body) in &endpoints {
+        // Declared with Content-Length, and streamed without one.
+        let declared = ann.put_json(path, body.clone()).await;
+        declared.expect(413);
+        assert_eq!(
+            declared.header("connection").as_deref(),
+            Some("close"),
+            "{path}"
+        );
+        let chunks: Vec<Result<Vec<u8>, std::io::Error>> = body
+            .as_bytes()
+            .chunks(8 * 1024)
+            .map(|chunk| Ok(chunk.to_vec()))
+            .collect();
+        let streamed = ann
+            .send(
+                Method::PUT,
+                path,
+                Some("application/json"),
+                Some(reqwest::Body::wrap_stream(futures_util::stream::iter(
+                    chunks,
+                ))),
+            )
+            .await;
+        assert_eq!(streamed.status, 413, "{path} streamed: {}", streamed.text());
+    }
+    // The token form has its own small limit.
+    let form = format!(
+        "grant_type=password&client_id=partlens&username=ann&password={}",
+        "0".repeat(20 * 1024)
+    );
+    let reply = reqwest::Client::new()
+        .post(service.url("/api/Token"))
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .body(form)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(reply.status(), 413);
+    // The file and its attributes are as they were.
+    let record = ann.get(&format!("/api/File?fileUID={uid}")).await.json();
+    assert_eq!(record["Attributes"], serde_json::json!([]));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn attribute_lists_have_their_own_body_limit() {
+    let service = TestService::start().await;
+    let ann = service.session("ann").await;
+    let uid = ann
+        .upload_database_file("Limits/part.png", png(Shape::Disc, 91), &[])
+        .await;
+    // Far below the upload limit, far above any real attribute list: refused without being kept.
+    let long = double_encoded_strings(&[format!("note={}", "n".repeat(2 * 1024 * 1024))]);
+    ann.put_json(&format!("/api/FileAttributes?fileUID={uid}"), long)
+        .await
+        .expect(413);
+    let normal = double_encoded_strings(&[format!("note={}", "n".repeat(64 * 1024))]);
+    ann.put_json(&format!("/api/FileAttributes?fileUID={uid}"), normal)
+        .await
+        .expect(200);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_optional_parameters_of_uploads_and_records_are_accepted() {
+    let service = TestService::start().await;
+    let ann = service.session("ann").await;
+    let picture = png(Shape::Disc, 95);
+    let mut gzipped = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    std::io::Write::write_all(&mut gzipped, &picture).unwrap();
+    let gzipped = gzipped.finish().unwrap();
+    // isGZipCompressed: the bytes are unpacked before they are stored and indexed, on both bodies.
+    let binary = ann
+        .put_binary(
+            "/api/FileBinary?file=Gz%2Fdisc.png&isSearchInput=false&isGZipCompressed=true",
+            gzipped.clone(),
+        )
+        .await;
+    binary.expect(200);
+    let uid = binary.string();
+    let record = ann.get(&format!("/api/File?fileUID={uid}")).await.json();
+    assert_eq!(record["IndexingFinished"], true);
+    assert_eq!(record["HasThumbnail"], true);
+    let stored = std::fs::read(service.dir.path().join("files").join(&uid)).unwrap();
+    assert_eq!(stored, picture);
+    let input = ann
+        .put_json(
+            "/api/File?file=.png&isGZipCompressed=true&callbackParam=job-7&indexAssemblyComponents=true&accountName=acme",
+            json_string_body(&base64_encode(&gzipped)),
+        )
+        .await;
+    input.expect(200);
+    ann.get(&format!("/api/FileStatus?fileUID={}", input.string()))
+        .await
+        .expect(200);
+    // Bytes that are not gzip, although the upload says so: 400.
+    let refused = ann
+        .put_binary(
+            "/api/FileBinary?file=.png&isGZipCompressed=true",
+            picture.clone(),
+        )
+        .await;
+    refused.expect(400);
+    assert!(refused.text().contains("gzip"), "{}", refused.text());
+    // GET /api/File takes its optional parameters.
+    let detailed = ann
+        .get(&format!(
+            "/api/File?fileUID={uid}&includeShapelets=true&lgFileNumber=2&includeShapes=false&accountName=acme"
+        ))
+        .await;
+    detailed.expect(200);
+    assert_eq!(detailed.json()["UID"], uid.as_str());
+    // PUT /api/FileBinaryDirect takes its own.
+    let direct = ann
+        .put_binary(
+            "/api/FileBinaryDirect?file=.png&includeShapelets=true&lgFileNumber=1&includeShapes=false",
+            picture.clone(),
+        )
+        .await;
+    direct.expect(200);
+    assert_eq!(direct.json()["IndexingFinished"], true);
+    // overwriteFile=true replaces the file at the same path in place.
+    let replaced = ann
+        .put_binary(
+            "/api/FileBinary?file=gz%2FDISC.png&isSearchInput=false&overwriteFile=true",
+            png(Shape::Bracket, 96),
+        )
+        .await;
+    replaced.expect(200);
+    assert_eq!(replaced.string(), uid);
+    // DELETE /api/File takes accountName.
+    let deleted = ann
+        .delete(&format!(
+            "/api/File?fileUID={}&accountName=acme",
+            input.string()
+        ))
+        .await;
+    deleted.expect(200);
+    // GET /api/Version needs no token.
+    let version = service.anonymous(None).get("/api/Version").await;
+    version.expect(200);
+    assert!(version.json()["apiVersion"].is_string());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -1201,6 +1417,20 @@ async fn put_search_uploads_the_inputs_and_searches_in_one_call() {
     )
     .await
     .expect(400);
+    // A bad earlier input is refused before the new files are stored.
+    let stored_files = || {
+        std::fs::read_dir(service.dir.path().join("files"))
+            .unwrap()
+            .count()
+    };
+    let before = stored_files();
+    ann.put_json(
+        "/api/Search?fileExtension=.png&filterStr=fileUID%3Dnot-a-guid",
+        search_files_body(&[png(Shape::Disc, 46), png(Shape::Disc, 47)]),
+    )
+    .await
+    .expect(400);
+    assert_eq!(stored_files(), before);
     // The client layer's single-call search.
     let client = ApiClient::new(&service.base)
         .unwrap()

@@ -1,6 +1,7 @@
 //! The local service as a server that keeps data: who may delete what, what another company sees,
-//! a restart with everything intact, an asynchronous job that survives a restart, and the
-//! `partlens-service` binary as scripts run it.
+//! a restart with everything intact, an asynchronous job that survives a restart, the
+//! `partlens-service` binary as scripts run it, and many clients at once (concurrent uploads and
+//! searches, deletes racing uploads and indexing, attributes changed while searches run).
 
 // Helpers outside #[test] functions unwrap too: a failure is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -11,7 +12,11 @@ use std::io::{BufRead as _, Write as _};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use partlens::api::encoding::{double_encoded_strings, password_digest};
+use futures_util::StreamExt as _;
+
+use partlens::api::encoding::{
+    QueryString, base64_file_body, double_encoded_strings, password_digest, search_files_body,
+};
 use service_support::{Shape, TestService, png, wait_until};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -46,6 +51,24 @@ async fn delete_follows_the_permission_matrix() {
     let refused = delete(&ann, &database_file).await;
     refused.expect(403);
     assert_eq!(refused.text(), "false");
+    // Nor by overwriting it as a search input through `uid=` (which would let them delete it, and
+    // takes it out of the database): 403, and it stays a database file.
+    for session in [&ann, &bob] {
+        let refused = session
+            .put_binary(
+                &format!("/api/FileBinary?file=.png&uid={database_file}"),
+                png(Shape::Disc, 9),
+            )
+            .await;
+        refused.expect(403);
+        assert_eq!(refused.text(), "false");
+    }
+    let record = ann
+        .get(&format!("/api/File?fileUID={database_file}"))
+        .await
+        .json();
+    assert_eq!(record["FileName"], "Parts/disc.png");
+    delete(&ann, &database_file).await.expect(403);
     ann.get(&format!("/api/File?fileUID={anns_input}"))
         .await
         .expect(200);
@@ -374,9 +397,55 @@ impl Drop for Child {
     }
 }
 
+/// Starts `partlens-service serve` on 127.0.0.1:0 over `data` (with `extra` serve options) and
+/// returns it with its base URL, read from its first line.
+async fn serve_binary(data: &std::path::Path, extra: &[&str]) -> (Child, String) {
+    let mut server = Child(
+        Command::new(env!("CARGO_BIN_EXE_partlens-service"))
+            .arg("--data")
+            .arg(data)
+            .args(["serve", "--addr", "127.0.0.1:0"])
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let stdout = server.0.stdout.take().unwrap();
+    let first_line = tokio::task::spawn_blocking(move || {
+        let mut line = String::new();
+        std::io::BufReader::new(stdout)
+            .read_line(&mut line)
+            .unwrap();
+        line
+    })
+    .await
+    .unwrap();
+    let base = first_line
+        .trim_end()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("first line: {first_line:?}"))
+        .to_owned();
+    (server, base)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_binary_serves_and_manages_users() {
     let binary = env!("CARGO_BIN_EXE_partlens-service");
+    // --help describes the service and how to start it, not the package.
+    for flag in ["--help", "-h"] {
+        let help = Command::new(binary).arg(flag).output().unwrap();
+        assert!(help.status.success());
+        let text = String::from_utf8_lossy(&help.stdout);
+        for phrase in [
+            "local File Indexing and Search Service",
+            "user add",
+            "serve --addr",
+        ] {
+            assert!(text.contains(phrase), "{flag} lacks {phrase:?}: {text}");
+        }
+        assert!(!text.contains("Desktop client"), "{flag}: {text}");
+    }
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
     let mut add = Command::new(binary)
@@ -432,35 +501,7 @@ async fn the_binary_serves_and_manages_users() {
     let message = String::from_utf8_lossy(&refused.stderr);
     assert!(message.contains("another company"), "{message}");
 
-    let mut server = Child(
-        Command::new(binary)
-            .args([
-                "--data",
-                data.to_str().unwrap(),
-                "serve",
-                "--addr",
-                "127.0.0.1:0",
-            ])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    let stdout = server.0.stdout.take().unwrap();
-    let first_line = tokio::task::spawn_blocking(move || {
-        let mut line = String::new();
-        std::io::BufReader::new(stdout)
-            .read_line(&mut line)
-            .unwrap();
-        line
-    })
-    .await
-    .unwrap();
-    let base = first_line
-        .trim_end()
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("first line: {first_line:?}"))
-        .to_owned();
+    let (server, base) = serve_binary(&data, &[]).await;
     let port: u16 = base
         .strip_prefix("http://127.0.0.1:")
         .unwrap()
@@ -489,4 +530,501 @@ async fn the_binary_serves_and_manages_users() {
         .unwrap();
     assert_eq!(attributes.status(), 200);
     drop(server);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn attributes_sent_while_their_file_is_deleted_are_a_404_not_a_500() {
+    let service = TestService::start().await;
+    let admin = service.session("admin").await;
+    let ann = service.session("ann").await;
+    let uid = ann
+        .upload_database_file("Race/part.png", png(Shape::Disc, 20), &[])
+        .await;
+    // The body comes in two parts; the file is deleted after the first (the service has found the
+    // file by then) and before the second.
+    let (first_sent, first_was_sent) = tokio::sync::oneshot::channel::<()>();
+    let (release, released) = tokio::sync::oneshot::channel::<()>();
+    let parts = futures_util::stream::unfold(
+        (0, Some(first_sent), Some(released)),
+        |(step, mut first_sent, mut released)| async move {
+            let chunk = match step {
+                0 => "\"[\\\"material=",
+                1 => {
+                    if let Some(signal) = first_sent.take() {
+                        signal.send(()).unwrap();
+                    }
+                    if let Some(wait) = released.take() {
+                        wait.await.unwrap();
+                    }
+                    "steel\\\"]\""
+                }
+                _ => return None,
+            };
+            Some((
+                Ok::<_, std::io::Error>(bytes::Bytes::from_static(chunk.as_bytes())),
+                (step + 1, first_sent, released),
+            ))
+        },
+    );
+    let put = {
+        let ann = ann.clone();
+        let path = format!("/api/FileAttributes?fileUID={uid}");
+        tokio::spawn(async move {
+            ann.send(
+                reqwest::Method::PUT,
+                &path,
+                Some("application/json"),
+                Some(reqwest::Body::wrap_stream(parts)),
+            )
+            .await
+        })
+    };
+    first_was_sent.await.unwrap();
+    admin
+        .delete(&format!("/api/File?fileUID={uid}"))
+        .await
+        .expect(200);
+    release.send(()).unwrap();
+    let reply = put.await.unwrap();
+    reply.expect(404);
+    assert_eq!(reply.json()["status"], 404);
+    ann.get(&format!("/api/File?fileUID={uid}"))
+        .await
+        .expect(404);
+}
+
+/// One request of the load test: what it was, and the reply.
+type Outcome = (&'static str, service_support::Reply);
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn forty_concurrent_uploads_and_searches_all_succeed() {
+    let service = TestService::start().await;
+    let ann = service.session("ann").await;
+    let bob = service.session("bob").await;
+    let seed = ann
+        .upload_database_file("Load/seed.png", png(Shape::Disc, 60), &[("batch", "load")])
+        .await;
+    let shapes = [
+        Shape::Disc,
+        Shape::HorizontalBar,
+        Shape::VerticalBar,
+        Shape::Bracket,
+    ];
+    let mut requests = tokio::task::JoinSet::new();
+    for n in 0..40u32 {
+        let session = if n % 2 == 0 { ann.clone() } else { bob.clone() };
+        let seed = seed.clone();
+        let picture = png(shapes[(n % 4) as usize], 100 + n);
+        requests.spawn(async move {
+            let outcome: Outcome = match n % 5 {
+                0 => {
+                    let mut query = QueryString::new();
+                    query
+                        .push("file", format!("Load/part-{n}.png"))
+                        .push("isSearchInput", "false")
+                        .push("attributes", "batch=load");
+                    (
+                        "database upload",
+                        session
+                            .put_binary(&format!("/api/FileBinary?{query}"), picture)
+                            .await,
+                    )
+                }
+                1 => (
+                    "synchronous search input",
+                    session
+                        .put_json("/api/File?file=.png", base64_file_body(&picture))
+                        .await,
+                ),
+                2 => (
+                    "asynchronous search input",
+                    session
+                        .put_binary("/api/FileBinary?file=.png&indexAsync=true", picture)
+                        .await,
+                ),
+                3 => (
+                    "single-call search",
+                    session
+                        .put_json(
+                            "/api/Search?fileExtension=.png",
+                            search_files_body(&[picture]),
+                        )
+                        .await,
+                ),
+                _ => (
+                    "search by input and text",
+                    session
+                        .search(&format!("fileUID={seed}&FT=batch=[load]"))
+                        .await,
+                ),
+            };
+            outcome
+        });
+    }
+    let mut uploaded = Vec::new();
+    let mut asynchronous = Vec::new();
+    while let Some(done) = requests.join_next().await {
+        let (what, reply) = done.unwrap();
+        assert_eq!(reply.status, 200, "{what}: {}", reply.text());
+        match what {
+            "database upload" => uploaded.push(reply.string()),
+            "asynchronous search input" => asynchronous.push(reply.string()),
+            "synchronous search input" => {
+                let uid = reply.string();
+                ann.get(&format!("/api/FileStatus?fileUID={uid}"))
+                    .await
+                    .expect(200);
+            }
+            "single-call search" | "search by input and text" => {
+                assert!(reply.json()["ResultsList"].is_array(), "{what}");
+            }
+            _ => unreachable!(),
+        }
+    }
+    assert_eq!((uploaded.len(), asynchronous.len()), (8, 8));
+    for uid in &asynchronous {
+        wait_until(
+            Duration::from_secs(120),
+            "an async upload to finish",
+            || {
+                let ann = ann.clone();
+                let path = format!("/api/FileStatus?fileUID={uid}");
+                async move { (ann.get(&path).await.status == 200).then_some(()) }
+            },
+        )
+        .await;
+    }
+    // Every database file is there once, with its attributes, and searchable.
+    let mut found = ann.search_uids("FT=batch=[load]").await;
+    found.sort();
+    uploaded.push(seed);
+    uploaded.sort();
+    assert_eq!(found, uploaded);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deletes_racing_uploads_and_indexing_leave_nothing_behind() {
+    let service = TestService::start().await;
+    let ann = service.session("ann").await;
+    let admin = service.session("admin").await;
+    let mut races = tokio::task::JoinSet::new();
+    for n in 0..12u32 {
+        let (ann, admin) = (ann.clone(), admin.clone());
+        races.spawn(async move {
+            let uid = uuid::Uuid::new_v4().to_string();
+            let picture = png(Shape::Bracket, 200 + n);
+            // Even: an async search input deleted by its owner while queued or being indexed.
+            // Odd: a database file (indexed during the call) deleted by an admin meanwhile.
+            let (upload_path, deleter) = if n % 2 == 0 {
+                (
+                    format!("/api/FileBinary?file=.png&indexAsync=true&uid={uid}"),
+                    ann.clone(),
+                )
+            } else {
+                (
+                    format!(
+                        "/api/FileBinary?file=Race%2Fpart-{n}.png&isSearchInput=false&uid={uid}"
+                    ),
+                    admin,
+                )
+            };
+            let delete_path = format!("/api/File?fileUID={uid}");
+            let (uploaded, deleted) = tokio::join!(ann.put_binary(&upload_path, picture), async {
+                // Keep deleting until the file existed and is gone (the upload may not have
+                // created it yet).
+                let started = tokio::time::Instant::now();
+                loop {
+                    let reply = deleter.delete(&delete_path).await;
+                    if reply.status != 404 {
+                        return reply;
+                    }
+                    assert!(
+                        started.elapsed() < Duration::from_secs(60),
+                        "the uploaded file never appeared"
+                    );
+                    tokio::task::yield_now().await;
+                }
+            });
+            (uid, uploaded, deleted)
+        });
+    }
+    while let Some(done) = races.join_next().await {
+        let (uid, uploaded, deleted) = done.unwrap();
+        // The upload either finished first (200) or saw its file deleted under it (404).
+        assert!(
+            [200, 404].contains(&uploaded.status.as_u16()),
+            "upload: {} {}",
+            uploaded.status,
+            uploaded.text()
+        );
+        deleted.expect(200);
+        assert_eq!(deleted.text(), "true");
+        ann.get(&format!("/api/FileStatus?fileUID={uid}"))
+            .await
+            .expect(404);
+        ann.get(&format!("/api/File?fileUID={uid}"))
+            .await
+            .expect(404);
+    }
+    // Once the queue is empty, no bytes or images of a deleted file are left, and search has none.
+    let database = service.dir.path().join("partlens.sqlite3");
+    wait_until(
+        Duration::from_secs(60),
+        "the indexing queue to empty",
+        || {
+            let database = database.clone();
+            async move {
+                let connection = rusqlite::Connection::open(database).unwrap();
+                let (jobs, files): (i64, i64) = connection
+                    .query_row(
+                        "SELECT (SELECT count(*) FROM jobs), (SELECT count(*) FROM files)",
+                        [],
+                        |row| Ok((row.get(0)?, row.get(1)?)),
+                    )
+                    .unwrap();
+                (jobs == 0 && files == 0).then_some(())
+            }
+        },
+    )
+    .await;
+    for folder in ["files", "images", "tmp"] {
+        let left: Vec<_> = std::fs::read_dir(service.dir.path().join(folder))
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name())
+            .collect();
+        assert!(left.is_empty(), "{folder}: {left:?}");
+    }
+    assert!(admin.search_uids("").await.is_empty());
+    let probe = ann
+        .upload_search_input(".png", &png(Shape::Bracket, 250), false)
+        .await;
+    assert!(
+        ann.search_uids(&format!("fileUID={probe}"))
+            .await
+            .is_empty()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn attributes_replaced_while_searches_run_give_consistent_results() {
+    let service = TestService::start().await;
+    let ann = service.session("ann").await;
+    let uid = ann
+        .upload_database_file(
+            "Swap/part.png",
+            png(Shape::Disc, 70),
+            &[("swap_material", "steel")],
+        )
+        .await;
+    let input = ann
+        .upload_search_input(".png", &png(Shape::Disc, 71), false)
+        .await;
+    let writer = {
+        let ann = ann.clone();
+        let path = format!("/api/FileAttributes?fileUID={uid}");
+        tokio::spawn(async move {
+            for round in 0..40 {
+                let material = if round % 2 == 0 { "brass" } else { "steel" };
+                ann.put_json(
+                    &path,
+                    double_encoded_strings(&[format!("swap_material={material}")]),
+                )
+                .await
+                .expect(200);
+            }
+        })
+    };
+    let mut searches = 0;
+    while !writer.is_finished() || searches < 10 {
+        searches += 1;
+        for filter in [
+            "FT=swap_material=[steel]".to_owned(),
+            format!("fileUID={input}&FT=swap_material=[steel]"),
+        ] {
+            let reply = ann.search(&filter).await;
+            reply.expect(200);
+            let body = reply.json();
+            let results = body["ResultsList"].as_array().unwrap();
+            assert_eq!(
+                body["TotalResults"].as_u64().unwrap() as usize,
+                results.len(),
+                "{filter}: {body}"
+            );
+            // A file found by the filter shows the attributes it was found by.
+            for item in results {
+                assert_eq!(
+                    item["ShapeResult"]["Attributes"],
+                    serde_json::json!(["swap_material=steel"]),
+                    "{filter}"
+                );
+            }
+        }
+    }
+    writer.await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_service_shows_no_half_upload_and_finishes_its_queue_after_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    partlens::service::admin::add_user(&data, "Acme", "ann", service_support::PASSWORD, false)
+        .unwrap();
+    // No workers: the async uploads stay queued until the kill.
+    let (mut server, base) = serve_binary(&data, &["--index-workers", "0"]).await;
+    let ann = service_support::Session::login(&base, "ann").await;
+    let stored = ann
+        .upload_database_file("Crash/whole.png", png(Shape::Disc, 80), &[])
+        .await;
+    let queued = [
+        ann.upload_search_input(".png", &png(Shape::Disc, 81), true)
+            .await,
+        ann.upload_search_input(".png", &png(Shape::Bracket, 82), true)
+            .await,
+    ];
+    ann.get(&format!("/api/FileStatus?fileUID={}", queued[0]))
+        .await
+        .expect(204);
+    // An upload whose body stops half-way: its first part reaches the service, the rest never does.
+    let half = png(Shape::HorizontalBar, 83);
+    let first_part = bytes::Bytes::copy_from_slice(&half[..half.len() / 2]);
+    let body = futures_util::stream::once(async move { Ok::<_, std::io::Error>(first_part) })
+        .chain(futures_util::stream::pending());
+    let stalled = {
+        let ann = ann.clone();
+        tokio::spawn(async move {
+            ann.http
+                .put(format!(
+                    "{}/api/FileBinary?file=Crash%2Fhalf.png&isSearchInput=false",
+                    ann.base
+                ))
+                .bearer_auth(ann.token.as_deref().unwrap())
+                .header("Content-Type", "application/octet-stream")
+                .header("Content-Length", half.len().to_string())
+                .body(reqwest::Body::wrap_stream(body))
+                .send()
+                .await
+        })
+    };
+    let tmp = data.join("tmp");
+    wait_until(
+        Duration::from_secs(30),
+        "the half upload to reach tmp/",
+        || {
+            let tmp = tmp.clone();
+            async move {
+                std::fs::read_dir(&tmp)
+                    .unwrap()
+                    .any(|entry| entry.unwrap().metadata().unwrap().len() > 0)
+                    .then_some(())
+            }
+        },
+    )
+    .await;
+
+    // SIGKILL: no graceful shutdown, no cleanup.
+    server.0.kill().unwrap();
+    server.0.wait().unwrap();
+    assert!(
+        stalled.await.unwrap().is_err(),
+        "the stalled upload cannot succeed"
+    );
+    drop(server);
+
+    let (_server, base) = serve_binary(&data, &[]).await;
+    let ann = service_support::Session { base, ..ann };
+    // Nothing of the half upload: no record, no bytes, no leftovers in tmp/.
+    ann.get("/api/File?fileName=Crash%2Fhalf.png")
+        .await
+        .expect(404);
+    assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 0);
+    assert_eq!(std::fs::read_dir(data.join("files")).unwrap().count(), 3);
+    ann.get(&format!("/api/File?fileUID={stored}"))
+        .await
+        .expect(200);
+    // The queued jobs run to completion and their inputs find the stored file.
+    for uid in &queued {
+        wait_until(Duration::from_secs(60), "a queued job to finish", || {
+            let ann = ann.clone();
+            let path = format!("/api/FileStatus?fileUID={uid}");
+            async move { (ann.get(&path).await.status == 200).then_some(()) }
+        })
+        .await;
+    }
+    assert_eq!(
+        ann.search_uids(&format!("fileUID={}", queued[0])).await,
+        vec![stored]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_delete_whose_bytes_cannot_be_removed_still_deletes_the_file_whole() {
+    let service = TestService::start().await;
+    let admin = service.session("admin").await;
+    let uid = admin
+        .upload_database_file("Held/part.png", png(Shape::Disc, 120), &[])
+        .await;
+    let input = admin
+        .upload_search_input(".png", &png(Shape::Disc, 121), false)
+        .await;
+    assert_eq!(
+        admin.search_uids(&format!("fileUID={input}")).await,
+        vec![uid.clone()]
+    );
+    // The stored bytes cannot be removed (as when another program holds them open): here they are
+    // replaced by a folder that is not empty.
+    let content = service.dir.path().join("files").join(&uid);
+    std::fs::remove_file(&content).unwrap();
+    std::fs::create_dir_all(content.join("held")).unwrap();
+
+    let deleted = admin.delete(&format!("/api/File?fileUID={uid}")).await;
+    deleted.expect(200);
+    assert_eq!(deleted.text(), "true");
+    // Gone everywhere at once: record, status, text search and image search.
+    admin
+        .get(&format!("/api/File?fileUID={uid}"))
+        .await
+        .expect(404);
+    admin
+        .get(&format!("/api/FileStatus?fileUID={uid}"))
+        .await
+        .expect(404);
+    assert!(admin.search_uids("").await.is_empty());
+    assert!(
+        admin
+            .search_uids(&format!("fileUID={input}"))
+            .await
+            .is_empty()
+    );
+    admin
+        .delete(&format!("/api/File?fileUID={uid}"))
+        .await
+        .expect(404);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_file_replaced_at_its_path_whose_bytes_cannot_be_removed_is_still_replaced() {
+    let service = TestService::start().await;
+    let ann = service.session("ann").await;
+    let old = ann
+        .upload_database_file("Held/part.png", png(Shape::Disc, 130), &[])
+        .await;
+    let content = service.dir.path().join("files").join(&old);
+    std::fs::remove_file(&content).unwrap();
+    std::fs::create_dir_all(content.join("held")).unwrap();
+    // A new UID at the same path replaces the old file.
+    let new = uuid::Uuid::new_v4().to_string();
+    let reply = ann
+        .put_binary(
+            &format!("/api/FileBinary?file=Held%2Fpart.png&isSearchInput=false&uid={new}"),
+            png(Shape::HorizontalBar, 131),
+        )
+        .await;
+    reply.expect(200);
+    assert_eq!(reply.string(), new);
+    ann.get(&format!("/api/File?fileUID={old}"))
+        .await
+        .expect(404);
+    let record = ann.get("/api/File?fileName=Held%2Fpart.png").await.json();
+    assert_eq!(record["UID"], new.as_str());
+    assert_eq!(ann.search_uids("").await, vec![new]);
 }

@@ -47,7 +47,9 @@ pub enum ApiError {
         message: String,
     },
     /// The service could not be reached or the connection dropped.
-    #[error("could not reach the service: {0}")]
+    #[error(
+        "could not reach the service: {0}; check the service address and that the service is running, then retry"
+    )]
     Network(String),
     /// The request was refused locally before anything was sent (a rule of the interface was broken).
     #[error("{0}")]
@@ -243,6 +245,16 @@ mod tests {
                 .to_string()
                 .contains("false")
         );
+    }
+
+    #[test]
+    fn a_network_failure_says_what_to_check() {
+        let text = ApiError::Network("tcp connect error".into()).to_string();
+        assert!(
+            text.starts_with("could not reach the service: tcp connect error"),
+            "{text}"
+        );
+        assert!(text.contains("check the service address"), "{text}");
     }
 
     #[test]

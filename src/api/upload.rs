@@ -56,13 +56,22 @@ impl UploadSource {
         }
     }
 
-    /// The size in bytes.
+    /// The size in bytes. A folder is refused here, before anything is sent (reading it would fail
+    /// only while the body streams, looking like a network failure).
     pub async fn size(&self) -> Result<u64, ApiError> {
         match self {
-            Self::Path(path) => tokio::fs::metadata(path)
-                .await
-                .map(|meta| meta.len())
-                .map_err(|error| file_error(path, error)),
+            Self::Path(path) => {
+                let meta = tokio::fs::metadata(path)
+                    .await
+                    .map_err(|error| file_error(path, error))?;
+                if meta.is_dir() {
+                    return Err(ApiError::File {
+                        path: path.display().to_string(),
+                        message: "it is a folder, not a file".into(),
+                    });
+                }
+                Ok(meta.len())
+            }
             Self::Bytes { bytes, .. } => Ok(bytes.len() as u64),
         }
     }

@@ -10,9 +10,23 @@ use anyhow::Context as _;
 use clap::{Parser, Subcommand};
 use partlens::service::{RunningService, ServiceConfig, admin};
 
-/// The local File Indexing and Search Service.
+/// What `partlens-service --help` shows after the command list.
+const AFTER_HELP: &str = "\
+Set up a data directory, then serve it:
+  partlens-service --data ./data user add --company Acme --user admin --admin --password-stdin
+  partlens-service --data ./data serve --addr 127.0.0.1:8480
+
+The service binds 127.0.0.1 unless --addr says otherwise. It prints `listening on URL` on stdout
+once it accepts requests, logs to stderr (RUST_LOG=debug for more), and stops on Ctrl-C or SIGTERM;
+queued indexing jobs resume at the next start. Passwords are stored only as argon2 hashes.";
+
+/// partlens-service: the local File Indexing and Search Service.
+///
+/// Serves the whole interface (token, file upload and records, indexing status, attributes, PMI
+/// and feedback, search by files, text and attributes, images) over HTTP from a data directory,
+/// and manages that directory's users, companies and client ids.
 #[derive(Parser, Debug)]
-#[command(name = "partlens-service", version, about)]
+#[command(name = "partlens-service", version, after_help = AFTER_HELP)]
 struct Cli {
     /// The data directory: database, uploaded files, rendered images (created if missing).
     #[arg(long, value_name = "DIR")]
@@ -28,10 +42,11 @@ enum Command {
         /// The address to listen on; port 0 picks a free port.
         #[arg(long, default_value = "127.0.0.1:8480")]
         addr: SocketAddr,
-        /// The largest request body accepted, in bytes.
+        /// The largest request body accepted, in bytes [default: 536870912, 512 MiB].
         #[arg(long, value_name = "BYTES")]
         max_body_bytes: Option<u64>,
-        /// Background workers indexing asynchronous uploads (0 queues them without indexing).
+        /// Background workers indexing asynchronous uploads (0 queues them without indexing)
+        /// [default: 2].
         #[arg(long, value_name = "N")]
         index_workers: Option<usize>,
     },
@@ -57,7 +72,8 @@ enum UserCommand {
         /// The user name (the login).
         #[arg(long)]
         user: String,
-        /// The password.
+        /// The password (visible to other users of this machine in the process list: prefer
+        /// --password-stdin).
         #[arg(
             long,
             conflicts_with = "password_stdin",

@@ -32,7 +32,7 @@ pub enum AttrsAction {
 pub const SET_HELP: &str = "Set attributes on a file (PUT /api/FileAttributes) and print {\"ok\": true}.\n\n\
 Name the file by UID (the first argument) or by --name PATH (its full stored path). Each attribute is \
 NAME=VALUE; a unit rides in the name (weight(kg)=12.3); several values are joined with | \
-(region=EU|US), and a single value can never contain |. By default the list replaces every \
+(region=EU|US, quoted in a shell: 'region=EU|US'), and a single value can never contain |. By default the list replaces every \
 attribute of the file; --keep-existing adds to them instead.";
 
 /// Arguments of `attrs set`.

@@ -28,12 +28,13 @@ Global options go before the command: partlens-cli --service URL --user NAME upl
 
 The password is never an argument: pipe it with --password-stdin or set PARTLENS_PASSWORD.
 Output is one line of JSON on stdout. A failure exits with status 1 and prints one line on
-stderr, naming the HTTP status where there is one (usage errors exit with status 2).
+stderr, naming the HTTP status where there is one (options the command line does not accept at
+all exit with status 2). Quote values holding | in a shell: 'region=EU|US'.
 
 Examples:
   echo \"$PW\" | partlens-cli --user alice --password-stdin upload drawing.png --async --wait
   partlens-cli search bracket.png --text \"pump housing\" --exact material=steel | jq .TotalResults
-  partlens-cli attrs set --name Design/bracket.step material=steel region=EU|US";
+  partlens-cli attrs set --name Design/bracket.step material=steel 'region=EU|US'";
 
 /// The long help of `attributes` (shown by `--help`).
 const ATTRIBUTES_HELP: &str = "List the attributes used by your company (GET /api/FileAttributes): the \
@@ -143,6 +144,45 @@ mod tests {
     #[test]
     fn the_command_line_definition_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    /// Splits a shell line into its pipeline stages, at `|` outside quotes.
+    fn pipeline_stages(line: &str) -> Vec<String> {
+        let (mut stages, mut current, mut quote) = (Vec::new(), String::new(), None);
+        for character in line.chars() {
+            match (character, quote) {
+                ('\'' | '"', None) => quote = Some(character),
+                (c, Some(open)) if c == open => quote = None,
+                ('|', None) => {
+                    stages.push(std::mem::take(&mut current));
+                    continue;
+                }
+                _ => {}
+            }
+            current.push(character);
+        }
+        stages.push(current);
+        stages
+    }
+
+    #[test]
+    fn help_examples_run_as_written_in_a_shell() {
+        let examples: Vec<&str> = AFTER_HELP
+            .lines()
+            .map(str::trim)
+            .filter(|line| line.contains("partlens-cli "))
+            .filter(|line| line.starts_with("partlens-cli") || line.starts_with("echo"))
+            .collect();
+        assert!(examples.len() >= 3, "{examples:?}");
+        for line in examples {
+            for stage in pipeline_stages(line) {
+                let command = stage.split_whitespace().next().unwrap_or("");
+                assert!(
+                    ["partlens-cli", "jq", "echo"].contains(&command),
+                    "\"{line}\" pipes into \"{command}\": quote the value holding |"
+                );
+            }
+        }
     }
 
     #[test]

@@ -9,7 +9,9 @@ use super::error::CliError;
 use super::output::{print_json, upload_progress};
 use super::session::Session;
 use super::status::{IndexingEnd, wait_until_indexed};
-use crate::api::{Attribute, FileStatus, FileUid, UploadEncoding, UploadRequest, UploadSource};
+use crate::api::{
+    ApiError, Attribute, FileStatus, FileUid, UploadEncoding, UploadRequest, UploadSource,
+};
 
 /// Which upload endpoint carries the bytes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
@@ -120,7 +122,19 @@ pub async fn run(args: UploadArgs, session: &mut Session) -> Result<(), CliError
     request.validate(size)?;
     let client = session.client().await?;
     let progress = upload_progress(&request.source.file_name());
-    let outcome = client.upload(&request, progress).await?;
+    let outcome = client
+        .upload(&request, progress)
+        .await
+        .map_err(|error| match error {
+            // The spec's 403 body is `false`; an upload is refused only for overwriting by --uid.
+            ApiError::Forbidden { .. } => ApiError::Forbidden {
+                message: "only an admin may overwrite another user's search input or turn a \
+                          company-database file into a search input; choose another --uid or \
+                          leave it out"
+                    .into(),
+            },
+            other => other,
+        })?;
     let end = if args.wait {
         wait_until_indexed(client, &outcome.uid, size).await?
     } else if request.index_async {

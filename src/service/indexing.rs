@@ -139,9 +139,29 @@ impl Indexer {
 
     /// Indexes one revision of a file and saves the outcome. Returns the state it ended in, or `None`
     /// when the file was deleted or overwritten meanwhile (nothing saved).
+    ///
+    /// When indexing itself fails (the stored bytes cannot be read, the outcome cannot be saved),
+    /// the revision is marked failed, so that its status ends (422) instead of staying in progress.
     pub async fn index(&self, job: ClaimedJob) -> Result<Option<IndexState>, ServiceError> {
         let indexer = self.clone();
-        tokio::task::spawn_blocking(move || indexer.index_blocking(&job)).await?
+        let claimed = job.clone();
+        let outcome =
+            match tokio::task::spawn_blocking(move || indexer.index_blocking(&claimed)).await {
+                Ok(outcome) => outcome,
+                Err(error) => Err(error.into()),
+            };
+        if outcome.is_err() {
+            let gave_up = self
+                .store
+                .write(move |connection| {
+                    files::save_indexing(connection, &job.uid, job.revision, None, &iso_now())
+                })
+                .await;
+            if let Err(error) = gave_up {
+                tracing::error!(%error, "a file whose indexing failed could not be marked failed");
+            }
+        }
+        outcome
     }
 
     fn index_blocking(&self, job: &ClaimedJob) -> Result<Option<IndexState>, ServiceError> {
@@ -230,5 +250,60 @@ impl Indexer {
                 IndexState::Failed
             }))
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::service::store::files::NewContent;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_file_that_cannot_be_indexed_ends_failed_not_in_progress() {
+        let dir = tempfile::tempdir().unwrap();
+        let (state, caller) = crate::service::state::state_for_tests(dir.path()).await;
+        let uid = "3f2504e0-4f89-41d3-9a0c-0305e82c3301".to_owned();
+        let content = NewContent {
+            uid: uid.clone(),
+            company_id: caller.company_id.clone(),
+            owner_user_id: caller.user_id,
+            is_search_input: true,
+            stored_path: format!("{uid}.png"),
+            display_name: format!("{uid}.png"),
+            extension: ".png".into(),
+            size: 2000,
+            state: IndexState::Queued,
+            callback_param: None,
+        };
+        let revision = state
+            .store
+            .write(move |connection| {
+                let revision = files::upsert(connection, &content, &iso_now())?;
+                jobs::enqueue(connection, &content.uid, &iso_now())?;
+                Ok(revision)
+            })
+            .await
+            .unwrap();
+        // The stored bytes cannot be read (a folder stands where they should be).
+        std::fs::create_dir_all(state.disk.content_path(&uid).join("held")).unwrap();
+        let job = state
+            .store
+            .write(|connection| jobs::claim_next(connection))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(job.revision, revision);
+        assert!(state.indexer.index(job).await.is_err());
+        let (record, queued) = state
+            .store
+            .read(move |connection| {
+                let queued: i64 =
+                    connection.query_row("SELECT count(*) FROM jobs", [], |row| row.get(0))?;
+                Ok((files::find_any(connection, &uid)?, queued))
+            })
+            .await
+            .unwrap();
+        assert_eq!(record.unwrap().state, IndexState::Failed);
+        assert_eq!(queued, 0);
     }
 }

@@ -129,14 +129,21 @@ pub async fn run(
     let shown: Vec<(String, Option<f32>)> = ranked.into_iter().take(query.max_results).collect();
     let company_id = caller.company_id.clone();
     let uids: Vec<String> = shown.iter().map(|(uid, _)| uid.clone()).collect();
+    let terms = query.terms;
     let loaded = state
         .store
         .read(move |connection| {
-            let records = files::find_many(connection, &company_id, &uids)?;
+            // One snapshot: the files are checked against the filter again and read as they are
+            // then, so a file changed since it was selected is left out rather than shown with
+            // attributes that no longer match.
+            let snapshot = connection.unchecked_transaction()?;
+            let matching = search::still_matching(&snapshot, &company_id, &terms, &uids)?;
+            let records = files::find_many(&snapshot, &company_id, &uids)?;
             records
                 .into_iter()
+                .filter(|record| matching.contains(&record.uid))
                 .map(|record| {
-                    let texts = attributes::texts_of(connection, &record.uid)?;
+                    let texts = attributes::texts_of(&snapshot, &record.uid)?;
                     Ok((record, texts))
                 })
                 .collect::<Result<Vec<_>, ServiceError>>()
@@ -148,7 +155,8 @@ pub async fn run(
         origin,
         now: unix_now(),
     };
-    // A file deleted between the two reads is simply left out.
+    // A file deleted or changed between the two reads is simply left out, and not counted.
+    let total = total - (shown.len() - loaded.len());
     let loaded: HashMap<&str, _> = loaded
         .iter()
         .map(|(record, texts)| (record.uid.as_str(), (record, texts)))

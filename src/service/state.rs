@@ -28,3 +28,40 @@ pub struct ServiceState {
 
 /// The state as handlers receive it.
 pub type AppState = Arc<ServiceState>;
+
+/// A service state over `data_dir` for unit tests: the store open, the folders made, no workers and
+/// no HTTP, and a caller (a non-admin of company `Acme`).
+#[cfg(test)]
+pub(crate) async fn state_for_tests(
+    data_dir: &std::path::Path,
+) -> (AppState, super::store::accounts::Caller) {
+    use std::sync::RwLock;
+
+    let disk = Disk::new(data_dir);
+    disk.create_folders().unwrap();
+    let store = Store::open(data_dir.to_path_buf()).await.unwrap();
+    let company_id = store
+        .write(|connection| super::store::accounts::ensure_company(connection, "Acme"))
+        .await
+        .unwrap();
+    let indexer = Indexer::new(
+        store.clone(),
+        disk.clone(),
+        Arc::new(RwLock::new(super::engine::VisualIndex::new())),
+    );
+    let config = ServiceConfig::new(data_dir);
+    let state = Arc::new(ServiceState {
+        local_addr: config.addr,
+        config,
+        store,
+        disk,
+        indexer,
+        image_links: ImageLinks::new(b"test".to_vec(), std::time::Duration::from_secs(60)),
+    });
+    let caller = super::store::accounts::Caller {
+        user_id: 1,
+        company_id,
+        admin: false,
+    };
+    (state, caller)
+}

@@ -110,6 +110,15 @@ impl StoredPath {
     }
 }
 
+/// The stored path a `fileName` parameter names, written the way uploads store paths (`\\` as `/`,
+/// empty parts dropped), so a file is found by the name it was uploaded with. A name no upload
+/// accepts is returned with only its separators unified (it then names no file: 404).
+pub fn lookup_path(file_name: &str) -> String {
+    StoredPath::parse(file_name)
+        .map(|path| path.path)
+        .unwrap_or_else(|_| file_name.trim().replace('\\', "/"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -139,6 +148,18 @@ mod tests {
             StoredPath::parse("bracket.png").unwrap().path,
             "bracket.png"
         );
+    }
+
+    #[test]
+    fn a_file_is_looked_up_by_the_name_it_was_uploaded_with() {
+        for name in [
+            "Design\\Sub//x.png",
+            " Design/Sub/x.png ",
+            "Design/Sub/x.png",
+        ] {
+            assert_eq!(lookup_path(name), "Design/Sub/x.png", "{name:?}");
+        }
+        assert_eq!(lookup_path("..\\x.png"), "../x.png");
     }
 
     #[test]

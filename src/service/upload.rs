@@ -6,7 +6,8 @@
 //!   in place, keeping its UID; `false` refuses the upload with 400 and a message saying so.
 //! - `uid` of an existing file of the caller's company overwrites it (a UID used by another company is
 //!   refused with 400). Overwriting another user's search input needs an admin (403 otherwise);
-//!   database files may be uploaded and replaced by every user of the company.
+//!   database files may be uploaded and replaced by every user of the company, but only an admin may
+//!   overwrite one with a search input (that takes it out of the database, like a delete: 403).
 //! - A replaced file keeps its attributes unless the upload sends `attributes`.
 //! - `indexAsync` is honoured for search inputs only; database files are indexed during the call.
 //! - Content that cannot be decoded still gets its UID; its status is then 422 `failed`.
@@ -191,7 +192,23 @@ pub fn may_delete(caller: &Caller, record: &FileRecord) -> bool {
 
 /// Stores received bytes as a file of the caller's company and indexes them (during the call unless
 /// `indexAsync`). Returns the record as it is after the call.
+///
+/// The work runs in a task of its own: a client that gives up (a timeout, a closed connection) while
+/// the file is being stored or indexed cancels only its wait for the answer, never the work, so no
+/// file is left stored but not indexed (in progress for ever).
 pub async fn store_and_index(
+    state: &AppState,
+    caller: &Caller,
+    params: UploadParams,
+    file: TempFile,
+    size: u64,
+) -> Result<FileRecord, ServiceError> {
+    let (state, caller) = (state.clone(), caller.clone());
+    tokio::spawn(async move { store_and_index_now(&state, &caller, params, file, size).await })
+        .await?
+}
+
+async fn store_and_index_now(
     state: &AppState,
     caller: &Caller,
     params: UploadParams,
@@ -224,6 +241,16 @@ pub async fn store_and_index(
                 if existing.is_search_input && !may_delete(&caller, &existing) {
                     return Err(ServiceError::Forbidden(
                         "only an admin may overwrite another user's search input".into(),
+                    ));
+                }
+                // Turning a database file into a search input takes it out of the database (and
+                // lets its owner delete it): that is a delete, which needs an admin.
+                let becomes_search_input =
+                    matches!(params.target, UploadTarget::SearchInput { .. });
+                if !existing.is_search_input && becomes_search_input && !caller.admin {
+                    return Err(ServiceError::Forbidden(
+                        "only an admin may overwrite a company-database file with a search input"
+                            .into(),
                     ));
                 }
             }
@@ -284,16 +311,21 @@ pub async fn store_and_index(
                 attributes::replace(connection, &caller.company_id, &uid, list)?;
             }
             jobs::enqueue(connection, &uid, &now)?;
-            // The bytes move in before the commit, so no worker can see the job without them.
-            file.persist(&disk.content_path(&uid))?;
+            // The old images go and the bytes move in before the commit, so no worker can see the
+            // job without them; what fails here fails before anything else changed on disk.
             disk.remove_images(&uid)?;
+            file.persist(&disk.content_path(&uid))?;
             let mut index = visual_index
                 .write()
                 .map_err(|_| ServiceError::Internal("the visual index is poisoned".into()))?;
             index.remove(&uid);
             if let Some(replaced) = &replaced {
                 index.remove(replaced);
-                disk.remove_file(replaced)?;
+                // Its record is gone with this commit; bytes that cannot be removed (held open by
+                // another program) stay on disk unused rather than failing the upload.
+                if let Err(error) = disk.remove_file(replaced) {
+                    tracing::warn!(uid = replaced, %error, "a replaced file's bytes stay on disk");
+                }
             }
             Ok((uid, revision))
         })
@@ -361,6 +393,67 @@ mod tests {
         let direct =
             UploadParams::from_query(&QueryString::parse("file=.zip&indexAsync=true"), false);
         assert!(!direct.unwrap().index_async);
+    }
+
+    /// Waits (with a deadline) until the file's indexing has ended, and returns its state.
+    async fn final_state(state: &AppState, uid: &str) -> IndexState {
+        let started = std::time::Instant::now();
+        loop {
+            let uid = uid.to_owned();
+            let record = state
+                .store
+                .read(move |connection| files::find_any(connection, &uid))
+                .await
+                .unwrap();
+            let state_now = record.as_ref().map(|record| record.state);
+            if let Some(ended @ (IndexState::Completed | IndexState::Failed)) = state_now {
+                return ended;
+            }
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(30),
+                "indexing never ended: {state_now:?}"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_upload_whose_client_gives_up_while_it_waits_is_still_indexed() {
+        let dir = tempfile::tempdir().unwrap();
+        let (state, caller) = crate::service::state::state_for_tests(dir.path()).await;
+        // Another write holds the store, so the upload waits for it.
+        let (held, holding) = std::sync::mpsc::channel();
+        let (release, released) = std::sync::mpsc::channel::<()>();
+        let holder = state.store.clone();
+        let holding_thread = std::thread::spawn(move || {
+            holder.write_blocking(|_| {
+                held.send(()).unwrap();
+                released.recv().unwrap();
+                Ok(())
+            })
+        });
+        holding.recv().unwrap();
+        let uid = uuid::Uuid::new_v4().hyphenated().to_string();
+        let file = TempFile::new(state.disk.temp_path());
+        std::fs::write(file.path(), b"ISO-10303-21;\n".repeat(100)).unwrap();
+        let params = UploadParams {
+            target: UploadTarget::SearchInput {
+                extension: ".step".into(),
+            },
+            index_async: false,
+            uid: Some(uid.clone()),
+            overwrite_file: None,
+            attributes: None,
+            gzipped: false,
+            callback_param: None,
+        };
+        // The request is polled once (it starts, then waits for the store) and then dropped, as
+        // when its client disconnects.
+        let upload = store_and_index(&state, &caller, params, file, 1400);
+        assert!(futures_util::FutureExt::now_or_never(upload).is_none());
+        release.send(()).unwrap();
+        holding_thread.join().unwrap().unwrap();
+        assert_eq!(final_state(&state, &uid).await, IndexState::Completed);
     }
 
     #[test]

@@ -17,6 +17,11 @@ use crate::service::routes::{Params, json, json_bool};
 use crate::service::state::AppState;
 use crate::service::store::accounts::Caller;
 use crate::service::store::{attributes, files};
+use crate::service::stored_path::lookup_path;
+
+/// Largest `PUT /api/FileAttributes` body read (or the service's body limit, when that is smaller):
+/// an attribute list is text, and is read whole.
+pub const MAX_ATTRIBUTES_BODY_BYTES: u64 = 1024 * 1024;
 
 /// The attribute names (with units) used by the caller's company, each with its stable ID.
 pub async fn company_attributes(
@@ -51,7 +56,7 @@ async fn resolve_file(
 ) -> Result<String, ServiceError> {
     let company_id = caller.company_id.clone();
     let uid = optional_uid_param(query, "fileUID")?;
-    let name = text_param(query, "fileName").map(|name| name.replace('\\', "/"));
+    let name = text_param(query, "fileName").map(lookup_path);
     let wanted = uid
         .clone()
         .or(name.clone())
@@ -80,7 +85,8 @@ pub async fn set_attributes(
 ) -> Result<Response, ServiceError> {
     let delete_existing = bool_param(&query, "deleteExisting", true)?;
     let uid = resolve_file(&state, &caller, &query).await?;
-    let body = read_limited(body, &headers, state.config.max_body_bytes).await?;
+    let limit = MAX_ATTRIBUTES_BODY_BYTES.min(state.config.max_body_bytes);
+    let body = read_limited(body, &headers, limit).await?;
     let texts = decode_double_encoded_strings(&body)
         .map_err(|error| ServiceError::BadRequest(error.to_string()))?;
     let parsed = texts

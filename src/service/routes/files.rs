@@ -1,7 +1,8 @@
 //! `GET /api/File` (a record by UID or stored path) and `DELETE /api/File`.
 
 use axum::extract::State;
-use axum::response::Response;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
 
 use crate::service::error::ServiceError;
 use crate::service::params::{optional_uid_param, required_uid_param, text_param};
@@ -11,6 +12,7 @@ use crate::service::state::AppState;
 use crate::service::store::accounts::Caller;
 use crate::service::store::files::{self, FileRecord};
 use crate::service::store::{attributes, unix_now};
+use crate::service::stored_path::lookup_path;
 use crate::service::upload::may_delete;
 
 /// The FileMap reply of a record (also used by `PUT /api/FileBinaryDirect`).
@@ -50,7 +52,7 @@ pub async fn get_file(
             .await?;
         record.ok_or_else(|| ServiceError::file_not_found(&uid))?
     } else if let Some(name) = text_param(&query, "fileName") {
-        let path = name.replace('\\', "/");
+        let path = lookup_path(name);
         let record = state
             .store
             .read({
@@ -66,7 +68,11 @@ pub async fn get_file(
 }
 
 /// Deletes a file: admins any file of their company, other users their own search inputs (403
-/// `false` otherwise); unknown or already deleted is 404.
+/// `false` otherwise); unknown or already deleted is 404; an unexpected failure is 500 `false`.
+///
+/// The bytes and images are removed inside the same transaction (under the store's writer, so no
+/// upload reusing the UID can come in between). One that cannot be removed (held open by another
+/// program) stays on disk unused rather than failing the delete after the index entry is gone.
 pub async fn delete_file(
     caller: Caller,
     State(state): State<AppState>,
@@ -75,7 +81,7 @@ pub async fn delete_file(
     let uid = required_uid_param(&query, "fileUID")?;
     let visual_index = state.indexer.visual_index().clone();
     let disk = state.disk.clone();
-    state
+    let deleted = state
         .store
         .write(move |connection| {
             let record = files::find(connection, &caller.company_id, &uid)?
@@ -92,9 +98,25 @@ pub async fn delete_file(
                 .write()
                 .map_err(|_| ServiceError::Internal("the visual index is poisoned".into()))?
                 .remove(&uid);
-            disk.remove_file(&uid)?;
+            if let Err(error) = disk.remove_file(&uid) {
+                tracing::warn!(uid, %error, "a deleted file's bytes or images stay on disk");
+            }
             Ok(())
         })
-        .await?;
+        .await;
+    match deleted {
+        Ok(()) => {}
+        Err(error) if error.status() == StatusCode::INTERNAL_SERVER_ERROR => {
+            // The interface's 500 of this endpoint has the body `false`.
+            tracing::error!(%error, "a delete failed");
+            return Ok((
+                StatusCode::INTERNAL_SERVER_ERROR,
+                [(header::CONTENT_TYPE, "application/json")],
+                "false",
+            )
+                .into_response());
+        }
+        Err(error) => return Err(error),
+    }
     Ok(json_bool(true))
 }

@@ -191,9 +191,14 @@ async fn close_if_body_unread(request: Request, next: Next) -> Response {
     response
 }
 
-/// Lower-cases the path and adds `/api` when it is missing; the query is left as it is.
+/// Lower-cases the path, drops a trailing `/` (ASP.NET routes match with or without one) and adds
+/// `/api` when it is missing; the query is left as it is.
 fn normalise_path(mut request: Request) -> Request {
-    let path = request.uri().path().to_lowercase();
+    let lower = request.uri().path().to_lowercase();
+    let path = match lower.trim_end_matches('/') {
+        "" => "/".to_owned(),
+        trimmed => trimmed.to_owned(),
+    };
     let path = if path == "/api" || path.starts_with("/api/") {
         path
     } else {
@@ -268,5 +273,16 @@ mod tests {
             .body(axum::body::Body::empty())
             .unwrap();
         assert_eq!(normalise_path(request).uri().path(), "/api/token");
+        for (given, routed) in [
+            ("/api/FileAttributes/", "/api/fileattributes"),
+            ("/Token/?a=1", "/api/token"),
+            ("/", "/api/"),
+        ] {
+            let request = Request::builder()
+                .uri(given)
+                .body(axum::body::Body::empty())
+                .unwrap();
+            assert_eq!(normalise_path(request).uri().path(), routed, "{given}");
+        }
     }
 }

@@ -22,7 +22,7 @@ use crate::service::store::{files, iso_now};
 pub const MAX_FEEDBACK_CHARS: usize = 300;
 /// Longest `user` identifier accepted, in characters.
 pub const MAX_FEEDBACK_USER_CHARS: usize = 100;
-/// Largest feedback body read.
+/// Largest feedback body read (or the service's body limit, when that is smaller).
 const MAX_FEEDBACK_BODY_BYTES: u64 = 1024 * 1024;
 
 /// The PMI, text and extracted attributes of a file of the caller's company.
@@ -74,7 +74,8 @@ pub async fn feedback(
     }
     let id = optional_uid_param(&query, "feedbackId")?
         .unwrap_or_else(|| uuid::Uuid::new_v4().hyphenated().to_string());
-    let body = read_limited(body, &headers, MAX_FEEDBACK_BODY_BYTES).await?;
+    let limit = MAX_FEEDBACK_BODY_BYTES.min(state.config.max_body_bytes);
+    let body = read_limited(body, &headers, limit).await?;
     let attributes = if body.iter().all(u8::is_ascii_whitespace) {
         Vec::new()
     } else {

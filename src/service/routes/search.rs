@@ -10,6 +10,7 @@ use crate::api::SearchFilter;
 use crate::api::encoding::{QueryString, base64_decode, decode_double_encoded_strings};
 use crate::service::body::{TempFile, read_limited};
 use crate::service::error::ServiceError;
+use crate::service::params::canonical_uid;
 use crate::service::routes::{Origin, Params, json};
 use crate::service::search::{SearchQuery, max_results_param, run};
 use crate::service::state::AppState;
@@ -59,6 +60,10 @@ pub async fn search_with_files(
     })?)?;
     let max_results = max_results_param(query.get("maxResults"))?;
     let mut search = SearchQuery::from_filter(&filter_of(&query), max_results);
+    // Earlier inputs are checked before anything is uploaded, so a bad one leaves no new input behind.
+    for uid in &search.input_uids {
+        canonical_uid(uid, "fileUID")?;
+    }
     let body = read_limited(body, &headers, state.config.max_body_bytes).await?;
     let encoded = decode_double_encoded_strings(&body)
         .map_err(|error| ServiceError::BadRequest(error.to_string()))?;

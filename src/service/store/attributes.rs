@@ -81,13 +81,17 @@ fn put(list: &mut Vec<Attribute>, attribute: Attribute) {
 }
 
 /// Replaces all saved attributes of a file (`deleteExisting=true`). A name given twice keeps the
-/// last values.
+/// last values. A file that is not (or no longer) the company's is a 404: the caller may have found
+/// it before a delete that committed first.
 pub fn replace(
     connection: &Connection,
     company_id: &str,
     uid: &str,
     attributes: &[Attribute],
 ) -> Result<(), ServiceError> {
+    if super::files::find(connection, company_id, uid)?.is_none() {
+        return Err(ServiceError::file_not_found(uid));
+    }
     let mut list = Vec::with_capacity(attributes.len());
     for attribute in attributes {
         put(&mut list, attribute.clone());
@@ -234,6 +238,27 @@ mod tests {
             texts_of(&connection, "a").unwrap(),
             vec!["Material=brass", "region=EU|US", "weight(kg)=2"]
         );
+    }
+
+    #[test]
+    fn attributes_of_a_file_that_is_gone_are_a_not_found() {
+        let (connection, company) = store_with_file(&["a"]);
+        crate::service::store::files::delete(&connection, "a").unwrap();
+        for result in [
+            replace(&connection, &company, "a", &attributes(&["material=steel"])),
+            merge(&connection, &company, "a", &attributes(&["material=steel"])),
+            replace(&connection, &company, "a", &[]),
+        ] {
+            assert!(
+                matches!(result, Err(ServiceError::NotFound(_))),
+                "{result:?}"
+            );
+        }
+        let (connection, _) = store_with_file(&["b"]);
+        assert!(matches!(
+            replace(&connection, "another company", "b", &[]),
+            Err(ServiceError::NotFound(_))
+        ));
     }
 
     #[test]

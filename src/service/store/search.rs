@@ -1,6 +1,8 @@
 //! The metadata side of search: which of a company's indexed database files satisfy every FT
 //! condition, done in SQL over the lower-cased search text and the per-value attribute rows.
 
+use std::collections::HashSet;
+
 use rusqlite::Connection;
 use rusqlite::types::Value;
 
@@ -43,19 +45,9 @@ fn attribute_condition(
     arguments.extend(value_arguments);
 }
 
-/// The company's indexed database files that satisfy every term, ordered by display name
-/// (case-insensitively) then UID.
-///
-/// - free text: every word occurs in the stored path, display name, attributes, extracted attributes
-///   or extracted text (case-insensitive);
-/// - regular `name=value`: some value of the attribute contains the text;
-/// - exact `name=[value]`: some single value equals it (a multi-valued attribute matches on any one);
-/// - prefix `name=start*`: some value starts with it.
-pub fn matching_database_files(
-    connection: &Connection,
-    company_id: &str,
-    terms: &[FilterTerm],
-) -> Result<Vec<Candidate>, ServiceError> {
+/// The SQL (and its arguments) selecting the UID and display name of the company's indexed database
+/// files that satisfy every term.
+fn matching_sql(company_id: &str, terms: &[FilterTerm]) -> (String, Vec<Value>) {
     let mut sql = String::from(
         "SELECT f.uid, f.display_name FROM files f
          WHERE f.company_id = ? AND f.is_search_input = 0 AND f.state = 'completed'",
@@ -98,8 +90,15 @@ pub fn matching_database_files(
             }
         }
     }
-    sql.push_str(" ORDER BY f.display_name COLLATE NOCASE, f.uid");
-    let mut statement = connection.prepare(&sql)?;
+    (sql, arguments)
+}
+
+fn query_candidates(
+    connection: &Connection,
+    sql: &str,
+    arguments: Vec<Value>,
+) -> Result<Vec<Candidate>, ServiceError> {
+    let mut statement = connection.prepare(sql)?;
     let candidates = statement
         .query_map(rusqlite::params_from_iter(arguments), |row| {
             Ok(Candidate {
@@ -109,6 +108,47 @@ pub fn matching_database_files(
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
     Ok(candidates)
+}
+
+/// The company's indexed database files that satisfy every term, ordered by display name
+/// (case-insensitively) then UID.
+///
+/// - free text: every word occurs in the stored path, display name, attributes, extracted attributes
+///   or extracted text (case-insensitive);
+/// - regular `name=value`: some value of the attribute contains the text;
+/// - exact `name=[value]`: some single value equals it (a multi-valued attribute matches on any one);
+/// - prefix `name=start*`: some value starts with it.
+pub fn matching_database_files(
+    connection: &Connection,
+    company_id: &str,
+    terms: &[FilterTerm],
+) -> Result<Vec<Candidate>, ServiceError> {
+    let (mut sql, arguments) = matching_sql(company_id, terms);
+    sql.push_str(" ORDER BY f.display_name COLLATE NOCASE, f.uid");
+    query_candidates(connection, &sql, arguments)
+}
+
+/// Which of `uids` still satisfy every term (and are still indexed database files of the company):
+/// a search checks its results again when it reads them, so a file changed in between is not shown
+/// with attributes that no longer match.
+pub fn still_matching(
+    connection: &Connection,
+    company_id: &str,
+    terms: &[FilterTerm],
+    uids: &[String],
+) -> Result<HashSet<String>, ServiceError> {
+    if uids.is_empty() {
+        return Ok(HashSet::new());
+    }
+    let (mut sql, mut arguments) = matching_sql(company_id, terms);
+    sql.push_str(" AND f.uid IN (");
+    sql.push_str(&vec!["?"; uids.len()].join(", "));
+    sql.push(')');
+    arguments.extend(uids.iter().cloned().map(Value::Text));
+    Ok(query_candidates(connection, &sql, arguments)?
+        .into_iter()
+        .map(|candidate| candidate.uid)
+        .collect())
 }
 
 #[cfg(test)]
@@ -227,6 +267,35 @@ mod tests {
                 &[parse("region=[EU]"), parse("weight=12")]
             )
             .is_empty()
+        );
+    }
+
+    #[test]
+    fn still_matching_checks_only_the_given_files() {
+        let (connection, company) = store(&[
+            ("1", "Design/a.png", &["region=EU"], ""),
+            ("2", "Design/b.png", &["region=EU"], ""),
+            ("3", "Design/c.png", &["region=US"], ""),
+        ]);
+        let given = ["1".to_owned(), "3".to_owned(), "gone".to_owned()];
+        let terms = [FilterTerm::parse("region=[eu]")];
+        assert_eq!(
+            still_matching(&connection, &company, &terms, &given).unwrap(),
+            HashSet::from(["1".to_owned()])
+        );
+        assert_eq!(
+            still_matching(&connection, &company, &[], &given).unwrap(),
+            HashSet::from(["1".to_owned(), "3".to_owned()])
+        );
+        assert!(
+            still_matching(&connection, "other", &[], &given)
+                .unwrap()
+                .is_empty()
+        );
+        assert!(
+            still_matching(&connection, &company, &terms, &[])
+                .unwrap()
+                .is_empty()
         );
     }
 }
