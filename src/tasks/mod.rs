@@ -3,3 +3,4 @@
 
 pub mod poll;
 pub mod search_flow;
+pub mod thumbnails;

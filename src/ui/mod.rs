@@ -1,1 +1,3 @@
 //! The egui views of the desktop app, one file a view. Only `main.rs` uses this module.
+
+pub mod texture_cache;
