@@ -1,3 +1,4 @@
 //! The egui views of the desktop app, one file a view. Only `main.rs` uses this module.
 
 pub mod texture_cache;
+pub mod results;
