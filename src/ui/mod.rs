@@ -2,3 +2,4 @@
 
 pub mod texture_cache;
 pub mod results;
+pub mod search_bar;
