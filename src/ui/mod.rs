@@ -3,3 +3,4 @@
 pub mod texture_cache;
 pub mod results;
 pub mod search_bar;
+pub mod detail;
