@@ -159,7 +159,11 @@ pub struct ImageOutcome {
 
 /// Decodes image bytes and scales them so neither side exceeds `max_side`. Blocking and CPU-bound:
 /// call it from `spawn_blocking`.
-pub fn decode_and_scale(key: &str, bytes: &[u8], max_side: u32) -> Result<DecodedImage, ImageError> {
+pub fn decode_and_scale(
+    key: &str,
+    bytes: &[u8],
+    max_side: u32,
+) -> Result<DecodedImage, ImageError> {
     let mut reader = image::ImageReader::new(Cursor::new(bytes))
         .with_guessed_format()
         .map_err(|error| ImageError::Decode(error.to_string()))?;
@@ -201,7 +205,9 @@ struct Shared {
 
 impl Shared {
     fn in_flight(&self) -> std::sync::MutexGuard<'_, HashMap<String, InFlight>> {
-        self.in_flight.lock().unwrap_or_else(PoisonError::into_inner)
+        self.in_flight
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 }
 
@@ -494,7 +500,10 @@ mod tests {
         let client = ApiClient::new(&server.base).unwrap();
         let loader = ImageLoader::default();
         let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel();
-        for url in [format!("{}/broken", server.base), format!("{}/missing", server.base)] {
+        for url in [
+            format!("{}/broken", server.base),
+            format!("{}/missing", server.base),
+        ] {
             let sender = sender.clone();
             loader.request(
                 &tokio::runtime::Handle::current(),

@@ -106,7 +106,9 @@ pub fn explain_load_error(error: &ApiError) -> String {
         ApiError::Unauthorized => {
             "Your session has expired. Log in again to see this file.".to_owned()
         }
-        ApiError::Forbidden { .. } => "The service does not let this user see this file.".to_owned(),
+        ApiError::Forbidden { .. } => {
+            "The service does not let this user see this file.".to_owned()
+        }
         other => format!("The file could not be loaded: {other}."),
     }
 }
@@ -288,10 +290,8 @@ impl DetailView {
                         .default_open(false)
                         .show(ui, |ui| {
                             ui.add(
-                                egui::Label::new(
-                                    egui::RichText::new(&self.raw_pretty).monospace(),
-                                )
-                                .selectable(true),
+                                egui::Label::new(egui::RichText::new(&self.raw_pretty).monospace())
+                                    .selectable(true),
                             );
                         });
                 });
@@ -550,17 +550,19 @@ mod tests {
     }
 
     fn harness(view: DetailView) -> Harness<'static, Fixture> {
-        Harness::builder().with_size([1100.0, 800.0]).build_ui_state(
-            |ui, fixture: &mut Fixture| {
-                let intents = fixture.view.ui(ui, &mut fixture.textures);
-                fixture.intents.extend(intents);
-            },
-            Fixture {
-                view,
-                textures: TextureCache::new(1 << 26),
-                intents: Vec::new(),
-            },
-        )
+        Harness::builder()
+            .with_size([1100.0, 800.0])
+            .build_ui_state(
+                |ui, fixture: &mut Fixture| {
+                    let intents = fixture.view.ui(ui, &mut fixture.textures);
+                    fixture.intents.extend(intents);
+                },
+                Fixture {
+                    view,
+                    textures: TextureCache::new(1 << 26),
+                    intents: Vec::new(),
+                },
+            )
     }
 
     fn ready_view() -> DetailView {

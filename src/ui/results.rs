@@ -278,7 +278,11 @@ pub fn key_attribute_names(rows: &[ResultRow], count: usize) -> Vec<String> {
         b.0.cmp(&a.0)
             .then_with(|| a.1.to_lowercase().cmp(&b.1.to_lowercase()))
     });
-    ranked.into_iter().take(count).map(|(_, name)| name).collect()
+    ranked
+        .into_iter()
+        .take(count)
+        .map(|(_, name)| name)
+        .collect()
 }
 
 /// The CSV text of `rows` in the given order: rank, name, file name, UID, score, band, then one column
@@ -304,7 +308,9 @@ pub fn results_csv<'a>(
             row.name.clone(),
             row.file_name.clone(),
             row.uid.to_string(),
-            row.score.map(|score| format!("{score:.4}")).unwrap_or_default(),
+            row.score
+                .map(|score| format!("{score:.4}"))
+                .unwrap_or_default(),
             row.band()
                 .map(|band| band.label().to_owned())
                 .unwrap_or_default(),
@@ -668,8 +674,9 @@ impl ResultsView {
         intents: &mut Vec<ResultsIntent>,
     ) {
         let spacing = ui.spacing().item_spacing;
-        let columns =
-            (((ui.available_width() + spacing.x) / (CARD_WIDTH + spacing.x)).floor() as usize).max(1);
+        let columns = (((ui.available_width() + spacing.x) / (CARD_WIDTH + spacing.x)).floor()
+            as usize)
+            .max(1);
         let row_count = self.rows.len().div_ceil(columns);
         egui::ScrollArea::vertical()
             .id_salt("results grid")
@@ -712,7 +719,10 @@ impl ResultsView {
                     .column(Column::exact(TABLE_ROW_HEIGHT + 8.0))
                     .column(Column::initial(220.0).at_least(80.0).clip(true))
                     .column(Column::initial(150.0).at_least(60.0))
-                    .columns(Column::initial(120.0).at_least(50.0).clip(true), columns.len())
+                    .columns(
+                        Column::initial(120.0).at_least(50.0).clip(true),
+                        columns.len(),
+                    )
                     .column(Column::exact(120.0));
                 table = table.min_scrolled_height(0.0);
                 table
@@ -724,7 +734,13 @@ impl ResultsView {
                             ui.label("Image");
                         });
                         header.col(|ui| {
-                            sort_header_ui(ui, "Name", &SortColumn::Name, &sort, &mut clicked_column);
+                            sort_header_ui(
+                                ui,
+                                "Name",
+                                &SortColumn::Name,
+                                &sort,
+                                &mut clicked_column,
+                            );
                         });
                         header.col(|ui| {
                             sort_header_ui(
@@ -866,7 +882,8 @@ fn result_card_ui(
     intents: &mut Vec<ResultsIntent>,
 ) {
     // The card's own click area is registered first, so the button drawn on top of it gets its clicks.
-    let (rect, response) = ui.allocate_exact_size(Vec2::new(CARD_WIDTH, CARD_HEIGHT), Sense::click());
+    let (rect, response) =
+        ui.allocate_exact_size(Vec2::new(CARD_WIDTH, CARD_HEIGHT), Sense::click());
     let name = row.name.clone();
     response.widget_info(|| {
         egui::WidgetInfo::labeled(egui::Role::Button, true, format!("Open {name}"))
@@ -878,9 +895,13 @@ fn result_card_ui(
     let (fill, stroke) = if response.hovered() {
         (visuals.faint_bg_color, visuals.widgets.hovered.bg_stroke)
     } else {
-        (visuals.faint_bg_color, visuals.widgets.noninteractive.bg_stroke)
+        (
+            visuals.faint_bg_color,
+            visuals.widgets.noninteractive.bg_stroke,
+        )
     };
-    ui.painter().rect(rect, 6.0, fill, stroke, egui::StrokeKind::Inside);
+    ui.painter()
+        .rect(rect, 6.0, fill, stroke, egui::StrokeKind::Inside);
 
     let inner = rect.shrink(8.0);
     let mut card = ui.new_child(
@@ -915,7 +936,10 @@ fn result_card_ui(
 fn more_like_this_button_ui(ui: &mut egui::Ui, row: &ResultRow, intents: &mut Vec<ResultsIntent>) {
     let image_url = row.search_image_url().map(str::to_owned);
     let response = ui
-        .add_enabled(image_url.is_some(), egui::Button::new("More like this").small())
+        .add_enabled(
+            image_url.is_some(),
+            egui::Button::new("More like this").small(),
+        )
         .on_hover_text("Search by this part's image")
         .on_disabled_hover_text("This result has no image to search by");
     if response.clicked()
@@ -994,7 +1018,7 @@ pub fn thousands(value: u64) -> String {
     let digits = value.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (index, digit) in digits.chars().enumerate() {
-        if index > 0 && (digits.len() - index) % 3 == 0 {
+        if index > 0 && (digits.len() - index).is_multiple_of(3) {
             out.push(',');
         }
         out.push(digit);
@@ -1031,8 +1055,18 @@ mod tests {
 
     fn sample_rows() -> Vec<ResultRow> {
         vec![
-            row(1, "Bracket B", Some(0.99), &["material=steel", "weight(kg)=12.5"]),
-            row(2, "angle plate", Some(0.93), &["material=aluminium", "weight(kg)=3"]),
+            row(
+                1,
+                "Bracket B",
+                Some(0.99),
+                &["material=steel", "weight(kg)=12.5"],
+            ),
+            row(
+                2,
+                "angle plate",
+                Some(0.93),
+                &["material=aluminium", "weight(kg)=3"],
+            ),
             row(3, "Cover", Some(0.42), &["material=steel", "region=EU|US"]),
         ]
     }
@@ -1044,17 +1078,19 @@ mod tests {
     }
 
     fn harness(view: ResultsView) -> Harness<'static, Fixture> {
-        Harness::builder().with_size([1000.0, 700.0]).build_ui_state(
-            |ui, fixture: &mut Fixture| {
-                let intents = fixture.view.ui(ui, &mut fixture.textures);
-                fixture.intents.extend(intents);
-            },
-            Fixture {
-                view,
-                textures: TextureCache::new(1 << 24),
-                intents: Vec::new(),
-            },
-        )
+        Harness::builder()
+            .with_size([1000.0, 700.0])
+            .build_ui_state(
+                |ui, fixture: &mut Fixture| {
+                    let intents = fixture.view.ui(ui, &mut fixture.textures);
+                    fixture.intents.extend(intents);
+                },
+                Fixture {
+                    view,
+                    textures: TextureCache::new(1 << 24),
+                    intents: Vec::new(),
+                },
+            )
     }
 
     #[test]
@@ -1100,14 +1136,29 @@ mod tests {
             order.into_iter().map(|index| rows[index].rank).collect()
         };
         let by = |column, descending| SortOrder { column, descending };
-        assert_eq!(names(sorted_order(&rows, &by(SortColumn::Rank, false))), [1, 2, 3, 4]);
-        assert_eq!(names(sorted_order(&rows, &by(SortColumn::Score, true))), [1, 2, 3, 4]);
-        assert_eq!(names(sorted_order(&rows, &by(SortColumn::Score, false))), [3, 2, 1, 4]);
+        assert_eq!(
+            names(sorted_order(&rows, &by(SortColumn::Rank, false))),
+            [1, 2, 3, 4]
+        );
+        assert_eq!(
+            names(sorted_order(&rows, &by(SortColumn::Score, true))),
+            [1, 2, 3, 4]
+        );
+        assert_eq!(
+            names(sorted_order(&rows, &by(SortColumn::Score, false))),
+            [3, 2, 1, 4]
+        );
         // Case-insensitive names, ties in the service's order.
-        assert_eq!(names(sorted_order(&rows, &by(SortColumn::Name, false))), [2, 1, 4, 3]);
+        assert_eq!(
+            names(sorted_order(&rows, &by(SortColumn::Name, false))),
+            [2, 1, 4, 3]
+        );
         // Numbers sort as numbers (3 < 12.5), rows without the attribute last either way.
         let weight = SortColumn::Attribute("weight(kg)".into());
-        assert_eq!(names(sorted_order(&rows, &by(weight.clone(), false))), [2, 1, 3, 4]);
+        assert_eq!(
+            names(sorted_order(&rows, &by(weight.clone(), false))),
+            [2, 1, 3, 4]
+        );
         assert_eq!(names(sorted_order(&rows, &by(weight, true))), [1, 2, 3, 4]);
     }
 
@@ -1219,15 +1270,30 @@ mod tests {
         harness.run();
         harness.get_by_label("Name").click();
         harness.run();
-        let ranks: Vec<usize> = harness.state().view.ordered_rows().map(|r| r.rank).collect();
+        let ranks: Vec<usize> = harness
+            .state()
+            .view
+            .ordered_rows()
+            .map(|r| r.rank)
+            .collect();
         assert_eq!(ranks, [2, 1, 3]);
         harness.get_by_label("Name").click();
         harness.run();
-        let ranks: Vec<usize> = harness.state().view.ordered_rows().map(|r| r.rank).collect();
+        let ranks: Vec<usize> = harness
+            .state()
+            .view
+            .ordered_rows()
+            .map(|r| r.rank)
+            .collect();
         assert_eq!(ranks, [3, 1, 2]);
         harness.get_by_label("weight(kg)").click();
         harness.run();
-        let ranks: Vec<usize> = harness.state().view.ordered_rows().map(|r| r.rank).collect();
+        let ranks: Vec<usize> = harness
+            .state()
+            .view
+            .ordered_rows()
+            .map(|r| r.rank)
+            .collect();
         assert_eq!(ranks, [2, 1, 3]);
         harness.get_by_label("Open Cover").click();
         harness.run();
@@ -1283,17 +1349,22 @@ mod tests {
         harness.get_by_label("No part matched.");
         harness.get_by_label("Clear filters").click();
         harness.run();
-        assert_eq!(harness.state().intents.last(), Some(&ResultsIntent::ClearFilters));
+        assert_eq!(
+            harness.state().intents.last(),
+            Some(&ResultsIntent::ClearFilters)
+        );
 
-        harness
-            .state_mut()
-            .view
-            .set_failed("Could not reach the service: connection refused. Check the address in Settings.");
+        harness.state_mut().view.set_failed(
+            "Could not reach the service: connection refused. Check the address in Settings.",
+        );
         harness.run();
         harness.get_by_label_contains("connection refused");
         harness.get_by_label("Try again").click();
         harness.run();
-        assert_eq!(harness.state().intents.last(), Some(&ResultsIntent::RetrySearch));
+        assert_eq!(
+            harness.state().intents.last(),
+            Some(&ResultsIntent::RetrySearch)
+        );
     }
 
     #[test]
@@ -1306,6 +1377,11 @@ mod tests {
         harness.get_by_label("Uploading view 1 of 2…");
         harness.get_by_label("Cancel search").click();
         harness.run_steps(2);
-        assert!(harness.state().intents.contains(&ResultsIntent::CancelSearch));
+        assert!(
+            harness
+                .state()
+                .intents
+                .contains(&ResultsIntent::CancelSearch)
+        );
     }
 }

@@ -46,8 +46,7 @@ impl ViewKind {
     pub fn of_name(name: &str) -> Self {
         let lower = name.to_lowercase();
         let extension = lower.rsplit('.').next().unwrap_or_default();
-        if is_image_name(&lower) || matches!(extension, "jpg" | "jpeg" | "png" | "bmp" | "gif")
-        {
+        if is_image_name(&lower) || matches!(extension, "jpg" | "jpeg" | "png" | "bmp" | "gif") {
             Self::Image
         } else if matches!(extension, "dxf" | "dwg" | "pdf" | "svg") {
             Self::Drawing
@@ -361,7 +360,10 @@ impl SearchBar {
             ));
         }
         if self.views.iter().any(|slot| &slot.source == source) {
-            return Err(format!("{} is already a view of this search.", source.name()));
+            return Err(format!(
+                "{} is already a view of this search.",
+                source.name()
+            ));
         }
         if let ViewSource::File(path) = source
             && path.extension().is_none()
@@ -664,9 +666,9 @@ impl SearchBar {
             ui.colored_label(ui.visuals().warn_fg_color, message);
         }
         if run {
-            match self.start() {
-                Ok(plan) => intents.push(SearchIntent::Run(plan)),
-                Err(_) => {} // The sentence is in `message`.
+            // A refusal leaves its sentence in `message`.
+            if let Ok(plan) = self.start() {
+                intents.push(SearchIntent::Run(plan));
             }
         }
         intents
@@ -816,7 +818,9 @@ impl SearchBar {
                 && !self.attribute_values.contains_key(&name_key)
                 && self.values_requested.insert(name_key)
             {
-                intents.push(SearchIntent::NeedAttributeValues(row.name.trim().to_owned()));
+                intents.push(SearchIntent::NeedAttributeValues(
+                    row.name.trim().to_owned(),
+                ));
             }
             // Completion: suggestions while what is typed is not a known entry yet.
             let name_suggestions: Vec<String> = self
@@ -861,7 +865,10 @@ impl SearchBar {
 
 /// Up to [`SUGGESTIONS`] entries that complete `typed`: those starting with it (ignoring case) first,
 /// then those containing it, each group in the given order.
-pub fn suggestions<'a>(entries: impl Iterator<Item = &'a str> + Clone, typed: &str) -> Vec<&'a str> {
+pub fn suggestions<'a>(
+    entries: impl Iterator<Item = &'a str> + Clone,
+    typed: &str,
+) -> Vec<&'a str> {
     let typed = typed.trim().to_lowercase();
     if typed.is_empty() {
         return entries.take(SUGGESTIONS).collect();
@@ -899,7 +906,9 @@ fn view_slot_ui(
                 ViewState::Failed(reason) => ui
                     .colored_label(ui.visuals().error_fg_color, state_text)
                     .on_hover_text(reason),
-                ViewState::Indexed(_) => ui.colored_label(Color32::from_rgb(0x2e, 0x9e, 0x4f), state_text),
+                ViewState::Indexed(_) => {
+                    ui.colored_label(Color32::from_rgb(0x2e, 0x9e, 0x4f), state_text)
+                }
                 _ => ui.weak(state_text),
             };
             let _ = state_label;
@@ -1089,7 +1098,10 @@ mod tests {
         assert!(matches!(bar.views()[0].state, ViewState::Failed(_)));
         assert!(!bar.is_running());
         assert_eq!(bar.plan().unwrap().uploads.len(), 1);
-        assert_eq!(bar.message(), Some("view 1 (front.png) could not be indexed"));
+        assert_eq!(
+            bar.message(),
+            Some("view 1 (front.png) could not be indexed")
+        );
     }
 
     #[test]
@@ -1099,7 +1111,10 @@ mod tests {
             suggestions(names.iter().copied(), "ma"),
             vec!["material", "mass", "raw material"]
         );
-        assert_eq!(suggestions(names.iter().copied(), "NUM"), vec!["document_number"]);
+        assert_eq!(
+            suggestions(names.iter().copied(), "NUM"),
+            vec!["document_number"]
+        );
     }
 
     struct Fixture {
@@ -1109,17 +1124,19 @@ mod tests {
     }
 
     fn harness(bar: SearchBar) -> Harness<'static, Fixture> {
-        Harness::builder().with_size([1000.0, 400.0]).build_ui_state(
-            |ui, fixture: &mut Fixture| {
-                let intents = fixture.bar.ui(ui, &mut fixture.textures);
-                fixture.intents.extend(intents);
-            },
-            Fixture {
-                bar,
-                textures: TextureCache::new(1 << 24),
-                intents: Vec::new(),
-            },
-        )
+        Harness::builder()
+            .with_size([1000.0, 400.0])
+            .build_ui_state(
+                |ui, fixture: &mut Fixture| {
+                    let intents = fixture.bar.ui(ui, &mut fixture.textures);
+                    fixture.intents.extend(intents);
+                },
+                Fixture {
+                    bar,
+                    textures: TextureCache::new(1 << 24),
+                    intents: Vec::new(),
+                },
+            )
     }
 
     fn runs(intents: &[SearchIntent]) -> Vec<&SearchPlan> {
@@ -1214,7 +1231,9 @@ mod tests {
             harness
                 .input_mut()
                 .dropped_files
-                .push(Arc::new(DroppedPath(PathBuf::from(format!("/parts/{name}")))));
+                .push(Arc::new(DroppedPath(PathBuf::from(format!(
+                    "/parts/{name}"
+                )))));
         }
         harness.run();
         // The STL went in; the PNG is refused as another kind, with a sentence.
@@ -1232,8 +1251,13 @@ mod tests {
         bar.add_view(file("front.png")).unwrap();
         let mut harness = harness(bar);
         harness.run();
-        assert!(harness.state().intents.contains(&SearchIntent::NeedThumbnail(
-            ImageRequest::local_file("/parts/front.png")
-        )));
+        assert!(
+            harness
+                .state()
+                .intents
+                .contains(&SearchIntent::NeedThumbnail(ImageRequest::local_file(
+                    "/parts/front.png"
+                )))
+        );
     }
 }
