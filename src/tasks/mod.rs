@@ -4,3 +4,4 @@
 pub mod poll;
 pub mod search_flow;
 pub mod thumbnails;
+pub mod view_search;

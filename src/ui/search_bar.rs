@@ -65,59 +65,34 @@ impl ViewKind {
     }
 }
 
-/// Where a view's bytes come from.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ViewSource {
-    /// A local file, dropped or picked.
-    File(PathBuf),
-    /// The image of a result ("More like this"), fetched by the task layer before upload.
-    ResultImage {
-        /// The result's name, shown on the slot.
-        name: String,
-        /// The image URL, used exactly as given.
-        image_url: String,
-    },
+pub use crate::tasks::view_search::ViewSource;
+
+/// The kind of a view.
+pub fn view_kind(source: &ViewSource) -> ViewKind {
+    match source {
+        ViewSource::File(path) => ViewKind::of_name(&path.to_string_lossy()),
+        ViewSource::ResultImage { .. } => ViewKind::Image,
+    }
 }
 
-impl ViewSource {
-    /// The name shown on the slot.
-    pub fn name(&self) -> String {
-        match self {
-            Self::File(path) => path
-                .file_name()
-                .map(|name| name.to_string_lossy().into_owned())
-                .unwrap_or_else(|| path.display().to_string()),
-            Self::ResultImage { name, .. } => name.clone(),
+/// The image request for a view slot's thumbnail, when the view is an image.
+pub fn view_thumbnail_request(source: &ViewSource) -> Option<ImageRequest> {
+    match source {
+        ViewSource::File(path) if is_image_name(&path.to_string_lossy()) => {
+            Some(ImageRequest::local_file(path))
         }
+        ViewSource::File(_) => None,
+        ViewSource::ResultImage { image_url, .. } => Some(ImageRequest::thumbnail(image_url)),
     }
+}
 
-    /// The kind of view.
-    pub fn kind(&self) -> ViewKind {
-        match self {
-            Self::File(path) => ViewKind::of_name(&path.to_string_lossy()),
-            Self::ResultImage { .. } => ViewKind::Image,
+fn view_thumbnail_key(source: &ViewSource) -> Option<String> {
+    match source {
+        ViewSource::File(path) if is_image_name(&path.to_string_lossy()) => {
+            Some(local_file_key(path))
         }
-    }
-
-    /// The image request for the slot's thumbnail, when the view is an image.
-    pub fn thumbnail_request(&self) -> Option<ImageRequest> {
-        match self {
-            Self::File(path) if is_image_name(&path.to_string_lossy()) => {
-                Some(ImageRequest::local_file(path))
-            }
-            Self::File(_) => None,
-            Self::ResultImage { image_url, .. } => Some(ImageRequest::thumbnail(image_url)),
-        }
-    }
-
-    fn thumbnail_key(&self) -> Option<String> {
-        match self {
-            Self::File(path) if is_image_name(&path.to_string_lossy()) => {
-                Some(local_file_key(path))
-            }
-            Self::File(_) => None,
-            Self::ResultImage { image_url, .. } => Some(image_url.clone()),
-        }
+        ViewSource::File(_) => None,
+        ViewSource::ResultImage { image_url, .. } => Some(image_url.clone()),
     }
 }
 
@@ -374,7 +349,7 @@ impl SearchBar {
             ));
         }
         if let Some(first) = self.views.first() {
-            let (have, new) = (first.source.kind(), source.kind());
+            let (have, new) = (view_kind(&first.source), view_kind(source));
             if have != new {
                 return Err(format!(
                     "All views of one search must be of one kind. These views are {}; {} is one of \
@@ -938,7 +913,8 @@ fn slot_thumbnail_ui(
             ui.visuals().weak_text_color(),
         );
     };
-    let (Some(key), Some(request)) = (source.thumbnail_key(), source.thumbnail_request()) else {
+    let (Some(key), Some(request)) = (view_thumbnail_key(source), view_thumbnail_request(source))
+    else {
         // A model or drawing: its extension stands in for a thumbnail.
         let name = source.name();
         let extension = name.rsplit('.').next().unwrap_or_default().to_uppercase();
