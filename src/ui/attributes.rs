@@ -458,31 +458,33 @@ impl AttributeEditor {
         }
     }
 
+    /// The rows: a grid under column headers (name, unit, values as chips plus a field for the next
+    /// value, remove), then the refusal of a typed `|`, if any.
     fn rows_ui(&mut self, ui: &mut egui::Ui) {
         let Some(draft) = &mut self.draft else {
             return;
         };
         let mut changed = false;
         ui.heading(format!("Attributes of {}", draft.file_title));
-        let mut header_ids = None;
-        ui.horizontal(|ui| {
-            let name = ui.add_sized([170.0, 18.0], egui::Label::new("Name"));
-            let unit = ui.add_sized([70.0, 18.0], egui::Label::new("Unit"));
-            let values = ui.label("Values");
-            header_ids = Some((name.id, unit.id, values.id));
-        });
-        let Some((name_label, unit_label, values_label)) = header_ids else {
-            return;
-        };
         let mut removed = None;
-        for (index, row) in draft.rows.iter_mut().enumerate() {
-            ui.push_id(("attribute row", index), |ui| {
-                ui.horizontal_wrapped(|ui| {
+        let refusal = &mut self.refusal;
+        egui::Grid::new("attribute rows")
+            .num_columns(4)
+            .spacing([8.0, 6.0])
+            .striped(true)
+            .show(ui, |ui| {
+                let name_label = ui.label("Name").id;
+                let unit_label = ui.label("Unit").id;
+                let values_label = ui.label("Values").id;
+                ui.label("");
+                ui.end_row();
+                for (index, row) in draft.rows.iter_mut().enumerate() {
                     changed |= ui
                         .add(
                             egui::TextEdit::singleline(&mut row.name)
                                 .hint_text("name")
-                                .desired_width(160.0),
+                                .desired_width(170.0)
+                                .min_size(egui::vec2(170.0, 0.0)),
                         )
                         .labelled_by(name_label)
                         .changed();
@@ -490,61 +492,24 @@ impl AttributeEditor {
                         .add(
                             egui::TextEdit::singleline(&mut row.unit)
                                 .hint_text("unit")
-                                .desired_width(60.0),
+                                .desired_width(60.0)
+                                .min_size(egui::vec2(60.0, 0.0)),
                         )
                         .labelled_by(unit_label)
                         .changed();
-                    let mut removed_value = None;
-                    for (value_index, value) in row.values.iter().enumerate() {
-                        if ui
-                            .add(egui::Button::new(format!("{value} ×")).small())
-                            .on_hover_text("Remove this value")
-                            .clicked()
-                        {
-                            removed_value = Some(value_index);
-                        }
-                    }
-                    if let Some(value_index) = removed_value {
-                        row.values.remove(value_index);
-                        changed = true;
-                    }
-                    let response = ui
-                        .add(
-                            egui::TextEdit::singleline(&mut row.new_value)
-                                .hint_text("add a value, Enter")
-                                .desired_width(130.0),
-                        )
-                        .labelled_by(values_label);
-                    if response.changed() {
-                        changed = true;
-                        if row.new_value.contains(VALUE_DELIMITER) {
-                            row.new_value.retain(|c| c != VALUE_DELIMITER);
-                            self.refusal = Some((index, PIPE_REFUSED.to_owned()));
-                        } else {
-                            self.refusal = None;
-                        }
-                    }
-                    let enter = response.lost_focus()
-                        && ui.input(|input| input.key_pressed(egui::Key::Enter));
-                    if (enter || ui.small_button("Add value").clicked())
-                        && let Err(message) = row.add_typed_value()
-                    {
-                        self.refusal = Some((index, message));
-                    }
-                    if enter {
-                        changed = true;
-                        response.request_focus();
-                    }
-                    if ui.small_button("Remove attribute").clicked() {
+                    ui.horizontal_wrapped(|ui| {
+                        ui.set_max_width(560.0);
+                        changed |= values_ui(ui, index, row, values_label, refusal);
+                    });
+                    if ui.button("Remove attribute").clicked() {
                         removed = Some(index);
                     }
-                });
-                if let Some((refused_row, message)) = &self.refusal
-                    && *refused_row == index
-                {
-                    ui.colored_label(ui.visuals().warn_fg_color, message);
+                    ui.end_row();
                 }
             });
+        if let Some((row, message)) = &self.refusal {
+            ui.colored_label(ui.visuals().warn_fg_color, format!("Row {}:", row + 1));
+            ui.colored_label(ui.visuals().warn_fg_color, message);
         }
         if let Some(index) = removed {
             draft.rows.remove(index);
@@ -663,6 +628,67 @@ impl AttributeEditor {
             text: error.message,
         });
     }
+}
+
+/// The values of one row: a chip per value (click to remove), a field for the next value (Enter or
+/// "Add value" adds it; a typed `|` is taken out and refused with [`PIPE_REFUSED`]). Returns true
+/// when the row changed.
+fn values_ui(
+    ui: &mut egui::Ui,
+    index: usize,
+    row: &mut AttributeRowDraft,
+    values_label: egui::Id,
+    refusal: &mut Option<(usize, String)>,
+) -> bool {
+    let mut changed = false;
+    let mut removed_value = None;
+    for (value_index, value) in row.values.iter().enumerate() {
+        if ui
+            .add(
+                egui::Button::new(format!("{value} ×"))
+                    .small()
+                    .corner_radius(9.0)
+                    .fill(ui.visuals().selection.bg_fill.gamma_multiply(0.35)),
+            )
+            .on_hover_text("Remove this value")
+            .clicked()
+        {
+            removed_value = Some(value_index);
+        }
+    }
+    if let Some(value_index) = removed_value {
+        row.values.remove(value_index);
+        changed = true;
+    }
+    let response = ui
+        .add(
+            egui::TextEdit::singleline(&mut row.new_value)
+                .id_salt(("new value", index))
+                .hint_text("add a value, Enter")
+                .desired_width(130.0)
+                .min_size(egui::vec2(130.0, 0.0)),
+        )
+        .labelled_by(values_label);
+    if response.changed() {
+        changed = true;
+        if row.new_value.contains(VALUE_DELIMITER) {
+            row.new_value.retain(|c| c != VALUE_DELIMITER);
+            *refusal = Some((index, PIPE_REFUSED.to_owned()));
+        } else if refusal.as_ref().is_some_and(|(row, _)| *row == index) {
+            *refusal = None;
+        }
+    }
+    let enter = response.lost_focus() && ui.input(|input| input.key_pressed(egui::Key::Enter));
+    if (enter || ui.small_button("Add value").clicked())
+        && let Err(message) = row.add_typed_value()
+    {
+        *refusal = Some((index, message));
+    }
+    if enter {
+        changed = true;
+        response.request_focus();
+    }
+    changed
 }
 
 #[cfg(test)]

@@ -313,7 +313,7 @@ impl DetailView {
                 self.scene_rect = zoomed(self.scene_rect, 1.25);
             }
             if ui.button("Fit").clicked() {
-                // An empty scene rectangle makes the scene fit its contents again.
+                // An empty scene rectangle makes the next frame fit the whole image again.
                 self.scene_rect = Rect::ZERO;
             }
             ui.weak("Drag to pan, Ctrl + scroll to zoom");
@@ -344,13 +344,24 @@ impl DetailView {
         match textures.request(&key) {
             Lookup::Ready(texture) => {
                 let sized = egui::load::SizedTexture::from_handle(texture);
+                let image_rect = Rect::from_min_size(egui::Pos2::ZERO, sized.size);
+                // An empty scene rectangle means "fit": show the whole image, centred.
+                if self.scene_rect == Rect::ZERO || !self.scene_rect.is_finite() {
+                    self.scene_rect = image_rect;
+                }
                 let mut child = ui.new_child(egui::UiBuilder::new().max_rect(rect));
                 child.set_clip_rect(rect.intersect(ui.clip_rect()));
                 let mut scene_rect = self.scene_rect;
                 egui::Scene::new()
                     .zoom_range(ZOOM_RANGE)
+                    .max_inner_size(sized.size)
                     .show(&mut child, &mut scene_rect, |ui| {
-                        ui.add(egui::Image::from_texture(sized).sense(egui::Sense::hover()));
+                        ui.put(
+                            image_rect,
+                            egui::Image::from_texture(sized)
+                                .fit_to_exact_size(sized.size)
+                                .sense(egui::Sense::hover()),
+                        );
                     });
                 self.scene_rect = scene_rect;
             }

@@ -614,7 +614,8 @@ impl ResultsView {
             self.layout = layout;
             ui.separator();
             let mut chosen = None;
-            egui::ComboBox::from_label("Sort by")
+            let sort_label = ui.label("Sort by");
+            egui::ComboBox::from_id_salt("results sort")
                 .selected_text(self.sort.column.label())
                 .show_ui(ui, |ui| {
                     let mut columns = vec![SortColumn::Rank, SortColumn::Score, SortColumn::Name];
@@ -629,7 +630,9 @@ impl ResultsView {
                             chosen = Some(column);
                         }
                     }
-                });
+                })
+                .response
+                .labelled_by(sort_label.id);
             if let Some(column) = chosen
                 && column != self.sort.column
             {

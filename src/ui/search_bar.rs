@@ -263,6 +263,7 @@ pub struct SearchBar {
     attribute_values: HashMap<String, Vec<AttributeValue>>,
     values_requested: HashSet<String>,
     running: Option<Vec<u64>>,
+    active_filter: Option<usize>,
     stage: Option<String>,
     message: Option<String>,
 }
@@ -613,7 +614,8 @@ impl SearchBar {
                 .add(
                     egui::TextEdit::singleline(&mut self.text)
                         .hint_text("free text, e.g. pump housing")
-                        .desired_width(360.0),
+                        .desired_width(360.0)
+                        .min_size(egui::vec2(360.0, 0.0)),
                 )
                 .labelled_by(label.id);
             if response.lost_focus() && ui.input(|input| input.key_pressed(egui::Key::Enter)) {
@@ -694,99 +696,115 @@ impl SearchBar {
         });
     }
 
-    /// The filter rows; returns true when Enter was pressed in one of them.
+    /// The filter rows (a grid under column headers, so fields line up), then the completion
+    /// suggestions of the row being edited. Returns true when Enter was pressed in one of them.
     fn filters_ui(&mut self, ui: &mut egui::Ui, intents: &mut Vec<SearchIntent>) -> bool {
         if self.filters.is_empty() {
             return false;
         }
         let mut enter = false;
         let mut removed = None;
+        let mut name_pick: Option<(usize, String)> = None;
+        let mut value_pick: Option<(usize, String)> = None;
         let names = self.attribute_names.clone().unwrap_or_default();
-        let mut header_ids = None;
-        ui.horizontal(|ui| {
-            let attribute = ui.add_sized([200.0, 18.0], egui::Label::new("Attribute"));
-            let operator = ui.add_sized([110.0, 18.0], egui::Label::new("Match"));
-            let value = ui.add_sized([200.0, 18.0], egui::Label::new("Value"));
-            header_ids = Some((attribute.id, operator.id, value.id));
-        });
-        let Some((attribute_label, operator_label, value_label)) = header_ids else {
-            return false;
-        };
-        for index in 0..self.filters.len() {
-            let mut name_pick = None;
-            let mut value_pick = None;
-            ui.horizontal(|ui| {
-                let row = &mut self.filters[index];
-                let name_response = ui
-                    .add(
-                        egui::TextEdit::singleline(&mut row.name)
-                            .hint_text("attribute name")
-                            .desired_width(160.0),
-                    )
-                    .labelled_by(attribute_label);
-                ui.menu_button("Names…", |ui| {
-                    egui::ScrollArea::vertical()
-                        .max_height(240.0)
-                        .show(ui, |ui| {
-                            if names.is_empty() {
-                                ui.weak("No attribute names known yet.");
-                            }
-                            for name in &names {
-                                if ui.selectable_label(false, name).clicked() {
-                                    name_pick = Some(name.clone());
-                                    ui.close();
-                                }
-                            }
+        let attribute_values = &self.attribute_values;
+        let filters = &mut self.filters;
+        let active_filter = &mut self.active_filter;
+        egui::Grid::new("search filter rows")
+            .num_columns(6)
+            .spacing([6.0, 4.0])
+            .show(ui, |ui| {
+                let attribute_label = ui.label("Attribute").id;
+                ui.label("");
+                let operator_label = ui.label("Match").id;
+                let value_label = ui.label("Value").id;
+                ui.end_row();
+                for (index, row) in filters.iter_mut().enumerate() {
+                    let name_response = ui
+                        .add(
+                            egui::TextEdit::singleline(&mut row.name)
+                                .hint_text("attribute name")
+                                .desired_width(170.0)
+                                .min_size(egui::vec2(170.0, 0.0)),
+                        )
+                        .labelled_by(attribute_label);
+                    if name_response.has_focus() || name_response.changed() {
+                        *active_filter = Some(index);
+                    }
+                    let known_values: Vec<AttributeValue> = attribute_values
+                        .get(&row.name.trim().to_lowercase())
+                        .cloned()
+                        .unwrap_or_default();
+                    ui.horizontal(|ui| {
+                        ui.menu_button("Names…", |ui| {
+                            egui::ScrollArea::vertical()
+                                .max_height(240.0)
+                                .show(ui, |ui| {
+                                    if names.is_empty() {
+                                        ui.weak("No attribute names known yet.");
+                                    }
+                                    for name in &names {
+                                        if ui.selectable_label(false, name).clicked() {
+                                            name_pick = Some((index, name.clone()));
+                                            ui.close();
+                                        }
+                                    }
+                                });
                         });
-                });
-                egui::ComboBox::from_id_salt(("filter operator", index))
-                    .selected_text(row.operator.label())
-                    .width(100.0)
-                    .show_ui(ui, |ui| {
-                        for operator in FilterOperator::ALL {
-                            ui.selectable_value(&mut row.operator, operator, operator.label());
+                    });
+                    egui::ComboBox::from_id_salt(("filter operator", index))
+                        .selected_text(row.operator.label())
+                        .width(100.0)
+                        .show_ui(ui, |ui| {
+                            for operator in FilterOperator::ALL {
+                                ui.selectable_value(&mut row.operator, operator, operator.label());
+                            }
+                        })
+                        .response
+                        .labelled_by(operator_label);
+                    let value_response = ui
+                        .add(
+                            egui::TextEdit::singleline(&mut row.value)
+                                .hint_text("value")
+                                .desired_width(170.0)
+                                .min_size(egui::vec2(170.0, 0.0)),
+                        )
+                        .labelled_by(value_label);
+                    if value_response.has_focus() || value_response.changed() {
+                        *active_filter = Some(index);
+                    }
+                    ui.horizontal(|ui| {
+                        ui.menu_button("Values…", |ui| {
+                            egui::ScrollArea::vertical()
+                                .max_height(240.0)
+                                .show(ui, |ui| {
+                                    if known_values.is_empty() {
+                                        ui.weak("No values known for this attribute.");
+                                    }
+                                    for value in &known_values {
+                                        let text = format!("{} ({})", value.name, value.count);
+                                        if ui.selectable_label(false, text).clicked() {
+                                            value_pick = Some((index, value.name.clone()));
+                                            ui.close();
+                                        }
+                                    }
+                                });
+                        });
+                        if ui.button("Remove filter").clicked() {
+                            removed = Some(index);
                         }
-                    })
-                    .response
-                    .labelled_by(operator_label);
-                let value_response = ui
-                    .add(
-                        egui::TextEdit::singleline(&mut row.value)
-                            .hint_text("value")
-                            .desired_width(160.0),
-                    )
-                    .labelled_by(value_label);
-                let known_values: Vec<AttributeValue> = self
-                    .attribute_values
-                    .get(&row.name.trim().to_lowercase())
-                    .cloned()
-                    .unwrap_or_default();
-                ui.menu_button("Values…", |ui| {
-                    egui::ScrollArea::vertical()
-                        .max_height(240.0)
-                        .show(ui, |ui| {
-                            if known_values.is_empty() {
-                                ui.weak("No values known for this attribute.");
-                            }
-                            for value in &known_values {
-                                let text = format!("{} ({})", value.name, value.count);
-                                if ui.selectable_label(false, text).clicked() {
-                                    value_pick = Some(value.name.clone());
-                                    ui.close();
-                                }
-                            }
-                        });
-                });
-                if ui.button("Remove filter").clicked() {
-                    removed = Some(index);
-                }
-                let pressed_enter = ui.input(|input| input.key_pressed(egui::Key::Enter));
-                if pressed_enter && (name_response.lost_focus() || value_response.lost_focus()) {
-                    enter = true;
+                    });
+                    let pressed_enter = ui.input(|input| input.key_pressed(egui::Key::Enter));
+                    if pressed_enter && (name_response.lost_focus() || value_response.lost_focus())
+                    {
+                        enter = true;
+                    }
+                    ui.end_row();
                 }
             });
-            let row = self.filters[index].clone();
-            // Ask once for the values of a name the company uses.
+
+        // Ask once for the values of every name the company uses.
+        for row in &self.filters {
             let name_key = row.name.trim().to_lowercase();
             if !name_key.is_empty()
                 && names.iter().any(|name| name.to_lowercase() == name_key)
@@ -797,7 +815,14 @@ impl SearchBar {
                     row.name.trim().to_owned(),
                 ));
             }
-            // Completion: suggestions while what is typed is not a known entry yet.
+        }
+
+        // Completion of the row being edited, while what is typed is not a known entry yet.
+        if let Some(index) = self
+            .active_filter
+            .filter(|index| *index < self.filters.len())
+        {
+            let row = self.filters[index].clone();
             let name_suggestions: Vec<String> = self
                 .name_suggestions(&row.name)
                 .into_iter()
@@ -813,26 +838,31 @@ impl SearchBar {
                     ui.weak("Suggestions:");
                     for name in name_suggestions {
                         if ui.small_button(&name).clicked() {
-                            name_pick = Some(name);
+                            name_pick = Some((index, name));
                         }
                     }
                     for value in value_suggestions {
                         let text = format!("{} ({})", value.name, value.count);
                         if ui.small_button(text).clicked() {
-                            value_pick = Some(value.name.clone());
+                            value_pick = Some((index, value.name.clone()));
                         }
                     }
                 });
             }
-            if let Some(name) = name_pick {
-                self.filters[index].name = name;
-            }
-            if let Some(value) = value_pick {
-                self.filters[index].value = value;
-            }
+        }
+        if let Some((index, name)) = name_pick
+            && let Some(row) = self.filters.get_mut(index)
+        {
+            row.name = name;
+        }
+        if let Some((index, value)) = value_pick
+            && let Some(row) = self.filters.get_mut(index)
+        {
+            row.value = value;
         }
         if let Some(index) = removed {
             self.filters.remove(index);
+            self.active_filter = None;
         }
         enter
     }
