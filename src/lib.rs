@@ -9,3 +9,4 @@ pub mod cli;
 pub mod service;
 pub mod tasks;
 pub mod ui;
+pub mod workspace;

@@ -11,13 +11,20 @@ use super::model::{AttributeValue, FileAttribute};
 use super::uid::FileUid;
 
 impl ApiClient {
-    /// The attribute names used by the caller's company.
-    pub async fn company_attributes(&self) -> Result<Vec<FileAttribute>, ApiError> {
+    /// The attribute names used by the caller's company, as the service sent them (a JSON array).
+    pub async fn company_attributes_json(&self) -> Result<serde_json::Value, ApiError> {
         let builder = self
             .request(Method::GET, "api/FileAttributes", &QueryString::new())?
             .timeout(CALL_TIMEOUT);
         let reply = self.send(builder, &[]).await?;
         parse_json(&reply.body, "attribute list")
+    }
+
+    /// The attribute names used by the caller's company.
+    pub async fn company_attributes(&self) -> Result<Vec<FileAttribute>, ApiError> {
+        let value = self.company_attributes_json().await?;
+        serde_json::from_value(value)
+            .map_err(|error| ApiError::Decode(format!("attribute list: {error}")))
     }
 
     /// Sets attributes on a file. With `delete_existing` (the service's default) the list replaces every
@@ -71,8 +78,9 @@ impl ApiClient {
         bool_reply(&reply.body)
     }
 
-    /// The distinct values of an attribute in the caller's company, with counts.
-    pub async fn attribute_values(&self, name: &str) -> Result<Vec<AttributeValue>, ApiError> {
+    /// The distinct values of an attribute in the caller's company, with counts, as the service sent
+    /// them (a JSON array).
+    pub async fn attribute_values_json(&self, name: &str) -> Result<serde_json::Value, ApiError> {
         if name.trim().is_empty() {
             return Err(ApiError::InvalidInput("give an attribute name".into()));
         }
@@ -83,5 +91,12 @@ impl ApiClient {
             .timeout(CALL_TIMEOUT);
         let reply = self.send(builder, &[]).await?;
         parse_json(&reply.body, "attribute values")
+    }
+
+    /// The distinct values of an attribute in the caller's company, with counts.
+    pub async fn attribute_values(&self, name: &str) -> Result<Vec<AttributeValue>, ApiError> {
+        let value = self.attribute_values_json(name).await?;
+        serde_json::from_value(value)
+            .map_err(|error| ApiError::Decode(format!("attribute values: {error}")))
     }
 }

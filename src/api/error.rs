@@ -112,10 +112,11 @@ impl ApiError {
                     message
                 },
             },
+            // The spec's 500 body is `false`, which says nothing to a reader.
             _ => Self::Server {
                 status,
-                message: if message.is_empty() {
-                    "no reason given".to_owned()
+                message: if message.is_empty() || message == "false" {
+                    "no reason given; retrying may help".to_owned()
                 } else {
                     message
                 },
@@ -227,6 +228,20 @@ mod tests {
                 status: 400,
                 message: "plain text reason".into()
             }
+        );
+    }
+
+    #[test]
+    fn a_false_body_is_not_shown_as_the_reason() {
+        let text = ApiError::from_status(500, "false").to_string();
+        assert_eq!(
+            text,
+            "the service failed: no reason given; retrying may help (HTTP 500)"
+        );
+        assert!(
+            !ApiError::from_status(403, "false")
+                .to_string()
+                .contains("false")
         );
     }
 

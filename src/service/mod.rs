@@ -1,5 +1,28 @@
 //! The local service: a complete, persistent implementation of the File Indexing and Search Service
 //! interface (HTTP routes, storage, users and companies, indexing queue, search), used as the app's
 //! local workspace and by the tests. It depends only on the shared wire types of `crate::api`.
+//!
+//! Start one with [`RunningService::start`]; manage users and client ids with [`admin`].
 
+pub mod admin;
+pub mod auth;
+pub mod body;
+pub mod config;
+pub mod disk;
 pub mod engine;
+pub mod error;
+pub mod image_links;
+pub mod indexing;
+pub mod params;
+pub mod records;
+pub mod routes;
+pub mod search;
+pub mod server;
+pub mod state;
+pub mod store;
+pub mod stored_path;
+pub mod upload;
+
+pub use config::ServiceConfig;
+pub use error::ServiceError;
+pub use server::RunningService;

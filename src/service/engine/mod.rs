@@ -3,11 +3,26 @@
 //! similarity. Needs no downloaded model.
 //!
 //! The interface here is what the rest of the service uses: [`analyze`], [`ViewDescriptor`] (stored as
-//! bytes) and [`VisualIndex`]. The descriptor inside is the engine's own business.
+//! bytes) and [`VisualIndex`]. The descriptor inside is the engine's own business: see
+//! `descriptor.rs` for its blocks and score, `normalise.rs` for how a view is framed, `images.rs` for
+//! safe decoding and the rendered pictures, `index.rs` for the contiguous index, and [`sample_parts`]
+//! for the synthetic part drawings the tests, the sample library and the benchmark use.
 
-use std::collections::HashMap;
+mod descriptor;
+mod images;
+mod index;
+mod normalise;
+#[cfg(test)]
+mod quality_tests;
+#[cfg(test)]
+mod sample_library_tests;
+pub mod sample_parts;
 
 use crate::api::PmiPage;
+
+pub use descriptor::ViewDescriptor;
+pub use images::{MAX_DECODED_BYTES, MAX_IMAGE_SIDE};
+pub use index::{VisualIndex, match_views, rank_by_matching_every_file};
 
 /// Image formats the engine decodes and indexes visually (lower-case extensions with the dot).
 pub const IMAGE_EXTENSIONS: &[&str] = &[
@@ -65,36 +80,15 @@ pub fn analyze(extension: &str, bytes: &[u8]) -> Result<Analysis, EngineError> {
     if !is_image_extension(&extension) {
         return Ok(Analysis::default());
     }
-    let undecodable = |reason: String| EngineError::Undecodable {
+    let image = images::decode(&extension, bytes)?;
+    let unrenderable = |error: image::ImageError| EngineError::Undecodable {
         extension: extension.clone(),
-        reason,
+        reason: error.to_string(),
     };
-    let image = image::load_from_memory(bytes).map_err(|error| undecodable(error.to_string()))?;
-    let thumbnail = image.thumbnail(THUMBNAIL_SIZE, THUMBNAIL_SIZE).to_rgb8();
-    let mut thumbnail_jpeg = Vec::new();
-    thumbnail
-        .write_to(
-            &mut std::io::Cursor::new(&mut thumbnail_jpeg),
-            image::ImageFormat::Jpeg,
-        )
-        .map_err(|error| undecodable(error.to_string()))?;
-    let large = if image.width().max(image.height()) > LARGE_IMAGE_SIZE {
-        image.thumbnail(LARGE_IMAGE_SIZE, LARGE_IMAGE_SIZE)
-    } else {
-        image.clone()
-    };
-    let mut large_png = Vec::new();
-    large
-        .to_rgba8()
-        .write_to(
-            &mut std::io::Cursor::new(&mut large_png),
-            image::ImageFormat::Png,
-        )
-        .map_err(|error| undecodable(error.to_string()))?;
     Ok(Analysis {
         views: vec![ViewDescriptor::of_image(&image)],
-        thumbnail_jpeg: Some(thumbnail_jpeg),
-        large_png: Some(large_png),
+        thumbnail_jpeg: Some(images::thumbnail_jpeg(&image).map_err(unrenderable)?),
+        large_png: Some(images::large_png(&image).map_err(unrenderable)?),
         text: String::new(),
         extracted_attributes: vec![
             format!("width_px={}", image.width()),
@@ -102,160 +96,6 @@ pub fn analyze(extension: &str, bytes: &[u8]) -> Result<Analysis, EngineError> {
         ],
         pmi_pages: Vec::new(),
     })
-}
-
-/// The visual descriptor of one view (an image, or one rendered view of a model).
-#[derive(Clone, Debug, PartialEq)]
-pub struct ViewDescriptor {
-    /// L2-normalised feature vector.
-    features: Vec<f32>,
-}
-
-/// Side of the grey grid the first descriptor samples.
-const GRID: u32 = 16;
-
-impl ViewDescriptor {
-    /// Describes a decoded image.
-    pub fn of_image(image: &image::DynamicImage) -> Self {
-        let grey = image
-            .resize_exact(GRID, GRID, image::imageops::FilterType::Triangle)
-            .to_luma8();
-        let mut features: Vec<f32> = grey
-            .pixels()
-            .map(|pixel| f32::from(pixel.0[0]) / 255.0)
-            .collect();
-        let mean = features.iter().sum::<f32>() / features.len() as f32;
-        features.iter_mut().for_each(|value| *value -= mean);
-        normalise(&mut features);
-        Self { features }
-    }
-
-    /// The descriptor as bytes, for storage.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        self.features
-            .iter()
-            .flat_map(|value| value.to_le_bytes())
-            .collect()
-    }
-
-    /// Reads a descriptor stored with [`ViewDescriptor::to_bytes`].
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, EngineError> {
-        if bytes.is_empty() || !bytes.len().is_multiple_of(4) {
-            return Err(EngineError::DamagedDescriptor(format!(
-                "{} bytes",
-                bytes.len()
-            )));
-        }
-        let features = bytes
-            .chunks_exact(4)
-            .map(|chunk| f32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]))
-            .collect();
-        Ok(Self { features })
-    }
-
-    /// Similarity of two views in 0..1 (1 = identical).
-    pub fn similarity(&self, other: &Self) -> f32 {
-        if self.features.len() != other.features.len() {
-            return 0.0;
-        }
-        let cosine: f32 = self
-            .features
-            .iter()
-            .zip(&other.features)
-            .map(|(a, b)| a * b)
-            .sum();
-        ((cosine + 1.0) / 2.0).clamp(0.0, 1.0)
-    }
-}
-
-fn normalise(values: &mut [f32]) {
-    let norm = values.iter().map(|value| value * value).sum::<f32>().sqrt();
-    if norm > f32::EPSILON {
-        values.iter_mut().for_each(|value| *value /= norm);
-    }
-}
-
-/// Scores a multi-view query against one candidate: each query view is matched to a different
-/// candidate view (greedy, best pairs first); the score is the mean over query views, and a query
-/// view left without a candidate view scores 0.
-pub fn match_views(query: &[ViewDescriptor], candidate: &[ViewDescriptor]) -> f32 {
-    if query.is_empty() || candidate.is_empty() {
-        return 0.0;
-    }
-    let mut pairs: Vec<(f32, usize, usize)> = Vec::with_capacity(query.len() * candidate.len());
-    for (q, query_view) in query.iter().enumerate() {
-        for (c, candidate_view) in candidate.iter().enumerate() {
-            pairs.push((query_view.similarity(candidate_view), q, c));
-        }
-    }
-    pairs.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
-    let mut query_used = vec![false; query.len()];
-    let mut candidate_used = vec![false; candidate.len()];
-    let mut total = 0.0;
-    for (score, q, c) in pairs {
-        if !query_used[q] && !candidate_used[c] {
-            query_used[q] = true;
-            candidate_used[c] = true;
-            total += score;
-        }
-    }
-    total / query.len() as f32
-}
-
-/// The in-memory index of every visually indexed file, keyed by canonical UID.
-#[derive(Clone, Debug, Default)]
-pub struct VisualIndex {
-    files: HashMap<String, Vec<ViewDescriptor>>,
-}
-
-impl VisualIndex {
-    /// An empty index.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Adds or replaces a file's views.
-    pub fn insert(&mut self, key: String, views: Vec<ViewDescriptor>) {
-        if views.is_empty() {
-            self.files.remove(&key);
-        } else {
-            self.files.insert(key, views);
-        }
-    }
-
-    /// Removes a file.
-    pub fn remove(&mut self, key: &str) {
-        self.files.remove(key);
-    }
-
-    /// How many files are indexed.
-    pub fn len(&self) -> usize {
-        self.files.len()
-    }
-
-    /// True when nothing is indexed.
-    pub fn is_empty(&self) -> bool {
-        self.files.is_empty()
-    }
-
-    /// Ranks the files `allow` admits against the query views: best score first, ties broken by key so
-    /// the order is deterministic; at most `limit` results, scores in 0..1.
-    pub fn rank(
-        &self,
-        query: &[ViewDescriptor],
-        allow: impl Fn(&str) -> bool,
-        limit: usize,
-    ) -> Vec<(String, f32)> {
-        let mut scored: Vec<(String, f32)> = self
-            .files
-            .iter()
-            .filter(|(key, _)| allow(key))
-            .map(|(key, views)| (key.clone(), match_views(query, views)))
-            .collect();
-        scored.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        scored.truncate(limit);
-        scored
-    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,249 @@
+//! The in-memory visual index: every indexed view's descriptor in one contiguous matrix (one row of
+//! floats per view, hashes beside it), scanned with tight loops. Multi-view scoring follows
+//! [`match_views`] exactly; [`rank_by_matching_every_file`] is the plain baseline the index is tested
+//! and benchmarked against.
+
+use std::cmp::Ordering;
+use std::collections::HashMap;
+
+use super::ViewDescriptor;
+use super::descriptor::{FEATURE_LEN, HASH_WORDS, view_similarity};
+
+/// Scores a multi-view query against one candidate: each query view is matched to a different
+/// candidate view (greedy, best pairs first); the score is the mean over query views, and a query
+/// view left without a candidate view scores 0.
+pub fn match_views(query: &[ViewDescriptor], candidate: &[ViewDescriptor]) -> f32 {
+    if query.is_empty() || candidate.is_empty() {
+        return 0.0;
+    }
+    let mut similarities = Vec::with_capacity(query.len() * candidate.len());
+    for query_view in query {
+        for candidate_view in candidate {
+            similarities.push(query_view.similarity(candidate_view));
+        }
+    }
+    greedy_mean(&similarities, query.len(), candidate.len())
+}
+
+/// The greedy assignment behind [`match_views`], on a query-major `queries × candidates` matrix of
+/// view similarities. Shared by the index so both give bit-identical scores.
+fn greedy_mean(similarities: &[f32], queries: usize, candidates: usize) -> f32 {
+    if queries == 0 || candidates == 0 {
+        return 0.0;
+    }
+    if queries == 1 || candidates == 1 {
+        // One pair can be made: the best one.
+        let best = similarities
+            .iter()
+            .copied()
+            .fold(f32::NEG_INFINITY, f32::max);
+        return best / queries as f32;
+    }
+    let mut pairs: Vec<(f32, usize, usize)> = similarities
+        .iter()
+        .enumerate()
+        .map(|(at, &score)| (score, at / candidates, at % candidates))
+        .collect();
+    pairs.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+    let mut query_used = vec![false; queries];
+    let mut candidate_used = vec![false; candidates];
+    let mut total = 0.0;
+    for (score, q, c) in pairs {
+        if !query_used[q] && !candidate_used[c] {
+            query_used[q] = true;
+            candidate_used[c] = true;
+            total += score;
+        }
+    }
+    total / queries as f32
+}
+
+/// Best score first, then key: the deterministic result order.
+fn result_order(a: &(&str, f32), b: &(&str, f32)) -> Ordering {
+    b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0))
+}
+
+/// Keeps the best `limit` results in [`result_order`] (keys are copied only for those).
+fn best_results(mut scored: Vec<(&str, f32)>, limit: usize) -> Vec<(String, f32)> {
+    if limit == 0 {
+        return Vec::new();
+    }
+    if scored.len() > limit {
+        scored.select_nth_unstable_by(limit - 1, result_order);
+        scored.truncate(limit);
+    }
+    scored.sort_by(result_order);
+    scored
+        .into_iter()
+        .map(|(key, score)| (key.to_owned(), score))
+        .collect()
+}
+
+/// The baseline ranking: [`match_views`] against every file, one after the other. Same contract and
+/// same results as [`VisualIndex::rank`]; kept for the benchmark and as the index's test oracle.
+pub fn rank_by_matching_every_file(
+    files: &[(String, Vec<ViewDescriptor>)],
+    query: &[ViewDescriptor],
+    allow: impl Fn(&str) -> bool,
+    limit: usize,
+) -> Vec<(String, f32)> {
+    let scored = files
+        .iter()
+        .filter(|(key, _)| allow(key))
+        .map(|(key, views)| (key.as_str(), match_views(query, views)))
+        .collect();
+    best_results(scored, limit)
+}
+
+/// Where one file's views sit in the matrix.
+#[derive(Clone, Debug)]
+struct FileRows {
+    key: String,
+    first_row: usize,
+    rows: usize,
+    /// False once the file was removed or replaced; its rows wait for compaction.
+    live: bool,
+}
+
+/// The in-memory index of every visually indexed file, keyed by canonical UID.
+#[derive(Clone, Debug, Default)]
+pub struct VisualIndex {
+    /// Row-major `rows × FEATURE_LEN` floats.
+    features: Vec<f32>,
+    /// One perceptual hash per row.
+    hashes: Vec<[u64; HASH_WORDS]>,
+    /// Files in insertion order, dead ones included until compaction.
+    files: Vec<FileRows>,
+    /// Key → position in `files` of the live entry.
+    positions: HashMap<String, usize>,
+    /// Rows held by dead files.
+    dead_rows: usize,
+}
+
+impl VisualIndex {
+    /// An empty index.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds or replaces a file's views.
+    pub fn insert(&mut self, key: String, views: Vec<ViewDescriptor>) {
+        self.remove(&key);
+        let views: Vec<ViewDescriptor> = views
+            .into_iter()
+            .filter(|view| view.features().len() == FEATURE_LEN)
+            .collect();
+        if views.is_empty() {
+            return;
+        }
+        let first_row = self.hashes.len();
+        for view in &views {
+            self.features.extend_from_slice(view.features());
+            self.hashes.push(*view.hash());
+        }
+        self.positions.insert(key.clone(), self.files.len());
+        self.files.push(FileRows {
+            key,
+            first_row,
+            rows: views.len(),
+            live: true,
+        });
+    }
+
+    /// Removes a file.
+    pub fn remove(&mut self, key: &str) {
+        if let Some(position) = self.positions.remove(key) {
+            let file = &mut self.files[position];
+            file.live = false;
+            self.dead_rows += file.rows;
+            if self.dead_rows > 1024 && self.dead_rows * 2 > self.hashes.len() {
+                self.compact();
+            }
+        }
+    }
+
+    /// How many files are indexed.
+    pub fn len(&self) -> usize {
+        self.positions.len()
+    }
+
+    /// True when nothing is indexed.
+    pub fn is_empty(&self) -> bool {
+        self.positions.is_empty()
+    }
+
+    /// How many views are indexed (all files together).
+    pub fn view_count(&self) -> usize {
+        self.hashes.len() - self.dead_rows
+    }
+
+    /// Heap bytes the index holds (matrix, hashes, file table, key map), for memory reports.
+    pub fn heap_bytes(&self) -> usize {
+        let keys: usize = self.files.iter().map(|file| file.key.capacity()).sum();
+        self.features.capacity() * size_of::<f32>()
+            + self.hashes.capacity() * size_of::<[u64; HASH_WORDS]>()
+            + self.files.capacity() * size_of::<FileRows>()
+            + keys * 2
+            + self.positions.capacity() * (size_of::<String>() + size_of::<usize>() + 8)
+    }
+
+    /// Ranks the files `allow` admits against the query views: best score first, ties broken by key so
+    /// the order is deterministic; at most `limit` results, scores in 0..1.
+    pub fn rank(
+        &self,
+        query: &[ViewDescriptor],
+        allow: impl Fn(&str) -> bool,
+        limit: usize,
+    ) -> Vec<(String, f32)> {
+        let queries = query.len();
+        let mut similarities = Vec::new();
+        let mut scored = Vec::new();
+        for file in &self.files {
+            if !file.live || !allow(&file.key) {
+                continue;
+            }
+            similarities.clear();
+            for view in query {
+                for row in file.first_row..file.first_row + file.rows {
+                    let features = &self.features[row * FEATURE_LEN..(row + 1) * FEATURE_LEN];
+                    similarities.push(view_similarity(
+                        view.features(),
+                        view.hash(),
+                        features,
+                        &self.hashes[row],
+                    ));
+                }
+            }
+            scored.push((
+                file.key.as_str(),
+                greedy_mean(&similarities, queries, file.rows),
+            ));
+        }
+        best_results(scored, limit)
+    }
+
+    /// Drops the rows of removed files and renumbers the rest.
+    fn compact(&mut self) {
+        let mut features = Vec::with_capacity(self.view_count() * FEATURE_LEN);
+        let mut hashes = Vec::with_capacity(self.view_count());
+        let mut files = Vec::with_capacity(self.positions.len());
+        for file in self.files.drain(..).filter(|file| file.live) {
+            let rows = file.first_row..file.first_row + file.rows;
+            features.extend_from_slice(
+                &self.features[rows.start * FEATURE_LEN..rows.end * FEATURE_LEN],
+            );
+            let first_row = hashes.len();
+            hashes.extend_from_slice(&self.hashes[rows]);
+            files.push(FileRows { first_row, ..file });
+        }
+        self.positions = files
+            .iter()
+            .enumerate()
+            .map(|(position, file)| (file.key.clone(), position))
+            .collect();
+        self.features = features;
+        self.hashes = hashes;
+        self.files = files;
+        self.dead_rows = 0;
+    }
+}

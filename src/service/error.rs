@@ -1,0 +1,142 @@
+//! The service's one error type. It is what the library functions return (start, admin) and what a
+//! handler returns; as a response it carries the interface's status and body: 401 with an empty body,
+//! 403 with `false`, problem details for 400/404/413/500, the OAuth error object for the token endpoint.
+
+use std::net::SocketAddr;
+
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+
+/// What went wrong in the local service.
+#[derive(Debug, thiserror::Error)]
+pub enum ServiceError {
+    /// The request breaks a rule of the interface (missing parameter, bad GUID, upload too small, …).
+    #[error("{0}")]
+    BadRequest(String),
+    /// The bearer token (or the image token) is missing, expired or invalid.
+    #[error("the token is missing, expired or invalid")]
+    Unauthorized,
+    /// The caller may not do this; the reply body is `false`.
+    #[error("not permitted: {0}")]
+    Forbidden(String),
+    /// The file or resource does not exist for the caller's company.
+    #[error("{0}")]
+    NotFound(String),
+    /// The request body is larger than the configured maximum.
+    #[error("the request body is larger than the limit of {limit} bytes")]
+    PayloadTooLarge {
+        /// The limit in bytes.
+        limit: u64,
+    },
+    /// `POST /api/Token` refused the request (OAuth error code such as `invalid_grant`).
+    #[error("token request refused: {error}")]
+    TokenRefused {
+        /// The OAuth error code.
+        error: &'static str,
+        /// A sentence for people, when there is one.
+        description: Option<&'static str>,
+    },
+    /// The service could not bind its address.
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        /// The address asked for.
+        addr: SocketAddr,
+        /// What the operating system said.
+        source: std::io::Error,
+    },
+    /// The SQLite store failed.
+    #[error("storage failed: {0}")]
+    Database(#[from] rusqlite::Error),
+    /// A file of the data directory could not be read or written.
+    #[error("data directory: {0}")]
+    Io(#[from] std::io::Error),
+    /// Anything else that should not happen (a worker thread panicked, a stored value is damaged).
+    #[error("{0}")]
+    Internal(String),
+}
+
+impl ServiceError {
+    /// A 404 naming the file UID or path that was looked for.
+    pub fn file_not_found(file: &str) -> Self {
+        Self::NotFound(format!("no file {file} in this account"))
+    }
+
+    /// The HTTP status this error is answered with.
+    pub fn status(&self) -> StatusCode {
+        match self {
+            Self::BadRequest(_) | Self::TokenRefused { .. } => StatusCode::BAD_REQUEST,
+            Self::Unauthorized => StatusCode::UNAUTHORIZED,
+            Self::Forbidden(_) => StatusCode::FORBIDDEN,
+            Self::NotFound(_) => StatusCode::NOT_FOUND,
+            Self::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::Bind { .. } | Self::Database(_) | Self::Io(_) | Self::Internal(_) => {
+                StatusCode::INTERNAL_SERVER_ERROR
+            }
+        }
+    }
+}
+
+impl From<tokio::task::JoinError> for ServiceError {
+    fn from(error: tokio::task::JoinError) -> Self {
+        Self::Internal(format!("a worker thread failed: {error}"))
+    }
+}
+
+/// A problem-details body (RFC 9457), as ASP.NET writes it.
+fn problem(status: StatusCode, detail: &str) -> Response {
+    let kind = match status.as_u16() {
+        400 => "https://tools.ietf.org/html/rfc9110#section-15.5.1",
+        404 => "https://tools.ietf.org/html/rfc9110#section-15.5.5",
+        413 => "https://tools.ietf.org/html/rfc9110#section-15.5.14",
+        _ => "https://tools.ietf.org/html/rfc9110#section-15.6.1",
+    };
+    let body = serde_json::json!({
+        "type": kind,
+        "title": status.canonical_reason().unwrap_or("Error"),
+        "status": status.as_u16(),
+        "detail": detail,
+    });
+    (
+        status,
+        [(header::CONTENT_TYPE, "application/problem+json")],
+        body.to_string(),
+    )
+        .into_response()
+}
+
+impl IntoResponse for ServiceError {
+    fn into_response(self) -> Response {
+        let status = self.status();
+        match &self {
+            Self::Unauthorized => status.into_response(),
+            Self::Forbidden(reason) => {
+                tracing::debug!(reason, "request refused");
+                (
+                    status,
+                    [(header::CONTENT_TYPE, "application/json")],
+                    "false",
+                )
+                    .into_response()
+            }
+            Self::TokenRefused { error, description } => {
+                let mut body = serde_json::json!({ "error": error });
+                if let Some(description) = description {
+                    body["error_description"] = serde_json::Value::from(*description);
+                }
+                (
+                    status,
+                    [(header::CONTENT_TYPE, "application/json")],
+                    body.to_string(),
+                )
+                    .into_response()
+            }
+            Self::BadRequest(detail) | Self::NotFound(detail) => problem(status, detail),
+            Self::PayloadTooLarge { .. } => problem(status, &self.to_string()),
+            Self::Bind { .. } | Self::Database(_) | Self::Io(_) | Self::Internal(_) => {
+                // The one place an unexpected failure is reported; the client only learns it failed.
+                tracing::error!(error = %self, "request failed");
+                problem(status, "the service failed; retry later")
+            }
+        }
+    }
+}

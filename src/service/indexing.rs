@@ -1,0 +1,234 @@
+//! Indexing: running the engine over an uploaded file and saving what it learned, either during the
+//! upload call (synchronous, the default) or on a pool of workers fed by the queue in the store
+//! (`indexAsync=true`).
+//!
+//! The engine runs on a blocking thread. The outcome is saved only if the file still has the revision
+//! that was indexed (an overwrite or delete meanwhile wins). The in-memory visual index is changed
+//! inside the same write transaction as the record, so the two never disagree about a file.
+
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
+
+use super::body::TempFile;
+use super::disk::{Disk, ImageKind, remove_if_present};
+use super::engine::{self, VisualIndex};
+use super::error::ServiceError;
+use super::store::files::{self, IndexState, IndexedContent};
+use super::store::jobs::{self, ClaimedJob};
+use super::store::{Store, iso_now};
+
+/// The visual index shared by search and indexing.
+pub type SharedVisualIndex = Arc<RwLock<VisualIndex>>;
+
+/// Runs the engine and keeps the queue moving.
+#[derive(Clone)]
+pub struct Indexer {
+    store: Store,
+    disk: Disk,
+    visual_index: SharedVisualIndex,
+    wake: Arc<Notify>,
+    stop: CancellationToken,
+}
+
+impl Indexer {
+    /// An indexer over a store and data directory.
+    pub fn new(store: Store, disk: Disk, visual_index: SharedVisualIndex) -> Self {
+        Self {
+            store,
+            disk,
+            visual_index,
+            wake: Arc::new(Notify::new()),
+            stop: CancellationToken::new(),
+        }
+    }
+
+    /// The visual index.
+    pub fn visual_index(&self) -> &SharedVisualIndex {
+        &self.visual_index
+    }
+
+    /// Rebuilds the visual index from the stored views of every indexed database file, and puts work
+    /// left unfinished by an earlier run back in the queue. Returns (indexed files, queued jobs).
+    pub async fn recover(&self) -> Result<(usize, usize), ServiceError> {
+        let visual_index = self.visual_index.clone();
+        self.store
+            .write(move |connection| {
+                let queued = jobs::requeue_unfinished(connection, &iso_now())?;
+                let stored = files::all_database_views(connection)?;
+                let mut rebuilt = VisualIndex::new();
+                for (uid, views) in stored {
+                    let views = views
+                        .iter()
+                        .map(|bytes| engine::ViewDescriptor::from_bytes(bytes))
+                        .collect::<Result<Vec<_>, _>>();
+                    match views {
+                        Ok(views) => rebuilt.insert(uid, views),
+                        Err(error) => tracing::warn!(uid, %error, "stored views skipped"),
+                    }
+                }
+                let count = rebuilt.len();
+                *visual_index
+                    .write()
+                    .map_err(|_| ServiceError::Internal("the visual index is poisoned".into()))? =
+                    rebuilt;
+                Ok((count, queued))
+            })
+            .await
+    }
+
+    /// Starts `count` workers; they stop at [`Indexer::stop`].
+    pub fn start_workers(&self, count: usize) -> Vec<tokio::task::JoinHandle<()>> {
+        (0..count)
+            .map(|number| {
+                let indexer = self.clone();
+                tokio::spawn(async move { indexer.work(number).await })
+            })
+            .collect()
+    }
+
+    /// Tells idle workers that a job was queued.
+    pub fn wake_workers(&self) {
+        self.wake.notify_waiters();
+    }
+
+    /// Stops the workers: they take no new job; one being indexed is dropped and stays in the queue.
+    pub fn stop(&self) {
+        self.stop.cancel();
+    }
+
+    async fn work(&self, number: usize) {
+        loop {
+            if self.stop.is_cancelled() {
+                return;
+            }
+            // Registered before looking at the queue, so a job queued in between still wakes us.
+            let woken = self.wake.notified();
+            tokio::pin!(woken);
+            woken.as_mut().enable();
+            match self
+                .store
+                .write(|connection| jobs::claim_next(connection))
+                .await
+            {
+                Ok(Some(job)) => {
+                    tokio::select! {
+                        _ = self.stop.cancelled() => return,
+                        outcome = self.index(job.clone()) => match outcome {
+                            Ok(state) => tracing::info!(worker = number, uid = job.uid, ?state, "indexed"),
+                            Err(error) => tracing::error!(worker = number, uid = job.uid, %error, "indexing failed"),
+                        },
+                    }
+                }
+                Ok(None) => tokio::select! {
+                    _ = self.stop.cancelled() => return,
+                    _ = &mut woken => {}
+                },
+                Err(error) => {
+                    tracing::error!(worker = number, %error, "cannot read the indexing queue");
+                    tokio::select! {
+                        _ = self.stop.cancelled() => return,
+                        _ = tokio::time::sleep(Duration::from_secs(1)) => {}
+                    }
+                }
+            }
+        }
+    }
+
+    /// Indexes one revision of a file and saves the outcome. Returns the state it ended in, or `None`
+    /// when the file was deleted or overwritten meanwhile (nothing saved).
+    pub async fn index(&self, job: ClaimedJob) -> Result<Option<IndexState>, ServiceError> {
+        let indexer = self.clone();
+        tokio::task::spawn_blocking(move || indexer.index_blocking(&job)).await?
+    }
+
+    fn index_blocking(&self, job: &ClaimedJob) -> Result<Option<IndexState>, ServiceError> {
+        let analysis = match std::fs::read(self.disk.content_path(&job.uid)) {
+            Ok(bytes) => {
+                // A panic in a decoder is a failed file, not a dead worker.
+                let extension = job.extension.clone();
+                std::panic::catch_unwind(move || engine::analyze(&extension, &bytes))
+                    .unwrap_or_else(|_| {
+                        Err(engine::EngineError::Undecodable {
+                            extension: job.extension.clone(),
+                            reason: "the decoder failed".into(),
+                        })
+                    })
+            }
+            // Deleted meanwhile (then nothing is saved below), or lost: a failed file either way.
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                Err(engine::EngineError::Undecodable {
+                    extension: job.extension.clone(),
+                    reason: "the stored content is missing".into(),
+                })
+            }
+            Err(error) => return Err(error.into()),
+        };
+        let analysis = match analysis {
+            Ok(analysis) => Some(analysis),
+            Err(error) => {
+                tracing::info!(uid = job.uid, %error, "content cannot be indexed");
+                None
+            }
+        };
+        // Images are written aside first and moved into place only if this revision is still the
+        // file's, so a slow run over older content never replaces newer images.
+        let set_aside = |bytes: Option<&Vec<u8>>| -> Result<Option<TempFile>, ServiceError> {
+            let Some(bytes) = bytes else { return Ok(None) };
+            let temp = TempFile::new(self.disk.temp_path());
+            std::fs::write(temp.path(), bytes)?;
+            Ok(Some(temp))
+        };
+        let thumbnail = set_aside(analysis.as_ref().and_then(|a| a.thumbnail_jpeg.as_ref()))?;
+        let large = set_aside(analysis.as_ref().and_then(|a| a.large_png.as_ref()))?;
+        let content = analysis.as_ref().map(|analysis| IndexedContent {
+            views: analysis
+                .views
+                .iter()
+                .map(engine::ViewDescriptor::to_bytes)
+                .collect(),
+            text: analysis.text.clone(),
+            extracted_attributes: analysis.extracted_attributes.clone(),
+            pmi_json: serde_json::to_string(&analysis.pmi_pages).unwrap_or_else(|_| "[]".into()),
+            has_thumbnail: thumbnail.is_some(),
+            has_large_image: large.is_some(),
+        });
+        let disk = self.disk.clone();
+        let visual_index = self.visual_index.clone();
+        self.store.write_blocking(|connection| {
+            if !files::save_indexing(
+                connection,
+                &job.uid,
+                job.revision,
+                content.as_ref(),
+                &iso_now(),
+            )? {
+                return Ok(None);
+            }
+            for (kind, image) in [(ImageKind::Thumbnail, thumbnail), (ImageKind::Large, large)] {
+                match image {
+                    Some(image) => image.persist(&disk.image_path(&job.uid, kind))?,
+                    None => remove_if_present(&disk.image_path(&job.uid, kind))?,
+                }
+            }
+            let is_database_file = files::find_any(connection, &job.uid)?
+                .is_some_and(|record| !record.is_search_input);
+            let mut visual_index = visual_index
+                .write()
+                .map_err(|_| ServiceError::Internal("the visual index is poisoned".into()))?;
+            match &analysis {
+                Some(analysis) if is_database_file => {
+                    visual_index.insert(job.uid.clone(), analysis.views.clone());
+                }
+                _ => visual_index.remove(&job.uid),
+            }
+            Ok(Some(if analysis.is_some() {
+                IndexState::Completed
+            } else {
+                IndexState::Failed
+            }))
+        })
+    }
+}

@@ -1,0 +1,151 @@
+//! Attributes: `GET /api/FileAttributes` (names used by the company), `PUT /api/FileAttributes`
+//! (replace or add, body double-encoded), `DELETE /api/FileAttributes`, `GET /api/AttributeValues`.
+
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::HeaderMap;
+use axum::response::Response;
+
+use crate::api::Attribute;
+use crate::api::attribute::split_unit;
+use crate::api::encoding::decode_double_encoded_strings;
+use crate::api::model::{AttributeValue, ExtraFields, FileAttribute};
+use crate::service::body::read_limited;
+use crate::service::error::ServiceError;
+use crate::service::params::{bool_param, optional_uid_param, required_uid_param, text_param};
+use crate::service::routes::{Params, json, json_bool};
+use crate::service::state::AppState;
+use crate::service::store::accounts::Caller;
+use crate::service::store::{attributes, files};
+
+/// The attribute names (with units) used by the caller's company, each with its stable ID.
+pub async fn company_attributes(
+    caller: Caller,
+    State(state): State<AppState>,
+) -> Result<Response, ServiceError> {
+    let names = state
+        .store
+        .read(move |connection| attributes::company_names(connection, &caller.company_id))
+        .await?;
+    let list: Vec<FileAttribute> = names
+        .into_iter()
+        .map(|name| FileAttribute {
+            id: name.id,
+            name: name.name,
+            unit: name.unit,
+            value: None,
+            is_custom: true,
+            timestamp: None,
+            extra: ExtraFields::new(),
+        })
+        .collect();
+    json(&list)
+}
+
+/// Resolves `fileUID` or `fileName` (a stored path) to the UID of a file of the company: 400 when
+/// neither is given, 404 when there is no such file.
+async fn resolve_file(
+    state: &AppState,
+    caller: &Caller,
+    query: &crate::api::encoding::QueryString,
+) -> Result<String, ServiceError> {
+    let company_id = caller.company_id.clone();
+    let uid = optional_uid_param(query, "fileUID")?;
+    let name = text_param(query, "fileName").map(|name| name.replace('\\', "/"));
+    let wanted = uid
+        .clone()
+        .or(name.clone())
+        .ok_or_else(|| ServiceError::BadRequest("give fileUID or fileName".into()))?;
+    let found = state
+        .store
+        .read(move |connection| match (uid, name) {
+            (Some(uid), _) => files::find(connection, &company_id, &uid),
+            (None, Some(name)) => files::find_by_path(connection, &company_id, &name),
+            (None, None) => Ok(None),
+        })
+        .await?;
+    found
+        .map(|record| record.uid)
+        .ok_or_else(|| ServiceError::file_not_found(&wanted))
+}
+
+/// Adds or replaces attributes of a file. The body is a JSON string holding a JSON array of
+/// `name=value` strings; a plain array is refused (400).
+pub async fn set_attributes(
+    caller: Caller,
+    State(state): State<AppState>,
+    Params(query): Params,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, ServiceError> {
+    let delete_existing = bool_param(&query, "deleteExisting", true)?;
+    let uid = resolve_file(&state, &caller, &query).await?;
+    let body = read_limited(body, &headers, state.config.max_body_bytes).await?;
+    let texts = decode_double_encoded_strings(&body)
+        .map_err(|error| ServiceError::BadRequest(error.to_string()))?;
+    let parsed = texts
+        .iter()
+        .map(|text| {
+            let attribute = Attribute::parse(text)
+                .map_err(|error| ServiceError::BadRequest(error.to_string()))?;
+            attribute
+                .validate()
+                .map_err(|error| ServiceError::BadRequest(error.to_string()))?;
+            Ok(attribute)
+        })
+        .collect::<Result<Vec<_>, ServiceError>>()?;
+    state
+        .store
+        .write(move |connection| {
+            if delete_existing {
+                attributes::replace(connection, &caller.company_id, &uid, &parsed)
+            } else {
+                attributes::merge(connection, &caller.company_id, &uid, &parsed)
+            }
+        })
+        .await?;
+    Ok(json_bool(true))
+}
+
+/// Removes every attribute of a file.
+pub async fn clear_attributes(
+    caller: Caller,
+    State(state): State<AppState>,
+    Params(query): Params,
+) -> Result<Response, ServiceError> {
+    let uid = required_uid_param(&query, "fileUID")?;
+    state
+        .store
+        .write(move |connection| {
+            if files::find(connection, &caller.company_id, &uid)?.is_none() {
+                return Err(ServiceError::file_not_found(&uid));
+            }
+            attributes::replace(connection, &caller.company_id, &uid, &[])
+        })
+        .await?;
+    Ok(json_bool(true))
+}
+
+/// The distinct values of an attribute in the company with their counts. The name is matched
+/// case-insensitively; `name(unit)` narrows to that unit.
+pub async fn attribute_values(
+    caller: Caller,
+    State(state): State<AppState>,
+    Params(query): Params,
+) -> Result<Response, ServiceError> {
+    let wanted = text_param(&query, "attribute")
+        .ok_or_else(|| ServiceError::BadRequest("the attribute parameter is required".into()))?
+        .to_owned();
+    let counts = state
+        .store
+        .read(move |connection| {
+            let (name, unit) = split_unit(&wanted);
+            attributes::value_counts(connection, &caller.company_id, name, unit)
+        })
+        .await?;
+    let values: Vec<AttributeValue> = counts
+        .into_iter()
+        .map(|(name, count)| AttributeValue { name, count })
+        .collect();
+    json(&values)
+}

@@ -1,0 +1,100 @@
+//! `GET /api/File` (a record by UID or stored path) and `DELETE /api/File`.
+
+use axum::extract::State;
+use axum::response::Response;
+
+use crate::service::error::ServiceError;
+use crate::service::params::{optional_uid_param, required_uid_param, text_param};
+use crate::service::records::{ImageUrls, file_map};
+use crate::service::routes::{Origin, Params, json, json_bool};
+use crate::service::state::AppState;
+use crate::service::store::accounts::Caller;
+use crate::service::store::files::{self, FileRecord};
+use crate::service::store::{attributes, unix_now};
+use crate::service::upload::may_delete;
+
+/// The FileMap reply of a record (also used by `PUT /api/FileBinaryDirect`).
+pub async fn file_map_reply(
+    state: &AppState,
+    origin: &str,
+    record: FileRecord,
+) -> Result<Response, ServiceError> {
+    let uid = record.uid.clone();
+    let texts = state
+        .store
+        .read(move |connection| attributes::texts_of(connection, &uid))
+        .await?;
+    let urls = ImageUrls {
+        links: &state.image_links,
+        origin,
+        now: unix_now(),
+    };
+    json(&file_map(&record, texts, &urls))
+}
+
+/// Fetches a file record: `fileUID` first, else `fileName` (a database file's stored path).
+pub async fn get_file(
+    caller: Caller,
+    State(state): State<AppState>,
+    Params(query): Params,
+    Origin(origin): Origin,
+) -> Result<Response, ServiceError> {
+    let company_id = caller.company_id.clone();
+    let record = if let Some(uid) = optional_uid_param(&query, "fileUID")? {
+        let record = state
+            .store
+            .read({
+                let uid = uid.clone();
+                move |connection| files::find(connection, &company_id, &uid)
+            })
+            .await?;
+        record.ok_or_else(|| ServiceError::file_not_found(&uid))?
+    } else if let Some(name) = text_param(&query, "fileName") {
+        let path = name.replace('\\', "/");
+        let record = state
+            .store
+            .read({
+                let path = path.clone();
+                move |connection| files::find_by_path(connection, &company_id, &path)
+            })
+            .await?;
+        record.ok_or_else(|| ServiceError::file_not_found(&path))?
+    } else {
+        return Err(ServiceError::BadRequest("give fileUID or fileName".into()));
+    };
+    file_map_reply(&state, &origin, record).await
+}
+
+/// Deletes a file: admins any file of their company, other users their own search inputs (403
+/// `false` otherwise); unknown or already deleted is 404.
+pub async fn delete_file(
+    caller: Caller,
+    State(state): State<AppState>,
+    Params(query): Params,
+) -> Result<Response, ServiceError> {
+    let uid = required_uid_param(&query, "fileUID")?;
+    let visual_index = state.indexer.visual_index().clone();
+    let disk = state.disk.clone();
+    state
+        .store
+        .write(move |connection| {
+            let record = files::find(connection, &caller.company_id, &uid)?
+                .ok_or_else(|| ServiceError::file_not_found(&uid))?;
+            if !may_delete(&caller, &record) {
+                return Err(ServiceError::Forbidden(if record.is_search_input {
+                    "another user's search input".into()
+                } else {
+                    "deleting a company file needs an admin".into()
+                }));
+            }
+            files::delete(connection, &uid)?;
+            visual_index
+                .write()
+                .map_err(|_| ServiceError::Internal("the visual index is poisoned".into()))?
+                .remove(&uid);
+            disk.remove_file(&uid)?;
+            Ok(())
+        })
+        .await?;
+    Ok(json_bool(true))
+}

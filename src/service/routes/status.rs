@@ -1,0 +1,48 @@
+//! `GET /api/FileStatus`: 204 while indexing, 200 with the ISO 8601 index time when done, 422
+//! `failed`, 404 unknown; every reply `Cache-Control: no-store`.
+
+use axum::extract::State;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+
+use crate::service::error::ServiceError;
+use crate::service::params::required_uid_param;
+use crate::service::routes::{Params, json_string};
+use crate::service::state::AppState;
+use crate::service::store::accounts::Caller;
+use crate::service::store::files::{self, IndexState};
+
+/// The indexing state of a file of the caller's company.
+pub async fn file_status(
+    caller: Caller,
+    State(state): State<AppState>,
+    Params(query): Params,
+) -> Result<Response, ServiceError> {
+    let uid = required_uid_param(&query, "fileUID")?;
+    let record = state
+        .store
+        .read({
+            let uid = uid.clone();
+            move |connection| files::find(connection, &caller.company_id, &uid)
+        })
+        .await?
+        .ok_or_else(|| ServiceError::file_not_found(&uid))?;
+    Ok(match record.state {
+        IndexState::Queued | IndexState::InProgress => StatusCode::NO_CONTENT.into_response(),
+        IndexState::Completed => json_string(record.indexed_at.as_deref().unwrap_or_default()),
+        IndexState::Failed => (
+            StatusCode::UNPROCESSABLE_ENTITY,
+            [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+            "failed",
+        )
+            .into_response(),
+    })
+}
+
+/// Adds `Cache-Control: no-store` to a reply (every FileStatus reply, errors included).
+pub async fn no_store(mut response: Response) -> Response {
+    response
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}

@@ -1,0 +1,252 @@
+//! Saved attributes of files, the company's attribute names, and the per-value rows that metadata
+//! search and `GET /api/AttributeValues` read (one row per value of a multi-valued attribute).
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use crate::api::Attribute;
+use crate::service::error::ServiceError;
+
+/// An attribute name (with unit) used in a company, with its stable ID.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AttributeName {
+    /// Stable ID, assigned when the name was first used.
+    pub id: i64,
+    /// The name as first written.
+    pub name: String,
+    /// The unit, empty when none.
+    pub unit: String,
+}
+
+/// The key an attribute name or unit is compared by.
+pub fn name_key(name: &str) -> String {
+    name.trim().to_lowercase()
+}
+
+/// The key a value is compared by (exact and prefix search, counting).
+pub fn value_key(value: &str) -> String {
+    value.trim().to_lowercase()
+}
+
+/// The saved attributes of a file in their wire form (`name(unit)=v1|v2`), in order.
+pub fn texts_of(connection: &Connection, uid: &str) -> Result<Vec<String>, ServiceError> {
+    let mut statement = connection
+        .prepare_cached("SELECT text FROM file_attributes WHERE file_uid = ?1 ORDER BY position")?;
+    let texts = statement
+        .query_map([uid], |row| row.get(0))?
+        .collect::<rusqlite::Result<Vec<String>>>()?;
+    Ok(texts)
+}
+
+/// The ID of the company's attribute `name(unit)`, created on first use.
+fn ensure_name(
+    connection: &Connection,
+    company_id: &str,
+    attribute: &Attribute,
+) -> Result<i64, ServiceError> {
+    let unit = attribute.unit.clone().unwrap_or_default();
+    let (name_key, unit_key) = (name_key(&attribute.name), name_key(&unit));
+    let existing: Option<i64> = connection
+        .query_row(
+            "SELECT id FROM attribute_names WHERE company_id = ?1 AND name_key = ?2 AND unit_key = ?3",
+            params![company_id, name_key, unit_key],
+            |row| row.get(0),
+        )
+        .optional()?;
+    if let Some(id) = existing {
+        return Ok(id);
+    }
+    connection.execute(
+        "INSERT INTO attribute_names (company_id, name, unit, name_key, unit_key)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![company_id, attribute.name, unit, name_key, unit_key],
+    )?;
+    Ok(connection.last_insert_rowid())
+}
+
+/// Puts `attribute` into `list`, replacing an attribute of the same name and unit in place.
+fn put(list: &mut Vec<Attribute>, attribute: Attribute) {
+    let key = (
+        name_key(&attribute.name),
+        name_key(attribute.unit.as_deref().unwrap_or("")),
+    );
+    match list.iter_mut().find(|existing| {
+        (
+            name_key(&existing.name),
+            name_key(existing.unit.as_deref().unwrap_or("")),
+        ) == key
+    }) {
+        Some(existing) => *existing = attribute,
+        None => list.push(attribute),
+    }
+}
+
+/// Replaces all saved attributes of a file (`deleteExisting=true`). A name given twice keeps the
+/// last values.
+pub fn replace(
+    connection: &Connection,
+    company_id: &str,
+    uid: &str,
+    attributes: &[Attribute],
+) -> Result<(), ServiceError> {
+    let mut list = Vec::with_capacity(attributes.len());
+    for attribute in attributes {
+        put(&mut list, attribute.clone());
+    }
+    connection.execute("DELETE FROM file_attributes WHERE file_uid = ?1", [uid])?;
+    connection.execute("DELETE FROM attribute_values WHERE file_uid = ?1", [uid])?;
+    let mut insert_text = connection.prepare_cached(
+        "INSERT INTO file_attributes (file_uid, position, attribute_id, text) VALUES (?1, ?2, ?3, ?4)",
+    )?;
+    let mut insert_value = connection.prepare_cached(
+        "INSERT INTO attribute_values (file_uid, attribute_id, value, value_key) VALUES (?1, ?2, ?3, ?4)",
+    )?;
+    for (position, attribute) in list.iter().enumerate() {
+        let id = ensure_name(connection, company_id, attribute)?;
+        insert_text.execute(params![uid, position as i64, id, attribute.to_string()])?;
+        for value in &attribute.values {
+            insert_value.execute(params![uid, id, value, value_key(value)])?;
+        }
+    }
+    super::files::refresh_search_text(connection, uid)
+}
+
+/// Adds attributes to a file, replacing those of the same name and unit (`deleteExisting=false`).
+pub fn merge(
+    connection: &Connection,
+    company_id: &str,
+    uid: &str,
+    attributes: &[Attribute],
+) -> Result<(), ServiceError> {
+    let mut list: Vec<Attribute> = texts_of(connection, uid)?
+        .iter()
+        .filter_map(|text| Attribute::parse(text).ok())
+        .collect();
+    for attribute in attributes {
+        put(&mut list, attribute.clone());
+    }
+    replace(connection, company_id, uid, &list)
+}
+
+/// The attribute names used by the company's files, ordered by name then unit.
+pub fn company_names(
+    connection: &Connection,
+    company_id: &str,
+) -> Result<Vec<AttributeName>, ServiceError> {
+    let mut statement = connection.prepare(
+        "SELECT a.id, a.name, a.unit FROM attribute_names a
+         WHERE a.company_id = ?1
+           AND EXISTS (SELECT 1 FROM file_attributes fa WHERE fa.attribute_id = a.id)
+         ORDER BY a.name_key, a.unit_key, a.id",
+    )?;
+    let names = statement
+        .query_map([company_id], |row| {
+            Ok(AttributeName {
+                id: row.get(0)?,
+                name: row.get(1)?,
+                unit: row.get(2)?,
+            })
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(names)
+}
+
+/// The distinct values of an attribute in the company and how many times each is held (a
+/// multi-valued attribute counts each value), most frequent first, then by value. The name is
+/// compared case-insensitively; a unit narrows the match when given.
+pub fn value_counts(
+    connection: &Connection,
+    company_id: &str,
+    name: &str,
+    unit: Option<&str>,
+) -> Result<Vec<(String, i64)>, ServiceError> {
+    let mut statement = connection.prepare(
+        "SELECT v.value, count(*) AS n FROM attribute_values v
+           JOIN attribute_names a ON a.id = v.attribute_id
+         WHERE a.company_id = ?1 AND a.name_key = ?2 AND (?3 IS NULL OR a.unit_key = ?3)
+         GROUP BY v.value
+         ORDER BY n DESC, v.value",
+    )?;
+    let counts = statement
+        .query_map(
+            params![company_id, name_key(name), unit.map(name_key)],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(counts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::service::store::files::{IndexState, NewContent, upsert};
+
+    fn store_with_file(uids: &[&str]) -> (Connection, String) {
+        let mut connection = Connection::open_in_memory().unwrap();
+        crate::service::store::schema::migrate(&mut connection).unwrap();
+        let company = crate::service::store::accounts::ensure_company(&connection, "Acme").unwrap();
+        for uid in uids {
+            upsert(
+                &connection,
+                &NewContent {
+                    uid: (*uid).into(),
+                    company_id: company.clone(),
+                    owner_user_id: 1,
+                    is_search_input: false,
+                    stored_path: format!("d/{uid}.png"),
+                    display_name: format!("{uid}.png"),
+                    extension: ".png".into(),
+                    size: 2000,
+                    state: IndexState::Queued,
+                    callback_param: None,
+                },
+                "2026-01-01T00:00:00Z",
+            )
+            .unwrap();
+        }
+        (connection, company)
+    }
+
+    fn attributes(texts: &[&str]) -> Vec<Attribute> {
+        texts
+            .iter()
+            .map(|text| Attribute::parse(text).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn merge_replaces_same_name_and_keeps_others() {
+        let (connection, company) = store_with_file(&["a"]);
+        replace(
+            &connection,
+            &company,
+            "a",
+            &attributes(&["material=steel", "region=EU|US"]),
+        )
+        .unwrap();
+        merge(
+            &connection,
+            &company,
+            "a",
+            &attributes(&["Material=brass", "weight(kg)=2"]),
+        )
+        .unwrap();
+        assert_eq!(
+            texts_of(&connection, "a").unwrap(),
+            vec!["Material=brass", "region=EU|US", "weight(kg)=2"]
+        );
+    }
+
+    #[test]
+    fn values_are_counted_one_by_one_case_insensitively_by_name() {
+        let (connection, company) = store_with_file(&["a", "b"]);
+        replace(&connection, &company, "a", &attributes(&["Region=EU|US"])).unwrap();
+        replace(&connection, &company, "b", &attributes(&["region=EU"])).unwrap();
+        assert_eq!(
+            value_counts(&connection, &company, "REGION", None).unwrap(),
+            vec![("EU".to_owned(), 2), ("US".to_owned(), 1)]
+        );
+        let names = company_names(&connection, &company).unwrap();
+        assert_eq!(names.len(), 1);
+        assert_eq!(names[0].name, "Region");
+    }
+}

@@ -1,0 +1,148 @@
+//! The SQLite store: records, attributes, users, tokens, feedback and the indexing queue, in one
+//! database file under the data directory.
+//!
+//! WAL mode with a busy timeout, so `admin` commands can write while a service runs on the same
+//! directory. Work runs on tokio's blocking threads, never on the async runtime: writes go through one
+//! connection (our own writers queue on its mutex instead of failing with `SQLITE_BUSY`), reads take a
+//! connection from a small pool (WAL lets them run beside the writer).
+
+pub mod accounts;
+pub mod attributes;
+pub mod feedback;
+pub mod files;
+pub mod jobs;
+pub mod schema;
+pub mod search;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rusqlite::Connection;
+
+use super::error::ServiceError;
+
+/// The database file name inside the data directory.
+pub const DATABASE_FILE: &str = "partlens.sqlite3";
+
+/// How long a connection waits for another writer (another process) before giving up.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Most idle read connections kept open.
+const MAX_IDLE_READERS: usize = 8;
+
+/// The store of one data directory. Cheap to clone.
+#[derive(Clone)]
+pub struct Store {
+    inner: Arc<StoreInner>,
+}
+
+struct StoreInner {
+    path: PathBuf,
+    writer: Mutex<Connection>,
+    readers: Mutex<Vec<Connection>>,
+}
+
+/// Opens a connection with the settings every connection needs.
+fn connect(path: &Path) -> Result<Connection, ServiceError> {
+    let connection = Connection::open(path)?;
+    connection.busy_timeout(BUSY_TIMEOUT)?;
+    connection.pragma_update(None, "journal_mode", "WAL")?;
+    connection.pragma_update(None, "synchronous", "NORMAL")?;
+    connection.pragma_update(None, "foreign_keys", "ON")?;
+    Ok(connection)
+}
+
+impl Store {
+    /// Opens (creating if needed) the database of a data directory and brings its schema up to date.
+    /// Blocking: call it from a blocking context or at start-up.
+    pub fn open_blocking(data_dir: &Path) -> Result<Self, ServiceError> {
+        std::fs::create_dir_all(data_dir)?;
+        let path = data_dir.join(DATABASE_FILE);
+        let mut writer = connect(&path)?;
+        schema::migrate(&mut writer)?;
+        Ok(Self {
+            inner: Arc::new(StoreInner {
+                path,
+                writer: Mutex::new(writer),
+                readers: Mutex::new(Vec::new()),
+            }),
+        })
+    }
+
+    /// Opens the store on a blocking thread.
+    pub async fn open(data_dir: PathBuf) -> Result<Self, ServiceError> {
+        tokio::task::spawn_blocking(move || Self::open_blocking(&data_dir)).await?
+    }
+
+    /// Runs `work` with a read connection, on a blocking thread.
+    pub async fn read<T, F>(&self, work: F) -> Result<T, ServiceError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> Result<T, ServiceError> + Send + 'static,
+    {
+        let store = self.clone();
+        tokio::task::spawn_blocking(move || store.read_blocking(work)).await?
+    }
+
+    /// Runs `work` inside one write transaction, on a blocking thread; commits when it returns `Ok`.
+    pub async fn write<T, F>(&self, work: F) -> Result<T, ServiceError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&rusqlite::Transaction<'_>) -> Result<T, ServiceError> + Send + 'static,
+    {
+        let store = self.clone();
+        tokio::task::spawn_blocking(move || store.write_blocking(work)).await?
+    }
+
+    /// [`Store::read`] for callers already on a blocking thread.
+    pub fn read_blocking<T>(
+        &self,
+        work: impl FnOnce(&Connection) -> Result<T, ServiceError>,
+    ) -> Result<T, ServiceError> {
+        let pooled = self
+            .inner
+            .readers
+            .lock()
+            .map_err(|_| ServiceError::Internal("the reader pool is poisoned".into()))?
+            .pop();
+        let connection = match pooled {
+            Some(connection) => connection,
+            None => connect(&self.inner.path)?,
+        };
+        let result = work(&connection);
+        if let Ok(mut readers) = self.inner.readers.lock()
+            && readers.len() < MAX_IDLE_READERS
+        {
+            readers.push(connection);
+        }
+        result
+    }
+
+    /// [`Store::write`] for callers already on a blocking thread.
+    pub fn write_blocking<T>(
+        &self,
+        work: impl FnOnce(&rusqlite::Transaction<'_>) -> Result<T, ServiceError>,
+    ) -> Result<T, ServiceError> {
+        let mut connection = self
+            .inner
+            .writer
+            .lock()
+            .map_err(|_| ServiceError::Internal("the writer is poisoned".into()))?;
+        let transaction =
+            connection.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let value = work(&transaction)?;
+        transaction.commit()?;
+        Ok(value)
+    }
+}
+
+/// Now as Unix seconds.
+pub fn unix_now() -> i64 {
+    chrono::Utc::now().timestamp()
+}
+
+/// Now as an ISO 8601 UTC timestamp with milliseconds (`2026-11-22T04:53:09.123Z`).
+pub fn iso_now() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}

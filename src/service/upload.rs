@@ -1,0 +1,374 @@
+//! Uploads: reading the parameters, receiving the body within the limits, storing the file as a
+//! search input or a company-database file, and indexing it (during the call, or queued).
+//!
+//! Behaviour the spec leaves open, as this service defines it:
+//! - `overwriteFile` (database files): `true` or omitted replaces the file already stored at that path
+//!   in place, keeping its UID; `false` refuses the upload with 400 and a message saying so.
+//! - `uid` of an existing file of the caller's company overwrites it (a UID used by another company is
+//!   refused with 400). Overwriting another user's search input needs an admin (403 otherwise);
+//!   database files may be uploaded and replaced by every user of the company.
+//! - A replaced file keeps its attributes unless the upload sends `attributes`.
+//! - `indexAsync` is honoured for search inputs only; database files are indexed during the call.
+//! - Content that cannot be decoded still gets its UID; its status is then 422 `failed`.
+//! - `isGZipCompressed=true`: the bytes are gunzipped before they are stored.
+
+use axum::body::Body;
+use axum::http::HeaderMap;
+
+use crate::api::Attribute;
+use crate::api::encoding::{QueryString, decode_nested_attributes_query};
+
+use super::body::{BodyEncoding, TempFile, receive_upload};
+use super::error::ServiceError;
+use super::params::{bool_param, optional_bool_param, optional_uid_param, text_param};
+use super::state::AppState;
+use super::store::accounts::Caller;
+use super::store::files::{self, FileRecord, IndexState, NewContent};
+use super::store::jobs::{self, ClaimedJob};
+use super::store::{attributes, iso_now};
+use super::stored_path::{StoredPath, search_input_extension};
+
+/// The minimum upload size: base64 characters for `PUT /api/File`, bytes for the binary endpoints.
+pub const MIN_UPLOAD_SIZE: u64 = 1024;
+
+/// What the upload becomes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum UploadTarget {
+    /// A search input with this extension.
+    SearchInput {
+        /// Lower-case extension with the dot.
+        extension: String,
+    },
+    /// A company-database file at this stored path.
+    Database(StoredPath),
+}
+
+/// The parameters of an upload that this service acts on (legacy and internal ones are accepted and
+/// ignored).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UploadParams {
+    /// Search input or database file.
+    pub target: UploadTarget,
+    /// Queue for indexing and answer at once (search inputs only).
+    pub index_async: bool,
+    /// The UID to use (canonical), overwriting a file of the company with that UID.
+    pub uid: Option<String>,
+    /// Duplicate-path behaviour of database uploads.
+    pub overwrite_file: Option<bool>,
+    /// Attributes of a database upload.
+    pub attributes: Option<Vec<Attribute>>,
+    /// The body is gzipped.
+    pub gzipped: bool,
+    /// Kept with the record for callbacks.
+    pub callback_param: Option<String>,
+}
+
+impl UploadParams {
+    /// Reads the query of `PUT /api/File` and the binary endpoints. `async_allowed` is false for
+    /// `PUT /api/FileBinaryDirect`, where `indexAsync` does not exist.
+    pub fn from_query(query: &QueryString, async_allowed: bool) -> Result<Self, ServiceError> {
+        let file = text_param(query, "file").ok_or_else(|| {
+            ServiceError::BadRequest(
+                "the file parameter is required: the extension of a search input (file=.png) or the \
+                 stored path of a database file"
+                    .into(),
+            )
+        })?;
+        let is_search_input = bool_param(query, "isSearchInput", true)?;
+        let index_async = async_allowed && bool_param(query, "indexAsync", false)?;
+        let target = if is_search_input {
+            UploadTarget::SearchInput {
+                extension: search_input_extension(file)?,
+            }
+        } else {
+            UploadTarget::Database(StoredPath::parse(file)?)
+        };
+        if let UploadTarget::SearchInput { extension } = &target
+            && index_async
+            && extension == ".zip"
+        {
+            return Err(ServiceError::BadRequest(
+                ".zip search inputs cannot be indexed asynchronously; upload without indexAsync"
+                    .into(),
+            ));
+        }
+        let attributes = match (&target, text_param(query, "attributes")) {
+            (UploadTarget::Database(_), Some(nested)) => Some(
+                decode_nested_attributes_query(nested)
+                    .into_iter()
+                    .map(|(name, value)| {
+                        let attribute = Attribute::parse(&format!("{name}={value}"))
+                            .map_err(|error| ServiceError::BadRequest(error.to_string()))?;
+                        attribute
+                            .validate()
+                            .map_err(|error| ServiceError::BadRequest(error.to_string()))?;
+                        Ok(attribute)
+                    })
+                    .collect::<Result<Vec<_>, ServiceError>>()?,
+            ),
+            _ => None,
+        };
+        Ok(Self {
+            index_async: index_async && matches!(target, UploadTarget::SearchInput { .. }),
+            target,
+            uid: optional_uid_param(query, "uid")?,
+            overwrite_file: optional_bool_param(query, "overwriteFile")?,
+            attributes,
+            gzipped: bool_param(query, "isGZipCompressed", false)?,
+            callback_param: text_param(query, "callbackParam").map(str::to_owned),
+        })
+    }
+
+    fn extension(&self) -> &str {
+        match &self.target {
+            UploadTarget::SearchInput { extension } => extension,
+            UploadTarget::Database(path) => &path.extension,
+        }
+    }
+}
+
+/// Receives the body of an upload endpoint, stores and indexes the file, and returns its record.
+pub async fn upload(
+    state: &AppState,
+    caller: &Caller,
+    params: UploadParams,
+    headers: &HeaderMap,
+    body: Body,
+    encoding: BodyEncoding,
+) -> Result<FileRecord, ServiceError> {
+    let limit = state.config.max_body_bytes;
+    let received = receive_upload(body, headers, limit, encoding, state.disk.temp_path()).await?;
+    if received.measured_size < MIN_UPLOAD_SIZE {
+        let unit = match encoding {
+            BodyEncoding::Raw => "bytes",
+            BodyEncoding::Base64JsonString => "base64 characters",
+        };
+        return Err(ServiceError::BadRequest(format!(
+            "the upload is {} {unit}; the minimum is {MIN_UPLOAD_SIZE}",
+            received.measured_size
+        )));
+    }
+    let (file, size) = if params.gzipped {
+        gunzip(state, received.file, limit).await?
+    } else {
+        (received.file, received.size)
+    };
+    store_and_index(state, caller, params, file, size).await
+}
+
+/// Decompresses a gzipped upload into a new temporary file, refusing more than `limit` bytes.
+async fn gunzip(
+    state: &AppState,
+    file: TempFile,
+    limit: u64,
+) -> Result<(TempFile, u64), ServiceError> {
+    let output = TempFile::new(state.disk.temp_path());
+    tokio::task::spawn_blocking(move || {
+        use std::io::Read as _;
+        let input = std::fs::File::open(file.path())?;
+        let mut decoder =
+            flate2::read::GzDecoder::new(std::io::BufReader::new(input)).take(limit + 1);
+        let mut writer = std::io::BufWriter::new(std::fs::File::create(output.path())?);
+        let size = std::io::copy(&mut decoder, &mut writer).map_err(|error| {
+            ServiceError::BadRequest(format!(
+                "isGZipCompressed=true but the bytes are not gzip: {error}"
+            ))
+        })?;
+        if size > limit {
+            return Err(ServiceError::PayloadTooLarge { limit });
+        }
+        std::io::Write::flush(&mut writer)?;
+        Ok((output, size))
+    })
+    .await?
+}
+
+/// True when the caller may replace or delete the file: admins anything of their company, others
+/// their own search inputs.
+pub fn may_delete(caller: &Caller, record: &FileRecord) -> bool {
+    caller.admin || (record.is_search_input && record.owner_user_id == caller.user_id)
+}
+
+/// Stores received bytes as a file of the caller's company and indexes them (during the call unless
+/// `indexAsync`). Returns the record as it is after the call.
+pub async fn store_and_index(
+    state: &AppState,
+    caller: &Caller,
+    params: UploadParams,
+    file: TempFile,
+    size: u64,
+) -> Result<FileRecord, ServiceError> {
+    let index_async = params.index_async;
+    let initial_state = if index_async {
+        IndexState::Queued
+    } else {
+        IndexState::InProgress
+    };
+    let extension = params.extension().to_owned();
+    let disk = state.disk.clone();
+    let visual_index = state.indexer.visual_index().clone();
+    let caller_in = caller.clone();
+    let (uid, revision) = state
+        .store
+        .write(move |connection| {
+            let caller = caller_in;
+            let now = iso_now();
+            if let Some(uid) = &params.uid
+                && let Some(existing) = files::find_any(connection, uid)?
+            {
+                if existing.company_id != caller.company_id {
+                    return Err(ServiceError::BadRequest(format!(
+                        "the UID {uid} is already used; choose another or leave uid out"
+                    )));
+                }
+                if existing.is_search_input && !may_delete(&caller, &existing) {
+                    return Err(ServiceError::Forbidden(
+                        "only an admin may overwrite another user's search input".into(),
+                    ));
+                }
+            }
+            let path_holder = match &params.target {
+                UploadTarget::Database(path) => {
+                    files::find_by_path(connection, &caller.company_id, &path.path)?
+                }
+                UploadTarget::SearchInput { .. } => None,
+            };
+            let refuse_duplicate = |path: &str| {
+                ServiceError::BadRequest(format!(
+                    "a file is already stored at {path}; send overwriteFile=true to replace it"
+                ))
+            };
+            let mut replaced = None;
+            let uid = match (&params.uid, path_holder) {
+                (Some(uid), Some(holder)) if holder.uid != *uid => {
+                    if params.overwrite_file == Some(false) {
+                        return Err(refuse_duplicate(&holder.stored_path));
+                    }
+                    files::delete(connection, &holder.uid)?;
+                    replaced = Some(holder.uid);
+                    uid.clone()
+                }
+                (Some(uid), _) => uid.clone(),
+                (None, Some(holder)) => {
+                    if params.overwrite_file == Some(false) {
+                        return Err(refuse_duplicate(&holder.stored_path));
+                    }
+                    holder.uid
+                }
+                (None, None) => uuid::Uuid::new_v4().hyphenated().to_string(),
+            };
+            let (stored_path, display_name) = match &params.target {
+                UploadTarget::Database(path) => (path.path.clone(), path.name.clone()),
+                UploadTarget::SearchInput { extension } => {
+                    let name = format!("{uid}{extension}");
+                    (name.clone(), name)
+                }
+            };
+            let revision = files::upsert(
+                connection,
+                &NewContent {
+                    uid: uid.clone(),
+                    company_id: caller.company_id.clone(),
+                    owner_user_id: caller.user_id,
+                    is_search_input: matches!(params.target, UploadTarget::SearchInput { .. }),
+                    stored_path,
+                    display_name,
+                    extension: params.extension().to_owned(),
+                    size,
+                    state: initial_state,
+                    callback_param: params.callback_param.clone(),
+                },
+                &now,
+            )?;
+            if let Some(list) = &params.attributes {
+                attributes::replace(connection, &caller.company_id, &uid, list)?;
+            }
+            jobs::enqueue(connection, &uid, &now)?;
+            // The bytes move in before the commit, so no worker can see the job without them.
+            file.persist(&disk.content_path(&uid))?;
+            disk.remove_images(&uid)?;
+            let mut index = visual_index
+                .write()
+                .map_err(|_| ServiceError::Internal("the visual index is poisoned".into()))?;
+            index.remove(&uid);
+            if let Some(replaced) = &replaced {
+                index.remove(replaced);
+                disk.remove_file(replaced)?;
+            }
+            Ok((uid, revision))
+        })
+        .await?;
+    if index_async {
+        state.indexer.wake_workers();
+    } else {
+        state
+            .indexer
+            .index(ClaimedJob {
+                uid: uid.clone(),
+                revision,
+                extension,
+            })
+            .await?;
+    }
+    let company_id = caller.company_id.clone();
+    state
+        .store
+        .read(move |connection| files::find(connection, &company_id, &uid))
+        .await?
+        .ok_or_else(|| ServiceError::NotFound("the file was deleted while it was uploaded".into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parameters_are_read_as_documented() {
+        let query = QueryString::parse(
+            "file=Design%2Fbracket.png&isSearchInput=false&indexAsync=true&attributes=material%3Dsteel%26region%3DEU%257CUS&overwriteFile=false&rmIfDup=true&isPriority=true",
+        );
+        let params = UploadParams::from_query(&query, true).unwrap();
+        assert!(
+            !params.index_async,
+            "database files are indexed during the call"
+        );
+        assert_eq!(params.overwrite_file, Some(false));
+        let attributes = params.attributes.unwrap();
+        assert_eq!(attributes[1].values, vec!["EU", "US"]);
+        match params.target {
+            UploadTarget::Database(path) => assert_eq!(path.path, "Design/bracket.png"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn zip_with_index_async_and_bad_values_are_refused() {
+        for query in [
+            "file=.zip&indexAsync=true",
+            "",
+            "file=.png&uid=nope",
+            "file=.png&indexAsync=maybe",
+            "file=..%2Fx.png&isSearchInput=false",
+        ] {
+            assert!(
+                matches!(
+                    UploadParams::from_query(&QueryString::parse(query), true),
+                    Err(ServiceError::BadRequest(_))
+                ),
+                "{query}"
+            );
+        }
+        let direct =
+            UploadParams::from_query(&QueryString::parse("file=.zip&indexAsync=true"), false);
+        assert!(!direct.unwrap().index_async);
+    }
+
+    #[test]
+    fn search_inputs_ignore_attributes() {
+        let query = QueryString::parse("file=.png&attributes=a%3Db");
+        assert_eq!(
+            UploadParams::from_query(&query, true).unwrap().attributes,
+            None
+        );
+    }
+}

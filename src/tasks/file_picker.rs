@@ -1,0 +1,70 @@
+//! Choosing files to upload with the platform's file dialog.
+//!
+//! The dialog is awaited inside a task, never on the UI thread (rfd's `AsyncFileDialog`). Tests
+//! inject their choices through the [`FilePicker`] trait. Drag and drop does not work on native
+//! Wayland, so this dialog is always offered next to dropping.
+
+use std::path::PathBuf;
+
+use futures_util::future::BoxFuture;
+
+/// Asks the user for files.
+pub trait FilePicker: Send + Sync {
+    /// The files the user chose; empty when the dialog was cancelled or could not open.
+    fn pick_files(&self) -> BoxFuture<'static, Vec<PathBuf>>;
+}
+
+/// The native dialog (xdg-desktop-portal on Linux, the system dialog on macOS and Windows).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct NativeFilePicker;
+
+impl FilePicker for NativeFilePicker {
+    fn pick_files(&self) -> BoxFuture<'static, Vec<PathBuf>> {
+        Box::pin(async {
+            let dialog = rfd::AsyncFileDialog::new()
+                .set_title("Add files to upload")
+                .add_filter(
+                    "Parts (images, models, drawings)",
+                    &[
+                        "png", "jpg", "jpeg", "bmp", "tif", "tiff", "webp", "gif", "stl", "obj",
+                        "ply", "step", "stp", "iges", "igs", "dxf", "pdf", "zip", "ifz",
+                    ],
+                )
+                .add_filter("All files", &["*"]);
+            dialog
+                .pick_files()
+                .await
+                .unwrap_or_default()
+                .into_iter()
+                .map(|handle| handle.path().to_path_buf())
+                .collect()
+        })
+    }
+}
+
+/// A picker that hands out prepared choices, one list per call (tests).
+#[derive(Debug, Default)]
+pub struct PreparedFilePicker {
+    choices: std::sync::Mutex<std::collections::VecDeque<Vec<PathBuf>>>,
+}
+
+impl PreparedFilePicker {
+    /// A picker that will answer the given choices in order, then nothing.
+    pub fn new(choices: impl IntoIterator<Item = Vec<PathBuf>>) -> Self {
+        Self {
+            choices: std::sync::Mutex::new(choices.into_iter().collect()),
+        }
+    }
+}
+
+impl FilePicker for PreparedFilePicker {
+    fn pick_files(&self) -> BoxFuture<'static, Vec<PathBuf>> {
+        let next = self
+            .choices
+            .lock()
+            .ok()
+            .and_then(|mut choices| choices.pop_front())
+            .unwrap_or_default();
+        Box::pin(async move { next })
+    }
+}

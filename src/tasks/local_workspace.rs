@@ -1,0 +1,57 @@
+//! The seam between the task layer and the local workspace: `tasks` does not know the local service;
+//! `main.rs` (and tests) hand the backend a [`LocalWorkspaceLauncher`] that starts it, makes sure the OS
+//! user has an account, logs in and fills a new workspace with the sample library.
+
+use std::sync::Arc;
+
+use futures_util::future::BoxFuture;
+
+use crate::api::{ApiClient, Credentials};
+
+/// Reports what opening the workspace is doing ("Adding the sample library (3 of 12)").
+pub type WorkspaceProgressFn = Arc<dyn Fn(String) + Send + Sync>;
+
+/// Why the local workspace could not be opened, as a sentence for the user.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct WorkspaceError(pub String);
+
+/// A running local service; dropping it without [`RunningWorkspace::shutdown`] leaves the shutdown to
+/// the runtime.
+pub trait RunningWorkspace: Send + Sync {
+    /// Stops the service gracefully (unfinished indexing stays queued in its store).
+    fn shutdown(self: Box<Self>) -> BoxFuture<'static, ()>;
+}
+
+/// An opened local workspace: a logged-in client of the in-process service.
+pub struct OpenedWorkspace {
+    /// A client of the local service, already logged in.
+    pub client: ApiClient,
+    /// The credentials of the OS user's account, kept so a 401 logs in again without a prompt. They
+    /// only ever reach the service on 127.0.0.1.
+    pub credentials: Credentials,
+    /// The company shown in the top bar.
+    pub company: String,
+    /// The running service.
+    pub service: Box<dyn RunningWorkspace>,
+}
+
+impl std::fmt::Debug for OpenedWorkspace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpenedWorkspace")
+            .field("base_url", &self.client.base_url().as_str())
+            .field("user", &self.credentials.username)
+            .field("company", &self.company)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Opens the local workspace.
+pub trait LocalWorkspaceLauncher: Send + Sync {
+    /// Starts the local service, logs the OS user in and seeds a new workspace; `progress` hears what
+    /// is happening.
+    fn open(
+        &self,
+        progress: WorkspaceProgressFn,
+    ) -> BoxFuture<'static, Result<OpenedWorkspace, WorkspaceError>>;
+}

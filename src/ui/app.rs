@@ -1,0 +1,379 @@
+//! The eframe app: the shell around the views (top bar, notices, the current place, the login modal,
+//! the drop overlay), the keyboard shortcuts, and the loop between the views and the task layer.
+//!
+//! `logic` drains the backend's events into the app's state (it runs even while the window is
+//! hidden); `ui` draws and collects the views' commands, which are carried out at the end of the frame.
+//! Nothing here awaits or touches the network.
+
+use std::path::PathBuf;
+use std::sync::{Arc, mpsc};
+
+use super::app_command::{AppCommand, CommandQueue};
+use super::drop_overlay;
+use super::jobs::jobs_ui;
+use super::login::LoginView;
+use super::navigation::View;
+use super::notices::Notices;
+use super::search_home::{SEARCH_FIELD_ID, SearchHome};
+use super::settings::{STORAGE_KEY, Settings, SettingsView};
+use super::theme;
+use super::top_bar::{TopBarStatus, top_bar_ui};
+use super::upload::UploadView;
+use crate::tasks::{Backend, Command, Event, Job, SessionInfo};
+
+/// The key under which eframe's storage keeps the place the user was at.
+const VIEW_STORAGE_KEY: &str = "partlens.view";
+
+/// What the app needs besides its backend.
+#[derive(Clone, Debug)]
+pub struct AppOptions {
+    /// The app's data directory (shown in Settings).
+    pub data_dir: PathBuf,
+    /// Settings to start with instead of the stored ones (tests; eframe storage is not available
+    /// there).
+    pub settings: Option<Settings>,
+    /// Files given on the command line ("Open with partlens"): they start in the upload form.
+    pub initial_files: Vec<PathBuf>,
+}
+
+/// Where the connection to the service is, as the shell shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ConnectionState {
+    /// Opening the service.
+    Connecting(String),
+    /// Logged in.
+    Ready,
+    /// A login is needed.
+    NeedsLogin,
+    /// The service could not be opened.
+    Failed(String),
+}
+
+/// The partlens desktop app.
+pub struct App {
+    backend: Backend,
+    events: mpsc::Receiver<Event>,
+    data_dir: PathBuf,
+    settings: Settings,
+    view: View,
+    connection: ConnectionState,
+    session: Option<SessionInfo>,
+    jobs: Vec<Job>,
+    commands: CommandQueue,
+    login: LoginView,
+    upload: UploadView,
+    settings_view: SettingsView,
+    search: SearchHome,
+    notices: Notices,
+}
+
+impl App {
+    /// Builds the app: restores settings and the last place from eframe's storage (or takes
+    /// `options.settings`), applies the theme, and connects to the chosen service.
+    pub fn new(
+        cc: &eframe::CreationContext<'_>,
+        backend: Backend,
+        events: mpsc::Receiver<Event>,
+        options: AppOptions,
+    ) -> Self {
+        let stored_settings = cc
+            .storage
+            .and_then(|storage| eframe::get_value::<Settings>(storage, STORAGE_KEY));
+        let settings = options.settings.or(stored_settings).unwrap_or_default();
+        let mut view = cc
+            .storage
+            .and_then(|storage| eframe::get_value::<View>(storage, VIEW_STORAGE_KEY))
+            .unwrap_or_default();
+        let mut upload = UploadView::default();
+        if !options.initial_files.is_empty() {
+            upload.stage(options.initial_files);
+            view = View::Upload;
+        }
+        let ctx = cc.egui_ctx.clone();
+        backend.set_repaint(Arc::new(move || ctx.request_repaint()));
+        theme::apply(&cc.egui_ctx, settings.theme);
+        backend.send(Command::SetPollPolicy(settings.poll_policy()));
+        backend.send(Command::Connect {
+            service: settings.service.clone(),
+            user: settings.last_user.clone(),
+        });
+        Self {
+            backend,
+            events,
+            data_dir: options.data_dir,
+            settings_view: SettingsView::new(&settings),
+            settings,
+            view,
+            connection: ConnectionState::Connecting("Connecting…".into()),
+            session: None,
+            jobs: Vec::new(),
+            commands: CommandQueue::default(),
+            login: LoginView::default(),
+            upload,
+            search: SearchHome::default(),
+            notices: Notices::default(),
+        }
+    }
+
+    /// The jobs as the app shows them.
+    pub fn jobs(&self) -> &[Job] {
+        &self.jobs
+    }
+
+    /// Who is logged in where, when logged in.
+    pub fn session(&self) -> Option<&SessionInfo> {
+        self.session.as_ref()
+    }
+
+    /// Where the connection is.
+    pub fn connection(&self) -> &ConnectionState {
+        &self.connection
+    }
+
+    /// The settings in use.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// The place shown.
+    pub fn view(&self) -> View {
+        self.view
+    }
+
+    /// The backend (tests and `main` shut it down).
+    pub fn backend(&self) -> &Backend {
+        &self.backend
+    }
+
+    /// The messages at the bottom of the window.
+    pub fn notices(&self) -> &Notices {
+        &self.notices
+    }
+
+    /// True while the login form is shown.
+    pub fn login_open(&self) -> bool {
+        self.login.is_open()
+    }
+
+    fn handle_event(&mut self, event: Event) {
+        match event {
+            Event::Connecting { detail } => self.connection = ConnectionState::Connecting(detail),
+            Event::LoggedIn(info) => {
+                self.connection = ConnectionState::Ready;
+                self.login.close();
+                if self.settings.service != info.service {
+                    self.settings.service = info.service.clone();
+                    self.settings_view.reset(&self.settings);
+                }
+                if let crate::tasks::ServiceChoice::Remote { address, client_id } = &info.service {
+                    self.settings.remote_address = address.clone();
+                    self.settings.remote_client_id = client_id.clone();
+                    self.settings.last_user = Some(info.user.clone());
+                }
+                self.session = Some(info);
+            }
+            Event::LoginRequired {
+                service,
+                user,
+                reason,
+            } => {
+                self.connection = ConnectionState::NeedsLogin;
+                self.session = None;
+                self.login.open_for(&service, user, reason);
+            }
+            Event::LoginFailed { message } => self.login.failed(message),
+            Event::ConnectFailed { message } => {
+                self.connection = ConnectionState::Failed(message);
+                self.session = None;
+            }
+            Event::LoggedOut => self.session = None,
+            Event::Notice { level, message } => self.notices.push(level, message),
+            Event::JobsRestored(jobs) => self.jobs = jobs,
+            Event::JobUpdated(job) => match self.jobs.iter_mut().find(|known| known.id == job.id) {
+                Some(known) => *known = job,
+                None => self.jobs.push(job),
+            },
+            Event::JobRemoved(id) => self.jobs.retain(|job| job.id != id),
+            Event::FilesPicked(paths) => {
+                if !paths.is_empty() {
+                    self.upload.stage(paths);
+                    self.view = View::Upload;
+                }
+            }
+        }
+    }
+
+    fn run_commands(&mut self, ctx: &egui::Context) {
+        for command in self.commands.drain() {
+            match command {
+                AppCommand::Backend(command) => {
+                    if let Command::Connect { service, .. } = &command {
+                        self.settings.service = service.clone();
+                        self.settings_view.reset(&self.settings);
+                        self.session = None;
+                        self.connection = ConnectionState::Connecting("Connecting…".into());
+                    }
+                    self.backend.send(command);
+                }
+                AppCommand::Navigate(view) => self.view = view,
+                AppCommand::StageFiles(paths) => {
+                    self.upload.stage(paths);
+                    self.view = View::Upload;
+                }
+                AppCommand::ShowLogin => self.login.reopen(),
+                AppCommand::FocusSearch => {
+                    self.view = View::Search;
+                    ctx.memory_mut(|memory| {
+                        memory.request_focus(egui::Id::unique(SEARCH_FIELD_ID))
+                    });
+                }
+            }
+        }
+    }
+
+    fn shortcuts(&mut self, ctx: &egui::Context) {
+        use egui::{Key, KeyboardShortcut, Modifiers};
+        let open = KeyboardShortcut::new(Modifiers::COMMAND, Key::O);
+        let find = KeyboardShortcut::new(Modifiers::COMMAND, Key::F);
+        let (open, find) =
+            ctx.input_mut(|input| (input.consume_shortcut(&open), input.consume_shortcut(&find)));
+        if open {
+            self.commands.backend(Command::PickFiles);
+        }
+        if find {
+            self.commands.push(AppCommand::FocusSearch);
+        }
+    }
+
+    fn connection_banner_ui(&mut self, ui: &mut egui::Ui) {
+        match &self.connection {
+            ConnectionState::Ready => {}
+            ConnectionState::Connecting(detail) => {
+                ui.horizontal(|ui| {
+                    ui.spinner();
+                    ui.label(detail);
+                });
+                ui.add_space(6.0);
+            }
+            ConnectionState::NeedsLogin => {
+                if !self.login.is_open() {
+                    ui.horizontal(|ui| {
+                        ui.colored_label(
+                            theme::warning_color(ui),
+                            format!(
+                                "You are not logged in to {}.",
+                                self.settings.service.label()
+                            ),
+                        );
+                        if ui.button("Log in").clicked() {
+                            self.commands.push(AppCommand::ShowLogin);
+                        }
+                    });
+                    ui.add_space(6.0);
+                }
+            }
+            ConnectionState::Failed(message) => {
+                let message = message.clone();
+                ui.horizontal_wrapped(|ui| {
+                    ui.colored_label(theme::error_color(ui), message);
+                });
+                ui.horizontal(|ui| {
+                    if ui.button("Try again").clicked() {
+                        self.commands.backend(Command::Connect {
+                            service: self.settings.service.clone(),
+                            user: self.settings.last_user.clone(),
+                        });
+                    }
+                    if ui.button("Open Settings").clicked() {
+                        self.commands.push(AppCommand::Navigate(View::Settings));
+                    }
+                });
+                ui.add_space(6.0);
+            }
+        }
+    }
+
+    /// Jobs of the service in use, for the "running" count.
+    fn running_jobs(&self) -> usize {
+        let key = self.settings.service.key();
+        self.jobs
+            .iter()
+            .filter(|job| job.service == key && !job.phase.is_finished())
+            .count()
+    }
+}
+
+impl eframe::App for App {
+    fn logic(&mut self, _ctx: &egui::Context, _frame: &mut eframe::Frame) {
+        while let Ok(event) = self.events.try_recv() {
+            self.handle_event(event);
+        }
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+        let ctx = ui.ctx().clone();
+        self.shortcuts(&ctx);
+        let dropped = drop_overlay::dropped_paths(&ctx);
+        if !dropped.is_empty() {
+            self.commands.push(AppCommand::StageFiles(dropped));
+        }
+
+        let service_label = self.settings.service.label();
+        let status = TopBarStatus {
+            service: &service_label,
+            session: self.session.as_ref(),
+            running_jobs: self.running_jobs(),
+        };
+        egui::Panel::top("top_bar")
+            .frame(
+                egui::Frame::side_top_panel(ui.style())
+                    .inner_margin(egui::Margin::symmetric(12, 8)),
+            )
+            .show(ui, |ui| {
+                top_bar_ui(ui, self.view, &status, &mut self.commands)
+            });
+        if !self.notices.is_empty() {
+            egui::Panel::bottom("notices")
+                .frame(
+                    egui::Frame::side_top_panel(ui.style())
+                        .inner_margin(egui::Margin::symmetric(12, 6)),
+                )
+                .show(ui, |ui| self.notices.ui(ui));
+        }
+        egui::CentralPanel::default()
+            .frame(egui::Frame::central_panel(ui.style()).inner_margin(egui::Margin::same(16)))
+            .show(ui, |ui| {
+                self.connection_banner_ui(ui);
+                match self.view {
+                    View::Search => self.search.ui(ui, &mut self.commands),
+                    View::Upload => self.upload.ui(ui, &mut self.commands),
+                    View::Jobs => jobs_ui(
+                        ui,
+                        &self.jobs,
+                        &self.settings.service.key(),
+                        &mut self.commands,
+                    ),
+                    View::Settings => self.settings_view.ui(
+                        ui,
+                        &mut self.settings,
+                        self.session.is_some(),
+                        &self.data_dir,
+                        &mut self.commands,
+                    ),
+                }
+            });
+        self.login.ui(&ctx, &mut self.commands);
+        drop_overlay::overlay_ui(&ctx);
+        self.run_commands(&ctx);
+    }
+
+    /// Settings are small; saving often keeps a changed service even when the app is killed.
+    fn auto_save_interval(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(5)
+    }
+
+    fn save(&mut self, storage: &mut dyn eframe::Storage) {
+        eframe::set_value(storage, STORAGE_KEY, &self.settings);
+        eframe::set_value(storage, VIEW_STORAGE_KEY, &self.view);
+    }
+}

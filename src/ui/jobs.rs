@@ -1,0 +1,312 @@
+//! The jobs list: every upload with its phase (queued, uploading n %, indexing with the time it has
+//! taken, done, failed with the service's reason, cancelled), with cancel, retry and remove.
+
+use chrono::Utc;
+
+use super::app_command::CommandQueue;
+use super::theme;
+use crate::tasks::{Command, Job, JobPhase, JobRole};
+
+/// How a phase reads in the list ("Uploading 42 %", "Indexing for 12 s").
+pub fn phase_text(job: &Job, now: chrono::DateTime<Utc>) -> String {
+    match &job.phase {
+        JobPhase::Queued if job.waiting_for_login => "Waiting for login".to_owned(),
+        JobPhase::Queued => "Queued".to_owned(),
+        // Every byte is sent; the service holds the reply until it has stored (and, for database
+        // files, indexed) the file.
+        JobPhase::Uploading { sent, total } if sent >= total && *total > 0 => {
+            "Uploaded, the service is processing it".to_owned()
+        }
+        JobPhase::Uploading { .. } => {
+            format!("Uploading {} %", job.phase.upload_percent().unwrap_or(0))
+        }
+        JobPhase::Indexing { .. } if job.waiting_for_login => "Waiting for login".to_owned(),
+        JobPhase::Indexing { since } => {
+            let seconds = (now - *since).num_seconds().max(0);
+            format!("Indexing for {}", elapsed_text(seconds))
+        }
+        JobPhase::Done { .. } => "Done".to_owned(),
+        JobPhase::Failed { .. } => "Failed".to_owned(),
+        JobPhase::Cancelled => "Cancelled".to_owned(),
+    }
+}
+
+fn elapsed_text(seconds: i64) -> String {
+    if seconds < 60 {
+        format!("{seconds} s")
+    } else {
+        format!("{} min {} s", seconds / 60, seconds % 60)
+    }
+}
+
+/// "indexed at 14:03:12" in local time, from the service's ISO 8601 timestamp (as given when it
+/// cannot be read).
+fn indexed_at_text(indexed_at: &str) -> String {
+    match chrono::DateTime::parse_from_rfc3339(indexed_at.trim()) {
+        Ok(time) => format!(
+            "indexed at {}",
+            time.with_timezone(&chrono::Local).format("%H:%M:%S")
+        ),
+        Err(_) => format!("indexed at {indexed_at}"),
+    }
+}
+
+/// "850 KB", "36.7 MB".
+pub fn size_text(bytes: u64) -> String {
+    const KB: f64 = 1000.0;
+    let bytes = bytes as f64;
+    if bytes < KB * KB {
+        format!("{:.0} KB", (bytes / KB).max(1.0))
+    } else if bytes < KB * KB * KB {
+        format!("{:.1} MB", bytes / (KB * KB))
+    } else {
+        format!("{:.2} GB", bytes / (KB * KB * KB))
+    }
+}
+
+fn role_text(role: &JobRole) -> String {
+    match role {
+        JobRole::SearchInput => "Search input".to_owned(),
+        JobRole::Database { stored_path, .. } => format!("Company database: {stored_path}"),
+    }
+}
+
+/// Draws the jobs of `jobs` (newest first), sending cancel/retry/remove commands.
+pub fn jobs_ui(
+    ui: &mut egui::Ui,
+    jobs: &[Job],
+    current_service: &str,
+    commands: &mut CommandQueue,
+) {
+    ui.horizontal(|ui| {
+        ui.heading("Jobs");
+        let active = jobs.iter().filter(|job| !job.phase.is_finished()).count();
+        if active > 0 {
+            ui.label(egui::RichText::new(format!("{active} running")).weak());
+        }
+        ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+            let finished = jobs.iter().any(|job| job.phase.is_finished());
+            if ui
+                .add_enabled(finished, egui::Button::new("Clear finished"))
+                .on_hover_text("Take done, failed and cancelled jobs off the list.")
+                .clicked()
+            {
+                commands.backend(Command::ClearFinishedJobs);
+            }
+        });
+    });
+    ui.add_space(6.0);
+    if jobs.is_empty() {
+        egui::Frame::group(ui.style())
+            .inner_margin(24.0)
+            .show(ui, |ui| {
+                ui.set_width(ui.available_width());
+                ui.vertical_centered(|ui| {
+                    ui.label("No jobs yet — drop files here or press Ctrl+O.");
+                    ui.add_space(6.0);
+                    if ui.button("Add files…").clicked() {
+                        commands.backend(Command::PickFiles);
+                    }
+                });
+            });
+        return;
+    }
+    let now = Utc::now();
+    let mut ordered: Vec<&Job> = jobs.iter().collect();
+    ordered.sort_by_key(|job| std::cmp::Reverse(job.created));
+    if ordered
+        .iter()
+        .any(|job| matches!(job.phase, JobPhase::Indexing { .. }))
+    {
+        // The elapsed time ticks.
+        ui.ctx()
+            .request_repaint_after(std::time::Duration::from_secs(1));
+    }
+    egui::ScrollArea::vertical()
+        .auto_shrink([false, false])
+        .show(ui, |ui| {
+            egui::Grid::new("jobs_grid")
+                .num_columns(5)
+                .striped(true)
+                .spacing([14.0, 8.0])
+                .min_col_width(60.0)
+                .show(ui, |ui| {
+                    for heading in ["File", "Stored as", "State", "", ""] {
+                        ui.label(egui::RichText::new(heading).strong());
+                    }
+                    ui.end_row();
+                    for job in ordered {
+                        job_row_ui(ui, job, now, current_service, commands);
+                        ui.end_row();
+                    }
+                });
+        });
+}
+
+fn job_row_ui(
+    ui: &mut egui::Ui,
+    job: &Job,
+    now: chrono::DateTime<Utc>,
+    current_service: &str,
+    commands: &mut CommandQueue,
+) {
+    let name = job.file_name();
+    ui.horizontal(|ui| {
+        ui.label(&name)
+            .on_hover_text(job.path.display().to_string());
+        if job.size > 0 {
+            ui.label(egui::RichText::new(size_text(job.size)).small().weak());
+        }
+    });
+    ui.label(role_text(&job.role));
+    ui.vertical(|ui| {
+        // A fixed width: the buttons beside it must not move while the text changes.
+        ui.set_width(300.0);
+        let text = phase_text(job, now);
+        match &job.phase {
+            JobPhase::Uploading { sent, total } if sent >= total && *total > 0 => {
+                ui.horizontal(|ui| {
+                    ui.spinner();
+                    ui.label(text);
+                });
+            }
+            JobPhase::Uploading { .. } => {
+                let fraction = f32::from(job.phase.upload_percent().unwrap_or(0)) / 100.0;
+                ui.add(
+                    egui::ProgressBar::new(fraction)
+                        .desired_width(180.0)
+                        .text(text),
+                );
+            }
+            JobPhase::Indexing { .. } if !job.waiting_for_login => {
+                ui.horizontal(|ui| {
+                    ui.spinner();
+                    ui.label(text);
+                });
+            }
+            JobPhase::Done { indexed_at, .. } => {
+                ui.horizontal(|ui| {
+                    ui.colored_label(theme::success_color(ui), text);
+                    ui.label(
+                        egui::RichText::new(indexed_at_text(indexed_at))
+                            .small()
+                            .weak(),
+                    );
+                });
+            }
+            JobPhase::Failed { reason } => {
+                ui.colored_label(theme::error_color(ui), text);
+                ui.add(egui::Label::new(egui::RichText::new(reason).small()).wrap());
+            }
+            _ => {
+                ui.label(text);
+            }
+        }
+        if job.service != current_service && !job.phase.is_finished() {
+            ui.label(
+                egui::RichText::new("Continues when its service is in use again.")
+                    .small()
+                    .weak(),
+            );
+        }
+    });
+    // Two fixed slots, so that a job finishing under the pointer never turns "Cancel" into
+    // "Remove": the first holds Cancel or Retry, the second Remove.
+    ui.horizontal(|ui| {
+        if !job.phase.is_finished() {
+            if ui
+                .button("Cancel")
+                .accessible_name(format!("Cancel {name}"))
+                .clicked()
+            {
+                commands.backend(Command::CancelJob(job.id));
+            }
+        } else if matches!(job.phase, JobPhase::Failed { .. } | JobPhase::Cancelled) {
+            if ui
+                .button("Retry")
+                .accessible_name(format!("Retry {name}"))
+                .on_hover_text("Upload the file again.")
+                .clicked()
+            {
+                commands.backend(Command::RetryJob(job.id));
+            }
+        } else {
+            ui.add_space(ACTION_SLOT_WIDTH);
+        }
+    });
+    if job.phase.is_finished() {
+        if ui
+            .button("Remove")
+            .accessible_name(format!("Remove job {name}"))
+            .on_hover_text("Take the job off the list (the file stays on the service).")
+            .clicked()
+        {
+            commands.backend(Command::RemoveJob(job.id));
+        }
+    } else {
+        ui.label("");
+    }
+}
+
+/// The width kept free where a job has no Cancel or Retry button.
+const ACTION_SLOT_WIDTH: f32 = 52.0;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::FileUid;
+    use crate::tasks::UploadSpec;
+
+    fn job(phase: JobPhase) -> Job {
+        let mut job = Job::new(
+            UploadSpec {
+                path: "/p/a.png".into(),
+                role: JobRole::SearchInput,
+                index_async: true,
+            },
+            "local".into(),
+        );
+        job.phase = phase;
+        job
+    }
+
+    #[test]
+    fn sizes_and_times_read_in_words() {
+        assert_eq!(size_text(200), "1 KB");
+        assert_eq!(size_text(850_000), "850 KB");
+        assert_eq!(size_text(38_493_333), "38.5 MB");
+        assert!(indexed_at_text("2026-11-22T05:54:30.630Z").starts_with("indexed at "));
+        assert_eq!(indexed_at_text("yesterday"), "indexed at yesterday");
+    }
+
+    #[test]
+    fn phases_read_in_words() {
+        let now = Utc::now();
+        assert_eq!(
+            phase_text(&job(JobPhase::Uploading { sent: 1, total: 4 }), now),
+            "Uploading 25 %"
+        );
+        let since = now - chrono::Duration::seconds(75);
+        assert_eq!(
+            phase_text(&job(JobPhase::Indexing { since }), now),
+            "Indexing for 1 min 15 s"
+        );
+        assert_eq!(
+            phase_text(
+                &job(JobPhase::Done {
+                    uid: FileUid::from_reply("u"),
+                    indexed_at: "t".into()
+                }),
+                now
+            ),
+            "Done"
+        );
+        assert_eq!(
+            phase_text(&job(JobPhase::Uploading { sent: 4, total: 4 }), now),
+            "Uploaded, the service is processing it"
+        );
+        let mut waiting = job(JobPhase::Queued);
+        waiting.waiting_for_login = true;
+        assert_eq!(phase_text(&waiting, now), "Waiting for login");
+    }
+}

@@ -1,0 +1,326 @@
+//! Settings: the service (local workspace or a remote address with its client id), the indexing
+//! status polling interval, the thumbnail cache size and the theme. Persisted with eframe's storage.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::app_command::{AppCommand, CommandQueue};
+use super::theme::ThemeChoice;
+use crate::tasks::poll::PollPolicy;
+use crate::tasks::service_choice::DEFAULT_CLIENT_ID;
+use crate::tasks::{Command, ServiceChoice};
+
+/// The key under which eframe's storage keeps the settings.
+pub const STORAGE_KEY: &str = "partlens.settings";
+
+/// The shortest polling interval Settings accepts.
+pub const MIN_POLL_INTERVAL_SECS: f64 = 0.05;
+
+/// The user's preferences. New fields take their default when an older file is read.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Settings {
+    /// The service in use.
+    pub service: ServiceChoice,
+    /// The last remote address typed (kept while the local workspace is in use).
+    pub remote_address: String,
+    /// The last remote client id typed.
+    pub remote_client_id: String,
+    /// The user of the last remote login (prefills the form; finds the remembered token).
+    pub last_user: Option<String>,
+    /// The first wait between two indexing status polls, in seconds; it backs off to 2.5 times this.
+    pub poll_interval_secs: f64,
+    /// The most memory thumbnails may take, in MiB.
+    pub thumbnail_cache_mib: u32,
+    /// The theme.
+    pub theme: ThemeChoice,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            service: ServiceChoice::LocalWorkspace,
+            remote_address: String::new(),
+            remote_client_id: DEFAULT_CLIENT_ID.to_owned(),
+            last_user: None,
+            poll_interval_secs: 2.0,
+            thumbnail_cache_mib: 256,
+            theme: ThemeChoice::System,
+        }
+    }
+}
+
+impl Settings {
+    /// The polling policy: the interval, backing off to 2.5 times it (2 s → 5 s by default), with
+    /// the deadline that grows with the file size.
+    pub fn poll_policy(&self) -> PollPolicy {
+        let first = Duration::from_secs_f64(self.poll_interval_secs.max(MIN_POLL_INTERVAL_SECS));
+        PollPolicy {
+            first_interval: first,
+            max_interval: first.mul_f64(2.5),
+            ..PollPolicy::default()
+        }
+    }
+
+    /// The thumbnail cache budget in bytes.
+    pub fn thumbnail_cache_bytes(&self) -> u64 {
+        u64::from(self.thumbnail_cache_mib) * 1024 * 1024
+    }
+}
+
+/// Which kind of service the form shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ServiceKind {
+    Local,
+    Remote,
+}
+
+/// The settings view. Service changes are a draft until "Connect"; the rest applies at once.
+#[derive(Debug)]
+pub struct SettingsView {
+    kind: ServiceKind,
+    address: String,
+    client_id: String,
+    problem: Option<String>,
+}
+
+impl SettingsView {
+    /// A view showing `settings`.
+    pub fn new(settings: &Settings) -> Self {
+        let mut view = Self {
+            kind: ServiceKind::Local,
+            address: String::new(),
+            client_id: String::new(),
+            problem: None,
+        };
+        view.reset(settings);
+        view
+    }
+
+    /// Shows `settings` again (after the service changed elsewhere, e.g. in the login form).
+    pub fn reset(&mut self, settings: &Settings) {
+        self.kind = if settings.service.is_local() {
+            ServiceKind::Local
+        } else {
+            ServiceKind::Remote
+        };
+        match &settings.service {
+            ServiceChoice::Remote { address, client_id } => {
+                self.address = address.clone();
+                self.client_id = client_id.clone();
+            }
+            ServiceChoice::LocalWorkspace => {
+                self.address = settings.remote_address.clone();
+                self.client_id = settings.remote_client_id.clone();
+            }
+        }
+        self.problem = None;
+    }
+
+    /// Draws the view; changes go straight into `settings`, service changes through "Connect";
+    /// `logged_in` offers "Log out".
+    pub fn ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        settings: &mut Settings,
+        logged_in: bool,
+        data_dir: &std::path::Path,
+        commands: &mut CommandQueue,
+    ) {
+        ui.heading("Settings");
+        ui.add_space(8.0);
+        egui::ScrollArea::vertical().show(ui, |ui| {
+            self.service_ui(ui, settings, logged_in, commands);
+            ui.add_space(12.0);
+            Self::indexing_ui(ui, settings, commands);
+            ui.add_space(12.0);
+            Self::appearance_ui(ui, settings);
+            ui.add_space(12.0);
+            ui.label(egui::RichText::new(format!("Data folder: {}", data_dir.display())).weak());
+        });
+    }
+
+    fn service_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        settings: &mut Settings,
+        logged_in: bool,
+        commands: &mut CommandQueue,
+    ) {
+        super::theme::card_ui(ui, "Service", |ui| {
+            ui.radio_value(
+                &mut self.kind,
+                ServiceKind::Local,
+                "Local workspace (on this computer, no login)",
+            );
+            ui.radio_value(&mut self.kind, ServiceKind::Remote, "Remote service");
+            if self.kind == ServiceKind::Remote {
+                egui::Grid::new("remote_service_grid")
+                    .num_columns(2)
+                    .spacing([8.0, 6.0])
+                    .show(ui, |ui| {
+                        remote_service_rows_ui(ui, &mut self.address, &mut self.client_id);
+                    });
+            }
+            let wanted = match self.kind {
+                ServiceKind::Local => Ok(ServiceChoice::LocalWorkspace),
+                ServiceKind::Remote => remote_choice(&self.address, &self.client_id),
+            };
+            let changed = wanted.as_ref().ok() != Some(&settings.service);
+            ui.horizontal(|ui| {
+                if ui
+                    .add_enabled(changed, egui::Button::new("Connect"))
+                    .on_hover_text("Use this service from now on; the choice is remembered.")
+                    .clicked()
+                {
+                    match wanted.clone() {
+                        Ok(service) => {
+                            if let ServiceChoice::Remote { address, client_id } = &service {
+                                settings.remote_address = address.clone();
+                                settings.remote_client_id = client_id.clone();
+                            }
+                            settings.service = service.clone();
+                            self.problem = None;
+                            commands.backend(Command::Connect {
+                                service,
+                                user: settings.last_user.clone(),
+                            });
+                        }
+                        Err(problem) => self.problem = Some(problem),
+                    }
+                }
+                if logged_in
+                    && !settings.service.is_local()
+                    && ui
+                        .button("Log out")
+                        .on_hover_text("End the session and forget the remembered login.")
+                        .clicked()
+                {
+                    commands.backend(Command::LogOut);
+                }
+                if settings.service.is_local() && !changed {
+                    ui.label(egui::RichText::new("In use").weak());
+                }
+            });
+            if let Some(problem) = &self.problem {
+                ui.colored_label(super::theme::error_color(ui), problem);
+            }
+        });
+    }
+
+    fn indexing_ui(ui: &mut egui::Ui, settings: &mut Settings, commands: &mut CommandQueue) {
+        super::theme::card_ui(ui, "Indexing and thumbnails", |ui| {
+            egui::Grid::new("indexing_grid")
+                .num_columns(2)
+                .spacing([8.0, 6.0])
+                .show(ui, |ui| {
+                    let label = ui.label("Status polling interval (seconds)");
+                    let response = ui
+                        .add(
+                            egui::DragValue::new(&mut settings.poll_interval_secs)
+                                .range(MIN_POLL_INTERVAL_SECS..=60.0)
+                                .speed(0.1)
+                                .max_decimals(2),
+                        )
+                        .labelled_by(label.id)
+                        .on_hover_text("The first wait between two status checks; it backs off to 2.5 times this.");
+                    if response.changed() {
+                        commands.push(AppCommand::Backend(Command::SetPollPolicy(
+                            settings.poll_policy(),
+                        )));
+                    }
+                    ui.end_row();
+                    let label = ui.label("Thumbnail cache size (MiB)");
+                    ui.add(
+                        egui::DragValue::new(&mut settings.thumbnail_cache_mib)
+                            .range(16..=8192)
+                            .speed(4.0),
+                    )
+                    .labelled_by(label.id);
+                    ui.end_row();
+                });
+        });
+    }
+
+    fn appearance_ui(ui: &mut egui::Ui, settings: &mut Settings) {
+        super::theme::card_ui(ui, "Theme", |ui| {
+            ui.horizontal(|ui| {
+                for theme in ThemeChoice::ALL {
+                    if ui
+                        .radio_value(&mut settings.theme, theme, theme.label())
+                        .changed()
+                    {
+                        super::theme::apply(ui.ctx(), theme);
+                    }
+                }
+            });
+        });
+    }
+}
+
+/// The "Service address" and "Client id" rows of a two-column grid (Settings and the login form).
+pub fn remote_service_rows_ui(ui: &mut egui::Ui, address: &mut String, client_id: &mut String) {
+    let label = ui.label("Service address");
+    ui.add(egui::TextEdit::singleline(address).hint_text("https://search.example.com"))
+        .labelled_by(label.id);
+    ui.end_row();
+    let label = ui.label("Client id");
+    ui.text_edit_singleline(client_id).labelled_by(label.id);
+    ui.end_row();
+}
+
+/// A remote choice from the typed address and client id, or what is wrong with them.
+pub fn remote_choice(address: &str, client_id: &str) -> Result<ServiceChoice, String> {
+    let address = address.trim();
+    if address.is_empty() {
+        return Err("Enter the service address, for example https://search.example.com.".into());
+    }
+    if let Err(error) = crate::api::ApiClient::new(address) {
+        return Err(format!(
+            "{}. Enter an address such as https://search.example.com.",
+            crate::tasks::wording::clause(&error.to_string())
+        ));
+    }
+    if client_id.trim().is_empty() {
+        return Err("Enter the client id the service issued for partlens.".into());
+    }
+    Ok(ServiceChoice::remote(address, client_id))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn poll_policy_backs_off_to_two_and_a_half_times_the_interval() {
+        let settings = Settings::default();
+        let policy = settings.poll_policy();
+        assert_eq!(policy.first_interval, Duration::from_secs(2));
+        assert_eq!(policy.max_interval, Duration::from_secs(5));
+        let fast = Settings {
+            poll_interval_secs: 0.0,
+            ..Settings::default()
+        };
+        assert_eq!(fast.poll_policy().first_interval, Duration::from_millis(50));
+    }
+
+    #[test]
+    fn old_settings_files_load_with_defaults_for_new_fields() {
+        let settings: Settings = serde_json::from_str(r#"{"poll_interval_secs": 3.0}"#).unwrap();
+        assert_eq!(settings.poll_interval_secs, 3.0);
+        assert_eq!(settings.service, ServiceChoice::LocalWorkspace);
+        assert_eq!(settings.remote_client_id, DEFAULT_CLIENT_ID);
+    }
+
+    #[test]
+    fn a_remote_choice_needs_an_http_address_and_a_client_id() {
+        assert!(remote_choice("", "partlens").is_err());
+        assert!(remote_choice("ftp://x", "partlens").is_err());
+        assert!(remote_choice("http://127.0.0.1:8480", " ").is_err());
+        assert_eq!(
+            remote_choice(" http://127.0.0.1:8480/ ", "partlens").unwrap(),
+            ServiceChoice::remote("http://127.0.0.1:8480", "partlens")
+        );
+    }
+}

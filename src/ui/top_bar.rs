@@ -1,0 +1,75 @@
+//! The top bar: the app's name, navigation (Search, Upload, Jobs, Settings) and who is logged in
+//! where (service, user, company).
+
+use super::app_command::{AppCommand, CommandQueue};
+use super::navigation::View;
+use crate::tasks::SessionInfo;
+
+/// What the top bar shows on its right side.
+pub struct TopBarStatus<'a> {
+    /// The service in use (its label).
+    pub service: &'a str,
+    /// The session, when logged in.
+    pub session: Option<&'a SessionInfo>,
+    /// Jobs still running.
+    pub running_jobs: usize,
+}
+
+/// Draws the bar inside a top panel.
+pub fn top_bar_ui(
+    ui: &mut egui::Ui,
+    current: View,
+    status: &TopBarStatus<'_>,
+    commands: &mut CommandQueue,
+) {
+    ui.horizontal(|ui| {
+        ui.label(egui::RichText::new("partlens").heading().strong());
+        ui.add_space(12.0);
+        for view in View::TOP_BAR {
+            let response = ui
+                .add(egui::Button::selectable(current == view, view.label()))
+                .on_hover_text(match view {
+                    View::Search => "Find parts by views, text and attributes (Ctrl+F).",
+                    View::Upload => "Upload files (Ctrl+O).",
+                    View::Jobs => "Uploads and their indexing.",
+                    View::Settings => "Service, polling, cache and theme.",
+                });
+            if response.clicked() {
+                commands.push(AppCommand::Navigate(view));
+            }
+            if view == View::Jobs && status.running_jobs > 0 {
+                ui.label(
+                    egui::RichText::new(format!("{} running", status.running_jobs))
+                        .small()
+                        .weak(),
+                );
+            }
+        }
+        ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+            match status.session {
+                Some(session) => {
+                    if let Some(company) = &session.company {
+                        status_pair_ui(ui, "Company", company);
+                    }
+                    status_pair_ui(ui, "User", &session.user);
+                }
+                None => {
+                    ui.label(egui::RichText::new("Not logged in").weak());
+                }
+            }
+            let service = status_pair_ui(ui, "Service", status.service);
+            if let Some(session) = status.session {
+                service.on_hover_text(&session.address);
+            }
+        });
+    });
+}
+
+/// "Service: Local workspace" (drawn right to left, so the value goes first); returns the value's
+/// response.
+fn status_pair_ui(ui: &mut egui::Ui, name: &str, value: &str) -> egui::Response {
+    let response = ui.label(egui::RichText::new(value).strong());
+    ui.label(egui::RichText::new(format!("{name}:")).weak());
+    ui.add_space(6.0);
+    response
+}

@@ -1,0 +1,479 @@
+//! The upload form: files dropped on the window or added with "Add files…", what they become (search
+//! input or company-database file with folder, name, attributes and category id), and asynchronous
+//! indexing (on by default). "Upload" hands one job a file to the task layer and shows Jobs.
+
+use std::path::{Path, PathBuf};
+
+use super::app_command::{AppCommand, CommandQueue};
+use super::navigation::View;
+use crate::api::Attribute;
+use crate::tasks::{Command, JobRole, UploadSpec};
+
+/// The folder offered for a file that sits at the root of a drive.
+const FALLBACK_FOLDER: &str = "Uploads";
+
+/// A file waiting in the form.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StagedFile {
+    /// The file on disk.
+    pub path: PathBuf,
+    /// The folder of its stored path (company database).
+    pub folder: String,
+    /// The name of its stored path (company database).
+    pub name: String,
+}
+
+impl StagedFile {
+    /// A staged file with folder and name prefilled from its path (`/parts/pumps/a.step` →
+    /// `pumps`, `a.step`).
+    pub fn new(path: PathBuf) -> Self {
+        let name = path
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let folder = path
+            .parent()
+            .and_then(Path::file_name)
+            .map(|folder| folder.to_string_lossy().into_owned())
+            .filter(|folder| !folder.is_empty())
+            .unwrap_or_else(|| FALLBACK_FOLDER.to_owned());
+        Self { path, folder, name }
+    }
+
+    fn display_name(&self) -> String {
+        self.path
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or_else(|| self.path.display().to_string())
+    }
+
+    /// `<folder>/<name>`.
+    pub fn stored_path(&self) -> String {
+        format!(
+            "{}/{}",
+            self.folder.trim().trim_matches('/'),
+            self.name.trim().trim_matches('/')
+        )
+    }
+}
+
+/// What the uploaded files become.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum UploadKind {
+    /// Temporary files to search by.
+    #[default]
+    SearchInput,
+    /// Files of the company database.
+    Database,
+}
+
+/// One attribute row of the form.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AttributeRow {
+    /// The name, with an optional unit: `weight(kg)`.
+    pub name: String,
+    /// The value; several joined with `|`.
+    pub value: String,
+}
+
+/// The upload form's state.
+#[derive(Debug)]
+pub struct UploadView {
+    /// The files waiting to go up.
+    pub files: Vec<StagedFile>,
+    /// What they become.
+    pub kind: UploadKind,
+    /// Attributes for database files.
+    pub attributes: Vec<AttributeRow>,
+    /// The category id for database files, as typed.
+    pub category_id: String,
+    /// Index asynchronously.
+    pub index_async: bool,
+    problem: Option<String>,
+    focus_new_attribute: bool,
+}
+
+impl Default for UploadView {
+    fn default() -> Self {
+        Self {
+            files: Vec::new(),
+            kind: UploadKind::SearchInput,
+            attributes: Vec::new(),
+            category_id: String::new(),
+            index_async: true,
+            problem: None,
+            focus_new_attribute: false,
+        }
+    }
+}
+
+impl UploadView {
+    /// Adds files to the form (a file already there is not added twice).
+    pub fn stage(&mut self, paths: impl IntoIterator<Item = PathBuf>) {
+        for path in paths {
+            if !self.files.iter().any(|file| file.path == path) {
+                self.files.push(StagedFile::new(path));
+            }
+        }
+        self.problem = None;
+    }
+
+    /// One upload spec a file, or what the user must fix first.
+    pub fn build_specs(&self) -> Result<Vec<UploadSpec>, String> {
+        if self.files.is_empty() {
+            return Err("Add files first.".into());
+        }
+        let role_of = |file: &StagedFile| -> Result<JobRole, String> {
+            match self.kind {
+                UploadKind::SearchInput => Ok(JobRole::SearchInput),
+                UploadKind::Database => {
+                    if file.folder.trim().trim_matches('/').is_empty() {
+                        return Err(format!("Enter a folder for {}.", file.display_name()));
+                    }
+                    let name = file.name.trim();
+                    if name.is_empty() || !name.contains('.') || name.ends_with('.') {
+                        return Err(format!(
+                            "Enter a name with an extension for {} (for example part.png).",
+                            file.display_name()
+                        ));
+                    }
+                    Ok(JobRole::Database {
+                        stored_path: file.stored_path(),
+                        attributes: self.parsed_attributes()?,
+                        category_id: self.parsed_category_id()?,
+                    })
+                }
+            }
+        };
+        self.files
+            .iter()
+            .map(|file| {
+                Ok(UploadSpec {
+                    path: file.path.clone(),
+                    role: role_of(file)?,
+                    index_async: self.index_async,
+                })
+            })
+            .collect()
+    }
+
+    fn parsed_attributes(&self) -> Result<Vec<Attribute>, String> {
+        self.attributes
+            .iter()
+            .filter(|row| !row.name.trim().is_empty() || !row.value.trim().is_empty())
+            .map(|row| {
+                if row.name.trim().is_empty() {
+                    return Err(format!(
+                        "Enter a name for the attribute value \"{}\".",
+                        row.value
+                    ));
+                }
+                Attribute::parse(&format!("{}={}", row.name.trim(), row.value.trim())).map_err(
+                    |error| {
+                        format!(
+                            "Attribute {}: {}.",
+                            row.name.trim(),
+                            crate::tasks::wording::clause(&error.to_string())
+                        )
+                    },
+                )
+            })
+            .collect()
+    }
+
+    fn parsed_category_id(&self) -> Result<Option<i64>, String> {
+        let text = self.category_id.trim();
+        if text.is_empty() {
+            return Ok(None);
+        }
+        text.parse()
+            .map(Some)
+            .map_err(|_| format!("The category id must be a whole number, not \"{text}\"."))
+    }
+
+    /// Draws the form.
+    pub fn ui(&mut self, ui: &mut egui::Ui, commands: &mut CommandQueue) {
+        ui.heading("Upload");
+        ui.add_space(4.0);
+        ui.horizontal(|ui| {
+            if ui
+                .button("Add files…")
+                .on_hover_text("Choose files with the system dialog (Ctrl+O).")
+                .clicked()
+            {
+                commands.backend(Command::PickFiles);
+            }
+            ui.label(egui::RichText::new("or drop files anywhere on this window").weak());
+        });
+        ui.add_space(8.0);
+        if self.files.is_empty() {
+            empty_state_ui(ui);
+            return;
+        }
+        egui::ScrollArea::vertical()
+            .auto_shrink([false, true])
+            .show(ui, |ui| {
+                super::theme::card_ui(ui, &format!("Files ({})", self.files.len()), |ui| {
+                    self.files_ui(ui);
+                });
+                ui.add_space(10.0);
+                super::theme::card_ui(ui, "Store as", |ui| {
+                    self.kind_ui(ui);
+                    ui.add_space(6.0);
+                    match self.kind {
+                        UploadKind::Database => self.database_options_ui(ui),
+                        UploadKind::SearchInput => {
+                            ui.checkbox(&mut self.index_async, "Index asynchronously")
+                                .on_hover_text(
+                                    "The upload returns at once and Jobs shows the indexing; \
+                                     recommended for large files.",
+                                );
+                        }
+                    }
+                });
+                ui.add_space(12.0);
+                self.actions_ui(ui, commands);
+            });
+    }
+
+    fn kind_ui(&mut self, ui: &mut egui::Ui) {
+        ui.radio_value(&mut self.kind, UploadKind::SearchInput, "Search input")
+            .on_hover_text("A temporary file to search by.");
+        ui.radio_value(
+            &mut self.kind,
+            UploadKind::Database,
+            "Company database file",
+        )
+        .on_hover_text("A part of the company library, stored under a folder and name.");
+    }
+
+    fn files_ui(&mut self, ui: &mut egui::Ui) {
+        let mut remove = None;
+        let database = self.kind == UploadKind::Database;
+        // One grid id a layout: egui remembers column widths per grid.
+        egui::Grid::new(("staged_files_grid", database))
+            .num_columns(if database { 4 } else { 3 })
+            .striped(true)
+            .spacing([10.0, 6.0])
+            .show(ui, |ui| {
+                ui.label(egui::RichText::new("File").strong());
+                if database {
+                    ui.label(egui::RichText::new("Stored in folder").strong());
+                    ui.label(egui::RichText::new("under the name").strong());
+                } else {
+                    ui.label(egui::RichText::new("From").strong());
+                }
+                ui.label("");
+                ui.end_row();
+                for (index, file) in self.files.iter_mut().enumerate() {
+                    let shown = file.display_name();
+                    ui.label(&shown)
+                        .on_hover_text(file.path.display().to_string());
+                    if !database {
+                        let folder = file
+                            .path
+                            .parent()
+                            .map(|folder| folder.display().to_string())
+                            .unwrap_or_default();
+                        ui.label(egui::RichText::new(folder).weak());
+                    }
+                    if database {
+                        ui.add_sized([160.0, 22.0], egui::TextEdit::singleline(&mut file.folder))
+                            .accessible_name(format!("Folder for {shown}"));
+                        ui.add_sized([220.0, 22.0], egui::TextEdit::singleline(&mut file.name))
+                            .accessible_name(format!("Name for {shown}"));
+                    }
+                    if ui
+                        .button("Remove")
+                        .accessible_name(format!("Remove {shown}"))
+                        .clicked()
+                    {
+                        remove = Some(index);
+                    }
+                    ui.end_row();
+                }
+            });
+        if let Some(index) = remove {
+            self.files.remove(index);
+        }
+    }
+
+    fn database_options_ui(&mut self, ui: &mut egui::Ui) {
+        ui.add_space(4.0);
+        ui.label(egui::RichText::new("Attributes").strong());
+        ui.label(
+            egui::RichText::new(
+                "Several values: separate them with |. A unit goes in the name: weight(kg).",
+            )
+            .weak(),
+        );
+        let mut remove = None;
+        let count = self.attributes.len();
+        if count > 0 {
+            egui::Grid::new("attribute_rows_grid")
+                .num_columns(3)
+                .spacing([8.0, 6.0])
+                .show(ui, |ui| {
+                    for (index, row) in self.attributes.iter_mut().enumerate() {
+                        let number = index + 1;
+                        let name = ui
+                            .add_sized(
+                                [160.0, 22.0],
+                                egui::TextEdit::singleline(&mut row.name).hint_text("name"),
+                            )
+                            .accessible_name(format!("Attribute {number} name"));
+                        if self.focus_new_attribute && number == count {
+                            name.request_focus();
+                            self.focus_new_attribute = false;
+                        }
+                        ui.add_sized(
+                            [260.0, 22.0],
+                            egui::TextEdit::singleline(&mut row.value)
+                                .hint_text("value, or value 1|value 2"),
+                        )
+                        .accessible_name(format!("Attribute {number} value"));
+                        if ui
+                            .button("Remove")
+                            .accessible_name(format!("Remove attribute {number}"))
+                            .clicked()
+                        {
+                            remove = Some(index);
+                        }
+                        ui.end_row();
+                    }
+                });
+        }
+        if let Some(index) = remove {
+            self.attributes.remove(index);
+        }
+        if ui.button("Add attribute").clicked() {
+            self.attributes.push(AttributeRow::default());
+            self.focus_new_attribute = true;
+        }
+        ui.add_space(6.0);
+        ui.horizontal(|ui| {
+            let label = ui.label("Category id (optional)");
+            ui.add(egui::TextEdit::singleline(&mut self.category_id).desired_width(80.0))
+                .labelled_by(label.id);
+        });
+        ui.label(
+            egui::RichText::new("Company database files are indexed while they upload.").weak(),
+        );
+    }
+
+    fn actions_ui(&mut self, ui: &mut egui::Ui, commands: &mut CommandQueue) {
+        if let Some(problem) = &self.problem {
+            ui.colored_label(super::theme::error_color(ui), problem);
+        }
+        ui.horizontal(|ui| {
+            let count = self.files.len();
+            let label = if count == 1 {
+                "Upload 1 file".to_owned()
+            } else {
+                format!("Upload {count} files")
+            };
+            if ui.add(super::theme::primary_button(ui, &label)).clicked() {
+                match self.build_specs() {
+                    Ok(specs) => {
+                        commands.backend(Command::Upload(specs));
+                        commands.push(AppCommand::Navigate(View::Jobs));
+                        self.files.clear();
+                        self.problem = None;
+                    }
+                    Err(problem) => self.problem = Some(problem),
+                }
+            }
+            if ui.button("Clear the list").clicked() {
+                self.files.clear();
+                self.problem = None;
+            }
+        });
+    }
+}
+
+fn empty_state_ui(ui: &mut egui::Ui) {
+    egui::Frame::group(ui.style())
+        .inner_margin(24.0)
+        .show(ui, |ui| {
+            ui.set_width(ui.available_width());
+            ui.vertical_centered(|ui| {
+                ui.label(egui::RichText::new("No files chosen yet").heading());
+                ui.add_space(6.0);
+                ui.label(
+                    "Drop files anywhere on this window, or press Ctrl+O to choose them. Images \
+                     (PNG, JPEG, BMP, TIFF, WebP), 3D models and drawings can be uploaded.",
+                );
+            });
+        });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folder_and_name_are_prefilled_from_the_path() {
+        let file = StagedFile::new(PathBuf::from("/parts/pumps/housing.step"));
+        assert_eq!(file.folder, "pumps");
+        assert_eq!(file.name, "housing.step");
+        assert_eq!(file.stored_path(), "pumps/housing.step");
+        assert_eq!(
+            StagedFile::new(PathBuf::from("/a.png")).folder,
+            FALLBACK_FOLDER
+        );
+    }
+
+    #[test]
+    fn staging_twice_keeps_one_entry() {
+        let mut view = UploadView::default();
+        view.stage([PathBuf::from("/x/a.png"), PathBuf::from("/x/a.png")]);
+        assert_eq!(view.files.len(), 1);
+    }
+
+    #[test]
+    fn database_specs_carry_path_attributes_and_category() {
+        let mut view = UploadView::default();
+        view.stage([PathBuf::from("/lib/flange.png")]);
+        view.kind = UploadKind::Database;
+        view.attributes = vec![
+            AttributeRow {
+                name: "material".into(),
+                value: "steel|stainless steel".into(),
+            },
+            AttributeRow::default(),
+        ];
+        view.category_id = " 7 ".into();
+        let specs = view.build_specs().unwrap();
+        assert_eq!(specs.len(), 1);
+        let JobRole::Database {
+            stored_path,
+            attributes,
+            category_id,
+        } = &specs[0].role
+        else {
+            panic!("database role expected");
+        };
+        assert_eq!(stored_path, "lib/flange.png");
+        assert_eq!(attributes[0].values, vec!["steel", "stainless steel"]);
+        assert_eq!(*category_id, Some(7));
+    }
+
+    #[test]
+    fn mistakes_are_explained() {
+        let mut view = UploadView::default();
+        assert_eq!(view.build_specs().unwrap_err(), "Add files first.");
+        view.stage([PathBuf::from("/lib/flange.png")]);
+        view.kind = UploadKind::Database;
+        view.category_id = "seven".into();
+        assert!(view.build_specs().unwrap_err().contains("whole number"));
+        view.category_id.clear();
+        view.files[0].name = "flange".into();
+        assert!(view.build_specs().unwrap_err().contains("extension"));
+        view.files[0].name = "flange.png".into();
+        view.attributes = vec![AttributeRow {
+            name: String::new(),
+            value: "steel".into(),
+        }];
+        assert!(view.build_specs().unwrap_err().contains("Enter a name"));
+    }
+}

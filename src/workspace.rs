@@ -1,0 +1,423 @@
+//! The local workspace: the local service started in-process on 127.0.0.1 with its data in the
+//! platform's data directory, an account for the OS user logged in without a prompt, and a new
+//! workspace filled with the sample library so that the first search shows results.
+//!
+//! The account's password is random and kept in `<workspace>/local-account.json` (mode 0600): it only
+//! ever goes to the service on the loopback address, and it lets the app log in again by itself when
+//! a token expires. The task layer reaches all this through
+//! [`crate::tasks::LocalWorkspaceLauncher`].
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use futures_util::future::BoxFuture;
+use serde::{Deserialize, Serialize};
+
+use crate::api::{ApiClient, Attribute, Credentials, UploadRequest, UploadSource};
+use crate::service::{RunningService, ServiceConfig};
+use crate::tasks::service_choice::DEFAULT_CLIENT_ID;
+use crate::tasks::{
+    LocalWorkspaceLauncher, OpenedWorkspace, RunningWorkspace, WorkspaceError, WorkspaceProgressFn,
+};
+
+/// The environment variable that overrides the app's data directory.
+pub const DATA_DIR_ENV: &str = "PARTLENS_DATA_DIR";
+
+/// The environment variable that points at a sample library (a folder with `manifest.json`).
+pub const SAMPLES_DIR_ENV: &str = "PARTLENS_SAMPLES_DIR";
+
+/// The company of the local workspace's account.
+pub const LOCAL_COMPANY: &str = "Local workspace";
+
+/// The file that holds the local account (user, random password).
+pub const ACCOUNT_FILE_NAME: &str = "local-account.json";
+
+/// Present while the sample library still has to be added (a new workspace, or an interrupted
+/// seeding).
+const SEED_PENDING_FILE_NAME: &str = "samples-pending";
+
+/// The app's data directory: `$PARTLENS_DATA_DIR`, else the platform's (`~/.local/share/partlens` on
+/// Linux, `~/Library/Application Support/partlens` on macOS, `%APPDATA%\partlens\data` on Windows).
+pub fn default_data_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os(DATA_DIR_ENV).filter(|dir| !dir.is_empty()) {
+        return Some(PathBuf::from(dir));
+    }
+    directories::ProjectDirs::from("", "", "partlens").map(|dirs| dirs.data_dir().to_path_buf())
+}
+
+/// Where the sample library is: `$PARTLENS_SAMPLES_DIR`, `assets/samples` beside the executable (or
+/// in `../share/partlens/samples`), else the source tree's `assets/samples` (for `cargo run`).
+pub fn default_samples_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os(SAMPLES_DIR_ENV).filter(|dir| !dir.is_empty()) {
+        return Some(PathBuf::from(dir));
+    }
+    let mut candidates = Vec::new();
+    if let Some(exe_dir) = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(Path::to_path_buf))
+    {
+        candidates.push(exe_dir.join("assets").join("samples"));
+        candidates.push(
+            exe_dir
+                .join("..")
+                .join("share")
+                .join("partlens")
+                .join("samples"),
+        );
+    }
+    candidates.push(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("assets")
+            .join("samples"),
+    );
+    candidates
+        .into_iter()
+        .find(|dir| dir.join("manifest.json").is_file())
+}
+
+/// The OS user's name (`$USER`, `$USERNAME`, `$LOGNAME`), or "partlens-user".
+pub fn os_user_name() -> String {
+    ["USER", "USERNAME", "LOGNAME"]
+        .iter()
+        .filter_map(|name| std::env::var(name).ok())
+        .map(|name| name.trim().to_owned())
+        .find(|name| !name.is_empty())
+        .unwrap_or_else(|| "partlens-user".to_owned())
+}
+
+/// How the local workspace is opened.
+#[derive(Clone, Debug)]
+pub struct WorkspaceConfig {
+    /// The app's data directory; the service's data goes to `<data_dir>/workspace`.
+    pub data_dir: PathBuf,
+    /// The sample library to add to a new workspace (none: no samples).
+    pub samples_dir: Option<PathBuf>,
+    /// The account's user name.
+    pub user: String,
+    /// Indexing workers of the service (`None`: its default).
+    pub index_workers: Option<usize>,
+}
+
+impl WorkspaceConfig {
+    /// The defaults for a data directory: samples from [`default_samples_dir`], the OS user.
+    pub fn new(data_dir: impl Into<PathBuf>) -> Self {
+        Self {
+            data_dir: data_dir.into(),
+            samples_dir: default_samples_dir(),
+            user: os_user_name(),
+            index_workers: None,
+        }
+    }
+
+    /// The service's data directory.
+    pub fn service_dir(&self) -> PathBuf {
+        self.data_dir.join("workspace")
+    }
+}
+
+/// The local account as kept on disk.
+#[derive(Clone, Serialize, Deserialize)]
+struct LocalAccount {
+    user: String,
+    password: String,
+    company: String,
+}
+
+/// The sample library's manifest (`assets/samples/manifest.json`).
+#[derive(Debug, Deserialize)]
+pub struct SampleManifest {
+    /// The parts.
+    pub parts: Vec<SamplePart>,
+}
+
+/// One part of the sample library.
+#[derive(Debug, Deserialize)]
+pub struct SamplePart {
+    /// The image, relative to the manifest's folder.
+    pub file: String,
+    /// Where it is stored in the company database.
+    pub stored_path: String,
+    /// Its attributes in wire form (`material=steel|stainless steel`).
+    #[serde(default)]
+    pub attributes: Vec<String>,
+}
+
+/// Starts the local service and opens the workspace (see the module doc).
+#[derive(Clone, Debug)]
+pub struct LocalServiceLauncher {
+    config: WorkspaceConfig,
+}
+
+impl LocalServiceLauncher {
+    /// A launcher for this configuration.
+    pub fn new(config: WorkspaceConfig) -> Self {
+        Self { config }
+    }
+}
+
+impl LocalWorkspaceLauncher for LocalServiceLauncher {
+    fn open(
+        &self,
+        progress: WorkspaceProgressFn,
+    ) -> BoxFuture<'static, Result<OpenedWorkspace, WorkspaceError>> {
+        let config = self.config.clone();
+        Box::pin(async move { open_workspace(config, progress).await })
+    }
+}
+
+/// The running service, shut down gracefully by the backend.
+struct LocalService(RunningService);
+
+impl RunningWorkspace for LocalService {
+    fn shutdown(self: Box<Self>) -> BoxFuture<'static, ()> {
+        Box::pin(async move { self.0.shutdown().await })
+    }
+}
+
+async fn open_workspace(
+    config: WorkspaceConfig,
+    progress: WorkspaceProgressFn,
+) -> Result<OpenedWorkspace, WorkspaceError> {
+    let service_dir = config.service_dir();
+    let account = {
+        let service_dir = service_dir.clone();
+        let user = config.user.clone();
+        tokio::task::spawn_blocking(move || prepare_account(&service_dir, &user))
+            .await
+            .map_err(|error| WorkspaceError(format!("setting up the account failed: {error}")))??
+    };
+
+    progress("Starting the local service…".into());
+    let mut service_config = ServiceConfig::new(&service_dir);
+    service_config.addr = SocketAddr::from((Ipv4Addr::LOCALHOST, 0));
+    if let Some(workers) = config.index_workers {
+        service_config.index_workers = workers;
+    }
+    let service = RunningService::start(service_config)
+        .await
+        .map_err(|error| WorkspaceError(format!("the local service did not start: {error}")))?;
+
+    let credentials = Credentials {
+        client_id: DEFAULT_CLIENT_ID.to_owned(),
+        username: account.user.clone(),
+        password: account.password.clone(),
+    };
+    let mut client = ApiClient::new(&service.base_url()).map_err(|error| {
+        WorkspaceError(format!("the local service address is unusable: {error}"))
+    })?;
+    if let Err(error) = client.login(&credentials).await {
+        service.shutdown().await;
+        return Err(WorkspaceError(format!(
+            "the local service refused the workspace account: {error}"
+        )));
+    }
+    tracing::info!(
+        "local workspace open at {} as {}",
+        service.base_url(),
+        account.user
+    );
+
+    let pending = service_dir.join(SEED_PENDING_FILE_NAME);
+    if pending.exists() {
+        add_samples(&client, config.samples_dir.as_deref(), &progress).await;
+        if let Err(error) = std::fs::remove_file(&pending) {
+            tracing::warn!("cannot remove {}: {error}", pending.display());
+        }
+    }
+
+    Ok(OpenedWorkspace {
+        client,
+        credentials,
+        company: account.company,
+        service: Box::new(LocalService(service)),
+    })
+}
+
+/// Reads the account file, or creates the account of a new workspace (marking the samples as still to
+/// add); makes sure the service's store has the user with this password, as an admin.
+fn prepare_account(service_dir: &Path, user: &str) -> Result<LocalAccount, WorkspaceError> {
+    std::fs::create_dir_all(service_dir).map_err(|error| {
+        WorkspaceError(format!("cannot create {}: {error}", service_dir.display()))
+    })?;
+    let path = service_dir.join(ACCOUNT_FILE_NAME);
+    let account = match std::fs::read_to_string(&path) {
+        Ok(text) => serde_json::from_str::<LocalAccount>(&text).map_err(|error| {
+            WorkspaceError(format!(
+                "{} is damaged ({error}); delete it to create a new account",
+                path.display()
+            ))
+        })?,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            let account = LocalAccount {
+                user: user.to_owned(),
+                password: random_password(),
+                company: LOCAL_COMPANY.to_owned(),
+            };
+            write_private(&path, &account)?;
+            let pending = service_dir.join(SEED_PENDING_FILE_NAME);
+            std::fs::write(&pending, b"").map_err(|error| {
+                WorkspaceError(format!("cannot write {}: {error}", pending.display()))
+            })?;
+            account
+        }
+        Err(error) => {
+            return Err(WorkspaceError(format!(
+                "cannot read {}: {error}",
+                path.display()
+            )));
+        }
+    };
+    // Idempotent: creates the company and user, or resets the password of an existing user (for
+    // instance after the store was deleted but the account file kept).
+    crate::service::admin::add_user(
+        service_dir,
+        &account.company,
+        &account.user,
+        &account.password,
+        true,
+    )
+    .map_err(|error| WorkspaceError(format!("cannot create the workspace account: {error}")))?;
+    Ok(account)
+}
+
+/// 256 random bits as hex (uuid v4 draws from the OS's random source).
+fn random_password() -> String {
+    format!(
+        "{}{}",
+        uuid::Uuid::new_v4().simple(),
+        uuid::Uuid::new_v4().simple()
+    )
+}
+
+/// Writes the account file readable by the owner only.
+fn write_private(path: &Path, account: &LocalAccount) -> Result<(), WorkspaceError> {
+    use std::io::Write as _;
+    let text = serde_json::to_string_pretty(account)
+        .map_err(|error| WorkspaceError(format!("cannot encode the account: {error}")))?;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.mode(0o600);
+    }
+    let mut file = options
+        .open(path)
+        .map_err(|error| WorkspaceError(format!("cannot write {}: {error}", path.display())))?;
+    file.write_all(text.as_bytes())
+        .map_err(|error| WorkspaceError(format!("cannot write {}: {error}", path.display())))
+}
+
+/// Reads the manifest of a sample library.
+pub fn read_manifest(samples_dir: &Path) -> Result<SampleManifest, String> {
+    let path = samples_dir.join("manifest.json");
+    let text = std::fs::read_to_string(&path)
+        .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
+    serde_json::from_str(&text)
+        .map_err(|error| format!("{} is not a manifest: {error}", path.display()))
+}
+
+/// Uploads every part of the sample library as a company-database file. Problems are logged and
+/// skipped: a workspace without samples still works.
+async fn add_samples(
+    client: &ApiClient,
+    samples_dir: Option<&Path>,
+    progress: &WorkspaceProgressFn,
+) {
+    let Some(samples_dir) = samples_dir else {
+        tracing::info!("no sample library found; the new workspace starts empty");
+        return;
+    };
+    let manifest = {
+        let samples_dir = samples_dir.to_path_buf();
+        match tokio::task::spawn_blocking(move || read_manifest(&samples_dir)).await {
+            Ok(Ok(manifest)) => manifest,
+            Ok(Err(problem)) => {
+                tracing::warn!("no samples added: {problem}");
+                return;
+            }
+            Err(error) => {
+                tracing::warn!("no samples added: {error}");
+                return;
+            }
+        }
+    };
+    let total = manifest.parts.len();
+    let mut added = 0;
+    for (index, part) in manifest.parts.iter().enumerate() {
+        progress(format!(
+            "Adding the sample library ({} of {total})…",
+            index + 1
+        ));
+        let attributes: Result<Vec<Attribute>, _> = part
+            .attributes
+            .iter()
+            .map(|text| Attribute::parse(text))
+            .collect();
+        let attributes = match attributes {
+            Ok(attributes) => attributes,
+            Err(error) => {
+                tracing::warn!("sample {}: bad attribute: {error}", part.file);
+                continue;
+            }
+        };
+        let mut request = UploadRequest::database(
+            UploadSource::Path(samples_dir.join(&part.file)),
+            part.stored_path.clone(),
+            attributes,
+        );
+        request.overwrite_file = Some(true);
+        match tokio::time::timeout(Duration::from_secs(120), client.upload(&request, None)).await {
+            Ok(Ok(_)) => added += 1,
+            Ok(Err(error)) => tracing::warn!("sample {} not added: {error}", part.file),
+            Err(_) => tracing::warn!("sample {} not added: the upload took too long", part.file),
+        }
+    }
+    tracing::info!("added {added} of {total} sample parts to the new workspace");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_new_account_is_private_and_read_back_unchanged() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(ACCOUNT_FILE_NAME);
+        let account = LocalAccount {
+            user: "alice".into(),
+            password: random_password(),
+            company: LOCAL_COMPANY.into(),
+        };
+        write_private(&path, &account).unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+        let back: LocalAccount =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(back.password, account.password);
+        assert_eq!(account.password.len(), 64);
+        assert_ne!(random_password(), random_password());
+    }
+
+    #[test]
+    fn the_manifest_format_of_the_sample_library_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("manifest.json"),
+            r#"{"parts":[{"file":"flange.png","stored_path":"Samples/flange.png",
+                "attributes":["part_number=PL-1001","material=steel|stainless steel","weight(kg)=1.2"],
+                "views":["views/flange-a.png","views/flange-b.jpg"]}]}"#,
+        )
+        .unwrap();
+        let manifest = read_manifest(dir.path()).unwrap();
+        assert_eq!(manifest.parts.len(), 1);
+        assert_eq!(manifest.parts[0].stored_path, "Samples/flange.png");
+        assert_eq!(manifest.parts[0].attributes.len(), 3);
+        assert!(read_manifest(&dir.path().join("missing")).is_err());
+    }
+}

@@ -1,0 +1,182 @@
+//! Shared pieces of the app tests: a tokio runtime owned by the test, the real `App` built in an
+//! egui_kittest harness with a temporary data directory, injected secrets and file choices, stepping
+//! until a condition holds (with a deadline), dropped files, and test images.
+
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable as _;
+use partlens::tasks::{
+    Backend, BackendParts, FilePicker, LocalWorkspaceLauncher, MemoryStore, PreparedFilePicker,
+};
+use partlens::ui::{App, AppOptions, Settings};
+
+/// How long a condition may take before the test fails.
+pub const DEADLINE: Duration = Duration::from_secs(60);
+
+/// A test runtime: two workers, like the machine.
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// Settings for tests: polling every 50 ms.
+pub fn fast_settings() -> Settings {
+    Settings {
+        poll_interval_secs: 0.05,
+        ..Settings::default()
+    }
+}
+
+/// What an app under test is built from.
+pub struct AppParts {
+    /// The app's data directory.
+    pub data_dir: PathBuf,
+    /// The local workspace launcher.
+    pub launcher: Arc<dyn LocalWorkspaceLauncher>,
+    /// The secret store.
+    pub secrets: Arc<MemoryStore>,
+    /// The file picker.
+    pub picker: Arc<dyn FilePicker>,
+    /// Settings to start with.
+    pub settings: Settings,
+}
+
+impl AppParts {
+    /// Parts with a memory store, no file choices and fast settings.
+    pub fn new(data_dir: &Path, launcher: Arc<dyn LocalWorkspaceLauncher>) -> Self {
+        Self {
+            data_dir: data_dir.to_path_buf(),
+            launcher,
+            secrets: Arc::new(MemoryStore::new()),
+            picker: Arc::new(PreparedFilePicker::default()),
+            settings: fast_settings(),
+        }
+    }
+}
+
+/// Builds the real app in a harness the size of a small window.
+pub fn app_harness(runtime: &tokio::runtime::Runtime, parts: &AppParts) -> Harness<'static, App> {
+    let (backend, events) = Backend::new(BackendParts {
+        runtime: runtime.handle().clone(),
+        data_dir: parts.data_dir.clone(),
+        secrets: parts.secrets.clone(),
+        picker: parts.picker.clone(),
+        launcher: parts.launcher.clone(),
+        upload_slots: 2,
+    });
+    let options = AppOptions {
+        data_dir: parts.data_dir.clone(),
+        settings: Some(parts.settings.clone()),
+        initial_files: Vec::new(),
+    };
+    Harness::builder()
+        .with_size(egui::vec2(1100.0, 720.0))
+        .build_eframe(move |cc| App::new(cc, backend, events, options))
+}
+
+/// Steps the app until `done` holds; fails with `what` after the deadline.
+pub fn step_until(
+    harness: &mut Harness<'_, App>,
+    what: &str,
+    done: impl Fn(&Harness<'_, App>) -> bool,
+) {
+    let started = Instant::now();
+    loop {
+        harness.step();
+        if done(harness) {
+            return;
+        }
+        if started.elapsed() > DEADLINE {
+            let jobs: Vec<String> = harness
+                .state()
+                .jobs()
+                .iter()
+                .map(|job| format!("{} {:?}", job.file_name(), job.phase))
+                .collect();
+            panic!(
+                "waited {DEADLINE:?} for {what}; connection {:?}, jobs {jobs:?}, notices {:?}",
+                harness.state().connection(),
+                harness.state().notices().messages()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Steps until a node with this exact label exists.
+pub fn step_until_label(harness: &mut Harness<'_, App>, label: &str) {
+    step_until(harness, &format!("\"{label}\" on screen"), |harness| {
+        harness.query_by_label(label).is_some()
+    });
+}
+
+/// Stops the app's tasks and local service, then drops the harness.
+pub fn close_app(runtime: &tokio::runtime::Runtime, harness: Harness<'_, App>) {
+    let backend = harness.state().backend().clone();
+    drop(harness);
+    runtime.block_on(async {
+        tokio::time::timeout(Duration::from_secs(20), backend.shutdown())
+            .await
+            .expect("the local service stops");
+    });
+}
+
+/// A file dropped on the window.
+#[derive(Debug)]
+struct DroppedPath(PathBuf);
+
+impl egui::DroppedFile for DroppedPath {
+    fn path(&self) -> &Path {
+        &self.0
+    }
+
+    fn bytes(&self) -> Result<Vec<u8>, String> {
+        std::fs::read(&self.0).map_err(|error| error.to_string())
+    }
+}
+
+/// Drops files on the window (as the platform would deliver them).
+pub fn drop_files(harness: &mut Harness<'_, App>, paths: &[PathBuf]) {
+    harness.input_mut().dropped_files = paths
+        .iter()
+        .map(|path| Arc::new(DroppedPath(path.clone())) as egui::DroppedFileHandle)
+        .collect();
+    harness.step();
+}
+
+/// Writes a PNG of a part-like drawing (structured detail, well over 1024 bytes); `seed` varies it.
+pub fn write_part_png(path: &Path, seed: u32) {
+    let size = 128u32;
+    let image = image::RgbImage::from_fn(size, size, |x, y| {
+        let cx = x as i32 - 64;
+        let cy = y as i32 - 64;
+        let ring = ((cx * cx + cy * cy) as f64).sqrt() as u32;
+        let hole = ring < 14 + seed % 7;
+        let rim = (40..48 + seed % 5).contains(&ring);
+        let spoke = (x + seed * 3) % 23 < 3 || (y * (seed % 3 + 1)) % 29 < 2;
+        let value = if hole {
+            255
+        } else if rim || spoke {
+            20 + ((x ^ y) % 40) as u8
+        } else {
+            200 - ((x * y + seed) % 60) as u8
+        };
+        image::Rgb([value, value.wrapping_add((seed * 13) as u8), value / 2 + 60])
+    });
+    image.save(path).unwrap();
+    assert!(std::fs::metadata(path).unwrap().len() > 1024);
+}
+
+/// Writes bytes that claim to be a PNG but do not decode (at least 1024 of them).
+pub fn write_broken_png(path: &Path) {
+    let bytes: Vec<u8> = (0..4096u32).map(|i| (i * 7 % 251) as u8).collect();
+    std::fs::write(path, bytes).unwrap();
+}

@@ -1,0 +1,382 @@
+//! Shared helpers of the service tests: an in-process service on 127.0.0.1:0 over a temporary data
+//! directory, logged-in sessions speaking raw HTTP, test images, waiting with a deadline.
+
+// Not every test file uses every helper; a failure in a helper is a failed test.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use std::future::Future;
+use std::time::Duration;
+
+use image::{ImageFormat, RgbImage};
+use partlens::api::encoding::{QueryString, base64_file_body, password_digest};
+use partlens::service::{RunningService, ServiceConfig, admin};
+use reqwest::{Method, StatusCode};
+use tempfile::TempDir;
+
+/// The password every test user gets.
+pub const PASSWORD: &str = "correct horse";
+
+/// A service running in this test, with its data directory.
+pub struct TestService {
+    /// The data directory (removed when the test ends).
+    pub dir: TempDir,
+    /// The configuration it was started with (the address is reused by restarts only as 127.0.0.1:0).
+    pub config: ServiceConfig,
+    service: Option<RunningService>,
+    /// `http://127.0.0.1:PORT`.
+    pub base: String,
+}
+
+impl TestService {
+    /// Starts a service with the defaults (two workers) and the users of [`add_standard_users`].
+    pub async fn start() -> Self {
+        Self::start_with(|_| {}).await
+    }
+
+    /// Starts a service whose configuration `adjust` may change.
+    pub async fn start_with(adjust: impl FnOnce(&mut ServiceConfig)) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = ServiceConfig::new(dir.path());
+        config.addr = "127.0.0.1:0".parse().unwrap();
+        adjust(&mut config);
+        add_standard_users(&config);
+        let service = RunningService::start(config.clone()).await.unwrap();
+        let base = service.base_url();
+        Self {
+            dir,
+            config,
+            service: Some(service),
+            base,
+        }
+    }
+
+    /// Stops the service and starts it again on the same data directory (a new port), with the
+    /// configuration changed by `adjust`.
+    pub async fn restart_with(&mut self, adjust: impl FnOnce(&mut ServiceConfig)) {
+        if let Some(service) = self.service.take() {
+            service.shutdown().await;
+        }
+        adjust(&mut self.config);
+        let service = RunningService::start(self.config.clone()).await.unwrap();
+        self.base = service.base_url();
+        self.service = Some(service);
+    }
+
+    /// Stops the service.
+    pub async fn stop(&mut self) {
+        if let Some(service) = self.service.take() {
+            service.shutdown().await;
+        }
+    }
+
+    /// A URL of this service.
+    pub fn url(&self, path_and_query: &str) -> String {
+        format!("{}{path_and_query}", self.base)
+    }
+
+    /// Logs in as `user` and returns a session.
+    pub async fn session(&self, user: &str) -> Session {
+        Session::login(&self.base, user).await
+    }
+
+    /// A session without a token (or with any token given).
+    pub fn anonymous(&self, token: Option<&str>) -> Session {
+        Session {
+            http: reqwest::Client::new(),
+            base: self.base.clone(),
+            token: token.map(str::to_owned),
+        }
+    }
+}
+
+/// Users of every test: company Acme with `admin` (admin), `ann` and `bob`; company Globex with `gus`.
+pub fn add_standard_users(config: &ServiceConfig) {
+    for (company, user, is_admin) in [
+        ("Acme", "admin", true),
+        ("Acme", "ann", false),
+        ("Acme", "bob", false),
+        ("Globex", "gus", false),
+    ] {
+        admin::add_user(&config.data_dir, company, user, PASSWORD, is_admin).unwrap();
+    }
+}
+
+/// A raw HTTP reply: status, headers, body.
+#[derive(Debug)]
+pub struct Reply {
+    /// HTTP status.
+    pub status: StatusCode,
+    /// Headers.
+    pub headers: reqwest::header::HeaderMap,
+    /// Body bytes.
+    pub body: bytes::Bytes,
+}
+
+impl Reply {
+    /// The body as text.
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+
+    /// The body as JSON.
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|error| panic!("not JSON ({error}): {}", self.text()))
+    }
+
+    /// The body as a JSON string's content.
+    pub fn string(&self) -> String {
+        match self.json() {
+            serde_json::Value::String(text) => text,
+            other => panic!("not a JSON string: {other}"),
+        }
+    }
+
+    /// A header's value.
+    pub fn header(&self, name: &str) -> Option<String> {
+        self.headers
+            .get(name)
+            .map(|value| value.to_str().unwrap().to_owned())
+    }
+
+    /// Asserts the status, showing the body when it differs.
+    #[track_caller]
+    pub fn expect(&self, status: u16) -> &Self {
+        assert_eq!(self.status.as_u16(), status, "body: {}", self.text());
+        self
+    }
+}
+
+/// A user talking to the service over plain HTTP.
+#[derive(Clone)]
+pub struct Session {
+    /// The HTTP client.
+    pub http: reqwest::Client,
+    /// The service's base URL.
+    pub base: String,
+    /// The bearer token.
+    pub token: Option<String>,
+}
+
+impl Session {
+    /// Logs in with the password grant.
+    pub async fn login(base: &str, user: &str) -> Self {
+        let http = reqwest::Client::new();
+        let reply = http
+            .post(format!("{base}/api/Token"))
+            .form(&[
+                ("grant_type", "password"),
+                ("client_id", "partlens"),
+                ("username", user),
+                ("password", password_digest(PASSWORD).as_str()),
+            ])
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(reply.status(), StatusCode::OK);
+        let body: serde_json::Value = reply.json().await.unwrap();
+        Self {
+            http,
+            base: base.to_owned(),
+            token: Some(body["access_token"].as_str().unwrap().to_owned()),
+        }
+    }
+
+    /// Sends a request with the token (when there is one) and reads the whole reply.
+    pub async fn send(
+        &self,
+        method: Method,
+        path_and_query: &str,
+        content_type: Option<&str>,
+        body: Option<reqwest::Body>,
+    ) -> Reply {
+        let mut request = self
+            .http
+            .request(method, format!("{}{path_and_query}", self.base))
+            .header("Accept", "application/json");
+        if let Some(token) = &self.token {
+            request = request.bearer_auth(token);
+        }
+        if let Some(content_type) = content_type {
+            request = request.header("Content-Type", content_type);
+        }
+        if let Some(body) = body {
+            request = request.body(body);
+        }
+        let response = request.send().await.unwrap();
+        Reply {
+            status: response.status(),
+            headers: response.headers().clone(),
+            body: response.bytes().await.unwrap(),
+        }
+    }
+
+    /// GET.
+    pub async fn get(&self, path_and_query: &str) -> Reply {
+        self.send(Method::GET, path_and_query, None, None).await
+    }
+
+    /// DELETE.
+    pub async fn delete(&self, path_and_query: &str) -> Reply {
+        self.send(Method::DELETE, path_and_query, None, None).await
+    }
+
+    /// PUT with a JSON body given as text.
+    pub async fn put_json(&self, path_and_query: &str, body: impl Into<String>) -> Reply {
+        self.send(
+            Method::PUT,
+            path_and_query,
+            Some("application/json"),
+            Some(reqwest::Body::from(body.into())),
+        )
+        .await
+    }
+
+    /// PUT with raw bytes.
+    pub async fn put_binary(&self, path_and_query: &str, bytes: Vec<u8>) -> Reply {
+        self.send(
+            Method::PUT,
+            path_and_query,
+            Some("application/octet-stream"),
+            Some(reqwest::Body::from(bytes)),
+        )
+        .await
+    }
+
+    /// Uploads a company-database file with `PUT /api/FileBinary` and returns its UID.
+    pub async fn upload_database_file(
+        &self,
+        stored_path: &str,
+        bytes: Vec<u8>,
+        attributes: &[(&str, &str)],
+    ) -> String {
+        let mut query = QueryString::new();
+        query
+            .push("file", stored_path)
+            .push("isSearchInput", "false");
+        if !attributes.is_empty() {
+            let pairs: Vec<(String, String)> = attributes
+                .iter()
+                .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
+                .collect();
+            query.push(
+                "attributes",
+                partlens::api::encoding::nested_attributes_query(&pairs),
+            );
+        }
+        let reply = self
+            .put_binary(&format!("/api/FileBinary?{query}"), bytes)
+            .await;
+        reply.expect(200);
+        reply.string()
+    }
+
+    /// Uploads a search input with `PUT /api/File` (base64 JSON string) and returns its UID.
+    pub async fn upload_search_input(
+        &self,
+        extension: &str,
+        bytes: &[u8],
+        index_async: bool,
+    ) -> String {
+        let reply = self
+            .put_json(
+                &format!("/api/File?file={extension}&indexAsync={index_async}"),
+                base64_file_body(bytes),
+            )
+            .await;
+        reply.expect(200);
+        reply.string()
+    }
+
+    /// `GET /api/Search` with an inner filter string.
+    pub async fn search(&self, inner_filter: &str) -> Reply {
+        let mut query = QueryString::new();
+        query.push("filterStr", inner_filter);
+        self.get(&format!("/api/Search?{query}")).await
+    }
+
+    /// The UIDs of a search reply, in order.
+    pub async fn search_uids(&self, inner_filter: &str) -> Vec<String> {
+        let reply = self.search(inner_filter).await;
+        reply.expect(200);
+        result_uids(&reply.json())
+    }
+}
+
+/// The UIDs of a search reply body, in order.
+pub fn result_uids(body: &serde_json::Value) -> Vec<String> {
+    body["ResultsList"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|item| item["UID"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// Shapes of test parts: different silhouettes the visual descriptor tells apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// A dark disc in the middle.
+    Disc,
+    /// A dark horizontal bar.
+    HorizontalBar,
+    /// A dark vertical bar.
+    VerticalBar,
+    /// A dark L-shaped bracket.
+    Bracket,
+}
+
+/// A 128×128 picture of a shape with a fine deterministic texture (`seed`), so it compresses to well
+/// over 1024 bytes and two seeds give near-identical but not equal pictures.
+pub fn part_image(shape: Shape, seed: u32) -> RgbImage {
+    let mut state = seed.wrapping_mul(2_654_435_761).wrapping_add(12_345);
+    RgbImage::from_fn(128, 128, |x, y| {
+        state = state.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+        let texture = ((state >> 16) % 24) as i32 - 12;
+        let (fx, fy) = (x as i32 - 64, y as i32 - 64);
+        let inside = match shape {
+            Shape::Disc => fx * fx + fy * fy < 40 * 40,
+            Shape::HorizontalBar => (48..80).contains(&y),
+            Shape::VerticalBar => (48..80).contains(&x),
+            Shape::Bracket => (x < 40 && y > 16) || (y > 88 && x < 112),
+        };
+        let base = if inside { 40 } else { 215 };
+        let value = (base + texture).clamp(0, 255) as u8;
+        image::Rgb([value, value.saturating_add(5), value.saturating_sub(5)])
+    })
+}
+
+/// Encodes a picture in a format.
+pub fn encode(image: &RgbImage, format: ImageFormat) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    image
+        .write_to(&mut std::io::Cursor::new(&mut bytes), format)
+        .unwrap();
+    assert!(
+        bytes.len() >= 1024,
+        "{format:?} is only {} bytes",
+        bytes.len()
+    );
+    bytes
+}
+
+/// A PNG of a shape.
+pub fn png(shape: Shape, seed: u32) -> Vec<u8> {
+    encode(&part_image(shape, seed), ImageFormat::Png)
+}
+
+/// Waits until `check` returns `Some`, polling every 50 ms, failing after `deadline`.
+pub async fn wait_until<T, F, Fut>(deadline: Duration, what: &str, mut check: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Option<T>>,
+{
+    let started = tokio::time::Instant::now();
+    loop {
+        if let Some(value) = check().await {
+            return value;
+        }
+        assert!(started.elapsed() < deadline, "gave up waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
