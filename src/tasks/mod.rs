@@ -14,6 +14,7 @@ pub mod job_store;
 pub mod local_workspace;
 pub mod poll;
 pub mod search_flow;
+mod search_runner;
 pub mod secrets;
 pub mod service_choice;
 pub mod thumbnails;

@@ -3,7 +3,8 @@
 //! earlier, the text and the attribute terms.
 //!
 //! With nothing to upload it is one `GET /api/Search`; otherwise the views go through
-//! [`run_file_search`] (single call when they share an extension, else two-step with indexing waits).
+//! [`run_file_search`]: one single-call `PUT /api/Search` when they share an extension, otherwise
+//! two-step with asynchronous indexing (`indexAsync=true`, progress while polling).
 //! A result's image is downloaded first ([`ApiClient::fetch_image`], the URL exactly as given) and
 //! uploaded under a name whose extension matches its bytes.
 
@@ -51,8 +52,6 @@ pub struct ViewSearchRequest {
     pub uploads: Vec<ViewSource>,
     /// Kept input UIDs, text and attribute terms.
     pub filter: SearchFilter,
-    /// How the views go up.
-    pub options: FileSearchOptions,
     /// Further search parameters the interface leaves open (for example `maxResults`).
     pub extra_params: Vec<(String, String)>,
 }
@@ -85,6 +84,16 @@ pub fn result_image_file_name(name: &str, bytes: &[u8]) -> Result<String, ApiErr
         stem
     };
     Ok(format!("{stem}.{extension}"))
+}
+
+/// The workflow for these views: a single call when they share an extension, otherwise two-step
+/// with asynchronous indexing.
+pub fn workflow_for(sources: &[UploadSource]) -> FileSearchOptions {
+    let shared = crate::api::search::shared_extension(sources).is_ok();
+    FileSearchOptions {
+        two_step: !shared,
+        index_async: !shared,
+    }
 }
 
 /// Turns a view into an upload source, downloading a result's image.
@@ -139,7 +148,7 @@ pub async fn run_view_search(
         client,
         &sources,
         request.filter.clone(),
-        &request.options,
+        &workflow_for(&sources),
         poll_policy,
         cancel,
         progress,
@@ -173,13 +182,33 @@ mod tests {
         assert!(result_image_file_name("x", b"solid cube").is_err());
     }
 
+    #[test]
+    fn mixed_formats_go_two_step_with_asynchronous_indexing() {
+        let view = |name: &str| UploadSource::Bytes {
+            name: name.into(),
+            bytes: bytes::Bytes::from_static(b"x"),
+        };
+        let single = workflow_for(&[view("a.png"), view("b.PNG")]);
+        assert!(super::super::search_flow::uses_single_call(
+            &[view("a.png"), view("b.png")],
+            &single
+        ));
+        let mixed = workflow_for(&[view("a.png"), view("b.jpg")]);
+        assert_eq!(
+            mixed,
+            FileSearchOptions {
+                two_step: true,
+                index_async: true
+            }
+        );
+    }
+
     #[tokio::test]
     async fn an_empty_search_is_refused_before_sending() {
         let client = ApiClient::new("http://127.0.0.1:9").unwrap();
         let request = ViewSearchRequest {
             uploads: Vec::new(),
             filter: SearchFilter::new(),
-            options: FileSearchOptions::default(),
             extra_params: Vec::new(),
         };
         let error = run_view_search(

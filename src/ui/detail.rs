@@ -217,6 +217,21 @@ impl DetailView {
         &self.status
     }
 
+    /// The file shown (or being loaded), if any.
+    pub fn showing(&self) -> Option<FileUid> {
+        match &self.status {
+            DetailStatus::Empty => None,
+            DetailStatus::Loading(uid) | DetailStatus::Failed { uid, .. } => Some(uid.clone()),
+            DetailStatus::Ready => self.record.as_ref().map(FileMap::file_uid),
+        }
+    }
+
+    /// True when `uid` is the file shown or being loaded.
+    pub fn is_showing(&self, uid: &FileUid) -> bool {
+        self.showing()
+            .is_some_and(|shown| shown.canonical() == uid.canonical())
+    }
+
     /// The record shown, if any.
     pub fn record(&self) -> Option<&FileMap> {
         self.record.as_ref()

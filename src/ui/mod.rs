@@ -14,7 +14,7 @@ pub mod navigation;
 pub mod notices;
 pub mod results;
 pub mod search_bar;
-pub mod search_home;
+pub mod search_place;
 pub mod settings;
 pub mod texture_cache;
 pub mod theme;

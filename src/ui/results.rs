@@ -448,6 +448,36 @@ impl ResultsView {
         self.notice = None;
     }
 
+    /// Takes a deleted file off the list.
+    pub fn remove_row(&mut self, uid: &FileUid) {
+        let canonical = uid.canonical();
+        if let Some(index) = self
+            .rows
+            .iter()
+            .position(|row| row.uid.canonical() == canonical)
+        {
+            self.rows.remove(index);
+            self.order = sorted_order(&self.rows, &self.sort);
+        }
+    }
+
+    /// Shows a file's new attributes (after they were saved).
+    pub fn update_attributes(&mut self, uid: &FileUid, attributes: &[Attribute]) {
+        let canonical = uid.canonical();
+        let mut changed = false;
+        for row in &mut self.rows {
+            if row.uid.canonical() == canonical {
+                row.attributes = attributes.to_vec();
+                changed = true;
+            }
+        }
+        if changed {
+            self.attribute_columns = attribute_names(&self.rows);
+            self.key_attributes = key_attribute_names(&self.rows, CARD_ATTRIBUTES);
+            self.order = sorted_order(&self.rows, &self.sort);
+        }
+    }
+
     /// Back to the state before any search.
     pub fn reset(&mut self) {
         self.clear_rows();

@@ -22,6 +22,9 @@ use crate::tasks::thumbnails::{ImageRequest, is_image_name, local_file_key};
 /// Most views one search takes (the interface's limit).
 pub const MAX_VIEWS: usize = crate::api::search::MAX_SEARCH_FILES;
 
+/// The id of the search text field; Ctrl+F puts the focus there.
+pub const SEARCH_FIELD_ID: &str = "search_text_field";
+
 /// How many completion suggestions are shown under a field.
 const SUGGESTIONS: usize = 6;
 
@@ -293,6 +296,11 @@ impl SearchBar {
     pub fn clear_filters(&mut self) {
         self.filters.clear();
         self.text.clear();
+    }
+
+    /// What the running search is doing, in words ("Indexing view 2 of 2 (4 s)…").
+    pub fn stage(&self) -> Option<&str> {
+        self.stage.as_deref()
     }
 
     /// The sentence shown under the bar (a refusal, an error), if any.
@@ -571,8 +579,9 @@ impl SearchBar {
             .collect()
     }
 
-    /// Adds the dropped files as views (refusals end up in [`SearchBar::message`]).
-    pub fn add_dropped_files(&mut self, paths: impl IntoIterator<Item = PathBuf>) {
+    /// Adds dropped or picked files as views (refusals end up in [`SearchBar::message`]). The app
+    /// routes files dropped on the window here while the Search place is shown.
+    pub fn add_files(&mut self, paths: impl IntoIterator<Item = PathBuf>) {
         let mut refusals = Vec::new();
         for path in paths {
             if let Err(message) = self.add_view(ViewSource::File(path)) {
@@ -593,27 +602,16 @@ impl SearchBar {
             self.names_requested = true;
             intents.push(SearchIntent::NeedAttributeNames);
         }
-        let dropped: Vec<PathBuf> = ui.input(|input| {
-            input
-                .raw
-                .dropped_files
-                .iter()
-                .map(|file| file.path().to_path_buf())
-                .collect()
-        });
-        if !dropped.is_empty() {
-            self.add_dropped_files(dropped);
-        }
-
         let mut run = false;
         self.views_ui(ui, textures, &mut intents);
         ui.add_space(4.0);
         ui.horizontal(|ui| {
-            let label = ui.label("Words:");
+            let label = ui.label("Search text");
             let response = ui
                 .add(
                     egui::TextEdit::singleline(&mut self.text)
-                        .hint_text("free text, e.g. pump housing")
+                        .id(egui::Id::unique(SEARCH_FIELD_ID))
+                        .hint_text("part number, material, words in drawings")
                         .desired_width(360.0)
                         .min_size(egui::vec2(360.0, 0.0)),
                 )
@@ -973,9 +971,6 @@ fn slot_thumbnail_ui(
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
-    use std::sync::Arc;
-
     use egui_kittest::Harness;
     use egui_kittest::kittest::Queryable as _;
 
@@ -1160,10 +1155,10 @@ mod tests {
         let mut harness = harness(SearchBar::new());
         harness.run();
         assert_eq!(harness.state().intents, [SearchIntent::NeedAttributeNames]);
-        let field = harness.get_by_label("Words:");
+        let field = harness.get_by_label("Search text");
         field.focus();
         harness.run();
-        harness.get_by_label("Words:").type_text("flange");
+        harness.get_by_label("Search text").type_text("flange");
         harness.run();
         harness.key_press(egui::Key::Enter);
         // The running search shows a spinner, which keeps repainting: step instead of running to rest.
@@ -1216,31 +1211,14 @@ mod tests {
         assert_eq!(harness.state().bar.filters()[0].value, "steel");
     }
 
-    #[derive(Debug)]
-    struct DroppedPath(PathBuf);
-
-    impl egui::DroppedFile for DroppedPath {
-        fn path(&self) -> &Path {
-            &self.0
-        }
-
-        fn bytes(&self) -> Result<Vec<u8>, String> {
-            Err("not read in this test".into())
-        }
-    }
-
     #[test]
-    fn dropped_files_become_views_that_can_be_removed() {
+    fn added_files_become_views_that_can_be_removed() {
         let mut harness = harness(SearchBar::new());
         harness.run();
-        for name in ["front.stl", "side.png"] {
-            harness
-                .input_mut()
-                .dropped_files
-                .push(Arc::new(DroppedPath(PathBuf::from(format!(
-                    "/parts/{name}"
-                )))));
-        }
+        harness.state_mut().bar.add_files([
+            PathBuf::from("/parts/front.stl"),
+            PathBuf::from("/parts/side.png"),
+        ]);
         harness.run();
         // The STL went in; the PNG is refused as another kind, with a sentence.
         assert_eq!(harness.state().bar.views().len(), 1);

@@ -102,12 +102,23 @@ impl SweepReport {
 }
 
 /// Textures by key (usually the image URL), bounded in bytes; see the module documentation.
-#[derive(Debug)]
 pub struct TextureCache<T> {
     entries: HashMap<String, Entry<T>>,
     budget_bytes: usize,
     held_bytes: usize,
     frame: u64,
+}
+
+impl<T> std::fmt::Debug for TextureCache<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Keys may be URLs with tokens: only the figures.
+        f.debug_struct("TextureCache")
+            .field("entries", &self.entries.len())
+            .field("held_bytes", &self.held_bytes)
+            .field("budget_bytes", &self.budget_bytes)
+            .field("frame", &self.frame)
+            .finish()
+    }
 }
 
 impl<T> Default for TextureCache<T> {
