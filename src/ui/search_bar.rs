@@ -241,8 +241,6 @@ impl SearchPlan {
 pub enum SearchIntent {
     /// Run this search (the bar now shows it running).
     Run(SearchPlan),
-    /// Stop the running search.
-    Cancel,
     /// Open the file picker to add views.
     PickViews,
     /// Load the company's attribute names (`GET /api/FileAttributes`) for completion.
@@ -619,12 +617,10 @@ impl SearchBar {
             if response.lost_focus() && ui.input(|input| input.key_pressed(egui::Key::Enter)) {
                 run = true;
             }
+            // While a search runs, the results area offers to cancel it.
             if self.running.is_some() {
-                if ui.button("Cancel").clicked() {
-                    intents.push(SearchIntent::Cancel);
-                }
                 ui.spinner();
-            } else if ui.button("Search").clicked() {
+            } else if ui.button("Find parts").clicked() {
                 run = true;
             }
             if ui.button("Add filter").clicked() {
@@ -1166,7 +1162,10 @@ mod tests {
         let plans = runs(&harness.state().intents);
         assert_eq!(plans.len(), 1);
         assert_eq!(plans[0].filter.inner(), "FT=flange");
-        harness.get_by_label("Cancel");
+        assert!(
+            harness.query_by_label("Find parts").is_none(),
+            "no second search while one runs"
+        );
     }
 
     #[test]

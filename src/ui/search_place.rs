@@ -305,7 +305,6 @@ impl SearchPlace {
     fn search_intent(&mut self, intent: SearchIntent, commands: &mut CommandQueue) {
         match intent {
             SearchIntent::Run(plan) => self.start_search(plan, commands),
-            SearchIntent::Cancel => self.cancel_search(commands),
             SearchIntent::PickViews => commands.backend(Command::PickViews),
             SearchIntent::NeedAttributeNames => commands.backend(Command::LoadAttributeNames),
             SearchIntent::NeedAttributeValues(name) => {
