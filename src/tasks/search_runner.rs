@@ -148,18 +148,13 @@ impl Backend {
     }
 
     fn load_image(&self, request: ImageRequest) {
+        // Local views load without a session; URLs wait for none either (a card shown before a
+        // login would be a stale one) and fail, to be asked for again by the next search.
         let client = self.lock().session().map(|session| session.client.clone());
-        let Some(client) = client else {
-            self.emit(Event::ImageFailed {
-                key: request.key,
-                message: "not logged in".into(),
-            });
-            return;
-        };
         let backend = self.clone();
         self.shared.searches.images.request(
             &self.shared.runtime,
-            &client,
+            client.as_ref(),
             request,
             move |outcome| match outcome.result {
                 Ok(image) => backend.emit(Event::ImageLoaded(image)),

@@ -265,11 +265,12 @@ impl ImageLoader {
 
     /// Starts loading on `runtime` unless a request for the same key is already in flight (then it
     /// returns false and nothing more happens). `deliver` is called once with the outcome, on a
-    /// runtime thread, unless the request is cancelled first.
+    /// runtime thread, unless the request is cancelled first. URLs need a `client`; local files and
+    /// bytes do not (they load before any login).
     pub fn request(
         &self,
         runtime: &tokio::runtime::Handle,
-        client: &ApiClient,
+        client: Option<&ApiClient>,
         request: ImageRequest,
         deliver: impl FnOnce(ImageOutcome) + Send + 'static,
     ) -> bool {
@@ -289,12 +290,12 @@ impl ImageLoader {
             );
         }
         let shared = Arc::clone(&self.shared);
-        let client = client.clone();
+        let client = client.cloned();
         runtime.spawn(async move {
             let key = request.key.clone();
             let result = tokio::select! {
                 _ = cancel.cancelled() => None,
-                result = load(&shared, &client, request) => Some(result),
+                result = load(&shared, client.as_ref(), request) => Some(result),
             };
             {
                 let mut in_flight = shared.in_flight();
@@ -337,7 +338,7 @@ impl ImageLoader {
 /// Waits for a permit, gets the bytes and decodes them off the async workers.
 async fn load(
     shared: &Shared,
-    client: &ApiClient,
+    client: Option<&ApiClient>,
     request: ImageRequest,
 ) -> Result<DecodedImage, ImageError> {
     let _permit = shared
@@ -346,7 +347,14 @@ async fn load(
         .await
         .map_err(|_| ImageError::Decode("the image loader has shut down".into()))?;
     let bytes = match &request.source {
-        ImageSource::Url(url) => client.fetch_image(url).await?,
+        ImageSource::Url(url) => match client {
+            Some(client) => client.fetch_image(url).await?,
+            None => {
+                return Err(ImageError::Fetch(ApiError::InvalidInput(
+                    "not logged in to the service".into(),
+                )));
+            }
+        },
         ImageSource::File(path) => read_local(path).await?,
         ImageSource::Bytes(bytes) => bytes.clone(),
     };
@@ -479,7 +487,7 @@ mod tests {
         let url = format!("{}/img/a.png?token=x", server.base);
         assert!(loader.request(
             &tokio::runtime::Handle::current(),
-            &client,
+            Some(&client),
             ImageRequest::thumbnail(&url),
             move |outcome| {
                 let _ = sender.send(outcome);
@@ -507,7 +515,7 @@ mod tests {
             let sender = sender.clone();
             loader.request(
                 &tokio::runtime::Handle::current(),
-                &client,
+                Some(&client),
                 ImageRequest::thumbnail(url),
                 move |outcome| {
                     let _ = sender.send(outcome);
@@ -542,7 +550,7 @@ mod tests {
             let delivered = delivered.clone();
             if loader.request(
                 &tokio::runtime::Handle::current(),
-                &client,
+                Some(&client),
                 ImageRequest::thumbnail(&url),
                 move |_| {
                     delivered.fetch_add(1, Ordering::SeqCst);
@@ -571,7 +579,7 @@ mod tests {
             let delivered = delivered.clone();
             loader.request(
                 &tokio::runtime::Handle::current(),
-                &client,
+                Some(&client),
                 ImageRequest::thumbnail(format!("{}/img/{i}.png", server.base)),
                 move |_| {
                     delivered.fetch_add(1, Ordering::SeqCst);
@@ -604,7 +612,7 @@ mod tests {
             let delivered = delivered.clone();
             loader.request(
                 &tokio::runtime::Handle::current(),
-                &client,
+                Some(&client),
                 ImageRequest::thumbnail(format!("{}/img/{name}.png", server.base)),
                 move |outcome| delivered.lock().unwrap().push(outcome.key),
             );
@@ -639,7 +647,7 @@ mod tests {
         let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel();
         loader.request(
             &tokio::runtime::Handle::current(),
-            &client,
+            Some(&client),
             ImageRequest::local_file(&path),
             move |outcome| {
                 let _ = sender.send(outcome);

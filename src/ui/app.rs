@@ -40,6 +40,8 @@ pub struct AppOptions {
     pub settings: Option<Settings>,
     /// Files given on the command line ("Open with partlens"): they start in the upload form.
     pub initial_files: Vec<PathBuf>,
+    /// Files given after `--search`: they start as the views of a search.
+    pub initial_views: Vec<PathBuf>,
 }
 
 /// Where the connection to the service is, as the shell shows it.
@@ -94,6 +96,11 @@ impl App {
             .storage
             .and_then(|storage| eframe::get_value::<AttributeDrafts>(storage, DRAFTS_STORAGE_KEY))
             .unwrap_or_default();
+        let mut search = SearchPlace::new(drafts);
+        if !options.initial_views.is_empty() {
+            search.add_views(options.initial_views);
+            view = View::Search;
+        }
         let mut upload = UploadView::default();
         if !options.initial_files.is_empty() {
             upload.stage(options.initial_files);
@@ -120,7 +127,7 @@ impl App {
             commands: CommandQueue::default(),
             login: LoginView::default(),
             upload,
-            search: SearchPlace::new(drafts),
+            search,
             notices: Notices::default(),
         }
     }
@@ -370,7 +377,11 @@ impl eframe::App for App {
             .show(ui, |ui| {
                 self.connection_banner_ui(ui);
                 match self.view {
-                    View::Search => self.search.ui(ui, &mut self.commands),
+                    View::Search => {
+                        self.search
+                            .set_texture_budget(self.settings.thumbnail_cache_bytes());
+                        self.search.ui(ui, &mut self.commands);
+                    }
                     View::Upload => self.upload.ui(ui, &mut self.commands),
                     View::Jobs => jobs_ui(
                         ui,

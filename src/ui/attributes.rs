@@ -671,18 +671,26 @@ fn values_ui(
         .labelled_by(values_label);
     if response.changed() {
         changed = true;
+        // The refusal stays up while the value is typed on, so it is read; adding the value or
+        // emptying the field takes it down.
         if row.new_value.contains(VALUE_DELIMITER) {
             row.new_value.retain(|c| c != VALUE_DELIMITER);
             *refusal = Some((index, PIPE_REFUSED.to_owned()));
-        } else if refusal.as_ref().is_some_and(|(row, _)| *row == index) {
+        } else if row.new_value.is_empty() && refusal.as_ref().is_some_and(|(row, _)| *row == index)
+        {
             *refusal = None;
         }
     }
     let enter = response.lost_focus() && ui.input(|input| input.key_pressed(egui::Key::Enter));
-    if (enter || ui.small_button("Add value").clicked())
-        && let Err(message) = row.add_typed_value()
-    {
-        *refusal = Some((index, message));
+    if enter || ui.small_button("Add value").clicked() {
+        match row.add_typed_value() {
+            Ok(()) => {
+                if refusal.as_ref().is_some_and(|(row, _)| *row == index) {
+                    *refusal = None;
+                }
+            }
+            Err(message) => *refusal = Some((index, message)),
+        }
     }
     if enter {
         changed = true;
@@ -874,8 +882,11 @@ mod tests {
         harness.run();
         harness.get_by_label("Values").focus();
         harness.run();
-        harness.get_by_label("Values").type_text("US|APAC");
+        harness.get_by_label("Values").type_text("US|");
         harness.run();
+        harness.get_by_label("Values").type_text("APAC");
+        harness.run();
+        // Still shown after typing on, so it is read.
         harness.get_by_label(PIPE_REFUSED);
         let row = &harness.state().editor.draft().unwrap().rows[0];
         assert_eq!(row.new_value, "USAPAC");

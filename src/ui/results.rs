@@ -573,8 +573,8 @@ impl ResultsView {
                 state_message_ui(
                     ui,
                     "No search yet.",
-                    "Drop images or 3D models of a part on the window or add them with \
-                     \"Add views…\", or type words, then press Enter.",
+                    "Add views of a part (drop images or 3D models on the window, or use \
+                     \"Add views…\"), or type words, then press Enter or \"Find parts\".",
                     None,
                 );
                 ui.vertical_centered(|ui| {

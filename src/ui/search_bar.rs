@@ -436,6 +436,8 @@ impl SearchBar {
                     }
                 }
                 self.running = Some(plan.upload_ids());
+                // The completion of the edited filter has done its job.
+                self.active_filter = None;
                 self.stage = Some(if plan.is_by_uids_only() {
                     "Searching…".to_owned()
                 } else {

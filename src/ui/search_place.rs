@@ -91,6 +91,12 @@ impl SearchPlace {
         self.running_search.is_some()
     }
 
+    /// Sets the thumbnail cache's budget in bytes (from Settings).
+    pub fn set_texture_budget(&mut self, bytes: u64) {
+        self.textures
+            .set_budget_bytes(usize::try_from(bytes).unwrap_or(usize::MAX));
+    }
+
     /// Forgets the completion lists (a new login, maybe another service): they load again.
     pub fn forget_completions(&mut self) {
         self.bar.forget_completions();

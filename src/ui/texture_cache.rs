@@ -144,6 +144,11 @@ impl<T> TextureCache<T> {
         self.budget_bytes
     }
 
+    /// Changes the budget (Settings); the next sweep applies it.
+    pub fn set_budget_bytes(&mut self, budget_bytes: usize) {
+        self.budget_bytes = budget_bytes;
+    }
+
     /// Bytes of texture memory held by loaded entries.
     pub fn held_bytes(&self) -> usize {
         self.held_bytes
@@ -493,6 +498,20 @@ mod tests {
         assert_eq!(cache.request("broken"), Lookup::Failed("not an image"));
         assert!(cache.forget("broken"));
         assert_eq!(cache.request("broken"), Lookup::NeedsFetch);
+    }
+
+    #[test]
+    fn a_smaller_budget_applies_at_the_next_sweep() {
+        let mut cache = TextureCache::new(1000);
+        cache.insert("a", FakeTexture(400));
+        cache.begin_frame();
+        cache.insert("b", FakeTexture(400));
+        advance(&mut cache, KEEP_SHOWN_FRAMES + 1);
+        assert_eq!(cache.loaded_count(), 2);
+        cache.set_budget_bytes(500);
+        let report = cache.begin_frame();
+        assert_eq!(report.evicted, vec!["a".to_owned()]);
+        assert_eq!(cache.held_bytes(), 400);
     }
 
     #[test]
