@@ -482,6 +482,7 @@ fn a_delete_refused_with_403_says_why() {
     let mut harness = app_on(&runtime, data.path(), &service, "alice", "alice password");
 
     open_result(&mut harness, "pulley", "pulley.png");
+    harness.check_accessibility();
     harness.get_by_label("Delete file…").click();
     harness.step();
     harness.get_by_label_contains("This cannot be undone");
