@@ -71,22 +71,29 @@ fn check_display() -> anyhow::Result<()> {
 
 /// What the command line asks for.
 enum Invocation {
-    /// Open the window, with these files in the upload form.
-    Open(Vec<std::path::PathBuf>),
+    /// Open the window, with these files in the upload form (`files`) or as the views of a search
+    /// (`views`, after `--search`).
+    Open {
+        files: Vec<std::path::PathBuf>,
+        views: Vec<std::path::PathBuf>,
+    },
     /// Print this text and stop.
     Print(String),
 }
 
 fn parse_arguments() -> Invocation {
     let mut files = Vec::new();
+    let mut views = Vec::new();
+    let mut searching = false;
     for argument in std::env::args_os().skip(1) {
         match argument.to_str() {
             Some("-h" | "--help") => {
                 return Invocation::Print(format!(
                     "partlens {version}: visual part search\n\n\
-                     usage: partlens [FILE...]\n\n\
-                     Opens the app; FILEs start in the upload form. With no service configured it \
-                     opens a local workspace.\nEnvironment: {data} (data folder), {samples} \
+                     usage: partlens [FILE...] [--search VIEW...]\n\n\
+                     Opens the app; FILEs start in the upload form, VIEWs (up to ten images or \
+                     models of one part) in the search bar. With no service configured it opens a \
+                     local workspace.\nEnvironment: {data} (data folder), {samples} \
                      (sample library), RUST_LOG (log filter).",
                     version = env!("CARGO_PKG_VERSION"),
                     data = workspace::DATA_DIR_ENV,
@@ -96,18 +103,24 @@ fn parse_arguments() -> Invocation {
             Some("-V" | "--version") => {
                 return Invocation::Print(format!("partlens {}", env!("CARGO_PKG_VERSION")));
             }
+            Some("--search") => searching = true,
             _ => {
                 let path = std::path::PathBuf::from(argument);
-                files.push(std::path::absolute(&path).unwrap_or(path));
+                let path = std::path::absolute(&path).unwrap_or(path);
+                if searching {
+                    views.push(path);
+                } else {
+                    files.push(path);
+                }
             }
         }
     }
-    Invocation::Open(files)
+    Invocation::Open { files, views }
 }
 
 fn run() -> anyhow::Result<()> {
-    let initial_files = match parse_arguments() {
-        Invocation::Open(files) => files,
+    let (initial_files, initial_views) = match parse_arguments() {
+        Invocation::Open { files, views } => (files, views),
         Invocation::Print(text) => {
             println!("{text}");
             return Ok(());
@@ -161,6 +174,7 @@ fn run() -> anyhow::Result<()> {
         data_dir,
         settings: None,
         initial_files,
+        initial_views,
     };
     let outcome = eframe::run_native(
         "partlens",

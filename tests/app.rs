@@ -107,6 +107,9 @@ fn dropped_files_land_in_the_upload_form_with_folder_and_name_prefilled() {
     for (seed, file) in files.iter().enumerate() {
         write_part_png(file, seed as u32);
     }
+    // Dropped on any place but Search (where they become the views of a search).
+    harness.get_by_role_and_label(Role::Button, "Jobs").click();
+    harness.step();
     drop_files(&mut harness, &files);
     step_until_label(&mut harness, "Upload 2 files");
     assert_eq!(harness.state().view(), View::Upload);
@@ -223,6 +226,11 @@ fn wait_logged_in(harness: &mut Harness<'_, App>) {
 /// Drops `files`, keeps them as search inputs (asynchronous indexing) or makes them database files,
 /// and presses Upload.
 fn upload_through_the_form(harness: &mut Harness<'_, App>, files: &[PathBuf], database: bool) {
+    // On the Search place dropped files become search views; the upload form takes them here.
+    harness
+        .get_by_role_and_label(Role::Button, "Upload")
+        .click();
+    harness.step();
     drop_files(harness, files);
     let button = if files.len() == 1 {
         "Upload 1 file".to_owned()

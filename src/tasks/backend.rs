@@ -62,11 +62,13 @@ pub(super) struct Shared {
     events: mpsc::Sender<Event>,
     repaint: RwLock<RepaintFn>,
     secrets: Arc<dyn SecretStore>,
-    picker: Arc<dyn FilePicker>,
+    pub(super) picker: Arc<dyn FilePicker>,
     launcher: Arc<dyn LocalWorkspaceLauncher>,
     pub(super) job_store: JobStore,
     pub(super) upload_slots: Arc<Semaphore>,
     pub(super) state: Mutex<State>,
+    /// Running searches and image loads (see `search_runner.rs`).
+    pub(super) searches: super::search_runner::SearchTasks,
 }
 
 /// A logged-in client and the login it came from.
@@ -172,6 +174,7 @@ impl Backend {
                 launcher: parts.launcher,
                 job_store,
                 upload_slots: Arc::new(Semaphore::new(parts.upload_slots.max(1))),
+                searches: super::search_runner::SearchTasks::default(),
                 state: Mutex::new(State {
                     service: None,
                     connection: Connection::Idle,
@@ -245,6 +248,28 @@ impl Backend {
             Command::ClearFinishedJobs => self.clear_finished_jobs(),
             Command::SetPollPolicy(policy) => self.lock().poll_policy = policy,
             Command::ResumeJob(id) => self.start_job(id),
+            Command::PickViews => {
+                let backend = self.clone();
+                let picker = self.shared.picker.clone();
+                self.spawn(async move {
+                    let paths = picker.pick_files().await;
+                    backend.emit(Event::ViewsPicked(paths));
+                });
+            }
+            Command::ExportCsv {
+                suggested_name,
+                csv,
+            } => self.export_csv(suggested_name, csv),
+            command @ (Command::Search { .. }
+            | Command::CancelSearch(_)
+            | Command::LoadAttributeNames
+            | Command::LoadAttributeValues(_)
+            | Command::LoadRecord(_)
+            | Command::SaveAttributes { .. }
+            | Command::ClearAttributes(_)
+            | Command::DeleteFile(_)
+            | Command::LoadImage(_)
+            | Command::CancelImage(_)) => self.run_search_command(command),
         }
     }
 

@@ -4,6 +4,9 @@
 use super::job::{JobId, UploadSpec};
 use super::poll::PollPolicy;
 use super::service_choice::ServiceChoice;
+use super::thumbnails::ImageRequest;
+use super::view_search::ViewSearchRequest;
+use crate::api::{Attribute, FileUid};
 
 /// A request to the backend.
 #[derive(Clone, Debug, PartialEq)]
@@ -47,6 +50,53 @@ pub enum Command {
     /// Carry on with an unfinished job: upload it, or poll its indexing when the upload went through
     /// (after a restart, or after a login that a 401 asked for).
     ResumeJob(JobId),
+    /// Ask the user for views to search by; answers `Event::ViewsPicked`.
+    PickViews,
+    /// Run a search (upload the views that need it, wait for their indexing, search); answers
+    /// `Event::SearchProgress`, then `SearchFinished` or `SearchFailed`, all with this `id`.
+    Search {
+        /// Chosen by the front end, so that answers to an older search can be told apart.
+        id: u64,
+        /// What to search.
+        request: ViewSearchRequest,
+    },
+    /// Stop the search with this id.
+    CancelSearch(u64),
+    /// Load the company's attribute names (`GET /api/FileAttributes`); answers
+    /// `Event::AttributeNames`.
+    LoadAttributeNames,
+    /// Load the values of an attribute (`GET /api/AttributeValues`); answers
+    /// `Event::AttributeValues`.
+    LoadAttributeValues(String),
+    /// Load a file record; answers `Event::RecordLoaded` or `RecordFailed`.
+    LoadRecord(FileUid),
+    /// Set a file's attributes (`PUT /api/FileAttributes`): the full list when `delete_existing`,
+    /// else added; answers `Event::AttributesSaved` or `AttributesSaveFailed`.
+    SaveAttributes {
+        /// The file.
+        uid: FileUid,
+        /// The attributes to send.
+        attributes: Vec<Attribute>,
+        /// Replace every attribute (true) or add these (false).
+        delete_existing: bool,
+    },
+    /// Remove every attribute of a file (`DELETE /api/FileAttributes`); answers like
+    /// `SaveAttributes`.
+    ClearAttributes(FileUid),
+    /// Delete a file; answers `Event::FileDeleted` or `DeleteFailed`.
+    DeleteFile(FileUid),
+    /// Load an image (a thumbnail, a large image, a local view) decoded and scaled; answers
+    /// `Event::ImageLoaded` or `ImageFailed`.
+    LoadImage(ImageRequest),
+    /// Stop loading the image with this key (its card scrolled away).
+    CancelImage(String),
+    /// Ask where to save the result list and write this CSV text there; answers with a notice.
+    ExportCsv {
+        /// The file name the dialog offers.
+        suggested_name: String,
+        /// The CSV text.
+        csv: String,
+    },
 }
 
 impl std::fmt::Display for Command {
@@ -66,6 +116,23 @@ impl std::fmt::Display for Command {
             Self::ClearFinishedJobs => f.write_str("clear finished jobs"),
             Self::SetPollPolicy(_) => f.write_str("set poll policy"),
             Self::ResumeJob(id) => write!(f, "resume job {id}"),
+            Self::PickViews => f.write_str("pick views"),
+            Self::Search { id, request } => {
+                write!(f, "search {id} ({} views to upload)", request.uploads.len())
+            }
+            Self::CancelSearch(id) => write!(f, "cancel search {id}"),
+            Self::LoadAttributeNames => f.write_str("load attribute names"),
+            Self::LoadAttributeValues(name) => write!(f, "load values of {name}"),
+            Self::LoadRecord(uid) => write!(f, "load record {uid}"),
+            Self::SaveAttributes {
+                uid, attributes, ..
+            } => write!(f, "save {} attributes of {uid}", attributes.len()),
+            Self::ClearAttributes(uid) => write!(f, "clear attributes of {uid}"),
+            Self::DeleteFile(uid) => write!(f, "delete {uid}"),
+            // Image URLs may carry a token: never in a log line.
+            Self::LoadImage(_) => f.write_str("load an image"),
+            Self::CancelImage(_) => f.write_str("cancel an image"),
+            Self::ExportCsv { csv, .. } => write!(f, "export {} bytes of CSV", csv.len()),
         }
     }
 }

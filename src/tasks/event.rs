@@ -3,7 +3,10 @@
 use std::path::PathBuf;
 
 use super::job::{Job, JobId};
+use super::search_flow::FileSearchProgress;
 use super::service_choice::ServiceChoice;
+use super::thumbnails::DecodedImage;
+use crate::api::{ApiError, Attribute, AttributeValue, FileUid, SearchResult};
 
 /// Who is logged in where.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -76,4 +79,86 @@ pub enum Event {
     JobRemoved(JobId),
     /// The user chose files in the dialog (empty when cancelled).
     FilesPicked(Vec<PathBuf>),
+    /// The user chose views to search by (empty when cancelled).
+    ViewsPicked(Vec<PathBuf>),
+    /// Where search `id` is (uploading, indexing, searching).
+    SearchProgress {
+        /// The search.
+        id: u64,
+        /// Its progress.
+        progress: FileSearchProgress,
+    },
+    /// Search `id` finished.
+    SearchFinished {
+        /// The search.
+        id: u64,
+        /// The search-input UIDs (earlier inputs first, then the views uploaded by this search).
+        input_uids: Vec<FileUid>,
+        /// The result.
+        result: SearchResult,
+    },
+    /// Search `id` failed or was cancelled; the sentence says why and what to do.
+    SearchFailed {
+        /// The search.
+        id: u64,
+        /// What happened.
+        message: String,
+    },
+    /// The company's attribute names.
+    AttributeNames(Vec<String>),
+    /// The values of an attribute, with counts.
+    AttributeValues {
+        /// The attribute.
+        name: String,
+        /// Its values.
+        values: Vec<AttributeValue>,
+    },
+    /// A file record, as the service sent it.
+    RecordLoaded {
+        /// The file.
+        uid: FileUid,
+        /// The record (every field).
+        record: serde_json::Value,
+    },
+    /// A file record could not be loaded.
+    RecordFailed {
+        /// The file.
+        uid: FileUid,
+        /// Why.
+        error: ApiError,
+    },
+    /// A file's attributes were saved (or cleared).
+    AttributesSaved {
+        /// The file.
+        uid: FileUid,
+        /// What the service has now.
+        attributes: Vec<Attribute>,
+        /// The record reloaded after the save, when that worked.
+        record: Option<serde_json::Value>,
+    },
+    /// Saving (or clearing) attributes failed.
+    AttributesSaveFailed {
+        /// The file.
+        uid: FileUid,
+        /// Why.
+        error: ApiError,
+    },
+    /// A file was deleted.
+    FileDeleted(FileUid),
+    /// A delete failed (403, 404, …).
+    DeleteFailed {
+        /// The file.
+        uid: FileUid,
+        /// Why.
+        error: ApiError,
+    },
+    /// An image is decoded and scaled.
+    ImageLoaded(DecodedImage),
+    /// An image could not be had.
+    ImageFailed {
+        /// The key it was requested under.
+        key: String,
+        /// Why, in words.
+        message: String,
+    },
 }

@@ -1,4 +1,4 @@
-//! Choosing files to upload with the platform's file dialog.
+//! Choosing files to upload (and where to save an export) with the platform's file dialogs.
 //!
 //! The dialog is awaited inside a task, never on the UI thread (rfd's `AsyncFileDialog`). Tests
 //! inject their choices through the [`FilePicker`] trait. Drag and drop does not work on native
@@ -12,6 +12,10 @@ use futures_util::future::BoxFuture;
 pub trait FilePicker: Send + Sync {
     /// The files the user chose; empty when the dialog was cancelled or could not open.
     fn pick_files(&self) -> BoxFuture<'static, Vec<PathBuf>>;
+
+    /// Where to save a file, starting from `suggested_name`; `None` when the dialog was cancelled or
+    /// could not open.
+    fn save_file(&self, suggested_name: String) -> BoxFuture<'static, Option<PathBuf>>;
 }
 
 /// The native dialog (xdg-desktop-portal on Linux, the system dialog on macOS and Windows).
@@ -40,12 +44,25 @@ impl FilePicker for NativeFilePicker {
                 .collect()
         })
     }
+
+    fn save_file(&self, suggested_name: String) -> BoxFuture<'static, Option<PathBuf>> {
+        Box::pin(async move {
+            rfd::AsyncFileDialog::new()
+                .set_title("Save the result list")
+                .set_file_name(suggested_name)
+                .add_filter("CSV", &["csv"])
+                .save_file()
+                .await
+                .map(|handle| handle.path().to_path_buf())
+        })
+    }
 }
 
 /// A picker that hands out prepared choices, one list per call (tests).
 #[derive(Debug, Default)]
 pub struct PreparedFilePicker {
     choices: std::sync::Mutex<std::collections::VecDeque<Vec<PathBuf>>>,
+    save_paths: std::sync::Mutex<std::collections::VecDeque<PathBuf>>,
 }
 
 impl PreparedFilePicker {
@@ -53,6 +70,15 @@ impl PreparedFilePicker {
     pub fn new(choices: impl IntoIterator<Item = Vec<PathBuf>>) -> Self {
         Self {
             choices: std::sync::Mutex::new(choices.into_iter().collect()),
+            save_paths: std::sync::Mutex::default(),
+        }
+    }
+
+    /// The same picker, answering the save dialog with these paths in order, then nothing.
+    pub fn with_save_paths(self, paths: impl IntoIterator<Item = PathBuf>) -> Self {
+        Self {
+            save_paths: std::sync::Mutex::new(paths.into_iter().collect()),
+            ..self
         }
     }
 }
@@ -65,6 +91,15 @@ impl FilePicker for PreparedFilePicker {
             .ok()
             .and_then(|mut choices| choices.pop_front())
             .unwrap_or_default();
+        Box::pin(async move { next })
+    }
+
+    fn save_file(&self, _suggested_name: String) -> BoxFuture<'static, Option<PathBuf>> {
+        let next = self
+            .save_paths
+            .lock()
+            .ok()
+            .and_then(|mut paths| paths.pop_front());
         Box::pin(async move { next })
     }
 }

@@ -14,8 +14,11 @@ pub mod job_store;
 pub mod local_workspace;
 pub mod poll;
 pub mod search_flow;
+mod search_runner;
 pub mod secrets;
 pub mod service_choice;
+pub mod thumbnails;
+pub mod view_search;
 pub mod wording;
 
 pub use backend::{Backend, BackendParts, DEFAULT_UPLOAD_SLOTS, RepaintFn};

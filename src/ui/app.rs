@@ -9,12 +9,14 @@ use std::path::PathBuf;
 use std::sync::{Arc, mpsc};
 
 use super::app_command::{AppCommand, CommandQueue};
+use super::attributes::AttributeDrafts;
 use super::drop_overlay;
 use super::jobs::jobs_ui;
 use super::login::LoginView;
 use super::navigation::View;
 use super::notices::Notices;
-use super::search_home::{SEARCH_FIELD_ID, SearchHome};
+use super::search_bar::SEARCH_FIELD_ID;
+use super::search_place::SearchPlace;
 use super::settings::{STORAGE_KEY, Settings, SettingsView};
 use super::theme;
 use super::top_bar::{TopBarStatus, top_bar_ui};
@@ -23,6 +25,10 @@ use crate::tasks::{Backend, Command, Event, Job, SessionInfo};
 
 /// The key under which eframe's storage keeps the place the user was at.
 const VIEW_STORAGE_KEY: &str = "partlens.view";
+
+/// The key under which eframe's storage keeps unsaved attribute edits (offered again at the next
+/// start).
+const DRAFTS_STORAGE_KEY: &str = "partlens.attribute_drafts";
 
 /// What the app needs besides its backend.
 #[derive(Clone, Debug)]
@@ -34,6 +40,8 @@ pub struct AppOptions {
     pub settings: Option<Settings>,
     /// Files given on the command line ("Open with partlens"): they start in the upload form.
     pub initial_files: Vec<PathBuf>,
+    /// Files given after `--search`: they start as the views of a search.
+    pub initial_views: Vec<PathBuf>,
 }
 
 /// Where the connection to the service is, as the shell shows it.
@@ -63,7 +71,7 @@ pub struct App {
     login: LoginView,
     upload: UploadView,
     settings_view: SettingsView,
-    search: SearchHome,
+    search: SearchPlace,
     notices: Notices,
 }
 
@@ -84,6 +92,15 @@ impl App {
             .storage
             .and_then(|storage| eframe::get_value::<View>(storage, VIEW_STORAGE_KEY))
             .unwrap_or_default();
+        let drafts = cc
+            .storage
+            .and_then(|storage| eframe::get_value::<AttributeDrafts>(storage, DRAFTS_STORAGE_KEY))
+            .unwrap_or_default();
+        let mut search = SearchPlace::new(drafts);
+        if !options.initial_views.is_empty() {
+            search.add_views(options.initial_views);
+            view = View::Search;
+        }
         let mut upload = UploadView::default();
         if !options.initial_files.is_empty() {
             upload.stage(options.initial_files);
@@ -110,7 +127,7 @@ impl App {
             commands: CommandQueue::default(),
             login: LoginView::default(),
             upload,
-            search: SearchHome::default(),
+            search,
             notices: Notices::default(),
         }
     }
@@ -150,16 +167,25 @@ impl App {
         &self.notices
     }
 
+    /// The Search place (query bar, results, detail, attribute editor).
+    pub fn search(&self) -> &SearchPlace {
+        &self.search
+    }
+
     /// True while the login form is shown.
     pub fn login_open(&self) -> bool {
         self.login.is_open()
     }
 
-    fn handle_event(&mut self, event: Event) {
+    fn handle_event(&mut self, ctx: &egui::Context, event: Event) {
+        let Some(event) = self.search.handle_event(ctx, event) else {
+            return;
+        };
         match event {
             Event::Connecting { detail } => self.connection = ConnectionState::Connecting(detail),
             Event::LoggedIn(info) => {
                 self.connection = ConnectionState::Ready;
+                self.search.forget_completions();
                 self.login.close();
                 if self.settings.service != info.service {
                     self.settings.service = info.service.clone();
@@ -194,12 +220,12 @@ impl App {
                 None => self.jobs.push(job),
             },
             Event::JobRemoved(id) => self.jobs.retain(|job| job.id != id),
-            Event::FilesPicked(paths) => {
-                if !paths.is_empty() {
-                    self.upload.stage(paths);
-                    self.view = View::Upload;
-                }
+            Event::FilesPicked(paths) if !paths.is_empty() => {
+                self.upload.stage(paths);
+                self.view = View::Upload;
             }
+            // A cancelled dialog; the search place's events were taken above.
+            _ => {}
         }
     }
 
@@ -304,18 +330,24 @@ impl App {
 }
 
 impl eframe::App for App {
-    fn logic(&mut self, _ctx: &egui::Context, _frame: &mut eframe::Frame) {
+    fn logic(&mut self, ctx: &egui::Context, _frame: &mut eframe::Frame) {
         while let Ok(event) = self.events.try_recv() {
-            self.handle_event(event);
+            self.handle_event(ctx, event);
         }
     }
 
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         let ctx = ui.ctx().clone();
         self.shortcuts(&ctx);
+        // Files dropped on the Search place become views of the search; elsewhere they are staged
+        // for upload.
         let dropped = drop_overlay::dropped_paths(&ctx);
         if !dropped.is_empty() {
-            self.commands.push(AppCommand::StageFiles(dropped));
+            if self.view == View::Search {
+                self.search.add_views(dropped);
+            } else {
+                self.commands.push(AppCommand::StageFiles(dropped));
+            }
         }
 
         let service_label = self.settings.service.label();
@@ -345,7 +377,11 @@ impl eframe::App for App {
             .show(ui, |ui| {
                 self.connection_banner_ui(ui);
                 match self.view {
-                    View::Search => self.search.ui(ui, &mut self.commands),
+                    View::Search => {
+                        self.search
+                            .set_texture_budget(self.settings.thumbnail_cache_bytes());
+                        self.search.ui(ui, &mut self.commands);
+                    }
                     View::Upload => self.upload.ui(ui, &mut self.commands),
                     View::Jobs => jobs_ui(
                         ui,
@@ -363,7 +399,12 @@ impl eframe::App for App {
                 }
             });
         self.login.ui(&ctx, &mut self.commands);
-        drop_overlay::overlay_ui(&ctx);
+        let drop_caption = if self.view == View::Search {
+            "Drop to search by these views"
+        } else {
+            "Drop to upload"
+        };
+        drop_overlay::overlay_ui(&ctx, drop_caption);
         self.run_commands(&ctx);
     }
 
@@ -375,5 +416,6 @@ impl eframe::App for App {
     fn save(&mut self, storage: &mut dyn eframe::Storage) {
         eframe::set_value(storage, STORAGE_KEY, &self.settings);
         eframe::set_value(storage, VIEW_STORAGE_KEY, &self.view);
+        eframe::set_value(storage, DRAFTS_STORAGE_KEY, self.search.drafts());
     }
 }

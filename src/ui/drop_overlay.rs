@@ -1,5 +1,6 @@
 //! The hover overlay shown while files are dragged over the window, and the collection of dropped
-//! files. Files can be dropped anywhere on the window; they land in the upload form.
+//! files. Files can be dropped anywhere on the window; they land in the upload form, or become the
+//! views of a search while the Search place is shown.
 //!
 //! Native Wayland delivers no file drops (winit); the "Add files…" button is always there too.
 
@@ -8,8 +9,8 @@ use std::path::PathBuf;
 
 use egui::{Align2, Color32, Id, LayerId, Order, TextStyle};
 
-/// Paints the overlay while files hover over the window.
-pub fn overlay_ui(ctx: &egui::Context) {
+/// Paints the overlay while files hover over the window; `caption` says what dropping does.
+pub fn overlay_ui(ctx: &egui::Context, caption: &str) {
     let hovered: Vec<String> = ctx.input(|input| {
         input
             .raw
@@ -27,7 +28,7 @@ pub fn overlay_ui(ctx: &egui::Context) {
     if hovered.is_empty() {
         return;
     }
-    let mut text = String::from("Drop to upload");
+    let mut text = caption.to_owned();
     let shown = hovered.len().min(6);
     for name in &hovered[..shown] {
         let _ = write!(text, "\n{name}");

@@ -5,13 +5,18 @@
 
 pub mod app;
 pub mod app_command;
+pub mod attributes;
+pub mod detail;
 pub mod drop_overlay;
 pub mod jobs;
 pub mod login;
 pub mod navigation;
 pub mod notices;
-pub mod search_home;
+pub mod results;
+pub mod search_bar;
+pub mod search_place;
 pub mod settings;
+pub mod texture_cache;
 pub mod theme;
 pub mod top_bar;
 pub mod upload;

@@ -76,6 +76,7 @@ pub fn app_harness(runtime: &tokio::runtime::Runtime, parts: &AppParts) -> Harne
         data_dir: parts.data_dir.clone(),
         settings: Some(parts.settings.clone()),
         initial_files: Vec::new(),
+        initial_views: Vec::new(),
     };
     Harness::builder()
         .with_size(egui::vec2(1100.0, 720.0))

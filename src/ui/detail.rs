@@ -1,0 +1,761 @@
+//! The detail view of one file record: the large image with zoom and pan, the record's fields and
+//! attributes, assembly parents and children as links, the PDF opened in the browser, the raw record
+//! as collapsible JSON (for the fields the interface leaves open), and deleting the file after a
+//! confirmation, with 401, 403 and 404 explained in words.
+//!
+//! The view never touches the backend: [`DetailView::ui`] returns [`DetailIntent`]s.
+
+use egui::{Align2, FontId, Rect, Vec2};
+
+use super::texture_cache::{Lookup, TextureCache};
+use crate::api::{ApiError, FileMap, FileUid};
+use crate::tasks::thumbnails::{ImageRequest, large_image_key};
+
+/// Height of the image area, in points.
+const IMAGE_HEIGHT: f32 = 420.0;
+
+/// The closest and farthest zoom of the image.
+const ZOOM_RANGE: std::ops::RangeInclusive<f32> = 0.05..=16.0;
+
+/// What the user asked the detail view to do; the app carries it out.
+#[derive(Clone, Debug, PartialEq)]
+pub enum DetailIntent {
+    /// Open another record (an assembly parent or child).
+    OpenFile(FileUid),
+    /// Load the record again.
+    Reload(FileUid),
+    /// Delete the file (the user has confirmed).
+    Delete(FileUid),
+    /// Open the attribute editor of this file.
+    EditAttributes(FileUid),
+    /// Search by this file's image.
+    MoreLikeThis {
+        /// The file.
+        uid: FileUid,
+        /// Its name.
+        name: String,
+        /// The image to search by.
+        image_url: String,
+    },
+    /// Load an image into the texture cache.
+    NeedImage(ImageRequest),
+    /// Go back to the results.
+    Back,
+}
+
+/// Where loading the record is.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum DetailStatus {
+    /// No file chosen.
+    #[default]
+    Empty,
+    /// The record is being loaded.
+    Loading(FileUid),
+    /// The record could not be loaded; the sentence says why.
+    Failed {
+        /// The file asked for.
+        uid: FileUid,
+        /// Why it could not be loaded, and what to do.
+        message: String,
+    },
+    /// The record is shown.
+    Ready,
+}
+
+/// Where deleting the file is.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum DeleteState {
+    /// Nothing asked.
+    #[default]
+    Idle,
+    /// The user pressed delete; the confirmation is shown.
+    Confirming,
+    /// The delete is on its way.
+    Deleting,
+    /// The service refused or failed; the sentence says why.
+    Failed(String),
+    /// The file is gone.
+    Deleted,
+}
+
+/// The sentence shown when a delete fails: what happened and what to do.
+pub fn explain_delete_error(error: &ApiError) -> String {
+    match error {
+        ApiError::Forbidden { .. } => "The service refused the delete. Only an admin may delete \
+             company files; you can delete the search inputs you uploaded."
+            .to_owned(),
+        ApiError::NotFound { .. } => "This file no longer exists: it was never uploaded or has \
+             already been deleted."
+            .to_owned(),
+        ApiError::Unauthorized => {
+            "Your session has expired. Log in again, then delete the file.".to_owned()
+        }
+        other if other.is_transient() => {
+            format!("The file was not deleted: {other}. Try again in a moment.")
+        }
+        other => format!("The file was not deleted: {other}."),
+    }
+}
+
+/// The sentence shown when a record cannot be loaded.
+pub fn explain_load_error(error: &ApiError) -> String {
+    match error {
+        ApiError::NotFound { .. } => "No file with this UID exists for your company: it was never \
+             uploaded or has been deleted."
+            .to_owned(),
+        ApiError::Unauthorized => {
+            "Your session has expired. Log in again to see this file.".to_owned()
+        }
+        ApiError::Forbidden { .. } => {
+            "The service does not let this user see this file.".to_owned()
+        }
+        other => format!("The file could not be loaded: {other}."),
+    }
+}
+
+/// The label of an assembly relation: its name where the record gives one, else its UID.
+fn relation_label(relation: &serde_json::Value) -> Option<(FileUid, String)> {
+    let uid = crate::api::model::relation_uids(std::slice::from_ref(relation))
+        .into_iter()
+        .next()?;
+    let name = relation
+        .as_object()
+        .and_then(|fields| {
+            ["DisplayName", "FileName", "Name"].iter().find_map(|key| {
+                fields
+                    .iter()
+                    .find(|(field, _)| field.eq_ignore_ascii_case(key))
+                    .and_then(|(_, value)| value.as_str())
+                    .filter(|text| !text.is_empty())
+                    .map(str::to_owned)
+            })
+        })
+        .unwrap_or_else(|| uid.to_string());
+    Some((uid, name))
+}
+
+/// The detail view's state.
+#[derive(Debug)]
+pub struct DetailView {
+    status: DetailStatus,
+    record: Option<FileMap>,
+    raw_pretty: String,
+    scene_rect: Rect,
+    delete: DeleteState,
+}
+
+impl Default for DetailView {
+    fn default() -> Self {
+        Self {
+            status: DetailStatus::Empty,
+            record: None,
+            raw_pretty: String::new(),
+            scene_rect: Rect::ZERO,
+            delete: DeleteState::Idle,
+        }
+    }
+}
+
+impl DetailView {
+    /// An empty view.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Starts showing `uid`: the previous record is cleared at once, so a stale record never stands
+    /// in for the one asked for.
+    pub fn set_loading(&mut self, uid: FileUid) {
+        *self = Self {
+            status: DetailStatus::Loading(uid),
+            ..Self::default()
+        };
+    }
+
+    /// Shows a record as the service sent it.
+    pub fn set_record(&mut self, raw: &serde_json::Value) {
+        match serde_json::from_value::<FileMap>(raw.clone()) {
+            Ok(record) => {
+                self.raw_pretty =
+                    serde_json::to_string_pretty(raw).unwrap_or_else(|_| raw.to_string());
+                self.record = Some(record);
+                self.status = DetailStatus::Ready;
+                self.scene_rect = Rect::ZERO;
+                self.delete = DeleteState::Idle;
+            }
+            Err(error) => {
+                let uid = match &self.status {
+                    DetailStatus::Loading(uid) => uid.clone(),
+                    _ => FileUid::from_reply(""),
+                };
+                self.status = DetailStatus::Failed {
+                    uid,
+                    message: format!("The service sent a record that could not be read: {error}."),
+                };
+            }
+        }
+    }
+
+    /// Shows why the record could not be loaded.
+    pub fn set_load_failed(&mut self, uid: FileUid, error: &ApiError) {
+        self.record = None;
+        self.status = DetailStatus::Failed {
+            uid,
+            message: explain_load_error(error),
+        };
+    }
+
+    /// The delete finished: `Ok` when the file is gone.
+    pub fn set_delete_result(&mut self, result: Result<(), &ApiError>) {
+        self.delete = match result {
+            Ok(()) => DeleteState::Deleted,
+            Err(error) => DeleteState::Failed(explain_delete_error(error)),
+        };
+    }
+
+    /// The status.
+    pub fn status(&self) -> &DetailStatus {
+        &self.status
+    }
+
+    /// The file shown (or being loaded), if any.
+    pub fn showing(&self) -> Option<FileUid> {
+        match &self.status {
+            DetailStatus::Empty => None,
+            DetailStatus::Loading(uid) | DetailStatus::Failed { uid, .. } => Some(uid.clone()),
+            DetailStatus::Ready => self.record.as_ref().map(FileMap::file_uid),
+        }
+    }
+
+    /// True when `uid` is the file shown or being loaded.
+    pub fn is_showing(&self, uid: &FileUid) -> bool {
+        self.showing()
+            .is_some_and(|shown| shown.canonical() == uid.canonical())
+    }
+
+    /// The record shown, if any.
+    pub fn record(&self) -> Option<&FileMap> {
+        self.record.as_ref()
+    }
+
+    /// Where deleting is.
+    pub fn delete_state(&self) -> &DeleteState {
+        &self.delete
+    }
+
+    /// Draws the view and returns what the user asked for.
+    pub fn ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        textures: &mut TextureCache<egui::TextureHandle>,
+    ) -> Vec<DetailIntent> {
+        let mut intents = Vec::new();
+        ui.horizontal(|ui| {
+            if ui.button("Back to results").clicked() {
+                intents.push(DetailIntent::Back);
+            }
+        });
+        ui.separator();
+        match self.status.clone() {
+            DetailStatus::Empty => {
+                ui.label("Open a result to see its record here.");
+            }
+            DetailStatus::Loading(uid) => {
+                ui.horizontal(|ui| {
+                    ui.spinner();
+                    ui.label(format!("Loading file {uid}…"));
+                });
+            }
+            DetailStatus::Failed { uid, message } => {
+                ui.colored_label(ui.visuals().error_fg_color, message);
+                if ui.button("Try again").clicked() {
+                    intents.push(DetailIntent::Reload(uid));
+                }
+            }
+            DetailStatus::Ready => {
+                if let Some(record) = self.record.clone() {
+                    self.record_ui(ui, &record, textures, &mut intents);
+                }
+            }
+        }
+        intents
+    }
+
+    fn record_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        record: &FileMap,
+        textures: &mut TextureCache<egui::TextureHandle>,
+        intents: &mut Vec<DetailIntent>,
+    ) {
+        let uid = record.file_uid();
+        ui.heading(record.title());
+        if self.delete == DeleteState::Deleted {
+            ui.label("The file was deleted. Its record is shown as it was.");
+        }
+        ui.columns(2, |columns| {
+            self.image_ui(&mut columns[0], record, textures, intents);
+            egui::ScrollArea::vertical()
+                .id_salt("detail fields")
+                .show(&mut columns[1], |ui| {
+                    self.fields_ui(ui, record, intents);
+                    ui.separator();
+                    self.actions_ui(ui, record, &uid, intents);
+                    ui.separator();
+                    egui::CollapsingHeader::new("Raw record (JSON)")
+                        .default_open(false)
+                        .show(ui, |ui| {
+                            ui.add(
+                                egui::Label::new(egui::RichText::new(&self.raw_pretty).monospace())
+                                    .selectable(true),
+                            );
+                        });
+                });
+        });
+    }
+
+    fn image_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        record: &FileMap,
+        textures: &mut TextureCache<egui::TextureHandle>,
+        intents: &mut Vec<DetailIntent>,
+    ) {
+        ui.horizontal(|ui| {
+            if ui.button("Zoom in").clicked() {
+                self.scene_rect = zoomed(self.scene_rect, 0.8);
+            }
+            if ui.button("Zoom out").clicked() {
+                self.scene_rect = zoomed(self.scene_rect, 1.25);
+            }
+            if ui.button("Fit").clicked() {
+                // An empty scene rectangle makes the next frame fit the whole image again.
+                self.scene_rect = Rect::ZERO;
+            }
+            ui.weak("Drag to pan, Ctrl + scroll to zoom");
+        });
+        let url = if record.large_image_url.trim().is_empty() {
+            record.thumbnail_url.trim()
+        } else {
+            record.large_image_url.trim()
+        };
+        let size = Vec2::new(ui.available_width(), IMAGE_HEIGHT);
+        let (rect, _) = ui.allocate_exact_size(size, egui::Sense::hover());
+        ui.painter()
+            .rect_filled(rect, 4.0, ui.visuals().extreme_bg_color);
+        let message = |ui: &egui::Ui, text: &str| {
+            ui.painter().text(
+                rect.center(),
+                Align2::CENTER_CENTER,
+                text,
+                FontId::proportional(14.0),
+                ui.visuals().weak_text_color(),
+            );
+        };
+        if url.is_empty() {
+            message(ui, "This file has no image.");
+            return;
+        }
+        let key = large_image_key(url);
+        match textures.request(&key) {
+            Lookup::Ready(texture) => {
+                let sized = egui::load::SizedTexture::from_handle(texture);
+                let image_rect = Rect::from_min_size(egui::Pos2::ZERO, sized.size);
+                // An empty scene rectangle means "fit": show the whole image, centred.
+                if self.scene_rect == Rect::ZERO || !self.scene_rect.is_finite() {
+                    self.scene_rect = image_rect;
+                }
+                let mut child = ui.new_child(egui::UiBuilder::new().max_rect(rect));
+                child.set_clip_rect(rect.intersect(ui.clip_rect()));
+                let mut scene_rect = self.scene_rect;
+                egui::Scene::new()
+                    .zoom_range(ZOOM_RANGE)
+                    .max_inner_size(sized.size)
+                    .show(&mut child, &mut scene_rect, |ui| {
+                        ui.put(
+                            image_rect,
+                            egui::Image::from_texture(sized)
+                                .fit_to_exact_size(sized.size)
+                                .sense(egui::Sense::hover()),
+                        );
+                    });
+                self.scene_rect = scene_rect;
+            }
+            Lookup::Pending => message(ui, "Loading the image…"),
+            Lookup::Failed(reason) => {
+                let text = format!("The image could not be shown: {reason}");
+                message(ui, &text);
+            }
+            Lookup::NeedsFetch => {
+                message(ui, "Loading the image…");
+                intents.push(DetailIntent::NeedImage(ImageRequest::large_image(url)));
+            }
+        }
+    }
+
+    fn fields_ui(&self, ui: &mut egui::Ui, record: &FileMap, intents: &mut Vec<DetailIntent>) {
+        egui::Grid::new("detail record fields")
+            .num_columns(2)
+            .striped(true)
+            .show(ui, |ui| {
+                let yes_no = |value: bool| if value { "yes" } else { "no" };
+                for (name, value) in [
+                    ("UID", record.uid.clone()),
+                    ("Display name", record.display_name.clone()),
+                    ("Stored as", record.file_name.clone()),
+                    ("Company", record.viz_space_id.clone()),
+                    (
+                        "Indexing finished",
+                        yes_no(record.indexing_finished).to_owned(),
+                    ),
+                    ("Has thumbnail", yes_no(record.has_thumbnail).to_owned()),
+                ] {
+                    ui.strong(name);
+                    ui.add(egui::Label::new(value).selectable(true));
+                    ui.end_row();
+                }
+            });
+        ui.add_space(6.0);
+        ui.strong("Attributes");
+        let attributes = record.parsed_attributes();
+        if attributes.is_empty() {
+            ui.weak("No attributes.");
+        }
+        for attribute in &attributes {
+            let name = match &attribute.unit {
+                Some(unit) => format!("{} ({unit})", attribute.name),
+                None => attribute.name.clone(),
+            };
+            ui.label(format!("{name}: {}", attribute.values.join(", ")));
+        }
+        if !record.extracted_attributes.is_empty() {
+            ui.add_space(6.0);
+            ui.strong("Extracted from the content");
+            for text in &record.extracted_attributes {
+                ui.label(text);
+            }
+        }
+        for (title, relations) in [
+            ("Assembly parents", &record.assembly_parents),
+            ("Assembly children", &record.assembly_children),
+        ] {
+            if relations.is_empty() {
+                continue;
+            }
+            ui.add_space(6.0);
+            ui.strong(title);
+            for relation in relations {
+                if let Some((uid, name)) = relation_label(relation)
+                    && ui.link(name).on_hover_text(uid.to_string()).clicked()
+                {
+                    intents.push(DetailIntent::OpenFile(uid));
+                }
+            }
+        }
+        if !record.pdf_url.trim().is_empty() {
+            ui.add_space(6.0);
+            if ui
+                .link("Open the PDF in the browser")
+                .on_hover_text("Opens the PDF viewer of this file")
+                .clicked()
+            {
+                ui.ctx()
+                    .open_url(egui::OpenUrl::new_tab(record.pdf_url.trim()));
+            }
+        }
+    }
+
+    fn actions_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        record: &FileMap,
+        uid: &FileUid,
+        intents: &mut Vec<DetailIntent>,
+    ) {
+        ui.horizontal(|ui| {
+            if ui.button("Edit attributes").clicked() {
+                intents.push(DetailIntent::EditAttributes(uid.clone()));
+            }
+            let image_url = [&record.large_image_url, &record.thumbnail_url]
+                .into_iter()
+                .map(|url| url.trim())
+                .find(|url| !url.is_empty())
+                .map(str::to_owned);
+            if ui
+                .add_enabled(image_url.is_some(), egui::Button::new("More like this"))
+                .clicked()
+                && let Some(image_url) = image_url
+            {
+                intents.push(DetailIntent::MoreLikeThis {
+                    uid: uid.clone(),
+                    name: record.title().to_owned(),
+                    image_url,
+                });
+            }
+            let can_delete = matches!(self.delete, DeleteState::Idle | DeleteState::Failed(_));
+            if ui
+                .add_enabled(can_delete, egui::Button::new("Delete file…"))
+                .clicked()
+            {
+                self.delete = DeleteState::Confirming;
+            }
+        });
+        match self.delete.clone() {
+            DeleteState::Idle | DeleteState::Deleted => {}
+            DeleteState::Confirming => {
+                egui::Frame::group(ui.style()).show(ui, |ui| {
+                    ui.label(format!(
+                        "Delete {}? The file, its attributes and its index entries are removed \
+                         from the service. This cannot be undone.",
+                        record.title()
+                    ));
+                    ui.horizontal(|ui| {
+                        if ui.button("Delete").clicked() {
+                            self.delete = DeleteState::Deleting;
+                            intents.push(DetailIntent::Delete(uid.clone()));
+                        }
+                        if ui.button("Keep the file").clicked() {
+                            self.delete = DeleteState::Idle;
+                        }
+                    });
+                });
+            }
+            DeleteState::Deleting => {
+                ui.horizontal(|ui| {
+                    ui.spinner();
+                    ui.label("Deleting…");
+                });
+            }
+            DeleteState::Failed(message) => {
+                ui.colored_label(ui.visuals().error_fg_color, message);
+            }
+        }
+    }
+}
+
+/// The scene rectangle zoomed around its centre: a factor below one zooms in.
+fn zoomed(scene_rect: Rect, factor: f32) -> Rect {
+    if scene_rect == Rect::ZERO || !scene_rect.is_finite() {
+        return scene_rect;
+    }
+    Rect::from_center_size(scene_rect.center(), scene_rect.size() * factor)
+}
+
+#[cfg(test)]
+mod tests {
+    use egui_kittest::Harness;
+    use egui_kittest::kittest::Queryable as _;
+
+    use super::*;
+
+    const UID: &str = "3f2504e0-4f89-41d3-9a0c-0305e82c3301";
+    const CHILD: &str = "9a1b2c3d-4f89-41d3-9a0c-0305e82c3302";
+
+    fn record() -> serde_json::Value {
+        serde_json::json!({
+            "UID": UID,
+            "VizSpaceID": "acme",
+            "FileName": "Brackets/bracket-01.stl",
+            "DisplayName": "Bracket 01",
+            "Attributes": ["material=steel", "region=EU|US", "weight(kg)=1.2"],
+            "ExtractedAttributes": ["Volume=12.5"],
+            "ThumbNailURLFromID": "http://127.0.0.1:9/t.png",
+            "PNGURLFromID": "http://127.0.0.1:9/l.png",
+            "PDFUrl": "http://127.0.0.1:9/viewer?file=1",
+            "HasThumbnail": true,
+            "IndexingFinished": true,
+            "AssemblyParents": [],
+            "AssemblyChildren": [{"UID": CHILD, "DisplayName": "Bolt M6"}],
+            "ShapeletCount": 7
+        })
+    }
+
+    struct Fixture {
+        view: DetailView,
+        textures: TextureCache<egui::TextureHandle>,
+        intents: Vec<DetailIntent>,
+    }
+
+    fn harness(view: DetailView) -> Harness<'static, Fixture> {
+        Harness::builder()
+            .with_size([1100.0, 800.0])
+            .build_ui_state(
+                |ui, fixture: &mut Fixture| {
+                    let intents = fixture.view.ui(ui, &mut fixture.textures);
+                    fixture.intents.extend(intents);
+                },
+                Fixture {
+                    view,
+                    textures: TextureCache::new(1 << 26),
+                    intents: Vec::new(),
+                },
+            )
+    }
+
+    fn ready_view() -> DetailView {
+        let mut view = DetailView::new();
+        view.set_loading(FileUid::from_reply(UID));
+        view.set_record(&record());
+        view
+    }
+
+    #[test]
+    fn delete_errors_are_explained_in_words() {
+        let forbidden = explain_delete_error(&ApiError::from_status(403, "false"));
+        assert!(
+            forbidden.contains("Only an admin may delete company files; you can delete the search inputs you uploaded."),
+            "{forbidden}"
+        );
+        assert!(explain_delete_error(&ApiError::from_status(404, "")).contains("no longer exists"));
+        assert!(explain_delete_error(&ApiError::Unauthorized).contains("Log in again"));
+        assert!(explain_delete_error(&ApiError::Network("down".into())).contains("Try again"));
+    }
+
+    #[test]
+    fn the_record_fields_attributes_and_links_are_shown() {
+        let mut harness = harness(ready_view());
+        harness.run();
+        // Heading and display-name field.
+        assert_eq!(harness.get_all_by_label("Bracket 01").count(), 2);
+        harness.get_by_label("Brackets/bracket-01.stl");
+        harness.get_by_label("region: EU, US");
+        harness.get_by_label("weight (kg): 1.2");
+        harness.get_by_label("Volume=12.5");
+        harness.get_by_label("Bolt M6").click();
+        harness.run();
+        assert!(
+            harness
+                .state()
+                .intents
+                .contains(&DetailIntent::OpenFile(FileUid::from_reply(CHILD)))
+        );
+        assert!(harness.state().intents.contains(&DetailIntent::NeedImage(
+            ImageRequest::large_image("http://127.0.0.1:9/l.png")
+        )));
+    }
+
+    #[test]
+    fn the_pdf_link_opens_in_the_browser() {
+        let mut harness = harness(ready_view());
+        harness.run();
+        harness.get_by_label("Open the PDF in the browser").click();
+        harness.step();
+        let opened: Vec<&egui::OpenUrl> = harness
+            .output()
+            .platform_output
+            .commands
+            .iter()
+            .filter_map(|command| match command {
+                egui::OutputCommand::OpenUrl(open) => Some(open),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(opened.len(), 1);
+        assert_eq!(opened[0].url, "http://127.0.0.1:9/viewer?file=1");
+    }
+
+    #[test]
+    fn the_raw_record_keeps_fields_the_spec_leaves_open() {
+        let mut harness = harness(ready_view());
+        harness.run();
+        harness.get_by_label("Raw record (JSON)").click();
+        harness.run();
+        harness.get_by_label_contains("\"ShapeletCount\": 7");
+    }
+
+    #[test]
+    fn delete_asks_first_and_a_403_says_why() {
+        let mut harness = harness(ready_view());
+        harness.run();
+        harness.get_by_label("Delete file…").click();
+        harness.run();
+        assert!(
+            !harness
+                .state()
+                .intents
+                .iter()
+                .any(|intent| matches!(intent, DetailIntent::Delete(_)))
+        );
+        harness.get_by_label("Keep the file").click();
+        harness.run();
+        assert_eq!(harness.state().view.delete_state(), &DeleteState::Idle);
+
+        harness.get_by_label("Delete file…").click();
+        harness.run();
+        harness.get_by_label("Delete").click();
+        harness.run_steps(2);
+        assert!(
+            harness
+                .state()
+                .intents
+                .contains(&DetailIntent::Delete(FileUid::from_reply(UID)))
+        );
+        harness
+            .state_mut()
+            .view
+            .set_delete_result(Err(&ApiError::from_status(403, "false")));
+        harness.run();
+        harness.get_by_label_contains("Only an admin may delete company files");
+    }
+
+    #[test]
+    fn a_missing_file_is_explained_and_can_be_retried() {
+        let mut view = DetailView::new();
+        view.set_loading(FileUid::from_reply(UID));
+        view.set_load_failed(FileUid::from_reply(UID), &ApiError::from_status(404, ""));
+        let mut harness = harness(view);
+        harness.run();
+        harness.get_by_label_contains("never uploaded or has been deleted");
+        harness.get_by_label("Try again").click();
+        harness.run();
+        assert_eq!(
+            harness.state().intents,
+            [DetailIntent::Reload(FileUid::from_reply(UID))]
+        );
+    }
+
+    #[test]
+    fn loading_another_file_drops_the_previous_record_at_once() {
+        let mut view = ready_view();
+        assert!(view.record().is_some());
+        view.set_loading(FileUid::from_reply(CHILD));
+        assert!(view.record().is_none());
+        assert_eq!(
+            view.status(),
+            &DetailStatus::Loading(FileUid::from_reply(CHILD))
+        );
+    }
+
+    #[test]
+    fn zoom_buttons_change_the_scene() {
+        let rect = Rect::from_min_size(egui::pos2(0.0, 0.0), Vec2::new(100.0, 50.0));
+        let zoomed_in = zoomed(rect, 0.8);
+        assert_eq!(zoomed_in.center(), rect.center());
+        assert_eq!(zoomed_in.size(), Vec2::new(80.0, 40.0));
+        assert_eq!(zoomed(Rect::ZERO, 0.8), Rect::ZERO);
+    }
+
+    #[test]
+    fn a_loaded_image_is_shown_in_the_scene_and_fit_resets_it() {
+        let mut harness = harness(ready_view());
+        harness.run();
+        let texture = harness.ctx.load_texture(
+            "large",
+            egui::ColorImage::filled([64, 32], egui::Color32::RED),
+            egui::TextureOptions::LINEAR,
+        );
+        harness
+            .state_mut()
+            .textures
+            .insert(large_image_key("http://127.0.0.1:9/l.png"), texture);
+        harness.run();
+        // The scene fitted itself to the image.
+        assert_ne!(harness.state().view.scene_rect, Rect::ZERO);
+        harness.get_by_label("Zoom in").click();
+        harness.run();
+        harness.get_by_label("Fit").click();
+        harness.step();
+        // Fit empties the rectangle, and the next frame fits the image again.
+        harness.run();
+        assert_ne!(harness.state().view.scene_rect, Rect::ZERO);
+    }
+}

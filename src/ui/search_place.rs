@@ -1,0 +1,391 @@
+//! The Search place: the query bar over the results (grid or table), a result's detail, and its
+//! attribute editor. It owns the thumbnail cache, turns the views' intents into backend commands and
+//! hands the backend's answers to the views.
+//!
+//! Only the latest search counts: each gets an id, and answers to an older one are dropped.
+
+use std::path::PathBuf;
+
+use super::app_command::CommandQueue;
+use super::attributes::{AttributeDrafts, AttributeEditor, AttributeIntent};
+use super::detail::{DetailIntent, DetailView};
+use super::results::{ResultsIntent, ResultsView, rows_from_result};
+use super::search_bar::{SearchBar, SearchIntent, SearchPlan, ViewSource};
+use super::texture_cache::{TextureCache, load_decoded};
+use crate::api::FileUid;
+use crate::tasks::thumbnails::ImageRequest;
+use crate::tasks::view_search::ViewSearchRequest;
+use crate::tasks::{Command, Event};
+
+/// Which page of the Search place is shown.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SearchPage {
+    /// The query bar and the results.
+    #[default]
+    Results,
+    /// One file's record.
+    Detail,
+    /// One file's attribute editor.
+    Attributes,
+}
+
+/// The Search place's state.
+#[derive(Debug, Default)]
+pub struct SearchPlace {
+    page: SearchPage,
+    bar: SearchBar,
+    results: ResultsView,
+    detail: DetailView,
+    editor: AttributeEditor,
+    textures: TextureCache<egui::TextureHandle>,
+    last_search_id: u64,
+    running_search: Option<u64>,
+}
+
+impl SearchPlace {
+    /// The place, with the attribute drafts the app restored from its storage.
+    pub fn new(drafts: AttributeDrafts) -> Self {
+        Self {
+            editor: AttributeEditor::new(drafts),
+            ..Self::default()
+        }
+    }
+
+    /// The unsaved attribute drafts, for the app's storage.
+    pub fn drafts(&self) -> &AttributeDrafts {
+        self.editor.drafts()
+    }
+
+    /// The page shown.
+    pub fn page(&self) -> SearchPage {
+        self.page
+    }
+
+    /// The query bar.
+    pub fn bar(&self) -> &SearchBar {
+        &self.bar
+    }
+
+    /// The results.
+    pub fn results(&self) -> &ResultsView {
+        &self.results
+    }
+
+    /// The detail view.
+    pub fn detail(&self) -> &DetailView {
+        &self.detail
+    }
+
+    /// The attribute editor.
+    pub fn editor(&self) -> &AttributeEditor {
+        &self.editor
+    }
+
+    /// The thumbnail cache.
+    pub fn textures(&self) -> &TextureCache<egui::TextureHandle> {
+        &self.textures
+    }
+
+    /// True while a search runs.
+    pub fn is_searching(&self) -> bool {
+        self.running_search.is_some()
+    }
+
+    /// Sets the thumbnail cache's budget in bytes (from Settings).
+    pub fn set_texture_budget(&mut self, bytes: u64) {
+        self.textures
+            .set_budget_bytes(usize::try_from(bytes).unwrap_or(usize::MAX));
+    }
+
+    /// Forgets the completion lists (a new login, maybe another service): they load again.
+    pub fn forget_completions(&mut self) {
+        self.bar.forget_completions();
+    }
+
+    /// Adds dropped or picked files as views and shows the query bar.
+    pub fn add_views(&mut self, paths: Vec<PathBuf>) {
+        self.bar.add_files(paths);
+        self.page = SearchPage::Results;
+    }
+
+    /// Takes the backend's answers that belong to this place; hands back the others.
+    pub fn handle_event(&mut self, ctx: &egui::Context, event: Event) -> Option<Event> {
+        match event {
+            Event::ViewsPicked(paths) => {
+                if !paths.is_empty() {
+                    self.add_views(paths);
+                }
+            }
+            Event::SearchProgress { id, progress } => {
+                if self.running_search == Some(id) {
+                    self.bar.apply_progress(&progress);
+                    let stage = self.bar.stage().unwrap_or("Searching…").to_owned();
+                    self.results.set_loading(stage);
+                }
+            }
+            Event::SearchFinished {
+                id,
+                input_uids,
+                result,
+            } => {
+                if self.running_search == Some(id) {
+                    self.running_search = None;
+                    self.bar.finish(&input_uids);
+                    self.results
+                        .set_results(rows_from_result(&result), Some(result.total_results));
+                }
+            }
+            Event::SearchFailed { id, message } => {
+                if self.running_search == Some(id) {
+                    self.running_search = None;
+                    self.bar.fail(message.clone());
+                    self.results.set_failed(message);
+                }
+            }
+            Event::AttributeNames(names) => self.bar.set_attribute_names(names),
+            Event::AttributeValues { name, values } => {
+                self.bar.set_attribute_values(&name, values);
+            }
+            Event::RecordLoaded { uid, record } => {
+                if self.detail.is_showing(&uid) {
+                    self.detail.set_record(&record);
+                }
+            }
+            Event::RecordFailed { uid, error } => {
+                if self.detail.is_showing(&uid) {
+                    self.detail.set_load_failed(uid, &error);
+                }
+            }
+            Event::AttributesSaved {
+                uid,
+                attributes,
+                record,
+            } => {
+                if self.editing(&uid) {
+                    self.editor.save_succeeded(&attributes);
+                }
+                self.results.update_attributes(&uid, &attributes);
+                if let Some(record) = record
+                    && self.detail.is_showing(&uid)
+                {
+                    self.detail.set_record(&record);
+                }
+            }
+            Event::AttributesSaveFailed { uid, error } => {
+                if self.editing(&uid) {
+                    self.editor.save_failed(&error);
+                }
+            }
+            Event::FileDeleted(uid) => {
+                if self.detail.is_showing(&uid) {
+                    self.detail.set_delete_result(Ok(()));
+                }
+                self.results.remove_row(&uid);
+            }
+            Event::DeleteFailed { uid, error } => {
+                if self.detail.is_showing(&uid) {
+                    self.detail.set_delete_result(Err(&error));
+                }
+            }
+            Event::ImageLoaded(image) => {
+                // A card that scrolled away meanwhile does not get a texture.
+                if self.textures.is_pending(&image.key) {
+                    let texture = load_decoded(ctx, &image);
+                    self.textures.insert(image.key, texture);
+                }
+            }
+            Event::ImageFailed { key, message } => {
+                if self.textures.is_pending(&key) {
+                    self.textures.insert_failed(key, message);
+                }
+            }
+            other => return Some(other),
+        }
+        None
+    }
+
+    fn editing(&self, uid: &FileUid) -> bool {
+        self.editor
+            .draft()
+            .is_some_and(|draft| draft.file_uid.canonical() == uid.canonical())
+    }
+
+    /// Draws the place and queues what the user asked for.
+    pub fn ui(&mut self, ui: &mut egui::Ui, commands: &mut CommandQueue) {
+        // Once a frame, before anything is drawn: evict and cancel what is no longer shown.
+        let sweep = self.textures.begin_frame();
+        for key in sweep.abandoned {
+            commands.backend(Command::CancelImage(key));
+        }
+        match self.page {
+            SearchPage::Results => {
+                let intents = self.bar.ui(ui, &mut self.textures);
+                for intent in intents {
+                    self.search_intent(intent, commands);
+                }
+                ui.separator();
+                let intents = self.results.ui(ui, &mut self.textures);
+                for intent in intents {
+                    self.results_intent(intent, commands);
+                }
+            }
+            SearchPage::Detail => {
+                let intents = self.detail.ui(ui, &mut self.textures);
+                for intent in intents {
+                    self.detail_intent(intent, commands);
+                }
+            }
+            SearchPage::Attributes => {
+                let mut back = false;
+                ui.horizontal(|ui| {
+                    back = ui.button("Back to the file").clicked();
+                    if self.editor.draft().is_some_and(|draft| draft.has_changes()) {
+                        ui.weak("Unsaved edits are kept as a draft when you leave.");
+                    }
+                });
+                ui.separator();
+                let intents = self.editor.ui(ui, &mut self.textures);
+                for intent in intents {
+                    self.attribute_intent(intent, commands);
+                }
+                if back {
+                    self.page = SearchPage::Detail;
+                }
+            }
+        }
+    }
+
+    fn start_search(&mut self, plan: SearchPlan, commands: &mut CommandQueue) {
+        self.last_search_id += 1;
+        let id = self.last_search_id;
+        self.running_search = Some(id);
+        self.results
+            .set_loading(self.bar.stage().unwrap_or("Searching…").to_owned());
+        commands.backend(Command::Search {
+            id,
+            request: ViewSearchRequest {
+                uploads: plan.uploads.into_iter().map(|(_, view)| view).collect(),
+                filter: plan.filter,
+                extra_params: Vec::new(),
+            },
+        });
+    }
+
+    /// Plans and runs a search from the bar (its refusal, if any, shows in the bar).
+    fn search_again(&mut self, commands: &mut CommandQueue) {
+        if let Ok(plan) = self.bar.start() {
+            self.start_search(plan, commands);
+        }
+    }
+
+    fn cancel_search(&mut self, commands: &mut CommandQueue) {
+        if let Some(id) = self.running_search.take() {
+            commands.backend(Command::CancelSearch(id));
+            let message = "The search was cancelled.";
+            self.bar.fail(message);
+            self.results.set_failed(message);
+        }
+    }
+
+    /// "More like this": the result's image becomes the single view of a new search (the text and
+    /// filters stay).
+    fn more_like_this(&mut self, name: String, image_url: String, commands: &mut CommandQueue) {
+        self.cancel_search(commands);
+        self.bar.clear_views();
+        self.page = SearchPage::Results;
+        if self
+            .bar
+            .add_view(ViewSource::ResultImage { name, image_url })
+            .is_ok()
+        {
+            self.search_again(commands);
+        }
+    }
+
+    fn open_detail(&mut self, uid: FileUid, commands: &mut CommandQueue) {
+        self.detail.set_loading(uid.clone());
+        self.page = SearchPage::Detail;
+        commands.backend(Command::LoadRecord(uid));
+    }
+
+    fn search_intent(&mut self, intent: SearchIntent, commands: &mut CommandQueue) {
+        match intent {
+            SearchIntent::Run(plan) => self.start_search(plan, commands),
+            SearchIntent::PickViews => commands.backend(Command::PickViews),
+            SearchIntent::NeedAttributeNames => commands.backend(Command::LoadAttributeNames),
+            SearchIntent::NeedAttributeValues(name) => {
+                commands.backend(Command::LoadAttributeValues(name));
+            }
+            SearchIntent::NeedThumbnail(request) => commands.backend(Command::LoadImage(request)),
+        }
+    }
+
+    fn results_intent(&mut self, intent: ResultsIntent, commands: &mut CommandQueue) {
+        match intent {
+            ResultsIntent::OpenDetail(uid) => self.open_detail(uid, commands),
+            ResultsIntent::MoreLikeThis {
+                name, image_url, ..
+            } => self.more_like_this(name, image_url, commands),
+            ResultsIntent::ExportCsv {
+                suggested_file_name,
+                csv,
+            } => commands.backend(Command::ExportCsv {
+                suggested_name: suggested_file_name,
+                csv,
+            }),
+            ResultsIntent::NeedThumbnail(url) => {
+                commands.backend(Command::LoadImage(ImageRequest::thumbnail(url)));
+            }
+            ResultsIntent::PickViews => commands.backend(Command::PickViews),
+            ResultsIntent::RetrySearch => self.search_again(commands),
+            ResultsIntent::CancelSearch => self.cancel_search(commands),
+            ResultsIntent::ClearFilters => {
+                self.bar.clear_filters();
+                if self.bar.plan().is_ok() {
+                    self.search_again(commands);
+                } else {
+                    self.results.reset();
+                }
+            }
+        }
+    }
+
+    fn detail_intent(&mut self, intent: DetailIntent, commands: &mut CommandQueue) {
+        match intent {
+            DetailIntent::OpenFile(uid) => self.open_detail(uid, commands),
+            DetailIntent::Reload(uid) => {
+                self.detail.set_loading(uid.clone());
+                commands.backend(Command::LoadRecord(uid));
+            }
+            DetailIntent::Delete(uid) => commands.backend(Command::DeleteFile(uid)),
+            DetailIntent::EditAttributes(uid) => {
+                if let Some(record) = self.detail.record() {
+                    self.editor
+                        .open(uid, record.title(), &record.parsed_attributes());
+                    self.page = SearchPage::Attributes;
+                }
+            }
+            DetailIntent::MoreLikeThis {
+                name, image_url, ..
+            } => self.more_like_this(name, image_url, commands),
+            DetailIntent::NeedImage(request) => commands.backend(Command::LoadImage(request)),
+            DetailIntent::Back => self.page = SearchPage::Results,
+        }
+    }
+
+    fn attribute_intent(&mut self, intent: AttributeIntent, commands: &mut CommandQueue) {
+        match intent {
+            AttributeIntent::Save {
+                uid,
+                attributes,
+                delete_existing,
+            } => commands.backend(Command::SaveAttributes {
+                uid,
+                attributes,
+                delete_existing,
+            }),
+            AttributeIntent::ClearAll(uid) => commands.backend(Command::ClearAttributes(uid)),
+            AttributeIntent::Reload(uid) => commands.backend(Command::LoadRecord(uid)),
+        }
+    }
+}

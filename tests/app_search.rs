@@ -1,0 +1,500 @@
+//! The Search place of the desktop app, driven with egui_kittest against the in-process local service:
+//! a search by two views of a sample part, text plus an exact attribute, "More like this", the CSV
+//! export, a multi-valued attribute edited in the editor, a failed save that keeps its draft, and a
+//! delete refused with 403.
+
+// Test helpers outside `#[test]` functions unwrap too: a failure there is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod app_support;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use egui::accesskit::Role;
+use egui_kittest::Harness;
+use egui_kittest::kittest::{NodeT as _, Queryable as _};
+use partlens::api::{
+    ApiClient, Attribute, Credentials, FileRef, FileUid, GetFileRequest, UploadRequest,
+    UploadSource,
+};
+use partlens::service::{RunningService, ServiceConfig, admin};
+use partlens::tasks::{PreparedFilePicker, ServiceChoice};
+use partlens::ui::results::ResultsStatus;
+use partlens::ui::search_bar::{ViewSource, ViewState};
+use partlens::ui::search_place::SearchPage;
+use partlens::ui::{App, ConnectionState, View};
+use partlens::workspace::{LocalServiceLauncher, WorkspaceConfig};
+
+use app_support::*;
+
+/// The sample library shipped in `assets/samples`.
+fn samples_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("assets")
+        .join("samples")
+}
+
+/// The local workspace in `data_dir`, seeded with the sample library.
+fn sample_workspace(data_dir: &Path) -> Arc<LocalServiceLauncher> {
+    Arc::new(LocalServiceLauncher::new(WorkspaceConfig {
+        data_dir: data_dir.to_path_buf(),
+        samples_dir: Some(samples_dir()),
+        user: "tester".into(),
+        index_workers: Some(2),
+    }))
+}
+
+fn wait_logged_in(harness: &mut Harness<'_, App>) {
+    step_until(harness, "the login", |harness| {
+        harness.state().session().is_some()
+            && harness.state().connection() == &ConnectionState::Ready
+    });
+}
+
+/// Steps until the running search (started this frame or earlier) has its answer; fails on an error.
+fn wait_for_search(harness: &mut Harness<'_, App>) {
+    step_until(harness, "the search to finish", |harness| {
+        !harness.state().search().is_searching()
+    });
+    if let ResultsStatus::Failed { message } = harness.state().search().results().status() {
+        panic!("the search failed: {message}");
+    }
+    assert_eq!(
+        harness.state().search().results().status(),
+        &ResultsStatus::Ready
+    );
+}
+
+/// The stored file names of the results, in display order.
+fn result_files(harness: &Harness<'_, App>) -> Vec<String> {
+    harness
+        .state()
+        .search()
+        .results()
+        .ordered_rows()
+        .map(|row| row.file_name.clone())
+        .collect()
+}
+
+/// Types into the field with this accessible label (focusing it first, which may take a frame or two
+/// after a modal closed).
+fn type_into(harness: &mut Harness<'_, App>, label: &str, text: &str) {
+    step_until(harness, &format!("the focus in \"{label}\""), |harness| {
+        let field = harness.get_by_label(label);
+        if field.accesskit_node().is_focused() {
+            true
+        } else {
+            field.focus();
+            false
+        }
+    });
+    harness.get_by_label(label).type_text(text);
+    harness.step();
+}
+
+#[test]
+fn a_search_with_two_views_of_a_sample_part_returns_that_part_first() {
+    let runtime = runtime();
+    let data = tempfile::tempdir().unwrap();
+    let parts = AppParts::new(data.path(), sample_workspace(data.path()));
+    let mut harness = app_harness(&runtime, &parts);
+    wait_logged_in(&mut harness);
+    assert_eq!(harness.state().view(), View::Search);
+
+    // Two views of the gear in two formats: they go up two-step, indexed asynchronously.
+    let views = [
+        samples_dir().join("views").join("gear-a.png"),
+        samples_dir().join("views").join("gear-b.jpg"),
+    ];
+    drop_files(&mut harness, &views);
+    step_until(&mut harness, "two view slots", |harness| {
+        harness.state().search().bar().views().len() == 2
+    });
+    harness.get_by_label("gear-a.png");
+    harness.get_by_label("gear-b.jpg");
+    harness.get_by_label("Find parts").click();
+    harness.step();
+    assert!(harness.state().search().is_searching());
+    wait_for_search(&mut harness);
+
+    let files = result_files(&harness);
+    assert_eq!(
+        files.first().map(String::as_str),
+        Some("Samples/gear.png"),
+        "{files:?}"
+    );
+    // Both inputs are indexed and their UIDs kept for the next search.
+    let bar = harness.state().search().bar();
+    assert!(
+        bar.views()
+            .iter()
+            .all(|slot| matches!(slot.state, ViewState::Indexed(_))),
+        "{:?}",
+        bar.views()
+    );
+
+    // The first card is on screen; thumbnails come through the task layer into the cache.
+    let first_name = harness
+        .state()
+        .search()
+        .results()
+        .ordered_rows()
+        .next()
+        .unwrap()
+        .name
+        .clone();
+    harness.get_by_label(&format!("Open {first_name}"));
+    step_until(&mut harness, "thumbnails in the cache", |harness| {
+        harness.state().search().textures().loaded_count() > 0
+    });
+    harness.check_accessibility();
+
+    // "More like this" searches by the first result's image, as the single view of a new search.
+    harness
+        .get_all_by_label("More like this")
+        .next()
+        .unwrap()
+        .click();
+    harness.step();
+    let views = harness.state().search().bar().views();
+    assert_eq!(views.len(), 1);
+    assert!(matches!(views[0].source, ViewSource::ResultImage { .. }));
+    wait_for_search(&mut harness);
+    assert_eq!(
+        result_files(&harness).first().map(String::as_str),
+        Some("Samples/gear.png")
+    );
+    close_app(&runtime, harness);
+}
+
+#[test]
+fn text_plus_an_exact_attribute_narrows_the_results_and_the_list_exports_to_csv() {
+    let runtime = runtime();
+    let data = tempfile::tempdir().unwrap();
+    let csv_path = data.path().join("results.csv");
+    let mut parts = AppParts::new(data.path(), sample_workspace(data.path()));
+    parts.picker = Arc::new(PreparedFilePicker::default().with_save_paths([csv_path.clone()]));
+    let mut harness = app_harness(&runtime, &parts);
+    wait_logged_in(&mut harness);
+
+    type_into(&mut harness, "Search text", "Acme");
+    harness.key_press(egui::Key::Enter);
+    harness.step();
+    wait_for_search(&mut harness);
+    let mut by_text = result_files(&harness);
+    by_text.sort();
+    assert_eq!(
+        by_text,
+        [
+            "Samples/flange.png",
+            "Samples/gear.png",
+            "Samples/hinge.png",
+            "Samples/plate-with-holes.png"
+        ]
+    );
+
+    // An exact material: one value of a multi-valued attribute is enough to match.
+    harness.get_by_label("Add filter").click();
+    harness.step();
+    type_into(&mut harness, "Attribute", "material");
+    harness.get_by_label("Match").click();
+    step_until_label(&mut harness, "is exactly");
+    harness.get_by_label("is exactly").click();
+    harness.step();
+    type_into(&mut harness, "Value", "stainless steel");
+    harness.key_press(egui::Key::Enter);
+    harness.step();
+    wait_for_search(&mut harness);
+    let mut narrowed = result_files(&harness);
+    narrowed.sort();
+    assert_eq!(narrowed, ["Samples/flange.png", "Samples/hinge.png"]);
+
+    harness.get_by_label("Export CSV…").click();
+    step_until(&mut harness, "the CSV file", |_| csv_path.is_file());
+    let csv = std::fs::read_to_string(&csv_path).unwrap();
+    assert!(
+        csv.starts_with("rank,name,file name,uid,score,band,"),
+        "{csv}"
+    );
+    assert_eq!(csv.lines().count(), 3, "{csv}");
+    assert!(csv.contains("steel|stainless steel"), "{csv}");
+    step_until_label_contains(&mut harness, "The result list was saved to");
+    close_app(&runtime, harness);
+}
+
+// ---- a company service with an admin and a user ------------------------------------------------
+
+/// A running service of company "Acme" with an admin ("boss") and a user ("alice").
+fn company_service(runtime: &tokio::runtime::Runtime, dir: &Path) -> RunningService {
+    std::fs::create_dir_all(dir).unwrap();
+    admin::add_user(dir, "Acme", "boss", "boss password", true).unwrap();
+    admin::add_user(dir, "Acme", "alice", "alice password", false).unwrap();
+    runtime.block_on(async {
+        let mut config = ServiceConfig::new(dir);
+        config.addr = "127.0.0.1:0".parse().unwrap();
+        RunningService::start(config).await.unwrap()
+    })
+}
+
+/// A client of the service logged in as the admin.
+fn admin_client(runtime: &tokio::runtime::Runtime, service: &RunningService) -> ApiClient {
+    runtime.block_on(async {
+        let mut client = ApiClient::new(&service.base_url()).unwrap();
+        client
+            .login(&Credentials {
+                client_id: "partlens".into(),
+                username: "boss".into(),
+                password: "boss password".into(),
+            })
+            .await
+            .unwrap();
+        client
+    })
+}
+
+/// Uploads a company-database file as the admin.
+fn add_database_file(
+    runtime: &tokio::runtime::Runtime,
+    client: &ApiClient,
+    path: &Path,
+    stored_path: &str,
+    attributes: &[&str],
+) -> FileUid {
+    let attributes: Vec<Attribute> = attributes
+        .iter()
+        .map(|text| Attribute::parse(text).unwrap())
+        .collect();
+    let request = UploadRequest::database(
+        UploadSource::Path(path.to_path_buf()),
+        stored_path,
+        attributes,
+    );
+    runtime.block_on(async { client.upload(&request, None).await.unwrap().uid })
+}
+
+/// The attributes of a file as the service has them.
+fn attributes_of(
+    runtime: &tokio::runtime::Runtime,
+    client: &ApiClient,
+    uid: &FileUid,
+) -> Vec<String> {
+    runtime.block_on(async {
+        client
+            .get_file(&GetFileRequest::new(FileRef::Uid(uid.clone())))
+            .await
+            .unwrap()
+            .attributes
+    })
+}
+
+fn log_in_through_the_form(harness: &mut Harness<'_, App>, user: &str, password: &str) {
+    step_until_label(harness, "Password");
+    if harness.get_by_label("User").value().as_deref() != Some(user) {
+        harness.get_by_label("User").focus();
+        harness.step();
+        harness.get_by_label("User").type_text(user);
+    }
+    harness.get_by_label("Password").focus();
+    harness.step();
+    harness.get_by_label("Password").type_text(password);
+    harness.step();
+    harness
+        .get_by_role_and_label(Role::Button, "Log in")
+        .click();
+    harness.step();
+}
+
+fn step_until_label_contains(harness: &mut Harness<'_, App>, text: &str) {
+    step_until(
+        harness,
+        &format!("a label containing \"{text}\""),
+        |harness| harness.query_all_by_label_contains(text).next().is_some(),
+    );
+}
+
+/// Searches for `text`, opens the result called `name` and waits for its record.
+fn open_result(harness: &mut Harness<'_, App>, text: &str, name: &str) {
+    type_into(harness, "Search text", text);
+    harness.key_press(egui::Key::Enter);
+    harness.step();
+    wait_for_search(harness);
+    harness.get_by_label(&format!("Open {name}")).click();
+    harness.step();
+    assert_eq!(harness.state().search().page(), SearchPage::Detail);
+    step_until(harness, "the record", |harness| {
+        harness.state().search().detail().record().is_some()
+    });
+}
+
+/// An app on `service`, logged in through the form.
+fn app_on(
+    runtime: &tokio::runtime::Runtime,
+    data: &Path,
+    service: &RunningService,
+    user: &str,
+    password: &str,
+) -> Harness<'static, App> {
+    let mut parts = AppParts::new(data, sample_workspace(data));
+    parts.settings.service = ServiceChoice::remote(&service.base_url(), "partlens");
+    let mut harness = app_harness(runtime, &parts);
+    log_in_through_the_form(&mut harness, user, password);
+    wait_logged_in(&mut harness);
+    harness
+}
+
+#[test]
+fn a_multi_valued_attribute_edited_in_the_editor_round_trips_through_the_service() {
+    let runtime = runtime();
+    let data = tempfile::tempdir().unwrap();
+    let service = company_service(&runtime, &data.path().join("service"));
+    let boss = admin_client(&runtime, &service);
+    let image = data.path().join("bracket.png");
+    write_part_png(&image, 3);
+    let uid = add_database_file(
+        &runtime,
+        &boss,
+        &image,
+        "Library/bracket.png",
+        &["material=steel|stainless steel", "supplier=Acme"],
+    );
+    let mut harness = app_on(&runtime, data.path(), &service, "boss", "boss password");
+
+    open_result(&mut harness, "bracket", "bracket.png");
+    harness.get_by_label("material: steel, stainless steel");
+    harness.get_by_label("Edit attributes").click();
+    step_until_label(&mut harness, "steel ×");
+    assert_eq!(harness.state().search().page(), SearchPage::Attributes);
+    harness.get_by_label("stainless steel ×");
+
+    // A third value, typed into the material row and added as a chip.
+    let material_values = harness.get_all_by_label("Values").next().unwrap();
+    material_values.focus();
+    harness.step();
+    harness
+        .get_all_by_label("Values")
+        .next()
+        .unwrap()
+        .type_text("duplex steel");
+    harness.step();
+    harness.key_press(egui::Key::Enter);
+    harness.step();
+    harness.get_by_label("duplex steel ×");
+    harness.check_accessibility();
+    harness.get_by_label("Save").click();
+    step_until_label(&mut harness, "Saved 2 attribute(s).");
+
+    let mut saved = attributes_of(&runtime, &boss, &uid);
+    saved.sort();
+    assert_eq!(
+        saved,
+        [
+            "material=steel|stainless steel|duplex steel",
+            "supplier=Acme"
+        ]
+    );
+    // The editor starts over from what the service has; nothing is left as a draft.
+    assert!(harness.state().search().drafts().is_empty());
+    harness.get_by_label("Back to the file").click();
+    step_until_label(
+        &mut harness,
+        "material: steel, stainless steel, duplex steel",
+    );
+    close_app(&runtime, harness);
+    runtime.block_on(service.shutdown());
+}
+
+#[test]
+fn a_save_that_fails_keeps_the_draft_and_offers_it_again() {
+    let runtime = runtime();
+    let data = tempfile::tempdir().unwrap();
+    let service_dir = data.path().join("service");
+    let service = company_service(&runtime, &service_dir);
+    let boss = admin_client(&runtime, &service);
+    let image = data.path().join("hinge.png");
+    write_part_png(&image, 4);
+    let uid = add_database_file(
+        &runtime,
+        &boss,
+        &image,
+        "Library/hinge.png",
+        &["material=brass"],
+    );
+    let mut harness = app_on(&runtime, data.path(), &service, "alice", "alice password");
+
+    open_result(&mut harness, "hinge", "hinge.png");
+    harness.get_by_label("Edit attributes").click();
+    step_until_label(&mut harness, "brass ×");
+    type_into(&mut harness, "Values", "bronze");
+    harness.key_press(egui::Key::Enter);
+    harness.step();
+    harness.get_by_label("bronze ×");
+
+    // An admin resets alice's password: her session ends, and the save meets a 401.
+    admin::add_user(&service_dir, "Acme", "alice", "new password", false).unwrap();
+    harness.get_by_label("Save").click();
+    step_until_label_contains(&mut harness, "your edits are kept as a draft");
+    step_until(&mut harness, "the login form", |harness| {
+        harness.state().login_open()
+    });
+    let drafts = harness.state().search().drafts();
+    assert_eq!(drafts.len(), 1);
+    let draft = drafts.get(&uid).unwrap();
+    assert_eq!(
+        draft.to_attributes().unwrap()[0].to_string(),
+        "material=brass|bronze"
+    );
+    assert_eq!(attributes_of(&runtime, &boss, &uid), ["material=brass"]);
+
+    // After the login, leaving and coming back offers the draft again; restored, it saves.
+    log_in_through_the_form(&mut harness, "alice", "new password");
+    wait_logged_in(&mut harness);
+    harness.get_by_label("Back to the file").click();
+    step_until_label(&mut harness, "Edit attributes");
+    harness.get_by_label("Edit attributes").click();
+    step_until_label(&mut harness, "Restore my edits");
+    harness.get_by_label("Restore my edits").click();
+    // Wait for the frame without the offer, so the buttons below it have settled.
+    step_until(&mut harness, "the offer gone", |harness| {
+        harness.query_by_label("Restore my edits").is_none()
+    });
+    harness.get_by_label("bronze ×");
+    harness.get_by_label("Save").click();
+    step_until_label(&mut harness, "Saved 1 attribute(s).");
+    assert_eq!(
+        attributes_of(&runtime, &boss, &uid),
+        ["material=brass|bronze"]
+    );
+    assert!(harness.state().search().drafts().is_empty());
+    close_app(&runtime, harness);
+    runtime.block_on(service.shutdown());
+}
+
+#[test]
+fn a_delete_refused_with_403_says_why() {
+    let runtime = runtime();
+    let data = tempfile::tempdir().unwrap();
+    let service = company_service(&runtime, &data.path().join("service"));
+    let boss = admin_client(&runtime, &service);
+    let image = data.path().join("pulley.png");
+    write_part_png(&image, 5);
+    let uid = add_database_file(&runtime, &boss, &image, "Library/pulley.png", &[]);
+    let mut harness = app_on(&runtime, data.path(), &service, "alice", "alice password");
+
+    open_result(&mut harness, "pulley", "pulley.png");
+    harness.check_accessibility();
+    harness.get_by_label("Delete file…").click();
+    harness.step();
+    harness.get_by_label_contains("This cannot be undone");
+    harness
+        .get_by_role_and_label(Role::Button, "Delete")
+        .click();
+    step_until_label_contains(
+        &mut harness,
+        "Only an admin may delete company files; you can delete the search inputs you uploaded.",
+    );
+    // The file is still there.
+    assert_eq!(attributes_of(&runtime, &boss, &uid), Vec::<String>::new());
+    close_app(&runtime, harness);
+    runtime.block_on(service.shutdown());
+}
