@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
-use crate::api::{ApiClient, ApiError};
+use crate::api::{ApiClient, ApiError, FileRef, FileUid, GetFileRequest};
 
 /// Longest side of a result thumbnail, in pixels.
 pub const THUMBNAIL_MAX_SIDE: u32 = 256;
@@ -98,6 +98,18 @@ pub struct ImageRequest {
     pub source: ImageSource,
     /// The decoded image is scaled down (keeping its aspect ratio) so neither side exceeds this.
     pub max_side: u32,
+    /// The file the image URL belongs to, so that an expired link can be renewed: image URLs carry
+    /// their own short-lived token, and a result list or a detail view stays open longer than that.
+    pub record: Option<ImageOfRecord>,
+}
+
+/// Which image of which file a URL shows (to ask the service for a fresh URL).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ImageOfRecord {
+    /// The file.
+    pub uid: FileUid,
+    /// The large image (`PNGURLFromID`) rather than the thumbnail (`ThumbNailURLFromID`).
+    pub large: bool,
 }
 
 impl ImageRequest {
@@ -108,6 +120,7 @@ impl ImageRequest {
             key: url.clone(),
             source: ImageSource::Url(url),
             max_side: THUMBNAIL_MAX_SIDE,
+            record: None,
         }
     }
 
@@ -118,6 +131,7 @@ impl ImageRequest {
             key: large_image_key(&url),
             source: ImageSource::Url(url),
             max_side: LARGE_IMAGE_MAX_SIDE,
+            record: None,
         }
     }
 
@@ -128,7 +142,16 @@ impl ImageRequest {
             key: local_file_key(&path),
             source: ImageSource::File(path),
             max_side: THUMBNAIL_MAX_SIDE,
+            record: None,
         }
+    }
+
+    /// The same request, told which file's image it is: a link the service refuses (expired) is then
+    /// renewed once from the file's record.
+    pub fn of_record(mut self, uid: FileUid) -> Self {
+        let large = self.max_side == LARGE_IMAGE_MAX_SIDE;
+        self.record = Some(ImageOfRecord { uid, large });
+        self
     }
 }
 
@@ -348,7 +371,9 @@ async fn load(
         .map_err(|_| ImageError::Decode("the image loader has shut down".into()))?;
     let bytes = match &request.source {
         ImageSource::Url(url) => match client {
-            Some(client) => client.fetch_image(url).await?,
+            Some(client) => {
+                fetch_renewing_expired_link(client, url, request.record.as_ref()).await?
+            }
             None => {
                 return Err(ImageError::Fetch(ApiError::InvalidInput(
                     "not logged in to the service".into(),
@@ -363,6 +388,32 @@ async fn load(
     tokio::task::spawn_blocking(move || decode_and_scale(&key, &bytes, max_side))
         .await
         .map_err(|error| ImageError::Decode(format!("the decoder stopped: {error}")))?
+}
+
+/// Fetches an image URL; when the service refuses it (401/403: the link's own token has expired) and
+/// the file is known, asks for the record again and fetches the fresh URL once.
+async fn fetch_renewing_expired_link(
+    client: &ApiClient,
+    url: &str,
+    record: Option<&ImageOfRecord>,
+) -> Result<bytes::Bytes, ApiError> {
+    let error = match client.fetch_image(url).await {
+        Ok(bytes) => return Ok(bytes),
+        Err(error) => error,
+    };
+    let (Some(record), ApiError::Unauthorized | ApiError::Forbidden { .. }) = (record, &error)
+    else {
+        return Err(error);
+    };
+    let file = client
+        .get_file(&GetFileRequest::new(FileRef::Uid(record.uid.clone())))
+        .await?;
+    let fresh = if record.large && !file.large_image_url.trim().is_empty() {
+        file.large_image_url
+    } else {
+        file.thumbnail_url
+    };
+    client.fetch_image(&fresh).await
 }
 
 async fn read_local(path: &Path) -> Result<bytes::Bytes, ImageError> {
@@ -500,6 +551,99 @@ mod tests {
         assert_eq!(outcome.key, url);
         assert_eq!(outcome.result.unwrap().size, [256, 128]);
         wait_until("unregistered", || loader.in_flight() == 0).await;
+    }
+
+    /// Loads one request and waits for its outcome.
+    async fn load_once(
+        loader: &ImageLoader,
+        client: &ApiClient,
+        request: ImageRequest,
+    ) -> Result<DecodedImage, ImageError> {
+        let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel();
+        assert!(loader.request(
+            &tokio::runtime::Handle::current(),
+            Some(client),
+            request,
+            move |outcome| {
+                let _ = sender.send(outcome);
+            },
+        ));
+        tokio::time::timeout(Duration::from_secs(30), receiver.recv())
+            .await
+            .unwrap()
+            .unwrap()
+            .result
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_expired_image_link_is_renewed_from_the_record() {
+        use crate::api::{Credentials, UploadRequest, UploadSource};
+        use crate::service::{RunningService, ServiceConfig, admin};
+        let data = tempfile::tempdir().unwrap();
+        admin::add_user(data.path(), "Acme", "ann", "pw", true).unwrap();
+        let mut config = ServiceConfig::new(data.path());
+        config.addr = "127.0.0.1:0".parse().unwrap();
+        config.image_token_lifetime = Duration::from_secs(1);
+        let service = RunningService::start(config).await.unwrap();
+        let mut client = ApiClient::new(&service.base_url()).unwrap();
+        client
+            .login(&Credentials {
+                client_id: "partlens".into(),
+                username: "ann".into(),
+                password: "pw".into(),
+            })
+            .await
+            .unwrap();
+        let upload = UploadRequest::database(
+            UploadSource::Bytes {
+                name: "part.png".into(),
+                bytes: bytes::Bytes::from(png_bytes(300, 200)),
+            },
+            "Parts/part.png",
+            Vec::new(),
+        );
+        let uid = client.upload(&upload, None).await.unwrap().uid;
+        let record = client
+            .get_file(&GetFileRequest::new(FileRef::Uid(uid.clone())))
+            .await
+            .unwrap();
+        // Wait (with a deadline) until the link's own token has expired.
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        while client.fetch_image(&record.thumbnail_url).await.is_ok() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the link never expired"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let loader = ImageLoader::new(2);
+        let plain = load_once(
+            &loader,
+            &client,
+            ImageRequest::thumbnail(&record.thumbnail_url),
+        )
+        .await;
+        assert!(
+            matches!(plain, Err(ImageError::Fetch(ApiError::Unauthorized))),
+            "{plain:?}"
+        );
+        let renewed = load_once(
+            &loader,
+            &client,
+            ImageRequest::thumbnail(&record.thumbnail_url).of_record(uid.clone()),
+        )
+        .await
+        .unwrap();
+        assert_eq!(renewed.size[0].max(renewed.size[1]), 256);
+        let large = load_once(
+            &loader,
+            &client,
+            ImageRequest::large_image(&record.large_image_url).of_record(uid),
+        )
+        .await
+        .unwrap();
+        assert_eq!(large.size, [300, 200]);
+        service.shutdown().await;
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

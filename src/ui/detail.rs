@@ -387,7 +387,9 @@ impl DetailView {
             }
             Lookup::NeedsFetch => {
                 message(ui, "Loading the image…");
-                intents.push(DetailIntent::NeedImage(ImageRequest::large_image(url)));
+                intents.push(DetailIntent::NeedImage(
+                    ImageRequest::large_image(url).of_record(record.file_uid()),
+                ));
             }
         }
     }

@@ -381,7 +381,12 @@ pub enum ResultsIntent {
         csv: String,
     },
     /// Fetch a thumbnail: the cache has just marked this URL pending.
-    NeedThumbnail(String),
+    NeedThumbnail {
+        /// The thumbnail URL, exactly as the result gave it.
+        url: String,
+        /// The result's file, to renew the URL when its own token has expired.
+        uid: FileUid,
+    },
     /// Open the picker to add views to the search.
     PickViews,
     /// Run the last search again.
@@ -810,7 +815,7 @@ impl ResultsView {
                                     Vec2::splat(TABLE_ROW_HEIGHT - 4.0),
                                     Sense::hover(),
                                 );
-                                thumbnail_ui(ui, rect, &row.thumbnail_url, textures, intents);
+                                thumbnail_ui(ui, rect, row, textures, intents);
                             });
                             table_row.col(|ui| {
                                 ui.add(egui::Label::new(&row.name).truncate());
@@ -946,7 +951,7 @@ fn result_card_ui(
         Vec2::new(inner.width(), CARD_THUMBNAIL_HEIGHT),
         Sense::hover(),
     );
-    thumbnail_ui(&card, thumbnail_rect, &row.thumbnail_url, textures, intents);
+    thumbnail_ui(&card, thumbnail_rect, row, textures, intents);
     card.add(egui::Label::new(egui::RichText::new(&row.name).strong()).truncate());
     score_label_ui(&mut card, row);
     for name in key_attributes {
@@ -1005,10 +1010,11 @@ fn score_label_ui(ui: &mut egui::Ui, row: &ResultRow) {
 fn thumbnail_ui(
     ui: &egui::Ui,
     rect: Rect,
-    url: &str,
+    row: &ResultRow,
     textures: &mut TextureCache<egui::TextureHandle>,
     intents: &mut Vec<ResultsIntent>,
 ) {
+    let url = row.thumbnail_url.as_str();
     let painter = ui.painter_at(rect);
     let background = ui.visuals().extreme_bg_color;
     painter.rect_filled(rect, 4.0, background);
@@ -1041,7 +1047,10 @@ fn thumbnail_ui(
         Lookup::Failed(_) => placeholder("image unavailable"),
         Lookup::NeedsFetch => {
             placeholder("loading image…");
-            intents.push(ResultsIntent::NeedThumbnail(url.to_owned()));
+            intents.push(ResultsIntent::NeedThumbnail {
+                url: url.to_owned(),
+                uid: row.uid.clone(),
+            });
         }
     }
 }
@@ -1280,7 +1289,7 @@ mod tests {
             .state()
             .intents
             .iter()
-            .filter(|intent| matches!(intent, ResultsIntent::NeedThumbnail(_)))
+            .filter(|intent| matches!(intent, ResultsIntent::NeedThumbnail { .. }))
             .count();
         assert!(asked > 0 && asked < 60, "{asked} thumbnails asked for");
         // Each is asked for once, however many frames run.
@@ -1289,7 +1298,7 @@ mod tests {
             .state()
             .intents
             .iter()
-            .filter(|intent| matches!(intent, ResultsIntent::NeedThumbnail(_)))
+            .filter(|intent| matches!(intent, ResultsIntent::NeedThumbnail { .. }))
             .count();
         assert_eq!(asked, again);
     }

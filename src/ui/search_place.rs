@@ -333,8 +333,10 @@ impl SearchPlace {
                 suggested_name: suggested_file_name,
                 csv,
             }),
-            ResultsIntent::NeedThumbnail(url) => {
-                commands.backend(Command::LoadImage(ImageRequest::thumbnail(url)));
+            ResultsIntent::NeedThumbnail { url, uid } => {
+                commands.backend(Command::LoadImage(
+                    ImageRequest::thumbnail(url).of_record(uid),
+                ));
             }
             ResultsIntent::PickViews => commands.backend(Command::PickViews),
             ResultsIntent::RetrySearch => self.search_again(commands),
