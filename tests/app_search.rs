@@ -52,6 +52,16 @@ fn wait_logged_in(harness: &mut Harness<'_, App>) {
     });
 }
 
+/// Presses Enter (in the focused field), steps until that started a new search, and waits for it.
+fn search_with_enter(harness: &mut Harness<'_, App>) {
+    let before = harness.state().search().searches_started();
+    harness.key_press(egui::Key::Enter);
+    step_until(harness, "Enter to start a search", |harness| {
+        harness.state().search().searches_started() > before
+    });
+    wait_for_search(harness);
+}
+
 /// Steps until the running search (started this frame or earlier) has its answer; fails on an error.
 fn wait_for_search(harness: &mut Harness<'_, App>) {
     step_until(harness, "the search to finish", |harness| {
@@ -179,9 +189,7 @@ fn text_plus_an_exact_attribute_narrows_the_results_and_the_list_exports_to_csv(
     wait_logged_in(&mut harness);
 
     type_into(&mut harness, "Search text", "Acme");
-    harness.key_press(egui::Key::Enter);
-    harness.step();
-    wait_for_search(&mut harness);
+    search_with_enter(&mut harness);
     let mut by_text = result_files(&harness);
     by_text.sort();
     assert_eq!(
@@ -203,9 +211,7 @@ fn text_plus_an_exact_attribute_narrows_the_results_and_the_list_exports_to_csv(
     harness.get_by_label("is exactly").click();
     harness.step();
     type_into(&mut harness, "Value", "stainless steel");
-    harness.key_press(egui::Key::Enter);
-    harness.step();
-    wait_for_search(&mut harness);
+    search_with_enter(&mut harness);
     let mut narrowed = result_files(&harness);
     narrowed.sort();
     assert_eq!(narrowed, ["Samples/flange.png", "Samples/hinge.png"]);
@@ -316,9 +322,7 @@ fn step_until_label_contains(harness: &mut Harness<'_, App>, text: &str) {
 /// Searches for `text`, opens the result called `name` and waits for its record.
 fn open_result(harness: &mut Harness<'_, App>, text: &str, name: &str) {
     type_into(harness, "Search text", text);
-    harness.key_press(egui::Key::Enter);
-    harness.step();
-    wait_for_search(harness);
+    search_with_enter(harness);
     harness.get_by_label(&format!("Open {name}")).click();
     harness.step();
     assert_eq!(harness.state().search().page(), SearchPage::Detail);

@@ -4,6 +4,7 @@
 //! The app talks to it through [`Backend`]: [`Command`]s in, [`Event`]s out (see DESIGN.md). No UI
 //! toolkit here, and no `service`: the local workspace comes in through [`LocalWorkspaceLauncher`].
 
+pub mod atomic_write;
 pub mod backend;
 pub mod command;
 pub mod event;

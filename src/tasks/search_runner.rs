@@ -297,7 +297,7 @@ impl Backend {
             let Some(path) = picker.save_file(suggested_name).await else {
                 return;
             };
-            match tokio::fs::write(&path, csv.as_bytes()).await {
+            match super::atomic_write::write_atomically(&path, csv.as_bytes()).await {
                 Ok(()) => backend.notice(
                     NoticeLevel::Info,
                     format!("The result list was saved to {}.", path.display()),

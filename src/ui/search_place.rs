@@ -91,6 +91,11 @@ impl SearchPlace {
         self.running_search.is_some()
     }
 
+    /// How many searches this place has started (each has its own id).
+    pub fn searches_started(&self) -> u64 {
+        self.last_search_id
+    }
+
     /// Sets the thumbnail cache's budget in bytes (from Settings).
     pub fn set_texture_budget(&mut self, bytes: u64) {
         self.textures

@@ -12,8 +12,11 @@ use super::ViewDescriptor;
 use super::descriptor::{FEATURE_LEN, HASH_WORDS, view_similarity};
 
 /// Scores a multi-view query against one candidate: each query view is matched to a different
-/// candidate view (greedy, best pairs first); the score is the mean over query views, and a query
-/// view left without a candidate view scores 0.
+/// candidate view (greedy, best pairs first) while the candidate has views left; a query view left
+/// over when the candidate has fewer views than the query takes its best candidate view. The score is
+/// the mean over query views, so an unrelated query view lowers every candidate alike: it is an
+/// additional view every candidate must match, not an alternative. (Scoring a left-over view 0
+/// instead would cap a one-view file at 1/n for an n-view query however well it matches.)
 pub fn match_views(query: &[ViewDescriptor], candidate: &[ViewDescriptor]) -> f32 {
     if query.is_empty() || candidate.is_empty() {
         return 0.0;
@@ -27,19 +30,21 @@ pub fn match_views(query: &[ViewDescriptor], candidate: &[ViewDescriptor]) -> f3
     greedy_mean(&similarities, query.len(), candidate.len())
 }
 
-/// The greedy assignment behind [`match_views`], on a query-major `queries × candidates` matrix of
-/// view similarities. Shared by the index so both give bit-identical scores.
+/// The assignment behind [`match_views`], on a query-major `queries × candidates` matrix of view
+/// similarities. Shared by the index so both give bit-identical scores.
 fn greedy_mean(similarities: &[f32], queries: usize, candidates: usize) -> f32 {
     if queries == 0 || candidates == 0 {
         return 0.0;
     }
-    if queries == 1 || candidates == 1 {
-        // One pair can be made: the best one.
-        let best = similarities
+    let best_of = |q: usize| {
+        similarities[q * candidates..(q + 1) * candidates]
             .iter()
             .copied()
-            .fold(f32::NEG_INFINITY, f32::max);
-        return best / queries as f32;
+            .fold(f32::NEG_INFINITY, f32::max)
+    };
+    if queries == 1 || candidates == 1 {
+        // Distinct pairs leave nothing to choose: each query view takes its best candidate view.
+        return (0..queries).map(best_of).sum::<f32>() / queries as f32;
     }
     let mut pairs: Vec<(f32, usize, usize)> = similarities
         .iter()
@@ -55,6 +60,12 @@ fn greedy_mean(similarities: &[f32], queries: usize, candidates: usize) -> f32 {
             query_used[q] = true;
             candidate_used[c] = true;
             total += score;
+        }
+    }
+    // More query views than candidate views: the ones left over take their best candidate view.
+    for (q, used) in query_used.iter().enumerate() {
+        if !used {
+            total += best_of(q);
         }
     }
     total / queries as f32

@@ -194,5 +194,17 @@ mod tests {
         let only_a = [a[0].clone()];
         assert!(match_views(&query, &both) > match_views(&query, &only_a));
         assert!((match_views(&query, &both) - 1.0).abs() < 1e-4);
+        // A one-view file is not capped at 1/2 by a two-view query: the left-over query view takes
+        // the file's one view too, so two views of the same picture match it fully.
+        let twice_a = [a[0].clone(), a[0].clone()];
+        assert!((match_views(&twice_a, &only_a) - 1.0).abs() < 1e-4);
+        // An unrelated query view lowers the score (it must be matched too), but not to a half.
+        let with_b = match_views(&query, &only_a);
+        let b_alone = match_views(&[b[0].clone()], &only_a);
+        assert!(
+            (with_b - (1.0 + b_alone) / 2.0).abs() < 1e-4,
+            "{with_b} {b_alone}"
+        );
+        assert!(with_b < 1.0);
     }
 }
