@@ -630,9 +630,12 @@ mod tests {
                 .intents
                 .contains(&DetailIntent::OpenFile(FileUid::from_reply(CHILD)))
         );
-        assert!(harness.state().intents.contains(&DetailIntent::NeedImage(
-            ImageRequest::large_image("http://127.0.0.1:9/l.png")
-        )));
+        assert!(
+            harness.state().intents.contains(&DetailIntent::NeedImage(
+                ImageRequest::large_image("http://127.0.0.1:9/l.png")
+                    .of_record(FileUid::from_reply(UID))
+            ))
+        );
     }
 
     #[test]

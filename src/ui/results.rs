@@ -19,7 +19,14 @@ use crate::api::{Attribute, FileUid, SearchResult, SearchResultItem};
 pub const IDENTICAL_SCORE: f64 = 0.98;
 
 /// A score at or above this (and below [`IDENTICAL_SCORE`]) is labelled "very similar".
-pub const VERY_SIMILAR_SCORE: f64 = 0.90;
+///
+/// Calibrated on the sample library with the local engine: other pictures of the same part score
+/// 0.81–0.97, different parts at most about 0.76 (a washer against a flange).
+pub const VERY_SIMILAR_SCORE: f64 = 0.85;
+
+/// A score at or above this (and below [`VERY_SIMILAR_SCORE`]) is labelled "similar"; below it a
+/// result is a weak match, shown so that nothing is hidden but not called similar.
+pub const SIMILAR_SCORE: f64 = 0.70;
 
 /// Width of a card in the grid, in points.
 pub const CARD_WIDTH: f32 = 196.0;
@@ -41,10 +48,12 @@ pub const CARD_ATTRIBUTES: usize = 2;
 pub enum ScoreBand {
     /// Score ≥ 0.98: the same part.
     Identical,
-    /// Score ≥ 0.90.
+    /// Score ≥ 0.85.
     VerySimilar,
-    /// Below 0.90.
+    /// Score ≥ 0.70.
     Similar,
+    /// Below 0.70: shares little with the query.
+    Weak,
 }
 
 impl ScoreBand {
@@ -54,8 +63,10 @@ impl ScoreBand {
             Self::Identical
         } else if score >= VERY_SIMILAR_SCORE {
             Self::VerySimilar
-        } else {
+        } else if score >= SIMILAR_SCORE {
             Self::Similar
+        } else {
+            Self::Weak
         }
     }
 
@@ -65,6 +76,7 @@ impl ScoreBand {
             Self::Identical => "identical",
             Self::VerySimilar => "very similar",
             Self::Similar => "similar",
+            Self::Weak => "weak match",
         }
     }
 }
@@ -1000,7 +1012,8 @@ fn score_label_ui(ui: &mut egui::Ui, row: &ResultRow) {
     let color = match band {
         ScoreBand::Identical => Color32::from_rgb(0x2e, 0x9e, 0x4f),
         ScoreBand::VerySimilar => Color32::from_rgb(0x3b, 0x82, 0xc4),
-        ScoreBand::Similar => ui.visuals().weak_text_color(),
+        ScoreBand::Similar => ui.visuals().text_color(),
+        ScoreBand::Weak => ui.visuals().weak_text_color(),
     };
     ui.label(egui::RichText::new(row.score_text()).color(color));
 }
@@ -1140,9 +1153,12 @@ mod tests {
         assert_eq!(ScoreBand::of(1.0), ScoreBand::Identical);
         assert_eq!(ScoreBand::of(0.98), ScoreBand::Identical);
         assert_eq!(ScoreBand::of(0.9799), ScoreBand::VerySimilar);
-        assert_eq!(ScoreBand::of(0.90), ScoreBand::VerySimilar);
-        assert_eq!(ScoreBand::of(0.8999), ScoreBand::Similar);
-        assert_eq!(ScoreBand::of(0.0), ScoreBand::Similar);
+        assert_eq!(ScoreBand::of(0.85), ScoreBand::VerySimilar);
+        assert_eq!(ScoreBand::of(0.8499), ScoreBand::Similar);
+        assert_eq!(ScoreBand::of(0.70), ScoreBand::Similar);
+        assert_eq!(ScoreBand::of(0.6999), ScoreBand::Weak);
+        assert_eq!(ScoreBand::of(0.0), ScoreBand::Weak);
+        assert_eq!(ScoreBand::Weak.label(), "weak match");
         assert_eq!(
             row(1, "x", Some(0.953), &[]).score_text(),
             "0.953 · very similar"
@@ -1222,7 +1238,7 @@ mod tests {
             "rank,name,file name,uid,score,band,material,region,weight(kg)\n\
              2,angle plate,Parts/angle plate.png,00000000-0000-4000-8000-000000000002,0.9300,very similar,aluminium,,3\n\
              1,Bracket B,Parts/Bracket B.png,00000000-0000-4000-8000-000000000001,0.9900,identical,steel,,12.5\n\
-             3,Cover,Parts/Cover.png,00000000-0000-4000-8000-000000000003,0.4200,similar,steel,EU|US,\n"
+             3,Cover,Parts/Cover.png,00000000-0000-4000-8000-000000000003,0.4200,weak match,steel,EU|US,\n"
         );
     }
 
@@ -1250,7 +1266,7 @@ mod tests {
         harness.run();
         harness.get_by_label("0.990 · identical");
         harness.get_by_label("0.930 · very similar");
-        harness.get_by_label("0.420 · similar");
+        harness.get_by_label("0.420 · weak match");
         harness.get_by_label("material: aluminium");
         harness.get_by_label("weight(kg): 12.5");
         harness.get_by_label("3 results");
