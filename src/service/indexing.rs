@@ -5,11 +5,15 @@
 //! The engine runs on a blocking thread. The outcome is saved only if the file still has the revision
 //! that was indexed (an overwrite or delete meanwhile wins). The in-memory visual index is changed
 //! inside the same write transaction as the record, so the two never disagree about a file.
+//!
+//! At most one analysis a CPU core runs at a time, whether it comes from a synchronous upload or a
+//! worker: decoding holds up to [`engine::MAX_DECODED_BYTES`] each, so forty simultaneous synchronous
+//! uploads queue for a slot instead of holding forty decoded images at once.
 
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
-use tokio::sync::Notify;
+use tokio::sync::{Notify, Semaphore};
 use tokio_util::sync::CancellationToken;
 
 use super::body::TempFile;
@@ -31,6 +35,12 @@ pub struct Indexer {
     visual_index: SharedVisualIndex,
     wake: Arc<Notify>,
     stop: CancellationToken,
+    analysis_slots: Arc<Semaphore>,
+}
+
+/// How many analyses may run at once: one a core.
+fn analysis_slot_count() -> usize {
+    std::thread::available_parallelism().map_or(2, |cores| cores.get())
 }
 
 impl Indexer {
@@ -42,6 +52,7 @@ impl Indexer {
             visual_index,
             wake: Arc::new(Notify::new()),
             stop: CancellationToken::new(),
+            analysis_slots: Arc::new(Semaphore::new(analysis_slot_count())),
         }
     }
 
@@ -145,11 +156,14 @@ impl Indexer {
     pub async fn index(&self, job: ClaimedJob) -> Result<Option<IndexState>, ServiceError> {
         let indexer = self.clone();
         let claimed = job.clone();
+        // The semaphore is never closed, so acquiring only fails if it were; then run unthrottled.
+        let slot = self.analysis_slots.clone().acquire_owned().await.ok();
         let outcome =
             match tokio::task::spawn_blocking(move || indexer.index_blocking(&claimed)).await {
                 Ok(outcome) => outcome,
                 Err(error) => Err(error.into()),
             };
+        drop(slot);
         if outcome.is_err() {
             let gave_up = self
                 .store
