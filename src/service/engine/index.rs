@@ -22,11 +22,13 @@ fn shape_of(views: &[ViewDescriptor]) -> Option<&ShapeDistribution> {
 }
 
 /// A file's score from the query-major `queries × candidates` matrix of view similarities and the
-/// two sides' mesh shapes. The views of pictures must all be matched; the views of a mesh are
-/// alternatives (renderings from viewpoints a picture may or may not show). So a mesh query
-/// against pictures is scored the other way round, each of the candidate's pictures finding its
-/// view of the mesh; otherwise the query's views are matched as in [`match_views`]. When both
-/// sides are meshes, their D2 distributions take [`SHAPE_WEIGHT`] of the score.
+/// two sides' mesh shapes. The views of pictures must all be matched, each by a view of its own;
+/// the views of a mesh are alternatives (renderings from viewpoints a picture may or may not
+/// show, and two pictures may show the same one). So pictures against a mesh take each its best
+/// view of the mesh; a mesh against pictures is scored the other way round, each of the
+/// candidate's pictures taking its best view of the query mesh; pictures against pictures are
+/// matched as in [`match_views`]. When both sides are meshes (the same viewpoints), views are
+/// paired one to one and their D2 distributions take [`SHAPE_WEIGHT`] of the score.
 fn file_score(
     similarities: &[f32],
     queries: usize,
@@ -34,19 +36,32 @@ fn file_score(
     query_shape: Option<&ShapeDistribution>,
     candidate_shape: Option<&ShapeDistribution>,
 ) -> f32 {
+    if queries == 0 || candidates == 0 {
+        return 0.0;
+    }
     match (query_shape, candidate_shape) {
         (Some(query), Some(candidate)) => {
             (1.0 - SHAPE_WEIGHT) * greedy_mean(similarities, queries, candidates)
                 + SHAPE_WEIGHT * query.similarity(candidate)
         }
         (Some(_), None) => {
-            let mut transposed = Vec::with_capacity(similarities.len());
-            for c in 0..candidates {
-                transposed.extend((0..queries).map(|q| similarities[q * candidates + c]));
-            }
-            greedy_mean(&transposed, candidates, queries)
+            let best_of = |c: usize| {
+                (0..queries)
+                    .map(|q| similarities[q * candidates + c])
+                    .fold(f32::NEG_INFINITY, f32::max)
+            };
+            (0..candidates).map(best_of).sum::<f32>() / candidates as f32
         }
-        _ => greedy_mean(similarities, queries, candidates),
+        (None, Some(_)) => {
+            let best_of = |q: usize| {
+                similarities[q * candidates..(q + 1) * candidates]
+                    .iter()
+                    .copied()
+                    .fold(f32::NEG_INFINITY, f32::max)
+            };
+            (0..queries).map(best_of).sum::<f32>() / queries as f32
+        }
+        (None, None) => greedy_mean(similarities, queries, candidates),
     }
 }
 

@@ -353,3 +353,46 @@ fn views_of_a_mesh_keep_their_shape_in_storage_and_pictures_have_none() {
     damaged[at] ^= 0x40;
     assert!(ViewDescriptor::from_bytes(&damaged).is_err());
 }
+
+#[test]
+fn the_index_scores_meshes_and_pictures_as_match_views_does() {
+    use crate::service::engine::{VisualIndex, match_views, rank_by_matching_every_file};
+    let brick =
+        crate::service::engine::analyze(".stl", &as_stl(&cuboid([4.0, 2.0, 1.0], IDENTITY)))
+            .unwrap()
+            .views;
+    let rod = crate::service::engine::analyze(".stl", &as_stl(&cuboid([6.0, 0.5, 0.5], turned())))
+        .unwrap()
+        .views;
+    // Pictures: the brick's own renderings without a shape, one and three of them.
+    let pictures: Vec<ViewDescriptor> = brick
+        .iter()
+        .map(|view| view.clone().with_shape(None))
+        .collect();
+    let files = vec![
+        ("brick".to_owned(), brick.clone()),
+        ("rod".to_owned(), rod.clone()),
+        ("front".to_owned(), pictures[1..2].to_vec()),
+        ("three".to_owned(), pictures[..3].to_vec()),
+    ];
+    let mut index = VisualIndex::new();
+    for (key, views) in &files {
+        index.insert(key.clone(), views.clone());
+    }
+    for query in [
+        &brick,
+        &rod,
+        &pictures[..2].to_vec(),
+        &pictures[3..4].to_vec(),
+    ] {
+        let expected = rank_by_matching_every_file(&files, query, |_| true, 10);
+        assert_eq!(index.rank(query, |_| true, 10), expected);
+    }
+    // A mesh finds itself; a mesh query scores a picture by the picture's best view of it; the
+    // same picture twice matches the mesh fully (a mesh's views are alternatives).
+    assert_eq!(index.rank(&brick, |_| true, 1)[0].0, "brick");
+    assert!((match_views(&brick, &pictures[1..2]) - 1.0).abs() < 1e-4);
+    let twice = [pictures[1].clone(), pictures[1].clone()];
+    assert!((match_views(&twice, &brick) - 1.0).abs() < 1e-4);
+    assert!(match_views(&brick, &rod) < match_views(&brick, &brick) - 0.1);
+}
