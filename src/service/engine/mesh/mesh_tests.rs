@@ -175,6 +175,9 @@ f 4 1 5
     // Materials name a file an upload does not have: ignored, not an error.
     let with_material = [b"mtllib parts.mtl\n".as_slice(), obj].concat();
     assert_eq!(read_mesh(".obj", &with_material).unwrap(), mesh);
+    // The engine dispatches OBJ (any case) to the mesh pipeline.
+    let analysis = crate::service::engine::analyze(".OBJ", obj).unwrap();
+    assert_eq!(analysis.views.len(), VIEWPOINTS.len());
 }
 
 #[test]
@@ -218,6 +221,12 @@ end_header
     }
     let mesh = read_mesh(".ply", &binary).unwrap();
     assert_eq!(mesh.triangles, [[0, 1, 2]]);
+    assert!(
+        crate::service::engine::analyze(".ply", &binary)
+            .unwrap()
+            .thumbnail_jpeg
+            .is_some()
+    );
     assert!((mesh.surface_area() - 2.0).abs() < 1e-9);
 }
 
