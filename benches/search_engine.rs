@@ -1,4 +1,5 @@
-//! Search-engine benchmark: indexing throughput of `analyze` on realistic 512×512 part pictures, and
+//! Search-engine benchmark: indexing throughput of `analyze` on realistic 512×512 part pictures and on
+//! the sample library's STL models (read, posed, rendered from seven viewpoints, described, D2), and
 //! search latency of `VisualIndex::rank` against the brute-force baseline
 //! (`rank_by_matching_every_file`, `match_views` over every file) at 1,000 and 10,000 indexed files,
 //! for single-view and two-view queries, in the same run. Prints a markdown table.
@@ -32,6 +33,8 @@ const QUERIES: usize = 60;
 const LIMIT: usize = 50;
 /// Side of the pictures.
 const SIDE: u32 = 512;
+/// Times each sample model is analysed.
+const MODEL_ROUNDS: usize = 5;
 
 fn main() {
     let mut random = StdRng::seed_from_u64(2024);
@@ -77,6 +80,31 @@ fn main() {
         let start = Instant::now();
         std::hint::black_box(ViewDescriptor::of_image(&image));
         describe_times.push(start.elapsed());
+    }
+
+    // --- indexing models: the sample STLs, in the same run as the pictures ---
+    let models: Vec<(String, Vec<u8>)> = ["gear", "washer", "flange", "stepped-shaft"]
+        .iter()
+        .filter_map(|name| {
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("assets/samples/models")
+                .join(format!("{name}.stl"));
+            Some(((*name).to_owned(), std::fs::read(path).ok()?))
+        })
+        .collect();
+    let mut model_times = Vec::new();
+    let mut views_per_model = 0;
+    for _round in 0..MODEL_ROUNDS {
+        for (name, bytes) in &models {
+            let start = Instant::now();
+            match analyze(".stl", bytes) {
+                Ok(analysis) => {
+                    model_times.push(start.elapsed());
+                    views_per_model = views_per_model.max(analysis.views.len());
+                }
+                Err(error) => panic!("sample model {name} does not analyse: {error}"),
+            }
+        }
     }
 
     // --- the database: analysed descriptors reused with small perturbations ---
@@ -126,6 +154,20 @@ fn main() {
         millis(percentile(&mut describe_times, 0.50)),
         millis(percentile(&mut describe_times, 0.95))
     );
+    if !model_times.is_empty() {
+        let image_p50 = percentile(&mut analyse_times, 0.50);
+        let model_p50 = percentile(&mut model_times, 0.50);
+        println!(
+            "| `analyze` per sample STL model ({} models × {MODEL_ROUNDS}, {views_per_model} views each) p50 / p95 | {} / {} ms |",
+            models.len(),
+            millis(model_p50),
+            millis(percentile(&mut model_times, 0.95))
+        );
+        println!(
+            "| model / image indexing time (p50) | {:.1}× |",
+            model_p50.as_secs_f64() / image_p50.as_secs_f64().max(1e-9)
+        );
+    }
     println!();
     println!(
         "Search: {QUERIES} queries per case, limit {LIMIT}, one view per indexed file; \

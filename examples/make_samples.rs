@@ -4,8 +4,12 @@
 //! `manifest.json` with each part's stored path and attributes. Deterministic: running it twice gives
 //! the same bytes.
 //!
+//! The manifest is written from scratch, so the 3D models' entries (under `models/`) go: run
+//! `examples/make_sample_models.rs` afterwards to add them back (it replaces only those entries).
+//!
 //! ```text
 //! cargo run --example make_samples -- assets/samples
+//! cargo run --example make_sample_models -- assets/samples
 //! ```
 
 use std::path::{Path, PathBuf};

@@ -1447,3 +1447,97 @@ async fn put_search_uploads_the_inputs_and_searches_in_one_call() {
         .unwrap();
     assert_eq!(result.results[0].uid, parts.bracket);
 }
+
+/// A sample model of the library (`assets/samples/models/NAME.stl`).
+fn sample_model(name: &str) -> Vec<u8> {
+    std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("assets/samples/models")
+            .join(format!("{name}.stl")),
+    )
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stl_models_are_indexed_pictured_measured_and_found_by_a_model() {
+    let service = TestService::start().await;
+    let ann = service.session("ann").await;
+    let mut uids = Vec::new();
+    for name in ["gear", "washer", "flange", "stepped-shaft"] {
+        uids.push(
+            ann.upload_database_file(&format!("Models/{name}.stl"), sample_model(name), &[])
+                .await,
+        );
+    }
+    // Pictures too, so the model competes with files of the other kind.
+    ann.upload_database_file("Parts/disc.png", png(Shape::Disc, 61), &[])
+        .await;
+    ann.upload_database_file("Parts/bracket.png", png(Shape::Bracket, 62), &[])
+        .await;
+    let gear = &uids[0];
+    let status = ann.get(&format!("/api/FileStatus?fileUID={gear}")).await;
+    status.expect(200);
+    assert!(chrono::DateTime::parse_from_rfc3339(&status.string()).is_ok());
+
+    let record = ann.get(&format!("/api/File?fileUID={gear}")).await.json();
+    assert_eq!(record["IndexingFinished"], true, "{record}");
+    assert_eq!(record["HasThumbnail"], true, "{record}");
+    let http = reqwest::Client::new();
+    let thumbnail = http
+        .get(record["ThumbNailURLFromID"].as_str().unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(thumbnail.status(), 200);
+    let thumbnail = image::load_from_memory(&thumbnail.bytes().await.unwrap()).unwrap();
+    assert_eq!(thumbnail.width().max(thumbnail.height()), 256);
+    let large = http
+        .get(record["PNGURLFromID"].as_str().unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(large.headers()["content-type"], "image/png");
+    let large = image::load_from_memory(&large.bytes().await.unwrap())
+        .unwrap()
+        .to_rgb8();
+    // A drawing: white paper at the corner, dark lines somewhere.
+    assert_eq!(large.get_pixel(0, 0).0, [255, 255, 255]);
+    assert!(large.pixels().any(|pixel| pixel.0[0] < 80));
+
+    // Measured in millimetres.
+    let pmi = ann
+        .get(&format!("/api/PMIData?fileUID={gear}"))
+        .await
+        .json();
+    let extracted: Vec<&str> = pmi["ExtractedAttributes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|value| value.as_str().unwrap())
+        .collect();
+    assert!(
+        extracted.iter().any(|a| a.starts_with("bounding_box(mm)=")),
+        "{extracted:?}"
+    );
+    assert!(extracted.iter().any(|a| a.starts_with("volume(mm3)=")));
+
+    // Searching with the model (one call, PUT /api/Search) finds it first.
+    let reply = ann
+        .put_json(
+            "/api/Search?fileExtension=.stl",
+            search_files_body(&[sample_model("gear")]),
+        )
+        .await;
+    reply.expect(200);
+    let result = reply.json();
+    let found = service_support::result_uids(&result);
+    assert_eq!(&found[0], gear, "{result}");
+    assert!(result["ResultsList"][0]["Score"].as_f64().unwrap() > 0.99);
+
+    // A file that is not a mesh is failed (422), not a crash.
+    let broken = ann
+        .upload_search_input(".stl", &[0x42_u8; 2000], false)
+        .await;
+    let reply = ann.get(&format!("/api/FileStatus?fileUID={broken}")).await;
+    reply.expect(422);
+}

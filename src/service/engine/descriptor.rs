@@ -28,6 +28,7 @@ use image::GrayImage;
 use image_hasher::{HashAlg, Hasher, HasherConfig};
 
 use super::EngineError;
+use super::mesh::ShapeDistribution;
 use super::normalise::{NORMALISED_SIDE, NormalisedView};
 
 /// Weight of each float block and of the hash; they sum to 1 so identical views score 1.
@@ -79,10 +80,14 @@ const HASH_BITS: f32 = (HASH_SIDE * HASH_SIDE) as f32;
 
 /// Version of the stored form; bumped whenever the descriptor changes meaning.
 const STORED_VERSION: u8 = 1;
+/// Version of the stored form of a mesh's view: version 1 followed by the mesh's D2 distribution.
+const STORED_VERSION_WITH_SHAPE: u8 = 2;
 /// First bytes of a stored descriptor.
 const STORED_MAGIC: &[u8; 3] = b"PLV";
 /// Stored length: magic, version, features, hash, checksum.
 const STORED_LEN: usize = STORED_MAGIC.len() + 1 + FEATURE_LEN * 2 + HASH_WORDS * 8 + 4;
+/// Stored length of a mesh's view: the D2 distribution sits before the checksum.
+const STORED_LEN_WITH_SHAPE: usize = STORED_LEN + ShapeDistribution::STORED_LEN;
 
 /// The visual descriptor of one view (an image, or one rendered view of a model).
 #[derive(Clone, Debug, PartialEq)]
@@ -91,6 +96,8 @@ pub struct ViewDescriptor {
     features: Vec<i16>,
     /// The perceptual hash.
     hash: [u64; HASH_WORDS],
+    /// The D2 shape distribution of the mesh this is a view of (`None` for pictures).
+    shape: Option<ShapeDistribution>,
 }
 
 impl ViewDescriptor {
@@ -125,20 +132,27 @@ impl ViewDescriptor {
         Self {
             features: quantise(&features),
             hash: perceptual_hash(&upright),
+            shape: None,
         }
     }
 
     /// The descriptor as bytes, for storage: a magic and version byte, the features and the hash
     /// little-endian, and a checksum so that damage is detected rather than silently mis-ranked.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut bytes = Vec::with_capacity(STORED_LEN);
+        let mut bytes = Vec::with_capacity(STORED_LEN_WITH_SHAPE);
         bytes.extend_from_slice(STORED_MAGIC);
-        bytes.push(STORED_VERSION);
+        bytes.push(match self.shape {
+            None => STORED_VERSION,
+            Some(_) => STORED_VERSION_WITH_SHAPE,
+        });
         for value in &self.features {
             bytes.extend_from_slice(&value.to_le_bytes());
         }
         for word in &self.hash {
             bytes.extend_from_slice(&word.to_le_bytes());
+        }
+        if let Some(shape) = &self.shape {
+            bytes.extend_from_slice(&shape.to_bytes());
         }
         let checksum = fnv1a(&bytes);
         bytes.extend_from_slice(&checksum.to_le_bytes());
@@ -149,24 +163,40 @@ impl ViewDescriptor {
     /// a wrong length, a bad checksum, values out of range) is [`EngineError::DamagedDescriptor`].
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, EngineError> {
         let damaged = |why: String| Err(EngineError::DamagedDescriptor(why));
-        if bytes.len() != STORED_LEN {
+        if bytes.len() < STORED_MAGIC.len() + 1 {
             return damaged(format!("{} bytes, expected {STORED_LEN}", bytes.len()));
         }
-        let (body, checksum) = bytes.split_at(STORED_LEN - 4);
-        let (header, rest) = body.split_at(STORED_MAGIC.len() + 1);
-        if &header[..STORED_MAGIC.len()] != STORED_MAGIC {
+        if &bytes[..STORED_MAGIC.len()] != STORED_MAGIC {
             return damaged("not a partlens view descriptor".to_owned());
         }
-        if header[STORED_MAGIC.len()] != STORED_VERSION {
-            return damaged(format!(
-                "descriptor version {} (this engine reads {STORED_VERSION})",
-                header[STORED_MAGIC.len()]
-            ));
+        let expected = match bytes[STORED_MAGIC.len()] {
+            STORED_VERSION => STORED_LEN,
+            STORED_VERSION_WITH_SHAPE => STORED_LEN_WITH_SHAPE,
+            version => {
+                return damaged(format!(
+                    "descriptor version {version} (this engine reads {STORED_VERSION} and \
+                     {STORED_VERSION_WITH_SHAPE})"
+                ));
+            }
+        };
+        if bytes.len() != expected {
+            return damaged(format!("{} bytes, expected {expected}", bytes.len()));
         }
+        let (body, checksum) = bytes.split_at(expected - 4);
         if checksum != fnv1a(body).to_le_bytes() {
             return damaged("checksum mismatch".to_owned());
         }
-        let (feature_bytes, hash_bytes) = rest.split_at(FEATURE_LEN * 2);
+        let rest = &body[STORED_MAGIC.len() + 1..];
+        let (feature_bytes, rest) = rest.split_at(FEATURE_LEN * 2);
+        let (hash_bytes, shape_bytes) = rest.split_at(HASH_WORDS * 8);
+        let shape = if shape_bytes.is_empty() {
+            None
+        } else {
+            Some(
+                ShapeDistribution::from_bytes(shape_bytes)
+                    .ok_or_else(|| EngineError::DamagedDescriptor("bad D2 distribution".into()))?,
+            )
+        };
         let features: Vec<i16> = feature_bytes
             .chunks_exact(2)
             .map(|pair| i16::from_le_bytes([pair[0], pair[1]]))
@@ -194,12 +224,27 @@ impl ViewDescriptor {
             eight.copy_from_slice(chunk);
             *word = u64::from_le_bytes(eight);
         }
-        Ok(Self { features, hash })
+        Ok(Self {
+            features,
+            hash,
+            shape,
+        })
     }
 
     /// Similarity of two views in 0..1 (1 = identical).
     pub fn similarity(&self, other: &Self) -> f32 {
         view_similarity(&self.features, &self.hash, &other.features, &other.hash)
+    }
+
+    /// The same view carrying the D2 distribution of the mesh it was rendered from.
+    pub fn with_shape(mut self, shape: Option<ShapeDistribution>) -> Self {
+        self.shape = shape;
+        self
+    }
+
+    /// The D2 distribution of the mesh this is a view of (`None` for pictures).
+    pub fn shape(&self) -> Option<&ShapeDistribution> {
+        self.shape.as_ref()
     }
 
     /// Heap bytes this descriptor holds outside its own struct (for memory reports).
@@ -249,6 +294,7 @@ impl ViewDescriptor {
         Self {
             features: quantise(&features),
             hash,
+            shape: self.shape.clone(),
         }
     }
 }

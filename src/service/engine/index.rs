@@ -10,6 +10,60 @@ use std::sync::LazyLock;
 
 use super::ViewDescriptor;
 use super::descriptor::{FEATURE_LEN, HASH_WORDS, view_similarity};
+use super::mesh::ShapeDistribution;
+
+/// Share of the score the D2 shape distributions take when the query and the candidate are both
+/// meshes (the views take the rest); pictures are scored on their views alone.
+pub const SHAPE_WEIGHT: f32 = 0.25;
+
+/// The mesh shape a set of views carries: the first view's that has one.
+fn shape_of(views: &[ViewDescriptor]) -> Option<&ShapeDistribution> {
+    views.iter().find_map(ViewDescriptor::shape)
+}
+
+/// A file's score from the query-major `queries × candidates` matrix of view similarities and the
+/// two sides' mesh shapes. The views of pictures must all be matched, each by a view of its own;
+/// the views of a mesh are alternatives (renderings from viewpoints a picture may or may not
+/// show, and two pictures may show the same one). So pictures against a mesh take each its best
+/// view of the mesh; a mesh against pictures is scored the other way round, each of the
+/// candidate's pictures taking its best view of the query mesh; pictures against pictures are
+/// matched as in [`match_views`]. When both sides are meshes (the same viewpoints), views are
+/// paired one to one and their D2 distributions take [`SHAPE_WEIGHT`] of the score.
+fn file_score(
+    similarities: &[f32],
+    queries: usize,
+    candidates: usize,
+    query_shape: Option<&ShapeDistribution>,
+    candidate_shape: Option<&ShapeDistribution>,
+) -> f32 {
+    if queries == 0 || candidates == 0 {
+        return 0.0;
+    }
+    match (query_shape, candidate_shape) {
+        (Some(query), Some(candidate)) => {
+            (1.0 - SHAPE_WEIGHT) * greedy_mean(similarities, queries, candidates)
+                + SHAPE_WEIGHT * query.similarity(candidate)
+        }
+        (Some(_), None) => {
+            let best_of = |c: usize| {
+                (0..queries)
+                    .map(|q| similarities[q * candidates + c])
+                    .fold(f32::NEG_INFINITY, f32::max)
+            };
+            (0..candidates).map(best_of).sum::<f32>() / candidates as f32
+        }
+        (None, Some(_)) => {
+            let best_of = |q: usize| {
+                similarities[q * candidates..(q + 1) * candidates]
+                    .iter()
+                    .copied()
+                    .fold(f32::NEG_INFINITY, f32::max)
+            };
+            (0..queries).map(best_of).sum::<f32>() / queries as f32
+        }
+        (None, None) => greedy_mean(similarities, queries, candidates),
+    }
+}
 
 /// Scores a multi-view query against one candidate: each query view is matched to a different
 /// candidate view (greedy, best pairs first) while the candidate has views left; a query view left
@@ -17,6 +71,8 @@ use super::descriptor::{FEATURE_LEN, HASH_WORDS, view_similarity};
 /// the mean over query views, so an unrelated query view lowers every candidate alike: it is an
 /// additional view every candidate must match, not an alternative. (Scoring a left-over view 0
 /// instead would cap a one-view file at 1/n for an n-view query however well it matches.)
+/// A mesh's views are alternatives rather than requirements, and meshes compare their D2 shapes
+/// too: see `file_score`.
 pub fn match_views(query: &[ViewDescriptor], candidate: &[ViewDescriptor]) -> f32 {
     if query.is_empty() || candidate.is_empty() {
         return 0.0;
@@ -27,7 +83,13 @@ pub fn match_views(query: &[ViewDescriptor], candidate: &[ViewDescriptor]) -> f3
             similarities.push(query_view.similarity(candidate_view));
         }
     }
-    greedy_mean(&similarities, query.len(), candidate.len())
+    file_score(
+        &similarities,
+        query.len(),
+        candidate.len(),
+        shape_of(query),
+        shape_of(candidate),
+    )
 }
 
 /// The assignment behind [`match_views`], on a query-major `queries × candidates` matrix of view
@@ -122,6 +184,8 @@ struct FileRows {
     key: String,
     first_row: usize,
     rows: usize,
+    /// The mesh's D2 distribution (files that are meshes).
+    shape: Option<ShapeDistribution>,
     /// False once the file was removed or replaced; its rows wait for compaction.
     live: bool,
 }
@@ -160,6 +224,7 @@ impl VisualIndex {
             return;
         }
         let first_row = self.hashes.len();
+        let shape = shape_of(&views).cloned();
         for view in &views {
             self.features.extend_from_slice(view.features());
             self.hashes.push(*view.hash());
@@ -169,6 +234,7 @@ impl VisualIndex {
             key,
             first_row,
             rows: views.len(),
+            shape,
             live: true,
         });
     }
@@ -281,6 +347,7 @@ impl VisualIndex {
     ) -> Vec<(&'a str, f32)> {
         let mut similarities = Vec::new();
         let mut scored = Vec::with_capacity(files.len());
+        let query_shape = shape_of(query);
         for file in files {
             similarities.clear();
             for view in query {
@@ -296,7 +363,13 @@ impl VisualIndex {
             }
             scored.push((
                 file.key.as_str(),
-                greedy_mean(&similarities, query.len(), file.rows),
+                file_score(
+                    &similarities,
+                    query.len(),
+                    file.rows,
+                    query_shape,
+                    file.shape.as_ref(),
+                ),
             ));
         }
         scored

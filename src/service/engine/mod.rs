@@ -11,6 +11,7 @@
 mod descriptor;
 mod images;
 mod index;
+pub mod mesh;
 mod normalise;
 #[cfg(test)]
 mod quality_tests;
@@ -22,7 +23,8 @@ use crate::api::PmiPage;
 
 pub use descriptor::ViewDescriptor;
 pub use images::{MAX_DECODED_BYTES, MAX_IMAGE_SIDE};
-pub use index::{VisualIndex, match_views, rank_by_matching_every_file};
+pub use index::{SHAPE_WEIGHT, VisualIndex, match_views, rank_by_matching_every_file};
+pub use mesh::{MESH_EXTENSIONS, ShapeDistribution, is_mesh_extension};
 
 /// Image formats the engine decodes and indexes visually (lower-case extensions with the dot).
 pub const IMAGE_EXTENSIONS: &[&str] = &[
@@ -73,10 +75,14 @@ pub fn is_image_extension(extension: &str) -> bool {
 }
 
 /// Analyses a file's bytes. `extension` is lower-case with the dot (`.png`). Images are decoded and
-/// described; bytes that do not decode give [`EngineError::Undecodable`]. Other formats are accepted
-/// with no views (stored and text-searchable).
+/// described; meshes (STL, OBJ, PLY) are read and rendered from several viewpoints (see [`mesh`]);
+/// bytes that do not decode give [`EngineError::Undecodable`]. Other formats are accepted with no
+/// views (stored and text-searchable).
 pub fn analyze(extension: &str, bytes: &[u8]) -> Result<Analysis, EngineError> {
     let extension = extension.to_ascii_lowercase();
+    if is_mesh_extension(&extension) {
+        return mesh::analyze(&extension, bytes);
+    }
     if !is_image_extension(&extension) {
         return Ok(Analysis::default());
     }
