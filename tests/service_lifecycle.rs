@@ -766,13 +766,27 @@ async fn deletes_racing_uploads_and_indexing_leave_nothing_behind() {
             .await
             .expect(404);
     }
-    // Once the queue is empty, no bytes or images of a deleted file are left, and search has none.
+    // Once the queue is empty and the analyses still running on a deleted file (a worker may have
+    // claimed a job before its file went) have ended, no bytes, images or temporary files of a
+    // deleted file are left, and search has none.
     let database = service.dir.path().join("partlens.sqlite3");
+    let data_dir = service.dir.path().to_path_buf();
+    let leftovers = |data_dir: &std::path::Path| -> Vec<String> {
+        ["files", "images", "tmp"]
+            .iter()
+            .flat_map(|folder| {
+                std::fs::read_dir(data_dir.join(folder))
+                    .unwrap()
+                    .map(move |entry| format!("{folder}/{:?}", entry.unwrap().file_name()))
+            })
+            .collect()
+    };
     wait_until(
         Duration::from_secs(60),
-        "the indexing queue to empty",
+        "the indexing queue to empty and every deleted file's bytes, images and temporary files to go",
         || {
             let database = database.clone();
+            let left = leftovers(&data_dir);
             async move {
                 let connection = rusqlite::Connection::open(database).unwrap();
                 let (jobs, files): (i64, i64) = connection
@@ -782,18 +796,12 @@ async fn deletes_racing_uploads_and_indexing_leave_nothing_behind() {
                         |row| Ok((row.get(0)?, row.get(1)?)),
                     )
                     .unwrap();
-                (jobs == 0 && files == 0).then_some(())
+                (jobs == 0 && files == 0 && left.is_empty()).then_some(())
             }
         },
     )
     .await;
-    for folder in ["files", "images", "tmp"] {
-        let left: Vec<_> = std::fs::read_dir(service.dir.path().join(folder))
-            .unwrap()
-            .map(|entry| entry.unwrap().file_name())
-            .collect();
-        assert!(left.is_empty(), "{folder}: {left:?}");
-    }
+    assert_eq!(leftovers(&data_dir), Vec::<String>::new());
     assert!(admin.search_uids("").await.is_empty());
     let probe = ann
         .upload_search_input(".png", &png(Shape::Bracket, 250), false)
