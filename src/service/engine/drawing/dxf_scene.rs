@@ -710,3 +710,321 @@ fn mtext_frame(
         .then_inner(&Transform::rotate(angle))
         .then_inner(&Transform::translate(dx, first_baseline))
 }
+
+#[cfg(test)]
+mod tests {
+    use dxf::entities::{
+        Arc, Attribute, Circle, DiameterDimension, Ellipse, Insert, Line, LwPolyline, MText,
+        Polyline, RotatedDimension, Solid, Spline, Text, Tolerance, Vertex,
+    };
+    use dxf::LwPolylineVertex;
+
+    use super::*;
+
+    fn p(x: f64, y: f64) -> Point {
+        Point::new(x, y, 0.0)
+    }
+
+    fn scene_with(entities: Vec<EntityType>) -> Result<Scene, DxfReadError> {
+        let mut drawing = Drawing::new();
+        for specific in entities {
+            drawing.add_entity(Entity::new(specific));
+        }
+        scene_of(&drawing)
+    }
+
+    fn close(a: Point2, b: Point2) -> bool {
+        (a[0] - b[0]).abs() < 1e-6 && (a[1] - b[1]).abs() < 1e-6
+    }
+
+    fn contains_point(scene: &Scene, point: Point2) -> bool {
+        scene
+            .strokes
+            .iter()
+            .flatten()
+            .any(|found| close(*found, point))
+    }
+
+    #[test]
+    fn lines_polylines_and_bulges_become_strokes() {
+        let mut light = LwPolyline::default();
+        light.set_is_closed(true);
+        light.vertices = vec![
+            LwPolylineVertex {
+                x: 0.0,
+                y: 0.0,
+                bulge: 1.0,
+                ..Default::default()
+            },
+            LwPolylineVertex {
+                x: 2.0,
+                y: 0.0,
+                ..Default::default()
+            },
+        ];
+        let mut heavy = Polyline::default();
+        let mut drawing = Drawing::new();
+        heavy.add_vertex(&mut drawing, Vertex::new(p(10.0, 10.0)));
+        heavy.add_vertex(&mut drawing, Vertex::new(p(20.0, 10.0)));
+        drawing.add_entity(Entity::new(EntityType::Polyline(heavy)));
+        drawing.add_entity(Entity::new(EntityType::Line(Line::new(
+            p(-5.0, 0.0),
+            p(-5.0, 7.0),
+        ))));
+        drawing.add_entity(Entity::new(EntityType::LwPolyline(light)));
+        let scene = scene_of(&drawing).unwrap();
+        assert_eq!(scene.strokes.len(), 3);
+        assert!(contains_point(&scene, [-5.0, 7.0]));
+        assert!(contains_point(&scene, [20.0, 10.0]));
+        // The bulge of 1 is a half circle below the chord; the closing segment returns straight.
+        assert!(contains_point(&scene, [1.0, -1.0]));
+        assert!(close(*scene.strokes[2].last().unwrap(), [0.0, 0.0]));
+    }
+
+    #[test]
+    fn circles_arcs_ellipses_splines_and_solids_are_drawn() {
+        let spline = Spline {
+            degree_of_curve: 2,
+            knot_values: vec![0.0, 0.0, 0.0, 1.0, 1.0, 1.0],
+            control_points: vec![p(0.0, 0.0), p(1.0, 2.0), p(2.0, 0.0)],
+            ..Default::default()
+        };
+        let fitted = Spline {
+            fit_points: vec![p(50.0, 50.0), p(60.0, 55.0)],
+            ..Default::default()
+        };
+        let scene = scene_with(vec![
+            EntityType::Circle(Circle::new(p(100.0, 0.0), 5.0)),
+            EntityType::Arc(Arc::new(p(0.0, 100.0), 10.0, 0.0, 90.0)),
+            EntityType::Ellipse(Ellipse {
+                center: p(-100.0, 0.0),
+                major_axis: dxf::Vector::new(8.0, 0.0, 0.0),
+                minor_axis_ratio: 0.5,
+                start_parameter: 0.0,
+                end_parameter: std::f64::consts::TAU,
+                ..Default::default()
+            }),
+            EntityType::Spline(spline),
+            EntityType::Spline(fitted),
+            EntityType::Solid(Solid {
+                first_corner: p(0.0, -50.0),
+                second_corner: p(4.0, -50.0),
+                third_corner: p(0.0, -46.0),
+                fourth_corner: p(4.0, -46.0),
+                ..Default::default()
+            }),
+        ])
+        .unwrap();
+        assert!(contains_point(&scene, [105.0, 0.0]));
+        assert!(contains_point(&scene, [0.0, 110.0]));
+        assert!(contains_point(&scene, [-100.0, 4.0]));
+        assert!(contains_point(&scene, [1.0, 1.0]));
+        assert!(contains_point(&scene, [60.0, 55.0]));
+        // SOLID corners go round as 1, 2, 4, 3.
+        assert_eq!(
+            scene.fills,
+            vec![vec![[0.0, -50.0], [4.0, -50.0], [4.0, -46.0], [0.0, -46.0]]]
+        );
+    }
+
+    #[test]
+    fn texts_are_cleaned_and_placed_by_their_justification() {
+        let centred = Text {
+            location: p(0.0, 0.0),
+            second_alignment_point: p(50.0, 20.0),
+            horizontal_text_justification: HorizontalTextJustification::Center,
+            text_height: 2.0,
+            value: "%%c10".into(),
+            ..Default::default()
+        };
+        let note = MText {
+            insertion_point: p(0.0, 100.0),
+            initial_text_height: 3.0,
+            attachment_point: AttachmentPoint::TopLeft,
+            text: "\\fArial;NOTE\\PSECOND LINE".into(),
+            ..Default::default()
+        };
+        let scene = scene_with(vec![EntityType::Text(centred), EntityType::MText(note)]).unwrap();
+        let [text, mtext] = [&scene.texts[0], &scene.texts[1]];
+        assert_eq!(text.text, "Ø10");
+        assert_eq!(text.kind, PmiItemKind::Note);
+        // Centred on the alignment point: the box's middle is at x = 50.
+        let [bottom_left, bottom_right, ..] = text.corners();
+        assert!(((bottom_left[0] + bottom_right[0]) / 2.0 - 50.0).abs() < 1e-9);
+        assert_eq!(mtext.text, "NOTE\nSECOND LINE");
+        // Top-left attachment: the block hangs below the insertion point.
+        let [_, _, top_right, top_left] = mtext.corners();
+        assert!(close(top_left, [0.0, 100.0]));
+        assert!(top_right[0] > 0.0);
+    }
+
+    #[test]
+    fn block_references_are_expanded_with_their_transform_and_attributes() {
+        let mut drawing = Drawing::new();
+        let mut block = Block {
+            name: "MARK".into(),
+            base_point: p(1.0, 0.0),
+            ..Default::default()
+        };
+        block.entities.push(Entity::new(EntityType::Line(Line::new(
+            p(1.0, 0.0),
+            p(2.0, 0.0),
+        ))));
+        drawing.add_block(block);
+        let mut insert = Insert {
+            name: "mark".into(),
+            location: p(10.0, 10.0),
+            rotation: 90.0,
+            x_scale_factor: 3.0,
+            y_scale_factor: 3.0,
+            column_count: 2,
+            column_spacing: 100.0,
+            ..Default::default()
+        };
+        insert.add_attribute(
+            &mut drawing,
+            Attribute {
+                attribute_tag: "PART_NO".into(),
+                value: "PL-7".into(),
+                location: p(10.0, 0.0),
+                text_height: 2.0,
+                ..Default::default()
+            },
+        );
+        drawing.add_entity(Entity::new(EntityType::Insert(insert)));
+        let scene = scene_of(&drawing).unwrap();
+        // Base point to the insertion point, scaled by 3, turned a quarter; the array's second
+        // column is 100 further along the turned x axis.
+        assert_eq!(scene.strokes.len(), 2);
+        assert!(close(scene.strokes[0][0], [10.0, 10.0]));
+        assert!(close(scene.strokes[0][1], [10.0, 13.0]));
+        assert!(close(scene.strokes[1][0], [10.0, 110.0]));
+        let attribute = &scene.texts[0];
+        assert_eq!(attribute.kind, PmiItemKind::TitleBlockAttribute);
+        assert_eq!(attribute.tag.as_deref(), Some("PART_NO"));
+        assert!(close(attribute.frame.apply([0.0, 0.0]), [10.0, 0.0]));
+    }
+
+    #[test]
+    fn dimensions_show_their_value_or_override_and_draw_their_lines() {
+        let mut linear = RotatedDimension {
+            definition_point_2: p(0.0, 0.0),
+            definition_point_3: p(25.0, 0.0),
+            ..Default::default()
+        };
+        linear.dimension_base.definition_point_1 = p(0.0, 10.0);
+        linear.dimension_base.text_mid_point = p(12.5, 12.0);
+        linear.dimension_base.dimension_type = DimensionType::RotatedHorizontalOrVertical;
+        linear.dimension_base.block_name = String::new();
+        linear.dimension_base.text = String::new();
+        let mut diameter = DiameterDimension {
+            definition_point_2: p(60.0, 0.0),
+            ..Default::default()
+        };
+        diameter.dimension_base.definition_point_1 = p(40.0, 0.0);
+        diameter.dimension_base.dimension_type = DimensionType::Diameter;
+        diameter.dimension_base.text = "<> %%p0.1".into();
+        diameter.dimension_base.block_name = String::new();
+        let tolerance = Tolerance {
+            insertion_point: p(0.0, -20.0),
+            display_text: "{\\Fgdt;j}%%v0.05%%vA".into(),
+            ..Default::default()
+        };
+        let scene = scene_with(vec![
+            EntityType::RotatedDimension(linear),
+            EntityType::DiameterDimension(diameter),
+            EntityType::Tolerance(tolerance),
+        ])
+        .unwrap();
+        let texts: Vec<(&str, PmiItemKind)> = scene
+            .texts
+            .iter()
+            .map(|text| (text.text.as_str(), text.kind))
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                ("25", PmiItemKind::Dimension),
+                ("Ø20 ±0.1", PmiItemKind::Dimension),
+                ("j | 0.05 | A", PmiItemKind::Tolerance),
+            ]
+        );
+        // Extension lines end on the dimension line at y = 10.
+        assert!(contains_point(&scene, [25.0, 10.0]));
+        // The value sits centred on its text point.
+        let [bottom_left, _, top_right, _] = scene.texts[0].corners();
+        assert!(((bottom_left[0] + top_right[0]) / 2.0 - 12.5).abs() < 1e-9);
+    }
+
+    #[test]
+    fn paper_space_is_the_page_when_it_has_content() {
+        let mut drawing = Drawing::new();
+        drawing.add_entity(Entity::new(EntityType::Line(Line::new(
+            p(0.0, 0.0),
+            p(1.0, 0.0),
+        ))));
+        let mut sheet = Entity::new(EntityType::Line(Line::new(p(0.0, 0.0), p(420.0, 297.0))));
+        sheet.common.is_in_paper_space = true;
+        drawing.add_entity(sheet);
+        let scene = scene_of(&drawing).unwrap();
+        assert_eq!(scene.strokes, vec![vec![[0.0, 0.0], [420.0, 297.0]]]);
+    }
+
+    #[test]
+    fn hostile_drawings_are_refused_or_cleaned() {
+        // A block that inserts itself.
+        let mut drawing = Drawing::new();
+        let mut block = Block {
+            name: "LOOP".into(),
+            ..Default::default()
+        };
+        block.entities.push(Entity::new(EntityType::Insert(Insert {
+            name: "LOOP".into(),
+            ..Default::default()
+        })));
+        drawing.add_block(block);
+        drawing.add_entity(Entity::new(EntityType::Insert(Insert {
+            name: "LOOP".into(),
+            ..Default::default()
+        })));
+        assert!(matches!(
+            scene_of(&drawing),
+            Err(DxfReadError::TooComplex(_))
+        ));
+        // An array of a million copies.
+        let huge = Insert {
+            name: "ANY".into(),
+            row_count: 1000,
+            column_count: 1000,
+            ..Default::default()
+        };
+        let mut drawing = Drawing::new();
+        drawing.add_block(Block {
+            name: "ANY".into(),
+            ..Default::default()
+        });
+        drawing.add_entity(Entity::new(EntityType::Insert(huge)));
+        assert!(matches!(
+            scene_of(&drawing),
+            Err(DxfReadError::TooComplex(_))
+        ));
+        // Too many entities.
+        let lines = (0..=MAX_ENTITIES)
+            .map(|_| EntityType::Line(Line::new(p(0.0, 0.0), p(1.0, 1.0))))
+            .collect();
+        assert!(matches!(
+            scene_with(lines),
+            Err(DxfReadError::TooComplex(_))
+        ));
+        // Coordinates that are not numbers are dropped; nothing left is an empty drawing.
+        let broken = scene_with(vec![EntityType::Line(Line::new(
+            p(f64::NAN, 0.0),
+            p(1.0, f64::INFINITY),
+        ))]);
+        assert_eq!(broken, Err(DxfReadError::Empty));
+        assert_eq!(
+            parse(&vec![b' '; MAX_DXF_BYTES + 1]).err(),
+            Some(DxfReadError::TooLarge)
+        );
+    }
+}
