@@ -713,11 +713,11 @@ fn mtext_frame(
 
 #[cfg(test)]
 mod tests {
+    use dxf::LwPolylineVertex;
     use dxf::entities::{
         Arc, Attribute, Circle, DiameterDimension, Ellipse, Insert, Line, LwPolyline, MText,
         Polyline, RotatedDimension, Solid, Spline, Text, Tolerance, Vertex,
     };
-    use dxf::LwPolylineVertex;
 
     use super::*;
 
