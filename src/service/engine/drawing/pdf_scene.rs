@@ -152,10 +152,17 @@ fn page_scene(
         .get_page_content_with_limit(page_id, MAX_CONTENT_BYTES)
         .map_err(|error| PdfReadError::Malformed(error.to_string()))?;
     let fonts = document.get_page_fonts(page_id).unwrap_or_default();
+    // The page's own resources, or the nearest inherited ones.
     let resources = document
         .get_page_resources(page_id)
         .ok()
-        .and_then(|(direct, _)| direct);
+        .and_then(|(direct, inherited)| {
+            direct.or_else(|| {
+                inherited
+                    .iter()
+                    .find_map(|id| document.get_dictionary(*id).ok())
+            })
+        });
     let mut interpreter = Interpreter {
         document,
         budget,
@@ -733,6 +740,122 @@ mod tests {
         let [x, y] = inverse.apply(map.apply([4.0, 5.0]));
         assert!((x - 4.0).abs() < 1e-9 && (y - 5.0).abs() < 1e-9);
         assert!(invert(&Transform::scale(0.0, 1.0)).is_none());
+    }
+
+    /// A PDF whose pages have these content streams; `form` (if any) is a form XObject `/Fm1` with
+    /// its own font `/F2`, available to every page.
+    fn pdf(pages: &[&str], form: Option<&str>) -> Vec<u8> {
+        use lopdf::{Stream, dictionary};
+        let mut document = Document::with_version("1.5");
+        let pages_id = document.new_object_id();
+        let font = document.add_object(dictionary! {
+            "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica",
+            "Encoding" => "WinAnsiEncoding",
+        });
+        let mut resources = dictionary! { "Font" => dictionary! { "F1" => font } };
+        if let Some(form) = form {
+            let form_id = document.add_object(Stream::new(
+                dictionary! {
+                    "Type" => "XObject", "Subtype" => "Form",
+                    "BBox" => vec![0.into(), 0.into(), 100.into(), 100.into()],
+                    "Matrix" => vec![1.into(), 0.into(), 0.into(), 1.into(), 300.into(), 0.into()],
+                    "Resources" => dictionary! { "Font" => dictionary! { "F2" => font } },
+                },
+                form.as_bytes().to_vec(),
+            ));
+            resources.set("XObject", dictionary! { "Fm1" => form_id });
+        }
+        let resources_id = document.add_object(resources);
+        let kids: Vec<Object> = pages
+            .iter()
+            .map(|content| {
+                let content_id =
+                    document.add_object(Stream::new(dictionary! {}, content.as_bytes().to_vec()));
+                document
+                    .add_object(dictionary! {
+                        "Type" => "Page", "Parent" => pages_id, "Contents" => content_id,
+                    })
+                    .into()
+            })
+            .collect();
+        let count = i64::try_from(kids.len()).unwrap();
+        document.objects.insert(
+            pages_id,
+            Object::Dictionary(dictionary! {
+                "Type" => "Pages", "Kids" => kids, "Count" => count,
+                "Resources" => resources_id,
+                "MediaBox" => vec![0.into(), 0.into(), 400.into(), 200.into()],
+            }),
+        );
+        let catalog = document.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
+        document.trailer.set("Root", catalog);
+        let mut bytes = Vec::new();
+        document.save_to(&mut bytes).unwrap();
+        bytes
+    }
+
+    #[test]
+    fn paths_are_drawn_with_the_ctm_and_white_paint_is_paper() {
+        let pages = read_pages(&pdf(
+            &["1 g 0 0 400 200 re f 0 G 0 g 2 0 0 2 10 10 cm 0 0 m 10 0 l S 0 0 m 5 5 5 0 v h f"],
+            None,
+        ))
+        .unwrap();
+        let scene = &pages[0].scene;
+        assert_eq!((pages[0].min, pages[0].max), ([0.0, 0.0], [400.0, 200.0]));
+        assert_eq!(scene.strokes, vec![vec![[10.0, 10.0], [30.0, 10.0]]]);
+        // The white background is not ink; the curve ends at (5, 0) → (20, 10) and closes.
+        assert_eq!(scene.fills.len(), 1);
+        let fill = &scene.fills[0];
+        assert!(
+            fill.iter()
+                .any(|[x, y]| (x - 20.0).abs() < 1e-6 && (y - 10.0).abs() < 1e-6)
+        );
+        assert_eq!(fill.first(), fill.last());
+    }
+
+    #[test]
+    fn texts_are_placed_joined_and_decoded_across_pages_and_forms() {
+        let pages = read_pages(&pdf(
+            &[
+                // Two runs on one baseline become one text; TJ's big kern is a space.
+                "BT /F1 10 Tf 50 100 Td (NOTE:) Tj ( SEE) Tj ET \
+                 BT /F1 10 Tf 50 60 Td [(PART) -300 (NO) 20 (:) ( PL-9)] TJ ET \
+                 BT /F1 12 Tf 0 1 -1 0 200 20 Tm (\\330 25) Tj ET",
+                "BT /F1 10 Tf 10 10 Td (SECOND PAGE) Tj ET /Fm1 Do",
+            ],
+            Some("BT /F2 8 Tf 5 5 Td (IN FORM) Tj ET"),
+        ))
+        .unwrap();
+        assert_eq!(pages.len(), 2);
+        let texts: Vec<(&str, PmiItemKind)> = pages[0]
+            .scene
+            .texts
+            .iter()
+            .map(|text| (text.text.as_str(), text.kind))
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                ("NOTE: SEE", PmiItemKind::Note),
+                ("PART NO: PL-9", PmiItemKind::Note),
+                ("Ø 25", PmiItemKind::Dimension),
+            ]
+        );
+        // The turned text runs up the page from its origin.
+        let turned = &pages[0].scene.texts[2];
+        let [x, y] = turned.frame.apply([1.0, 0.0]);
+        assert!((x - 200.0).abs() < 1e-6 && y > 20.0, "{x} {y}");
+        // The form's text is placed by the form's matrix.
+        let second: Vec<&str> = pages[1]
+            .scene
+            .texts
+            .iter()
+            .map(|text| text.text.as_str())
+            .collect();
+        assert_eq!(second, ["SECOND PAGE", "IN FORM"]);
+        let origin = pages[1].scene.texts[1].frame.apply([0.0, 0.0]);
+        assert_eq!(origin, [305.0, 5.0]);
     }
 
     #[test]
