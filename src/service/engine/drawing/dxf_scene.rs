@@ -4,9 +4,10 @@
 //!
 //! Supported: LINE, LWPOLYLINE, POLYLINE, CIRCLE, ARC, ELLIPSE, SPLINE, SOLID, LEADER, TEXT, MTEXT,
 //! ATTRIB (in INSERTs), DIMENSION (its block when present, else lines from its definition points),
-//! TOLERANCE, INSERT (nested, with arrays). Other entities are skipped.
+//! TOLERANCE, INSERT (nested, with arrays). Other entities, invisible ones and those on layers that
+//! are off are skipped.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::Cursor;
 
 use dxf::entities::{DimensionBase, Entity, EntityType};
@@ -85,6 +86,8 @@ pub fn scene_of(drawing: &Drawing) -> Result<Scene, DxfReadError> {
 
 struct SceneReader<'a> {
     blocks: HashMap<String, &'a Block>,
+    /// Names (upper-case) of the layers that are off.
+    layers_off: HashSet<String>,
     dimension_text_height: f64,
     scene: Scene,
     entities: usize,
@@ -122,8 +125,14 @@ impl<'a> SceneReader<'a> {
             1.0
         };
         let height = header.dimensioning_text_height * scale;
+        let layers_off = drawing
+            .layers()
+            .filter(|layer| !layer.is_layer_on)
+            .map(|layer| layer.name.to_uppercase())
+            .collect();
         Self {
             blocks,
+            layers_off,
             dimension_text_height: if height.is_finite() && height > 0.0 {
                 height
             } else {
@@ -181,7 +190,12 @@ impl<'a> SceneReader<'a> {
         if self.entities > MAX_ENTITIES {
             return Err(DxfReadError::TooComplex("too many entities"));
         }
-        if !entity.common.is_visible {
+        if !entity.common.is_visible
+            || (!self.layers_off.is_empty()
+                && self
+                    .layers_off
+                    .contains(&entity.common.layer.to_uppercase()))
+        {
             return Ok(());
         }
         match &entity.specific {
@@ -954,6 +968,43 @@ mod tests {
         // The value sits centred on its text point.
         let [bottom_left, _, top_right, _] = scene.texts[0].corners();
         assert!(((bottom_left[0] + top_right[0]) / 2.0 - 12.5).abs() < 1e-9);
+    }
+
+    #[test]
+    fn layers_that_are_off_and_invisible_entities_are_not_drawn() {
+        let mut drawing = Drawing::new();
+        drawing.add_layer(dxf::tables::Layer {
+            name: "Construction".into(),
+            is_layer_on: false,
+            ..Default::default()
+        });
+        let mut hidden = Entity::new(EntityType::Line(Line::new(p(0.0, 0.0), p(9.0, 9.0))));
+        hidden.common.layer = "CONSTRUCTION".into();
+        drawing.add_entity(hidden);
+        let mut invisible = Entity::new(EntityType::Line(Line::new(p(0.0, 0.0), p(8.0, 8.0))));
+        invisible.common.is_visible = false;
+        drawing.add_entity(invisible);
+        drawing.add_entity(Entity::new(EntityType::Line(Line::new(
+            p(0.0, 0.0),
+            p(1.0, 0.0),
+        ))));
+        let scene = scene_of(&drawing).unwrap();
+        assert_eq!(scene.strokes, vec![vec![[0.0, 0.0], [1.0, 0.0]]]);
+    }
+
+    #[test]
+    fn binary_dxf_is_read_like_ascii() {
+        let mut drawing = Drawing::new();
+        drawing.header.version = dxf::enums::AcadVersion::R2000;
+        drawing.add_entity(Entity::new(EntityType::Circle(Circle::new(
+            p(3.0, 4.0),
+            2.0,
+        ))));
+        let mut bytes = Vec::new();
+        drawing.save_binary(&mut bytes).unwrap();
+        assert!(bytes.starts_with(b"AutoCAD Binary DXF"));
+        let scene = scene_of(&parse(&bytes).unwrap()).unwrap();
+        assert!(contains_point(&scene, [5.0, 4.0]));
     }
 
     #[test]
