@@ -4,7 +4,7 @@
 //!
 //! Flow: a format reader (`dxf_scene.rs`, `pdf_scene.rs`) makes a [`scene::Scene`] a page in drawing
 //! units; `page.rs` maps it to page pixels (a DXF's extents fitted to the large image's size; a PDF's
-//! media box at 100 dpi, less for sheets over 10.24 in, so page 1 is the large image 1:1); `render.rs` draws it; `pmi.rs` turns its texts
+//! media box at 100 dpi, less for sheets over 10.24 in, so page 1 is the large image 1:1); `render.rs` draws it (texts in glyphs of egui's bundled Hack font, `glyphs.rs`); `pmi.rs` turns its texts
 //! into PMI items in reading order; `title_block.rs` reads attributes; `text_clean.rs` turns stored
 //! text codes into readable text; `curves.rs` approximates arcs, ellipses and splines.
 //!
@@ -18,6 +18,7 @@
 
 mod curves;
 mod dxf_scene;
+mod glyphs;
 mod page;
 mod pdf_scene;
 mod pmi;

@@ -1,12 +1,17 @@
 //! Rasterising a scene onto its page: black strokes two pixels wide on white, filled outlines, and
-//! texts "greeked" (a grey bar a word, from baseline to x-height) since no glyphs are drawn.
+//! texts in real glyphs (see `glyphs.rs`); texts too small to read, or every text when the font
+//! cannot be read, are "greeked" (a grey bar a word, from baseline to x-height).
 
 use image::{Rgb, RgbImage};
 use imageproc::drawing::{draw_line_segment_mut, draw_polygon_mut};
 use imageproc::point::Point;
 
+use super::glyphs::{GlyphOutlines, fill_even_odd};
 use super::page::Page;
-use super::scene::{Point2, Scene};
+use super::scene::{PlacedText, Point2, Scene};
+
+/// Capital height in page pixels below which a text is greeked instead of written.
+const SMALLEST_LEGIBLE_PX: f64 = 5.0;
 
 const INK: Rgb<u8> = Rgb([0, 0, 0]);
 const TEXT_INK: Rgb<u8> = Rgb([110, 110, 110]);
@@ -27,13 +32,52 @@ pub fn render(scene: &Scene, page: &Page) -> RgbImage {
             .collect();
         fill(&mut image, &pixels, INK);
     }
+    let mut glyphs = GlyphOutlines::bundled();
     for text in scene.texts.iter().filter(|text| text.visible) {
-        for word in text.word_shapes() {
-            let pixels: Vec<Point2> = word.iter().map(|point| page.page_point(*point)).collect();
-            fill(&mut image, &pixels, TEXT_INK);
+        let [bottom_left, _, _, top_left] = text.corners();
+        let [x0, y0] = page.page_point(bottom_left);
+        let [x1, y1] = page.page_point(top_left);
+        let height_px = (x1 - x0).hypot(y1 - y0);
+        match glyphs.as_mut() {
+            Some(glyphs) if height_px >= SMALLEST_LEGIBLE_PX => {
+                write(&mut image, text, page, glyphs);
+            }
+            _ => {
+                for word in text.word_shapes() {
+                    let pixels: Vec<Point2> =
+                        word.iter().map(|point| page.page_point(*point)).collect();
+                    fill(&mut image, &pixels, TEXT_INK);
+                }
+            }
         }
     }
     image
+}
+
+/// Writes a text in glyphs, one character a cell of its character width.
+fn write(image: &mut RgbImage, text: &PlacedText, page: &Page, glyphs: &mut GlyphOutlines) {
+    for (row, line) in text.text.lines().enumerate() {
+        let baseline = -(row as f64) * text.line_pitch;
+        for (column, character) in line.chars().enumerate() {
+            let left = column as f64 * text.char_width;
+            let contours: Vec<Vec<Point2>> = glyphs
+                .contours(character)
+                .iter()
+                .map(|contour| {
+                    contour
+                        .iter()
+                        .map(|[x, y]| {
+                            let local = [left + x * text.char_width, baseline + y * text.height];
+                            page.page_point(text.frame.apply(local))
+                        })
+                        .collect()
+                })
+                .collect();
+            if !contours.is_empty() {
+                fill_even_odd(image, &contours, INK);
+            }
+        }
+    }
 }
 
 fn thick_line(image: &mut RgbImage, from: Point2, to: Point2, colour: Rgb<u8>) {
@@ -114,8 +158,16 @@ mod tests {
         assert_eq!((image.width(), image.height()), (page.width, page.height));
         let [x, y] = page.page_point([50.0, 0.0]);
         assert_eq!(image.get_pixel(x as u32, y as u32), &INK);
-        let [x, y] = page.page_point([45.0, 21.0]);
-        assert_eq!(image.get_pixel(x as u32, y as u32), &TEXT_INK);
+        // The text is written in glyphs: ink inside its box, none left of it.
+        let [left, top] = page.page_point([40.0, 25.0]);
+        let [right, bottom] = page.page_point([52.0, 20.0]);
+        let inked = (top as u32..bottom as u32)
+            .flat_map(|y| (left as u32..right as u32).map(move |x| (x, y)))
+            .filter(|&(x, y)| image.get_pixel(x, y) == &INK)
+            .count();
+        assert!(inked > 20, "{inked}");
+        let [x, y] = page.page_point([38.0, 22.0]);
+        assert_eq!(image.get_pixel(x as u32, y as u32), &Rgb([255, 255, 255]));
         let [x, y] = page.page_point([50.0, 45.0]);
         assert_eq!(image.get_pixel(x as u32, y as u32), &Rgb([255, 255, 255]));
     }
