@@ -12,6 +12,11 @@ use super::scene::{PlacedText, Point2, Scene};
 
 /// Capital height in page pixels below which a text is greeked instead of written.
 const SMALLEST_LEGIBLE_PX: f64 = 5.0;
+/// Most stroke length drawn, in page pixels: a hostile drawing of millions of page-long segments
+/// stops being drawn there (it is still read).
+const MAX_STROKE_PIXELS: f64 = 100_000_000.0;
+/// Most text box area drawn, in pages: text beyond it is read but not drawn.
+const MAX_TEXT_PAGES: u64 = 64;
 
 const INK: Rgb<u8> = Rgb([0, 0, 0]);
 const TEXT_INK: Rgb<u8> = Rgb([110, 110, 110]);
@@ -19,9 +24,16 @@ const TEXT_INK: Rgb<u8> = Rgb([110, 110, 110]);
 /// The page as an RGB image on white.
 pub fn render(scene: &Scene, page: &Page) -> RgbImage {
     let mut image = RgbImage::from_pixel(page.width, page.height, Rgb([255, 255, 255]));
-    for stroke in &scene.strokes {
+    let mut stroke_pixels = 0.0;
+    'strokes: for stroke in &scene.strokes {
         let pixels: Vec<Point2> = stroke.iter().map(|point| page.page_point(*point)).collect();
         for pair in pixels.windows(2) {
+            let length = (pair[1][0] - pair[0][0]).hypot(pair[1][1] - pair[0][1]);
+            // Clipped to the page, a segment costs at most the page's diagonal.
+            stroke_pixels += length.min(f64::from(page.width + page.height));
+            if stroke_pixels > MAX_STROKE_PIXELS {
+                break 'strokes;
+            }
             thick_line(&mut image, pair[0], pair[1], INK);
         }
     }
@@ -33,7 +45,14 @@ pub fn render(scene: &Scene, page: &Page) -> RgbImage {
         fill(&mut image, &pixels, INK);
     }
     let mut glyphs = GlyphOutlines::bundled();
+    let page_area = u64::from(page.width) * u64::from(page.height);
+    let mut text_area = 0;
     for text in scene.texts.iter().filter(|text| text.visible) {
+        let [left, top, right, bottom] = page.box_in_page(&text.corners());
+        text_area += u64::try_from((right - left) * (bottom - top)).unwrap_or(0);
+        if text_area > MAX_TEXT_PAGES * page_area {
+            break;
+        }
         let [bottom_left, _, _, top_left] = text.corners();
         let [x0, y0] = page.page_point(bottom_left);
         let [x1, y1] = page.page_point(top_left);
