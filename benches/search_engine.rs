@@ -2,10 +2,12 @@
 //! the sample library's STL models (read, posed, rendered from seven viewpoints, described, D2), and
 //! search latency of `VisualIndex::rank` against the brute-force baseline
 //! (`rank_by_matching_every_file`, `match_views` over every file) at 1,000 and 10,000 indexed files,
-//! for single-view and two-view queries, in the same run. Prints a markdown table.
+//! for single-view and two-view queries, in the same run, and `analyze` of the sample DXF/PDF drawings
+//! against a 512×512 PNG. Prints markdown tables.
 //!
 //! ```text
 //! cargo bench --bench search_engine
+//! cargo bench --profile dev --bench search_engine -- drawings   # only the drawings
 //! ```
 //!
 //! Analysing 10,000 pictures would take minutes, so the database is made from a few hundred analysed
@@ -37,6 +39,12 @@ const SIDE: u32 = 512;
 const MODEL_ROUNDS: usize = 5;
 
 fn main() {
+    // `-- drawings` measures only the drawings (quick, e.g. with `--profile dev`).
+    if std::env::args().any(|arg| arg == "drawings") {
+        let picture = draw_part(PART_NAMES[0], &Pose::default(), SIDE).unwrap_or_default();
+        drawing_analysis(&encode_png(&picture).unwrap_or_default());
+        return;
+    }
     let mut random = StdRng::seed_from_u64(2024);
 
     // --- indexing throughput ---
@@ -251,6 +259,58 @@ fn main() {
     println!("|---|---|---|---|---|");
     for line in memory_lines {
         println!("{line}");
+    }
+    drawing_analysis(&pictures[0].1);
+}
+
+/// Times `analyze` of the sample DXF and PDF drawings against a 512×512 PNG picture in the same run and
+/// prints their ratio (a drawing is parsed, rendered to a 1024-px page, described and read).
+fn drawing_analysis(png: &[u8]) {
+    use partlens::service::engine::drawing::sample_drawings::{
+        SAMPLE_DRAWINGS, SAMPLE_PDF_DRAWING, sample_drawing_dxf, sample_drawing_pdf,
+    };
+    const ROUNDS: usize = 20;
+    let time = |extension: &str, bytes: &[u8]| {
+        let mut times: Vec<Duration> = (0..ROUNDS)
+            .map(|_| {
+                let start = Instant::now();
+                std::hint::black_box(analyze(extension, bytes).ok());
+                start.elapsed()
+            })
+            .collect();
+        percentile(&mut times, 0.50)
+    };
+    let picture = time(".png", png);
+    println!();
+    println!(
+        "Drawings: `analyze` p50 over {ROUNDS} rounds, against a {SIDE}×{SIDE} PNG picture.\n"
+    );
+    println!("| file | bytes | `analyze` p50 | ratio to the PNG |");
+    println!("|---|---|---|---|");
+    println!(
+        "| {SIDE}×{SIDE} PNG | {} | {} ms | 1.00× |",
+        png.len(),
+        millis(picture)
+    );
+    let drawings = SAMPLE_DRAWINGS
+        .iter()
+        .map(|sample| (sample.name, ".dxf", sample_drawing_dxf(sample).ok()))
+        .chain(std::iter::once((
+            SAMPLE_PDF_DRAWING.name,
+            ".pdf",
+            sample_drawing_pdf(&SAMPLE_PDF_DRAWING).ok(),
+        )));
+    for (name, extension, bytes) in drawings {
+        let Some(bytes) = bytes else {
+            continue;
+        };
+        let drawing = time(extension, &bytes);
+        println!(
+            "| {name}{extension} | {} | {} ms | {:.2}× |",
+            bytes.len(),
+            millis(drawing),
+            drawing.as_secs_f64() / picture.as_secs_f64().max(1e-9)
+        );
     }
 }
 

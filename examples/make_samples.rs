@@ -4,12 +4,14 @@
 //! `manifest.json` with each part's stored path and attributes. Deterministic: running it twice gives
 //! the same bytes.
 //!
-//! The manifest is written from scratch, so the 3D models' entries (under `models/`) go: run
-//! `examples/make_sample_models.rs` afterwards to add them back (it replaces only those entries).
+//! The manifest is written from scratch, so the 3D models' entries (under `models/`) and the
+//! drawings' entries (under `drawings/`) go: run `examples/make_sample_models.rs` and
+//! `examples/make_sample_drawings.rs` afterwards to add them back (each replaces only its own entries).
 //!
 //! ```text
 //! cargo run --example make_samples -- assets/samples
 //! cargo run --example make_sample_models -- assets/samples
+//! cargo run --example make_sample_drawings -- assets/samples
 //! ```
 
 use std::path::{Path, PathBuf};

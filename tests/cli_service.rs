@@ -48,7 +48,7 @@ const UNKNOWN_UID: &str = "3f2504e0-4f89-41d3-9a0c-0305e82c3301";
 /// One part of the sample library as stored in the service.
 #[derive(Debug)]
 struct Part {
-    /// The file name without its extension (`gear`).
+    /// The file name without its folder and extension (`gear`, `flange-drawing`).
     name: String,
     /// Where it is stored (`Samples/gear.png`).
     stored_path: String,
@@ -190,8 +190,15 @@ async fn upload_library(base: &str, manifest: &Value) -> Vec<Part> {
             );
             let outcome = client.upload(&request, None).await.unwrap();
             Part {
-                // `gear` for the drawing, `models/gear.stl` for the model.
-                name: file.trim_end_matches(".png").to_owned(),
+                // `gear` for the picture, `models/gear.stl` for the model, `flange-drawing` for
+                // the drawing `drawings/flange-drawing.dxf`.
+                name: match file.strip_prefix("drawings/") {
+                    Some(drawing) => drawing
+                        .rsplit_once('.')
+                        .map_or(drawing, |(stem, _)| stem)
+                        .to_owned(),
+                    None => file.trim_end_matches(".png").to_owned(),
+                },
                 stored_path,
                 uid: outcome.uid.as_str().to_owned(),
                 attributes,
@@ -204,7 +211,9 @@ async fn upload_library(base: &str, manifest: &Value) -> Vec<Part> {
         .buffered(2)
         .collect()
         .await;
-    assert_eq!(parts.len(), 16);
+    // Twelve part pictures, four STL models (gear, washer, flange, stepped shaft), two DXF drawings
+    // (flange, stepped shaft) and a PDF drawing (L-bracket).
+    assert_eq!(parts.len(), 19);
     parts
 }
 
@@ -1056,20 +1065,21 @@ fn values_count_each_of_several_values_in_the_company() {
     assert_eq!(
         material,
         BTreeMap::from([
-            ("aluminium".to_owned(), 3),
+            // The L-bracket's PDF drawing carries its part's material.
+            ("aluminium".to_owned(), 4),
             ("brass".to_owned(), 2),
             ("cast iron".to_owned(), 1),
             ("spring steel".to_owned(), 1),
-            // Drawings 3, models of the flange and the washer 2.
-            ("stainless steel".to_owned(), 5),
-            // Drawings 5, models of the gear, flange and stepped shaft 3.
-            ("steel".to_owned(), 8),
+            // Pictures 3, models of the flange and the washer 2, the flange's drawing 1.
+            ("stainless steel".to_owned(), 6),
+            // Pictures 5, models of the gear, flange and stepped shaft 3, their two DXF drawings 2.
+            ("steel".to_owned(), 10),
         ])
     );
     // Most frequent first.
     assert_eq!(
         cli(ANN, ["values", "material"]).ok_json()[0],
-        json!({"Name": "steel", "Count": 8})
+        json!({"Name": "steel", "Count": 10})
     );
     // The name is matched case-insensitively; a unit in the name narrows to it.
     assert_eq!(
@@ -1079,10 +1089,11 @@ fn values_count_each_of_several_values_in_the_company() {
     let finish = value_counts(&cli(ANN, ["values", "finish"]).ok_json());
     assert_eq!(
         finish,
+        // The L-bracket and its PDF drawing both say "anodised|powder coated".
         BTreeMap::from([
-            ("anodised".to_owned(), 2),
+            ("anodised".to_owned(), 3),
             ("polished".to_owned(), 1),
-            ("powder coated".to_owned(), 1),
+            ("powder coated".to_owned(), 2),
         ])
     );
     let diameter = value_counts(&cli(ANN, ["values", "diameter(mm)"]).ok_json());
@@ -1122,6 +1133,48 @@ fn pmi_prints_pages_text_and_extracted_attributes() {
     assert_eq!(record["ExtractedAttributes"], pmi["extracted_attributes"]);
     cli(ANN, ["pmi", UNKNOWN_UID]).refused(404);
     cli(GUS, ["pmi", &gear.uid]).refused(404);
+}
+
+#[test]
+fn pmi_prints_the_items_of_a_drawing() {
+    let drawing = part("flange-drawing");
+    let pmi = cli(ANN, ["pmi", &drawing.uid]).ok_json();
+    let pages = pmi["pages"].as_array().unwrap();
+    assert_eq!(pages.len(), 1, "{pmi}");
+    let page = &pages[0];
+    let [width, height] = [
+        page["image_size"][0].as_i64().unwrap(),
+        page["image_size"][1].as_i64().unwrap(),
+    ];
+    let items = page["items"].as_array().unwrap();
+    assert!(
+        items
+            .iter()
+            .any(|item| item["type_id"] == 2 && item["text"] == "Ø60 H7 ±0.015"),
+        "{pmi}"
+    );
+    for item in items {
+        let [left, top, right, bottom] = [0, 1, 2, 3].map(|i| item["box"][i].as_i64().unwrap());
+        assert!(0 <= left && left < right && right <= width, "{item}");
+        assert!(0 <= top && top < bottom && bottom <= height, "{item}");
+    }
+    assert!(
+        pmi["unstructured_text"]
+            .as_str()
+            .unwrap()
+            .contains("BREAK ALL SHARP EDGES"),
+        "{pmi}"
+    );
+    assert!(
+        pmi["extracted_attributes"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("drawing_number=DWG-1002")),
+        "{pmi}"
+    );
+    // A word of its note finds the drawing.
+    let found = cli(ANN, ["search", "--text", "deburr"]).ok_json();
+    assert_eq!(result_uids(&found), vec![drawing.uid.clone()], "{found}");
 }
 
 #[test]
@@ -1238,6 +1291,7 @@ fn one_file_goes_up_in_a_single_call_and_finds_its_part_first() {
 
 #[test]
 fn two_views_of_a_part_in_mixed_formats_go_up_in_two_steps_and_rank_it_first() {
+    // Every part picture has two query views (the models and drawings have none).
     for part in library().parts.iter().filter(|part| !part.views.is_empty()) {
         let result = cli(ANN, ["search", &arg(&part.views[0]), &arg(&part.views[1])]).ok_json();
         let inputs = input_uids(&result);
@@ -1316,16 +1370,18 @@ fn text_and_attribute_filters_narrow_the_library() {
     assert_eq!(search(&["--text", "pulley"]), uids_of(&["pulley"]));
     assert_eq!(
         search(&["--text", "Norder aluminium"]),
-        uids_of(&["l-bracket", "t-slot-profile"])
+        uids_of(&["l-bracket-drawing", "l-bracket", "t-slot-profile"])
     );
     // Exact matches hit one value of a multi-value.
     assert_eq!(
         search(&["--exact", "material=brass"]),
         uids_of(&["hex-nut", "hinge"])
     );
+    // The flange's drawing shares its attributes ("flange-drawing.dxf" sorts before "flange.png").
     assert_eq!(
         search(&["--exact", "material=stainless steel"]),
         uids_of(&[
+            "flange-drawing",
             "flange",
             "models/flange.stl",
             "hinge",
@@ -1352,7 +1408,16 @@ fn text_and_attribute_filters_narrow_the_library() {
     // Units ride in the name.
     assert_eq!(
         search(&["--exact", "diameter(mm)=160"]),
-        uids_of(&["flange", "models/flange.stl"])
+        uids_of(&["flange-drawing", "flange", "models/flange.stl"])
+    );
+    // Drawings are told apart by their document type.
+    assert_eq!(
+        search(&["--exact", "document_type=drawing"]),
+        uids_of(&[
+            "flange-drawing",
+            "l-bracket-drawing",
+            "stepped-shaft-drawing"
+        ])
     );
     // Every filter must hold.
     assert_eq!(

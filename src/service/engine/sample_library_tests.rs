@@ -1,7 +1,9 @@
-//! The committed sample library (`assets/samples/`, made by `examples/make_samples.rs` and
-//! `examples/make_sample_models.rs`) works with the engine: each drawn part's two query views, alone
-//! and together, rank that part's drawing first among the whole library (models included); the
-//! pictures of a part find its model among the models, and every model finds itself.
+//! The committed sample library (`assets/samples/`, made by `examples/make_samples.rs`,
+//! `examples/make_sample_models.rs` and `examples/make_sample_drawings.rs`) works with the engine:
+//! each part picture's two query views, alone and together, rank that part first among the whole
+//! library (its STL model or its DXF/PDF drawing may come before its picture, every other part
+//! clearly behind); the pictures of a part find its model among the models, and every model finds
+//! itself. Models and drawings have no query views of their own.
 
 use std::path::PathBuf;
 
@@ -42,10 +44,29 @@ fn every_sample_part_is_found_first_from_its_query_views() {
         );
     }
     assert_eq!(index.len(), parts.len());
+    let part_number_of = |stored_path: &str| {
+        parts
+            .iter()
+            .find(|part| part["stored_path"] == stored_path)
+            .and_then(|part| {
+                part["attributes"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find_map(|text| text.as_str().unwrap().strip_prefix("part_number="))
+            })
+            .unwrap()
+            .to_owned()
+    };
+    let mut drawings = 0;
     for part in parts {
         let stored_path = part["stored_path"].as_str().unwrap();
-        if part["file"].as_str().unwrap().starts_with("models/") {
-            continue; // Models have no query views: see the test below.
+        let file = part["file"].as_str().unwrap();
+        if file.starts_with("models/") || file.starts_with("drawings/") {
+            drawings += usize::from(file.starts_with("drawings/"));
+            // No query views: the models are checked by the test below.
+            assert!(part["views"].as_array().unwrap().is_empty());
+            continue;
         }
         let views: Vec<ViewDescriptor> = part["views"]
             .as_array()
@@ -54,22 +75,25 @@ fn every_sample_part_is_found_first_from_its_query_views() {
             .flat_map(|view| views_of(view.as_str().unwrap()))
             .collect();
         assert_eq!(views.len(), 2, "{stored_path}");
-        // The part's drawing comes first, or its model (then the drawing right after it); either
-        // way the part is clearly ahead of every other part.
-        let model = format!(
-            "Samples/models/{}",
-            stored_path.trim_start_matches("Samples/")
-        )
-        .replace(".png", ".stl");
-        let same_part = |key: &str| key == stored_path || key == model;
+        // The part's picture comes first, or after other files of the same part only (its model,
+        // its drawing); either way the part is clearly ahead of every other part.
+        let part_number = part_number_of(stored_path);
+        let same_part = |key: &str| part_number_of(key) == part_number;
         for query in views.chunks(1).chain([views.as_slice()]) {
             let ranked = index.rank(query, |_| true, usize::MAX);
-            let drawing_at = ranked.iter().position(|(key, _)| key == stored_path);
+            let picture_at = ranked
+                .iter()
+                .position(|(key, _)| key == stored_path)
+                .unwrap();
+            assert!(
+                ranked[..picture_at].iter().all(|(key, _)| same_part(key)),
+                "{ranked:?}"
+            );
             let other = ranked.iter().find(|(key, _)| !same_part(key)).unwrap();
-            assert!(drawing_at == Some(0) || (drawing_at == Some(1) && ranked[0].0 == model));
             assert!(ranked[0].1 > other.1 + 0.05, "{ranked:?}");
         }
     }
+    assert_eq!(drawings, 3);
 }
 
 fn sample_parts() -> Vec<(String, String)> {
@@ -118,21 +142,24 @@ fn sample_models_are_found_from_the_part_pictures_and_from_themselves() {
             assert_eq!(&ranked[0].0, stored_path, "{name}: {ranked:?}");
         }
         // The model finds itself first in the whole library, clearly ahead of other parts (the
-        // drawing of the same part may come close).
+        // picture and the DXF drawing of the same part may come close).
         let ranked = library.rank(&model_views, |_| true, usize::MAX);
         assert_eq!(&ranked[0].0, stored_path, "{ranked:?}");
-        let drawing = format!("Samples/{name}.png");
-        let other = ranked[1..].iter().find(|(key, _)| *key != drawing).unwrap();
+        let of_this_part = |key: &str| key.contains(name);
+        let other = ranked[1..]
+            .iter()
+            .find(|(key, _)| !of_this_part(key))
+            .unwrap();
         assert!(
             ranked[0].1 > 0.999 && other.1 < ranked[0].1 - 0.1,
             "{ranked:?}"
         );
-        // Among the drawings, the drawing of its part comes first; for the stepped shaft second:
-        // seen end-on a turned part is concentric circles, which is what the washer drawing is
-        // (0.83 against 0.74 for the shaft's own side-view drawing, whose tinted body and centre
-        // line the rendering does not have).
+        // Among the pictures and drawings, one of its part (picture or DXF drawing) comes first; for
+        // the stepped shaft second: seen end-on a turned part is concentric circles, which is what
+        // the washer picture is (0.83 against 0.74 for the shaft's own side-view picture, whose
+        // tinted body and centre line the rendering does not have).
         let ranked = library.rank(&model_views, |key| !is_model(key), 3);
-        let drawing_at = ranked.iter().position(|(key, _)| *key == drawing);
+        let drawing_at = ranked.iter().position(|(key, _)| of_this_part(key));
         let expected = if name == "stepped-shaft" { 1 } else { 0 };
         assert!(
             drawing_at.is_some_and(|at| at <= expected),
