@@ -1,7 +1,9 @@
 //! The Search place of the desktop app, driven with egui_kittest against the in-process local service:
 //! a search by two views of a sample part, text plus an exact attribute, "More like this", the CSV
-//! export, a multi-valued attribute edited in the editor, a failed save that keeps its draft, and a
-//! delete refused with 403.
+//! export, a multi-valued attribute edited in the editor, a failed save that keeps its draft, a
+//! delete refused with 403, and the drawing data (PMI) view: the empty state, feedback on extracted
+//! attributes stored by the service, a feedback over 300 characters refused before sending, a draft
+//! kept when leaving, and a feedback that meets a 401 sent after the login.
 
 // Test helpers outside `#[test]` functions unwrap too: a failure there is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -20,6 +22,8 @@ use partlens::api::{
 };
 use partlens::service::{RunningService, ServiceConfig, admin};
 use partlens::tasks::{PreparedFilePicker, ServiceChoice};
+use partlens::ui::pmi::PmiStatus;
+use partlens::ui::pmi::feedback::{FeedbackNotice, Verdict};
 use partlens::ui::results::ResultsStatus;
 use partlens::ui::search_bar::{ViewSource, ViewState};
 use partlens::ui::search_place::SearchPage;
@@ -499,6 +503,186 @@ fn a_delete_refused_with_403_says_why() {
     );
     // The file is still there.
     assert_eq!(attributes_of(&runtime, &boss, &uid), Vec::<String>::new());
+    close_app(&runtime, harness);
+    runtime.block_on(service.shutdown());
+}
+
+// ---- drawing data (PMI) and feedback -------------------------------------------------------------
+
+/// Opens the drawing data of the file shown in the detail view and waits for it.
+fn open_pmi(harness: &mut Harness<'_, App>) {
+    harness.get_by_label("Drawing data (PMI)").click();
+    harness.step();
+    assert_eq!(harness.state().search().page(), SearchPage::Pmi);
+    step_until(harness, "the drawing data", |harness| {
+        matches!(harness.state().search().pmi().status(), PmiStatus::Ready(_))
+    });
+    harness.step();
+}
+
+/// The feedback rows the service stored: (id, file, feedback, external user, attributes).
+fn stored_feedback(service_dir: &Path) -> Vec<(String, String, String, String, String)> {
+    let database = rusqlite::Connection::open(service_dir.join("partlens.sqlite3")).unwrap();
+    let mut statement = database
+        .prepare(
+            "SELECT id, file_uid, feedback, external_user, attributes FROM feedback ORDER BY id",
+        )
+        .unwrap();
+    statement
+        .query_map([], |row| {
+            Ok((
+                row.get(0)?,
+                row.get(1)?,
+                row.get(2)?,
+                row.get(3)?,
+                row.get(4)?,
+            ))
+        })
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
+/// Replaces the text of the field with this label: focus, delete what is there, type.
+fn replace_text(harness: &mut Harness<'_, App>, label: &str, text: &str) {
+    type_into(harness, label, "");
+    let length = harness
+        .get_by_label(label)
+        .value()
+        .map(|value| value.chars().count())
+        .unwrap_or(0);
+    harness.key_press(egui::Key::End);
+    for _ in 0..length {
+        harness.key_press(egui::Key::Backspace);
+    }
+    harness.step();
+    harness.get_by_label(label).type_text(text);
+    harness.step();
+}
+
+#[test]
+fn feedback_with_a_corrected_attribute_is_stored_and_a_file_without_pmi_says_so() {
+    let runtime = runtime();
+    let data = tempfile::tempdir().unwrap();
+    let service_dir = data.path().join("service");
+    let service = company_service(&runtime, &service_dir);
+    let boss = admin_client(&runtime, &service);
+    let image = data.path().join("gasket.png");
+    write_part_png(&image, 6);
+    let uid = add_database_file(&runtime, &boss, &image, "Library/gasket.png", &[]);
+    let mut harness = app_on(&runtime, data.path(), &service, "boss", "boss password");
+
+    open_result(&mut harness, "gasket", "gasket.png");
+    open_pmi(&mut harness);
+    // An image has no PMI: the empty state, with the attributes the service extracted below it.
+    harness.get_by_label("No PMI was extracted from this file");
+    assert!(harness.query_by_label("Show boxes").is_none());
+    harness.get_by_label("width_px=128");
+    harness.check_accessibility();
+
+    // height_px is wrong: its correct value is typed over the extracted one (which marks it wrong).
+    replace_text(&mut harness, "Correct value of height_px", "120");
+    type_into(&mut harness, "Explanation", "The height includes the rim.");
+    let draft = harness.state().search().pmi().feedback().draft().unwrap();
+    assert_eq!(draft.user, "boss");
+    assert_eq!(draft.reviews[1].verdict, Verdict::Wrong);
+    harness.get_by_label("Send feedback").click();
+    step_until(&mut harness, "the feedback to be sent", |harness| {
+        matches!(
+            harness.state().search().pmi().feedback().notice(),
+            Some(FeedbackNotice::Sent(_))
+        )
+    });
+    let Some(FeedbackNotice::Sent(feedback_id)) =
+        harness.state().search().pmi().feedback().notice().cloned()
+    else {
+        unreachable!()
+    };
+    harness.step();
+    harness.get_by_label(&feedback_id);
+    assert_eq!(
+        stored_feedback(&service_dir),
+        [(
+            feedback_id,
+            uid.to_string(),
+            "The height includes the rim.".to_owned(),
+            "boss".to_owned(),
+            "[\"height_px=120\"]".to_owned()
+        )]
+    );
+    // The form starts over, and no draft is left.
+    assert!(harness.state().search().feedback_drafts().is_empty());
+    close_app(&runtime, harness);
+    runtime.block_on(service.shutdown());
+}
+
+#[test]
+fn feedback_over_300_characters_is_refused_kept_and_sent_after_a_401_and_login() {
+    let runtime = runtime();
+    let data = tempfile::tempdir().unwrap();
+    let service_dir = data.path().join("service");
+    let service = company_service(&runtime, &service_dir);
+    let boss = admin_client(&runtime, &service);
+    let image = data.path().join("shim.png");
+    write_part_png(&image, 7);
+    add_database_file(&runtime, &boss, &image, "Library/shim.png", &[]);
+    let mut harness = app_on(&runtime, data.path(), &service, "alice", "alice password");
+
+    open_result(&mut harness, "shim", "shim.png");
+    open_pmi(&mut harness);
+    harness.get_by_label("width_px=128").click();
+    harness.step();
+    type_into(&mut harness, "Explanation", &"w".repeat(301));
+    step_until_label(&mut harness, "301/300");
+    harness.get_by_label("Send feedback").click();
+    step_until_label_contains(&mut harness, "Shorten it by 1");
+    assert!(stored_feedback(&service_dir).is_empty());
+
+    // Leaving the view keeps the form; coming back brings it again.
+    harness.get_by_label("Back to the file").click();
+    step_until_label(&mut harness, "Drawing data (PMI)");
+    assert_eq!(harness.state().search().feedback_drafts().len(), 1);
+    open_pmi(&mut harness);
+    let draft = harness.state().search().pmi().feedback().draft().unwrap();
+    assert_eq!(draft.explanation.chars().count(), 301);
+    assert!(draft.reviews[0].selected);
+
+    // 300 characters pass; the session has ended meanwhile, so the send waits for the login.
+    type_into(&mut harness, "Explanation", "");
+    harness.key_press(egui::Key::End);
+    harness.key_press(egui::Key::Backspace);
+    step_until_label(&mut harness, "300/300");
+    admin::add_user(&service_dir, "Acme", "alice", "new password", false).unwrap();
+    harness.get_by_label("Send feedback").click();
+    step_until(&mut harness, "the login form", |harness| {
+        harness.state().login_open()
+    });
+    step_until(
+        &mut harness,
+        "the feedback waiting for the login",
+        |harness| {
+            harness.state().search().pmi().feedback().notice()
+                == Some(&FeedbackNotice::AwaitingLogin)
+        },
+    );
+    assert!(stored_feedback(&service_dir).is_empty());
+    log_in_through_the_form(&mut harness, "alice", "new password");
+    step_until(
+        &mut harness,
+        "the feedback sent after the login",
+        |harness| {
+            matches!(
+                harness.state().search().pmi().feedback().notice(),
+                Some(FeedbackNotice::Sent(_))
+            )
+        },
+    );
+    let stored = stored_feedback(&service_dir);
+    assert_eq!(stored.len(), 1, "{stored:?}");
+    assert_eq!(stored[0].2, "w".repeat(300));
+    assert_eq!(stored[0].3, "alice");
+    assert_eq!(stored[0].4, "[\"width_px=128\"]");
+    assert!(harness.state().search().feedback_drafts().is_empty());
     close_app(&runtime, harness);
     runtime.block_on(service.shutdown());
 }
