@@ -652,6 +652,23 @@ mod tests {
     }
 
     #[test]
+    fn the_drawing_data_opens_by_button_and_by_ctrl_d() {
+        let mut harness = harness(ready_view());
+        harness.run();
+        harness.get_by_label("Drawing data (PMI)").click();
+        harness.run();
+        harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::D);
+        harness.run();
+        let opened = harness
+            .state()
+            .intents
+            .iter()
+            .filter(|intent| **intent == DetailIntent::ShowPmi(FileUid::from_reply(UID)))
+            .count();
+        assert_eq!(opened, 2);
+    }
+
+    #[test]
     fn the_pdf_link_opens_in_the_browser() {
         let mut harness = harness(ready_view());
         harness.run();

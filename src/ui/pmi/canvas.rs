@@ -214,7 +214,8 @@ pub fn page_canvas_ui(
     if response.dragged() {
         zoom.pan += response.drag_delta();
     }
-    if response.hovered() {
+    // Over a box the box is the hovered widget, so the canvas asks whether the pointer is over it.
+    if response.hovered() || ui.rect_contains_pointer(canvas) {
         let (zoom_delta, scroll, pointer) = ui.input(|input| {
             (
                 input.zoom_delta(),
@@ -227,6 +228,8 @@ pub fn page_canvas_ui(
             *zoom = zoom.zoomed_at(zoom_delta, pivot, canvas);
         } else if scroll != Vec2::ZERO {
             zoom.pan += scroll;
+            // Taken here, so the view's scroll area does not move as well.
+            ui.input_mut(|input| input.smooth_scroll_delta = Vec2::ZERO);
         }
     }
     if response.double_clicked() {

@@ -20,6 +20,22 @@ pub fn filtered_items(items: &[PmiItem], filter: &str) -> Vec<usize> {
         .collect()
 }
 
+/// The item after (`step` 1) or before (`step` -1) `selected` among the `shown` ones, for the arrow
+/// keys: from nothing selected, the first (or last); at either end, it stays.
+pub fn step_selection(shown: &[usize], selected: Option<usize>, step: isize) -> Option<usize> {
+    if shown.is_empty() {
+        return selected;
+    }
+    let position = selected.and_then(|index| shown.iter().position(|&shown| shown == index));
+    let next = match (position, step >= 0) {
+        (None, true) => 0,
+        (None, false) => shown.len() - 1,
+        (Some(position), true) => (position + 1).min(shown.len() - 1),
+        (Some(position), false) => position.saturating_sub(1),
+    };
+    Some(shown[next])
+}
+
 /// The label of an item's row (and its accessible name).
 pub fn item_row_label(item: &PmiItem) -> String {
     let text = if item.text.trim().is_empty() {
@@ -106,5 +122,19 @@ mod tests {
         assert!(filtered_items(&items, "bolt").is_empty());
         assert_eq!(item_row_label(&items[0]), "Dimension: Ø40 H7");
         assert_eq!(item_row_label(&item(7, " ")), "Type 7: (no text)");
+    }
+
+    #[test]
+    fn arrow_keys_step_through_the_shown_items() {
+        let shown = [1, 4, 6];
+        assert_eq!(step_selection(&shown, None, 1), Some(1));
+        assert_eq!(step_selection(&shown, None, -1), Some(6));
+        assert_eq!(step_selection(&shown, Some(1), 1), Some(4));
+        assert_eq!(step_selection(&shown, Some(6), 1), Some(6));
+        assert_eq!(step_selection(&shown, Some(4), -1), Some(1));
+        assert_eq!(step_selection(&shown, Some(1), -1), Some(1));
+        // A selected item hidden by the filter: start from the ends again.
+        assert_eq!(step_selection(&shown, Some(5), 1), Some(1));
+        assert_eq!(step_selection(&[], Some(5), 1), Some(5));
     }
 }

@@ -14,7 +14,7 @@ use egui::Vec2;
 
 use self::canvas::{CanvasInput, PageZoom, legend, page_canvas_ui, page_size};
 use self::feedback::{FeedbackDrafts, FeedbackForm};
-use self::items::items_list_ui;
+use self::items::{filtered_items, items_list_ui, step_selection};
 use super::texture_cache::{Lookup, TextureCache};
 use crate::api::{ApiError, FeedbackRequest, FileUid, PmiData};
 use crate::tasks::thumbnails::{ImageRequest, large_image_key};
@@ -337,9 +337,24 @@ impl PmiView {
             if ui.button("Fit").clicked() {
                 self.zoom = PageZoom::default();
             }
-            ui.weak("Drag to pan, Ctrl + scroll to zoom, click a box to select its item");
+            ui.weak("Drag to pan, Ctrl + scroll to zoom, click a box or press Up / Down to select an item");
         });
         let page = &data.pages[self.page];
+        // Up and down step through the listed items while no text field has the keyboard.
+        if !ui.ctx().egui_wants_keyboard_input() {
+            let (down, up) = ui.input_mut(|input| {
+                (
+                    input.consume_key(egui::Modifiers::NONE, egui::Key::ArrowDown),
+                    input.consume_key(egui::Modifiers::NONE, egui::Key::ArrowUp),
+                )
+            });
+            if down || up {
+                let shown = filtered_items(&page.items, &self.filter);
+                let step = if down { 1 } else { -1 };
+                self.select(step_selection(&shown, self.selected, step));
+                self.reveal_row = true;
+            }
+        }
         ui.horizontal_wrapped(|ui| {
             ui.label("Legend:");
             for entry in legend(&page.items) {
@@ -534,6 +549,10 @@ mod tests {
         harness.get_by_label("Dimension: Ø40 H7 (page 1)").click();
         harness.run();
         assert_eq!(harness.state().view.selected(), Some(0));
+        // The arrow keys step through the items.
+        harness.key_press(egui::Key::ArrowDown);
+        harness.run();
+        assert_eq!(harness.state().view.selected(), Some(1));
         // The page picture is asked for, as the record's large image.
         assert!(
             harness.state().intents.contains(&PmiIntent::NeedImage(
