@@ -467,7 +467,7 @@ impl FeedbackForm {
             Some(FeedbackNotice::Sent(id)) => {
                 ui.horizontal_wrapped(|ui| {
                     ui.colored_label(
-                        super::super::theme::success_color(ui),
+                        crate::ui::theme::success_color(ui),
                         "The feedback was sent. Its id:",
                     );
                     ui.add(egui::Label::new(egui::RichText::new(id).monospace()).selectable(true));
@@ -478,7 +478,7 @@ impl FeedbackForm {
             }
             Some(FeedbackNotice::AwaitingLogin) => {
                 ui.colored_label(
-                    super::super::theme::warning_color(ui),
+                    crate::ui::theme::warning_color(ui),
                     "Your session has ended. Log in again: the feedback is sent after the login.",
                 );
             }
