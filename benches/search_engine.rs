@@ -1,10 +1,12 @@
 //! Search-engine benchmark: indexing throughput of `analyze` on realistic 512×512 part pictures, and
 //! search latency of `VisualIndex::rank` against the brute-force baseline
 //! (`rank_by_matching_every_file`, `match_views` over every file) at 1,000 and 10,000 indexed files,
-//! for single-view and two-view queries, in the same run. Prints a markdown table.
+//! for single-view and two-view queries, in the same run, and `analyze` of the sample DXF drawings
+//! against a 512×512 PNG. Prints markdown tables.
 //!
 //! ```text
 //! cargo bench --bench search_engine
+//! cargo bench --profile dev --bench search_engine -- drawings   # only the drawings
 //! ```
 //!
 //! Analysing 10,000 pictures would take minutes, so the database is made from a few hundred analysed
@@ -34,6 +36,12 @@ const LIMIT: usize = 50;
 const SIDE: u32 = 512;
 
 fn main() {
+    // `-- drawings` measures only the drawings (quick, e.g. with `--profile dev`).
+    if std::env::args().any(|arg| arg == "drawings") {
+        let picture = draw_part(PART_NAMES[0], &Pose::default(), SIDE).unwrap_or_default();
+        drawing_analysis(&encode_png(&picture).unwrap_or_default());
+        return;
+    }
     let mut random = StdRng::seed_from_u64(2024);
 
     // --- indexing throughput ---
@@ -209,6 +217,51 @@ fn main() {
     println!("|---|---|---|---|---|");
     for line in memory_lines {
         println!("{line}");
+    }
+    drawing_analysis(&pictures[0].1);
+}
+
+/// Times `analyze` of the sample DXF drawings against a 512×512 PNG picture in the same run and
+/// prints their ratio (a drawing is parsed, rendered to a 1024-px page, described and read).
+fn drawing_analysis(png: &[u8]) {
+    use partlens::service::engine::drawing::sample_drawings::{
+        SAMPLE_DRAWINGS, sample_drawing_dxf,
+    };
+    const ROUNDS: usize = 20;
+    let time = |extension: &str, bytes: &[u8]| {
+        let mut times: Vec<Duration> = (0..ROUNDS)
+            .map(|_| {
+                let start = Instant::now();
+                std::hint::black_box(analyze(extension, bytes).ok());
+                start.elapsed()
+            })
+            .collect();
+        percentile(&mut times, 0.50)
+    };
+    let picture = time(".png", png);
+    println!();
+    println!(
+        "Drawings: `analyze` p50 over {ROUNDS} rounds, against a {SIDE}×{SIDE} PNG picture.\n"
+    );
+    println!("| file | bytes | `analyze` p50 | ratio to the PNG |");
+    println!("|---|---|---|---|");
+    println!(
+        "| {SIDE}×{SIDE} PNG | {} | {} ms | 1.00× |",
+        png.len(),
+        millis(picture)
+    );
+    for sample in &SAMPLE_DRAWINGS {
+        let Ok(dxf) = sample_drawing_dxf(sample) else {
+            continue;
+        };
+        let drawing = time(".dxf", &dxf);
+        println!(
+            "| {}.dxf | {} | {} ms | {:.2}× |",
+            sample.name,
+            dxf.len(),
+            millis(drawing),
+            drawing.as_secs_f64() / picture.as_secs_f64().max(1e-9)
+        );
     }
 }
 

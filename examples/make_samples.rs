@@ -2,10 +2,12 @@
 //! company-database files), two query views per part (`views/<part>-a.png`, `views/<part>-b.jpg`,
 //! photographed again: turned, resized, moved, other line weight and paper, noise, JPEG), and
 //! `manifest.json` with each part's stored path and attributes. Deterministic: running it twice gives
-//! the same bytes.
+//! the same bytes. It rewrites the whole manifest: run `examples/make_sample_drawings.rs` afterwards to
+//! add the sample drawings (`drawings/*.dxf`) back.
 //!
 //! ```text
 //! cargo run --example make_samples -- assets/samples
+//! cargo run --example make_sample_drawings -- assets/samples
 //! ```
 
 use std::path::{Path, PathBuf};

@@ -47,7 +47,7 @@ const UNKNOWN_UID: &str = "3f2504e0-4f89-41d3-9a0c-0305e82c3301";
 /// One part of the sample library as stored in the service.
 #[derive(Debug)]
 struct Part {
-    /// The file name without its extension (`gear`).
+    /// The file name without its folder and extension (`gear`, `flange-drawing`).
     name: String,
     /// Where it is stored (`Samples/gear.png`).
     stored_path: String,
@@ -187,7 +187,11 @@ async fn upload_library(base: &str, manifest: &Value) -> Vec<Part> {
             );
             let outcome = client.upload(&request, None).await.unwrap();
             Part {
-                name: file.trim_end_matches(".png").to_owned(),
+                name: Path::new(&file)
+                    .file_stem()
+                    .and_then(|stem| stem.to_str())
+                    .unwrap()
+                    .to_owned(),
                 stored_path,
                 uid: outcome.uid.as_str().to_owned(),
                 attributes,
@@ -200,7 +204,8 @@ async fn upload_library(base: &str, manifest: &Value) -> Vec<Part> {
         .buffered(2)
         .collect()
         .await;
-    assert_eq!(parts.len(), 12);
+    // Twelve part images and two DXF drawings (of the flange and the stepped shaft).
+    assert_eq!(parts.len(), 14);
     parts
 }
 
@@ -1035,14 +1040,15 @@ fn values_count_each_of_several_values_in_the_company() {
             ("brass".to_owned(), 2),
             ("cast iron".to_owned(), 1),
             ("spring steel".to_owned(), 1),
-            ("stainless steel".to_owned(), 3),
-            ("steel".to_owned(), 5),
+            // The flange's and the stepped shaft's drawings carry their parts' materials.
+            ("stainless steel".to_owned(), 4),
+            ("steel".to_owned(), 7),
         ])
     );
     // Most frequent first.
     assert_eq!(
         cli(ANN, ["values", "material"]).ok_json()[0],
-        json!({"Name": "steel", "Count": 5})
+        json!({"Name": "steel", "Count": 7})
     );
     // The name is matched case-insensitively; a unit in the name narrows to it.
     assert_eq!(
@@ -1095,6 +1101,48 @@ fn pmi_prints_pages_text_and_extracted_attributes() {
     assert_eq!(record["ExtractedAttributes"], pmi["extracted_attributes"]);
     cli(ANN, ["pmi", UNKNOWN_UID]).refused(404);
     cli(GUS, ["pmi", &gear.uid]).refused(404);
+}
+
+#[test]
+fn pmi_prints_the_items_of_a_drawing() {
+    let drawing = part("flange-drawing");
+    let pmi = cli(ANN, ["pmi", &drawing.uid]).ok_json();
+    let pages = pmi["pages"].as_array().unwrap();
+    assert_eq!(pages.len(), 1, "{pmi}");
+    let page = &pages[0];
+    let [width, height] = [
+        page["image_size"][0].as_i64().unwrap(),
+        page["image_size"][1].as_i64().unwrap(),
+    ];
+    let items = page["items"].as_array().unwrap();
+    assert!(
+        items
+            .iter()
+            .any(|item| item["type_id"] == 2 && item["text"] == "Ø60 H7 ±0.015"),
+        "{pmi}"
+    );
+    for item in items {
+        let [left, top, right, bottom] = [0, 1, 2, 3].map(|i| item["box"][i].as_i64().unwrap());
+        assert!(0 <= left && left < right && right <= width, "{item}");
+        assert!(0 <= top && top < bottom && bottom <= height, "{item}");
+    }
+    assert!(
+        pmi["unstructured_text"]
+            .as_str()
+            .unwrap()
+            .contains("BREAK ALL SHARP EDGES"),
+        "{pmi}"
+    );
+    assert!(
+        pmi["extracted_attributes"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("drawing_number=DWG-1002")),
+        "{pmi}"
+    );
+    // A word of its note finds the drawing.
+    let found = cli(ANN, ["search", "--text", "deburr"]).ok_json();
+    assert_eq!(result_uids(&found), vec![drawing.uid.clone()], "{found}");
 }
 
 #[test]
@@ -1208,7 +1256,8 @@ fn one_file_goes_up_in_a_single_call_and_finds_its_part_first() {
 
 #[test]
 fn two_views_of_a_part_in_mixed_formats_go_up_in_two_steps_and_rank_it_first() {
-    for part in &library().parts {
+    // Every part image has two query views (the drawings have none).
+    for part in library().parts.iter().filter(|part| !part.views.is_empty()) {
         let result = cli(ANN, ["search", &arg(&part.views[0]), &arg(&part.views[1])]).ok_json();
         let inputs = input_uids(&result);
         assert_eq!(inputs.len(), 2, "{result}");
@@ -1293,9 +1342,10 @@ fn text_and_attribute_filters_narrow_the_library() {
         search(&["--exact", "material=brass"]),
         uids_of(&["hex-nut", "hinge"])
     );
+    // The flange's drawing shares its attributes ("flange-drawing.dxf" sorts before "flange.png").
     assert_eq!(
         search(&["--exact", "material=stainless steel"]),
-        uids_of(&["flange", "hinge", "washer"])
+        uids_of(&["flange-drawing", "flange", "hinge", "washer"])
     );
     // A regular match finds the text inside a value; exact needs the whole value.
     assert_eq!(
@@ -1316,7 +1366,12 @@ fn text_and_attribute_filters_narrow_the_library() {
     // Units ride in the name.
     assert_eq!(
         search(&["--exact", "diameter(mm)=160"]),
-        uids_of(&["flange"])
+        uids_of(&["flange-drawing", "flange"])
+    );
+    // Drawings are told apart by their document type.
+    assert_eq!(
+        search(&["--exact", "document_type=drawing"]),
+        uids_of(&["flange-drawing", "stepped-shaft-drawing"])
     );
     // Every filter must hold.
     assert_eq!(

@@ -1447,3 +1447,92 @@ async fn put_search_uploads_the_inputs_and_searches_in_one_call() {
         .unwrap();
     assert_eq!(result.results[0].uid, parts.bracket);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dxf_drawings_are_indexed_with_their_pmi_text_attributes_and_a_picture() {
+    let service = TestService::start().await;
+    let ann = service.session("ann").await;
+    let dxf = std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("assets/samples/drawings/flange-drawing.dxf"),
+    )
+    .unwrap();
+    let reply = ann
+        .put_binary(
+            "/api/FileBinary?file=Drawings%2Fflange.dxf&isSearchInput=false&indexAsync=true",
+            dxf,
+        )
+        .await;
+    reply.expect(200);
+    let uid = reply.string();
+    wait_until(Duration::from_secs(60), "the drawing is indexed", || {
+        let ann = ann.clone();
+        let uid = uid.clone();
+        async move {
+            let reply = ann.get(&format!("/api/FileStatus?fileUID={uid}")).await;
+            (reply.status == reqwest::StatusCode::OK).then_some(())
+        }
+    })
+    .await;
+
+    let reply = ann.get(&format!("/api/PMIData?fileUID={uid}")).await;
+    reply.expect(200);
+    let wire: partlens::api::model::PmiDataWire = serde_json::from_value(reply.json()).unwrap();
+    assert!(wire.pmi.is_string(), "PMI is a string holding JSON");
+    let pmi = wire.parse().unwrap();
+    assert_eq!(pmi.pages.len(), 1);
+    let page = &pmi.pages[0];
+    assert_eq!(page.page, 1);
+    let [width, height] = page.image_size;
+    let dimensions: Vec<&str> = page
+        .items
+        .iter()
+        .filter(|item| item.type_id == 2)
+        .map(|item| item.text.as_str())
+        .collect();
+    assert!(dimensions.contains(&"Ø160"), "{dimensions:?}");
+    assert!(dimensions.contains(&"Ø60 H7 ±0.015"), "{dimensions:?}");
+    for item in &page.items {
+        let [left, top, right, bottom] = item.box_in_page;
+        assert!(0 <= left && left < right && right <= width, "{item:?}");
+        assert!(0 <= top && top < bottom && bottom <= height, "{item:?}");
+    }
+    assert!(pmi.unstructured_text.contains("DEBURR BOLT HOLES"));
+    assert!(
+        pmi.extracted_attributes
+            .contains(&"part_number=PL-1002".to_owned()),
+        "{:?}",
+        pmi.extracted_attributes
+    );
+
+    // The rendered page is the large image, the same size as the PMI page.
+    let record = ann.get(&format!("/api/File?fileUID={uid}")).await.json();
+    assert_eq!(record["HasThumbnail"], true);
+    let large = reqwest::get(record["PNGURLFromID"].as_str().unwrap())
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
+    let large = image::load_from_memory(&large).unwrap();
+    assert_eq!(
+        [i64::from(large.width()), i64::from(large.height())],
+        page.image_size
+    );
+
+    // A word of the note finds the drawing by free text.
+    assert_eq!(ann.search_uids("FT=deburr").await, vec![uid.clone()]);
+
+    // Bytes that are no drawing fail indexing.
+    let broken = ann
+        .put_binary(
+            "/api/FileBinary?file=Drawings%2Fbroken.dxf&isSearchInput=false",
+            b"0\nSECTION\n2\nENTITIES\n0\nLINE\n10\nnot-a-number\n".repeat(40),
+        )
+        .await;
+    broken.expect(200);
+    let status = ann
+        .get(&format!("/api/FileStatus?fileUID={}", broken.string()))
+        .await;
+    status.expect(422);
+}

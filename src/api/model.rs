@@ -321,7 +321,9 @@ pub struct PmiItem {
     /// The box in page pixels: left, top, right, bottom.
     #[serde(rename = "box")]
     pub box_in_page: [i64; 4],
-    /// The kind of item (dimension, note, title-block field, …; numbering is the service's).
+    /// The kind of item; numbering is the service's. The local service uses 1 text note (TEXT, MTEXT),
+    /// 2 dimension, 3 title-block attribute (ATTRIB), 4 tolerance / GD&T frame; other services may
+    /// send other numbers.
     #[serde(deserialize_with = "lenient_i64")]
     pub type_id: i64,
     /// The text of the item.

@@ -1,0 +1,94 @@
+//! Generates the sample library's drawings: a DXF drawing of some sample parts (flange, stepped
+//! shaft; outline, dimensions including a toleranced diameter, a note, a title block with part number,
+//! material, drawing number and revision) in `assets/samples/drawings/`, and adds them to
+//! `manifest.json` as parts stored under `Samples/drawings/` with their part's attributes plus
+//! `document_type=drawing` (no query views).
+//!
+//! It replaces only the manifest's entries under `drawings/`, so run it after
+//! `examples/make_samples.rs` (which rewrites the whole manifest and drops them). Deterministic.
+//!
+//! ```text
+//! cargo run --example make_samples -- assets/samples
+//! cargo run --example make_sample_drawings -- assets/samples
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use partlens::service::engine::drawing::sample_drawings::{SAMPLE_DRAWINGS, sample_drawing_dxf};
+use serde::{Deserialize, Serialize};
+
+/// The folder of the drawings inside the sample library, and the manifest prefix of their entries.
+const DRAWINGS_FOLDER: &str = "drawings";
+
+/// `manifest.json` (the fields `examples/make_samples.rs` writes, in its order).
+#[derive(Serialize, Deserialize)]
+struct Manifest {
+    parts: Vec<ManifestPart>,
+}
+
+/// One part in `manifest.json`.
+#[derive(Serialize, Deserialize)]
+struct ManifestPart {
+    /// The file, relative to the manifest.
+    file: String,
+    /// Where it is stored in the company database.
+    stored_path: String,
+    /// Its attributes, `name=value`.
+    attributes: Vec<String>,
+    /// The query views, relative to the manifest (none for drawings).
+    #[serde(default)]
+    views: Vec<String>,
+}
+
+fn main() -> anyhow::Result<()> {
+    let folder = PathBuf::from(
+        std::env::args()
+            .nth(1)
+            .unwrap_or_else(|| "assets/samples".to_owned()),
+    );
+    let manifest_path = folder.join("manifest.json");
+    let text = std::fs::read_to_string(&manifest_path)
+        .with_context(|| format!("cannot read {}", manifest_path.display()))?;
+    let mut manifest: Manifest = serde_json::from_str(&text)
+        .with_context(|| format!("{} is not a manifest", manifest_path.display()))?;
+    manifest
+        .parts
+        .retain(|part| !part.file.starts_with(&format!("{DRAWINGS_FOLDER}/")));
+    std::fs::create_dir_all(folder.join(DRAWINGS_FOLDER))
+        .with_context(|| format!("cannot create {}", folder.display()))?;
+    for sample in &SAMPLE_DRAWINGS {
+        let part_file = format!("{}.png", sample.part);
+        let mut attributes = manifest
+            .parts
+            .iter()
+            .find(|part| part.file == part_file)
+            .with_context(|| format!("the manifest has no part {part_file}"))?
+            .attributes
+            .clone();
+        attributes.push("document_type=drawing".to_owned());
+        let file = format!("{DRAWINGS_FOLDER}/{}.dxf", sample.name);
+        let bytes = sample_drawing_dxf(sample)
+            .with_context(|| format!("cannot write the DXF of {}", sample.name))?;
+        write(&folder.join(&file), &bytes)?;
+        manifest.parts.push(ManifestPart {
+            stored_path: format!("Samples/{file}"),
+            file,
+            attributes,
+            views: Vec::new(),
+        });
+    }
+    let mut json = serde_json::to_string_pretty(&manifest)?;
+    json.push('\n');
+    write(&manifest_path, json.as_bytes())?;
+    println!(
+        "wrote {} drawings to {}",
+        SAMPLE_DRAWINGS.len(),
+        folder.join(DRAWINGS_FOLDER).display()
+    );
+    Ok(())
+}
+
+fn write(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    std::fs::write(path, bytes).with_context(|| format!("cannot write {}", path.display()))
+}
