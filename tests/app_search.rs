@@ -1,7 +1,8 @@
 //! The Search place of the desktop app, driven with egui_kittest against the in-process local service:
 //! a search by two views of a sample part, text plus an exact attribute, "More like this", the CSV
 //! export, a multi-valued attribute edited in the editor, a failed save that keeps its draft, a
-//! delete refused with 403, and the drawing data (PMI) view: the empty state, feedback on extracted
+//! delete refused with 403, and the drawing data (PMI) view: the sample drawing's page with its
+//! dimension items (rows and boxes selecting each other), the empty state, feedback on extracted
 //! attributes stored by the service, a feedback over 300 characters refused before sending, a draft
 //! kept when leaving, and a feedback that meets a 401 sent after the login.
 
@@ -199,6 +200,8 @@ fn text_plus_an_exact_attribute_narrows_the_results_and_the_list_exports_to_csv(
     assert_eq!(
         by_text,
         [
+            // The flange's drawing (a sample since the DXF drawings) has the same supplier.
+            "Samples/drawings/flange-drawing.dxf",
             "Samples/flange.png",
             "Samples/gear.png",
             "Samples/hinge.png",
@@ -218,7 +221,14 @@ fn text_plus_an_exact_attribute_narrows_the_results_and_the_list_exports_to_csv(
     search_with_enter(&mut harness);
     let mut narrowed = result_files(&harness);
     narrowed.sort();
-    assert_eq!(narrowed, ["Samples/flange.png", "Samples/hinge.png"]);
+    assert_eq!(
+        narrowed,
+        [
+            "Samples/drawings/flange-drawing.dxf",
+            "Samples/flange.png",
+            "Samples/hinge.png"
+        ]
+    );
 
     harness.get_by_label("Export CSV…").click();
     step_until(&mut harness, "the CSV file", |_| csv_path.is_file());
@@ -227,7 +237,7 @@ fn text_plus_an_exact_attribute_narrows_the_results_and_the_list_exports_to_csv(
         csv.starts_with("rank,name,file name,uid,score,band,"),
         "{csv}"
     );
-    assert_eq!(csv.lines().count(), 3, "{csv}");
+    assert_eq!(csv.lines().count(), 4, "{csv}");
     assert!(csv.contains("steel|stainless steel"), "{csv}");
     step_until_label_contains(&mut harness, "The result list was saved to");
     close_app(&runtime, harness);
@@ -543,6 +553,19 @@ fn stored_feedback(service_dir: &Path) -> Vec<(String, String, String, String, S
         .collect()
 }
 
+/// Clicks the widget with this label after scrolling it into the window (kittest clicks with the
+/// pointer, at the widget's place).
+fn click_shown(harness: &mut Harness<'_, App>, label: &str) {
+    harness.get_by_label(label).scroll_to_me();
+    step_until(harness, &format!("\"{label}\" in the window"), |harness| {
+        let rect = harness.get_by_label(label).rect();
+        let screen = egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(1100.0, 720.0));
+        screen.contains_rect(rect)
+    });
+    harness.get_by_label(label).click();
+    harness.step();
+}
+
 /// Replaces the text of the field with this label: focus, delete what is there, type.
 fn replace_text(harness: &mut Harness<'_, App>, label: &str, text: &str) {
     type_into(harness, label, "");
@@ -586,7 +609,7 @@ fn feedback_with_a_corrected_attribute_is_stored_and_a_file_without_pmi_says_so(
     let draft = harness.state().search().pmi().feedback().draft().unwrap();
     assert_eq!(draft.user, "boss");
     assert_eq!(draft.reviews[1].verdict, Verdict::Wrong);
-    harness.get_by_label("Send feedback").click();
+    click_shown(&mut harness, "Send feedback");
     step_until(&mut harness, "the feedback to be sent", |harness| {
         matches!(
             harness.state().search().pmi().feedback().notice(),
@@ -634,7 +657,7 @@ fn feedback_over_300_characters_is_refused_kept_and_sent_after_a_401_and_login()
     harness.step();
     type_into(&mut harness, "Explanation", &"w".repeat(301));
     step_until_label(&mut harness, "301/300");
-    harness.get_by_label("Send feedback").click();
+    click_shown(&mut harness, "Send feedback");
     step_until_label_contains(&mut harness, "Shorten it by 1");
     assert!(stored_feedback(&service_dir).is_empty());
 
@@ -653,7 +676,7 @@ fn feedback_over_300_characters_is_refused_kept_and_sent_after_a_401_and_login()
     harness.key_press(egui::Key::Backspace);
     step_until_label(&mut harness, "300/300");
     admin::add_user(&service_dir, "Acme", "alice", "new password", false).unwrap();
-    harness.get_by_label("Send feedback").click();
+    click_shown(&mut harness, "Send feedback");
     step_until(&mut harness, "the login form", |harness| {
         harness.state().login_open()
     });
@@ -685,4 +708,101 @@ fn feedback_over_300_characters_is_refused_kept_and_sent_after_a_401_and_login()
     assert!(harness.state().search().feedback_drafts().is_empty());
     close_app(&runtime, harness);
     runtime.block_on(service.shutdown());
+}
+
+#[test]
+fn the_sample_drawing_shows_its_page_with_the_dimension_items_and_boxes_select_rows() {
+    let runtime = runtime();
+    let data = tempfile::tempdir().unwrap();
+    let parts = AppParts::new(data.path(), sample_workspace(data.path()));
+    let mut harness = app_harness(&runtime, &parts);
+    wait_logged_in(&mut harness);
+
+    // A word of the drawing's note finds it.
+    open_result(&mut harness, "deburr", "flange-drawing.dxf");
+    open_pmi(&mut harness);
+    let pmi = harness.state().search().pmi().data().unwrap().clone();
+    assert_eq!(pmi.pages.len(), 1);
+    let items = &pmi.pages[0].items;
+    let diameter = items
+        .iter()
+        .position(|item| item.type_id == 2 && item.text == "Ø60 H7 ±0.015")
+        .unwrap();
+    // The dimension items are listed, and the legend counts them.
+    harness.get_by_label("Dimension: Ø60 H7 ±0.015");
+    harness.get_by_label("Dimension: Ø160");
+    let dimensions = items.iter().filter(|item| item.type_id == 2).count();
+    harness.get_by_label(&format!("Dimension ({dimensions})"));
+    assert!(
+        harness
+            .state()
+            .search()
+            .pmi()
+            .feedback()
+            .draft()
+            .unwrap()
+            .reviews
+            .iter()
+            .any(|review| review.extracted == "part_number=PL-1002")
+    );
+    // The page picture is the record's large image, loaded through the task layer.
+    step_until(&mut harness, "the page picture", |harness| {
+        harness.state().search().textures().loaded_count() > 0
+            && harness
+                .query_by_label("Loading the page picture…")
+                .is_none()
+    });
+
+    // A row selects its item; a box selects its item.
+    harness.get_by_label("Dimension: Ø60 H7 ±0.015").click();
+    harness.step();
+    assert_eq!(harness.state().search().pmi().selected(), Some(diameter));
+    let note = items.iter().position(|item| item.type_id == 1).unwrap();
+    let note_box = format!("Note box: {}", items[note].text);
+    harness.get_by_label(&note_box).click();
+    harness.step();
+    assert_eq!(harness.state().search().pmi().selected(), Some(note));
+    // The free text holds the note (besides its row and its box).
+    assert!(
+        harness
+            .get_all_by_label_contains("DEBURR BOLT HOLES")
+            .any(|node| node.value().is_some_and(|text| text.contains("PL-1002")))
+    );
+    harness.check_accessibility();
+
+    // Feedback on the drawing: the material read from the title block gets a corrected value.
+    let material = harness
+        .state()
+        .search()
+        .pmi()
+        .feedback()
+        .draft()
+        .unwrap()
+        .reviews
+        .iter()
+        .find(|review| review.name() == "material")
+        .unwrap()
+        .extracted
+        .clone();
+    harness.get_by_label(&material).click();
+    harness.step();
+    replace_text(
+        &mut harness,
+        "Correct value of material",
+        "STAINLESS STEEL 1.4404",
+    );
+    type_into(&mut harness, "Explanation", "Revision C changed the grade.");
+    click_shown(&mut harness, "Send feedback");
+    step_until(&mut harness, "the feedback to be sent", |harness| {
+        matches!(
+            harness.state().search().pmi().feedback().notice(),
+            Some(FeedbackNotice::Sent(_))
+        )
+    });
+    let stored = stored_feedback(&data.path().join("workspace"));
+    assert_eq!(stored.len(), 1, "{stored:?}");
+    assert_eq!(stored[0].2, "Revision C changed the grade.");
+    assert_eq!(stored[0].3, "tester");
+    assert_eq!(stored[0].4, "[\"material=STAINLESS STEEL 1.4404\"]");
+    close_app(&runtime, harness);
 }
