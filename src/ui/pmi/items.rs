@@ -72,6 +72,8 @@ pub fn items_list_ui(
         .max_height(height)
         .auto_shrink([false, false])
         .show(ui, |ui| {
+            // Long texts (notes) are cut to the list's width; the free text and the box show all of it.
+            ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Truncate);
             if shown.is_empty() {
                 ui.weak("No item matches the filter.");
             }
@@ -82,7 +84,8 @@ pub fn items_list_ui(
                     ui.painter()
                         .rect_filled(swatch, 2.0, type_color(item.type_id));
                     let is_selected = selected == Some(index);
-                    let row = ui.selectable_label(is_selected, item_row_label(item));
+                    let label = item_row_label(item);
+                    let row = ui.selectable_label(is_selected, label);
                     if is_selected && scroll_to_selected {
                         row.scroll_to_me(Some(egui::Align::Center));
                     }

@@ -420,6 +420,7 @@ impl PmiView {
             self.reveal_box = false;
             let clicked_row = ui
                 .allocate_ui(Vec2::new(list_width, CANVAS_HEIGHT), |ui| {
+                    ui.set_max_width(list_width);
                     ui.vertical(|ui| {
                         items_list_ui(
                             ui,
