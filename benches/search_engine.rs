@@ -1,7 +1,7 @@
 //! Search-engine benchmark: indexing throughput of `analyze` on realistic 512×512 part pictures, and
 //! search latency of `VisualIndex::rank` against the brute-force baseline
 //! (`rank_by_matching_every_file`, `match_views` over every file) at 1,000 and 10,000 indexed files,
-//! for single-view and two-view queries, in the same run, and `analyze` of the sample DXF drawings
+//! for single-view and two-view queries, in the same run, and `analyze` of the sample DXF/PDF drawings
 //! against a 512×512 PNG. Prints markdown tables.
 //!
 //! ```text
@@ -221,11 +221,11 @@ fn main() {
     drawing_analysis(&pictures[0].1);
 }
 
-/// Times `analyze` of the sample DXF drawings against a 512×512 PNG picture in the same run and
+/// Times `analyze` of the sample DXF and PDF drawings against a 512×512 PNG picture in the same run and
 /// prints their ratio (a drawing is parsed, rendered to a 1024-px page, described and read).
 fn drawing_analysis(png: &[u8]) {
     use partlens::service::engine::drawing::sample_drawings::{
-        SAMPLE_DRAWINGS, sample_drawing_dxf,
+        SAMPLE_DRAWINGS, SAMPLE_PDF_DRAWING, sample_drawing_dxf, sample_drawing_pdf,
     };
     const ROUNDS: usize = 20;
     let time = |extension: &str, bytes: &[u8]| {
@@ -250,15 +250,22 @@ fn drawing_analysis(png: &[u8]) {
         png.len(),
         millis(picture)
     );
-    for sample in &SAMPLE_DRAWINGS {
-        let Ok(dxf) = sample_drawing_dxf(sample) else {
+    let drawings = SAMPLE_DRAWINGS
+        .iter()
+        .map(|sample| (sample.name, ".dxf", sample_drawing_dxf(sample).ok()))
+        .chain(std::iter::once((
+            SAMPLE_PDF_DRAWING.name,
+            ".pdf",
+            sample_drawing_pdf(&SAMPLE_PDF_DRAWING).ok(),
+        )));
+    for (name, extension, bytes) in drawings {
+        let Some(bytes) = bytes else {
             continue;
         };
-        let drawing = time(".dxf", &dxf);
+        let drawing = time(extension, &bytes);
         println!(
-            "| {}.dxf | {} | {} ms | {:.2}× |",
-            sample.name,
-            dxf.len(),
+            "| {name}{extension} | {} | {} ms | {:.2}× |",
+            bytes.len(),
             millis(drawing),
             drawing.as_secs_f64() / picture.as_secs_f64().max(1e-9)
         );

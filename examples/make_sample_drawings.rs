@@ -1,6 +1,7 @@
 //! Generates the sample library's drawings: a DXF drawing of some sample parts (flange, stepped
 //! shaft; outline, dimensions including a toleranced diameter, a note, a title block with part number,
-//! material, drawing number and revision) in `assets/samples/drawings/`, and adds them to
+//! material, drawing number and revision) and a PDF drawing of the L-bracket (written with `lopdf`)
+//! in `assets/samples/drawings/`, and adds them to
 //! `manifest.json` as parts stored under `Samples/drawings/` with their part's attributes plus
 //! `document_type=drawing` (no query views).
 //!
@@ -15,7 +16,9 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use partlens::service::engine::drawing::sample_drawings::{SAMPLE_DRAWINGS, sample_drawing_dxf};
+use partlens::service::engine::drawing::sample_drawings::{
+    SAMPLE_DRAWINGS, SAMPLE_PDF_DRAWING, sample_drawing_dxf, sample_drawing_pdf,
+};
 use serde::{Deserialize, Serialize};
 
 /// The folder of the drawings inside the sample library, and the manifest prefix of their entries.
@@ -57,7 +60,19 @@ fn main() -> anyhow::Result<()> {
         .retain(|part| !part.file.starts_with(&format!("{DRAWINGS_FOLDER}/")));
     std::fs::create_dir_all(folder.join(DRAWINGS_FOLDER))
         .with_context(|| format!("cannot create {}", folder.display()))?;
-    for sample in &SAMPLE_DRAWINGS {
+    let dxf_drawings = SAMPLE_DRAWINGS.iter().map(|sample| {
+        let bytes = sample_drawing_dxf(sample)
+            .with_context(|| format!("cannot write the DXF of {}", sample.name));
+        (sample, "dxf", bytes)
+    });
+    let pdf_drawing = std::iter::once((
+        &SAMPLE_PDF_DRAWING,
+        "pdf",
+        sample_drawing_pdf(&SAMPLE_PDF_DRAWING)
+            .with_context(|| format!("cannot write the PDF of {}", SAMPLE_PDF_DRAWING.name)),
+    ));
+    let mut written = 0;
+    for (sample, extension, bytes) in dxf_drawings.chain(pdf_drawing) {
         let part_file = format!("{}.png", sample.part);
         let mut attributes = manifest
             .parts
@@ -67,10 +82,9 @@ fn main() -> anyhow::Result<()> {
             .attributes
             .clone();
         attributes.push("document_type=drawing".to_owned());
-        let file = format!("{DRAWINGS_FOLDER}/{}.dxf", sample.name);
-        let bytes = sample_drawing_dxf(sample)
-            .with_context(|| format!("cannot write the DXF of {}", sample.name))?;
-        write(&folder.join(&file), &bytes)?;
+        let file = format!("{DRAWINGS_FOLDER}/{}.{extension}", sample.name);
+        write(&folder.join(&file), &bytes?)?;
+        written += 1;
         manifest.parts.push(ManifestPart {
             stored_path: format!("Samples/{file}"),
             file,
@@ -82,8 +96,7 @@ fn main() -> anyhow::Result<()> {
     json.push('\n');
     write(&manifest_path, json.as_bytes())?;
     println!(
-        "wrote {} drawings to {}",
-        SAMPLE_DRAWINGS.len(),
+        "wrote {written} drawings to {}",
         folder.join(DRAWINGS_FOLDER).display()
     );
     Ok(())

@@ -204,8 +204,9 @@ async fn upload_library(base: &str, manifest: &Value) -> Vec<Part> {
         .buffered(2)
         .collect()
         .await;
-    // Twelve part images and two DXF drawings (of the flange and the stepped shaft).
-    assert_eq!(parts.len(), 14);
+    // Twelve part images, two DXF drawings (of the flange and the stepped shaft) and a PDF drawing
+    // (of the L-bracket).
+    assert_eq!(parts.len(), 15);
     parts
 }
 
@@ -1036,11 +1037,12 @@ fn values_count_each_of_several_values_in_the_company() {
     assert_eq!(
         material,
         BTreeMap::from([
-            ("aluminium".to_owned(), 3),
+            // The L-bracket's PDF drawing carries its part's material.
+            ("aluminium".to_owned(), 4),
             ("brass".to_owned(), 2),
             ("cast iron".to_owned(), 1),
             ("spring steel".to_owned(), 1),
-            // The flange's and the stepped shaft's drawings carry their parts' materials.
+            // The flange's and the stepped shaft's DXF drawings carry their parts' materials.
             ("stainless steel".to_owned(), 4),
             ("steel".to_owned(), 7),
         ])
@@ -1058,10 +1060,11 @@ fn values_count_each_of_several_values_in_the_company() {
     let finish = value_counts(&cli(ANN, ["values", "finish"]).ok_json());
     assert_eq!(
         finish,
+        // The L-bracket and its PDF drawing both say "anodised|powder coated".
         BTreeMap::from([
-            ("anodised".to_owned(), 2),
+            ("anodised".to_owned(), 3),
             ("polished".to_owned(), 1),
-            ("powder coated".to_owned(), 1),
+            ("powder coated".to_owned(), 2),
         ])
     );
     let diameter = value_counts(&cli(ANN, ["values", "diameter(mm)"]).ok_json());
@@ -1335,7 +1338,7 @@ fn text_and_attribute_filters_narrow_the_library() {
     assert_eq!(search(&["--text", "pulley"]), uids_of(&["pulley"]));
     assert_eq!(
         search(&["--text", "Norder aluminium"]),
-        uids_of(&["l-bracket", "t-slot-profile"])
+        uids_of(&["l-bracket-drawing", "l-bracket", "t-slot-profile"])
     );
     // Exact matches hit one value of a multi-value.
     assert_eq!(
@@ -1371,7 +1374,11 @@ fn text_and_attribute_filters_narrow_the_library() {
     // Drawings are told apart by their document type.
     assert_eq!(
         search(&["--exact", "document_type=drawing"]),
-        uids_of(&["flange-drawing", "stepped-shaft-drawing"])
+        uids_of(&[
+            "flange-drawing",
+            "l-bracket-drawing",
+            "stepped-shaft-drawing"
+        ])
     );
     // Every filter must hold.
     assert_eq!(

@@ -1536,3 +1536,62 @@ async fn dxf_drawings_are_indexed_with_their_pmi_text_attributes_and_a_picture()
         .await;
     status.expect(422);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pdf_drawings_are_indexed_with_pmi_on_every_page_and_a_picture_of_the_first() {
+    let service = TestService::start().await;
+    let ann = service.session("ann").await;
+    let pdf = std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("assets/samples/drawings/l-bracket-drawing.pdf"),
+    )
+    .unwrap();
+    let uid = ann
+        .upload_database_file("Drawings/l-bracket.pdf", pdf, &[])
+        .await;
+    let reply = ann.get(&format!("/api/FileStatus?fileUID={uid}")).await;
+    reply.expect(200);
+    let reply = ann.get(&format!("/api/PMIData?fileUID={uid}")).await;
+    reply.expect(200);
+    let wire: partlens::api::model::PmiDataWire = serde_json::from_value(reply.json()).unwrap();
+    let pmi = wire.parse().unwrap();
+    let page = &pmi.pages[0];
+    assert_eq!(page.page, 1);
+    assert!(
+        page.items
+            .iter()
+            .any(|item| item.type_id == 2 && item.text == "2X Ø8 H7 ±0.015"),
+        "{page:?}"
+    );
+    for item in &page.items {
+        let [left, top, right, bottom] = item.box_in_page;
+        assert!(
+            0 <= left && left < right && right <= page.image_size[0],
+            "{item:?}"
+        );
+        assert!(
+            0 <= top && top < bottom && bottom <= page.image_size[1],
+            "{item:?}"
+        );
+    }
+    assert!(
+        pmi.extracted_attributes
+            .contains(&"part_number=PL-1003".to_owned()),
+        "{:?}",
+        pmi.extracted_attributes
+    );
+    let record = ann.get(&format!("/api/File?fileUID={uid}")).await.json();
+    assert_eq!(record["HasThumbnail"], true);
+    assert_eq!(ann.search_uids("FT=anodise").await, vec![uid.clone()]);
+    // A file named .pdf that is not one fails indexing.
+    let broken = ann
+        .put_binary(
+            "/api/FileBinary?file=Drawings%2Fbroken.pdf&isSearchInput=false",
+            b"%PDF-1.7\n".repeat(200),
+        )
+        .await;
+    broken.expect(200);
+    ann.get(&format!("/api/FileStatus?fileUID={}", broken.string()))
+        .await
+        .expect(422);
+}

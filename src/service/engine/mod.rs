@@ -6,7 +6,7 @@
 //! bytes) and [`VisualIndex`]. The descriptor inside is the engine's own business: see
 //! `descriptor.rs` for its blocks and score, `normalise.rs` for how a view is framed, `images.rs` for
 //! safe decoding and the rendered pictures, `index.rs` for the contiguous index, [`drawing`] for DXF
-//! drawings (rendered page, PMI, text, title-block attributes), and [`sample_parts`] for the synthetic
+//! and PDF drawings (rendered page, PMI, text, title-block attributes), and [`sample_parts`] for the synthetic
 //! part drawings the tests, the sample library and the benchmark use.
 
 mod descriptor;
@@ -75,12 +75,12 @@ pub fn is_image_extension(extension: &str) -> bool {
 }
 
 /// Analyses a file's bytes. `extension` is lower-case with the dot (`.png`). Images are decoded and
-/// described; drawings (`.dxf`) are rendered and read (see [`drawing`]); bytes that do not decode give
+/// described; drawings (`.dxf`, `.pdf`) are rendered and read (see [`drawing`]); bytes that do not decode give
 /// [`EngineError::Undecodable`]. Other formats are accepted with no views (stored and text-searchable).
 pub fn analyze(extension: &str, bytes: &[u8]) -> Result<Analysis, EngineError> {
     let extension = extension.to_ascii_lowercase();
     if drawing::is_drawing_extension(&extension) {
-        return drawing::analyze_dxf(bytes);
+        return drawing::analyze_drawing(&extension, bytes);
     }
     if !is_image_extension(&extension) {
         return Ok(Analysis::default());

@@ -84,5 +84,5 @@ fn every_sample_part_is_found_first_from_its_query_views() {
             .unwrap();
         assert!(ranked[0].1 > other_part.1 + 0.05, "{ranked:?}");
     }
-    assert_eq!(drawings, 2);
+    assert_eq!(drawings, 3);
 }

@@ -1,19 +1,25 @@
-//! Drawings (DXF): the page rendered to a picture, and the PMI read from it — texts, dimensions,
+//! Drawings (DXF, PDF): the first page rendered to a picture, and the PMI read from it — texts, dimensions,
 //! title-block values and tolerances with their boxes in page pixels — plus the drawing's text and
 //! the attributes it states.
 //!
-//! Flow: a format reader (`dxf_scene.rs`) makes a [`scene::Scene`] in drawing units; `page.rs` fits it
-//! to a page whose longest side is the large image's; `render.rs` draws it; `pmi.rs` turns its texts
+//! Flow: a format reader (`dxf_scene.rs`, `pdf_scene.rs`) makes a [`scene::Scene`] a page in drawing
+//! units; `page.rs` maps it to page pixels (a DXF's extents fitted to the large image's size; a PDF's
+//! media box at 100 dpi, less for sheets over 10.24 in, so page 1 is the large image 1:1); `render.rs` draws it; `pmi.rs` turns its texts
 //! into PMI items in reading order; `title_block.rs` reads attributes; `text_clean.rs` turns stored
 //! text codes into readable text; `curves.rs` approximates arcs, ellipses and splines.
 //!
+//! PMI pages: a DXF has one (model space, or paper space when it has content); a PDF one a page (at
+//! most 100), page 1 rendered.
+//!
 //! PMI `type_id` numbering (the service's own; also documented on [`crate::api::PmiItem`]):
 //! 1 text note (TEXT, MTEXT), 2 dimension (DIMENSION), 3 title-block attribute (ATTRIB of an
-//! INSERT), 4 tolerance / GD&T frame (TOLERANCE).
+//! INSERT), 4 tolerance / GD&T frame (TOLERANCE). PDF texts are 1 or 2 (a text that reads like a
+//! dimension).
 
 mod curves;
 mod dxf_scene;
 mod page;
+mod pdf_scene;
 mod pmi;
 mod render;
 pub mod sample_drawings;
@@ -26,9 +32,12 @@ use image::DynamicImage;
 use super::{Analysis, EngineError, ViewDescriptor, images};
 
 pub use dxf_scene::{MAX_BLOCK_DEPTH, MAX_DXF_BYTES, MAX_ENTITIES, MAX_POINTS};
+pub use pdf_scene::{MAX_PDF_BYTES, MAX_PDF_PAGES};
 
 /// Drawing formats the engine reads (lower-case extensions with the dot).
-pub const DRAWING_EXTENSIONS: &[&str] = &[".dxf"];
+pub const DRAWING_EXTENSIONS: &[&str] = &[".dxf", ".pdf"];
+/// Resolution of PDF pages in page pixels: 100 dpi (PDF units are 1/72 in).
+const PDF_PIXELS_PER_POINT: f64 = 100.0 / 72.0;
 
 /// What a PMI item is; its number is the wire's `type_id`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,49 +69,106 @@ pub fn is_drawing_extension(extension: &str) -> bool {
     DRAWING_EXTENSIONS.contains(&extension.to_ascii_lowercase().as_str())
 }
 
+/// Analyses a drawing by its extension (`.dxf` or `.pdf`, lower-case).
+pub fn analyze_drawing(extension: &str, bytes: &[u8]) -> Result<Analysis, EngineError> {
+    if extension == ".pdf" {
+        analyze_pdf(bytes)
+    } else {
+        analyze_dxf(bytes)
+    }
+}
+
+fn undecodable(extension: &str) -> impl Fn(String) -> EngineError + '_ {
+    move |reason| EngineError::Undecodable {
+        extension: extension.to_owned(),
+        reason,
+    }
+}
+
 /// Analyses a DXF drawing: the rendered page becomes the view, thumbnail and large image; its texts
 /// the PMI (page 1), the free text and the extracted attributes.
 pub fn analyze_dxf(bytes: &[u8]) -> Result<Analysis, EngineError> {
-    let undecodable = |reason: String| EngineError::Undecodable {
-        extension: ".dxf".to_owned(),
-        reason,
-    };
+    let undecodable = undecodable(".dxf");
     let drawing = dxf_scene::parse(bytes).map_err(|error| undecodable(error.to_string()))?;
     let scene = dxf_scene::scene_of(&drawing).map_err(|error| undecodable(error.to_string()))?;
     drop(drawing);
-    analyze_scene(&scene).map_err(undecodable)
-}
-
-/// The analysis of one page's scene.
-fn analyze_scene(scene: &scene::Scene) -> Result<Analysis, String> {
     let (min, max) = scene
         .extents()
-        .ok_or_else(|| "the drawing has nothing to draw".to_owned())?;
+        .ok_or_else(|| undecodable("the drawing has nothing to draw".to_owned()))?;
     let page = page::Page::fitting(min, max);
-    let picture = DynamicImage::ImageRgb8(render::render(scene, &page));
-    let items = pmi::page_items(scene, &page);
-    let text = pmi::unstructured_text(&items);
-    let mut visible_texts: Vec<&scene::PlacedText> = scene.texts.iter().collect();
-    // Attributes follow reading order too (top to bottom, left to right in drawing units).
-    visible_texts.sort_by(|a, b| {
-        let [ax, ay] = a.frame.apply([0.0, 0.0]);
-        let [bx, by] = b.frame.apply([0.0, 0.0]);
-        by.total_cmp(&ay).then(ax.total_cmp(&bx))
-    });
-    let extracted_attributes = title_block::extracted_attributes(&visible_texts);
-    Ok(Analysis {
-        views: vec![ViewDescriptor::of_image(&picture)],
-        thumbnail_jpeg: Some(images::thumbnail_jpeg(&picture).map_err(|error| error.to_string())?),
-        large_png: Some(images::large_png(&picture).map_err(|error| error.to_string())?),
-        text,
-        extracted_attributes,
-        pmi_pages: vec![pmi::pmi_page(1, &page, items)],
-    })
+    let mut reader = PagesRead::default();
+    reader.add(&scene, &page).map_err(&undecodable)?;
+    Ok(reader.finish())
+}
+
+/// Analyses a PDF drawing: one PMI page a document page, page 1 rendered for the view, thumbnail and
+/// large image.
+pub fn analyze_pdf(bytes: &[u8]) -> Result<Analysis, EngineError> {
+    let undecodable = undecodable(".pdf");
+    let pages = pdf_scene::read_pages(bytes).map_err(|error| undecodable(error.to_string()))?;
+    let mut reader = PagesRead::default();
+    for pdf_page in &pages {
+        let longest = (pdf_page.max[0] - pdf_page.min[0]).max(pdf_page.max[1] - pdf_page.min[1]);
+        let pixels_per_point =
+            PDF_PIXELS_PER_POINT.min(f64::from(super::LARGE_IMAGE_SIZE) / longest.max(1.0));
+        let page = page::Page::sheet(pdf_page.min, pdf_page.max, pixels_per_point);
+        reader.add(&pdf_page.scene, &page).map_err(&undecodable)?;
+    }
+    Ok(reader.finish())
+}
+
+/// What the pages of one drawing gave so far.
+#[derive(Default)]
+struct PagesRead {
+    analysis: Analysis,
+    texts: Vec<scene::PlacedText>,
+    lines: Vec<String>,
+}
+
+impl PagesRead {
+    /// Reads one page; the first is also rendered.
+    fn add(&mut self, scene: &scene::Scene, page: &page::Page) -> Result<(), String> {
+        if self.analysis.pmi_pages.is_empty() {
+            let picture = DynamicImage::ImageRgb8(render::render(scene, page));
+            self.analysis.views = vec![ViewDescriptor::of_image(&picture)];
+            self.analysis.thumbnail_jpeg =
+                Some(images::thumbnail_jpeg(&picture).map_err(|error| error.to_string())?);
+            self.analysis.large_png =
+                Some(images::large_png(&picture).map_err(|error| error.to_string())?);
+        }
+        let items = pmi::page_items(scene, page);
+        let text = pmi::unstructured_text(&items);
+        if !text.is_empty() {
+            self.lines.push(text);
+        }
+        let number = i64::try_from(self.analysis.pmi_pages.len() + 1).unwrap_or(i64::MAX);
+        self.analysis
+            .pmi_pages
+            .push(pmi::pmi_page(number, page, items));
+        let mut texts = scene.texts.clone();
+        // Attributes follow reading order too (top to bottom, left to right in drawing units).
+        texts.sort_by(|a, b| {
+            let [ax, ay] = a.frame.apply([0.0, 0.0]);
+            let [bx, by] = b.frame.apply([0.0, 0.0]);
+            by.total_cmp(&ay).then(ax.total_cmp(&bx))
+        });
+        self.texts.extend(texts);
+        Ok(())
+    }
+
+    fn finish(mut self) -> Analysis {
+        let texts: Vec<&scene::PlacedText> = self.texts.iter().collect();
+        self.analysis.extracted_attributes = title_block::extracted_attributes(&texts);
+        self.analysis.text = self.lines.join("\n");
+        self.analysis
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::sample_drawings::{SAMPLE_DRAWINGS, sample_drawing_dxf};
+    use super::sample_drawings::{
+        SAMPLE_DRAWINGS, SAMPLE_PDF_DRAWING, sample_drawing_dxf, sample_drawing_pdf,
+    };
     use super::*;
 
     #[test]
@@ -185,6 +251,75 @@ mod tests {
     }
 
     #[test]
+    fn the_pdf_drawing_gives_its_page_dimensions_note_and_title_block() {
+        let bytes = sample_drawing_pdf(&SAMPLE_PDF_DRAWING).unwrap();
+        let analysis = analyze_drawing(".pdf", &bytes).unwrap();
+        let page = &analysis.pmi_pages[0];
+        // A4 landscape (842 × 595 pt) at 100 dpi is 1169 px wide: scaled to the large image's 1024.
+        assert_eq!(page.image_size, [1024, 724]);
+        let large = image::load_from_memory(analysis.large_png.as_deref().unwrap()).unwrap();
+        assert_eq!(
+            [i64::from(large.width()), i64::from(large.height())],
+            page.image_size
+        );
+        assert_eq!(analysis.views.len(), 1);
+        let dimensions: Vec<&str> = page
+            .items
+            .iter()
+            .filter(|item| item.type_id == 2)
+            .map(|item| item.text.as_str())
+            .collect();
+        assert_eq!(dimensions, ["R4", "80", "2X Ø8 H7 ±0.015", "60"]);
+        for item in &page.items {
+            let [left, top, right, bottom] = item.box_in_page;
+            assert!(
+                0 <= left && left < right && right <= page.image_size[0],
+                "{item:?}"
+            );
+            assert!(
+                0 <= top && top < bottom && bottom <= page.image_size[1],
+                "{item:?}"
+            );
+        }
+        // The "60" under the side view: its box is where the text was written (x 160 pt, y 168 pt).
+        let sixty = page.items.iter().find(|item| item.text == "60").unwrap();
+        let scale = 1024.0 / 842.0;
+        assert!(
+            (sixty.box_in_page[0] as f64 - 160.0 * scale).abs() <= 1.0,
+            "{sixty:?}"
+        );
+        assert!(
+            (sixty.box_in_page[3] as f64 - (595.0 - 168.0) * scale).abs() <= 4.0,
+            "{sixty:?}"
+        );
+        assert!(analysis.text.contains("1. ANODISE BLACK AFTER MACHINING"));
+        for expected in [
+            "part_number=PL-1003",
+            "material=ALUMINIUM 6061-T6",
+            "drawing_number=DWG-1003",
+            "revision=C",
+            "title=L BRACKET",
+        ] {
+            assert!(
+                analysis
+                    .extracted_attributes
+                    .iter()
+                    .any(|found| found == expected),
+                "{expected} in {:?}",
+                analysis.extracted_attributes
+            );
+        }
+        // The white background is paper: the page corner is white, an outline is ink.
+        let large = large.to_rgb8();
+        assert_eq!(large.get_pixel(2, 2).0, [255, 255, 255]);
+        let [x, y] = [(100.0 * scale) as u32, ((595.0 - 200.0) * scale) as u32];
+        let dark = (y.saturating_sub(2)..y + 2)
+            .flat_map(|row| (x.saturating_sub(2)..x + 2).map(move |column| (column, row)))
+            .any(|(column, row)| large.get_pixel(column, row).0[0] < 128);
+        assert!(dark);
+    }
+
+    #[test]
     fn hostile_dxf_content_is_undecodable() {
         for bytes in [
             &b"not a drawing at all"[..],
@@ -194,6 +329,14 @@ mod tests {
         ] {
             assert!(
                 matches!(analyze_dxf(bytes), Err(EngineError::Undecodable { .. })),
+                "{:?}",
+                String::from_utf8_lossy(bytes)
+            );
+            assert!(
+                matches!(
+                    analyze_drawing(".pdf", bytes),
+                    Err(EngineError::Undecodable { .. })
+                ),
                 "{:?}",
                 String::from_utf8_lossy(bytes)
             );

@@ -55,6 +55,23 @@ impl Page {
         }
     }
 
+    /// A sheet of paper (a PDF page's media box, `min` to `max` in points) at `pixels_per_unit`, with
+    /// no margin.
+    pub fn sheet(min: Point2, max: Point2, pixels_per_unit: f64) -> Self {
+        let side = |extent: f64| {
+            let pixels = (extent.max(0.0) * pixels_per_unit).round();
+            (pixels.clamp(f64::from(MIN_SIDE_PX), f64::from(LARGE_IMAGE_SIZE))) as u32
+        };
+        Self {
+            width: side(max[0] - min[0]),
+            height: side(max[1] - min[1]),
+            min,
+            max_y: max[1],
+            pixels_per_unit,
+            offset: [0.0, 0.0],
+        }
+    }
+
     /// A drawing point in page pixels (fractional).
     pub fn page_point(&self, [x, y]: Point2) -> Point2 {
         [

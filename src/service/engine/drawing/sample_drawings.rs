@@ -1,6 +1,7 @@
-//! Synthetic DXF drawings of sample parts (flange, stepped shaft): outline geometry, dimensions
-//! (linear, diameter with a tolerance), a note, and a title-block INSERT whose ATTRIBs give part number,
-//! material, drawing number, revision, scale and title. Used by the tests, the benchmark and
+//! Synthetic drawings of sample parts: DXF drawings of the flange and the stepped shaft (outline
+//! geometry, dimensions — linear, diameter with a tolerance —, a note, and a title-block INSERT whose
+//! ATTRIBs give part number, material, drawing number, revision, scale and title), and a PDF drawing
+//! of the L-bracket (vector paths, Helvetica texts, a labelled title block). Used by the tests, the benchmark and
 //! `examples/make_sample_drawings.rs` (which writes them into the sample library). Deterministic.
 
 use dxf::entities::{
@@ -401,4 +402,187 @@ fn title_block(drawing: &mut Drawing, sample: &SampleDrawing) {
         insert.add_attribute(drawing, attribute);
     }
     add(drawing, EntityType::Insert(insert));
+}
+
+/// The sample PDF drawing: an L-bracket on an A4 landscape sheet, drawn with vector paths and
+/// Helvetica texts (WinAnsi), with dimensions, a note and a labelled title block
+/// (`PART NO: PL-1003`, …).
+pub const SAMPLE_PDF_DRAWING: SampleDrawing = SampleDrawing {
+    name: "l-bracket-drawing",
+    part: "l-bracket",
+    part_number: "PL-1003",
+    material: "ALUMINIUM 6061-T6",
+    drawing_number: "DWG-1003",
+    revision: "C",
+    note_word: "ANODISE",
+};
+
+/// The PDF bytes of [`SAMPLE_PDF_DRAWING`] (PDF 1.5, one page, uncompressed content).
+pub fn sample_drawing_pdf(sample: &SampleDrawing) -> Result<Vec<u8>, lopdf::Error> {
+    use lopdf::content::{Content, Operation};
+    use lopdf::{Document, Object, Stream, StringFormat, dictionary};
+
+    let number = |value: f64| Object::Real(value as f32);
+    let operation = |operator: &str, operands: &[f64]| {
+        Operation::new(
+            operator,
+            operands.iter().map(|value| number(*value)).collect(),
+        )
+    };
+    // WinAnsi holds Ø, ± and ° at their Latin-1 codes.
+    let win_ansi = |text: &str| -> Vec<u8> {
+        text.chars()
+            .map(|c| u8::try_from(u32::from(c)).unwrap_or(b'?'))
+            .collect()
+    };
+    let mut operations = vec![operation("w", &[1.2])];
+    let polyline = |points: &[(f64, f64)], closed: bool| {
+        let mut path = vec![operation("m", &[points[0].0, points[0].1])];
+        path.extend(points[1..].iter().map(|&(x, y)| operation("l", &[x, y])));
+        if closed {
+            path.push(Operation::new("h", vec![]));
+        }
+        path.push(Operation::new("S", vec![]));
+        path
+    };
+    // Side view: the L, 80 high, 60 wide, 8 thick (2.5 pt a mm).
+    let mm = 2.5;
+    let (x0, y0) = (100.0, 200.0);
+    let side = [
+        (0.0, 0.0),
+        (60.0, 0.0),
+        (60.0, 8.0),
+        (8.0, 8.0),
+        (8.0, 80.0),
+        (0.0, 80.0),
+    ]
+    .map(|(x, y)| (x0 + x * mm, y0 + y * mm));
+    operations.extend(polyline(&side, true));
+    // Front view: the upright leg with two Ø8 holes.
+    let (fx, fy) = (400.0, 200.0);
+    let front = [(0.0, 0.0), (40.0, 0.0), (40.0, 80.0), (0.0, 80.0)]
+        .map(|(x, y)| (fx + x * mm, fy + y * mm));
+    operations.extend(polyline(&front, true));
+    for hole_y in [25.0, 60.0] {
+        let (cx, cy, r) = (fx + 20.0 * mm, fy + hole_y * mm, 4.0 * mm);
+        let k = 0.552_284_75 * r;
+        operations.push(operation("m", &[cx + r, cy]));
+        operations.push(operation(
+            "c",
+            &[cx + r, cy + k, cx + k, cy + r, cx, cy + r],
+        ));
+        operations.push(operation(
+            "c",
+            &[cx - k, cy + r, cx - r, cy + k, cx - r, cy],
+        ));
+        operations.push(operation(
+            "c",
+            &[cx - r, cy - k, cx - k, cy - r, cx, cy - r],
+        ));
+        operations.push(operation(
+            "c",
+            &[cx + k, cy - r, cx + r, cy - k, cx + r, cy],
+        ));
+        operations.push(Operation::new("S", vec![]));
+    }
+    // Dimension lines (thin) and the title block frame.
+    operations.push(operation("w", &[0.5]));
+    operations.extend(polyline(
+        &[(x0, y0 - 20.0), (x0 + 60.0 * mm, y0 - 20.0)],
+        false,
+    ));
+    operations.extend(polyline(
+        &[(x0 - 20.0, y0), (x0 - 20.0, y0 + 80.0 * mm)],
+        false,
+    ));
+    operations.push(operation("re", &[560.0, 30.0, 250.0, 110.0]));
+    operations.push(Operation::new("S", vec![]));
+    // A white background rectangle painted first is paper, not ink.
+    let mut page = vec![
+        operation("g", &[1.0]),
+        operation("re", &[0.0, 0.0, 842.0, 595.0]),
+        Operation::new("f", vec![]),
+        operation("g", &[0.0]),
+    ];
+    page.extend(operations);
+    let texts: Vec<(f64, f64, f64, String)> = vec![
+        (x0 + 60.0, y0 - 32.0, 10.0, "60".to_owned()),
+        (x0 - 45.0, y0 + 95.0, 10.0, "80".to_owned()),
+        (fx + 110.0, fy + 62.0, 10.0, "2X Ø8 H7 ±0.015".to_owned()),
+        (fx + 110.0, fy + 150.0, 10.0, "R4".to_owned()),
+        (60.0, 120.0, 10.0, "NOTES:".to_owned()),
+        (
+            60.0,
+            106.0,
+            10.0,
+            format!("1. {} BLACK AFTER MACHINING", sample.note_word),
+        ),
+        (60.0, 92.0, 10.0, "2. REMOVE ALL BURRS".to_owned()),
+        (570.0, 122.0, 9.0, "TITLE: L BRACKET".to_owned()),
+        (
+            570.0,
+            105.0,
+            9.0,
+            format!("PART NO: {}", sample.part_number),
+        ),
+        (570.0, 88.0, 9.0, format!("MATERIAL: {}", sample.material)),
+        (
+            570.0,
+            71.0,
+            9.0,
+            format!("DWG NO: {}", sample.drawing_number),
+        ),
+        (570.0, 54.0, 9.0, format!("REV: {}", sample.revision)),
+        (570.0, 37.0, 9.0, "SCALE: 1:1".to_owned()),
+    ];
+    for (x, y, size, text) in texts {
+        page.push(Operation::new("BT", vec![]));
+        page.push(Operation::new(
+            "Tf",
+            vec![Object::Name(b"F1".to_vec()), number(size)],
+        ));
+        page.push(operation("Td", &[x, y]));
+        page.push(Operation::new(
+            "Tj",
+            vec![Object::String(win_ansi(&text), StringFormat::Literal)],
+        ));
+        page.push(Operation::new("ET", vec![]));
+    }
+
+    let mut document = Document::with_version("1.5");
+    let pages_id = document.new_object_id();
+    let font_id = document.add_object(dictionary! {
+        "Type" => "Font",
+        "Subtype" => "Type1",
+        "BaseFont" => "Helvetica",
+        "Encoding" => "WinAnsiEncoding",
+    });
+    let resources_id = document.add_object(dictionary! {
+        "Font" => dictionary! { "F1" => font_id },
+    });
+    let content = Content { operations: page }.encode()?;
+    let content_id = document.add_object(Stream::new(dictionary! {}, content));
+    let page_id = document.add_object(dictionary! {
+        "Type" => "Page",
+        "Parent" => pages_id,
+        "Contents" => content_id,
+    });
+    document.objects.insert(
+        pages_id,
+        Object::Dictionary(dictionary! {
+            "Type" => "Pages",
+            "Kids" => vec![page_id.into()],
+            "Count" => 1,
+            "Resources" => resources_id,
+            "MediaBox" => vec![0.into(), 0.into(), 842.into(), 595.into()],
+        }),
+    );
+    let catalog_id = document.add_object(dictionary! {
+        "Type" => "Catalog",
+        "Pages" => pages_id,
+    });
+    document.trailer.set("Root", catalog_id);
+    let mut bytes = Vec::new();
+    document.save_to(&mut bytes)?;
+    Ok(bytes)
 }

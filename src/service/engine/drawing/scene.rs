@@ -29,6 +29,11 @@ impl Transform {
         f: 0.0,
     };
 
+    /// The map with these coefficients (PDF's `[a b c d e f]` order).
+    pub fn new(a: f64, b: f64, c: f64, d: f64, e: f64, f: f64) -> Self {
+        Self { a, b, c, d, e, f }
+    }
+
     /// A translation.
     pub fn translate(dx: f64, dy: f64) -> Self {
         Self {
