@@ -1,7 +1,10 @@
 //! The Search place of the desktop app, driven with egui_kittest against the in-process local service:
 //! a search by two views of a sample part, text plus an exact attribute, "More like this", the CSV
-//! export, a multi-valued attribute edited in the editor, a failed save that keeps its draft, and a
-//! delete refused with 403.
+//! export, a multi-valued attribute edited in the editor, a failed save that keeps its draft, a
+//! delete refused with 403, and the drawing data (PMI) view: the sample drawing's page with its
+//! dimension items (rows and boxes selecting each other), the empty state, feedback on extracted
+//! attributes stored by the service, a feedback over 300 characters refused before sending, a draft
+//! kept when leaving, and a feedback that meets a 401 sent after the login.
 
 // Test helpers outside `#[test]` functions unwrap too: a failure there is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -20,6 +23,8 @@ use partlens::api::{
 };
 use partlens::service::{RunningService, ServiceConfig, admin};
 use partlens::tasks::{PreparedFilePicker, ServiceChoice};
+use partlens::ui::pmi::PmiStatus;
+use partlens::ui::pmi::feedback::{FeedbackNotice, Verdict};
 use partlens::ui::results::ResultsStatus;
 use partlens::ui::search_bar::{ViewSource, ViewState};
 use partlens::ui::search_place::SearchPage;
@@ -513,4 +518,294 @@ fn a_delete_refused_with_403_says_why() {
     assert_eq!(attributes_of(&runtime, &boss, &uid), Vec::<String>::new());
     close_app(&runtime, harness);
     runtime.block_on(service.shutdown());
+}
+
+// ---- drawing data (PMI) and feedback -------------------------------------------------------------
+
+/// Opens the drawing data of the file shown in the detail view and waits for it.
+fn open_pmi(harness: &mut Harness<'_, App>) {
+    harness.get_by_label("Drawing data (PMI)").click();
+    harness.step();
+    assert_eq!(harness.state().search().page(), SearchPage::Pmi);
+    step_until(harness, "the drawing data", |harness| {
+        matches!(harness.state().search().pmi().status(), PmiStatus::Ready(_))
+    });
+    harness.step();
+}
+
+/// The feedback rows the service stored: (id, file, feedback, external user, attributes).
+fn stored_feedback(service_dir: &Path) -> Vec<(String, String, String, String, String)> {
+    let database = rusqlite::Connection::open(service_dir.join("partlens.sqlite3")).unwrap();
+    let mut statement = database
+        .prepare(
+            "SELECT id, file_uid, feedback, external_user, attributes FROM feedback ORDER BY id",
+        )
+        .unwrap();
+    statement
+        .query_map([], |row| {
+            Ok((
+                row.get(0)?,
+                row.get(1)?,
+                row.get(2)?,
+                row.get(3)?,
+                row.get(4)?,
+            ))
+        })
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
+/// Clicks the widget with this label after scrolling it into the window (kittest clicks with the
+/// pointer, at the widget's place).
+fn click_shown(harness: &mut Harness<'_, App>, label: &str) {
+    harness.get_by_label(label).scroll_to_me();
+    step_until(harness, &format!("\"{label}\" in the window"), |harness| {
+        let rect = harness.get_by_label(label).rect();
+        let screen = egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(1100.0, 720.0));
+        screen.contains_rect(rect)
+    });
+    harness.get_by_label(label).click();
+    harness.step();
+}
+
+/// Replaces the text of the field with this label: focus, delete what is there, type.
+fn replace_text(harness: &mut Harness<'_, App>, label: &str, text: &str) {
+    type_into(harness, label, "");
+    let length = harness
+        .get_by_label(label)
+        .value()
+        .map(|value| value.chars().count())
+        .unwrap_or(0);
+    harness.key_press(egui::Key::End);
+    for _ in 0..length {
+        harness.key_press(egui::Key::Backspace);
+    }
+    harness.step();
+    harness.get_by_label(label).type_text(text);
+    harness.step();
+}
+
+#[test]
+fn feedback_with_a_corrected_attribute_is_stored_and_a_file_without_pmi_says_so() {
+    let runtime = runtime();
+    let data = tempfile::tempdir().unwrap();
+    let service_dir = data.path().join("service");
+    let service = company_service(&runtime, &service_dir);
+    let boss = admin_client(&runtime, &service);
+    let image = data.path().join("gasket.png");
+    write_part_png(&image, 6);
+    let uid = add_database_file(&runtime, &boss, &image, "Library/gasket.png", &[]);
+    let mut harness = app_on(&runtime, data.path(), &service, "boss", "boss password");
+
+    open_result(&mut harness, "gasket", "gasket.png");
+    open_pmi(&mut harness);
+    // An image has no PMI: the empty state, with the attributes the service extracted below it.
+    harness.get_by_label("No PMI was extracted from this file");
+    assert!(harness.query_by_label("Show boxes").is_none());
+    harness.get_by_label("width_px=128");
+    harness.check_accessibility();
+
+    // height_px is wrong: its correct value is typed over the extracted one (which marks it wrong).
+    replace_text(&mut harness, "Correct value of height_px", "120");
+    type_into(&mut harness, "Explanation", "The height includes the rim.");
+    let draft = harness.state().search().pmi().feedback().draft().unwrap();
+    assert_eq!(draft.user, "boss");
+    assert_eq!(draft.reviews[1].verdict, Verdict::Wrong);
+    click_shown(&mut harness, "Send feedback");
+    step_until(&mut harness, "the feedback to be sent", |harness| {
+        matches!(
+            harness.state().search().pmi().feedback().notice(),
+            Some(FeedbackNotice::Sent(_))
+        )
+    });
+    let Some(FeedbackNotice::Sent(feedback_id)) =
+        harness.state().search().pmi().feedback().notice().cloned()
+    else {
+        unreachable!()
+    };
+    harness.step();
+    harness.get_by_label(&feedback_id);
+    assert_eq!(
+        stored_feedback(&service_dir),
+        [(
+            feedback_id,
+            uid.to_string(),
+            "The height includes the rim.".to_owned(),
+            "boss".to_owned(),
+            "[\"height_px=120\"]".to_owned()
+        )]
+    );
+    // The form starts over, and no draft is left.
+    assert!(harness.state().search().feedback_drafts().is_empty());
+    close_app(&runtime, harness);
+    runtime.block_on(service.shutdown());
+}
+
+#[test]
+fn feedback_over_300_characters_is_refused_kept_and_sent_after_a_401_and_login() {
+    let runtime = runtime();
+    let data = tempfile::tempdir().unwrap();
+    let service_dir = data.path().join("service");
+    let service = company_service(&runtime, &service_dir);
+    let boss = admin_client(&runtime, &service);
+    let image = data.path().join("shim.png");
+    write_part_png(&image, 7);
+    add_database_file(&runtime, &boss, &image, "Library/shim.png", &[]);
+    let mut harness = app_on(&runtime, data.path(), &service, "alice", "alice password");
+
+    open_result(&mut harness, "shim", "shim.png");
+    open_pmi(&mut harness);
+    harness.get_by_label("width_px=128").click();
+    harness.step();
+    type_into(&mut harness, "Explanation", &"w".repeat(301));
+    step_until_label(&mut harness, "301/300");
+    click_shown(&mut harness, "Send feedback");
+    step_until_label_contains(&mut harness, "Shorten it by 1");
+    assert!(stored_feedback(&service_dir).is_empty());
+
+    // Leaving the view keeps the form; coming back brings it again.
+    harness.get_by_label("Back to the file").click();
+    step_until_label(&mut harness, "Drawing data (PMI)");
+    assert_eq!(harness.state().search().feedback_drafts().len(), 1);
+    open_pmi(&mut harness);
+    let draft = harness.state().search().pmi().feedback().draft().unwrap();
+    assert_eq!(draft.explanation.chars().count(), 301);
+    assert!(draft.reviews[0].selected);
+
+    // 300 characters pass; the session has ended meanwhile, so the send waits for the login.
+    type_into(&mut harness, "Explanation", "");
+    harness.key_press(egui::Key::End);
+    harness.key_press(egui::Key::Backspace);
+    step_until_label(&mut harness, "300/300");
+    admin::add_user(&service_dir, "Acme", "alice", "new password", false).unwrap();
+    click_shown(&mut harness, "Send feedback");
+    step_until(&mut harness, "the login form", |harness| {
+        harness.state().login_open()
+    });
+    step_until(
+        &mut harness,
+        "the feedback waiting for the login",
+        |harness| {
+            harness.state().search().pmi().feedback().notice()
+                == Some(&FeedbackNotice::AwaitingLogin)
+        },
+    );
+    assert!(stored_feedback(&service_dir).is_empty());
+    log_in_through_the_form(&mut harness, "alice", "new password");
+    step_until(
+        &mut harness,
+        "the feedback sent after the login",
+        |harness| {
+            matches!(
+                harness.state().search().pmi().feedback().notice(),
+                Some(FeedbackNotice::Sent(_))
+            )
+        },
+    );
+    let stored = stored_feedback(&service_dir);
+    assert_eq!(stored.len(), 1, "{stored:?}");
+    assert_eq!(stored[0].2, "w".repeat(300));
+    assert_eq!(stored[0].3, "alice");
+    assert_eq!(stored[0].4, "[\"width_px=128\"]");
+    assert!(harness.state().search().feedback_drafts().is_empty());
+    close_app(&runtime, harness);
+    runtime.block_on(service.shutdown());
+}
+
+#[test]
+fn the_sample_drawing_shows_its_page_with_the_dimension_items_and_boxes_select_rows() {
+    let runtime = runtime();
+    let data = tempfile::tempdir().unwrap();
+    let parts = AppParts::new(data.path(), sample_workspace(data.path()));
+    let mut harness = app_harness(&runtime, &parts);
+    wait_logged_in(&mut harness);
+
+    // A word of the drawing's note finds it.
+    open_result(&mut harness, "deburr", "flange-drawing.dxf");
+    open_pmi(&mut harness);
+    let pmi = harness.state().search().pmi().data().unwrap().clone();
+    assert_eq!(pmi.pages.len(), 1);
+    let items = &pmi.pages[0].items;
+    let diameter = items
+        .iter()
+        .position(|item| item.type_id == 2 && item.text == "Ø60 H7 ±0.015")
+        .unwrap();
+    // The dimension items are listed, and the legend counts them.
+    harness.get_by_label("Dimension: Ø60 H7 ±0.015");
+    harness.get_by_label("Dimension: Ø160");
+    let dimensions = items.iter().filter(|item| item.type_id == 2).count();
+    harness.get_by_label(&format!("Dimension ({dimensions})"));
+    assert!(
+        harness
+            .state()
+            .search()
+            .pmi()
+            .feedback()
+            .draft()
+            .unwrap()
+            .reviews
+            .iter()
+            .any(|review| review.extracted == "part_number=PL-1002")
+    );
+    // The page picture is the record's large image, loaded through the task layer.
+    step_until(&mut harness, "the page picture", |harness| {
+        harness.state().search().textures().loaded_count() > 0
+            && harness
+                .query_by_label("Loading the page picture…")
+                .is_none()
+    });
+
+    // A row selects its item; a box selects its item.
+    harness.get_by_label("Dimension: Ø60 H7 ±0.015").click();
+    harness.step();
+    assert_eq!(harness.state().search().pmi().selected(), Some(diameter));
+    let note = items.iter().position(|item| item.type_id == 1).unwrap();
+    let note_box = format!("Note box: {}", items[note].text);
+    harness.get_by_label(&note_box).click();
+    harness.step();
+    assert_eq!(harness.state().search().pmi().selected(), Some(note));
+    // The free text holds the note (besides its row and its box).
+    assert!(
+        harness
+            .get_all_by_label_contains("DEBURR BOLT HOLES")
+            .any(|node| node.value().is_some_and(|text| text.contains("PL-1002")))
+    );
+    harness.check_accessibility();
+
+    // Feedback on the drawing: the material read from the title block gets a corrected value.
+    let material = harness
+        .state()
+        .search()
+        .pmi()
+        .feedback()
+        .draft()
+        .unwrap()
+        .reviews
+        .iter()
+        .find(|review| review.name() == "material")
+        .unwrap()
+        .extracted
+        .clone();
+    harness.get_by_label(&material).click();
+    harness.step();
+    replace_text(
+        &mut harness,
+        "Correct value of material",
+        "STAINLESS STEEL 1.4404",
+    );
+    type_into(&mut harness, "Explanation", "Revision C changed the grade.");
+    click_shown(&mut harness, "Send feedback");
+    step_until(&mut harness, "the feedback to be sent", |harness| {
+        matches!(
+            harness.state().search().pmi().feedback().notice(),
+            Some(FeedbackNotice::Sent(_))
+        )
+    });
+    let stored = stored_feedback(&data.path().join("workspace"));
+    assert_eq!(stored.len(), 1, "{stored:?}");
+    assert_eq!(stored[0].2, "Revision C changed the grade.");
+    assert_eq!(stored[0].3, "tester");
+    assert_eq!(stored[0].4, "[\"material=STAINLESS STEEL 1.4404\"]");
+    close_app(&runtime, harness);
 }

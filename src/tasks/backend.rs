@@ -270,6 +270,9 @@ impl Backend {
             | Command::DeleteFile(_)
             | Command::LoadImage(_)
             | Command::CancelImage(_)) => self.run_search_command(command),
+            command @ (Command::LoadPmi(_) | Command::SendFeedback(_)) => {
+                self.run_pmi_command(command);
+            }
         }
     }
 

@@ -6,7 +6,7 @@ use super::poll::PollPolicy;
 use super::service_choice::ServiceChoice;
 use super::thumbnails::ImageRequest;
 use super::view_search::ViewSearchRequest;
-use crate::api::{Attribute, FileUid};
+use crate::api::{Attribute, FeedbackRequest, FileUid};
 
 /// A request to the backend.
 #[derive(Clone, Debug, PartialEq)]
@@ -90,6 +90,13 @@ pub enum Command {
     LoadImage(ImageRequest),
     /// Stop loading the image with this key (its card scrolled away).
     CancelImage(String),
+    /// Load a file's extracted PMI, free text and attributes (`GET /api/PMIData`); answers
+    /// `Event::PmiLoaded` or `PmiFailed`. A 401 parks it until the next login.
+    LoadPmi(FileUid),
+    /// Send feedback on extracted attributes (`PUT /api/ExtractedAttributeFeedback`); answers
+    /// `Event::FeedbackSent` or `FeedbackFailed`. A 401 parks it (`Event::FeedbackAwaitingLogin`) and
+    /// it is sent again after the login (with the same feedback id, so the service keeps one).
+    SendFeedback(FeedbackRequest),
     /// Ask where to save the result list and write this CSV text there; answers with a notice.
     ExportCsv {
         /// The file name the dialog offers.
@@ -132,6 +139,17 @@ impl std::fmt::Display for Command {
             // Image URLs may carry a token: never in a log line.
             Self::LoadImage(_) => f.write_str("load an image"),
             Self::CancelImage(_) => f.write_str("cancel an image"),
+            Self::LoadPmi(uid) => write!(f, "load the PMI of {uid}"),
+            Self::SendFeedback(request) => write!(
+                f,
+                "send feedback on {} attributes{}",
+                request.attributes.len(),
+                request
+                    .file_uid
+                    .as_ref()
+                    .map(|uid| format!(" of {uid}"))
+                    .unwrap_or_default()
+            ),
             Self::ExportCsv { csv, .. } => write!(f, "export {} bytes of CSV", csv.len()),
         }
     }

@@ -6,7 +6,7 @@ use super::job::{Job, JobId};
 use super::search_flow::FileSearchProgress;
 use super::service_choice::ServiceChoice;
 use super::thumbnails::DecodedImage;
-use crate::api::{ApiError, Attribute, AttributeValue, FileUid, SearchResult};
+use crate::api::{ApiError, Attribute, AttributeValue, FileUid, PmiData, SearchResult};
 
 /// Who is logged in where.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -160,5 +160,38 @@ pub enum Event {
         key: String,
         /// Why, in words.
         message: String,
+    },
+    /// A file's extracted PMI, free text and attributes.
+    PmiLoaded {
+        /// The file.
+        uid: FileUid,
+        /// What the service extracted (pages may be empty).
+        data: PmiData,
+    },
+    /// A file's PMI could not be loaded.
+    PmiFailed {
+        /// The file.
+        uid: FileUid,
+        /// Why.
+        error: ApiError,
+    },
+    /// Feedback on a file's extracted attributes was stored by the service.
+    FeedbackSent {
+        /// The file.
+        uid: FileUid,
+        /// The feedback id the service answered with.
+        feedback_id: String,
+    },
+    /// Feedback could not be sent (refused, unreachable, invalid); the form is kept.
+    FeedbackFailed {
+        /// The file.
+        uid: FileUid,
+        /// Why.
+        error: ApiError,
+    },
+    /// Feedback met a 401: it is kept and sent again after the login.
+    FeedbackAwaitingLogin {
+        /// The file.
+        uid: FileUid,
     },
 }

@@ -13,6 +13,7 @@ pub mod job;
 mod job_runner;
 pub mod job_store;
 pub mod local_workspace;
+mod pmi_runner;
 pub mod poll;
 pub mod search_flow;
 mod search_runner;

@@ -89,7 +89,10 @@ impl Backend {
 
     /// The session's client and generation; when not logged in, the command is parked and runs after
     /// the next login.
-    fn client_or_park(&self, command: &Command) -> Option<(ApiClient, u64, CancellationToken)> {
+    pub(super) fn client_or_park(
+        &self,
+        command: &Command,
+    ) -> Option<(ApiClient, u64, CancellationToken)> {
         let mut state = self.lock();
         match state.session() {
             Some(session) => {

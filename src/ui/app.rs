@@ -15,6 +15,7 @@ use super::jobs::jobs_ui;
 use super::login::LoginView;
 use super::navigation::View;
 use super::notices::Notices;
+use super::pmi::feedback::FeedbackDrafts;
 use super::search_bar::SEARCH_FIELD_ID;
 use super::search_place::SearchPlace;
 use super::settings::{STORAGE_KEY, Settings, SettingsView};
@@ -29,6 +30,9 @@ const VIEW_STORAGE_KEY: &str = "partlens.view";
 /// The key under which eframe's storage keeps unsaved attribute edits (offered again at the next
 /// start).
 const DRAFTS_STORAGE_KEY: &str = "partlens.attribute_drafts";
+
+/// The key under which eframe's storage keeps unsent feedback on extracted attributes.
+const FEEDBACK_DRAFTS_STORAGE_KEY: &str = "partlens.feedback_drafts";
 
 /// What the app needs besides its backend.
 #[derive(Clone, Debug)]
@@ -96,7 +100,13 @@ impl App {
             .storage
             .and_then(|storage| eframe::get_value::<AttributeDrafts>(storage, DRAFTS_STORAGE_KEY))
             .unwrap_or_default();
-        let mut search = SearchPlace::new(drafts);
+        let feedback_drafts = cc
+            .storage
+            .and_then(|storage| {
+                eframe::get_value::<FeedbackDrafts>(storage, FEEDBACK_DRAFTS_STORAGE_KEY)
+            })
+            .unwrap_or_default();
+        let mut search = SearchPlace::new(drafts, feedback_drafts);
         if !options.initial_views.is_empty() {
             search.add_views(options.initial_views);
             view = View::Search;
@@ -186,6 +196,7 @@ impl App {
             Event::LoggedIn(info) => {
                 self.connection = ConnectionState::Ready;
                 self.search.forget_completions();
+                self.search.set_reviewer(&info.user);
                 self.login.close();
                 if self.settings.service != info.service {
                     self.settings.service = info.service.clone();
@@ -417,5 +428,10 @@ impl eframe::App for App {
         eframe::set_value(storage, STORAGE_KEY, &self.settings);
         eframe::set_value(storage, VIEW_STORAGE_KEY, &self.view);
         eframe::set_value(storage, DRAFTS_STORAGE_KEY, self.search.drafts());
+        eframe::set_value(
+            storage,
+            FEEDBACK_DRAFTS_STORAGE_KEY,
+            self.search.feedback_drafts(),
+        );
     }
 }

@@ -3,6 +3,8 @@
 //! as collapsible JSON (for the fields the interface leaves open), and deleting the file after a
 //! confirmation, with 401, 403 and 404 explained in words.
 //!
+//! "Drawing data (PMI)" (or Ctrl+D) opens the file's PMI viewer.
+//!
 //! The view never touches the backend: [`DetailView::ui`] returns [`DetailIntent`]s.
 
 use egui::{Align2, FontId, Rect, Vec2};
@@ -28,6 +30,8 @@ pub enum DetailIntent {
     Delete(FileUid),
     /// Open the attribute editor of this file.
     EditAttributes(FileUid),
+    /// Open the drawing data (PMI, free text, extracted attributes, feedback) of this file.
+    ShowPmi(FileUid),
     /// Search by this file's image.
     MoreLikeThis {
         /// The file.
@@ -477,6 +481,15 @@ impl DetailView {
             if ui.button("Edit attributes").clicked() {
                 intents.push(DetailIntent::EditAttributes(uid.clone()));
             }
+            let pmi_shortcut = egui::KeyboardShortcut::new(egui::Modifiers::COMMAND, egui::Key::D);
+            let pmi = ui.button("Drawing data (PMI)").on_hover_text(format!(
+                "The PMI boxes on the drawing, the free text and the extracted attributes, with \
+                 feedback on them ({})",
+                ui.ctx().format_shortcut(&pmi_shortcut)
+            ));
+            if pmi.clicked() || ui.input_mut(|input| input.consume_shortcut(&pmi_shortcut)) {
+                intents.push(DetailIntent::ShowPmi(uid.clone()));
+            }
             let image_url = [&record.large_image_url, &record.thumbnail_url]
                 .into_iter()
                 .map(|url| url.trim())
@@ -636,6 +649,23 @@ mod tests {
                     .of_record(FileUid::from_reply(UID))
             ))
         );
+    }
+
+    #[test]
+    fn the_drawing_data_opens_by_button_and_by_ctrl_d() {
+        let mut harness = harness(ready_view());
+        harness.run();
+        harness.get_by_label("Drawing data (PMI)").click();
+        harness.run();
+        harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::D);
+        harness.run();
+        let opened = harness
+            .state()
+            .intents
+            .iter()
+            .filter(|intent| **intent == DetailIntent::ShowPmi(FileUid::from_reply(UID)))
+            .count();
+        assert_eq!(opened, 2);
     }
 
     #[test]

@@ -12,6 +12,7 @@ pub mod jobs;
 pub mod login;
 pub mod navigation;
 pub mod notices;
+pub mod pmi;
 pub mod results;
 pub mod search_bar;
 pub mod search_place;

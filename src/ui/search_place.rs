@@ -1,5 +1,5 @@
-//! The Search place: the query bar over the results (grid or table), a result's detail, and its
-//! attribute editor. It owns the thumbnail cache, turns the views' intents into backend commands and
+//! The Search place: the query bar over the results (grid or table), a result's detail, its
+//! attribute editor and its drawing data (PMI viewer with the feedback form). It owns the thumbnail cache, turns the views' intents into backend commands and
 //! hands the backend's answers to the views.
 //!
 //! Only the latest search counts: each gets an id, and answers to an older one are dropped.
@@ -9,6 +9,8 @@ use std::path::PathBuf;
 use super::app_command::CommandQueue;
 use super::attributes::{AttributeDrafts, AttributeEditor, AttributeIntent};
 use super::detail::{DetailIntent, DetailView};
+use super::pmi::feedback::FeedbackDrafts;
+use super::pmi::{PmiIntent, PmiView};
 use super::results::{ResultsIntent, ResultsView, rows_from_result};
 use super::search_bar::{SearchBar, SearchIntent, SearchPlan, ViewSource};
 use super::texture_cache::{TextureCache, load_decoded};
@@ -27,6 +29,8 @@ pub enum SearchPage {
     Detail,
     /// One file's attribute editor.
     Attributes,
+    /// One file's drawing data: PMI pages, free text, extracted attributes and feedback.
+    Pmi,
 }
 
 /// The Search place's state.
@@ -37,18 +41,40 @@ pub struct SearchPlace {
     results: ResultsView,
     detail: DetailView,
     editor: AttributeEditor,
+    pmi: PmiView,
     textures: TextureCache<egui::TextureHandle>,
     last_search_id: u64,
     running_search: Option<u64>,
 }
 
 impl SearchPlace {
-    /// The place, with the attribute drafts the app restored from its storage.
-    pub fn new(drafts: AttributeDrafts) -> Self {
+    /// The place, with the attribute and feedback drafts the app restored from its storage.
+    pub fn new(drafts: AttributeDrafts, feedback_drafts: FeedbackDrafts) -> Self {
         Self {
             editor: AttributeEditor::new(drafts),
+            pmi: PmiView::new(feedback_drafts),
             ..Self::default()
         }
+    }
+
+    /// The unsent feedback drafts, for the app's storage.
+    pub fn feedback_drafts(&self) -> &FeedbackDrafts {
+        self.pmi.feedback_drafts()
+    }
+
+    /// The PMI viewer.
+    pub fn pmi(&self) -> &PmiView {
+        &self.pmi
+    }
+
+    /// The PMI viewer, to change its state (tests select items this way).
+    pub fn pmi_mut(&mut self) -> &mut PmiView {
+        &mut self.pmi
+    }
+
+    /// The logged-in user's name: the feedback form prefills it as the reviewer's identifier.
+    pub fn set_reviewer(&mut self, name: &str) {
+        self.pmi.feedback_mut().set_reviewer(name);
     }
 
     /// The unsaved attribute drafts, for the app's storage.
@@ -181,6 +207,13 @@ impl SearchPlace {
                     self.editor.save_failed(&error);
                 }
             }
+            Event::PmiLoaded { uid, data } => self.pmi.set_data(&uid, data),
+            Event::PmiFailed { uid, error } => self.pmi.set_failed(&uid, &error),
+            Event::FeedbackSent { uid, feedback_id } => {
+                self.pmi.feedback_mut().sent(&uid, &feedback_id);
+            }
+            Event::FeedbackFailed { uid, error } => self.pmi.feedback_mut().failed(&uid, &error),
+            Event::FeedbackAwaitingLogin { uid } => self.pmi.feedback_mut().awaiting_login(&uid),
             Event::FileDeleted(uid) => {
                 if self.detail.is_showing(&uid) {
                     self.detail.set_delete_result(Ok(()));
@@ -255,6 +288,12 @@ impl SearchPlace {
                 }
                 if back {
                     self.page = SearchPage::Detail;
+                }
+            }
+            SearchPage::Pmi => {
+                let intents = self.pmi.ui(ui, &mut self.textures);
+                for intent in intents {
+                    self.pmi_intent(intent, commands);
                 }
             }
         }
@@ -372,6 +411,19 @@ impl SearchPlace {
                     self.page = SearchPage::Attributes;
                 }
             }
+            DetailIntent::ShowPmi(uid) => {
+                if let Some(record) = self.detail.record() {
+                    let image_url = [&record.large_image_url, &record.thumbnail_url]
+                        .into_iter()
+                        .map(|url| url.trim())
+                        .find(|url| !url.is_empty())
+                        .unwrap_or_default()
+                        .to_owned();
+                    self.pmi.open(uid.clone(), record.title(), image_url);
+                    self.page = SearchPage::Pmi;
+                    commands.backend(Command::LoadPmi(uid));
+                }
+            }
             DetailIntent::MoreLikeThis {
                 name, image_url, ..
             } => self.more_like_this(name, image_url, commands),
@@ -393,6 +445,17 @@ impl SearchPlace {
             }),
             AttributeIntent::ClearAll(uid) => commands.backend(Command::ClearAttributes(uid)),
             AttributeIntent::Reload(uid) => commands.backend(Command::LoadRecord(uid)),
+        }
+    }
+
+    fn pmi_intent(&mut self, intent: PmiIntent, commands: &mut CommandQueue) {
+        match intent {
+            PmiIntent::Reload(uid) => commands.backend(Command::LoadPmi(uid)),
+            PmiIntent::NeedImage(request) => commands.backend(Command::LoadImage(request)),
+            PmiIntent::SendFeedback(request) => {
+                commands.backend(Command::SendFeedback(request));
+            }
+            PmiIntent::Back => self.page = SearchPage::Detail,
         }
     }
 }
