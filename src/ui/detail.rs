@@ -561,6 +561,7 @@ mod tests {
     use egui_kittest::kittest::Queryable as _;
 
     use super::*;
+    use crate::ui::view_harness;
 
     const UID: &str = "3f2504e0-4f89-41d3-9a0c-0305e82c3301";
     const CHILD: &str = "9a1b2c3d-4f89-41d3-9a0c-0305e82c3302";
@@ -584,26 +585,10 @@ mod tests {
         })
     }
 
-    struct Fixture {
-        view: DetailView,
-        textures: TextureCache<egui::TextureHandle>,
-        intents: Vec<DetailIntent>,
-    }
+    type Fixture = view_harness::Fixture<DetailView, DetailIntent>;
 
     fn harness(view: DetailView) -> Harness<'static, Fixture> {
-        Harness::builder()
-            .with_size([1100.0, 800.0])
-            .build_ui_state(
-                |ui, fixture: &mut Fixture| {
-                    let intents = fixture.view.ui(ui, &mut fixture.textures);
-                    fixture.intents.extend(intents);
-                },
-                Fixture {
-                    view,
-                    textures: TextureCache::new(1 << 26),
-                    intents: Vec::new(),
-                },
-            )
+        view_harness::harness(view, [1100.0, 800.0], 1 << 26, DetailView::ui)
     }
 
     fn ready_view() -> DetailView {

@@ -21,6 +21,8 @@ pub mod texture_cache;
 pub mod theme;
 pub mod top_bar;
 pub mod upload;
+#[cfg(test)]
+mod view_harness;
 
 pub use app::{App, AppOptions, ConnectionState};
 pub use app_command::{AppCommand, CommandQueue};

@@ -1087,6 +1087,7 @@ mod tests {
     use egui_kittest::kittest::Queryable as _;
 
     use super::*;
+    use crate::ui::view_harness;
 
     fn uid(n: usize) -> FileUid {
         FileUid::from_reply(&format!("00000000-0000-4000-8000-{n:012}"))
@@ -1126,26 +1127,10 @@ mod tests {
         ]
     }
 
-    struct Fixture {
-        view: ResultsView,
-        textures: TextureCache<egui::TextureHandle>,
-        intents: Vec<ResultsIntent>,
-    }
+    type Fixture = view_harness::Fixture<ResultsView, ResultsIntent>;
 
     fn harness(view: ResultsView) -> Harness<'static, Fixture> {
-        Harness::builder()
-            .with_size([1000.0, 700.0])
-            .build_ui_state(
-                |ui, fixture: &mut Fixture| {
-                    let intents = fixture.view.ui(ui, &mut fixture.textures);
-                    fixture.intents.extend(intents);
-                },
-                Fixture {
-                    view,
-                    textures: TextureCache::new(1 << 24),
-                    intents: Vec::new(),
-                },
-            )
+        view_harness::harness(view, [1000.0, 700.0], 1 << 24, ResultsView::ui)
     }
 
     #[test]

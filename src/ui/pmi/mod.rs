@@ -476,6 +476,7 @@ mod tests {
 
     use super::*;
     use crate::api::{PmiItem, PmiPage};
+    use crate::ui::view_harness;
 
     const UID: &str = "3f2504e0-4f89-41d3-9a0c-0305e82c3301";
 
@@ -503,26 +504,10 @@ mod tests {
         }
     }
 
-    struct Fixture {
-        view: PmiView,
-        textures: TextureCache<egui::TextureHandle>,
-        intents: Vec<PmiIntent>,
-    }
+    type Fixture = view_harness::Fixture<PmiView, PmiIntent>;
 
     fn harness(view: PmiView) -> Harness<'static, Fixture> {
-        Harness::builder()
-            .with_size([1100.0, 900.0])
-            .build_ui_state(
-                |ui, fixture: &mut Fixture| {
-                    let intents = fixture.view.ui(ui, &mut fixture.textures);
-                    fixture.intents.extend(intents);
-                },
-                Fixture {
-                    view,
-                    textures: TextureCache::new(1 << 26),
-                    intents: Vec::new(),
-                },
-            )
+        view_harness::harness(view, [1100.0, 900.0], 1 << 26, PmiView::ui)
     }
 
     fn ready(pages: usize) -> PmiView {
