@@ -19,30 +19,10 @@ use anyhow::Context;
 use partlens::service::engine::drawing::sample_drawings::{
     SAMPLE_DRAWINGS, SAMPLE_PDF_DRAWING, sample_drawing_dxf, sample_drawing_pdf,
 };
-use serde::{Deserialize, Serialize};
+use partlens::workspace::{SamplePart, read_manifest, write_manifest};
 
 /// The folder of the drawings inside the sample library, and the manifest prefix of their entries.
 const DRAWINGS_FOLDER: &str = "drawings";
-
-/// `manifest.json` (the fields `examples/make_samples.rs` writes, in its order).
-#[derive(Serialize, Deserialize)]
-struct Manifest {
-    parts: Vec<ManifestPart>,
-}
-
-/// One part in `manifest.json`.
-#[derive(Serialize, Deserialize)]
-struct ManifestPart {
-    /// The file, relative to the manifest.
-    file: String,
-    /// Where it is stored in the company database.
-    stored_path: String,
-    /// Its attributes, `name=value`.
-    attributes: Vec<String>,
-    /// The query views, relative to the manifest (none for drawings).
-    #[serde(default)]
-    views: Vec<String>,
-}
 
 fn main() -> anyhow::Result<()> {
     let folder = PathBuf::from(
@@ -50,11 +30,7 @@ fn main() -> anyhow::Result<()> {
             .nth(1)
             .unwrap_or_else(|| "assets/samples".to_owned()),
     );
-    let manifest_path = folder.join("manifest.json");
-    let text = std::fs::read_to_string(&manifest_path)
-        .with_context(|| format!("cannot read {}", manifest_path.display()))?;
-    let mut manifest: Manifest = serde_json::from_str(&text)
-        .with_context(|| format!("{} is not a manifest", manifest_path.display()))?;
+    let mut manifest = read_manifest(&folder).map_err(anyhow::Error::msg)?;
     manifest
         .parts
         .retain(|part| !part.file.starts_with(&format!("{DRAWINGS_FOLDER}/")));
@@ -75,26 +51,21 @@ fn main() -> anyhow::Result<()> {
     for (sample, extension, bytes) in dxf_drawings.chain(pdf_drawing) {
         let part_file = format!("{}.png", sample.part);
         let mut attributes = manifest
-            .parts
-            .iter()
-            .find(|part| part.file == part_file)
-            .with_context(|| format!("the manifest has no part {part_file}"))?
-            .attributes
-            .clone();
+            .attributes_of(&part_file)
+            .map(<[String]>::to_vec)
+            .with_context(|| format!("the manifest has no part {part_file}"))?;
         attributes.push("document_type=drawing".to_owned());
         let file = format!("{DRAWINGS_FOLDER}/{}.{extension}", sample.name);
         write(&folder.join(&file), &bytes?)?;
         written += 1;
-        manifest.parts.push(ManifestPart {
+        manifest.parts.push(SamplePart {
             stored_path: format!("Samples/{file}"),
             file,
             attributes,
             views: Vec::new(),
         });
     }
-    let mut json = serde_json::to_string_pretty(&manifest)?;
-    json.push('\n');
-    write(&manifest_path, json.as_bytes())?;
+    write_manifest(&folder, &manifest).map_err(anyhow::Error::msg)?;
     println!(
         "wrote {written} drawings to {}",
         folder.join(DRAWINGS_FOLDER).display()

@@ -15,24 +15,7 @@ use std::f64::consts::{PI, TAU};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use serde::{Deserialize, Serialize};
-
-/// `manifest.json` (the fields `examples/make_samples.rs` writes, in its order).
-#[derive(Deserialize, Serialize)]
-struct Manifest {
-    parts: Vec<ManifestPart>,
-}
-
-/// One part in `manifest.json`.
-#[derive(Deserialize, Serialize)]
-struct ManifestPart {
-    file: String,
-    stored_path: String,
-    attributes: Vec<String>,
-    /// Query views (drawings have two; models none).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    views: Vec<String>,
-}
+use partlens::workspace::{SamplePart, read_manifest, write_manifest};
 
 /// A point of an outline in the part's plane.
 type Point = [f64; 2];
@@ -253,12 +236,7 @@ fn main() -> anyhow::Result<()> {
     );
     std::fs::create_dir_all(folder.join("models"))
         .with_context(|| format!("cannot create {}", folder.display()))?;
-    let manifest_path = folder.join("manifest.json");
-    let mut manifest: Manifest = serde_json::from_str(
-        &std::fs::read_to_string(&manifest_path)
-            .with_context(|| format!("cannot read {}", manifest_path.display()))?,
-    )
-    .with_context(|| format!("{} is not a manifest", manifest_path.display()))?;
+    let mut manifest = read_manifest(&folder).map_err(anyhow::Error::msg)?;
     manifest
         .parts
         .retain(|part| !part.file.starts_with("models/"));
@@ -274,22 +252,18 @@ fn main() -> anyhow::Result<()> {
         write(&folder.join(&file), &bytes)?;
         let drawing = format!("{name}.png");
         let attributes = manifest
-            .parts
-            .iter()
-            .find(|part| part.file == drawing)
-            .map(|part| part.attributes.clone())
+            .attributes_of(&drawing)
+            .map(<[String]>::to_vec)
             .with_context(|| format!("the manifest has no {drawing} to take attributes from"))?;
         println!("{file}: {} bytes", bytes.len());
-        manifest.parts.push(ManifestPart {
+        manifest.parts.push(SamplePart {
             stored_path: format!("Samples/{file}"),
             file,
             attributes,
             views: Vec::new(),
         });
     }
-    let mut json = serde_json::to_string_pretty(&manifest)?;
-    json.push('\n');
-    write(&manifest_path, json.as_bytes())?;
+    write_manifest(&folder, &manifest).map_err(anyhow::Error::msg)?;
     Ok(())
 }
 

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use partlens::service::engine::sample_parts::{Pose, draw_part, encode_jpeg, encode_png};
-use serde::Serialize;
+use partlens::workspace::{SampleManifest, SamplePart, write_manifest};
 
 /// Side of the library drawings.
 const LIBRARY_SIDE: u32 = 512;
@@ -169,25 +169,6 @@ const PARTS: [Part; 12] = [
     },
 ];
 
-/// `manifest.json`.
-#[derive(Serialize)]
-struct Manifest {
-    parts: Vec<ManifestPart>,
-}
-
-/// One part in `manifest.json`.
-#[derive(Serialize)]
-struct ManifestPart {
-    /// The library drawing, relative to the manifest.
-    file: String,
-    /// Where it is stored in the company database.
-    stored_path: String,
-    /// Its attributes.
-    attributes: Vec<String>,
-    /// The query views, relative to the manifest.
-    views: Vec<String>,
-}
-
 /// The two query views' poses for part number `index` (0-based): different enough from each other
 /// and from the library drawing to be a real test, fixed so the output is reproducible.
 fn view_poses(index: usize) -> [Pose; 2] {
@@ -223,7 +204,7 @@ fn main() -> anyhow::Result<()> {
     );
     std::fs::create_dir_all(folder.join("views"))
         .with_context(|| format!("cannot create {}", folder.display()))?;
-    let mut manifest = Manifest { parts: Vec::new() };
+    let mut manifest = SampleManifest::default();
     for (index, part) in PARTS.iter().enumerate() {
         let file = format!("{}.png", part.name);
         let drawing = draw_part(part.name, &Pose::default(), LIBRARY_SIDE)
@@ -243,16 +224,14 @@ fn main() -> anyhow::Result<()> {
             &encode_jpeg(&picture, VIEW_JPEG_QUALITY)?,
         )?;
 
-        manifest.parts.push(ManifestPart {
+        manifest.parts.push(SamplePart {
             stored_path: format!("Samples/{file}"),
             file,
             attributes: part.attributes.iter().map(|a| (*a).to_owned()).collect(),
             views: vec![first_view, second_view],
         });
     }
-    let mut json = serde_json::to_string_pretty(&manifest)?;
-    json.push('\n');
-    write(&folder.join("manifest.json"), json.as_bytes())?;
+    write_manifest(&folder, &manifest).map_err(anyhow::Error::msg)?;
     println!(
         "wrote {} parts and {} views to {}",
         manifest.parts.len(),

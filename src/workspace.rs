@@ -124,23 +124,39 @@ struct LocalAccount {
     company: String,
 }
 
-/// The sample library's manifest (`assets/samples/manifest.json`).
-#[derive(Debug, Deserialize)]
+/// The sample library's manifest (`assets/samples/manifest.json`). Written by the generators in
+/// `examples/` (pictures, then models, then drawings: each later one replaces only its folder's
+/// entries) and read when a workspace is seeded.
+#[derive(Debug, Default, Deserialize, Serialize)]
 pub struct SampleManifest {
     /// The parts.
     pub parts: Vec<SamplePart>,
 }
 
-/// One part of the sample library.
-#[derive(Debug, Deserialize)]
+/// One file of the sample library: a part's picture, model or drawing.
+#[derive(Debug, Deserialize, Serialize)]
 pub struct SamplePart {
-    /// The image, relative to the manifest's folder.
+    /// The file, relative to the manifest's folder (`gear.png`, `models/gear.stl`).
     pub file: String,
     /// Where it is stored in the company database.
     pub stored_path: String,
     /// Its attributes in wire form (`material=steel|stainless steel`).
     #[serde(default)]
     pub attributes: Vec<String>,
+    /// Query views of the part (photos to search with), relative to the manifest's folder; not
+    /// uploaded. Pictures have two; models and drawings none.
+    #[serde(default)]
+    pub views: Vec<String>,
+}
+
+impl SampleManifest {
+    /// The attributes of the part whose file is `file`, if the manifest has it.
+    pub fn attributes_of(&self, file: &str) -> Option<&[String]> {
+        self.parts
+            .iter()
+            .find(|part| part.file == file)
+            .map(|part| part.attributes.as_slice())
+    }
 }
 
 /// Starts the local service and opens the workspace (see the module doc).
@@ -316,6 +332,15 @@ pub fn read_manifest(samples_dir: &Path) -> Result<SampleManifest, String> {
         .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
     serde_json::from_str(&text)
         .map_err(|error| format!("{} is not a manifest: {error}", path.display()))
+}
+
+/// Writes the manifest of a sample library (pretty JSON, one trailing newline).
+pub fn write_manifest(samples_dir: &Path, manifest: &SampleManifest) -> Result<(), String> {
+    let path = samples_dir.join("manifest.json");
+    let mut text = serde_json::to_string_pretty(manifest)
+        .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
+    text.push('\n');
+    std::fs::write(&path, text).map_err(|error| format!("cannot write {}: {error}", path.display()))
 }
 
 /// Uploads every part of the sample library as a company-database file. Problems are logged and
