@@ -22,11 +22,12 @@ use partlens::api::{
     UploadSource,
 };
 use partlens::service::{RunningService, ServiceConfig, admin};
+use partlens::tasks::thumbnails::thumbnail_of_file_key;
 use partlens::tasks::{PreparedFilePicker, ServiceChoice};
 use partlens::ui::pmi::PmiStatus;
 use partlens::ui::pmi::feedback::{FeedbackNotice, Verdict};
 use partlens::ui::results::ResultsStatus;
-use partlens::ui::search_bar::{ViewSource, ViewState};
+use partlens::ui::search_bar::{ViewSource, ViewState, view_thumbnail_request};
 use partlens::ui::search_place::SearchPage;
 use partlens::ui::{App, ConnectionState, View};
 use partlens::workspace::{LocalServiceLauncher, WorkspaceConfig};
@@ -106,6 +107,50 @@ fn type_into(harness: &mut Harness<'_, App>, label: &str, text: &str) {
     });
     harness.get_by_label(label).type_text(text);
     harness.step();
+}
+
+#[test]
+fn a_search_by_a_model_finds_it_first_and_its_slot_shows_the_service_picture() {
+    let runtime = runtime();
+    let data = tempfile::tempdir().unwrap();
+    let parts = AppParts::new(data.path(), sample_workspace(data.path()));
+    let mut harness = app_harness(&runtime, &parts);
+    wait_logged_in(&mut harness);
+
+    drop_files(
+        &mut harness,
+        &[samples_dir().join("models").join("gear.stl")],
+    );
+    step_until(&mut harness, "the model's view slot", |harness| {
+        harness.state().search().bar().views().len() == 1
+    });
+    harness.get_by_label("gear.stl");
+    // Not uploaded yet: the app cannot draw an STL, so the slot asks for no picture.
+    let slot = harness.state().search().bar().views()[0].clone();
+    assert!(view_thumbnail_request(&slot).is_none());
+
+    harness.get_by_label("Find parts").click();
+    wait_for_search(&mut harness);
+    let files = result_files(&harness);
+    assert_eq!(
+        files.first().map(String::as_str),
+        Some("Samples/models/gear.stl"),
+        "{files:?}"
+    );
+    // Indexed: the slot shows the picture the service rendered of the model.
+    let slot = harness.state().search().bar().views()[0].clone();
+    let ViewState::Indexed(input) = &slot.state else {
+        panic!("the view is not indexed: {slot:?}");
+    };
+    let key = thumbnail_of_file_key(input);
+    assert_eq!(
+        view_thumbnail_request(&slot).map(|request| request.key),
+        Some(key.clone())
+    );
+    step_until(&mut harness, "the model slot's picture", |harness| {
+        harness.state().search().textures().is_loaded(&key)
+    });
+    close_app(&runtime, harness);
 }
 
 #[test]

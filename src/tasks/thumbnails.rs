@@ -87,6 +87,9 @@ pub enum ImageSource {
     File(PathBuf),
     /// Bytes already in memory.
     Bytes(bytes::Bytes),
+    /// The image of an uploaded file whose URL is not known yet (a search input that is a model or a
+    /// drawing: the service renders its picture): the file's record is read first.
+    OfFile(ImageOfRecord),
 }
 
 /// One image to load.
@@ -146,6 +149,20 @@ impl ImageRequest {
         }
     }
 
+    /// The thumbnail the service made of an uploaded file, found through its record (a model or
+    /// drawing the app cannot draw itself).
+    pub fn thumbnail_of_file(uid: FileUid) -> Self {
+        Self {
+            key: thumbnail_of_file_key(&uid),
+            source: ImageSource::OfFile(ImageOfRecord {
+                uid: uid.clone(),
+                large: false,
+            }),
+            max_side: THUMBNAIL_MAX_SIDE,
+            record: Some(ImageOfRecord { uid, large: false }),
+        }
+    }
+
     /// The same request, told which file's image it is: a link the service refuses (expired) is then
     /// renewed once from the file's record.
     pub fn of_record(mut self, uid: FileUid) -> Self {
@@ -153,6 +170,11 @@ impl ImageRequest {
         self.record = Some(ImageOfRecord { uid, large });
         self
     }
+}
+
+/// The cache key of the thumbnail of an uploaded file found through its record.
+pub fn thumbnail_of_file_key(uid: &FileUid) -> String {
+    format!("file-thumbnail:{}", uid.as_str())
 }
 
 /// The cache key of a large image.
@@ -382,6 +404,14 @@ async fn load(
         },
         ImageSource::File(path) => read_local(path).await?,
         ImageSource::Bytes(bytes) => bytes.clone(),
+        ImageSource::OfFile(record) => match client {
+            Some(client) => fetch_image_of_record(client, record).await?,
+            None => {
+                return Err(ImageError::Fetch(ApiError::InvalidInput(
+                    "not logged in to the service".into(),
+                )));
+            }
+        },
     };
     let key = request.key;
     let max_side = request.max_side;
@@ -405,6 +435,15 @@ async fn fetch_renewing_expired_link(
     else {
         return Err(error);
     };
+    fetch_image_of_record(client, record).await
+}
+
+/// Reads a file's record for its current image URL (image URLs carry their own short-lived token)
+/// and fetches that image. A record without the image is [`ApiError::NotFound`].
+async fn fetch_image_of_record(
+    client: &ApiClient,
+    record: &ImageOfRecord,
+) -> Result<bytes::Bytes, ApiError> {
     let file = client
         .get_file(&GetFileRequest::new(FileRef::Uid(record.uid.clone())))
         .await?;
@@ -413,6 +452,11 @@ async fn fetch_renewing_expired_link(
     } else {
         file.thumbnail_url
     };
+    if fresh.trim().is_empty() {
+        return Err(ApiError::NotFound {
+            message: format!("the service has no picture of {}", record.uid.as_str()),
+        });
+    }
     client.fetch_image(&fresh).await
 }
 

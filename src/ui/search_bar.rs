@@ -17,7 +17,7 @@ use egui::{Align2, Color32, FontId, Rect, Sense, Vec2};
 use super::texture_cache::{Lookup, TextureCache};
 use crate::api::{AttributeValue, FileUid, FilterTerm, SearchFilter};
 use crate::tasks::search_flow::FileSearchProgress;
-use crate::tasks::thumbnails::{ImageRequest, is_image_name, local_file_key};
+use crate::tasks::thumbnails::{ImageRequest, ImageSource, is_image_name};
 
 /// Most views one search takes (the interface's limit).
 pub const MAX_VIEWS: usize = crate::api::search::MAX_SEARCH_FILES;
@@ -78,24 +78,19 @@ pub fn view_kind(source: &ViewSource) -> ViewKind {
     }
 }
 
-/// The image request for a view slot's thumbnail, when the view is an image.
-pub fn view_thumbnail_request(source: &ViewSource) -> Option<ImageRequest> {
-    match source {
-        ViewSource::File(path) if is_image_name(&path.to_string_lossy()) => {
+/// The image request for a view slot's thumbnail: an image is drawn from its own bytes; a model or
+/// drawing, which the app cannot draw, shows the picture the service rendered of it once it is
+/// indexed (its input UID is known); before that, none.
+pub fn view_thumbnail_request(slot: &ViewSlot) -> Option<ImageRequest> {
+    match (&slot.source, &slot.state) {
+        (ViewSource::File(path), _) if is_image_name(&path.to_string_lossy()) => {
             Some(ImageRequest::local_file(path))
         }
-        ViewSource::File(_) => None,
-        ViewSource::ResultImage { image_url, .. } => Some(ImageRequest::thumbnail(image_url)),
-    }
-}
-
-fn view_thumbnail_key(source: &ViewSource) -> Option<String> {
-    match source {
-        ViewSource::File(path) if is_image_name(&path.to_string_lossy()) => {
-            Some(local_file_key(path))
+        (ViewSource::File(_), ViewState::Indexed(uid)) => {
+            Some(ImageRequest::thumbnail_of_file(uid.clone()))
         }
-        ViewSource::File(_) => None,
-        ViewSource::ResultImage { image_url, .. } => Some(image_url.clone()),
+        (ViewSource::File(_), _) => None,
+        (ViewSource::ResultImage { image_url, .. }, _) => Some(ImageRequest::thumbnail(image_url)),
     }
 }
 
@@ -898,7 +893,7 @@ fn view_slot_ui(
         ui.vertical(|ui| {
             ui.set_width(SLOT_THUMBNAIL.x);
             let (rect, response) = ui.allocate_exact_size(SLOT_THUMBNAIL, Sense::hover());
-            slot_thumbnail_ui(ui, rect, &slot.source, textures, intents);
+            slot_thumbnail_ui(ui, rect, slot, textures, intents);
             let name = slot.source.name();
             response.on_hover_text(format!("View {}: {name}", index + 1));
             ui.add(egui::Label::new(egui::RichText::new(&name).small()).truncate());
@@ -924,7 +919,7 @@ fn view_slot_ui(
 fn slot_thumbnail_ui(
     ui: &egui::Ui,
     rect: Rect,
-    source: &ViewSource,
+    slot: &ViewSlot,
     textures: &mut TextureCache<egui::TextureHandle>,
     intents: &mut Vec<SearchIntent>,
 ) {
@@ -939,15 +934,18 @@ fn slot_thumbnail_ui(
             ui.visuals().weak_text_color(),
         );
     };
-    let (Some(key), Some(request)) = (view_thumbnail_key(source), view_thumbnail_request(source))
-    else {
-        // A model or drawing: its extension stands in for a thumbnail.
-        let name = source.name();
-        let extension = name.rsplit('.').next().unwrap_or_default().to_uppercase();
-        text(&extension);
+    // A model or drawing not indexed yet, or whose picture is on its way or missing: its extension
+    // stands in for a thumbnail.
+    let extension = || {
+        let name = slot.source.name();
+        text(&name.rsplit('.').next().unwrap_or_default().to_uppercase());
+    };
+    let Some(request) = view_thumbnail_request(slot) else {
+        extension();
         return;
     };
-    match textures.request(&key) {
+    let rendered_by_the_service = matches!(request.source, ImageSource::OfFile(_));
+    match textures.request(&request.key) {
         Lookup::Ready(texture) => {
             let size = texture.size_vec2();
             let scale = (rect.width() / size.x).min(rect.height() / size.y);
@@ -958,10 +956,15 @@ fn slot_thumbnail_ui(
                 Color32::WHITE,
             );
         }
+        Lookup::Pending | Lookup::Failed(_) if rendered_by_the_service => extension(),
         Lookup::Pending => text("…"),
         Lookup::Failed(_) => text("no preview"),
         Lookup::NeedsFetch => {
-            text("…");
+            if rendered_by_the_service {
+                extension();
+            } else {
+                text("…");
+            }
             intents.push(SearchIntent::NeedThumbnail(request));
         }
     }
@@ -980,6 +983,35 @@ mod tests {
 
     fn file(name: &str) -> ViewSource {
         ViewSource::File(PathBuf::from(format!("/parts/{name}")))
+    }
+
+    #[test]
+    fn a_model_slot_shows_the_service_picture_once_indexed() {
+        let slot = |source: ViewSource, state: ViewState| ViewSlot {
+            id: 1,
+            source,
+            state,
+        };
+        // An image is drawn from its own bytes, whatever its state.
+        let image = view_thumbnail_request(&slot(file("front.png"), ViewState::New)).unwrap();
+        assert!(matches!(image.source, ImageSource::File(_)));
+        // A model has no picture until the service indexed it, then the service's thumbnail.
+        assert!(view_thumbnail_request(&slot(file("gear.stl"), ViewState::New)).is_none());
+        assert!(
+            view_thumbnail_request(&slot(
+                file("gear.stl"),
+                ViewState::Indexing { waited_seconds: 3 }
+            ))
+            .is_none()
+        );
+        let indexed =
+            view_thumbnail_request(&slot(file("gear.stl"), ViewState::Indexed(uid(7)))).unwrap();
+        assert_eq!(indexed, ImageRequest::thumbnail_of_file(uid(7)));
+        assert!(matches!(indexed.source, ImageSource::OfFile(ref record) if record.uid == uid(7)));
+        // So does a drawing.
+        assert!(
+            view_thumbnail_request(&slot(file("flange.dxf"), ViewState::Indexed(uid(8)))).is_some()
+        );
     }
 
     #[test]

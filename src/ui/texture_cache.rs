@@ -172,6 +172,13 @@ impl<T> TextureCache<T> {
             .count()
     }
 
+    /// True when the texture of `key` is loaded (without marking it shown).
+    pub fn is_loaded(&self, key: &str) -> bool {
+        self.entries
+            .get(key)
+            .is_some_and(|entry| matches!(entry.slot, Slot::Loaded { .. }))
+    }
+
     /// Number of fetches in flight.
     pub fn pending_count(&self) -> usize {
         self.entries
