@@ -172,6 +172,21 @@ mod tests {
     };
     use super::*;
 
+    /// Every PMI box is a real box inside the page's image.
+    fn assert_boxes_inside_the_page(page: &crate::api::PmiPage) {
+        for item in &page.items {
+            let [left, top, right, bottom] = item.box_in_page;
+            assert!(
+                0 <= left && left < right && right <= page.image_size[0],
+                "{item:?}"
+            );
+            assert!(
+                0 <= top && top < bottom && bottom <= page.image_size[1],
+                "{item:?}"
+            );
+        }
+    }
+
     #[test]
     fn the_flange_drawing_gives_a_page_its_pmi_text_and_attributes() {
         let sample = &SAMPLE_DRAWINGS[0];
@@ -197,17 +212,7 @@ mod tests {
         assert!(dimensions.contains(&"Ø160"), "{dimensions:?}");
         assert!(dimensions.contains(&"Ø60 H7 ±0.015"), "{dimensions:?}");
         assert!(dimensions.contains(&"20"), "{dimensions:?}");
-        for item in &page.items {
-            let [left, top, right, bottom] = item.box_in_page;
-            assert!(
-                0 <= left && left < right && right <= page.image_size[0],
-                "{item:?}"
-            );
-            assert!(
-                0 <= top && top < bottom && bottom <= page.image_size[1],
-                "{item:?}"
-            );
-        }
+        assert_boxes_inside_the_page(page);
         assert!(
             page.items
                 .iter()
@@ -271,17 +276,7 @@ mod tests {
             .map(|item| item.text.as_str())
             .collect();
         assert_eq!(dimensions, ["R4", "80", "2X Ø8 H7 ±0.015", "60"]);
-        for item in &page.items {
-            let [left, top, right, bottom] = item.box_in_page;
-            assert!(
-                0 <= left && left < right && right <= page.image_size[0],
-                "{item:?}"
-            );
-            assert!(
-                0 <= top && top < bottom && bottom <= page.image_size[1],
-                "{item:?}"
-            );
-        }
+        assert_boxes_inside_the_page(page);
         // The "60" under the side view: its box is where the text was written (x 160 pt, y 168 pt).
         let sixty = page.items.iter().find(|item| item.text == "60").unwrap();
         let scale = 1024.0 / 842.0;
