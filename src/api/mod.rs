@@ -14,6 +14,7 @@ pub mod filter;
 pub mod images;
 pub mod model;
 pub mod pmi;
+pub mod reply;
 pub mod search;
 pub mod status;
 pub mod token;
@@ -30,6 +31,7 @@ pub use model::{
     SearchResultItem, TokenReply,
 };
 pub use pmi::FeedbackRequest;
+pub use reply::{Decoded, FileRecord};
 pub use search::SearchRequest;
 pub use token::Credentials;
 pub use uid::FileUid;
