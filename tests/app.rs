@@ -18,7 +18,7 @@ use app_support::*;
 use egui_kittest::Harness;
 use partlens::service::{RunningService, ServiceConfig, admin};
 use partlens::tasks::{JobPhase, JobRole};
-use partlens::ui::{App, ConnectionState, View};
+use partlens::ui::{App, ConnectionState, Place};
 use partlens::workspace::{LocalServiceLauncher, WorkspaceConfig};
 
 /// A launcher for tests that never open the local workspace.
@@ -112,7 +112,7 @@ fn dropped_files_land_in_the_upload_form_with_folder_and_name_prefilled() {
     harness.step();
     drop_files(&mut harness, &files);
     step_until_label(&mut harness, "Upload 2 files");
-    assert_eq!(harness.state().view(), View::Upload);
+    assert_eq!(harness.state().place(), Place::Upload);
 
     harness.get_by_label("Company database file").click();
     harness.step();
@@ -156,7 +156,7 @@ fn every_view_names_its_widgets_and_the_keyboard_shortcuts_work() {
     assert!(!harness.state().login_open());
     harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::O);
     step_until_label(&mut harness, "Upload 2 files");
-    assert_eq!(harness.state().view(), View::Upload);
+    assert_eq!(harness.state().place(), Place::Upload);
     harness.check_accessibility();
     harness.get_by_label("Company database file").click();
     harness.step();
@@ -188,19 +188,8 @@ fn every_view_names_its_widgets_and_the_keyboard_shortcuts_work() {
             .query_by_label("Search text")
             .is_some_and(|field| field.accesskit_node().is_focused())
     });
-    assert_eq!(harness.state().view(), View::Search);
+    assert_eq!(harness.state().place(), Place::Search);
     harness.check_accessibility();
-}
-
-fn step_until_label_contains(
-    harness: &mut egui_kittest::Harness<'_, partlens::ui::App>,
-    text: &str,
-) {
-    step_until(
-        harness,
-        &format!("a label containing \"{text}\""),
-        |harness| harness.query_by_label_contains(text).is_some(),
-    );
 }
 
 // ---- against the in-process local service ---------------------------------------------------------
@@ -213,14 +202,6 @@ fn local_workspace(data_dir: &std::path::Path, index_workers: usize) -> Arc<Loca
         user: "tester".into(),
         index_workers: Some(index_workers),
     }))
-}
-
-/// Waits until the app is logged in.
-fn wait_logged_in(harness: &mut Harness<'_, App>) {
-    step_until(harness, "the login", |harness| {
-        harness.state().session().is_some()
-            && harness.state().connection() == &ConnectionState::Ready
-    });
 }
 
 /// Drops `files`, keeps them as search inputs (asynchronous indexing) or makes them database files,
@@ -248,7 +229,7 @@ fn upload_through_the_form(harness: &mut Harness<'_, App>, files: &[PathBuf], da
     harness.step();
     harness.get_by_label(&button).click();
     step_until(harness, "the jobs view", |harness| {
-        harness.state().view() == View::Jobs
+        harness.state().place() == Place::Jobs
     });
 }
 
@@ -447,8 +428,8 @@ fn a_401_in_the_middle_brings_the_login_back_and_the_upload_completes_after_it()
     step_until_label_contains(&mut harness, "Your session has ended");
     step_until_label(&mut harness, "Waiting for login");
     assert_eq!(
-        harness.state().view(),
-        View::Jobs,
+        harness.state().place(),
+        Place::Jobs,
         "the view stays where the user was"
     );
 
@@ -503,22 +484,4 @@ fn jobs_survive_a_restart_and_indexing_resumes() {
         jobs_reading(harness, "Done") == 2
     });
     close_app(&runtime, harness);
-}
-
-/// Types user and password into the login form and presses "Log in".
-fn log_in_through_the_form(harness: &mut Harness<'_, App>, user: &str, password: &str) {
-    step_until_label(harness, "Password");
-    if harness.get_by_label("User").value().as_deref() != Some(user) {
-        harness.get_by_label("User").focus();
-        harness.step();
-        harness.get_by_label("User").type_text(user);
-    }
-    harness.get_by_label("Password").focus();
-    harness.step();
-    harness.get_by_label("Password").type_text(password);
-    harness.step();
-    harness
-        .get_by_role_and_label(Role::Button, "Log in")
-        .click();
-    harness.step();
 }

@@ -183,5 +183,4 @@ mod tests {
             .count_commands(|command| matches!(command, Command::LoadImage(_)));
         assert_eq!(asked, again);
     }
-
 }

@@ -389,6 +389,7 @@ impl ResultsView {
             ui.label(notice);
         }
     }
+}
 
 /// A centred state message: a headline, a sentence, and a spinner while loading.
 fn state_message_ui(ui: &mut egui::Ui, headline: &str, sentence: &str, spinner: Option<()>) {
@@ -402,7 +403,6 @@ fn state_message_ui(ui: &mut egui::Ui, headline: &str, sentence: &str, spinner: 
         ui.add_space(8.0);
     });
 }
-
 
 /// "More like this" under a result (grid and table), disabled when the result has no image.
 fn more_like_this_button_ui(ui: &mut egui::Ui, row: &ResultRow, intents: &mut Vec<ResultsIntent>) {
@@ -486,7 +486,12 @@ mod tests {
         FileUid::from_reply(&format!("00000000-0000-4000-8000-{n:012}"))
     }
 
-    pub(super) fn row(rank: usize, name: &str, score: Option<f64>, attributes: &[&str]) -> ResultRow {
+    pub(super) fn row(
+        rank: usize,
+        name: &str,
+        score: Option<f64>,
+        attributes: &[&str],
+    ) -> ResultRow {
         ResultRow {
             rank,
             uid: uid(rank),
@@ -620,5 +625,4 @@ mod tests {
                 .contains(&ResultsIntent::CancelSearch)
         );
     }
-}
 }

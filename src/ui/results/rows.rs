@@ -329,7 +329,6 @@ pub fn thousands(value: u64) -> String {
     out
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -429,5 +428,4 @@ mod tests {
         assert_eq!(thousands(1000), "1,000");
         assert_eq!(thousands(1234567), "1,234,567");
     }
-
 }

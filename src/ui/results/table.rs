@@ -134,7 +134,6 @@ impl ResultsView {
         }
     }
 }
-}
 
 /// A header cell that sorts by its column when clicked; the sorted column gets a small triangle
 /// pointing the way of the order (painted: the bundled font has no arrow glyphs).
@@ -186,6 +185,7 @@ mod tests {
     use egui_kittest::kittest::Queryable as _;
 
     use super::*;
+    use crate::ui::results::ResultsLayout;
     use crate::ui::results::tests::{harness, sample_rows, uid};
 
     #[test]
@@ -231,5 +231,4 @@ mod tests {
                 .contains(&ResultsIntent::OpenDetail(uid(3)))
         );
     }
-
 }

@@ -174,9 +174,6 @@ impl SearchBar {
             });
         });
     }
-
-    /// The filter rows (a grid under column headers, so fields line up), then the completion
-    /// suggestions of the row being edited. Returns true when Enter was pressed in one of them.
 }
 
 /// One view slot: thumbnail (or the file's extension), name, state, and a remove button. Returns true
@@ -215,7 +212,6 @@ fn view_slot_ui(
     });
     removed
 }
-
 
 /// A view slot's thumbnail: an image from its own bytes, a model or drawing the picture the service
 /// rendered of it once indexed; until then (or without one) its extension stands in.
@@ -259,6 +255,8 @@ fn slot_thumbnail_ui(
 #[cfg(test)]
 mod tests {
     use egui_kittest::kittest::Queryable as _;
+
+    use std::path::PathBuf;
 
     use super::*;
     use crate::ui::search_bar::tests::{file, harness, uid};
@@ -346,5 +344,4 @@ mod tests {
                 )))
         );
     }
-}
 }
