@@ -8,11 +8,11 @@
 //! The view sends what the task layer does (reload, delete, the image) as `Command`s and returns
 //! [`DetailIntent`]s for what leads elsewhere (another file, the editor, the drawing data, a search).
 
-use egui::{Align2, FontId, Rect, Vec2};
+use egui::{Rect, Vec2};
 
 use super::app_command::CommandQueue;
 use super::load_state::LoadState;
-use super::picture::{Picture, picture};
+use super::picture::{Picture, paint_caption, picture};
 use super::texture_cache::TextureCache;
 use crate::api::{ApiError, FileMap, FileRecord, FileUid};
 use crate::tasks::Command;
@@ -276,15 +276,7 @@ impl DetailView {
         let (rect, _) = ui.allocate_exact_size(size, egui::Sense::hover());
         ui.painter()
             .rect_filled(rect, 4.0, ui.visuals().extreme_bg_color);
-        let message = |ui: &egui::Ui, text: &str| {
-            ui.painter().text(
-                rect.center(),
-                Align2::CENTER_CENTER,
-                text,
-                FontId::proportional(14.0),
-                ui.visuals().weak_text_color(),
-            );
-        };
+        let message = |ui: &egui::Ui, text: &str| paint_caption(ui, ui.painter(), rect, text, 14.0);
         let Some(url) = record.picture_url() else {
             message(ui, "This file has no image.");
             return;

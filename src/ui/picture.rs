@@ -37,6 +37,17 @@ pub fn picture<'a>(
     }
 }
 
+/// Paints a short caption centred in `rect`, where a picture would be ("loading image…").
+pub fn paint_caption(ui: &egui::Ui, painter: &egui::Painter, rect: Rect, caption: &str, size: f32) {
+    painter.text(
+        rect.center(),
+        egui::Align2::CENTER_CENTER,
+        caption,
+        egui::FontId::proportional(size),
+        ui.visuals().weak_text_color(),
+    );
+}
+
 /// Paints `texture` as large as fits into `rect`, centred, keeping its aspect ratio.
 pub fn paint_fitted(painter: &egui::Painter, rect: Rect, texture: &egui::TextureHandle) {
     let size = texture.size_vec2();

@@ -4,7 +4,10 @@
 use egui::{Align, Layout, Sense, UiBuilder, Vec2};
 
 use super::rows::ResultRow;
-use super::{ResultsIntent, ResultsView, more_like_this_button_ui, score_label_ui, thumbnail_ui};
+use super::{
+    ResultsIntent, ResultsView, more_like_this_button_ui, opens_detail, score_label_ui,
+    thumbnail_ui,
+};
 use crate::ui::app_command::CommandQueue;
 use crate::ui::texture_cache::TextureCache;
 
@@ -72,10 +75,7 @@ fn result_card_ui(
     // The card's own click area is registered first, so the button drawn on top of it gets its clicks.
     let (rect, response) =
         ui.allocate_exact_size(Vec2::new(CARD_WIDTH, CARD_HEIGHT), Sense::click());
-    let name = row.name.clone();
-    response.widget_info(|| {
-        egui::WidgetInfo::labeled(egui::Role::Button, true, format!("Open {name}"))
-    });
+    opens_detail(&response, row, intents);
     if !ui.is_rect_visible(rect) {
         return;
     }
@@ -116,9 +116,6 @@ fn result_card_ui(
     card.with_layout(Layout::bottom_up(Align::Min), |ui| {
         more_like_this_button_ui(ui, row, intents);
     });
-    if response.clicked() {
-        intents.push(ResultsIntent::OpenDetail(row.uid.clone()));
-    }
 }
 
 #[cfg(test)]
@@ -127,14 +124,12 @@ mod tests {
 
     use super::*;
     use crate::tasks::Command;
-    use crate::ui::results::tests::{harness, row, sample_rows, uid};
+    use crate::ui::results::ResultsLayout;
+    use crate::ui::results::tests::{harness, row, sample_harness, uid};
 
     #[test]
     fn cards_show_score_band_and_key_attributes() {
-        let mut view = ResultsView::new();
-        view.set_results(sample_rows(), Some(3));
-        let mut harness = harness(view);
-        harness.run();
+        let harness = sample_harness(ResultsLayout::Grid);
         harness.get_by_label("0.990 · identical");
         harness.get_by_label("0.930 · very similar");
         harness.get_by_label("0.420 · weak match");
@@ -145,10 +140,7 @@ mod tests {
 
     #[test]
     fn clicking_a_card_opens_it_and_more_like_this_searches_by_its_image() {
-        let mut view = ResultsView::new();
-        view.set_results(sample_rows(), Some(3));
-        let mut harness = harness(view);
-        harness.run();
+        let mut harness = sample_harness(ResultsLayout::Grid);
         harness.get_by_label("Open Cover").click();
         harness.run();
         let more = harness.get_all_by_label("More like this").next().unwrap();

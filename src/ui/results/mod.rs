@@ -12,7 +12,7 @@ mod grid;
 pub mod rows;
 mod table;
 
-use egui::{Align2, Color32, FontId, Rect};
+use egui::{Color32, Rect};
 
 pub use self::grid::{CARD_ATTRIBUTES, CARD_HEIGHT, CARD_WIDTH};
 pub use self::rows::{
@@ -22,7 +22,7 @@ pub use self::rows::{
 };
 pub use self::table::TABLE_ROW_HEIGHT;
 use super::app_command::CommandQueue;
-use super::picture::{Picture, paint_fitted, picture};
+use super::picture::{Picture, paint_caption, paint_fitted, picture};
 use super::texture_cache::TextureCache;
 use crate::api::{Attribute, FileUid};
 use crate::tasks::Command;
@@ -404,6 +404,17 @@ fn state_message_ui(ui: &mut egui::Ui, headline: &str, sentence: &str, spinner: 
     });
 }
 
+/// Makes a card or table row the button that opens its result ("Open {name}" to assistive
+/// technology and tests) and opens it when clicked.
+fn opens_detail(response: &egui::Response, row: &ResultRow, intents: &mut Vec<ResultsIntent>) {
+    response.widget_info(|| {
+        egui::WidgetInfo::labeled(egui::Role::Button, true, format!("Open {}", row.name))
+    });
+    if response.clicked() {
+        intents.push(ResultsIntent::OpenDetail(row.uid.clone()));
+    }
+}
+
 /// "More like this" under a result (grid and table), disabled when the result has no image.
 fn more_like_this_button_ui(ui: &mut egui::Ui, row: &ResultRow, intents: &mut Vec<ResultsIntent>) {
     let image_url = row.search_image_url().map(str::to_owned);
@@ -453,15 +464,7 @@ fn thumbnail_ui(
     let url = row.thumbnail_url.trim();
     let painter = ui.painter_at(rect);
     painter.rect_filled(rect, 4.0, ui.visuals().extreme_bg_color);
-    let placeholder = |text: &str| {
-        painter.text(
-            rect.center(),
-            Align2::CENTER_CENTER,
-            text,
-            FontId::proportional(11.0),
-            ui.visuals().weak_text_color(),
-        );
-    };
+    let placeholder = |text: &str| paint_caption(ui, &painter, rect, text, 11.0);
     if url.is_empty() {
         placeholder("no image");
         return;
@@ -531,6 +534,16 @@ mod tests {
         view_harness::harness(view, [1000.0, 700.0], 1 << 24, ResultsView::ui)
     }
 
+    /// A harness showing the sample rows in `layout`, after its first frames.
+    pub(super) fn sample_harness(layout: ResultsLayout) -> Harness<'static, Fixture> {
+        let mut view = ResultsView::new();
+        view.set_results(sample_rows(), Some(3));
+        view.set_layout(layout);
+        let mut harness = harness(view);
+        harness.run();
+        harness
+    }
+
     #[test]
     fn csv_lists_rows_in_display_order_with_attribute_columns() {
         let mut view = ResultsView::new();
@@ -548,10 +561,7 @@ mod tests {
 
     #[test]
     fn the_layout_toggle_switches_to_the_table() {
-        let mut view = ResultsView::new();
-        view.set_results(sample_rows(), Some(3));
-        let mut harness = harness(view);
-        harness.run();
+        let mut harness = sample_harness(ResultsLayout::Grid);
         harness.get_by_label("Table").click();
         harness.run();
         assert_eq!(harness.state().view.layout(), ResultsLayout::Table);
@@ -560,10 +570,7 @@ mod tests {
 
     #[test]
     fn export_hands_the_csv_text_to_the_app() {
-        let mut view = ResultsView::new();
-        view.set_results(sample_rows(), Some(3));
-        let mut harness = harness(view);
-        harness.run();
+        let mut harness = sample_harness(ResultsLayout::Grid);
         harness.get_by_label("Export CSV…").click();
         harness.run();
         let Some(Command::ExportCsv { csv, .. }) = harness

@@ -6,7 +6,10 @@ use egui::{Align, Layout, Rect, Sense, Vec2};
 use egui_extras::{Column, TableBuilder};
 
 use super::rows::{SortColumn, SortOrder};
-use super::{ResultsIntent, ResultsView, more_like_this_button_ui, score_label_ui, thumbnail_ui};
+use super::{
+    ResultsIntent, ResultsView, more_like_this_button_ui, opens_detail, score_label_ui,
+    thumbnail_ui,
+};
 use crate::ui::app_command::CommandQueue;
 use crate::ui::texture_cache::TextureCache;
 
@@ -114,18 +117,7 @@ impl ResultsView {
                             table_row.col(|ui| {
                                 more_like_this_button_ui(ui, row, intents);
                             });
-                            let response = table_row.response();
-                            let name = row.name.clone();
-                            response.widget_info(|| {
-                                egui::WidgetInfo::labeled(
-                                    egui::Role::Button,
-                                    true,
-                                    format!("Open {name}"),
-                                )
-                            });
-                            if response.clicked() {
-                                intents.push(ResultsIntent::OpenDetail(row.uid.clone()));
-                            }
+                            opens_detail(&table_row.response(), row, intents);
                         });
                     });
             });
@@ -182,46 +174,34 @@ fn direction_triangle(ui: &egui::Ui, rect: Rect, descending: bool) {
 
 #[cfg(test)]
 mod tests {
+    use egui_kittest::Harness;
     use egui_kittest::kittest::Queryable as _;
 
     use super::*;
     use crate::ui::results::ResultsLayout;
-    use crate::ui::results::tests::{harness, sample_rows, uid};
+    use crate::ui::results::tests::Fixture;
+    use crate::ui::results::tests::{sample_harness, uid};
 
     #[test]
     fn the_table_sorts_by_a_clicked_header() {
-        let mut view = ResultsView::new();
-        view.set_results(sample_rows(), Some(3));
-        view.set_layout(ResultsLayout::Table);
-        let mut harness = harness(view);
-        harness.run();
+        let mut harness = sample_harness(ResultsLayout::Table);
         harness.get_by_label("Name").click();
         harness.run();
-        let ranks: Vec<usize> = harness
-            .state()
-            .view
-            .ordered_rows()
-            .map(|r| r.rank)
-            .collect();
-        assert_eq!(ranks, [2, 1, 3]);
+        let ranks = |harness: &Harness<'static, Fixture>| -> Vec<usize> {
+            harness
+                .state()
+                .view
+                .ordered_rows()
+                .map(|row| row.rank)
+                .collect()
+        };
+        assert_eq!(ranks(&harness), [2, 1, 3]);
         harness.get_by_label("Name").click();
         harness.run();
-        let ranks: Vec<usize> = harness
-            .state()
-            .view
-            .ordered_rows()
-            .map(|r| r.rank)
-            .collect();
-        assert_eq!(ranks, [3, 1, 2]);
+        assert_eq!(ranks(&harness), [3, 1, 2]);
         harness.get_by_label("weight(kg)").click();
         harness.run();
-        let ranks: Vec<usize> = harness
-            .state()
-            .view
-            .ordered_rows()
-            .map(|r| r.rank)
-            .collect();
-        assert_eq!(ranks, [2, 1, 3]);
+        assert_eq!(ranks(&harness), [2, 1, 3]);
         harness.get_by_label("Open Cover").click();
         harness.run();
         assert!(

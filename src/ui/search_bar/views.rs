@@ -2,14 +2,14 @@
 //! [`ViewState`] in the upload → index workflow), and how a slot is drawn (its thumbnail, name, state
 //! and "Remove").
 
-use egui::{Align2, Color32, FontId, Rect, Sense, Vec2};
+use egui::{Color32, Rect, Sense, Vec2};
 
 use super::{MAX_VIEWS, SearchBar};
 use crate::api::FileUid;
 use crate::tasks::Command;
 use crate::tasks::thumbnails::{ImageRequest, ImageSource, is_image_name};
 use crate::ui::app_command::CommandQueue;
-use crate::ui::picture::{Picture, paint_fitted, picture};
+use crate::ui::picture::{Picture, paint_caption, paint_fitted, picture};
 use crate::ui::texture_cache::TextureCache;
 
 pub use crate::tasks::search::view_search::ViewSource;
@@ -224,15 +224,7 @@ fn slot_thumbnail_ui(
 ) {
     let painter = ui.painter_at(rect);
     painter.rect_filled(rect, 4.0, ui.visuals().extreme_bg_color);
-    let text = |text: &str| {
-        painter.text(
-            rect.center(),
-            Align2::CENTER_CENTER,
-            text,
-            FontId::proportional(13.0),
-            ui.visuals().weak_text_color(),
-        );
-    };
+    let text = |text: &str| paint_caption(ui, &painter, rect, text, 13.0);
     // A model or drawing not indexed yet, or whose picture is on its way or missing: its extension
     // stands in for a thumbnail.
     let extension = || {
