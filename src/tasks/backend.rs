@@ -8,7 +8,8 @@
 //! `impl Backend`: [`super::session`] (connect, log in and out, 401s), [`super::jobs`] (uploads and
 //! indexing), [`super::search`] (searches and the result list), [`super::records`] (records,
 //! attributes, deletes), [`super::images`] (thumbnails and large images) and [`super::pmi`] (drawing
-//! data and feedback). Those files import this one; this one imports none of them.
+//! data and feedback). Those files import this one; this one imports none of them (only the plain
+//! data of `jobs/` and the image loader of `thumbnails`).
 //!
 //! No UI toolkit here: the front end gives a repaint callback.
 

@@ -18,7 +18,7 @@ use super::jobs::job::JobId;
 use super::local_workspace::WorkspaceProgressFn;
 use super::secrets::{SecretError, SecretStore};
 use super::service_choice::ServiceChoice;
-use super::wording::clause;
+use super::wording::{Attempt, clause, explain};
 use crate::api::{ApiClient, ApiError, Credentials};
 
 impl Backend {
@@ -179,6 +179,8 @@ impl Backend {
         });
     }
 
+    /// Logs in to a remote service with a user name and password (the local workspace logs in by
+    /// itself); the token is remembered in the keyring when asked.
     pub(super) fn log_in(
         &self,
         service: ServiceChoice,
@@ -226,7 +228,7 @@ impl Backend {
                 Err(error) => {
                     tracing::info!("login refused: {error}");
                     backend.emit(Event::LoginFailed {
-                        message: login_failure_message(&error),
+                        message: explain(&error, Attempt::LogIn),
                     });
                 }
             }
@@ -317,6 +319,7 @@ impl Backend {
         }
     }
 
+    /// Ends the session of a remote service and forgets its remembered token.
     pub(super) fn log_out(&self) {
         let (service, user) = {
             let mut state = self.lock();
@@ -445,42 +448,5 @@ async fn with_secrets<T: Send + 'static>(
             "the keyring did not answer within {} s",
             KEYRING_TIMEOUT.as_secs()
         ))),
-    }
-}
-
-/// A refused or failed login in words.
-fn login_failure_message(error: &ApiError) -> String {
-    match error {
-        ApiError::LoginRefused { message, .. } => {
-            format!(
-                "The service refused the login: {}. Check the user name and password.",
-                clause(message)
-            )
-        }
-        ApiError::Network(detail) => format!(
-            "The service could not be reached ({}). Check the address and your connection.",
-            clause(detail)
-        ),
-        ApiError::InvalidInput(detail) => format!("{}.", clause(detail)),
-        other => format!("The login failed: {}.", clause(&other.to_string())),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn login_failures_read_as_sentences_with_a_next_step() {
-        let refused = login_failure_message(&ApiError::LoginRefused {
-            status: 400,
-            message: "The user name or password is incorrect.".into(),
-        });
-        assert!(
-            refused.contains("Check the user name and password"),
-            "{refused}"
-        );
-        let network = login_failure_message(&ApiError::Network("connection refused".into()));
-        assert!(network.contains("Check the address"), "{network}");
     }
 }

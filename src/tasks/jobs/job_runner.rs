@@ -322,6 +322,7 @@ impl Backend {
         }
     }
 
+    /// Stops a job at the user's request; it ends `Cancelled`.
     pub(in crate::tasks) fn cancel_job(&self, id: JobId) {
         let updated = {
             let mut state = self.lock();
@@ -350,6 +351,7 @@ impl Backend {
         }
     }
 
+    /// Starts a failed or cancelled job again (the file is uploaded again).
     pub(in crate::tasks) fn retry_job(&self, id: JobId) {
         let retried = {
             let mut state = self.lock();
@@ -374,6 +376,7 @@ impl Backend {
         self.start_job(id);
     }
 
+    /// Takes a finished job off the list.
     pub(in crate::tasks) fn remove_job(&self, id: JobId) {
         let removed = {
             let mut state = self.lock();
@@ -399,6 +402,7 @@ impl Backend {
         }
     }
 
+    /// Takes every finished job off the list.
     pub(in crate::tasks) fn clear_finished_jobs(&self) {
         let removed: Vec<JobId> = {
             let mut state = self.lock();
