@@ -19,7 +19,7 @@ use super::local_workspace::WorkspaceProgressFn;
 use super::secrets::{SecretError, SecretStore};
 use super::service_choice::ServiceChoice;
 use super::wording::{Attempt, clause, explain};
-use crate::api::{ApiClient, ApiError, Credentials};
+use crate::api::{ApiClient, Credentials};
 
 impl Backend {
     /// Switches to `service` (or re-announces it when it is already the current one).
