@@ -7,11 +7,7 @@ use std::sync::Arc;
 
 use egui::accesskit::Role;
 use egui_kittest::kittest::{NodeT as _, Queryable as _};
-use futures_util::future::BoxFuture;
-use partlens::tasks::{
-    LocalWorkspaceLauncher, OpenedWorkspace, PreparedFilePicker, ServiceChoice, WorkspaceError,
-    WorkspaceProgressFn,
-};
+use partlens::tasks::{NoLocalWorkspace, PreparedFilePicker, ServiceChoice};
 use std::path::PathBuf;
 
 use app_support::*;
@@ -22,15 +18,8 @@ use partlens::ui::{App, ConnectionState, Place};
 use partlens::workspace::{LocalServiceLauncher, WorkspaceConfig};
 
 /// A launcher for tests that never open the local workspace.
-struct NoLocalWorkspace;
-
-impl LocalWorkspaceLauncher for NoLocalWorkspace {
-    fn open(
-        &self,
-        _progress: WorkspaceProgressFn,
-    ) -> BoxFuture<'static, Result<OpenedWorkspace, WorkspaceError>> {
-        Box::pin(async { Err(WorkspaceError("not in this test".into())) })
-    }
+fn no_local_workspace() -> Arc<NoLocalWorkspace> {
+    Arc::new(NoLocalWorkspace("not in this test".into()))
 }
 
 /// A remote service nobody listens on (the discard port of the loopback address).
@@ -42,7 +31,7 @@ fn unreachable_remote() -> ServiceChoice {
 fn a_remote_service_without_a_login_asks_for_one_and_esc_closes_the_form() {
     let runtime = runtime();
     let data = tempfile::tempdir().unwrap();
-    let mut parts = AppParts::new(data.path(), Arc::new(NoLocalWorkspace));
+    let mut parts = AppParts::new(data.path(), no_local_workspace());
     parts.settings.service = unreachable_remote();
     let mut harness = app_harness(&runtime, &parts);
 
@@ -92,7 +81,7 @@ fn a_remote_service_without_a_login_asks_for_one_and_esc_closes_the_form() {
 fn dropped_files_land_in_the_upload_form_with_folder_and_name_prefilled() {
     let runtime = runtime();
     let data = tempfile::tempdir().unwrap();
-    let mut parts = AppParts::new(data.path(), Arc::new(NoLocalWorkspace));
+    let mut parts = AppParts::new(data.path(), no_local_workspace());
     parts.settings.service = unreachable_remote();
     let mut harness = app_harness(&runtime, &parts);
     step_until(&mut harness, "the login form", |harness| {
@@ -143,7 +132,7 @@ fn every_view_names_its_widgets_and_the_keyboard_shortcuts_work() {
     for (seed, file) in files.iter().enumerate() {
         write_part_png(file, seed as u32);
     }
-    let mut parts = AppParts::new(data.path(), Arc::new(NoLocalWorkspace));
+    let mut parts = AppParts::new(data.path(), no_local_workspace());
     parts.settings.service = unreachable_remote();
     parts.picker = Arc::new(PreparedFilePicker::new([files.to_vec()]));
     let mut harness = app_harness(&runtime, &parts);

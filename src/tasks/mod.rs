@@ -36,7 +36,8 @@ pub use event::{Event, NoticeLevel, SessionInfo};
 pub use file_picker::{FilePicker, NativeFilePicker, PreparedFilePicker};
 pub use jobs::job::{Job, JobId, JobPhase, JobRole, UploadSpec};
 pub use local_workspace::{
-    LocalWorkspaceLauncher, OpenedWorkspace, RunningWorkspace, WorkspaceError, WorkspaceProgressFn,
+    LocalWorkspaceLauncher, NoLocalWorkspace, OpenedWorkspace, RunningWorkspace, WorkspaceError,
+    WorkspaceProgressFn,
 };
 pub use secrets::{KeyringStore, MemoryStore, SecretError, SecretStore};
 pub use service_choice::ServiceChoice;

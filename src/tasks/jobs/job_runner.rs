@@ -469,24 +469,10 @@ mod tests {
     use crate::tasks::backend::BackendParts;
     use crate::tasks::file_picker::PreparedFilePicker;
     use crate::tasks::jobs::job_store::JobStore;
-    use crate::tasks::local_workspace::{
-        LocalWorkspaceLauncher, OpenedWorkspace, WorkspaceError, WorkspaceProgressFn,
-    };
+    use crate::tasks::local_workspace::NoLocalWorkspace;
     use crate::tasks::secrets::MemoryStore;
     use crate::tasks::service_choice::ServiceChoice;
-    use futures_util::future::BoxFuture;
     use std::sync::mpsc::Receiver;
-
-    struct NoLocalWorkspace;
-
-    impl LocalWorkspaceLauncher for NoLocalWorkspace {
-        fn open(
-            &self,
-            _progress: WorkspaceProgressFn,
-        ) -> BoxFuture<'static, Result<OpenedWorkspace, WorkspaceError>> {
-            Box::pin(async { Err(WorkspaceError("none here".into())) })
-        }
-    }
 
     /// A backend on a remote service that nobody has logged in to.
     fn logged_out_backend(
@@ -498,7 +484,7 @@ mod tests {
             data_dir: data_dir.to_path_buf(),
             secrets: Arc::new(MemoryStore::new()),
             picker: Arc::new(PreparedFilePicker::default()),
-            launcher: Arc::new(NoLocalWorkspace),
+            launcher: Arc::new(NoLocalWorkspace("none here".into())),
             upload_slots: 2,
         });
         backend.send(Command::Connect {
