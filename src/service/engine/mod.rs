@@ -26,7 +26,7 @@ use crate::api::PmiPage;
 pub use descriptor::ViewDescriptor;
 pub use images::{MAX_DECODED_BYTES, MAX_IMAGE_SIDE};
 pub use index::{SHAPE_WEIGHT, VisualIndex, match_views, rank_by_matching_every_file};
-pub use mesh::{MESH_EXTENSIONS, ShapeDistribution, is_mesh_extension};
+pub use mesh::ShapeDistribution;
 
 /// Image formats the engine decodes and indexes visually (lower-case extensions with the dot).
 pub const IMAGE_EXTENSIONS: &[&str] = &[
@@ -83,7 +83,7 @@ pub fn is_image_extension(extension: &str) -> bool {
 /// text-searchable).
 pub fn analyze(extension: &str, bytes: &[u8]) -> Result<Analysis, EngineError> {
     let extension = extension.to_ascii_lowercase();
-    if is_mesh_extension(&extension) {
+    if crate::geometry::is_model_extension(&extension) {
         return mesh::analyze(&extension, bytes);
     }
     if drawing::is_drawing_extension(&extension) {
