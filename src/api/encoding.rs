@@ -136,6 +136,21 @@ pub fn decode_json_string_body(body: &[u8]) -> Result<String, ApiError> {
     }
 }
 
+/// The extension of a file name as the interface writes it (`file=` of a search input,
+/// `fileExtension=`, the extension of a stored path): lower-case with the dot, `.png`; for `.ifz`
+/// files the double suffix, `.step.ifz`. Folders in the name are ignored. Empty when the name has
+/// none.
+pub fn file_extension(file_name: &str) -> String {
+    let name = file_name.rsplit(['/', '\\']).next().unwrap_or(file_name);
+    let lower = name.to_lowercase();
+    let parts: Vec<&str> = lower.split('.').collect();
+    match parts.as_slice() {
+        [_, .., inner, "ifz"] if parts.len() >= 3 && !inner.is_empty() => format!(".{inner}.ifz"),
+        [_, .., last] if parts.len() >= 2 && !last.is_empty() => format!(".{last}"),
+        _ => String::new(),
+    }
+}
+
 /// Base64 (standard alphabet, padded) of file bytes, as `PUT /api/File` and `PUT /api/Search` carry them.
 pub fn base64_encode(bytes: &[u8]) -> String {
     base64::engine::general_purpose::STANDARD.encode(bytes)
@@ -290,6 +305,15 @@ mod tests {
             "iVBORw=="
         );
         assert_eq!(base64_decode("iVBO\nRw==").unwrap(), b"\x89PNG");
+    }
+
+    #[test]
+    fn extensions_of_search_inputs() {
+        assert_eq!(file_extension("bracket.PNG"), ".png");
+        assert_eq!(file_extension("housing.step.ifz"), ".step.ifz");
+        assert_eq!(file_extension("archive.tar.gz"), ".gz");
+        assert_eq!(file_extension("README"), "");
+        assert_eq!(file_extension("trailing."), "");
     }
 
     #[test]
