@@ -15,6 +15,7 @@ use partlens::api::encoding::{
 };
 use partlens::api::{ApiClient, Credentials, FileStatus, FileUid, SearchFilter, SearchRequest};
 use partlens::service::admin;
+use partlens::service::store::DATABASE_FILE;
 use reqwest::Method;
 use service_support::{PASSWORD, Shape, TestService, encode, part_image, png, wait_until};
 
@@ -1031,7 +1032,7 @@ async fn pmi_data_and_feedback() {
         .expect(400);
 
     // What was stored, read straight from the store.
-    let database = rusqlite::Connection::open(service.dir.path().join("partlens.sqlite3")).unwrap();
+    let database = rusqlite::Connection::open(service.dir.path().join(DATABASE_FILE)).unwrap();
     let stored: Vec<(String, String, String)> = [first_id, second_id]
         .iter()
         .map(|id| {
