@@ -12,6 +12,11 @@
 //! - `indexAsync` is honoured for search inputs only; database files are indexed during the call.
 //! - Content that cannot be decoded still gets its UID; its status is then 422 `failed`.
 //! - `isGZipCompressed=true`: the bytes are gunzipped before they are stored.
+//!
+//! Storing is one store transaction taken step by step: permission (`check_overwrite_allowed`),
+//! UID choice (`choose_uid`), database (`save_record`), disk (the bytes move in, the replaced
+//! file's go) and the visual index (`forget_old_views`); indexing follows, during the call or by a
+//! worker.
 
 use axum::body::Body;
 use axum::http::HeaderMap;
@@ -303,7 +308,9 @@ fn check_overwrite_allowed(
 /// Where an upload goes: the UID it is stored under, and the file it replaces at its stored path
 /// (a database file uploaded with a UID of its own over another file at that path).
 struct Placement {
+    /// The UID the upload is stored under.
     uid: String,
+    /// The UID of the file it replaces (its record and bytes go), if any.
     replaced: Option<String>,
 }
 
@@ -321,39 +328,22 @@ fn choose_uid(
         }
         UploadTarget::SearchInput { .. } => None,
     };
-    let refuse_duplicate = |path: &str| {
-        ServiceError::BadRequest(format!(
-            "a file is already stored at {path}; send overwriteFile=true to replace it"
-        ))
-    };
-    match (&params.uid, path_holder) {
-        (Some(uid), Some(holder)) if holder.uid != *uid => {
-            if params.overwrite_file == Some(false) {
-                return Err(refuse_duplicate(&holder.stored_path));
-            }
-            Ok(Placement {
-                uid: uid.clone(),
-                replaced: Some(holder.uid),
-            })
-        }
-        (Some(uid), _) => Ok(Placement {
-            uid: uid.clone(),
-            replaced: None,
-        }),
-        (None, Some(holder)) => {
-            if params.overwrite_file == Some(false) {
-                return Err(refuse_duplicate(&holder.stored_path));
-            }
-            Ok(Placement {
-                uid: holder.uid,
-                replaced: None,
-            })
-        }
-        (None, None) => Ok(Placement {
-            uid: uuid::Uuid::new_v4().hyphenated().to_string(),
-            replaced: None,
-        }),
+    if let Some(holder) = &path_holder
+        && params.overwrite_file == Some(false)
+        && params.uid.as_deref() != Some(holder.uid.as_str())
+    {
+        return Err(ServiceError::BadRequest(format!(
+            "a file is already stored at {}; send overwriteFile=true to replace it",
+            holder.stored_path
+        )));
     }
+    let (uid, replaced) = match (&params.uid, path_holder) {
+        (Some(uid), Some(holder)) if holder.uid != *uid => (uid.clone(), Some(holder.uid)),
+        (Some(uid), _) => (uid.clone(), None),
+        (None, Some(holder)) => (holder.uid, None),
+        (None, None) => (uuid::Uuid::new_v4().hyphenated().to_string(), None),
+    };
+    Ok(Placement { uid, replaced })
 }
 
 /// Database: deletes the record of the replaced file, writes the file's record (queued, or in
