@@ -6,8 +6,8 @@
 //! bytes) and [`VisualIndex`]. The descriptor inside is the engine's own business: see
 //! `descriptor.rs` for its blocks and score, `normalise.rs` for how a view is framed, `images.rs` for
 //! safe decoding and the rendered pictures, `index.rs` for the contiguous index, [`drawing`] for DXF
-//! and PDF drawings (rendered page, PMI, text, title-block attributes), and [`sample_parts`] for the synthetic
-//! part drawings the tests, the sample library and the benchmark use.
+//! and PDF drawings (rendered page, PMI, text, title-block attributes). The synthetic parts the
+//! engine's quality tests draw are in [`crate::service::samples`].
 
 mod descriptor;
 pub mod drawing;
@@ -19,7 +19,6 @@ mod normalise;
 mod quality_tests;
 #[cfg(test)]
 mod sample_library_tests;
-pub mod sample_parts;
 
 use crate::api::PmiPage;
 

@@ -14,7 +14,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::api::pmi::{MAX_FEEDBACK_CHARS, MAX_FEEDBACK_USER_CHARS};
+use crate::api::limits::{MAX_FEEDBACK_CHARS, MAX_FEEDBACK_USER_CHARS};
 use crate::api::{ApiError, FeedbackRequest, FileUid};
 
 /// Whether an extracted attribute is right or wrong.
