@@ -4,15 +4,13 @@
 use reqwest::Method;
 
 use super::client::{ApiClient, CALL_TIMEOUT, parse_json};
-use super::encoding::{QueryString, search_files_body};
+use super::encoding::{QueryString, file_extension, search_files_body};
 use super::error::ApiError;
 use super::filter::SearchFilter;
+use super::limits::MAX_SEARCH_FILES;
 use super::model::SearchResult;
 use super::reply::Decoded;
-use super::upload::{UploadSource, search_input_extension};
-
-/// Most files one `PUT /api/Search` may carry.
-pub const MAX_SEARCH_FILES: usize = 10;
+use super::upload::UploadSource;
 
 /// A search by filter (`GET /api/Search`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -46,7 +44,7 @@ impl SearchRequest {
 pub fn shared_extension(files: &[UploadSource]) -> Result<String, ApiError> {
     let extensions: Vec<String> = files
         .iter()
-        .map(|file| search_input_extension(&file.file_name()))
+        .map(|file| file_extension(&file.file_name()))
         .collect();
     let Some(first) = extensions.first() else {
         return Err(ApiError::InvalidInput(

@@ -190,25 +190,12 @@ pub fn drop_files(harness: &mut Harness<'_, App>, paths: &[PathBuf]) {
     harness.step();
 }
 
-/// Writes a PNG of a part-like drawing (structured detail, well over 1024 bytes); `seed` varies it.
+/// Writes a 128×128 PNG of a sample part drawn by the library's generator (well over 1024 bytes);
+/// `seed` picks the part and its noise.
 pub fn write_part_png(path: &Path, seed: u32) {
-    let size = 128u32;
-    let image = image::RgbImage::from_fn(size, size, |x, y| {
-        let cx = x as i32 - 64;
-        let cy = y as i32 - 64;
-        let ring = ((cx * cx + cy * cy) as f64).sqrt() as u32;
-        let hole = ring < 14 + seed % 7;
-        let rim = (40..48 + seed % 5).contains(&ring);
-        let spoke = (x + seed * 3) % 23 < 3 || (y * (seed % 3 + 1)) % 29 < 2;
-        let value = if hole {
-            255
-        } else if rim || spoke {
-            20 + ((x ^ y) % 40) as u8
-        } else {
-            200 - ((x * y + seed) % 60) as u8
-        };
-        image::Rgb([value, value.wrapping_add((seed * 13) as u8), value / 2 + 60])
-    });
+    use partlens::service::samples::parts::{PART_NAMES, Pose, draw_part};
+    let name = PART_NAMES[seed as usize % PART_NAMES.len()];
+    let image = draw_part(name, &Pose::noisy(seed.into()), 128).unwrap();
     image.save(path).unwrap();
     assert!(std::fs::metadata(path).unwrap().len() > 1024);
 }

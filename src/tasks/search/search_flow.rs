@@ -120,11 +120,11 @@ pub async fn run_file_search(
     if views.is_empty() {
         return Err(ApiError::InvalidInput("give at least one view to search by".into()).into());
     }
-    if views.len() > crate::api::search::MAX_SEARCH_FILES {
+    if views.len() > crate::api::limits::MAX_SEARCH_FILES {
         return Err(ApiError::InvalidInput(format!(
             "{} views given; one search takes at most {}",
             views.len(),
-            crate::api::search::MAX_SEARCH_FILES
+            crate::api::limits::MAX_SEARCH_FILES
         ))
         .into());
     }

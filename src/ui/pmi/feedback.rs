@@ -12,7 +12,7 @@
 //! feedback sent again (after a 401, or after a reply that got lost) replaces itself at the service
 //! instead of being stored twice.
 
-use crate::api::pmi::{MAX_FEEDBACK_CHARS, MAX_FEEDBACK_USER_CHARS};
+use crate::api::limits::{MAX_FEEDBACK_CHARS, MAX_FEEDBACK_USER_CHARS};
 use crate::api::{ApiError, FeedbackRequest, FileUid};
 use crate::tasks::wording::{Attempt, explain};
 use crate::ui::drafts::{DraftsByFile, FileDraft};

@@ -28,7 +28,7 @@ use crate::tasks::Command;
 use crate::tasks::search::search_flow::FileSearchProgress;
 
 /// Most views one search takes (the interface's limit).
-pub const MAX_VIEWS: usize = crate::api::search::MAX_SEARCH_FILES;
+pub const MAX_VIEWS: usize = crate::api::limits::MAX_SEARCH_FILES;
 
 /// The id of the search text field; Ctrl+F puts the focus there.
 pub const SEARCH_FIELD_ID: &str = "search_text_field";
