@@ -11,6 +11,8 @@
 //! data and feedback). Those files import this one; this one imports none of them (only the plain
 //! data of `jobs/` and the image loader of `thumbnails`).
 //!
+//! The search history's store is shared here too; [`super::history`] runs its commands.
+//!
 //! No UI toolkit here: the front end gives a repaint callback.
 
 use std::collections::HashMap;
@@ -24,6 +26,7 @@ use tokio_util::sync::CancellationToken;
 use super::command::Command;
 use super::event::{Event, NoticeLevel, SessionInfo};
 use super::file_picker::FilePicker;
+use super::history::{HistoryStore, SharedHistory};
 use super::jobs::job::{Job, JobId};
 use super::jobs::job_store::JobStore;
 use super::jobs::poll::PollPolicy;
@@ -77,6 +80,8 @@ pub(super) struct Shared {
     /// The cancellation token of each running search, by search id (own lock: searches start and end
     /// without touching the rest of the state).
     pub(super) searches: Mutex<HashMap<u64, CancellationToken>>,
+    /// The search history (own lock, taken on blocking threads only).
+    pub(super) history: SharedHistory,
 }
 
 /// A logged-in client and the login it came from.
@@ -172,6 +177,8 @@ impl Backend {
             Ok(jobs) => (jobs, None),
             Err(error) => (Vec::new(), Some(error)),
         };
+        let (history, history_problem) = HistoryStore::open(&parts.data_dir);
+        let history_snapshot = history.snapshot();
         let backend = Self {
             shared: Arc::new(Shared {
                 runtime: parts.runtime,
@@ -184,6 +191,7 @@ impl Backend {
                 upload_slots: Arc::new(Semaphore::new(parts.upload_slots.max(1))),
                 images: ImageLoader::default(),
                 searches: Mutex::new(HashMap::new()),
+                history: Arc::new(Mutex::new(history)),
                 state: Mutex::new(State {
                     service: None,
                     connection: Connection::Idle,
@@ -220,6 +228,13 @@ impl Backend {
             );
         }
         backend.emit(Event::JobsRestored(jobs));
+        if let Some(error) = history_problem {
+            backend.notice(
+                NoticeLevel::Warning,
+                format!("{error}. It was set aside and the search history starts empty."),
+            );
+        }
+        backend.emit(Event::HistoryChanged(history_snapshot));
         (backend, receiver)
     }
 
@@ -284,6 +299,10 @@ impl Backend {
             command @ (Command::LoadPmi(_) | Command::SendFeedback(_)) => {
                 self.run_pmi_command(command);
             }
+            command @ (Command::RecordSearch(_)
+            | Command::NameSearch { .. }
+            | Command::RemoveSearch(_)
+            | Command::ClearHistory) => self.run_history_command(command),
         }
     }
 

@@ -1,6 +1,7 @@
 //! What the front end asks the backend to do. Plain data: views push Commands, the app hands them to
 //! the [`Backend`](super::backend::Backend), which answers with [`Event`](super::event::Event)s.
 
+use super::history::SearchDraft;
 use super::jobs::job::{JobId, UploadSpec};
 use super::jobs::poll::PollPolicy;
 use super::search::view_search::ViewSearchRequest;
@@ -97,6 +98,21 @@ pub enum Command {
     /// `Event::FeedbackSent` or `FeedbackFailed`. A 401 parks it (`Event::FeedbackAwaitingLogin`) and
     /// it is sent again after the login (with the same feedback id, so the service keeps one).
     SendFeedback(FeedbackRequest),
+    /// Keep a finished search in the history (with a copy of each view, to upload it again if the
+    /// service loses it); answers `Event::HistoryChanged`.
+    RecordSearch(SearchDraft),
+    /// Save a search of the history under a name (kept until removed), or take its name away
+    /// (`None`); answers `Event::HistoryChanged`, or a notice saying why not.
+    NameSearch {
+        /// The history entry.
+        id: u64,
+        /// The name, or `None` to unsave.
+        name: Option<String>,
+    },
+    /// Take a search off the history; answers `Event::HistoryChanged`.
+    RemoveSearch(u64),
+    /// Take every search without a name off the history; answers `Event::HistoryChanged`.
+    ClearHistory,
     /// Ask where to save the result list and write this CSV text there; answers with a notice.
     ExportCsv {
         /// The file name the dialog offers.
@@ -150,6 +166,19 @@ impl std::fmt::Display for Command {
                     .map(|uid| format!(" of {uid}"))
                     .unwrap_or_default()
             ),
+            Self::RecordSearch(draft) => {
+                write!(
+                    f,
+                    "keep a search of {} views in the history",
+                    draft.views.len()
+                )
+            }
+            Self::NameSearch { id, name } => match name {
+                Some(_) => write!(f, "save search {id} under a name"),
+                None => write!(f, "unsave search {id}"),
+            },
+            Self::RemoveSearch(id) => write!(f, "remove search {id} from the history"),
+            Self::ClearHistory => f.write_str("clear the search history"),
             Self::ExportCsv { csv, .. } => write!(f, "export {} bytes of CSV", csv.len()),
         }
     }

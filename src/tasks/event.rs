@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use super::history::SearchHistory;
 use super::jobs::job::{Job, JobId};
 use super::search::search_flow::FileSearchProgress;
 use super::service_choice::ServiceChoice;
@@ -97,6 +98,14 @@ pub enum Event {
         /// The result.
         result: SearchResult,
     },
+    /// Before search `id` runs: the service no longer has these kept inputs (404 or 422 on their
+    /// status), so their views go up again, after the views that were new, in this order.
+    SearchInputsGone {
+        /// The search.
+        id: u64,
+        /// The input UIDs the service no longer has.
+        uids: Vec<FileUid>,
+    },
     /// Search `id` failed or was cancelled; the sentence says why and what to do.
     SearchFailed {
         /// The search.
@@ -104,6 +113,8 @@ pub enum Event {
         /// What happened.
         message: String,
     },
+    /// The search history changed (or was read at start): every entry, newest first.
+    HistoryChanged(SearchHistory),
     /// The company's attribute names.
     AttributeNames(Vec<String>),
     /// The values of an attribute, with counts.

@@ -7,13 +7,15 @@
 //! Where things live: [`backend`] (shared state, dispatcher), [`session`] (connect, log in, 401s),
 //! [`jobs`] (uploads and indexing), [`search`] (searches and the result list), [`records`] (a file's
 //! record, attributes, delete), [`images`] and [`thumbnails`] (pictures), [`pmi`] (drawing data and
-//! feedback), [`wording`] (the sentences users read when something fails).
+//! feedback), [`history`] (searches kept and saved), [`wording`] (the sentences users read when
+//! something fails).
 
 pub mod atomic_write;
 pub mod backend;
 pub mod command;
 pub mod event;
 pub mod file_picker;
+pub mod history;
 mod images;
 pub mod jobs;
 pub mod local_workspace;

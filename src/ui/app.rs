@@ -3,6 +3,7 @@
 //!
 //! `logic` drains the backend's events into the app's state (it runs even while the window is
 //! hidden); `ui` draws and collects the views' commands, which are carried out at the end of the frame.
+//! Keyboard: Ctrl+O add files, Ctrl+F search field, Ctrl+H search history.
 //! Nothing here awaits or touches the network.
 
 use std::path::PathBuf;
@@ -17,7 +18,7 @@ use super::notices::Notices;
 use super::place::Place;
 use super::pmi::feedback::FeedbackDrafts;
 use super::search_bar::SEARCH_FIELD_ID;
-use super::search_place::SearchPlace;
+use super::search_place::{SearchPage, SearchPlace};
 use super::settings::{STORAGE_KEY, Settings, SettingsView};
 use super::theme;
 use super::top_bar::{TopBarStatus, top_bar_ui};
@@ -108,8 +109,11 @@ impl App {
             })
             .unwrap_or_default();
         let mut search = SearchPlace::new(drafts, feedback_drafts);
+        let mut commands = CommandQueue::default();
         if !options.initial_views.is_empty() {
             search.add_views(options.initial_views);
+            // `partlens --search` runs the search at once; it waits for the login like any work.
+            search.run_search(&mut commands);
             place = Place::Search;
         }
         let mut upload = UploadView::default();
@@ -135,7 +139,7 @@ impl App {
             connection: ConnectionState::Connecting("Connecting…".into()),
             session: None,
             jobs: Vec::new(),
-            commands: CommandQueue::default(),
+            commands,
             login: LoginView::default(),
             upload,
             search,
@@ -190,6 +194,9 @@ impl App {
 
     fn handle_event(&mut self, ctx: &egui::Context, event: Event) {
         let Some(event) = self.search.handle_event(ctx, event) else {
+            if let Some(draft) = self.search.take_search_to_record() {
+                self.commands.backend(Command::RecordSearch(draft));
+            }
             return;
         };
         match event {
@@ -273,10 +280,22 @@ impl App {
         use egui::{Key, KeyboardShortcut, Modifiers};
         let open = KeyboardShortcut::new(Modifiers::COMMAND, Key::O);
         let find = KeyboardShortcut::new(Modifiers::COMMAND, Key::F);
-        let (open, find) =
-            ctx.input_mut(|input| (input.consume_shortcut(&open), input.consume_shortcut(&find)));
+        let history = KeyboardShortcut::new(Modifiers::COMMAND, Key::H);
+        let (open, find, history) = ctx.input_mut(|input| {
+            (
+                input.consume_shortcut(&open),
+                input.consume_shortcut(&find),
+                input.consume_shortcut(&history),
+            )
+        });
         if open {
             self.commands.backend(Command::PickFiles);
+        }
+        if history {
+            if self.place != Place::Search || self.search.page() != SearchPage::History {
+                self.search.toggle_history();
+            }
+            self.place = Place::Search;
         }
         if find {
             self.commands.push(AppCommand::FocusSearch);

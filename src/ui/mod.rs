@@ -12,6 +12,7 @@ pub mod attributes;
 pub mod detail;
 pub mod drafts;
 pub mod drop_overlay;
+pub mod history;
 pub mod jobs;
 pub mod load_state;
 pub mod login;

@@ -5,18 +5,24 @@
 //! views send their work for the task layer as commands themselves.
 //!
 //! Only the latest search counts: each gets an id, and answers to an older one are dropped.
+//!
+//! The search history is a page of this place too ([`super::history`]): a kept search goes back
+//! into the query bar and runs from there; every finished search is handed to the app for the
+//! history ([`SearchPlace::take_search_to_record`]).
 
 use std::path::PathBuf;
 
 use super::app_command::CommandQueue;
 use super::attributes::{AttributeDrafts, AttributeEditor};
 use super::detail::{DetailIntent, DetailView};
+use super::history::{HistoryIntent, HistoryPage};
 use super::pmi::feedback::FeedbackDrafts;
 use super::pmi::{PmiIntent, PmiView};
 use super::results::{ResultsIntent, ResultsView, rows_from_result};
 use super::search_bar::{SearchBar, SearchIntent, SearchPlan, ViewSource};
 use super::texture_cache::{TextureCache, load_decoded};
 use crate::api::FileUid;
+use crate::tasks::history::SearchDraft;
 use crate::tasks::search::view_search::ViewSearchRequest;
 use crate::tasks::{Command, Event};
 
@@ -32,6 +38,8 @@ pub enum SearchPage {
     Attributes,
     /// One file's drawing data: PMI pages, free text, extracted attributes and feedback.
     Pmi,
+    /// The searches kept in the history and the saved searches.
+    History,
 }
 
 /// The Search place's state.
@@ -46,6 +54,9 @@ pub struct SearchPlace {
     textures: TextureCache<egui::TextureHandle>,
     last_search_id: u64,
     running_search: Option<u64>,
+    history: HistoryPage,
+    /// A search that finished and is not in the history yet (the app sends it there).
+    to_record: Option<SearchDraft>,
 }
 
 impl SearchPlace {
@@ -140,6 +151,31 @@ impl SearchPlace {
         self.page = SearchPage::Results;
     }
 
+    /// The history page.
+    pub fn history(&self) -> &HistoryPage {
+        &self.history
+    }
+
+    /// Shows the history page, or the results when it is shown (Ctrl+H).
+    pub fn toggle_history(&mut self) {
+        self.page = if self.page == SearchPage::History {
+            SearchPage::Results
+        } else {
+            SearchPage::History
+        };
+    }
+
+    /// The search that just finished, for the history (once).
+    pub fn take_search_to_record(&mut self) -> Option<SearchDraft> {
+        self.to_record.take()
+    }
+
+    /// Runs the search the bar holds now (as "Find parts" does); `partlens --search` starts this
+    /// way. A refusal shows in the bar.
+    pub fn run_search(&mut self, commands: &mut CommandQueue) {
+        self.search_again(commands);
+    }
+
     /// Takes the backend's answers that belong to this place; hands back the others.
     pub fn handle_event(&mut self, ctx: &egui::Context, event: Event) -> Option<Event> {
         match event {
@@ -163,6 +199,10 @@ impl SearchPlace {
                 if self.running_search == Some(id) {
                     self.running_search = None;
                     self.bar.finish(&input_uids);
+                    self.to_record = Some(
+                        self.bar
+                            .history_draft(u64::try_from(result.total_results).unwrap_or(0)),
+                    );
                     self.results
                         .set_results(rows_from_result(&result), Some(result.total_results));
                 }
@@ -174,6 +214,14 @@ impl SearchPlace {
                     self.results.set_failed(message);
                 }
             }
+            Event::SearchInputsGone { id, uids } => {
+                if self.running_search == Some(id) {
+                    self.bar.reupload(&uids);
+                    let stage = self.bar.stage().unwrap_or("Searching…").to_owned();
+                    self.results.set_loading(stage);
+                }
+            }
+            Event::HistoryChanged(history) => self.history.set_history(history),
             Event::AttributeNames(names) => self.bar.set_attribute_names(names),
             Event::AttributeValues { name, values } => {
                 self.bar.set_attribute_values(&name, values);
@@ -296,6 +344,15 @@ impl SearchPlace {
                     }
                 }
             }
+            SearchPage::History => {
+                let intents = self.history.ui(ui, &mut self.textures, commands);
+                for intent in intents {
+                    match intent {
+                        HistoryIntent::Run(id) => self.run_kept_search(id, commands),
+                        HistoryIntent::Back => self.page = SearchPage::Results,
+                    }
+                }
+            }
         }
     }
 
@@ -311,6 +368,7 @@ impl SearchPlace {
                 uploads: plan.uploads.into_iter().map(|(_, view)| view).collect(),
                 filter: plan.filter,
                 extra_params: Vec::new(),
+                kept: plan.kept,
             },
         });
     }
@@ -355,7 +413,20 @@ impl SearchPlace {
     fn search_intent(&mut self, intent: SearchIntent, commands: &mut CommandQueue) {
         match intent {
             SearchIntent::Run(plan) => self.start_search(plan, commands),
+            SearchIntent::ShowHistory => self.page = SearchPage::History,
         }
+    }
+
+    /// A search of the history goes back into the query bar and runs by its kept UIDs.
+    fn run_kept_search(&mut self, id: u64, commands: &mut CommandQueue) {
+        let history = self.history.history().clone();
+        let Some(entry) = history.entry(id) else {
+            return;
+        };
+        self.cancel_search(commands);
+        self.bar.restore(&history, entry);
+        self.page = SearchPage::Results;
+        self.search_again(commands);
     }
 
     fn results_intent(&mut self, intent: ResultsIntent, commands: &mut CommandQueue) {
