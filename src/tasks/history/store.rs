@@ -523,7 +523,7 @@ impl HistoryStore {
 
     /// Entries read back, made to fit the limits (see the module documentation).
     fn within_limits(&self, mut entries: Vec<HistoryEntry>) -> Vec<HistoryEntry> {
-        entries.sort_by(|a, b| b.last_run.cmp(&a.last_run));
+        entries.sort_by_key(|entry| std::cmp::Reverse(entry.last_run));
         let mut ids = HashSet::new();
         let mut next_id = entries.iter().map(|entry| entry.id).max().unwrap_or(0);
         let mut saved = 0;
@@ -727,7 +727,7 @@ fn cut(text: &str, limit: usize) -> String {
 /// "32 MiB".
 fn size_in_words(bytes: u64) -> String {
     const MIB: u64 = 1024 * 1024;
-    if bytes >= MIB && bytes % MIB == 0 {
+    if bytes >= MIB && bytes.is_multiple_of(MIB) {
         format!("{} MiB", bytes / MIB)
     } else {
         format!("{bytes} bytes")
