@@ -42,6 +42,20 @@ fn drag_through(harness: &mut Harness<'_, App>, points: &[Pos2]) {
     harness.step();
 }
 
+/// Drops sample views on the window, presses "Find parts" and waits for the results.
+fn search_by_sample_views(harness: &mut Harness<'_, App>, views: &[&str], text: &str) {
+    let paths: Vec<_> = views
+        .iter()
+        .map(|view| samples_dir().join("views").join(view))
+        .collect();
+    drop_files(harness, &paths);
+    if !text.is_empty() {
+        type_into(harness, "Search text", text);
+    }
+    harness.get_by_label("Find parts").click();
+    wait_for_search(harness);
+}
+
 /// Where the sketch pad is on screen.
 fn pad_rect(harness: &Harness<'_, App>) -> egui::Rect {
     harness.get_by_label(PAD_LABEL).rect()
@@ -227,13 +241,7 @@ fn a_saved_search_survives_a_restart_and_runs_again_by_uid_without_an_upload() {
     let mut harness = app_harness(&runtime, &parts);
     wait_logged_in(&mut harness);
 
-    drop_files(
-        &mut harness,
-        &[samples_dir().join("views").join("washer-a.png")],
-    );
-    type_into(&mut harness, "Search text", "fastener");
-    harness.get_by_label("Find parts").click();
-    wait_for_search(&mut harness);
+    search_by_sample_views(&mut harness, &["washer-a.png"], "fastener");
     let first_uids = view_uids(&harness);
     let first_results = result_files(&harness);
     assert!(first_results[0].contains("washer"), "{first_results:?}");
@@ -294,12 +302,7 @@ fn a_kept_search_whose_input_was_deleted_uploads_its_view_again_from_the_history
     let mut harness = app_harness(&runtime, &parts);
     wait_logged_in(&mut harness);
 
-    drop_files(
-        &mut harness,
-        &[samples_dir().join("views").join("gear-a.png")],
-    );
-    harness.get_by_label("Find parts").click();
-    wait_for_search(&mut harness);
+    search_by_sample_views(&mut harness, &["gear-a.png"], "");
     let old_uid = view_uids(&harness)[0].clone();
     step_until(&mut harness, "the search in the history", |harness| {
         history_entries(harness).len() == 1

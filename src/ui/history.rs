@@ -39,6 +39,8 @@ struct Naming {
     id: u64,
     name: String,
     refusal: Option<String>,
+    /// The field takes the keyboard focus when it first shows.
+    focused: bool,
 }
 
 /// The history page's state.
@@ -232,6 +234,7 @@ impl HistoryPage {
                                 id: entry.id,
                                 name: entry.name.clone().unwrap_or_default(),
                                 refusal: None,
+                                focused: false,
                             });
                         }
                     }
@@ -278,6 +281,10 @@ impl HistoryPage {
                         .desired_width(260.0),
                 )
                 .labelled_by(label.id);
+            if !naming.focused {
+                response.request_focus();
+                naming.focused = true;
+            }
             if response.lost_focus() && ui.input(|input| input.key_pressed(egui::Key::Enter)) {
                 save = true;
             }

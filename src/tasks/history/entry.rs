@@ -71,7 +71,7 @@ impl HistoryEntry {
         self.name.is_some()
     }
 
-    /// The search in a few words: its name, else its text and views ("flange · 2 views").
+    /// The search in a few words: its name, else its text and views (“flange” · front.png, side.png).
     pub fn title(&self) -> String {
         if let Some(name) = &self.name {
             return name.clone();
@@ -80,10 +80,16 @@ impl HistoryEntry {
         if !self.text.trim().is_empty() {
             parts.push(format!("“{}”", self.text.trim()));
         }
-        match self.views.as_slice() {
+        let names: Vec<&str> = self.views.iter().map(|view| view.name.as_str()).collect();
+        match names.as_slice() {
             [] => {}
-            [view] => parts.push(view.name.clone()),
-            views => parts.push(format!("{} views", views.len())),
+            names if names.len() <= 3 => parts.push(names.join(", ")),
+            names => parts.push(format!(
+                "{}, {} + {} more",
+                names[0],
+                names[1],
+                names.len() - 2
+            )),
         }
         if parts.is_empty() {
             parts.push(format!("{} filter(s)", self.filters.len()));

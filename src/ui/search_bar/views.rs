@@ -158,6 +158,8 @@ impl SearchBar {
                 }
                 if let Some(id) = removed {
                     self.remove_view(id);
+                    // The slots were drawn before the removal: draw them again.
+                    ui.ctx().request_repaint();
                 }
                 ui.vertical(|ui| {
                     let full = self.views.len() >= MAX_VIEWS;
@@ -170,7 +172,7 @@ impl SearchBar {
                     }
                     let sketching = self.sketch_pad().is_open();
                     if ui
-                        .add(egui::Button::selectable(sketching, "Sketch"))
+                        .add(egui::Button::new("Sketch").selected(sketching))
                         .on_hover_text(if sketching {
                             "Hide the sketch pad (the drawing is kept)."
                         } else {
@@ -183,7 +185,7 @@ impl SearchBar {
                     let hint = if hovering_files {
                         "Drop to add as views".to_owned()
                     } else if self.views.is_empty() {
-                        "Drop up to 10 images or models of one part here".to_owned()
+                        "Drop up to 10 images or models of one part here, or sketch it".to_owned()
                     } else {
                         format!("{} of {MAX_VIEWS} views", self.views.len())
                     };

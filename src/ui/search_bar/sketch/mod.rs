@@ -21,7 +21,7 @@ use super::views::{ViewSource, ViewState};
 pub use crate::tasks::search::view_search::SketchImage;
 
 /// Size of the drawing area, in points.
-pub const PAD_SIZE: Vec2 = Vec2::new(420.0, 260.0);
+pub const PAD_SIZE: Vec2 = Vec2::new(400.0, 220.0);
 
 /// The accessible name of the drawing area.
 pub const PAD_LABEL: &str = "Sketch pad";
@@ -161,7 +161,7 @@ impl SketchPad {
         ui.horizontal_wrapped(|ui| {
             for tool in Tool::ALL {
                 if ui
-                    .add(egui::Button::selectable(self.tool == tool, tool.label()))
+                    .add(egui::Button::new(tool.label()).selected(self.tool == tool))
                     .on_hover_text(tool.hint())
                     .clicked()
                 {
