@@ -6,6 +6,7 @@
 
 pub mod api;
 pub mod cli;
+pub mod desktop;
 pub mod service;
 pub mod tasks;
 pub mod ui;
