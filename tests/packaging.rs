@@ -5,6 +5,8 @@
 //! package's asset list covers the desktop files; the systemd unit, its user and its data folder
 //! fit together. The installed package itself is exercised by `.ci/package.sh`.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
