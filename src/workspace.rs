@@ -175,7 +175,9 @@ impl StoredContent for WorkspaceContent {
         let disk = self.disk.clone();
         let uid = uid.canonical();
         Box::pin(async move {
-            let record = match store.read(move |connection| files::find_any(connection, &uid)).await
+            let record = match store
+                .read(move |connection| files::find_any(connection, &uid))
+                .await
             {
                 Ok(record) => record?,
                 Err(error) => {

@@ -22,7 +22,11 @@ pub fn decimate(mesh: &Mesh, max_triangles: usize) -> Mesh {
         return Mesh::default();
     };
     let extent = [0, 1, 2].map(|k| f64::from(high[k] - low[k]));
-    let longest = extent.iter().cloned().fold(0.0_f64, f64::max).max(f64::MIN_POSITIVE);
+    let longest = extent
+        .iter()
+        .cloned()
+        .fold(0.0_f64, f64::max)
+        .max(f64::MIN_POSITIVE);
     // A closed surface clustered at n cells along its longest side keeps roughly 2·n² triangles per
     // face of its box; start there and correct by the measured count.
     let mut cells_along_longest = ((max_triangles as f64 / 12.0).sqrt()).max(2.0);
@@ -156,7 +160,13 @@ mod tests {
             for k in 0..3 {
                 assert!((high[k] - low[k] - 20.0).abs() < 2.0, "{low:?} {high:?}");
             }
-            assert!(reduced.triangles.iter().flatten().all(|&i| (i as usize) < reduced.vertices.len()));
+            assert!(
+                reduced
+                    .triangles
+                    .iter()
+                    .flatten()
+                    .all(|&i| (i as usize) < reduced.vertices.len())
+            );
         }
     }
 }

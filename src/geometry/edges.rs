@@ -36,8 +36,8 @@ pub fn face_normals(mesh: &Mesh) -> Vec<[f32; 3]> {
                 ab[2] * ac[0] - ab[0] * ac[2],
                 ab[0] * ac[1] - ab[1] * ac[0],
             ];
-            let length = (normal[0] * normal[0] + normal[1] * normal[1] + normal[2] * normal[2])
-                .sqrt();
+            let length =
+                (normal[0] * normal[0] + normal[1] * normal[1] + normal[2] * normal[2]).sqrt();
             if length > 0.0 {
                 normal.map(|value| value / length)
             } else {

@@ -29,9 +29,9 @@ use super::jobs::job::{Job, JobId};
 use super::jobs::job_store::JobStore;
 use super::jobs::poll::PollPolicy;
 use super::local_workspace::{LocalWorkspaceLauncher, RunningWorkspace, StoredContent};
+use super::models::ModelLoader;
 use super::secrets::SecretStore;
 use super::service_choice::ServiceChoice;
-use super::models::ModelLoader;
 use super::thumbnails::ImageLoader;
 use crate::api::{ApiClient, Credentials};
 

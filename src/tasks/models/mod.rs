@@ -111,7 +111,9 @@ impl Default for ModelLoader {
 
 impl ModelLoader {
     fn keys(&self) -> MutexGuard<'_, HashSet<String>> {
-        self.in_flight.lock().unwrap_or_else(PoisonError::into_inner)
+        self.in_flight
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 
     /// True when a request for `key` is being read.
