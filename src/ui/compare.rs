@@ -453,7 +453,14 @@ fn scene_ui(
 ) -> Option<Rect> {
     ui.painter()
         .rect_filled(rect, 4.0, ui.visuals().extreme_bg_color);
-    let mut child = ui.new_child(egui::UiBuilder::new().max_rect(rect));
+    // Each pane's scene paints on a layer named after its ui's scope: a salt per pane keeps the
+    // layers (and their transforms) apart.
+    let salt = layers.first().map(|(texture, _)| texture.id());
+    let mut child = ui.new_child(
+        egui::UiBuilder::new()
+            .id_salt(("compare pane", salt))
+            .max_rect(rect),
+    );
     child.set_clip_rect(rect.intersect(ui.clip_rect()));
     let mut shown = scene_rect;
     egui::Scene::new()

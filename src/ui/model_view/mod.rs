@@ -69,6 +69,13 @@ impl ModelView {
         self.camera.as_ref()
     }
 
+    /// Turns the view as a drag of `delta` points does (once the model has been shown).
+    pub fn orbit(&mut self, delta: Vec2) {
+        if let Some(camera) = &mut self.camera {
+            camera.orbit(delta);
+        }
+    }
+
     /// True when crease edges are drawn.
     pub fn shows_edges(&self) -> bool {
         self.edges

@@ -35,14 +35,14 @@ impl ModelStyle {
             Self {
                 surface: Color32::from_rgb(0xa9, 0xbe, 0xd6),
                 edge: Color32::from_rgb(0x10, 0x14, 0x1a),
-                edge_width: 1.0,
+                edge_width: 1.2,
                 edges,
             }
         } else {
             Self {
                 surface: Color32::from_rgb(0x9d, 0xb4, 0xcf),
                 edge: Color32::from_rgb(0x1d, 0x26, 0x33),
-                edge_width: 1.0,
+                edge_width: 1.2,
                 edges,
             }
         }
@@ -91,27 +91,47 @@ pub fn model_mesh(preview: &ModelPreview, camera: &Camera, rect: Rect, style: &M
     // Sort keys: depth as ordered bits in the high half, the primitive in the low half (triangles
     // first, then edges after them by index), so one integer sort orders everything.
     let triangle_count = preview.mesh.triangles.len();
+    let triangle_depth: Vec<f32> = preview
+        .mesh
+        .triangles
+        .iter()
+        .map(|triangle| {
+            triangle
+                .iter()
+                .map(|&vertex| projected[vertex as usize].1)
+                .sum::<f32>()
+                / 3.0
+        })
+        .collect();
     let mut order: Vec<u64> = Vec::with_capacity(triangle_count + preview.edges.len());
-    for (index, triangle) in preview.mesh.triangles.iter().enumerate() {
-        if !shown(index as u32) {
-            continue;
+    for (index, &depth) in triangle_depth.iter().enumerate() {
+        if shown(index as u32) {
+            order.push(sort_key(depth, index));
         }
-        let depth = triangle
-            .iter()
-            .map(|&vertex| projected[vertex as usize].1)
-            .sum::<f32>()
-            / 3.0;
-        order.push(sort_key(depth, index));
     }
     if style.edges {
-        // Edges sit a hair in front of their triangles, so they are drawn after them.
-        let lift = camera.fitted_half_height * 2e-3;
+        // An edge is drawn just after the nearest triangle that touches either of its ends: a
+        // triangle's middle can be nearer than its edges, and neither it nor a sliver meeting the
+        // edge at a corner may cover the outline.
+        let mut nearest_at_vertex = vec![f32::NEG_INFINITY; projected.len()];
+        for (index, triangle) in preview.mesh.triangles.iter().enumerate() {
+            if shown(index as u32) {
+                for &vertex in triangle {
+                    let nearest = &mut nearest_at_vertex[vertex as usize];
+                    *nearest = nearest.max(triangle_depth[index]);
+                }
+            }
+        }
+        let lift = camera.fitted_half_height * 1e-3;
         for (index, edge) in preview.edges.iter().enumerate() {
-            if !(shown(edge.faces[0]) || shown(edge.faces[1]) || !preview.closed) {
+            if preview.closed && !(shown(edge.faces[0]) || shown(edge.faces[1])) {
                 continue;
             }
-            let [a, b] = edge.vertices.map(|vertex| projected[vertex as usize].1);
-            order.push(sort_key((a + b) / 2.0 + lift, triangle_count + index));
+            let [a, b] = edge.vertices.map(|vertex| vertex as usize);
+            let depth = nearest_at_vertex[a]
+                .max(nearest_at_vertex[b])
+                .max((projected[a].1 + projected[b].1) / 2.0);
+            order.push(sort_key(depth + lift, triangle_count + index));
         }
     }
     order.sort_unstable();
