@@ -4,10 +4,14 @@
 //! the user turns it (the mesh is rebuilt every frame) and while it stands still (the painted mesh is
 //! reused); and, for scale, the same model drawn without the reduction.
 //!
-//! A frame is the CPU work of the integration: `Context::run` with the viewport (projection, shading,
-//! back-to-front sort, the egui mesh) and the tessellation of the frame's shapes, 1280×800 points,
-//! headless. Also the one-time cost of reading: reducing the mesh and finding its edges. Run with
-//! `cargo bench --bench model_frame`; it prints markdown tables.
+//! Two renderers, as the app has them. GPU (what the app draws with on wgpu): a headless wgpu device
+//! (on the build machine llvmpipe, a CPU rasteriser, so this is the slowest GPU there is); a frame is
+//! `Context::run` with the viewport, its render pass submitted, the tessellation of the frame's
+//! shapes, and the wait until the GPU has finished. CPU painter (the fallback without wgpu): a frame
+//! is `Context::run` with the viewport (projection, shading, back-to-front sort, the egui mesh) and
+//! the tessellation. 1280×800 points at one pixel a point. Also the one-time cost of reading:
+//! reducing the mesh and finding its edges. Run with `cargo bench --bench model_frame`; it prints
+//! markdown tables.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -15,6 +19,7 @@ use std::time::{Duration, Instant};
 use partlens::geometry::{Mesh, read_mesh};
 use partlens::tasks::models::{DISPLAY_TRIANGLES, ModelPreview};
 use partlens::ui::model_view::ModelView;
+use partlens::ui::model_view::gpu;
 
 /// Window size of the measured frames.
 const SCREEN: [f32; 2] = [1280.0, 800.0];
@@ -97,8 +102,29 @@ fn frame(ctx: &egui::Context, view: &mut ModelView, preview: &Arc<ModelPreview>,
     output.drop_without_applying_deltas();
 }
 
+/// A headless wgpu device like the one eframe renders with (`None` when this machine has none).
+fn headless_render_state() -> Option<eframe::egui_wgpu::RenderState> {
+    let setup = eframe::egui_wgpu::WgpuSetup::without_display_handle();
+    let runtime = tokio::runtime::Builder::new_current_thread().build().ok()?;
+    runtime.block_on(async {
+        let instance = setup.new_instance().await;
+        eframe::egui_wgpu::RenderState::create(
+            &eframe::egui_wgpu::WgpuConfiguration {
+                wgpu_setup: setup,
+                ..Default::default()
+            },
+            &instance,
+            None,
+            eframe::egui_wgpu::RendererOptions::default(),
+        )
+        .await
+        .ok()
+    })
+}
+
 fn main() {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/samples/models/gear.stl");
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/samples/models/gear.stl");
     let bytes = std::fs::read(&path).expect("the sample gear");
     let gear = read_mesh(".stl", &bytes).expect("the sample gear reads");
     let mut large = gear.clone();
@@ -117,7 +143,8 @@ fn main() {
         .map(|_| {
             let start = Instant::now();
             std::hint::black_box(
-                ModelPreview::prepare("large", "bench", &large, DISPLAY_TRIANGLES).expect("prepared"),
+                ModelPreview::prepare("large", "bench", &large, DISPLAY_TRIANGLES)
+                    .expect("prepared"),
             );
             start.elapsed()
         })
@@ -125,14 +152,60 @@ fn main() {
     prepare_times.sort();
 
     let small = Arc::new(ModelPreview::prepare("gear", "bench", &gear, DISPLAY_TRIANGLES).unwrap());
-    let reduced = Arc::new(ModelPreview::prepare("large", "bench", &large, DISPLAY_TRIANGLES).unwrap());
+    let reduced =
+        Arc::new(ModelPreview::prepare("large", "bench", &large, DISPLAY_TRIANGLES).unwrap());
     let full = Arc::new(ModelPreview::prepare("large", "bench", &large, usize::MAX).unwrap());
+
+    let mut gpu_rows = Vec::new();
+    let mut adapter = "none".to_owned();
+    if let Some(render_state) = headless_render_state() {
+        let gpu_ctx = egui::Context::default();
+        gpu::install_on(&gpu_ctx, render_state);
+        if let Some(renderer) = gpu::renderer(&gpu_ctx) {
+            adapter = format!(
+                "{}, {}× multisampling",
+                renderer.adapter_name(),
+                renderer.sample_count()
+            );
+            let gpu_cases: [(&str, &Arc<ModelPreview>, usize); 3] = [
+                ("sample gear, turning", &small, 100),
+                ("1.2 M model reduced for display, turning", &reduced, 100),
+                ("1.2 M model drawn whole, turning", &full, 20),
+            ];
+            for (name, preview, frames) in gpu_cases {
+                let mut view = ModelView::new();
+                frame(&gpu_ctx, &mut view, preview, false);
+                renderer.wait_idle();
+                let timing = time_frames(frames, || {
+                    frame(&gpu_ctx, &mut view, preview, true);
+                    renderer.wait_idle();
+                });
+                gpu_rows.push(format!(
+                    "| {name} | {} | {} | {:.2} | {:.2} |",
+                    partlens::ui::results::thousands(preview.measurements.triangles as u64),
+                    partlens::ui::results::thousands(preview.mesh.triangles.len() as u64),
+                    ms(timing.median),
+                    ms(timing.p95),
+                ));
+            }
+        }
+    }
 
     let mut rows = Vec::new();
     let cases: [(&str, &Arc<ModelPreview>, bool, usize); 4] = [
         ("sample gear, turning", &small, true, 300),
-        ("1.2 M model reduced for display, turning", &reduced, true, 300),
-        ("1.2 M model reduced for display, still", &reduced, false, 300),
+        (
+            "1.2 M model reduced for display, turning",
+            &reduced,
+            true,
+            300,
+        ),
+        (
+            "1.2 M model reduced for display, still",
+            &reduced,
+            false,
+            300,
+        ),
         ("1.2 M model drawn whole, turning", &full, true, 20),
     ];
     for (name, preview, turn, frames) in cases {
@@ -151,7 +224,18 @@ fn main() {
     }
 
     println!(
-        "3D preview, one frame at {}×{} points, CPU time (300 frames, 20 for the whole model):\n",
+        "3D preview on the GPU ({adapter}), one frame at {}×{} points until the GPU is done \
+         (100 frames, 20 for the whole model):\n",
+        SCREEN[0], SCREEN[1]
+    );
+    println!("| case | model triangles | drawn triangles | median ms | p95 ms |");
+    println!("|---|---|---|---|---|");
+    for row in gpu_rows {
+        println!("{row}");
+    }
+    println!(
+        "\nThe CPU painter (without wgpu), one frame at {}×{} points, CPU time (300 frames, 20 for \
+         the whole model):\n",
         SCREEN[0], SCREEN[1]
     );
     println!("| case | model triangles | drawn triangles | median ms | p95 ms | × empty frame |");

@@ -101,27 +101,39 @@ pub struct CameraBasis {
 }
 
 impl Camera {
-    /// A camera showing the whole box `bounds` from `view` in a viewport of this width / height.
+    /// A camera showing the whole box `bounds` from `view` in a viewport of this width / height:
+    /// centred on the box, zoomed so its eight corners fit with a small margin.
     pub fn fitted(bounds: [[f32; 3]; 2], view: StandardView, aspect: f32) -> Self {
         let [low, high] = bounds;
         let target = [0, 1, 2].map(|k| (low[k] + high[k]) / 2.0);
-        let half_diagonal = [0, 1, 2]
-            .map(|k| (high[k] - low[k]) / 2.0)
-            .iter()
-            .map(|half| half * half)
-            .sum::<f32>()
-            .sqrt()
-            .max(f32::MIN_POSITIVE);
-        // The bounding sphere fits whatever the direction; a narrow viewport needs more height.
-        let half_height = half_diagonal * FIT_MARGIN / aspect.clamp(0.1, 1.0);
         let (yaw, pitch) = view.angles();
-        Self {
+        let mut camera = Self {
             yaw,
             pitch,
             target,
-            half_height,
-            fitted_half_height: half_height,
+            half_height: 1.0,
+            fitted_half_height: 1.0,
+        };
+        let basis = camera.basis();
+        let aspect = aspect.clamp(0.1, 10.0);
+        let mut half_height = f32::MIN_POSITIVE;
+        for corner in 0..8 {
+            let point = [0, 1, 2].map(|k| {
+                let end = if corner >> k & 1 == 1 {
+                    high[k]
+                } else {
+                    low[k]
+                };
+                end - target[k]
+            });
+            let dot = |a: [f32; 3]| a[0] * point[0] + a[1] * point[1] + a[2] * point[2];
+            half_height = half_height
+                .max(dot(basis.up).abs())
+                .max(dot(basis.right).abs() / aspect);
         }
+        camera.half_height = half_height * FIT_MARGIN;
+        camera.fitted_half_height = camera.half_height;
+        camera
     }
 
     /// Looks from a standard view, keeping target and zoom.
@@ -237,11 +249,20 @@ mod tests {
     #[test]
     fn fit_orbit_pan_and_zoom() {
         let bounds = [[-1.0, -1.0, -1.0], [1.0, 1.0, 1.0]];
+        // From the front a cube shows a square: in a wide viewport its height fills the view.
+        let front = Camera::fitted(bounds, StandardView::Front, 2.0);
+        assert!((front.half_height - FIT_MARGIN).abs() < 1e-5);
+        // A narrow viewport fits the width instead.
+        assert!(
+            (Camera::fitted(bounds, StandardView::Front, 0.5).half_height - 2.0 * FIT_MARGIN).abs()
+                < 1e-5
+        );
         let mut camera = Camera::fitted(bounds, StandardView::Isometric, 2.0);
         assert_eq!(camera.target, [0.0, 0.0, 0.0]);
-        assert!((camera.half_height - 3.0_f32.sqrt() * FIT_MARGIN).abs() < 1e-5);
-        // A narrow viewport fits more height.
-        assert!(Camera::fitted(bounds, StandardView::Front, 0.5).half_height > camera.half_height);
+        // The isometric cube's outline is a hexagon with corners at ±2/√6·… in height: √2·√(2/3).
+        assert!(
+            camera.half_height > FIT_MARGIN && camera.half_height < 3.0_f32.sqrt() * FIT_MARGIN
+        );
         camera.orbit(Vec2::new(10.0, 0.0));
         assert_eq!(camera.standard_view(), None);
         camera.orbit(Vec2::new(0.0, 1000.0));

@@ -3,12 +3,14 @@
 //! on or off, and the model's measurements. Keys while the pointer is over the viewport: F fits,
 //! 1–7 pick the standard views in toolbar order.
 //!
-//! [`camera`] holds the view, [`shading`] turns the model into one egui mesh, [`cache`] keeps the
-//! models the Search place asked for. The painted mesh is kept while nothing changes, so a still
-//! frame costs nothing but drawing it.
+//! [`camera`] holds the view; [`gpu`] draws the model with wgpu into a texture (depth-buffered, the
+//! app's renderer), and where eframe runs without wgpu (glow, the test harness) [`shading`] turns it
+//! into one egui mesh instead; [`cache`] keeps the models the Search place asked for. What was drawn
+//! is kept while nothing changes, so a still frame costs nothing but showing it.
 
 pub mod cache;
 pub mod camera;
+pub mod gpu;
 pub mod shading;
 
 use std::sync::Arc;
@@ -16,6 +18,7 @@ use std::sync::Arc;
 use egui::{Rect, Sense, Vec2};
 
 use self::camera::{Camera, StandardView};
+use self::gpu::GpuView;
 use self::shading::{ModelStyle, model_mesh};
 use crate::tasks::models::ModelPreview;
 use crate::ui::results::thousands;
@@ -44,7 +47,19 @@ pub struct ModelView {
     /// A fit asked for by the toolbar, done with the viewport's real shape on the next paint.
     fit_to: Option<StandardView>,
     edges: bool,
-    painted: Option<(PaintedFrom, Arc<egui::epaint::Mesh>)>,
+    /// What the last frame showed: a mesh (egui's painter) or a texture (the GPU).
+    painted: Option<(PaintedFrom, Painted)>,
+    /// The GPU state, when the app runs on wgpu.
+    gpu: Option<GpuView>,
+}
+
+/// What a viewport last showed.
+#[derive(Debug)]
+enum Painted {
+    /// A mesh for egui's painter.
+    Mesh(Arc<egui::epaint::Mesh>),
+    /// A texture the GPU drew.
+    Texture(egui::TextureId),
 }
 
 impl Default for ModelView {
@@ -54,6 +69,7 @@ impl Default for ModelView {
             fit_to: Some(StandardView::Isometric),
             edges: true,
             painted: None,
+            gpu: None,
         }
     }
 }
@@ -161,7 +177,7 @@ impl ModelView {
             self.keys(ui);
         }
         let painter = ui.painter_at(rect);
-        painter.rect_filled(rect, 4.0, ui.visuals().extreme_bg_color);
+        painter.rect_filled(rect, 4.0, viewport_background(ui.visuals()));
         self.paint(&painter, rect, preview, ui.visuals());
         axes_ui(&painter, rect, self.camera.as_ref(), ui.visuals());
         response
@@ -216,15 +232,55 @@ impl ModelView {
             rect,
             style: ModelStyle::for_visuals(visuals, self.edges),
         };
-        let mesh = match &self.painted {
-            Some((painted, mesh)) if *painted == from => mesh.clone(),
-            _ => {
-                let mesh = Arc::new(model_mesh(preview, &camera, rect, &from.style));
-                self.painted = Some((from, mesh.clone()));
-                mesh
+        if let Some((painted, shown)) = &self.painted
+            && *painted == from
+        {
+            show(painter, rect, shown);
+            return;
+        }
+        let shown = match gpu::renderer(painter.ctx()) {
+            Some(renderer) => {
+                let view = self.gpu.get_or_insert_with(|| GpuView::new(renderer));
+                let pixels = rect.size() * painter.ctx().pixels_per_point();
+                let size = [pixels.x.round() as u32, pixels.y.round() as u32];
+                Painted::Texture(view.draw(
+                    preview,
+                    &camera,
+                    size,
+                    &from.style,
+                    viewport_background(visuals),
+                ))
             }
+            None => Painted::Mesh(Arc::new(model_mesh(preview, &camera, rect, &from.style))),
         };
-        painter.add(egui::Shape::Mesh(mesh));
+        show(painter, rect, &shown);
+        self.painted = Some((from, shown));
+    }
+}
+
+/// The colour behind a model: a neutral grey that sets off the surface and its edges.
+fn viewport_background(visuals: &egui::Visuals) -> egui::Color32 {
+    if visuals.dark_mode {
+        egui::Color32::from_gray(40)
+    } else {
+        egui::Color32::from_gray(232)
+    }
+}
+
+/// Shows what a viewport painted.
+fn show(painter: &egui::Painter, rect: Rect, painted: &Painted) {
+    match painted {
+        Painted::Mesh(mesh) => {
+            painter.add(egui::Shape::Mesh(mesh.clone()));
+        }
+        Painted::Texture(texture) => {
+            painter.image(
+                *texture,
+                rect,
+                Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1.0, 1.0)),
+                egui::Color32::WHITE,
+            );
+        }
     }
 }
 
@@ -235,7 +291,7 @@ pub fn turntable_ui(ui: &egui::Ui, rect: Rect, preview: &ModelPreview) {
     let mut camera = Camera::fitted(preview.measurements.bounds, StandardView::Isometric, aspect);
     camera.yaw += time * TURNTABLE_SPEED;
     let painter = ui.painter_at(rect);
-    painter.rect_filled(rect, 4.0, ui.visuals().extreme_bg_color);
+    painter.rect_filled(rect, 4.0, viewport_background(ui.visuals()));
     let style = ModelStyle::for_visuals(ui.visuals(), true);
     painter.add(egui::Shape::mesh(model_mesh(
         preview, &camera, rect, &style,
