@@ -298,6 +298,91 @@ fn last_component(path: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::geometry::GeometryError;
+
+    fn sample_model() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/samples/models/washer.stl")
+    }
+
+    fn stored(known: Vec<PathBuf>) -> ModelSource {
+        ModelSource::StoredFile {
+            uid: FileUid::from_reply("3f2504e0-4f89-41d3-9a0c-0305e82c3301"),
+            file_name: "Parts/washer.stl".into(),
+            known_paths: known,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_file_is_found_where_it_was_uploaded_from_unless_it_changed_since() {
+        let dir = tempfile::tempdir().unwrap();
+        let copy = dir.path().join("washer.stl");
+        std::fs::copy(sample_model(), &copy).unwrap();
+        let size = std::fs::metadata(&copy).unwrap().len();
+        let found = find_model_file(&stored(Vec::new()), None, vec![(copy.clone(), size)])
+            .await
+            .unwrap();
+        assert_eq!(found.path, copy);
+        assert_eq!(found.extension, ".stl");
+        // Changed since the upload: not taken for the service's file.
+        let changed = find_model_file(&stored(Vec::new()), None, vec![(copy.clone(), size + 1)])
+            .await
+            .err()
+            .unwrap();
+        assert!(
+            changed.contains("this computer has no copy of washer.stl"),
+            "{changed}"
+        );
+        // A view the query bar searched by.
+        let known = find_model_file(&stored(vec![copy.clone()]), None, Vec::new())
+            .await
+            .unwrap();
+        assert_eq!(known.path, copy);
+    }
+
+    #[tokio::test]
+    async fn a_format_the_readers_do_not_take_is_named() {
+        let source = ModelSource::StoredFile {
+            uid: FileUid::from_reply("3f2504e0-4f89-41d3-9a0c-0305e82c3301"),
+            file_name: "Parts/housing.step".into(),
+            known_paths: Vec::new(),
+        };
+        let reason = find_model_file(&source, None, Vec::new())
+            .await
+            .err()
+            .unwrap();
+        assert!(
+            reason.starts_with("STEP files are not read as 3D models"),
+            "{reason}"
+        );
+    }
+
+    #[test]
+    fn a_model_is_read_and_prepared_within_the_limits() {
+        let preview = read_preview(&sample_model(), ".stl", "washer.stl", "here", 100).unwrap();
+        assert!(preview.mesh.triangles.len() <= 100);
+        assert!(preview.is_reduced());
+        assert!(preview.measurements.volume.is_some());
+        // Over the size limit: refused before it is read (a sparse file takes no disk).
+        let dir = tempfile::tempdir().unwrap();
+        let huge = dir.path().join("huge.stl");
+        std::fs::File::create(&huge)
+            .unwrap()
+            .set_len(crate::geometry::MAX_MODEL_BYTES as u64 + 1)
+            .unwrap();
+        assert!(matches!(
+            read_preview(&huge, ".stl", "huge.stl", "here", 100),
+            Err(ModelFileError::Geometry(GeometryError::TooLarge { .. }))
+        ));
+        assert!(matches!(
+            read_preview(&huge, ".png", "huge.png", "here", 100),
+            Err(ModelFileError::NotAModel { .. })
+        ));
+        let missing = dir.path().join("missing.stl");
+        assert!(matches!(
+            read_preview(&missing, ".stl", "missing.stl", "here", 100),
+            Err(ModelFileError::Unreadable { .. })
+        ));
+    }
 
     #[test]
     fn keys_and_names() {
