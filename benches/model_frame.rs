@@ -122,11 +122,11 @@ fn headless_render_state() -> Option<eframe::egui_wgpu::RenderState> {
     })
 }
 
-fn main() {
+fn main() -> Result<(), Box<dyn std::error::Error>> {
     let path =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/samples/models/gear.stl");
-    let bytes = std::fs::read(&path).expect("the sample gear");
-    let gear = read_mesh(".stl", &bytes).expect("the sample gear reads");
+    let bytes = std::fs::read(&path)?;
+    let gear = read_mesh(".stl", &bytes)?;
     let mut large = gear.clone();
     while large.triangles.len() < 1_000_000 {
         large = subdivided(&large);
@@ -139,22 +139,32 @@ fn main() {
     });
 
     // The one-time preparation when a model is read (reduction, normals, edges, measurements).
-    let mut prepare_times: Vec<Duration> = (0..3)
-        .map(|_| {
-            let start = Instant::now();
-            std::hint::black_box(
-                ModelPreview::prepare("large", "bench", &large, DISPLAY_TRIANGLES)
-                    .expect("prepared"),
-            );
-            start.elapsed()
-        })
-        .collect();
+    let mut prepare_times = Vec::new();
+    for _ in 0..3 {
+        let start = Instant::now();
+        std::hint::black_box(ModelPreview::prepare(
+            "large",
+            "bench",
+            &large,
+            DISPLAY_TRIANGLES,
+        )?);
+        prepare_times.push(start.elapsed());
+    }
     prepare_times.sort();
 
-    let small = Arc::new(ModelPreview::prepare("gear", "bench", &gear, DISPLAY_TRIANGLES).unwrap());
-    let reduced =
-        Arc::new(ModelPreview::prepare("large", "bench", &large, DISPLAY_TRIANGLES).unwrap());
-    let full = Arc::new(ModelPreview::prepare("large", "bench", &large, usize::MAX).unwrap());
+    let small = Arc::new(ModelPreview::prepare(
+        "gear",
+        "bench",
+        &gear,
+        DISPLAY_TRIANGLES,
+    )?);
+    let reduced = Arc::new(ModelPreview::prepare(
+        "large",
+        "bench",
+        &large,
+        DISPLAY_TRIANGLES,
+    )?);
+    let full = Arc::new(ModelPreview::prepare("large", "bench", &large, usize::MAX)?);
 
     let mut gpu_rows = Vec::new();
     let mut adapter = "none".to_owned();
@@ -256,4 +266,5 @@ fn main() {
         partlens::ui::results::thousands(reduced.mesh.triangles.len() as u64),
         partlens::ui::results::thousands(reduced.edges.len() as u64),
     );
+    Ok(())
 }

@@ -189,7 +189,7 @@ impl StoredContent for WorkspaceContent {
             tokio::fs::metadata(&path)
                 .await
                 .is_ok_and(|metadata| metadata.is_file())
-                .then(|| StoredFile {
+                .then_some(StoredFile {
                     path,
                     extension: record.extension,
                     stored_path: record.stored_path,

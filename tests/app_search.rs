@@ -11,26 +11,21 @@
 
 mod app_support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use egui::accesskit::Role;
 use egui_kittest::Harness;
-use egui_kittest::kittest::{NodeT as _, Queryable as _};
-use partlens::api::{
-    ApiClient, Attribute, Credentials, FileRef, FileUid, GetFileRequest, UploadRequest,
-    UploadSource,
-};
-use partlens::service::{RunningService, ServiceConfig, admin};
+use egui_kittest::kittest::Queryable as _;
+use partlens::api::{ApiClient, FileRef, FileUid, GetFileRequest};
+use partlens::service::admin;
+use partlens::tasks::PreparedFilePicker;
 use partlens::tasks::thumbnails::thumbnail_of_file_key;
-use partlens::tasks::{PreparedFilePicker, ServiceChoice};
 use partlens::ui::load_state::LoadState;
 use partlens::ui::pmi::feedback::{FeedbackNotice, Verdict};
-use partlens::ui::results::ResultsStatus;
 use partlens::ui::search_bar::{ViewSource, ViewState, view_thumbnail_request};
 use partlens::ui::search_place::SearchPage;
 use partlens::ui::{App, Place};
-use partlens::workspace::{LocalServiceLauncher, WorkspaceConfig};
 
 use app_support::search::*;
 use app_support::*;

@@ -78,6 +78,13 @@ enum ComparePicture {
     Failed(String),
 }
 
+/// A compared picture that is here: its texture, size and pixels.
+struct ReadyPicture<'a> {
+    texture: &'a egui::TextureHandle,
+    size: [usize; 2],
+    rgba: &'a [u8],
+}
+
 /// The difference of the two pictures.
 struct DifferencePicture {
     texture: egui::TextureHandle,
@@ -301,14 +308,18 @@ impl CompareView {
     }
 
     /// The two ready pictures, when both are here.
-    fn pair(&self) -> Option<[(&egui::TextureHandle, [usize; 2], &[u8]); 2]> {
+    fn pair(&self) -> Option<[ReadyPicture<'_>; 2]> {
         let ready = |row: &ResultRow| match picture_key(row).and_then(|key| self.pictures.get(&key))
         {
             Some(ComparePicture::Ready {
                 texture,
                 size,
                 rgba,
-            }) => Some((texture, *size, rgba.as_slice())),
+            }) => Some(ReadyPicture {
+                texture,
+                size: *size,
+                rgba,
+            }),
             _ => None,
         };
         match self.rows.as_slice() {
@@ -333,7 +344,7 @@ impl CompareView {
             paint_caption(ui, ui.painter(), rect, "Loading the pictures…", 14.0);
             return;
         };
-        let layers = vec![(first.0, 1.0), (second.0, self.overlay_opacity)];
+        let layers = vec![(first.texture, 1.0), (second.texture, self.overlay_opacity)];
         if let Some(scene_rect) = scene_ui(ui, rect, self.scene_rect, &layers) {
             self.scene_rect = scene_rect;
         }
@@ -343,7 +354,8 @@ impl CompareView {
         if self.difference.is_none()
             && let Some([first, second]) = self.pair()
         {
-            let (pixels, differing) = difference_image(first.1, first.2, second.1, second.2);
+            let (pixels, differing) =
+                difference_image(first.size, first.rgba, second.size, second.rgba);
             let texture =
                 ui.ctx()
                     .load_texture("compare:difference", pixels, egui::TextureOptions::LINEAR);

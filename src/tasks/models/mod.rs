@@ -122,6 +122,13 @@ impl ModelLoader {
     }
 }
 
+/// Where this computer may have a service file's bytes: the local workspace's store, and the files
+/// upload jobs sent with the size they had.
+struct ModelPlaces {
+    stored: Option<Arc<dyn StoredContent>>,
+    uploaded: Vec<(PathBuf, u64)>,
+}
+
 /// A model file found on this computer.
 struct FoundFile {
     path: PathBuf,
@@ -135,7 +142,7 @@ impl Backend {
         if !self.shared.models.keys().insert(request.key.clone()) {
             return;
         }
-        let (stored, uploaded) = self.model_places(&request.source);
+        let ModelPlaces { stored, uploaded } = self.model_places(&request.source);
         let backend = self.clone();
         let reads = self.shared.models.reads.clone();
         self.spawn(async move {
@@ -185,12 +192,12 @@ impl Backend {
 
     /// Where this computer may have a service file's bytes: the local workspace's store (when it is
     /// the service in use) and the files upload jobs of this service sent, with their sizes.
-    fn model_places(
-        &self,
-        source: &ModelSource,
-    ) -> (Option<Arc<dyn StoredContent>>, Vec<(PathBuf, u64)>) {
+    fn model_places(&self, source: &ModelSource) -> ModelPlaces {
         let ModelSource::StoredFile { uid, .. } = source else {
-            return (None, Vec::new());
+            return ModelPlaces {
+                stored: None,
+                uploaded: Vec::new(),
+            };
         };
         let state = self.lock();
         let stored = match (&state.service, &state.local) {
@@ -210,7 +217,7 @@ impl Backend {
             })
             .map(|job| (job.path.clone(), job.size))
             .collect();
-        (stored, uploaded)
+        ModelPlaces { stored, uploaded }
     }
 }
 
