@@ -5,21 +5,26 @@
 //! The account's password is random and kept in `<workspace>/local-account.json` (mode 0600): it only
 //! ever goes to the service on the loopback address, and it lets the app log in again by itself when
 //! a token expires. The task layer reaches all this through
-//! [`crate::tasks::LocalWorkspaceLauncher`].
+//! [`crate::tasks::LocalWorkspaceLauncher`], and the stored content of the workspace's files (which
+//! the 3D preview reads models from) through [`crate::tasks::StoredContent`].
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 
-use crate::api::{ApiClient, Attribute, Credentials, UploadRequest, UploadSource};
+use crate::api::{ApiClient, Attribute, Credentials, FileUid, UploadRequest, UploadSource};
+use crate::service::disk::Disk;
 use crate::service::samples::{MANIFEST_FILE_NAME, read_manifest};
+use crate::service::store::{Store, files};
 use crate::service::{RunningService, ServiceConfig};
 use crate::tasks::service_choice::DEFAULT_CLIENT_ID;
 use crate::tasks::{
-    LocalWorkspaceLauncher, OpenedWorkspace, RunningWorkspace, WorkspaceError, WorkspaceProgressFn,
+    LocalWorkspaceLauncher, OpenedWorkspace, RunningWorkspace, StoredContent, StoredFile,
+    WorkspaceError, WorkspaceProgressFn,
 };
 
 /// The environment variable that overrides the app's data directory.
@@ -171,6 +176,42 @@ impl RunningWorkspace for LocalService {
     }
 }
 
+/// The workspace store's answer to "where are the bytes of this file": its record gives the
+/// extension, the disk layout the path (named by the record's own UID, never by anything typed).
+struct WorkspaceContent {
+    store: Store,
+    disk: Disk,
+}
+
+impl StoredContent for WorkspaceContent {
+    fn stored_file(&self, uid: &FileUid) -> BoxFuture<'static, Option<StoredFile>> {
+        let store = self.store.clone();
+        let disk = self.disk.clone();
+        let uid = uid.canonical();
+        Box::pin(async move {
+            let record = match store
+                .read(move |connection| files::find_any(connection, &uid))
+                .await
+            {
+                Ok(record) => record?,
+                Err(error) => {
+                    tracing::warn!("the workspace store could not be read: {error}");
+                    return None;
+                }
+            };
+            let path = disk.content_path(&record.uid);
+            tokio::fs::metadata(&path)
+                .await
+                .is_ok_and(|metadata| metadata.is_file())
+                .then_some(StoredFile {
+                    path,
+                    extension: record.extension,
+                    stored_path: record.stored_path,
+                })
+        })
+    }
+}
+
 async fn open_workspace(
     config: WorkspaceConfig,
     progress: WorkspaceProgressFn,
@@ -214,6 +255,20 @@ async fn open_workspace(
         account.user
     );
 
+    // The service has opened (and migrated) the store; this second handle only reads records.
+    let content = match Store::open(service_dir.clone()).await {
+        Ok(store) => WorkspaceContent {
+            store,
+            disk: Disk::new(&service_dir),
+        },
+        Err(error) => {
+            service.shutdown().await;
+            return Err(WorkspaceError(format!(
+                "the local workspace's store could not be opened: {error}"
+            )));
+        }
+    };
+
     let pending = service_dir.join(SEED_PENDING_FILE_NAME);
     if pending.exists() {
         add_samples(&client, config.samples_dir.as_deref(), &progress).await;
@@ -227,6 +282,7 @@ async fn open_workspace(
         credentials,
         company: account.company,
         service: Box::new(LocalService(service)),
+        content: Arc::new(content),
     })
 }
 

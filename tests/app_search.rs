@@ -22,14 +22,15 @@ use partlens::api::{
     UploadSource,
 };
 use partlens::service::{RunningService, ServiceConfig, admin};
+use partlens::tasks::PreparedFilePicker;
 use partlens::tasks::thumbnails::thumbnail_of_file_key;
-use partlens::tasks::{PreparedFilePicker, ServiceChoice};
 use partlens::ui::load_state::LoadState;
 use partlens::ui::pmi::feedback::{FeedbackNotice, Verdict};
 use partlens::ui::search_bar::{ViewSource, ViewState, view_thumbnail_request};
 use partlens::ui::search_place::SearchPage;
 use partlens::ui::{App, Place};
 
+use app_support::search::*;
 use app_support::*;
 
 #[test]
@@ -214,56 +215,6 @@ fn text_plus_an_exact_attribute_narrows_the_results_and_the_list_exports_to_csv(
     close_app(&runtime, harness);
 }
 
-// ---- a company service with an admin and a user ------------------------------------------------
-
-/// A running service of company "Acme" with an admin ("boss") and a user ("alice").
-fn company_service(runtime: &tokio::runtime::Runtime, dir: &Path) -> RunningService {
-    std::fs::create_dir_all(dir).unwrap();
-    admin::add_user(dir, "Acme", "boss", "boss password", true).unwrap();
-    admin::add_user(dir, "Acme", "alice", "alice password", false).unwrap();
-    runtime.block_on(async {
-        let mut config = ServiceConfig::new(dir);
-        config.addr = "127.0.0.1:0".parse().unwrap();
-        RunningService::start(config).await.unwrap()
-    })
-}
-
-/// A client of the service logged in as the admin.
-fn admin_client(runtime: &tokio::runtime::Runtime, service: &RunningService) -> ApiClient {
-    runtime.block_on(async {
-        let mut client = ApiClient::new(&service.base_url()).unwrap();
-        client
-            .login(&Credentials {
-                client_id: "partlens".into(),
-                username: "boss".into(),
-                password: "boss password".into(),
-            })
-            .await
-            .unwrap();
-        client
-    })
-}
-
-/// Uploads a company-database file as the admin.
-fn add_database_file(
-    runtime: &tokio::runtime::Runtime,
-    client: &ApiClient,
-    path: &Path,
-    stored_path: &str,
-    attributes: &[&str],
-) -> FileUid {
-    let attributes: Vec<Attribute> = attributes
-        .iter()
-        .map(|text| Attribute::parse(text).unwrap())
-        .collect();
-    let request = UploadRequest::database(
-        UploadSource::Path(path.to_path_buf()),
-        stored_path,
-        attributes,
-    );
-    runtime.block_on(async { client.upload(&request, None).await.unwrap().uid })
-}
-
 /// The attributes of a file as the service has them.
 fn attributes_of(
     runtime: &tokio::runtime::Runtime,
@@ -277,34 +228,6 @@ fn attributes_of(
             .unwrap()
             .attributes
     })
-}
-
-/// Searches for `text`, opens the result called `name` and waits for its record.
-fn open_result(harness: &mut Harness<'_, App>, text: &str, name: &str) {
-    type_into(harness, "Search text", text);
-    search_with_enter(harness);
-    harness.get_by_label(&format!("Open {name}")).click();
-    harness.step();
-    assert_eq!(harness.state().search().page(), SearchPage::Detail);
-    step_until(harness, "the record", |harness| {
-        harness.state().search().detail().record().is_some()
-    });
-}
-
-/// An app on `service`, logged in through the form.
-fn app_on(
-    runtime: &tokio::runtime::Runtime,
-    data: &Path,
-    service: &RunningService,
-    user: &str,
-    password: &str,
-) -> Harness<'static, App> {
-    let mut parts = AppParts::new(data, sample_workspace(data));
-    parts.settings.service = ServiceChoice::remote(&service.base_url(), "partlens");
-    let mut harness = app_harness(runtime, &parts);
-    log_in_through_the_form(&mut harness, user, password);
-    wait_logged_in(&mut harness);
-    harness
 }
 
 #[test]

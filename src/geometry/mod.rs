@@ -5,12 +5,22 @@
 //! Readers: STL (ascii and binary), OBJ and PLY (ascii and binary) in `mesh_formats.rs`. Each refuses
 //! content over its limits ([`MAX_MODEL_BYTES`], [`MAX_TRIANGLES`], [`MAX_VERTICES`]) before it can
 //! exhaust memory, and says why a file cannot be read with a [`GeometryError`].
+//!
+//! Beside the readers: what a mesh measures ([`measure`]: bounding box, area, closedness, volume),
+//! fewer triangles for display ([`decimate`]) and the crease and boundary edges a drawing of it shows
+//! ([`edges`]).
 
+pub mod decimate;
+pub mod edges;
 mod error;
+pub mod measure;
 mod mesh;
 mod mesh_formats;
 
+pub use decimate::decimate;
+pub use edges::{FeatureEdge, face_normals, feature_edges};
 pub use error::GeometryError;
+pub use measure::{MeshMeasurements, is_closed, volume};
 pub use mesh::Mesh;
 pub use mesh_formats::{MAX_MODEL_BYTES, MAX_TRIANGLES, MAX_VERTICES};
 

@@ -8,8 +8,9 @@
 //! `impl Backend`: [`super::session`] (connect, log in and out, 401s), [`super::jobs`] (uploads and
 //! indexing), [`super::search`] (searches and the result list), [`super::records`] (records,
 //! attributes, deletes), [`super::images`] (thumbnails and large images) and [`super::pmi`] (drawing
-//! data and feedback). Those files import this one; this one imports none of them (only the plain
-//! data of `jobs/` and the image loader of `thumbnails`).
+//! data and feedback) and [`super::models`] (3D models for the preview). Those files import this
+//! one; this one imports none of them (only the plain data of `jobs/` and the image and model
+//! loaders of `thumbnails` and `models`).
 //!
 //! The search history's store is shared here too; [`super::history`] runs its commands.
 //!
@@ -30,7 +31,8 @@ use super::history::{HistoryStore, SharedHistory};
 use super::jobs::job::{Job, JobId};
 use super::jobs::job_store::JobStore;
 use super::jobs::poll::PollPolicy;
-use super::local_workspace::{LocalWorkspaceLauncher, RunningWorkspace};
+use super::local_workspace::{LocalWorkspaceLauncher, RunningWorkspace, StoredContent};
+use super::models::ModelLoader;
 use super::secrets::SecretStore;
 use super::service_choice::ServiceChoice;
 use super::thumbnails::ImageLoader;
@@ -77,6 +79,8 @@ pub(super) struct Shared {
     pub(super) state: Mutex<State>,
     /// Thumbnails and large images being fetched and decoded.
     pub(super) images: ImageLoader,
+    /// 3D models being read for the preview.
+    pub(super) models: ModelLoader,
     /// The cancellation token of each running search, by search id (own lock: searches start and end
     /// without touching the rest of the state).
     pub(super) searches: Mutex<HashMap<u64, CancellationToken>>,
@@ -111,6 +115,7 @@ pub(super) struct LocalWorkspace {
     pub(super) credentials: Credentials,
     pub(super) company: String,
     pub(super) service: Box<dyn RunningWorkspace>,
+    pub(super) content: Arc<dyn StoredContent>,
 }
 
 /// A job that has a task running.
@@ -190,6 +195,7 @@ impl Backend {
                 job_store,
                 upload_slots: Arc::new(Semaphore::new(parts.upload_slots.max(1))),
                 images: ImageLoader::default(),
+                models: ModelLoader::default(),
                 searches: Mutex::new(HashMap::new()),
                 history: Arc::new(Mutex::new(history)),
                 state: Mutex::new(State {
@@ -284,11 +290,24 @@ impl Backend {
                 suggested_name,
                 csv,
             } => self.export_csv(suggested_name, csv),
+            Command::ExportComparison {
+                suggested_name,
+                csv,
+            } => self.export_comparison(suggested_name, csv),
             Command::Search { id, request } => self.run_search(id, request),
             Command::CancelSearch(id) => self.cancel_search(id),
             Command::LoadImage(request) => self.load_image(request),
             Command::CancelImage(key) => {
                 self.shared.images.cancel(&key);
+            }
+            Command::LoadModel(request) => self.load_model(request),
+            Command::PickModelFile => {
+                let backend = self.clone();
+                let picker = self.shared.picker.clone();
+                self.spawn(async move {
+                    let path = picker.pick_model_file().await;
+                    backend.emit(Event::ModelFilePicked(path));
+                });
             }
             command @ (Command::LoadAttributeNames
             | Command::LoadAttributeValues(_)

@@ -4,6 +4,7 @@
 use super::history::SearchDraft;
 use super::jobs::job::{JobId, UploadSpec};
 use super::jobs::poll::PollPolicy;
+use super::models::ModelRequest;
 use super::search::view_search::ViewSearchRequest;
 use super::service_choice::ServiceChoice;
 use super::thumbnails::ImageRequest;
@@ -120,6 +121,18 @@ pub enum Command {
         /// The CSV text.
         csv: String,
     },
+    /// Read a 3D model for the preview, from where this computer has it; answers
+    /// `Event::ModelLoaded` or `ModelUnavailable`.
+    LoadModel(ModelRequest),
+    /// Ask the user for a model file to show in 3D; answers `Event::ModelFilePicked`.
+    PickModelFile,
+    /// Ask where to save a comparison and write this CSV text there; answers with a notice.
+    ExportComparison {
+        /// The file name the dialog offers.
+        suggested_name: String,
+        /// The CSV text.
+        csv: String,
+    },
 }
 
 impl std::fmt::Display for Command {
@@ -180,6 +193,11 @@ impl std::fmt::Display for Command {
             Self::RemoveSearch(id) => write!(f, "remove search {id} from the history"),
             Self::ClearHistory => f.write_str("clear the search history"),
             Self::ExportCsv { csv, .. } => write!(f, "export {} bytes of CSV", csv.len()),
+            Self::LoadModel(request) => write!(f, "load the model {}", request.key),
+            Self::PickModelFile => f.write_str("pick a model file"),
+            Self::ExportComparison { csv, .. } => {
+                write!(f, "export {} bytes of comparison CSV", csv.len())
+            }
         }
     }
 }

@@ -1,9 +1,11 @@
 //! What the backend tells the front end. Plain data; every Event is followed by a repaint request.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use super::history::SearchHistory;
 use super::jobs::job::{Job, JobId};
+use super::models::ModelPreview;
 use super::search::search_flow::FileSearchProgress;
 use super::service_choice::ServiceChoice;
 use super::thumbnails::DecodedImage;
@@ -205,4 +207,20 @@ pub enum Event {
         /// The file.
         uid: FileUid,
     },
+    /// A 3D model is read and ready to draw.
+    ModelLoaded {
+        /// The key it was requested under.
+        key: String,
+        /// The model, reduced for display, with its measurements.
+        preview: Arc<ModelPreview>,
+    },
+    /// A 3D model cannot be shown (no copy on this computer, not a model format, over a limit).
+    ModelUnavailable {
+        /// The key it was requested under.
+        key: String,
+        /// Why, and what to do.
+        reason: String,
+    },
+    /// The user chose a model file to show (none when cancelled).
+    ModelFilePicked(Option<PathBuf>),
 }

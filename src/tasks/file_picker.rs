@@ -16,6 +16,13 @@ pub trait FilePicker: Send + Sync {
     /// Where to save a file, starting from `suggested_name`; `None` when the dialog was cancelled or
     /// could not open.
     fn save_file(&self, suggested_name: String) -> BoxFuture<'static, Option<PathBuf>>;
+
+    /// One model file to show in 3D; `None` when cancelled. By default the first file of
+    /// [`FilePicker::pick_files`].
+    fn pick_model_file(&self) -> BoxFuture<'static, Option<PathBuf>> {
+        let files = self.pick_files();
+        Box::pin(async move { files.await.into_iter().next() })
+    }
 }
 
 /// The native dialog (xdg-desktop-portal on Linux, the system dialog on macOS and Windows).
@@ -45,10 +52,22 @@ impl FilePicker for NativeFilePicker {
         })
     }
 
+    fn pick_model_file(&self) -> BoxFuture<'static, Option<PathBuf>> {
+        Box::pin(async {
+            rfd::AsyncFileDialog::new()
+                .set_title("Open a model file to see in 3D")
+                .add_filter("3D models", &["stl", "obj", "ply"])
+                .add_filter("All files", &["*"])
+                .pick_file()
+                .await
+                .map(|handle| handle.path().to_path_buf())
+        })
+    }
+
     fn save_file(&self, suggested_name: String) -> BoxFuture<'static, Option<PathBuf>> {
         Box::pin(async move {
             rfd::AsyncFileDialog::new()
-                .set_title("Save the result list")
+                .set_title("Save as CSV")
                 .set_file_name(suggested_name)
                 .add_filter("CSV", &["csv"])
                 .save_file()

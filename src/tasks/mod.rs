@@ -7,8 +7,8 @@
 //! Where things live: [`backend`] (shared state, dispatcher), [`session`] (connect, log in, 401s),
 //! [`jobs`] (uploads and indexing), [`search`] (searches and the result list), [`records`] (a file's
 //! record, attributes, delete), [`images`] and [`thumbnails`] (pictures), [`pmi`] (drawing data and
-//! feedback), [`history`] (searches kept and saved), [`wording`] (the sentences users read when
-//! something fails).
+//! feedback), [`history`] (searches kept and saved), [`models`] (3D models read for the preview),
+//! [`wording`] (the sentences users read when something fails).
 
 pub mod atomic_write;
 pub mod backend;
@@ -19,6 +19,7 @@ pub mod history;
 mod images;
 pub mod jobs;
 pub mod local_workspace;
+pub mod models;
 mod pmi;
 mod records;
 pub mod search;
@@ -38,8 +39,8 @@ pub use event::{Event, NoticeLevel, SessionInfo};
 pub use file_picker::{FilePicker, NativeFilePicker, PreparedFilePicker};
 pub use jobs::job::{Job, JobId, JobPhase, JobRole, UploadSpec};
 pub use local_workspace::{
-    LocalWorkspaceLauncher, NoLocalWorkspace, OpenedWorkspace, RunningWorkspace, WorkspaceError,
-    WorkspaceProgressFn,
+    LocalWorkspaceLauncher, NoLocalWorkspace, OpenedWorkspace, RunningWorkspace, StoredContent,
+    StoredFile, WorkspaceError, WorkspaceProgressFn,
 };
 pub use secrets::{KeyringStore, MemoryStore, SecretError, SecretStore};
 pub use service_choice::ServiceChoice;

@@ -100,6 +100,7 @@ impl Backend {
                         credentials: opened.credentials,
                         company: opened.company,
                         service: opened.service,
+                        content: opened.content,
                     });
                     backend.finish_login(seq, client, user, Some(company));
                 }

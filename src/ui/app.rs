@@ -121,6 +121,7 @@ impl App {
             upload.stage(options.initial_files);
             place = Place::Upload;
         }
+        super::model_view::gpu::install(cc);
         let ctx = cc.egui_ctx.clone();
         backend.set_repaint(Arc::new(move || ctx.request_repaint()));
         theme::apply(&cc.egui_ctx, settings.theme);

@@ -1,6 +1,7 @@
-//! The Search place: the query bar over the results (grid or table), a result's detail, its
-//! attribute editor and its drawing data (PMI viewer with the feedback form). It owns the thumbnail
-//! cache and the page shown, hands the backend's answers to the views, and carries out the views'
+//! The Search place: the query bar over the results (grid or table), a result's detail (a model in
+//! 3D), its attribute editor, its drawing data (PMI viewer with the feedback form) and the comparison
+//! of ticked results. It owns the thumbnail cache, the 3D models asked for (a model result turns in
+//! its card on hover) and the page shown, hands the backend's answers to the views, and carries out the views'
 //! intents: going from one page to another and starting, cancelling and repeating searches. The
 //! views send their work for the task layer as commands themselves.
 //!
@@ -14,15 +15,18 @@ use std::path::PathBuf;
 
 use super::app_command::CommandQueue;
 use super::attributes::{AttributeDrafts, AttributeEditor};
+use super::compare::{CompareIntent, CompareView};
 use super::detail::{DetailIntent, DetailView};
 use super::history::{HistoryIntent, HistoryPage};
+use super::model_view::{ModelCache, ModelEntry, turntable_ui};
 use super::pmi::feedback::FeedbackDrafts;
 use super::pmi::{PmiIntent, PmiView};
 use super::results::{ResultsIntent, ResultsView, rows_from_result};
-use super::search_bar::{SearchBar, SearchIntent, SearchPlan, ViewSource};
+use super::search_bar::{SearchBar, SearchIntent, SearchPlan, ViewSource, ViewState};
 use super::texture_cache::{TextureCache, load_decoded};
 use crate::api::FileUid;
 use crate::tasks::history::SearchDraft;
+use crate::tasks::models::ModelRequest;
 use crate::tasks::search::view_search::ViewSearchRequest;
 use crate::tasks::{Command, Event};
 
@@ -40,6 +44,8 @@ pub enum SearchPage {
     Pmi,
     /// The searches kept in the history and the saved searches.
     History,
+    /// Ticked results side by side.
+    Compare,
 }
 
 /// The Search place's state.
@@ -52,6 +58,8 @@ pub struct SearchPlace {
     editor: AttributeEditor,
     pmi: PmiView,
     textures: TextureCache<egui::TextureHandle>,
+    models: ModelCache,
+    compare: CompareView,
     last_search_id: u64,
     running_search: Option<u64>,
     history: HistoryPage,
@@ -117,6 +125,16 @@ impl SearchPlace {
     /// The attribute editor.
     pub fn editor(&self) -> &AttributeEditor {
         &self.editor
+    }
+
+    /// The 3D models asked for (a model result's card turns it on hover).
+    pub fn models(&self) -> &ModelCache {
+        &self.models
+    }
+
+    /// The comparison of ticked results.
+    pub fn compare(&self) -> &CompareView {
+        &self.compare
     }
 
     /// The thumbnail cache.
@@ -229,6 +247,33 @@ impl SearchPlace {
             Event::RecordLoaded { uid, record } => {
                 if self.detail.is_showing(&uid) {
                     self.detail.set_record(record);
+                    // A model already read for its card is not read again.
+                    if let Some(model) = self.detail.model_mut()
+                        && let Some(preview) = self.models.ready(model.key())
+                    {
+                        let key = model.key().to_owned();
+                        model.answer(&key, ModelEntry::Ready(preview));
+                    }
+                }
+            }
+            Event::ModelLoaded { key, preview } => {
+                self.models.answer(&key, ModelEntry::Ready(preview.clone()));
+                if let Some(model) = self.detail.model_mut() {
+                    model.answer(&key, ModelEntry::Ready(preview));
+                }
+            }
+            Event::ModelUnavailable { key, reason } => {
+                self.models
+                    .answer(&key, ModelEntry::Unavailable(reason.clone()));
+                if let Some(model) = self.detail.model_mut() {
+                    model.answer(&key, ModelEntry::Unavailable(reason));
+                }
+            }
+            Event::ModelFilePicked(path) => {
+                if let Some(path) = path
+                    && let Some(model) = self.detail.model_mut()
+                {
+                    model.open_file(path);
                 }
             }
             Event::RecordFailed { uid, error } => {
@@ -274,6 +319,12 @@ impl SearchPlace {
                     self.detail.set_delete_result(Err(&error));
                 }
             }
+            Event::ImageLoaded(image) if self.compare.wants(&image.key) => {
+                self.compare.image_loaded(ctx, image);
+            }
+            Event::ImageFailed { key, message } if self.compare.wants(&key) => {
+                self.compare.image_failed(&key, message);
+            }
             Event::ImageLoaded(image) => {
                 // A card that scrolled away meanwhile does not get a texture.
                 if self.textures.is_pending(&image.key) {
@@ -312,8 +363,17 @@ impl SearchPlace {
                 }
                 ui.separator();
                 let intents = self.results.ui(ui, &mut self.textures, commands);
+                self.hovered_model_ui(ui, commands);
                 for intent in intents {
                     self.results_intent(intent, commands);
+                }
+            }
+            SearchPage::Compare => {
+                let intents = self.compare.ui(ui, commands);
+                for intent in intents {
+                    match intent {
+                        CompareIntent::Back => self.page = SearchPage::Results,
+                    }
                 }
             }
             SearchPage::Detail => {
@@ -354,6 +414,40 @@ impl SearchPlace {
                 }
             }
         }
+    }
+
+    /// Turns the model of a hovered result card in place of its picture, once this computer has it
+    /// (asked for on the first hover; a model that cannot be had leaves the picture).
+    fn hovered_model_ui(&mut self, ui: &egui::Ui, commands: &mut CommandQueue) {
+        let Some((row, rect)) = self.results.hovered_model().cloned() else {
+            return;
+        };
+        let known = self.known_paths(&row.uid);
+        let request = ModelRequest::stored_file(row.uid.clone(), &row.file_name, known);
+        if let ModelEntry::Ready(preview) = self.models.request(request, commands)
+            && rect.is_positive()
+        {
+            let preview = preview.clone();
+            turntable_ui(ui, rect, &preview);
+        }
+    }
+
+    /// Files on this computer known to hold the content of `uid`: the query bar's views indexed
+    /// under it.
+    fn known_paths(&self, uid: &FileUid) -> Vec<PathBuf> {
+        let canonical = uid.canonical();
+        self.bar
+            .views()
+            .iter()
+            .filter_map(|slot| match (&slot.source, &slot.state) {
+                (ViewSource::File(path), ViewState::Indexed(input))
+                    if input.canonical() == canonical =>
+                {
+                    Some(path.clone())
+                }
+                _ => None,
+            })
+            .collect()
     }
 
     fn start_search(&mut self, plan: SearchPlan, commands: &mut CommandQueue) {
@@ -406,6 +500,7 @@ impl SearchPlace {
 
     fn open_detail(&mut self, uid: FileUid, commands: &mut CommandQueue) {
         self.detail.set_loading(uid.clone());
+        self.detail.set_model_hints(self.known_paths(&uid));
         self.page = SearchPage::Detail;
         commands.backend(Command::LoadRecord(uid));
     }
@@ -437,6 +532,10 @@ impl SearchPlace {
             } => self.more_like_this(name, image_url, commands),
             ResultsIntent::RetrySearch => self.search_again(commands),
             ResultsIntent::CancelSearch => self.cancel_search(commands),
+            ResultsIntent::Compare(rows) => {
+                self.compare.open(rows, commands);
+                self.page = SearchPage::Compare;
+            }
             ResultsIntent::ClearFilters => {
                 self.bar.clear_filters();
                 if self.bar.plan().is_ok() {

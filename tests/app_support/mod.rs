@@ -22,6 +22,8 @@ use partlens::tasks::{
 };
 use partlens::ui::{App, AppOptions, ConnectionState, Settings};
 
+pub mod search;
+
 /// How long a condition may take before the test fails.
 pub const DEADLINE: Duration = Duration::from_secs(60);
 

@@ -1,16 +1,22 @@
-//! The Search place's helpers for app tests: the sample workspace, running a search and waiting for
-//! it, the result list, and typing into a labelled field.
+//! The Search place under test: the sample workspace, searching from the query bar and waiting for
+//! the answer, the stored names of the results, typing into a labelled field, and a company service
+//! with an admin and a user that an app logs in to. Shared by the app tests of the Search place
+//! (`app_search.rs`, `app_viewer.rs`).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT as _, Queryable as _};
+use partlens::api::{ApiClient, Attribute, Credentials, FileUid, UploadRequest, UploadSource};
+use partlens::service::{RunningService, ServiceConfig, admin};
+use partlens::tasks::ServiceChoice;
 use partlens::ui::App;
 use partlens::ui::results::ResultsStatus;
+use partlens::ui::search_place::SearchPage;
 use partlens::workspace::{LocalServiceLauncher, WorkspaceConfig};
 
-use super::step_until;
+use super::*;
 
 /// The sample library shipped in `assets/samples`.
 pub fn samples_dir() -> PathBuf {
@@ -78,4 +84,80 @@ pub fn type_into(harness: &mut Harness<'_, App>, label: &str, text: &str) {
     });
     harness.get_by_label(label).type_text(text);
     harness.step();
+}
+
+/// A running service of company "Acme" with an admin ("boss") and a user ("alice").
+pub fn company_service(runtime: &tokio::runtime::Runtime, dir: &Path) -> RunningService {
+    std::fs::create_dir_all(dir).unwrap();
+    admin::add_user(dir, "Acme", "boss", "boss password", true).unwrap();
+    admin::add_user(dir, "Acme", "alice", "alice password", false).unwrap();
+    runtime.block_on(async {
+        let mut config = ServiceConfig::new(dir);
+        config.addr = "127.0.0.1:0".parse().unwrap();
+        RunningService::start(config).await.unwrap()
+    })
+}
+
+/// A client of the service logged in as the admin.
+pub fn admin_client(runtime: &tokio::runtime::Runtime, service: &RunningService) -> ApiClient {
+    runtime.block_on(async {
+        let mut client = ApiClient::new(&service.base_url()).unwrap();
+        client
+            .login(&Credentials {
+                client_id: "partlens".into(),
+                username: "boss".into(),
+                password: "boss password".into(),
+            })
+            .await
+            .unwrap();
+        client
+    })
+}
+
+/// Uploads a company-database file as the admin.
+pub fn add_database_file(
+    runtime: &tokio::runtime::Runtime,
+    client: &ApiClient,
+    path: &Path,
+    stored_path: &str,
+    attributes: &[&str],
+) -> FileUid {
+    let attributes: Vec<Attribute> = attributes
+        .iter()
+        .map(|text| Attribute::parse(text).unwrap())
+        .collect();
+    let request = UploadRequest::database(
+        UploadSource::Path(path.to_path_buf()),
+        stored_path,
+        attributes,
+    );
+    runtime.block_on(async { client.upload(&request, None).await.unwrap().uid })
+}
+
+/// Searches for `text`, opens the result called `name` and waits for its record.
+pub fn open_result(harness: &mut Harness<'_, App>, text: &str, name: &str) {
+    type_into(harness, "Search text", text);
+    search_with_enter(harness);
+    harness.get_by_label(&format!("Open {name}")).click();
+    harness.step();
+    assert_eq!(harness.state().search().page(), SearchPage::Detail);
+    step_until(harness, "the record", |harness| {
+        harness.state().search().detail().record().is_some()
+    });
+}
+
+/// An app on `service`, logged in through the form.
+pub fn app_on(
+    runtime: &tokio::runtime::Runtime,
+    data: &Path,
+    service: &RunningService,
+    user: &str,
+    password: &str,
+) -> Harness<'static, App> {
+    let mut parts = AppParts::new(data, sample_workspace(data));
+    parts.settings.service = ServiceChoice::remote(&service.base_url(), "partlens");
+    let mut harness = app_harness(runtime, &parts);
+    log_in_through_the_form(&mut harness, user, password);
+    wait_logged_in(&mut harness);
+    harness
 }

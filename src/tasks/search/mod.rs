@@ -100,6 +100,16 @@ impl Backend {
 
     /// Asks where to save the CSV text and writes it there; a notice says where, or why not.
     pub(in crate::tasks) fn export_csv(&self, suggested_name: String, csv: String) {
+        self.save_csv(suggested_name, csv, "The result list");
+    }
+
+    /// Asks where to save a comparison's CSV text and writes it there, like [`Self::export_csv`].
+    pub(in crate::tasks) fn export_comparison(&self, suggested_name: String, csv: String) {
+        self.save_csv(suggested_name, csv, "The comparison");
+    }
+
+    /// Asks where to save `csv` and writes it there atomically; the notice names `what` was saved.
+    fn save_csv(&self, suggested_name: String, csv: String, what: &'static str) {
         let backend = self.clone();
         let picker = self.shared.picker.clone();
         self.spawn(async move {
@@ -109,12 +119,12 @@ impl Backend {
             match crate::tasks::atomic_write::write_atomically(&path, csv.as_bytes()).await {
                 Ok(()) => backend.notice(
                     NoticeLevel::Info,
-                    format!("The result list was saved to {}.", path.display()),
+                    format!("{what} was saved to {}.", path.display()),
                 ),
                 Err(error) => backend.notice(
                     NoticeLevel::Error,
                     format!(
-                        "The result list could not be saved to {}: {error}. Choose another folder.",
+                        "{what} could not be saved to {}: {error}. Choose another folder.",
                         path.display()
                     ),
                 ),

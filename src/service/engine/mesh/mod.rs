@@ -18,7 +18,8 @@ use image::DynamicImage;
 use super::{Analysis, EngineError, ViewDescriptor, images};
 use crate::geometry::{self, GeometryError, Mesh};
 
-pub use analysis::{is_closed, mesh_attributes, volume};
+pub use crate::geometry::{is_closed, volume};
+pub use analysis::mesh_attributes;
 pub use d2::{D2_BINS, ShapeDistribution};
 pub use normalise::standard_pose;
 pub use render::{PICTURE_VIEW, VIEWPOINTS, Viewpoint, render};
