@@ -7,9 +7,10 @@
 //! dispatcher [`Backend::send`]. The work itself is in one file a concern, each adding to
 //! `impl Backend`: [`super::session`] (connect, log in and out, 401s), [`super::jobs`] (uploads and
 //! indexing), [`super::search`] (searches and the result list), [`super::records`] (records,
-//! attributes, deletes), [`super::images`] (thumbnails and large images) and [`super::pmi`] (drawing
-//! data and feedback). Those files import this one; this one imports none of them (only the plain
-//! data of `jobs/` and the image loader of `thumbnails`).
+//! attributes, deletes), [`super::images`] (thumbnails and large images), [`super::pmi`] (drawing
+//! data and feedback) and [`super::sync`] (library syncs). Those files import this one; this one
+//! imports none of them (only the plain data of `jobs/`, the image loader of `thumbnails` and the
+//! sync state of `sync`).
 //!
 //! No UI toolkit here: the front end gives a repaint callback.
 
@@ -30,6 +31,7 @@ use super::jobs::poll::PollPolicy;
 use super::local_workspace::{LocalWorkspaceLauncher, RunningWorkspace};
 use super::secrets::SecretStore;
 use super::service_choice::ServiceChoice;
+use super::sync::SyncTasks;
 use super::thumbnails::ImageLoader;
 use crate::api::{ApiClient, Credentials};
 
@@ -77,6 +79,8 @@ pub(super) struct Shared {
     /// The cancellation token of each running search, by search id (own lock: searches start and end
     /// without touching the rest of the state).
     pub(super) searches: Mutex<HashMap<u64, CancellationToken>>,
+    /// Library syncs: the running ones and those to carry on after a login (own locks).
+    pub(super) syncs: SyncTasks,
 }
 
 /// A logged-in client and the login it came from.
@@ -184,6 +188,7 @@ impl Backend {
                 upload_slots: Arc::new(Semaphore::new(parts.upload_slots.max(1))),
                 images: ImageLoader::default(),
                 searches: Mutex::new(HashMap::new()),
+                syncs: SyncTasks::new(&parts.data_dir),
                 state: Mutex::new(State {
                     service: None,
                     connection: Connection::Idle,
@@ -220,6 +225,7 @@ impl Backend {
             );
         }
         backend.emit(Event::JobsRestored(jobs));
+        backend.restore_library_syncs();
         (backend, receiver)
     }
 
@@ -284,6 +290,11 @@ impl Backend {
             command @ (Command::LoadPmi(_) | Command::SendFeedback(_)) => {
                 self.run_pmi_command(command);
             }
+            Command::PickSyncFolder => self.pick_sync_folder(),
+            Command::PickSyncCsv => self.pick_sync_csv(),
+            Command::PreviewSync(setup) => self.preview_library_sync(setup),
+            Command::StartSync(setup) => self.start_library_sync(setup),
+            Command::PauseSync(key) => self.pause_library_sync(key),
         }
     }
 

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use super::jobs::job::{Job, JobId};
 use super::search::search_flow::FileSearchProgress;
 use super::service_choice::ServiceChoice;
+use super::sync::{SyncPreview, SyncRun, SyncSetup};
 use super::thumbnails::DecodedImage;
 use crate::api::{ApiError, Attribute, AttributeValue, FileRecord, FileUid, PmiData, SearchResult};
 
@@ -194,4 +195,17 @@ pub enum Event {
         /// The file.
         uid: FileUid,
     },
+    /// The user chose the folder of a library sync (`None` when the dialog was cancelled).
+    SyncFolderPicked(Option<PathBuf>),
+    /// The user chose the attributes CSV of a library sync (`None` when cancelled).
+    SyncCsvPicked(Option<PathBuf>),
+    /// What a library sync would work on.
+    SyncPreviewed {
+        /// The setup the preview was asked for.
+        setup: SyncSetup,
+        /// The preview, or why the folder, the CSV or the setup cannot be used.
+        preview: Result<SyncPreview, String>,
+    },
+    /// A library sync started, moved on, paused, stopped or ended.
+    SyncUpdated(SyncRun),
 }

@@ -7,11 +7,13 @@
 //! Where things live: [`backend`] (shared state, dispatcher), [`session`] (connect, log in, 401s),
 //! [`jobs`] (uploads and indexing), [`search`] (searches and the result list), [`records`] (a file's
 //! record, attributes, delete), [`images`] and [`thumbnails`] (pictures), [`pmi`] (drawing data and
-//! feedback), [`wording`] (the sentences users read when something fails).
+//! feedback), [`sync`] (library sync: a folder kept in step with the company database),
+//! [`wording`] (the sentences users read when something fails).
 
 pub mod atomic_write;
 pub mod backend;
 pub mod command;
+pub mod data_dir;
 pub mod event;
 pub mod file_picker;
 mod images;
@@ -23,6 +25,7 @@ pub mod search;
 pub mod secrets;
 pub mod service_choice;
 mod session;
+pub mod sync;
 pub mod thumbnails;
 pub mod wording;
 
