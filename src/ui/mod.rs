@@ -13,6 +13,7 @@ pub mod detail;
 pub mod drafts;
 pub mod drop_overlay;
 pub mod jobs;
+pub mod library_sync;
 pub mod load_state;
 pub mod login;
 pub mod notices;
