@@ -621,8 +621,11 @@ impl Runner<'_> {
         {
             let Some(wanted) = wanted.filter(|wanted| known.attributes.as_ref() != Some(wanted))
             else {
-                self.summary.unchanged += 1;
-                self.progress.unchanged += 1;
+                // A file found up already this run counts once, as confirmed.
+                if !self.summary.confirmed.contains(&file.relative) {
+                    self.summary.unchanged += 1;
+                    self.progress.unchanged += 1;
+                }
                 return Ok(());
             };
             if self
