@@ -125,20 +125,24 @@ pub fn stored_files(service_dir: &Path, prefix: &str) -> Vec<StoredFile> {
         .unwrap()
 }
 
-/// What the proxy loses when it drops the connection at the chosen upload.
+/// What the proxy does to the chosen upload.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Loss {
-    /// The upload's request: the service never sees it.
+    /// Drops the connection before the request: the service never sees it.
     Request,
-    /// The service's answer: the service stored the file, the client never hears so.
+    /// Drops the connection before the answer: the service stored the file, the client never
+    /// hears so.
     Answer,
+    /// Holds the request (nothing is forwarded, the connection stays open): the upload hangs until
+    /// the client gives up; later connections go through.
+    Hold,
 }
 
 struct ProxyState {
     upstream: SocketAddr,
     uploads_seen: AtomicUsize,
     cut_at: AtomicUsize,
-    lose_answer: AtomicBool,
+    loss: std::sync::Mutex<Loss>,
     down: AtomicBool,
 }
 
@@ -166,7 +170,7 @@ impl DroppingProxy {
             upstream,
             uploads_seen: AtomicUsize::new(0),
             cut_at: AtomicUsize::new(usize::MAX),
-            lose_answer: AtomicBool::new(false),
+            loss: std::sync::Mutex::new(Loss::Request),
             down: AtomicBool::new(false),
         });
         let shutdown = CancellationToken::new();
@@ -195,12 +199,10 @@ impl DroppingProxy {
         }
     }
 
-    /// Drops the connection at the `nth` upload from now on (1 is the next one), losing `loss`.
+    /// Does `loss` to the `nth` upload from now on (1 is the next one).
     pub fn cut_upload(&self, nth: usize, loss: Loss) {
         let seen = self.state.uploads_seen.load(Ordering::SeqCst);
-        self.state
-            .lose_answer
-            .store(loss == Loss::Answer, Ordering::SeqCst);
+        *self.state.loss.lock().unwrap() = loss;
         self.state.cut_at.store(seen + nth, Ordering::SeqCst);
     }
 
@@ -255,11 +257,19 @@ async fn relay(client: TcpStream, state: Arc<ProxyState>, shutdown: Cancellation
                 if contains(chunk, b"PUT /api/FileBinary") {
                     let nth = state.uploads_seen.fetch_add(1, Ordering::SeqCst) + 1;
                     if nth == state.cut_at.load(Ordering::SeqCst) {
-                        state.down.store(true, Ordering::SeqCst);
-                        if !state.lose_answer.load(Ordering::SeqCst) {
-                            break;
+                        let loss = *state.loss.lock().unwrap();
+                        match loss {
+                            Loss::Request => {
+                                state.down.store(true, Ordering::SeqCst);
+                                break;
+                            }
+                            Loss::Answer => {
+                                state.down.store(true, Ordering::SeqCst);
+                                answer_lost.store(true, Ordering::SeqCst);
+                            }
+                            // Until the client or the proxy closes the connection.
+                            Loss::Hold => std::future::pending::<()>().await,
                         }
-                        answer_lost.store(true, Ordering::SeqCst);
                     }
                 }
                 if server_write.write_all(chunk).await.is_err() {

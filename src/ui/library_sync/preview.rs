@@ -66,10 +66,20 @@ impl LibrarySync {
             .unwrap_or_default();
         ui.label(
             egui::RichText::new(format!(
-                "{name}: {} rows; {} of the folder get attributes, {} have no row.",
+                "{name}: {} rows; {} of the folder {} attributes, {} {} no row.",
                 csv.rows,
                 files_text(csv.matched_files),
-                files_text(csv.files_without_row)
+                if csv.matched_files == 1 {
+                    "gets"
+                } else {
+                    "get"
+                },
+                files_text(csv.files_without_row),
+                if csv.files_without_row == 1 {
+                    "has"
+                } else {
+                    "have"
+                },
             ))
             .strong(),
         );
@@ -197,10 +207,14 @@ fn folder_summary_ui(ui: &mut egui::Ui, preview: &SyncPreview, delete_removed: b
         ui.label(egui::RichText::new(format!("Stored as {example}, …")).weak());
     }
     if preview.ignored > 0 {
+        let what = if preview.ignored == 1 {
+            "1 file that is not a part file stays out".to_owned()
+        } else {
+            format!("{} files that are not part files stay out", preview.ignored)
+        };
         ui.label(
             egui::RichText::new(format!(
-                "{} that are not part files stay out (pictures, models and drawings are synced).",
-                files_text(preview.ignored)
+                "{what} (pictures, models and drawings are synced)."
             ))
             .weak(),
         );
@@ -266,11 +280,16 @@ fn csv_problems_ui(ui: &mut egui::Ui, csv: &CsvPreview) {
         ui.add(
             egui::Label::new(
                 egui::RichText::new(format!(
-                    "{} of the CSV name no file of the folder: {}{}.",
+                    "{} of the CSV {} no file of the folder: {}{}.",
                     if csv.unmatched_count == 1 {
                         "1 row".to_owned()
                     } else {
                         format!("{} rows", csv.unmatched_count)
+                    },
+                    if csv.unmatched_count == 1 {
+                        "names"
+                    } else {
+                        "name"
                     },
                     csv.unmatched_rows.join(", "),
                     if csv.unmatched_count > csv.unmatched_rows.len() {

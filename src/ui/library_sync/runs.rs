@@ -73,7 +73,7 @@ fn run_ui(ui: &mut egui::Ui, run: &SyncRun, commands: &mut CommandQueue) -> bool
     let mut dismissed = false;
     ui.horizontal(|ui| {
         ui.label(egui::RichText::new(run.setup.folder.display().to_string()).strong());
-        ui.label("→");
+        ui.label("to");
         ui.label(egui::RichText::new(run.setup.prefix.trim().trim_matches('/')).strong());
         ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
             if run.phase.is_active() {
