@@ -210,7 +210,7 @@ fn a_sync_paused_in_the_jobs_panel_stays_paused_after_a_restart_and_resumes() {
         .get_by_role_and_label(Role::Button, "Settings")
         .click();
     harness.step();
-    click(&mut harness, "Preview");
+    // The setup kept in the settings is previewed as soon as the card shows.
     wait_for_preview(&mut harness);
     // The second upload hangs, so the run is surely under way when it is paused.
     proxy.cut_upload(2, Loss::Hold);

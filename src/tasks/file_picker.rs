@@ -1,4 +1,5 @@
-//! Choosing files to upload (and where to save an export) with the platform's file dialogs.
+//! Choosing files to upload, where to save an export, and the folder and attributes CSV of a library
+//! sync, with the platform's file dialogs.
 //!
 //! The dialog is awaited inside a task, never on the UI thread (rfd's `AsyncFileDialog`). Tests
 //! inject their choices through the [`FilePicker`] trait. Drag and drop does not work on native

@@ -429,9 +429,15 @@ pub async fn run_sync(
                 .take(LISTED_PROBLEMS)
                 .map(String::as_str)
                 .collect();
+            let count = matched.unmatched_rows.len();
             warnings.push(format!(
-                "{} rows of the CSV name no file of the folder: {}{}.",
-                matched.unmatched_rows.len(),
+                "{} of the CSV {} no file of the folder: {}{}.",
+                if count == 1 {
+                    "1 row".to_owned()
+                } else {
+                    format!("{count} rows")
+                },
+                if count == 1 { "names" } else { "name" },
                 listed.join(", "),
                 if matched.unmatched_rows.len() > listed.len() {
                     ", …"

@@ -11,6 +11,9 @@ use crate::ui::app_command::{AppCommand, CommandQueue};
 use crate::ui::place::Place;
 use crate::ui::theme;
 
+/// The size of the text fields (a path is long).
+const FIELD_SIZE: [f32; 2] = [380.0, 22.0];
+
 /// A path as a text field edits it.
 fn path_text(path: &std::path::Path) -> String {
     path.display().to_string()
@@ -24,6 +27,10 @@ impl LibrarySync {
         setup: &mut SyncSetup,
         commands: &mut CommandQueue,
     ) {
+        if !std::mem::replace(&mut self.shown, true) {
+            // A setup kept from an earlier start is previewed as soon as it shows.
+            self.preview_wanted = true;
+        }
         theme::card_ui(ui, "Library sync (admins)", |ui| {
             ui.add(
                 egui::Label::new(
@@ -107,10 +114,9 @@ impl LibrarySync {
         let label = ui.label("Folder");
         let mut text = path_text(&setup.folder);
         let response = ui
-            .add(
-                egui::TextEdit::singleline(&mut text)
-                    .hint_text("/path/to/the/parts")
-                    .desired_width(320.0),
+            .add_sized(
+                FIELD_SIZE,
+                egui::TextEdit::singleline(&mut text).hint_text("/path/to/the/parts"),
             )
             .labelled_by(label.id);
         if response.changed() {
@@ -140,10 +146,9 @@ impl LibrarySync {
             .map(|mapping| path_text(&mapping.csv))
             .unwrap_or_default();
         let response = ui
-            .add(
-                egui::TextEdit::singleline(&mut text)
-                    .hint_text("optional: a CSV beside the files")
-                    .desired_width(320.0),
+            .add_sized(
+                FIELD_SIZE,
+                egui::TextEdit::singleline(&mut text).hint_text("optional: a CSV beside the files"),
             )
             .labelled_by(label.id);
         if response.changed() {
@@ -216,10 +221,9 @@ impl LibrarySync {
 fn prefix_row_ui(ui: &mut egui::Ui, setup: &mut SyncSetup) -> bool {
     let label = ui.label("Target prefix");
     let response = ui
-        .add(
-            egui::TextEdit::singleline(&mut setup.prefix)
-                .hint_text("Library")
-                .desired_width(320.0),
+        .add_sized(
+            FIELD_SIZE,
+            egui::TextEdit::singleline(&mut setup.prefix).hint_text("Library"),
         )
         .labelled_by(label.id)
         .on_hover_text("The folder of the company database the files go to.");

@@ -43,6 +43,9 @@ pub struct LibrarySync {
     runs: Vec<SyncRun>,
     /// A preview to ask for at the end of the frame (after an edit of the mapping).
     preview_wanted: bool,
+    /// True once the card was drawn: a setup kept from the last run is previewed when it first
+    /// shows.
+    shown: bool,
 }
 
 impl Default for LibrarySync {
@@ -51,6 +54,7 @@ impl Default for LibrarySync {
             preview: PreviewState::None,
             runs: Vec::new(),
             preview_wanted: false,
+            shown: false,
         }
     }
 }
