@@ -7,6 +7,7 @@
 
 pub mod api;
 pub mod cli;
+pub mod desktop;
 pub mod geometry;
 pub mod service;
 pub mod tasks;

@@ -37,26 +37,17 @@ pub const ACCOUNT_FILE_NAME: &str = "local-account.json";
 /// seeding).
 const SEED_PENDING_FILE_NAME: &str = "samples-pending";
 
-/// Where the sample library is: `$PARTLENS_SAMPLES_DIR`, `assets/samples` beside the executable (or
-/// in `../share/partlens/samples`), else the source tree's `assets/samples` (for `cargo run`).
+/// Where the sample library is: `$PARTLENS_SAMPLES_DIR`, else where an installed package puts it
+/// beside the executable ([`installed_samples_dirs`]), else the source tree's `assets/samples` (for
+/// `cargo run`).
 pub fn default_samples_dir() -> Option<PathBuf> {
     if let Some(dir) = std::env::var_os(SAMPLES_DIR_ENV).filter(|dir| !dir.is_empty()) {
         return Some(PathBuf::from(dir));
     }
-    let mut candidates = Vec::new();
-    if let Some(exe_dir) = std::env::current_exe()
+    let mut candidates = std::env::current_exe()
         .ok()
-        .and_then(|exe| exe.parent().map(Path::to_path_buf))
-    {
-        candidates.push(exe_dir.join("assets").join("samples"));
-        candidates.push(
-            exe_dir
-                .join("..")
-                .join("share")
-                .join("partlens")
-                .join("samples"),
-        );
-    }
+        .and_then(|exe| exe.parent().map(installed_samples_dirs))
+        .unwrap_or_default();
     candidates.push(
         Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("assets")
@@ -65,6 +56,29 @@ pub fn default_samples_dir() -> Option<PathBuf> {
     candidates
         .into_iter()
         .find(|dir| dir.join(MANIFEST_FILE_NAME).is_file())
+}
+
+/// Where the packages put the sample library, relative to the folder of the executable, in the
+/// order they are tried: `assets/samples` beside it (a portable folder, the Windows installers),
+/// `../share/partlens/samples` (the Debian package: `/usr/bin` → `/usr/share/partlens/samples`),
+/// `../lib/partlens/assets/samples` (cargo-packager's AppImage and .deb resources) and
+/// `../Resources/assets/samples` (a macOS `.app` bundle).
+pub fn installed_samples_dirs(exe_dir: &Path) -> Vec<PathBuf> {
+    let assets_samples = Path::new("assets").join("samples");
+    vec![
+        exe_dir.join(&assets_samples),
+        exe_dir
+            .join("..")
+            .join("share")
+            .join("partlens")
+            .join("samples"),
+        exe_dir
+            .join("..")
+            .join("lib")
+            .join("partlens")
+            .join(&assets_samples),
+        exe_dir.join("..").join("Resources").join(&assets_samples),
+    ]
 }
 
 /// The OS user's name (`$USER`, `$USERNAME`, `$LOGNAME`), or "partlens-user".
@@ -337,7 +351,10 @@ async fn add_samples(
             Err(_) => tracing::warn!("sample {} not added: the upload took too long", part.file),
         }
     }
-    tracing::info!("added {added} of {total} sample parts to the new workspace");
+    tracing::info!(
+        "added {added} of {total} sample parts to the new workspace from {}",
+        samples_dir.display()
+    );
 }
 
 #[cfg(test)]
@@ -365,5 +382,34 @@ mod tests {
         assert_eq!(back.password, account.password);
         assert_eq!(account.password.len(), 64);
         assert_ne!(random_password(), random_password());
+    }
+
+    #[test]
+    fn every_package_layout_finds_its_sample_library() {
+        let layouts = [
+            ("partlens", "partlens/assets/samples"),
+            ("usr/bin", "usr/share/partlens/samples"),
+            ("usr/bin", "usr/lib/partlens/assets/samples"),
+            (
+                "partlens.app/Contents/MacOS",
+                "partlens.app/Contents/Resources/assets/samples",
+            ),
+        ];
+        for (exe_dir, samples_dir) in layouts {
+            let root = tempfile::tempdir().unwrap();
+            let exe_dir = root.path().join(exe_dir);
+            let samples_dir = root.path().join(samples_dir);
+            std::fs::create_dir_all(&exe_dir).unwrap();
+            std::fs::create_dir_all(&samples_dir).unwrap();
+            std::fs::write(samples_dir.join("manifest.json"), "{}").unwrap();
+            let found = installed_samples_dirs(&exe_dir)
+                .into_iter()
+                .find(|dir| dir.join(MANIFEST_FILE_NAME).is_file())
+                .unwrap_or_else(|| panic!("no sample library found for {}", exe_dir.display()));
+            assert_eq!(
+                found.canonicalize().unwrap(),
+                samples_dir.canonicalize().unwrap()
+            );
+        }
     }
 }

@@ -94,8 +94,7 @@ pub enum Command {
     /// Download a file's thumbnail (or large image) to a path.
     #[command(long_about = image::IMAGE_HELP)]
     Image(image::ImageArgs),
-    /// Keep a folder of part files in step with the company database (new and changed files go
-    /// up, removed ones are reported or deleted).
+    /// Keep a folder of part files in step with the company database (new and changed files).
     #[command(long_about = sync::SYNC_HELP)]
     Sync(sync::SyncArgs),
 }
