@@ -21,14 +21,13 @@ use crate::service::disk::Disk;
 use crate::service::samples::{MANIFEST_FILE_NAME, read_manifest};
 use crate::service::store::{Store, files};
 use crate::service::{RunningService, ServiceConfig};
+// The data directory is shared with the command line, so it lives in the task layer.
+pub use crate::tasks::data_dir::{DATA_DIR_ENV, default_data_dir};
 use crate::tasks::service_choice::DEFAULT_CLIENT_ID;
 use crate::tasks::{
     LocalWorkspaceLauncher, OpenedWorkspace, RunningWorkspace, StoredContent, StoredFile,
     WorkspaceError, WorkspaceProgressFn,
 };
-
-/// The environment variable that overrides the app's data directory.
-pub const DATA_DIR_ENV: &str = "PARTLENS_DATA_DIR";
 
 /// The environment variable that points at a sample library (a folder with `manifest.json`).
 pub const SAMPLES_DIR_ENV: &str = "PARTLENS_SAMPLES_DIR";
@@ -42,15 +41,6 @@ pub const ACCOUNT_FILE_NAME: &str = "local-account.json";
 /// Present while the sample library still has to be added (a new workspace, or an interrupted
 /// seeding).
 const SEED_PENDING_FILE_NAME: &str = "samples-pending";
-
-/// The app's data directory: `$PARTLENS_DATA_DIR`, else the platform's (`~/.local/share/partlens` on
-/// Linux, `~/Library/Application Support/partlens` on macOS, `%APPDATA%\partlens\data` on Windows).
-pub fn default_data_dir() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os(DATA_DIR_ENV).filter(|dir| !dir.is_empty()) {
-        return Some(PathBuf::from(dir));
-    }
-    directories::ProjectDirs::from("", "", "partlens").map(|dirs| dirs.data_dir().to_path_buf())
-}
 
 /// Where the sample library is: `$PARTLENS_SAMPLES_DIR`, else where an installed package puts it
 /// beside the executable ([`installed_samples_dirs`]), else the source tree's `assets/samples` (for

@@ -7,10 +7,10 @@
 //! dispatcher [`Backend::send`]. The work itself is in one file a concern, each adding to
 //! `impl Backend`: [`super::session`] (connect, log in and out, 401s), [`super::jobs`] (uploads and
 //! indexing), [`super::search`] (searches and the result list), [`super::records`] (records,
-//! attributes, deletes), [`super::images`] (thumbnails and large images) and [`super::pmi`] (drawing
-//! data and feedback) and [`super::models`] (3D models for the preview). Those files import this
-//! one; this one imports none of them (only the plain data of `jobs/` and the image and model
-//! loaders of `thumbnails` and `models`).
+//! attributes, deletes), [`super::images`] (thumbnails and large images), [`super::pmi`] (drawing
+//! data and feedback), [`super::models`] (3D models for the preview) and [`super::sync`] (library
+//! syncs). Those files import this one; this one imports none of them (only the plain data of
+//! `jobs/`, the image and model loaders of `thumbnails` and `models`, and the sync state of `sync`).
 //!
 //! The search history's store is shared here too; [`super::history`] runs its commands.
 //!
@@ -35,6 +35,7 @@ use super::local_workspace::{LocalWorkspaceLauncher, RunningWorkspace, StoredCon
 use super::models::ModelLoader;
 use super::secrets::SecretStore;
 use super::service_choice::ServiceChoice;
+use super::sync::SyncTasks;
 use super::thumbnails::ImageLoader;
 use crate::api::{ApiClient, Credentials};
 
@@ -86,6 +87,8 @@ pub(super) struct Shared {
     pub(super) searches: Mutex<HashMap<u64, CancellationToken>>,
     /// The search history (own lock, taken on blocking threads only).
     pub(super) history: SharedHistory,
+    /// Library syncs: the running ones and those to carry on after a login (own locks).
+    pub(super) syncs: SyncTasks,
 }
 
 /// A logged-in client and the login it came from.
@@ -198,6 +201,7 @@ impl Backend {
                 models: ModelLoader::default(),
                 searches: Mutex::new(HashMap::new()),
                 history: Arc::new(Mutex::new(history)),
+                syncs: SyncTasks::new(&parts.data_dir),
                 state: Mutex::new(State {
                     service: None,
                     connection: Connection::Idle,
@@ -241,6 +245,7 @@ impl Backend {
             );
         }
         backend.emit(Event::HistoryChanged(history_snapshot));
+        backend.restore_library_syncs();
         (backend, receiver)
     }
 
@@ -322,6 +327,11 @@ impl Backend {
             | Command::NameSearch { .. }
             | Command::RemoveSearch(_)
             | Command::ClearHistory) => self.run_history_command(command),
+            Command::PickSyncFolder => self.pick_sync_folder(),
+            Command::PickSyncCsv => self.pick_sync_csv(),
+            Command::PreviewSync(setup) => self.preview_library_sync(setup),
+            Command::StartSync(setup) => self.start_library_sync(setup),
+            Command::PauseSync(key) => self.pause_library_sync(key),
         }
     }
 

@@ -7,6 +7,7 @@ use super::jobs::poll::PollPolicy;
 use super::models::ModelRequest;
 use super::search::view_search::ViewSearchRequest;
 use super::service_choice::ServiceChoice;
+use super::sync::{SyncKey, SyncSetup};
 use super::thumbnails::ImageRequest;
 use crate::api::{Attribute, FeedbackRequest, FileUid};
 
@@ -133,6 +134,18 @@ pub enum Command {
         /// The CSV text.
         csv: String,
     },
+    /// Ask the user for the folder of a library sync; answers `Event::SyncFolderPicked`.
+    PickSyncFolder,
+    /// Ask the user for the attributes CSV of a library sync; answers `Event::SyncCsvPicked`.
+    PickSyncCsv,
+    /// Read what a library sync would work on (folder, record, CSV; nothing is sent); answers
+    /// `Event::SyncPreviewed`.
+    PreviewSync(SyncSetup),
+    /// Run a library sync, or carry it on where it stopped; answers `Event::SyncUpdated` as it
+    /// goes. A 401 parks it until the next login.
+    StartSync(SyncSetup),
+    /// Pause the library sync with this key (it carries on when started again).
+    PauseSync(SyncKey),
 }
 
 impl std::fmt::Display for Command {
@@ -198,6 +211,11 @@ impl std::fmt::Display for Command {
             Self::ExportComparison { csv, .. } => {
                 write!(f, "export {} bytes of comparison CSV", csv.len())
             }
+            Self::PickSyncFolder => f.write_str("pick a folder to sync"),
+            Self::PickSyncCsv => f.write_str("pick an attributes CSV"),
+            Self::PreviewSync(setup) => write!(f, "preview the sync of {}", setup.folder.display()),
+            Self::StartSync(setup) => write!(f, "sync {}", setup.folder.display()),
+            Self::PauseSync(key) => write!(f, "pause sync {key}"),
         }
     }
 }

@@ -8,6 +8,7 @@ use super::jobs::job::{Job, JobId};
 use super::models::ModelPreview;
 use super::search::search_flow::FileSearchProgress;
 use super::service_choice::ServiceChoice;
+use super::sync::{SyncPreview, SyncRun, SyncSetup};
 use super::thumbnails::DecodedImage;
 use crate::api::{ApiError, Attribute, AttributeValue, FileRecord, FileUid, PmiData, SearchResult};
 
@@ -223,4 +224,17 @@ pub enum Event {
     },
     /// The user chose a model file to show (none when cancelled).
     ModelFilePicked(Option<PathBuf>),
+    /// The user chose the folder of a library sync (`None` when the dialog was cancelled).
+    SyncFolderPicked(Option<PathBuf>),
+    /// The user chose the attributes CSV of a library sync (`None` when cancelled).
+    SyncCsvPicked(Option<PathBuf>),
+    /// What a library sync would work on.
+    SyncPreviewed {
+        /// The setup the preview was asked for.
+        setup: SyncSetup,
+        /// The preview, or why the folder, the CSV or the setup cannot be used.
+        preview: Result<SyncPreview, String>,
+    },
+    /// A library sync started, moved on, paused, stopped or ended.
+    SyncUpdated(SyncRun),
 }

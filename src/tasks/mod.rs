@@ -8,11 +8,13 @@
 //! [`jobs`] (uploads and indexing), [`search`] (searches and the result list), [`records`] (a file's
 //! record, attributes, delete), [`images`] and [`thumbnails`] (pictures), [`pmi`] (drawing data and
 //! feedback), [`history`] (searches kept and saved), [`models`] (3D models read for the preview),
+//! [`sync`] (library sync: a folder kept in step with the company database),
 //! [`wording`] (the sentences users read when something fails).
 
 pub mod atomic_write;
 pub mod backend;
 pub mod command;
+pub mod data_dir;
 pub mod event;
 pub mod file_picker;
 pub mod history;
@@ -26,6 +28,7 @@ pub mod search;
 pub mod secrets;
 pub mod service_choice;
 mod session;
+pub mod sync;
 pub mod thumbnails;
 pub mod wording;
 

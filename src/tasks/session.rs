@@ -311,6 +311,7 @@ impl Backend {
                 .collect();
             (info, parked, resume)
         };
+        let service_key = info.service.key();
         self.emit(Event::LoggedIn(info));
         for command in parked {
             self.send(command);
@@ -318,6 +319,7 @@ impl Backend {
         for id in resume {
             self.start_job(id);
         }
+        self.resume_library_syncs(&service_key);
     }
 
     /// Ends the session of a remote service and forgets its remembered token.

@@ -13,6 +13,7 @@ use super::app_command::{AppCommand, CommandQueue};
 use super::attributes::AttributeDrafts;
 use super::drop_overlay;
 use super::jobs::jobs_ui;
+use super::library_sync::LibrarySync;
 use super::login::LoginView;
 use super::notices::Notices;
 use super::place::Place;
@@ -79,6 +80,7 @@ pub struct App {
     settings_view: SettingsView,
     search: SearchPlace,
     notices: Notices,
+    library_sync: LibrarySync,
 }
 
 impl App {
@@ -145,6 +147,7 @@ impl App {
             upload,
             search,
             notices: Notices::default(),
+            library_sync: LibrarySync::default(),
         }
     }
 
@@ -193,11 +196,22 @@ impl App {
         self.login.is_open()
     }
 
+    /// Library sync: the preview in Settings and the syncs in the jobs panel.
+    pub fn library_sync(&self) -> &LibrarySync {
+        &self.library_sync
+    }
+
     fn handle_event(&mut self, ctx: &egui::Context, event: Event) {
         let Some(event) = self.search.handle_event(ctx, event) else {
             if let Some(draft) = self.search.take_search_to_record() {
                 self.commands.backend(Command::RecordSearch(draft));
             }
+            return;
+        };
+        let Some(event) = self
+            .library_sync
+            .handle_event(event, &mut self.settings.library_sync)
+        else {
             return;
         };
         match event {
@@ -386,7 +400,7 @@ impl eframe::App for App {
         let status = TopBarStatus {
             service: &service_label,
             session: self.session.as_ref(),
-            running_jobs: self.running_jobs(),
+            running_jobs: self.running_jobs() + self.library_sync.active_runs(),
         };
         egui::Panel::top("top_bar")
             .frame(
@@ -415,17 +429,21 @@ impl eframe::App for App {
                         self.search.ui(ui, &mut self.commands);
                     }
                     Place::Upload => self.upload.ui(ui, &mut self.commands),
-                    Place::Jobs => jobs_ui(
-                        ui,
-                        &self.jobs,
-                        &self.settings.service.key(),
-                        &mut self.commands,
-                    ),
+                    Place::Jobs => {
+                        self.library_sync.runs_ui(ui, &mut self.commands);
+                        jobs_ui(
+                            ui,
+                            &self.jobs,
+                            &self.settings.service.key(),
+                            &mut self.commands,
+                        );
+                    }
                     Place::Settings => self.settings_view.ui(
                         ui,
                         &mut self.settings,
                         self.session.is_some(),
                         &self.data_dir,
+                        &mut self.library_sync,
                         &mut self.commands,
                     ),
                 }

@@ -16,6 +16,7 @@ pub mod drafts;
 pub mod drop_overlay;
 pub mod history;
 pub mod jobs;
+pub mod library_sync;
 pub mod load_state;
 pub mod login;
 pub mod model_view;
