@@ -174,7 +174,8 @@ async fn another_company_sees_nothing() {
             .await
             .is_empty()
     );
-    // Its own files carry its own VizSpaceID; reusing Acme's UID is refused.
+    // Its own files carry its own VizSpaceID; reusing Acme's UID is refused (409, without saying
+    // whose it is).
     let own = gus
         .upload_database_file("Parts/disc.png", png(Shape::Disc, 7), &[])
         .await;
@@ -186,7 +187,7 @@ async fn another_company_sees_nothing() {
         png(Shape::Disc, 8),
     )
     .await
-    .expect(400);
+    .expect(409);
     // And Acme still sees its own.
     assert_eq!(ann.search_uids("FT=disc").await, vec![uid]);
 }

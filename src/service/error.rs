@@ -22,6 +22,24 @@ pub enum ServiceError {
     /// The file or resource does not exist for the caller's company.
     #[error("{0}")]
     NotFound(String),
+    /// The request body stalled longer than the body read timeout (408; the connection is closed).
+    #[error("the request body stalled; send it again without pauses")]
+    RequestTimeout,
+    /// Too many attempts (failed logins): 429 with `Retry-After`.
+    #[error("{detail}")]
+    TooManyRequests {
+        /// Whole seconds until an attempt may succeed again.
+        retry_after_secs: u64,
+        /// What was limited, in words.
+        detail: String,
+    },
+    /// The disk is full (or a file would pass the size the system allows): 507, nothing kept.
+    #[error("the service's disk is full; nothing was stored")]
+    InsufficientStorage,
+    /// The request conflicts with what exists (a UID or feedback ID taken); the body never says by
+    /// whom.
+    #[error("{0}")]
+    Conflict(String),
     /// The request body is larger than the configured maximum.
     #[error("the request body is larger than the limit of {limit} bytes")]
     PayloadTooLarge {
@@ -61,14 +79,39 @@ impl ServiceError {
         Self::NotFound(format!("no file {file} in this account"))
     }
 
+    /// True when the error is the disk being full: no space, a quota, or a file past the size the
+    /// system allows this process (`RLIMIT_FSIZE`). Such failures are answered 507, not 500.
+    pub fn is_disk_full(&self) -> bool {
+        match self {
+            Self::InsufficientStorage => true,
+            Self::Io(error) => matches!(
+                error.kind(),
+                std::io::ErrorKind::StorageFull
+                    | std::io::ErrorKind::FileTooLarge
+                    | std::io::ErrorKind::QuotaExceeded
+            ),
+            Self::Database(rusqlite::Error::SqliteFailure(error, _)) => {
+                error.code == rusqlite::ErrorCode::DiskFull
+            }
+            _ => false,
+        }
+    }
+
     /// The HTTP status this error is answered with.
     pub fn status(&self) -> StatusCode {
+        if self.is_disk_full() {
+            return StatusCode::INSUFFICIENT_STORAGE;
+        }
         match self {
             Self::BadRequest(_) | Self::TokenRefused { .. } => StatusCode::BAD_REQUEST,
             Self::Unauthorized => StatusCode::UNAUTHORIZED,
             Self::Forbidden(_) => StatusCode::FORBIDDEN,
             Self::NotFound(_) => StatusCode::NOT_FOUND,
             Self::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
+            Self::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
+            Self::InsufficientStorage => StatusCode::INSUFFICIENT_STORAGE,
+            Self::Conflict(_) => StatusCode::CONFLICT,
             Self::Bind { .. } | Self::Database(_) | Self::Io(_) | Self::Internal(_) => {
                 StatusCode::INTERNAL_SERVER_ERROR
             }
@@ -87,7 +130,11 @@ fn problem(status: StatusCode, detail: &str) -> Response {
     let kind = match status.as_u16() {
         400 => "https://tools.ietf.org/html/rfc9110#section-15.5.1",
         404 => "https://tools.ietf.org/html/rfc9110#section-15.5.5",
+        408 => "https://tools.ietf.org/html/rfc9110#section-15.5.9",
+        409 => "https://tools.ietf.org/html/rfc9110#section-15.5.10",
         413 => "https://tools.ietf.org/html/rfc9110#section-15.5.14",
+        429 => "https://tools.ietf.org/html/rfc6585#section-4",
+        507 => "https://tools.ietf.org/html/rfc4918#section-11.5",
         _ => "https://tools.ietf.org/html/rfc9110#section-15.6.1",
     };
     let body = serde_json::json!({
@@ -106,6 +153,10 @@ fn problem(status: StatusCode, detail: &str) -> Response {
 
 impl IntoResponse for ServiceError {
     fn into_response(self) -> Response {
+        if self.is_disk_full() && !matches!(self, Self::InsufficientStorage) {
+            tracing::warn!(error = %self, "a write failed: the disk is full");
+            return ServiceError::InsufficientStorage.into_response();
+        }
         let status = self.status();
         match &self {
             Self::Unauthorized => status.into_response(),
@@ -130,8 +181,23 @@ impl IntoResponse for ServiceError {
                 )
                     .into_response()
             }
-            Self::BadRequest(detail) | Self::NotFound(detail) => problem(status, detail),
-            Self::PayloadTooLarge { .. } => problem(status, &self.to_string()),
+            Self::BadRequest(detail) | Self::NotFound(detail) | Self::Conflict(detail) => {
+                problem(status, detail)
+            }
+            Self::PayloadTooLarge { .. } | Self::RequestTimeout | Self::InsufficientStorage => {
+                problem(status, &self.to_string())
+            }
+            Self::TooManyRequests {
+                retry_after_secs,
+                detail,
+            } => {
+                let mut response = problem(status, detail);
+                response.headers_mut().insert(
+                    header::RETRY_AFTER,
+                    axum::http::HeaderValue::from(*retry_after_secs),
+                );
+                response
+            }
             Self::Bind { .. } | Self::Database(_) | Self::Io(_) | Self::Internal(_) => {
                 // The one place an unexpected failure is reported; the client only learns it failed.
                 tracing::error!(error = %self, "request failed");

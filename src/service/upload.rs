@@ -5,7 +5,8 @@
 //! - `overwriteFile` (database files): `true` or omitted replaces the file already stored at that path
 //!   in place, keeping its UID; `false` refuses the upload with 400 and a message saying so.
 //! - `uid` of an existing file of the caller's company overwrites it (a UID used by another company is
-//!   refused with 400). Overwriting another user's search input needs an admin (403 otherwise);
+//!   refused with 409, worded as for any UID that cannot be used, so it reveals no other company's
+//!   UIDs). Overwriting another user's search input needs an admin (403 otherwise);
 //!   database files may be uploaded and replaced by every user of the company, but only an admin may
 //!   overwrite one with a search input (that takes it out of the database, like a delete: 403).
 //! - A replaced file keeps its attributes unless the upload sends `attributes`.
@@ -169,7 +170,8 @@ async fn gunzip(
         let input = std::fs::File::open(file.path())?;
         let mut decoder =
             flate2::read::GzDecoder::new(std::io::BufReader::new(input)).take(limit + 1);
-        let mut writer = std::io::BufWriter::new(std::fs::File::create(output.path())?);
+        let mut writer =
+            std::io::BufWriter::new(super::disk::create_private_file(output.path())?);
         let size = std::io::copy(&mut decoder, &mut writer).map_err(|error| {
             ServiceError::BadRequest(format!(
                 "isGZipCompressed=true but the bytes are not gzip: {error}"
@@ -234,8 +236,10 @@ async fn store_and_index_now(
                 && let Some(existing) = files::find_any(connection, uid)?
             {
                 if existing.company_id != caller.company_id {
-                    return Err(ServiceError::BadRequest(format!(
-                        "the UID {uid} is already used; choose another or leave uid out"
+                    // 409 whoever holds it: the answer must not tell one company's UIDs from
+                    // another's.
+                    return Err(ServiceError::Conflict(format!(
+                        "the UID {uid} cannot be used; choose another or leave uid out"
                     )));
                 }
                 if existing.is_search_input && !may_delete(&caller, &existing) {
