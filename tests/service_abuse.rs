@@ -25,9 +25,7 @@ const DEADLINE: Duration = Duration::from_secs(30);
 
 /// The status of a file, as `GET /api/FileStatus` gives it.
 async fn status_of(session: &service_support::Session, uid: &str) -> Reply {
-    session
-        .get(&format!("/api/FileStatus?fileUID={uid}"))
-        .await
+    session.get(&format!("/api/FileStatus?fileUID={uid}")).await
 }
 
 /// Uploads a company-database file and returns its UID (the upload succeeds even when the content
@@ -139,10 +137,7 @@ async fn text_past_the_cap_fails_the_analysis_and_stores_no_text() {
         let status = status_of(&ann, &uid).await;
         status.expect(422);
         assert_eq!(status.text(), "failed");
-        let pmi = ann
-            .get(&format!("/api/PMIData?fileUID={uid}"))
-            .await
-            .json();
+        let pmi = ann.get(&format!("/api/PMIData?fileUID={uid}")).await.json();
         assert_eq!(pmi["UnstructuredText"], "", "{path}");
         assert_eq!(pmi["PMI"], "[]", "{path}");
     }
@@ -243,7 +238,10 @@ async fn wrong_passwords_in_bulk_are_refused_with_429_and_others_still_log_in() 
     assert_eq!(status, 429);
     assert!(retry_after.is_some());
     // ... while bob, from the same address, logs in.
-    assert_eq!(login_from(&service.base, None, "bob", PASSWORD).await.0, 200);
+    assert_eq!(
+        login_from(&service.base, None, "bob", PASSWORD).await.0,
+        200
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -265,7 +263,9 @@ async fn failures_from_one_address_are_limited_whatever_the_names() {
     // Another address is not affected.
     let elsewhere = Some(IpAddr::V4(Ipv4Addr::new(127, 0, 0, 2)));
     assert_eq!(
-        login_from(&service.base, elsewhere, "ann", PASSWORD).await.0,
+        login_from(&service.base, elsewhere, "ann", PASSWORD)
+            .await
+            .0,
         200
     );
 }
@@ -279,7 +279,11 @@ async fn long_free_text_and_many_terms_are_refused_with_400_not_500() {
     let service = TestService::start().await;
     let ann = service.session("ann").await;
     let uid = ann
-        .upload_database_file("Parts/disc.png", png(Shape::Disc, 1), &[("material", "steel")])
+        .upload_database_file(
+            "Parts/disc.png",
+            png(Shape::Disc, 1),
+            &[("material", "steel")],
+        )
         .await;
     let words = |count: usize| format!("FT={}", vec!["disc"; count].join(" "));
     let terms = |count: usize| vec!["FT=material=steel"; count].join("&");
@@ -305,7 +309,9 @@ async fn long_free_text_and_many_terms_are_refused_with_400_not_500() {
     }
     // PUT /api/Search checks the filter before it reads or stores anything.
     let mut query = QueryString::new();
-    query.push("fileExtension", ".png").push("filterStr", words(401));
+    query
+        .push("fileExtension", ".png")
+        .push("filterStr", words(401));
     ann.put_json(
         &format!("/api/Search?{query}"),
         search_files_body(&[png(Shape::Disc, 2)]),
@@ -339,9 +345,7 @@ fn address_of(service: &TestService) -> SocketAddr {
 /// A raw connection from a chosen loopback address.
 async fn connect_from(service: &TestService, from: Ipv4Addr) -> TcpStream {
     let socket = TcpSocket::new_v4().unwrap();
-    socket
-        .bind(SocketAddr::new(IpAddr::V4(from), 0))
-        .unwrap();
+    socket.bind(SocketAddr::new(IpAddr::V4(from), 0)).unwrap();
     socket.connect(address_of(service)).await.unwrap()
 }
 
@@ -406,7 +410,11 @@ async fn idle_connections_are_closed_at_the_idle_timeout() {
         .await
         .unwrap();
     let reply = read_until_closed(&mut kept).await;
-    assert!(reply.starts_with(b"HTTP/1.1 200"), "{}", String::from_utf8_lossy(&reply));
+    assert!(
+        reply.starts_with(b"HTTP/1.1 200"),
+        "{}",
+        String::from_utf8_lossy(&reply)
+    );
     read_until_closed(&mut silent).await;
 }
 
@@ -429,7 +437,10 @@ async fn a_stalled_body_is_answered_408_and_closed() {
     stream.write_all(&[0u8; 1000]).await.unwrap();
     let reply = String::from_utf8_lossy(&read_until_closed(&mut stream).await).into_owned();
     assert!(reply.starts_with("HTTP/1.1 408"), "{reply}");
-    assert!(reply.to_lowercase().contains("connection: close"), "{reply}");
+    assert!(
+        reply.to_lowercase().contains("connection: close"),
+        "{reply}"
+    );
     // Nothing of it stays behind.
     assert_eq!(
         std::fs::read_dir(service.dir.path().join("files"))
@@ -572,7 +583,10 @@ async fn a_picture_past_the_pixel_cap_fails_before_it_is_decoded() {
 
 /// The thumbnail URL of a file's record.
 async fn thumbnail_url(session: &service_support::Session, uid: &str) -> String {
-    let record = session.get(&format!("/api/File?fileUID={uid}")).await.json();
+    let record = session
+        .get(&format!("/api/File?fileUID={uid}"))
+        .await
+        .json();
     record["ThumbNailURLFromID"].as_str().unwrap().to_owned()
 }
 
@@ -624,7 +638,10 @@ async fn image_links_use_the_public_address_never_the_host_header() {
         .await
         .unwrap();
     let url = record["ThumbNailURLFromID"].as_str().unwrap();
-    assert!(url.starts_with(&format!("{}/api/Image?", plain.base)), "{url}");
+    assert!(
+        url.starts_with(&format!("{}/api/Image?", plain.base)),
+        "{url}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -638,8 +655,14 @@ async fn image_links_die_with_a_password_reset_an_overwrite_and_a_reused_uid() {
     // A password reset ends the links made for that user.
     let link = thumbnail_url(&ann, &uid).await;
     assert_eq!(fetch_status(&link).await, 200);
-    admin::add_user(&service.dir.path().to_path_buf(), "Acme", "ann", "new password", false)
-        .unwrap();
+    admin::add_user(
+        &service.dir.path().to_path_buf(),
+        "Acme",
+        "ann",
+        "new password",
+        false,
+    )
+    .unwrap();
     assert_eq!(fetch_status(&link).await, 401);
     // An overwrite ends the links to the old content.
     let link = thumbnail_url(&admin_session, &uid).await;
@@ -761,7 +784,11 @@ async fn search_inputs_expire_and_database_files_stay() {
     .await;
     assert!(!service.dir.path().join("files").join(&input).exists());
     status_of(&ann, &kept).await.expect(200);
-    assert!(ann.search_uids(&format!("fileUID={input}")).await.is_empty());
+    assert!(
+        ann.search_uids(&format!("fileUID={input}"))
+            .await
+            .is_empty()
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -791,9 +818,7 @@ async fn uploads_work_after_the_images_and_tmp_folders_are_removed() {
 /// damaged database page would leave them.
 fn damage_descriptors(service: &TestService, uid: &str) {
     let database = rusqlite::Connection::open(service.dir.path().join("partlens.sqlite3")).unwrap();
-    database
-        .busy_timeout(Duration::from_secs(10))
-        .unwrap();
+    database.busy_timeout(Duration::from_secs(10)).unwrap();
     let changed = database
         .execute(
             "UPDATE views SET descriptor = x'00ff00' WHERE file_uid = ?1",
@@ -816,9 +841,11 @@ async fn a_damaged_descriptor_is_indexed_again_instead_of_failing_every_search()
     let found_by_input = |ann: service_support::Session, input: String, database: String| async move {
         (ann.search_uids(&format!("fileUID={input}")).await == vec![database]).then_some(())
     };
-    assert!(found_by_input(ann.clone(), input.clone(), database.clone())
-        .await
-        .is_some());
+    assert!(
+        found_by_input(ann.clone(), input.clone(), database.clone())
+            .await
+            .is_some()
+    );
     // A damaged input: the search answers (no matches while it is indexed again), then finds
     // the file again.
     damage_descriptors(&service, &input);

@@ -8,7 +8,7 @@
 
 mod service_support;
 
-use std::io::{BufRead as _, Write as _};
+use std::io::Write as _;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -17,7 +17,7 @@ use futures_util::StreamExt as _;
 use partlens::api::encoding::{
     QueryString, base64_file_body, double_encoded_strings, password_digest, search_files_body,
 };
-use service_support::{Shape, TestService, png, wait_until};
+use service_support::{Shape, TestService, png, serve_binary, wait_until};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn delete_follows_the_permission_matrix() {
@@ -386,48 +386,6 @@ async fn an_async_job_interrupted_by_a_restart_finishes_afterwards() {
         parts[1]
     );
     service.stop().await;
-}
-
-/// Kills the child when dropped, so a failed assertion leaves no process behind.
-struct Child(std::process::Child);
-
-impl Drop for Child {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// Starts `partlens-service serve` on 127.0.0.1:0 over `data` (with `extra` serve options) and
-/// returns it with its base URL, read from its first line.
-async fn serve_binary(data: &std::path::Path, extra: &[&str]) -> (Child, String) {
-    let mut server = Child(
-        Command::new(env!("CARGO_BIN_EXE_partlens-service"))
-            .arg("--data")
-            .arg(data)
-            .args(["serve", "--addr", "127.0.0.1:0"])
-            .args(extra)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    let stdout = server.0.stdout.take().unwrap();
-    let first_line = tokio::task::spawn_blocking(move || {
-        let mut line = String::new();
-        std::io::BufReader::new(stdout)
-            .read_line(&mut line)
-            .unwrap();
-        line
-    })
-    .await
-    .unwrap();
-    let base = first_line
-        .trim_end()
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("first line: {first_line:?}"))
-        .to_owned();
-    (server, base)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -28,8 +28,8 @@ pub const PASSWORD_ITERATIONS: u32 = 2;
 
 /// The hasher with the service's fixed cost.
 fn hasher() -> Argon2<'static> {
-    let params = argon2::Params::new(PASSWORD_MEMORY_KIB, PASSWORD_ITERATIONS, 1, None)
-        .unwrap_or_default();
+    let params =
+        argon2::Params::new(PASSWORD_MEMORY_KIB, PASSWORD_ITERATIONS, 1, None).unwrap_or_default();
     Argon2::new(argon2::Algorithm::Argon2id, argon2::Version::V0x13, params)
 }
 

@@ -200,12 +200,13 @@ impl Drop for InFlight {
 
 /// Serves `app` on `listener` until `stop` is cancelled, then lets the connections finish their
 /// requests (they close as soon as they are idle) and returns when all are closed.
-pub async fn serve<A>(listener: TcpListener, app: A, limits: ConnectionLimits, stop: CancellationToken)
-where
-    A: tower::Service<Request, Response = Response, Error = Infallible>
-        + Clone
-        + Send
-        + 'static,
+pub async fn serve<A>(
+    listener: TcpListener,
+    app: A,
+    limits: ConnectionLimits,
+    stop: CancellationToken,
+) where
+    A: tower::Service<Request, Response = Response, Error = Infallible> + Clone + Send + 'static,
     A::Future: Send + 'static,
 {
     let gate = Arc::new(Gate {
@@ -269,10 +270,7 @@ async fn serve_connection<A>(
     limits: &ConnectionLimits,
     stop: CancellationToken,
 ) where
-    A: tower::Service<Request, Response = Response, Error = Infallible>
-        + Clone
-        + Send
-        + 'static,
+    A: tower::Service<Request, Response = Response, Error = Infallible> + Clone + Send + 'static,
     A::Future: Send + 'static,
 {
     let _ = stream.set_nodelay(true);
@@ -282,19 +280,20 @@ async fn serve_connection<A>(
         activity: activity.clone(),
     });
     let counted = activity.clone();
-    let service = hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
-        counted.received.fetch_add(1, Ordering::AcqRel);
-        counted.in_flight.fetch_add(1, Ordering::AcqRel);
-        let in_flight = InFlight(counted.clone());
-        let mut request = request.map(axum::body::Body::new);
-        request.extensions_mut().insert(ConnectInfo(peer));
-        let app = app.clone();
-        async move {
-            let response = app.oneshot(request).await;
-            drop(in_flight);
-            response
-        }
-    });
+    let service =
+        hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
+            counted.received.fetch_add(1, Ordering::AcqRel);
+            counted.in_flight.fetch_add(1, Ordering::AcqRel);
+            let in_flight = InFlight(counted.clone());
+            let mut request = request.map(axum::body::Body::new);
+            request.extensions_mut().insert(ConnectInfo(peer));
+            let app = app.clone();
+            async move {
+                let response = app.oneshot(request).await;
+                drop(in_flight);
+                response
+            }
+        });
     let mut builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
     builder
         .http1()

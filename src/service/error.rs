@@ -206,3 +206,27 @@ impl IntoResponse for ServiceError {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_disk_is_507_whichever_layer_saw_it() {
+        let sqlite_full = ServiceError::Database(rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_FULL),
+            None,
+        ));
+        let too_large = ServiceError::Io(std::io::Error::from(std::io::ErrorKind::FileTooLarge));
+        let no_space = ServiceError::Io(std::io::Error::from(std::io::ErrorKind::StorageFull));
+        for error in [sqlite_full, too_large, no_space] {
+            assert_eq!(error.status(), StatusCode::INSUFFICIENT_STORAGE, "{error}");
+            assert_eq!(
+                error.into_response().status(),
+                StatusCode::INSUFFICIENT_STORAGE
+            );
+        }
+        let other = ServiceError::Io(std::io::Error::from(std::io::ErrorKind::PermissionDenied));
+        assert_eq!(other.status(), StatusCode::INTERNAL_SERVER_ERROR);
+    }
+}

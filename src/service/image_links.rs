@@ -111,13 +111,7 @@ impl ImageLinks {
     }
 
     /// A token for one image of one file, valid from `now` (Unix seconds) for the lifetime.
-    pub fn token(
-        &self,
-        uid: &str,
-        kind: ImageKind,
-        now: i64,
-        binding: &LinkBinding<'_>,
-    ) -> String {
+    pub fn token(&self, uid: &str, kind: ImageKind, now: i64, binding: &LinkBinding<'_>) -> String {
         let expires_at = now + self.lifetime.as_secs() as i64;
         let signature = self
             .mac(uid, kind, expires_at, binding)
@@ -189,7 +183,13 @@ mod tests {
         assert!(!check(&links, "b", ImageKind::Thumbnail, &token, 1000));
         assert!(!check(&links, "a", ImageKind::Large, &token, 1000));
         let other_secret = ImageLinks::new(b"j".to_vec(), Duration::from_secs(60));
-        assert!(!check(&other_secret, "a", ImageKind::Thumbnail, &token, 1000));
+        assert!(!check(
+            &other_secret,
+            "a",
+            ImageKind::Thumbnail,
+            &token,
+            1000
+        ));
         let tampered = token.replacen("1060", "9999", 1);
         assert!(!check(&links, "a", ImageKind::Thumbnail, &tampered, 1000));
         assert!(!check(&links, "a", ImageKind::Thumbnail, "garbage", 1000));

@@ -124,7 +124,10 @@ impl Indexer {
 
     /// Queues files whose stored views could not be read back (`(uid, what was wrong)`) to be
     /// indexed again, takes them out of the visual index meanwhile, and wakes the workers.
-    pub async fn reindex_damaged(&self, damaged: Vec<(String, String)>) -> Result<(), ServiceError> {
+    pub async fn reindex_damaged(
+        &self,
+        damaged: Vec<(String, String)>,
+    ) -> Result<(), ServiceError> {
         let visual_index = self.visual_index.clone();
         self.store
             .write(move |connection| {
@@ -371,7 +374,11 @@ fn requeue_damaged(
     if !completed {
         return Ok(false);
     }
-    tracing::warn!(uid, error, "stored views are damaged; the file is indexed again");
+    tracing::warn!(
+        uid,
+        error,
+        "stored views are damaged; the file is indexed again"
+    );
     jobs::requeue_for_indexing(connection, uid, now)?;
     Ok(true)
 }

@@ -82,7 +82,10 @@ impl LoginGuard {
         if wait > Duration::ZERO {
             return Err(too_many(wait, "failed logins"));
         }
-        let unknown = keys.iter().filter(|key| !failures.contains_key(key)).count();
+        let unknown = keys
+            .iter()
+            .filter(|key| !failures.contains_key(key))
+            .count();
         if failures.len() + unknown > self.limits.max_tracked {
             let window = self.limits.failure_window;
             failures.retain(|_, entry| entry.window_started + window > now);

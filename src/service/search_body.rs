@@ -35,9 +35,13 @@ enum Outer {
 enum Inner {
     BeforeArray,
     /// After `[` (`first`) or after `,`.
-    BeforeItem { first: bool },
+    BeforeItem {
+        first: bool,
+    },
     /// Inside an item string; `escape` right after a backslash.
-    InItem { escape: bool },
+    InItem {
+        escape: bool,
+    },
     AfterItem,
     AfterArray,
 }
@@ -82,9 +86,11 @@ impl SearchBodyDecoder {
                     None
                 }
                 (Outer::BeforeString, _) => {
-                    return Err("the body must be a JSON string holding a JSON array of base64 \
+                    return Err(
+                        "the body must be a JSON string holding a JSON array of base64 \
                                 files"
-                        .into());
+                            .into(),
+                    );
                 }
                 (Outer::InString, b'"') => {
                     self.outer = Outer::AfterString;

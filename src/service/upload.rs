@@ -170,8 +170,7 @@ async fn gunzip(
         let input = std::fs::File::open(file.path())?;
         let mut decoder =
             flate2::read::GzDecoder::new(std::io::BufReader::new(input)).take(limit + 1);
-        let mut writer =
-            std::io::BufWriter::new(super::disk::create_private_file(output.path())?);
+        let mut writer = std::io::BufWriter::new(super::disk::create_private_file(output.path())?);
         let size = std::io::copy(&mut decoder, &mut writer).map_err(|error| {
             ServiceError::BadRequest(format!(
                 "isGZipCompressed=true but the bytes are not gzip: {error}"

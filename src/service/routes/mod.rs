@@ -136,9 +136,8 @@ pub fn app(
 + 'static {
     let body_read_timeout = state.config.limits.connections.body_read_timeout;
     let normalised = tower::util::MapRequestLayer::new(normalise_path).layer(router(state));
-    let deadline =
-        axum::middleware::from_fn_with_state(body_read_timeout, time_out_stalled_bodies)
-            .layer(normalised);
+    let deadline = axum::middleware::from_fn_with_state(body_read_timeout, time_out_stalled_bodies)
+        .layer(normalised);
     let closing = axum::middleware::from_fn(close_if_body_unread).layer(deadline);
     axum::middleware::from_fn(log_request).layer(closing)
 }
@@ -164,20 +163,21 @@ async fn time_out_stalled_bodies(
         return next.run(request).await;
     }
     let (parts, body) = request.into_parts();
-    let guarded = futures_util::stream::unfold(Some(body.into_data_stream()), move |data| async move {
-        let mut data = data?;
-        match tokio::time::timeout(timeout, data.next()).await {
-            Ok(Some(Ok(chunk))) => Some((Ok(chunk), Some(data))),
-            Ok(Some(Err(error))) => Some((Err(axum::BoxError::from(error)), None)),
-            Ok(None) => None,
-            Err(_) => Some((
-                Err(axum::BoxError::from(super::body::BodyTimedOut)),
-                None,
-            )),
-        }
-    });
-    next.run(Request::from_parts(parts, axum::body::Body::from_stream(guarded)))
-        .await
+    let guarded =
+        futures_util::stream::unfold(Some(body.into_data_stream()), move |data| async move {
+            let mut data = data?;
+            match tokio::time::timeout(timeout, data.next()).await {
+                Ok(Some(Ok(chunk))) => Some((Ok(chunk), Some(data))),
+                Ok(Some(Err(error))) => Some((Err(axum::BoxError::from(error)), None)),
+                Ok(None) => None,
+                Err(_) => Some((Err(axum::BoxError::from(super::body::BodyTimedOut)), None)),
+            }
+        });
+    next.run(Request::from_parts(
+        parts,
+        axum::body::Body::from_stream(guarded),
+    ))
+    .await
 }
 
 /// Adds `Connection: close` to the reply of a request whose body the handler did not read to the

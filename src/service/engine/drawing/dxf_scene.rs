@@ -1099,10 +1099,7 @@ mod tests {
             name: "LOOP".into(),
             ..Default::default()
         })));
-        assert!(matches!(
-            scene(&drawing),
-            Err(DxfReadError::TooComplex(_))
-        ));
+        assert!(matches!(scene(&drawing), Err(DxfReadError::TooComplex(_))));
         // An array of a million copies.
         let huge = Insert {
             name: "ANY".into(),
@@ -1116,10 +1113,7 @@ mod tests {
             ..Default::default()
         });
         drawing.add_entity(Entity::new(EntityType::Insert(huge)));
-        assert!(matches!(
-            scene(&drawing),
-            Err(DxfReadError::TooComplex(_))
-        ));
+        assert!(matches!(scene(&drawing), Err(DxfReadError::TooComplex(_))));
         // Too many entities.
         let lines = (0..=MAX_ENTITIES)
             .map(|_| EntityType::Line(Line::new(p(0.0, 0.0), p(1.0, 1.0))))

@@ -268,7 +268,11 @@ mod tests {
 
     #[test]
     fn the_shaft_drawing_has_its_toleranced_diameter() {
-        let analysis = analyze_dxf(&sample_drawing_dxf(&SAMPLE_DRAWINGS[1]).unwrap(), &mut budget()).unwrap();
+        let analysis = analyze_dxf(
+            &sample_drawing_dxf(&SAMPLE_DRAWINGS[1]).unwrap(),
+            &mut budget(),
+        )
+        .unwrap();
         let texts: Vec<&str> = analysis.pmi_pages[0]
             .items
             .iter()
