@@ -74,6 +74,10 @@ pub struct LoginLimits {
     /// Most user names and addresses whose failures are remembered at once; when full and nothing
     /// has expired, a name or address not yet known is refused (429) rather than remembered.
     pub max_tracked: usize,
+    /// How long a refused (429) login waits before it is answered: a client that ignores
+    /// `Retry-After` and asks again at once slows only itself (a tarpit), at the cost of a sleeping
+    /// request, not of CPU.
+    pub refusal_delay: Duration,
 }
 
 impl Default for LoginLimits {
@@ -84,6 +88,7 @@ impl Default for LoginLimits {
             max_failures_per_address: 30,
             failure_window: Duration::from_secs(60),
             max_tracked: 10_000,
+            refusal_delay: Duration::from_secs(1),
         }
     }
 }

@@ -13,7 +13,10 @@
 //!   (counted from its first failure) is answered 429 with `Retry-After` (the seconds until its
 //!   window ends) without a password check, right or wrong. The limit is checked again after
 //!   waiting for a slot, so a burst is refused as soon as its first failures are counted. A
-//!   successful login clears its user name's failures (not its address's).
+//!   successful login clears its user name's failures (not its address's). A refusal is answered
+//!   after [`LoginLimits::refusal_delay`] (1 s): an attacker who ignores `Retry-After` keeps at most
+//!   one request a connection a second going, each a sleeping task, instead of thousands of cheap
+//!   refusals a second that would still take the CPU from everyone else.
 //! - **Memory.** At most [`LoginLimits::max_tracked`] names and addresses are remembered; when full,
 //!   expired entries are dropped, and if none has expired an unknown name or address is refused
 //!   (429) rather than remembered.
@@ -60,6 +63,21 @@ impl LoginGuard {
             limits,
             failures: Arc::new(Mutex::new(HashMap::new())),
         }
+    }
+
+    /// Refuses (429) when the user name or the address has used up its failures; the refusal comes
+    /// after [`LoginLimits::refusal_delay`].
+    pub async fn admit(&self, user: &str, address: IpAddr) -> Result<(), ServiceError> {
+        let checked = self.check(user, address);
+        if checked.is_err() {
+            self.delay_refusal().await;
+        }
+        checked
+    }
+
+    /// Waits [`LoginLimits::refusal_delay`] before a refusal is answered.
+    pub async fn delay_refusal(&self) {
+        tokio::time::sleep(self.limits.refusal_delay).await;
     }
 
     /// Refuses (429) when the user name or the address has used up its failures.
@@ -166,6 +184,7 @@ mod tests {
             max_failures_per_address: 5,
             failure_window: Duration::from_secs(60),
             max_tracked: 100,
+            refusal_delay: Duration::ZERO,
         }
     }
 

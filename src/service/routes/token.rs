@@ -63,10 +63,14 @@ pub async fn issue(
     let lifetime = state.config.token_lifetime.as_secs() as i64;
     let store = state.store.clone();
     let guard = state.login_guard.clone();
-    guard.check(&username, address)?;
+    guard.admit(&username, address).await?;
     let slot = guard.slot().await?;
     // Checked again: failures counted while this request waited for its slot count too.
-    guard.check(&username, address)?;
+    if let Err(refused) = guard.check(&username, address) {
+        drop(slot);
+        guard.delay_refusal().await;
+        return Err(refused);
+    }
     let token = tokio::task::spawn_blocking(move || {
         // The slot is held until the outcome is counted, even if the client gives up meanwhile: a
         // request that gets the slot next sees this failure.
