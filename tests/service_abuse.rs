@@ -1,4 +1,5 @@
-//! The local service tried as an attacker would (issue 10): small files that expand, logins in bulk,
+//! The local service tried as an attacker would (issue 10): small files that expand, attribute
+//! writes that hold the store, logins in bulk,
 //! filters too long for SQLite, connections that stall, search bodies and pictures too large, links
 //! and answers that leak, a data directory others can read, inputs that never expire, folders and
 //! descriptors that go missing or bad. Each test states the limit it checks; limits are made small
@@ -13,7 +14,9 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::time::Duration;
 
 use image::{ImageFormat, RgbImage};
-use partlens::api::encoding::{QueryString, password_digest, search_files_body};
+use partlens::api::encoding::{
+    QueryString, double_encoded_strings, password_digest, search_files_body,
+};
 use partlens::service::admin;
 use service_support::{PASSWORD, Reply, Shape, TestService, encode, png, wait_until};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
@@ -171,6 +174,136 @@ async fn search_text_past_the_cap_fails_the_analysis() {
     let under = upload_database(&ann, "Text/under.pdf", expanding_pdf(15, 1_000)).await;
     status_of(&ann, &under).await.expect(200);
     assert_eq!(ann.search_uids("FT=WWWW").await, vec![under]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. Attribute writes that freeze every company.
+
+/// `count` distinct attributes `prefix{i}=v{i}`.
+fn numbered(prefix: &str, count: usize) -> Vec<String> {
+    (0..count).map(|i| format!("{prefix}{i}=v{i}")).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn attribute_writes_past_the_caps_get_400_and_change_nothing() {
+    // Limits: ServiceLimits::max_attributes_per_file and max_values_per_file.
+    let service = TestService::start_with(|config| {
+        config.limits.max_attributes_per_file = 100;
+        config.limits.max_values_per_file = 250;
+    })
+    .await;
+    let ann = service.session("ann").await;
+    let uid = ann
+        .upload_database_file(
+            "Parts/disc.png",
+            png(Shape::Disc, 1),
+            &[("material", "steel")],
+        )
+        .await;
+    let put = |list: Vec<String>, delete_existing: bool| {
+        let ann = ann.clone();
+        let path = format!("/api/FileAttributes?fileUID={uid}&deleteExisting={delete_existing}");
+        async move { ann.put_json(&path, double_encoded_strings(&list)).await }
+    };
+    // The issue's 50,000 attributes in one write, and one over the cap: 400, nothing changed.
+    for list in [numbered("a", 50_000), numbered("a", 101)] {
+        let refused = put(list, true).await;
+        refused.expect(400);
+        assert!(refused.text().contains("100"), "{}", refused.text());
+    }
+    assert_eq!(ann.attributes_of(&uid).await, vec!["material=steel"]);
+    // At the cap it is written; adding one more name is refused, replacing a value is not.
+    put(numbered("a", 100), true).await.expect(200);
+    put(vec!["extra=1".into()], false).await.expect(400);
+    put(vec!["a7=changed".into()], false).await.expect(200);
+    let saved = ann.attributes_of(&uid).await;
+    assert_eq!(saved.len(), 100);
+    assert_eq!(saved[7], "a7=changed");
+    // Values are counted one by one, over every attribute of the file.
+    let values = |count: usize| {
+        let joined: Vec<String> = (0..count).map(|i| format!("v{i}")).collect();
+        vec![format!("many={}", joined.join("|"))]
+    };
+    put(values(251), true).await.expect(400);
+    put(values(250), true).await.expect(200);
+    // An upload's attributes are held to the same caps.
+    let pairs: Vec<(String, String)> = (0..101).map(|i| (format!("u{i}"), "v".into())).collect();
+    let mut query = QueryString::new();
+    query
+        .push("file", "Parts/many.png")
+        .push("isSearchInput", "false")
+        .push(
+            "attributes",
+            partlens::api::encoding::nested_attributes_query(&pairs),
+        );
+    ann.put_binary(&format!("/api/FileBinary?{query}"), png(Shape::Disc, 2))
+        .await
+        .expect(400);
+    ann.get("/api/File?fileName=Parts%2Fmany.png")
+        .await
+        .expect(404);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn attribute_writes_at_the_cap_leave_other_companies_and_reads_running() {
+    let service = TestService::start().await;
+    let ann = service.session("ann").await;
+    let mut files = Vec::new();
+    for n in 0..3 {
+        files.push(
+            ann.upload_database_file(&format!("Parts/{n}.png"), png(Shape::Disc, n), &[])
+                .await,
+        );
+    }
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let written = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let abuser = {
+        let (ann, stop, written) = (ann.clone(), stop.clone(), written.clone());
+        tokio::spawn(async move {
+            let list = double_encoded_strings(&numbered("attribute_", 1_000));
+            let mut statuses = Vec::new();
+            // Bounded: the test stops it long before.
+            for round in 0..10_000 {
+                if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    break;
+                }
+                let uid = &files[round % files.len()];
+                let reply = ann
+                    .put_json(&format!("/api/FileAttributes?fileUID={uid}"), list.clone())
+                    .await;
+                statuses.push(reply.status.as_u16());
+                written.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+            statuses
+        })
+    };
+    wait_until(DEADLINE, "the abuser to be writing", || {
+        let written = written.clone();
+        async move { (written.load(std::sync::atomic::Ordering::Relaxed) > 0).then_some(()) }
+    })
+    .await;
+    // Another company logs in, reads and searches meanwhile.
+    let mut gus = service.session("gus").await;
+    gus.upload_database_file(
+        "Globex/bar.png",
+        png(Shape::VerticalBar, 9),
+        &[("material", "brass")],
+    )
+    .await;
+    for _ in 0..3 {
+        gus = service.session("gus").await;
+        gus.get("/api/FileAttributes").await.expect(200);
+        gus.get("/api/AttributeValues?attribute=material")
+            .await
+            .expect(200);
+        assert_eq!(gus.search_uids("FT=material=[brass]").await.len(), 1);
+    }
+    // And so does ann's own company.
+    ann.get("/api/FileAttributes").await.expect(200);
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let statuses = abuser.await.unwrap();
+    assert!(!statuses.is_empty());
+    assert!(statuses.iter().all(|status| *status == 200), "{statuses:?}");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -594,12 +727,8 @@ async fn fetch_status(url: &str) -> u16 {
     reqwest::get(url).await.unwrap().status().as_u16()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn image_links_use_the_public_address_never_the_host_header() {
-    let service = TestService::start_with(|config| {
-        config.public_url = Some("https://parts.example.com/pl/".into());
-    })
-    .await;
+/// The thumbnail URL the service gives for a new database file when asked with `Host: host`.
+async fn thumbnail_url_asked_as(service: &TestService, host: &str) -> String {
     let ann = service.session("ann").await;
     let uid = ann
         .upload_database_file("Parts/disc.png", png(Shape::Disc, 1), &[])
@@ -608,36 +737,30 @@ async fn image_links_use_the_public_address_never_the_host_header() {
         .http
         .get(service.url(&format!("/api/File?fileUID={uid}")))
         .bearer_auth(ann.token.as_deref().unwrap())
-        .header("Host", "evil.example")
+        .header("Host", host)
         .send()
         .await
         .unwrap()
         .json::<serde_json::Value>()
         .await
         .unwrap();
-    let url = record["ThumbNailURLFromID"].as_str().unwrap();
+    record["ThumbNailURLFromID"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn image_links_use_the_public_address_never_the_host_header() {
+    let service = TestService::start_with(|config| {
+        config.public_url = Some("https://parts.example.com/pl/".into());
+    })
+    .await;
+    let url = thumbnail_url_asked_as(&service, "evil.example").await;
     assert!(
         url.starts_with("https://parts.example.com/pl/api/Image?fid="),
         "{url}"
     );
     // Without a public address, the bound one.
     let plain = TestService::start().await;
-    let ann = plain.session("ann").await;
-    let uid = ann
-        .upload_database_file("Parts/disc.png", png(Shape::Disc, 1), &[])
-        .await;
-    let record = ann
-        .http
-        .get(plain.url(&format!("/api/File?fileUID={uid}")))
-        .bearer_auth(ann.token.as_deref().unwrap())
-        .header("Host", "evil.example:80")
-        .send()
-        .await
-        .unwrap()
-        .json::<serde_json::Value>()
-        .await
-        .unwrap();
-    let url = record["ThumbNailURLFromID"].as_str().unwrap();
+    let url = thumbnail_url_asked_as(&plain, "evil.example:80").await;
     assert!(
         url.starts_with(&format!("{}/api/Image?", plain.base)),
         "{url}"

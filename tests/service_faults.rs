@@ -177,7 +177,7 @@ async fn a_kill_during_an_attribute_write_leaves_the_old_list_or_the_new_one_who
         let (restarted, base) = serve_binary(&data, &[]).await;
         server = restarted;
         ann = Session { base, ..ann };
-        let found = attributes_of(&ann, &uid).await;
+        let found = ann.attributes_of(&uid).await;
         assert!(
             found == before || found == after,
             "round {round}: {} attributes, neither the old {} nor the new {}",
@@ -200,20 +200,6 @@ fn serve_with_file_size_limit(data: &Path, kib: u32) -> std::process::Command {
         .arg(serve.get_program())
         .args(serve.get_args());
     command
-}
-
-/// The saved attributes of a file.
-async fn attributes_of(session: &Session, uid: &str) -> Vec<String> {
-    let record = session
-        .get(&format!("/api/File?fileUID={uid}"))
-        .await
-        .json();
-    record["Attributes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|text| text.as_str().unwrap().to_owned())
-        .collect()
 }
 
 #[cfg(unix)]
@@ -250,7 +236,7 @@ async fn a_full_disk_refuses_the_write_keeps_nothing_half_done_and_serves_on() {
     // The database fills up too: attribute writes go on until one cannot be written; it is refused
     // whole (SQLite reports an I/O error under a file-size limit, 500; on a full disk it reports the
     // disk full, 507) and the list before it stays.
-    let mut saved = attributes_of(&ann, &small).await;
+    let mut saved = ann.attributes_of(&small).await;
     let mut refused_write = None;
     for round in 0..400 {
         let list: Vec<String> = (0..300)
@@ -272,7 +258,7 @@ async fn a_full_disk_refuses_the_write_keeps_nothing_half_done_and_serves_on() {
         }
     }
     let refused_write = refused_write.expect("the database never filled up");
-    assert_eq!(attributes_of(&ann, &small).await, saved);
+    assert_eq!(ann.attributes_of(&small).await, saved);
     // Reads go on.
     ann.get(&format!("/api/FileStatus?fileUID={small}"))
         .await
@@ -288,7 +274,7 @@ async fn a_full_disk_refuses_the_write_keeps_nothing_half_done_and_serves_on() {
     )
     .await
     .expect(200);
-    assert_eq!(attributes_of(&ann, &small).await, refused_write);
+    assert_eq!(ann.attributes_of(&small).await, refused_write);
 }
 
 /// Overwrites the stored view descriptors of a file with bytes that are not a descriptor.

@@ -63,11 +63,29 @@ async fn delete_follows_the_permission_matrix() {
         refused.expect(403);
         assert_eq!(refused.text(), "false");
     }
+    // Nor by uploading another file to its path under a new UID, which replaces (deletes) it.
+    for session in [&ann, &bob] {
+        let refused = session
+            .put_binary(
+                &format!(
+                    "/api/FileBinary?file=Parts%2Fdisc.png&isSearchInput=false&uid={}",
+                    uuid::Uuid::new_v4()
+                ),
+                png(Shape::Disc, 10),
+            )
+            .await;
+        refused.expect(403);
+        assert_eq!(refused.text(), "false");
+    }
     let record = ann
         .get(&format!("/api/File?fileUID={database_file}"))
         .await
         .json();
     assert_eq!(record["FileName"], "Parts/disc.png");
+    assert_eq!(
+        ann.get("/api/File?fileName=Parts%2Fdisc.png").await.json()["UID"],
+        database_file.as_str()
+    );
     delete(&ann, &database_file).await.expect(403);
     ann.get(&format!("/api/File?fileUID={anns_input}"))
         .await
@@ -971,7 +989,8 @@ async fn a_delete_whose_bytes_cannot_be_removed_still_deletes_the_file_whole() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_file_replaced_at_its_path_whose_bytes_cannot_be_removed_is_still_replaced() {
     let service = TestService::start().await;
-    let ann = service.session("ann").await;
+    // Replacing a database file deletes it, so it takes an admin.
+    let ann = service.session("admin").await;
     let old = ann
         .upload_database_file("Held/part.png", png(Shape::Disc, 130), &[])
         .await;

@@ -1,6 +1,8 @@
 //! The service's one error type. It is what the library functions return (start, admin) and what a
 //! handler returns; as a response it carries the interface's status and body: 401 with an empty body,
-//! 403 with `false`, problem details for 400/404/413/500, the OAuth error object for the token endpoint.
+//! 403 with `false`, problem details for 400/404/408/409/413/429/500/507 (429 with `Retry-After`),
+//! the OAuth error object for the token endpoint. A full disk, wherever it is met (a file write,
+//! SQLite), is 507, not 500.
 
 use std::net::SocketAddr;
 

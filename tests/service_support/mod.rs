@@ -291,6 +291,17 @@ impl Session {
         reply.string()
     }
 
+    /// The saved attributes of a file, as its record lists them.
+    pub async fn attributes_of(&self, uid: &str) -> Vec<String> {
+        let record = self.get(&format!("/api/File?fileUID={uid}")).await.json();
+        record["Attributes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|text| text.as_str().unwrap().to_owned())
+            .collect()
+    }
+
     /// `GET /api/Search` with an inner filter string.
     pub async fn search(&self, inner_filter: &str) -> Reply {
         let mut query = QueryString::new();
