@@ -20,6 +20,12 @@ pub struct ServiceLimits {
     /// Most bytes an analysis adds to a file's search text (extracted text and attributes); past it
     /// the analysis fails (422). Saved attributes add at most their own body limit besides.
     pub max_search_text_bytes: usize,
+    /// Most attributes (distinct names with units) one file holds; a write or upload that would
+    /// give it more is refused with 400 and changes nothing.
+    pub max_attributes_per_file: usize,
+    /// Most values one file's attributes hold together (a multi-valued attribute counts each);
+    /// past it 400.
+    pub max_values_per_file: usize,
     /// Most conditions one search holds: every word of a free-text part and every attribute term
     /// counts one (SQLite refuses an expression deeper than 1,000); past it 400.
     pub max_filter_conditions: usize,
@@ -38,6 +44,10 @@ pub struct ServiceLimits {
 
 /// Default [`ServiceLimits::max_search_text_bytes`]: 2 MiB.
 pub const DEFAULT_MAX_SEARCH_TEXT_BYTES: usize = 2 * 1024 * 1024;
+/// Default [`ServiceLimits::max_attributes_per_file`].
+pub const DEFAULT_MAX_ATTRIBUTES_PER_FILE: usize = 1_000;
+/// Default [`ServiceLimits::max_values_per_file`].
+pub const DEFAULT_MAX_VALUES_PER_FILE: usize = 10_000;
 /// Default [`ServiceLimits::max_filter_conditions`].
 pub const DEFAULT_MAX_FILTER_CONDITIONS: usize = 400;
 /// Default [`ServiceLimits::max_search_inputs`].
@@ -48,6 +58,8 @@ impl Default for ServiceLimits {
         Self {
             extraction: ExtractionLimits::default(),
             max_search_text_bytes: DEFAULT_MAX_SEARCH_TEXT_BYTES,
+            max_attributes_per_file: DEFAULT_MAX_ATTRIBUTES_PER_FILE,
+            max_values_per_file: DEFAULT_MAX_VALUES_PER_FILE,
             max_filter_conditions: DEFAULT_MAX_FILTER_CONDITIONS,
             max_search_inputs: DEFAULT_MAX_SEARCH_INPUTS,
             login: LoginLimits::default(),
