@@ -15,6 +15,7 @@ use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 
 use crate::api::{ApiClient, Attribute, Credentials, UploadRequest, UploadSource};
+use crate::service::samples::{MANIFEST_FILE_NAME, read_manifest};
 use crate::service::{RunningService, ServiceConfig};
 use crate::tasks::service_choice::DEFAULT_CLIENT_ID;
 use crate::tasks::{
@@ -73,7 +74,7 @@ pub fn default_samples_dir() -> Option<PathBuf> {
     );
     candidates
         .into_iter()
-        .find(|dir| dir.join("manifest.json").is_file())
+        .find(|dir| dir.join(MANIFEST_FILE_NAME).is_file())
 }
 
 /// The OS user's name (`$USER`, `$USERNAME`, `$LOGNAME`), or "partlens-user".
@@ -122,41 +123,6 @@ struct LocalAccount {
     user: String,
     password: String,
     company: String,
-}
-
-/// The sample library's manifest (`assets/samples/manifest.json`). Written by the generators in
-/// `examples/` (pictures, then models, then drawings: each later one replaces only its folder's
-/// entries) and read when a workspace is seeded.
-#[derive(Debug, Default, Deserialize, Serialize)]
-pub struct SampleManifest {
-    /// The parts.
-    pub parts: Vec<SamplePart>,
-}
-
-/// One file of the sample library: a part's picture, model or drawing.
-#[derive(Debug, Deserialize, Serialize)]
-pub struct SamplePart {
-    /// The file, relative to the manifest's folder (`gear.png`, `models/gear.stl`).
-    pub file: String,
-    /// Where it is stored in the company database.
-    pub stored_path: String,
-    /// Its attributes in wire form (`material=steel|stainless steel`).
-    #[serde(default)]
-    pub attributes: Vec<String>,
-    /// Query views of the part (photos to search with), relative to the manifest's folder; not
-    /// uploaded. Pictures have two; models and drawings none.
-    #[serde(default)]
-    pub views: Vec<String>,
-}
-
-impl SampleManifest {
-    /// The attributes of the part whose file is `file`, if the manifest has it.
-    pub fn attributes_of(&self, file: &str) -> Option<&[String]> {
-        self.parts
-            .iter()
-            .find(|part| part.file == file)
-            .map(|part| part.attributes.as_slice())
-    }
 }
 
 /// Starts the local service and opens the workspace (see the module doc).
@@ -325,24 +291,6 @@ fn write_private(path: &Path, account: &LocalAccount) -> Result<(), WorkspaceErr
         .map_err(|error| WorkspaceError(format!("cannot write {}: {error}", path.display())))
 }
 
-/// Reads the manifest of a sample library.
-pub fn read_manifest(samples_dir: &Path) -> Result<SampleManifest, String> {
-    let path = samples_dir.join("manifest.json");
-    let text = std::fs::read_to_string(&path)
-        .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
-    serde_json::from_str(&text)
-        .map_err(|error| format!("{} is not a manifest: {error}", path.display()))
-}
-
-/// Writes the manifest of a sample library (pretty JSON, one trailing newline).
-pub fn write_manifest(samples_dir: &Path, manifest: &SampleManifest) -> Result<(), String> {
-    let path = samples_dir.join("manifest.json");
-    let mut text = serde_json::to_string_pretty(manifest)
-        .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
-    text.push('\n');
-    std::fs::write(&path, text).map_err(|error| format!("cannot write {}: {error}", path.display()))
-}
-
 /// Uploads every part of the sample library as a company-database file. Problems are logged and
 /// skipped: a workspace without samples still works.
 async fn add_samples(
@@ -427,22 +375,5 @@ mod tests {
         assert_eq!(back.password, account.password);
         assert_eq!(account.password.len(), 64);
         assert_ne!(random_password(), random_password());
-    }
-
-    #[test]
-    fn the_manifest_format_of_the_sample_library_is_read() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(
-            dir.path().join("manifest.json"),
-            r#"{"parts":[{"file":"flange.png","stored_path":"Samples/flange.png",
-                "attributes":["part_number=PL-1001","material=steel|stainless steel","weight(kg)=1.2"],
-                "views":["views/flange-a.png","views/flange-b.jpg"]}]}"#,
-        )
-        .unwrap();
-        let manifest = read_manifest(dir.path()).unwrap();
-        assert_eq!(manifest.parts.len(), 1);
-        assert_eq!(manifest.parts[0].stored_path, "Samples/flange.png");
-        assert_eq!(manifest.parts[0].attributes.len(), 3);
-        assert!(read_manifest(&dir.path().join("missing")).is_err());
     }
 }

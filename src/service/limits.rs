@@ -10,6 +10,7 @@
 use std::time::Duration;
 
 use super::engine::ExtractionLimits;
+use super::store::attributes::AttributeCaps;
 
 /// All protective limits of one service.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -66,6 +67,16 @@ impl Default for ServiceLimits {
             connections: ConnectionLimits::default(),
             search_input_lifetime: Duration::from_secs(24 * 60 * 60),
             expiry_sweep_interval: Duration::from_secs(10 * 60),
+        }
+    }
+}
+
+impl ServiceLimits {
+    /// The attribute caps of one file.
+    pub fn attribute_caps(&self) -> AttributeCaps {
+        AttributeCaps {
+            max_attributes: self.max_attributes_per_file,
+            max_values: self.max_values_per_file,
         }
     }
 }

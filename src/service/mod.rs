@@ -20,6 +20,7 @@ pub mod login_guard;
 pub mod params;
 pub mod records;
 pub mod routes;
+pub mod samples;
 pub mod search;
 pub mod search_body;
 pub mod server;

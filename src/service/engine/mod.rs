@@ -6,8 +6,8 @@
 //! bytes) and [`VisualIndex`]. The descriptor inside is the engine's own business: see
 //! `descriptor.rs` for its blocks and score, `normalise.rs` for how a view is framed, `images.rs` for
 //! safe decoding and the rendered pictures, `index.rs` for the contiguous index, [`drawing`] for DXF
-//! and PDF drawings (rendered page, PMI, text, title-block attributes), and [`sample_parts`] for the synthetic
-//! part drawings the tests, the sample library and the benchmark use.
+//! and PDF drawings (rendered page, PMI, text, title-block attributes). The synthetic parts the
+//! engine's quality tests draw are in [`crate::service::samples`].
 
 mod descriptor;
 pub mod drawing;
@@ -20,7 +20,6 @@ mod normalise;
 mod quality_tests;
 #[cfg(test)]
 mod sample_library_tests;
-pub mod sample_parts;
 
 use crate::api::PmiPage;
 
@@ -31,7 +30,7 @@ pub use limits::{
     DEFAULT_MAX_IMAGE_PIXELS, DEFAULT_MAX_PMI_ITEMS, DEFAULT_MAX_TEXT_BYTES, ExtractionLimits,
     OverLimit, TextBudget,
 };
-pub use mesh::{MESH_EXTENSIONS, ShapeDistribution, is_mesh_extension};
+pub use mesh::ShapeDistribution;
 
 /// Image formats the engine decodes and indexes visually (lower-case extensions with the dot).
 pub const IMAGE_EXTENSIONS: &[&str] = &[
@@ -106,7 +105,7 @@ pub fn analyze_within(
     limits: &ExtractionLimits,
 ) -> Result<Analysis, EngineError> {
     let extension = extension.to_ascii_lowercase();
-    if is_mesh_extension(&extension) {
+    if crate::geometry::is_model_extension(&extension) {
         return mesh::analyze(&extension, bytes);
     }
     if drawing::is_drawing_extension(&extension) {

@@ -12,6 +12,7 @@ use tokio::io::AsyncWriteExt as _;
 
 use crate::api::SearchFilter;
 use crate::api::encoding::QueryString;
+use crate::api::limits::MAX_SEARCH_FILES;
 use crate::service::body::{TempFile, check_declared_length, unreadable};
 use crate::service::disk::create_private_file_async;
 use crate::service::error::ServiceError;
@@ -21,11 +22,8 @@ use crate::service::search::{SearchQuery, max_results_param, run};
 use crate::service::search_body::{SearchBodyDecoder, SearchBodyEvent};
 use crate::service::state::AppState;
 use crate::service::store::accounts::Caller;
-use crate::service::stored_path::search_input_extension;
+use crate::service::stored_path::parse_search_input_extension;
 use crate::service::upload::{UploadParams, UploadTarget, store_and_index};
-
-/// Most files one `PUT /api/Search` takes.
-pub const MAX_SEARCH_FILES: usize = 10;
 
 fn filter_of(query: &QueryString) -> SearchFilter {
     SearchFilter::parse_inner(query.get("filterStr").unwrap_or_default())
@@ -59,7 +57,7 @@ pub async fn search_with_files(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ServiceError> {
-    let extension = search_input_extension(query.get("fileExtension").ok_or_else(|| {
+    let extension = parse_search_input_extension(query.get("fileExtension").ok_or_else(|| {
         ServiceError::BadRequest(
             "the fileExtension parameter is required (for example .png)".into(),
         )

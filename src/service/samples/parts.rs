@@ -1,8 +1,10 @@
 //! Synthetic mechanical parts drawn as simple technical drawings (dark outlines, some with a tinted
 //! body), and the transforms a second picture of the same part goes through (rotation, scale, shift,
 //! line weight, paper shade, sensor noise, JPEG). The engine's quality tests, the sample library
-//! (`examples/make_samples.rs`) and the search benchmark all draw their parts here, so they exercise
-//! the same shapes. Everything is deterministic: noise and varied poses come from explicit seeds.
+//! (`examples/make_samples.rs`), the search benchmark and the integration tests all draw their parts
+//! here, so they exercise the same shapes; [`draw_stripes`] is the one picture unlike any part, for
+//! tests that need a file no part matches. Everything is deterministic: noise and varied poses come
+//! from explicit seeds.
 
 use std::f32::consts::{PI, TAU};
 use std::io::Cursor;
@@ -69,6 +71,16 @@ impl Default for Pose {
 }
 
 impl Pose {
+    /// The clean library pose with light sensor noise from `seed`: pictures of one part that differ
+    /// only in their noise, near-identical but not equal.
+    pub fn noisy(seed: u64) -> Self {
+        Self {
+            noise: 2.0,
+            seed,
+            ..Self::default()
+        }
+    }
+
     /// A pose "as photographed again": rotated 10–20° either way, scaled 0.7–1.3, shifted, a
     /// different line weight and paper shade, light noise; reproducible from `seed`.
     pub fn varied(seed: u64) -> Self {
@@ -165,6 +177,22 @@ fn add_noise(picture: &mut RgbImage, sigma: f32, seed: u64) {
         let noisy = f32::from(*channel) + (sum as f32 - 510.0) * scale;
         *channel = noisy.round().clamp(0.0, 255.0) as u8;
     }
+}
+
+/// A `side`×`side` picture unlike any part: fine diagonal stripes with noise, different for every
+/// seed (and well over 1024 bytes as PNG from 32 pixels on).
+pub fn draw_stripes(seed: u32, side: u32) -> RgbImage {
+    let mut state = seed.wrapping_mul(2_654_435_761).wrapping_add(7);
+    RgbImage::from_fn(side, side, |x, y| {
+        state = state.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+        let noise = ((state >> 16) % 40) as u8;
+        let stripe = if x.wrapping_add(y).wrapping_add(seed) % 12 < 6 {
+            30
+        } else {
+            200
+        };
+        Rgb([stripe + noise, 120 + noise, stripe / 2 + noise])
+    })
 }
 
 /// The picture after a JPEG round trip at `quality` (1–100).
@@ -591,6 +619,28 @@ mod tests {
             assert!(inked > 100, "{name} has {inked} dark pixels");
         }
         assert!(draw_part("sprocket", &Pose::default(), 128).is_none());
+    }
+
+    #[test]
+    fn noisy_poses_differ_only_in_their_noise() {
+        let first = draw_part("washer", &Pose::noisy(1), 128).unwrap();
+        let second = draw_part("washer", &Pose::noisy(2), 128).unwrap();
+        assert_ne!(first, second);
+        assert_eq!(first, draw_part("washer", &Pose::noisy(1), 128).unwrap());
+        let largest_difference = first
+            .iter()
+            .zip(second.iter())
+            .map(|(a, b)| a.abs_diff(*b))
+            .max()
+            .unwrap();
+        assert!(largest_difference < 40, "{largest_difference}");
+    }
+
+    #[test]
+    fn stripes_are_reproducible_per_seed_and_over_the_minimum_upload_size() {
+        assert_eq!(draw_stripes(3, 96), draw_stripes(3, 96));
+        assert_ne!(draw_stripes(3, 96), draw_stripes(4, 96));
+        assert!(encode_png(&draw_stripes(3, 32)).unwrap().len() > 1024);
     }
 
     #[test]

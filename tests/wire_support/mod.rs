@@ -1,10 +1,11 @@
-//! Shared helpers of the integration tests: the strict wire-checking server and test files.
+//! Support of the tests that check the client side of the wire (`api_wire.rs`, `cli.rs`): the strict
+//! wire-checking server and test files.
 
 // Each test binary uses a different part of these helpers; they are test code, where a failed setup
 // step should panic (clippy's allow-unwrap-in-tests does not reach helper modules of integration tests).
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
-pub mod wire_server;
+pub mod server;
 
 use std::path::{Path, PathBuf};
 

@@ -9,12 +9,12 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-use super::poll::{PollPolicy, WaitOutcome, wait_for_indexing};
 use crate::api::search::shared_extension;
 use crate::api::{
-    ApiClient, ApiError, FileStatus, FileUid, ProgressFn, SearchFilter, SearchRequest,
+    ApiClient, ApiError, Decoded, FileStatus, FileUid, ProgressFn, SearchFilter, SearchRequest,
     SearchResult, UploadRequest, UploadSource,
 };
+use crate::tasks::jobs::poll::{PollPolicy, WaitOutcome, wait_for_indexing};
 
 /// How the views of a file search go up.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -58,6 +58,17 @@ pub struct FileSearchOutcome {
     pub result: SearchResult,
     /// The result as the service sent it.
     pub result_json: serde_json::Value,
+}
+
+impl FileSearchOutcome {
+    /// The outcome of a search by these inputs, from the decoded reply.
+    pub fn new(input_uids: Vec<FileUid>, reply: Decoded<SearchResult>) -> Self {
+        Self {
+            input_uids,
+            result: reply.value,
+            result_json: reply.json,
+        }
+    }
 }
 
 /// An error of the file-search workflow.
@@ -109,22 +120,23 @@ pub async fn run_file_search(
     if views.is_empty() {
         return Err(ApiError::InvalidInput("give at least one view to search by".into()).into());
     }
-    if views.len() > crate::api::search::MAX_SEARCH_FILES {
+    if views.len() > crate::api::limits::MAX_SEARCH_FILES {
         return Err(ApiError::InvalidInput(format!(
             "{} views given; one search takes at most {}",
             views.len(),
-            crate::api::search::MAX_SEARCH_FILES
+            crate::api::limits::MAX_SEARCH_FILES
         ))
         .into());
     }
     if uses_single_call(views, options) {
         progress(FileSearchProgress::Searching);
-        let result_json = tokio::select! {
+        let Decoded {
+            value: result,
+            json: result_json,
+        } = tokio::select! {
             _ = cancel.cancelled() => return Err(FileSearchError::Cancelled),
-            reply = client.search_with_files_json(views, &filter) => reply?,
+            reply = client.search_with_files_decoded(views, &filter) => reply?,
         };
-        let result: SearchResult = serde_json::from_value(result_json.clone())
-            .map_err(|error| ApiError::Decode(format!("search result: {error}")))?;
         // The new inputs close the InputFileUID list; a view the service could not index would
         // otherwise look like a search without matches.
         let input_uids = result.input_uids();
@@ -198,17 +210,11 @@ pub async fn run_file_search(
 
     progress(FileSearchProgress::Searching);
     let request = SearchRequest::new(filter.with_uids(input_uids.clone()));
-    let result_json = tokio::select! {
+    let reply = tokio::select! {
         _ = cancel.cancelled() => return Err(FileSearchError::Cancelled),
-        reply = client.search_json(&request) => reply?,
+        reply = client.search_decoded(&request) => reply?,
     };
-    let result: SearchResult = serde_json::from_value(result_json.clone())
-        .map_err(|error| ApiError::Decode(format!("search result: {error}")))?;
-    Ok(FileSearchOutcome {
-        input_uids,
-        result,
-        result_json,
-    })
+    Ok(FileSearchOutcome::new(input_uids, reply))
 }
 
 #[cfg(test)]

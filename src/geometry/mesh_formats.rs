@@ -1,7 +1,7 @@
 //! Reading mesh files (STL ascii and binary, OBJ, PLY ascii and binary) into one [`Mesh`] with the
-//! ecosystem's readers, within limits: a file larger than [`MAX_MESH_BYTES`] or with more than
+//! ecosystem's readers, within limits: a file larger than [`MAX_MODEL_BYTES`] or with more than
 //! [`MAX_TRIANGLES`] triangles or [`MAX_VERTICES`] vertices is refused before it can exhaust memory,
-//! and whatever does not parse (or parses into no surface) is [`EngineError::Undecodable`].
+//! and whatever does not parse (or parses into no surface) is [`GeometryError::Malformed`].
 
 use std::collections::HashMap;
 use std::io::Cursor;
@@ -9,36 +9,32 @@ use std::io::Cursor;
 use ply_rs_bw::parser::Parser;
 use ply_rs_bw::ply::{DefaultElement, Property};
 
-use super::Mesh;
-use crate::service::engine::EngineError;
+use super::{GeometryError, Mesh};
 
-/// Largest mesh file the engine reads, in bytes.
-pub const MAX_MESH_BYTES: usize = 256 * 1024 * 1024;
+/// Largest model file the readers take, in bytes.
+pub const MAX_MODEL_BYTES: usize = 256 * 1024 * 1024;
 /// Most triangles a mesh may have (after polygons are split into triangles).
 pub const MAX_TRIANGLES: usize = 4_000_000;
 /// Most vertices a mesh may declare.
 pub const MAX_VERTICES: usize = 6_000_000;
 
 /// Reads `bytes` as the mesh format `extension` names (`.stl`, `.obj`, `.ply`, lower-case).
-pub fn read_mesh(extension: &str, bytes: &[u8]) -> Result<Mesh, EngineError> {
-    let undecodable = |reason: String| EngineError::Undecodable {
-        extension: extension.to_owned(),
-        reason,
-    };
-    if bytes.len() > MAX_MESH_BYTES {
-        return Err(undecodable(format!(
-            "the mesh is larger than {MAX_MESH_BYTES} bytes"
-        )));
+pub(super) fn read_mesh_file(extension: &str, bytes: &[u8]) -> Result<Mesh, GeometryError> {
+    if bytes.len() > MAX_MODEL_BYTES {
+        return Err(GeometryError::TooLarge {
+            limit: MAX_MODEL_BYTES,
+        });
     }
     let mesh = match extension {
         ".stl" => read_stl(bytes),
         ".obj" => read_obj(bytes),
         ".ply" => read_ply(bytes),
-        _ => Err("not a mesh format".to_owned()),
-    }
-    .map_err(undecodable)?;
+        _ => return Err(GeometryError::UnknownFormat),
+    }?;
     if mesh.surface_area() <= 0.0 {
-        return Err(undecodable("the mesh has no surface".to_owned()));
+        return Err(GeometryError::Malformed(
+            "the mesh has no surface".to_owned(),
+        ));
     }
     Ok(mesh)
 }
@@ -52,9 +48,9 @@ struct MeshBuilder {
 }
 
 impl MeshBuilder {
-    fn vertex(&mut self, point: [f32; 3]) -> Result<u32, String> {
+    fn vertex(&mut self, point: [f32; 3]) -> Result<u32, GeometryError> {
         if point.iter().any(|value| !value.is_finite()) {
-            return Err("a vertex is not a finite number".to_owned());
+            return Err(malformed("a vertex is not a finite number"));
         }
         // +0.0 and −0.0 are the same point.
         let key = point.map(|value| (value + 0.0).to_bits());
@@ -62,15 +58,17 @@ impl MeshBuilder {
             return Ok(index);
         }
         if self.mesh.vertices.len() >= MAX_VERTICES {
-            return Err(format!("more than {MAX_VERTICES} vertices"));
+            return Err(GeometryError::OverLimit(format!(
+                "more than {MAX_VERTICES} vertices"
+            )));
         }
-        let index = u32::try_from(self.mesh.vertices.len()).map_err(|error| error.to_string())?;
+        let index = u32::try_from(self.mesh.vertices.len()).map_err(malformed)?;
         self.mesh.vertices.push(point);
         self.welded.insert(key, index);
         Ok(index)
     }
 
-    fn triangle(&mut self, corners: [[f32; 3]; 3]) -> Result<(), String> {
+    fn triangle(&mut self, corners: [[f32; 3]; 3]) -> Result<(), GeometryError> {
         let indices = [
             self.vertex(corners[0])?,
             self.vertex(corners[1])?,
@@ -79,16 +77,18 @@ impl MeshBuilder {
         self.push(indices)
     }
 
-    fn push(&mut self, indices: [u32; 3]) -> Result<(), String> {
+    fn push(&mut self, indices: [u32; 3]) -> Result<(), GeometryError> {
         if self.mesh.triangles.len() >= MAX_TRIANGLES {
-            return Err(format!("more than {MAX_TRIANGLES} triangles"));
+            return Err(GeometryError::OverLimit(format!(
+                "more than {MAX_TRIANGLES} triangles"
+            )));
         }
         self.mesh.triangles.push(indices);
         Ok(())
     }
 
     /// Adds a polygon given by corner positions as a fan of triangles.
-    fn polygon(&mut self, corners: &[[f32; 3]]) -> Result<(), String> {
+    fn polygon(&mut self, corners: &[[f32; 3]]) -> Result<(), GeometryError> {
         for pair in corners.windows(2).skip(1) {
             self.triangle([corners[0], pair[0], pair[1]])?;
         }
@@ -96,20 +96,20 @@ impl MeshBuilder {
     }
 }
 
-fn read_stl(bytes: &[u8]) -> Result<Mesh, String> {
+fn read_stl(bytes: &[u8]) -> Result<Mesh, GeometryError> {
     // Triangles are read one at a time (a binary STL's claimed count allocates nothing), so a
     // false claim ends in a read error and a true huge one at the builder's limit.
     let mut cursor = Cursor::new(bytes);
-    let triangles = stl_io::create_stl_reader(&mut cursor).map_err(|error| error.to_string())?;
+    let triangles = stl_io::create_stl_reader(&mut cursor).map_err(malformed)?;
     let mut builder = MeshBuilder::default();
     for triangle in triangles {
-        let triangle = triangle.map_err(|error| error.to_string())?;
+        let triangle = triangle.map_err(malformed)?;
         builder.triangle(triangle.vertices.map(|vertex| vertex.0))?;
     }
     Ok(builder.mesh)
 }
 
-fn read_obj(bytes: &[u8]) -> Result<Mesh, String> {
+fn read_obj(bytes: &[u8]) -> Result<Mesh, GeometryError> {
     let options = tobj::LoadOptions {
         triangulate: true,
         single_index: false,
@@ -119,16 +119,16 @@ fn read_obj(bytes: &[u8]) -> Result<Mesh, String> {
     let (models, _materials) = tobj::load_obj_buf(&mut Cursor::new(bytes), &options, |_| {
         Err(tobj::LoadError::OpenFileFailed)
     })
-    .map_err(|error| error.to_string())?;
+    .map_err(malformed)?;
     let mut builder = MeshBuilder::default();
     for model in &models {
         let positions = &model.mesh.positions;
-        let corner = |index: u32| -> Result<[f32; 3], String> {
+        let corner = |index: u32| -> Result<[f32; 3], GeometryError> {
             let at = index as usize * 3;
             positions
                 .get(at..at + 3)
                 .map(|xyz| [xyz[0], xyz[1], xyz[2]])
-                .ok_or_else(|| format!("face index {index} names no vertex"))
+                .ok_or_else(|| malformed(format!("face index {index} names no vertex")))
         };
         for face in model.mesh.indices.chunks_exact(3) {
             builder.triangle([corner(face[0])?, corner(face[1])?, corner(face[2])?])?;
@@ -137,33 +137,33 @@ fn read_obj(bytes: &[u8]) -> Result<Mesh, String> {
     Ok(builder.mesh)
 }
 
-fn read_ply(bytes: &[u8]) -> Result<Mesh, String> {
+fn read_ply(bytes: &[u8]) -> Result<Mesh, GeometryError> {
     let parser = Parser::<DefaultElement>::new();
     let header = parser
         .read_ply_header(&mut Cursor::new(bytes))
-        .map_err(|error| error.to_string())?;
+        .map_err(malformed)?;
     for element in header.elements.values() {
         if element.count > MAX_VERTICES.max(MAX_TRIANGLES) {
-            return Err(format!(
+            return Err(GeometryError::OverLimit(format!(
                 "the header declares {} {} elements",
                 element.count, element.name
-            ));
+            )));
         }
     }
     let ply = parser
         .read_ply(&mut Cursor::new(bytes))
-        .map_err(|error| error.to_string())?;
+        .map_err(malformed)?;
     let vertices = ply
         .payload
         .get("vertex")
-        .ok_or_else(|| "no vertex element".to_owned())?;
+        .ok_or_else(|| malformed("no vertex element"))?;
     let mut points = Vec::with_capacity(vertices.len());
     for vertex in vertices {
         let coordinate = |name: &str| {
             vertex
                 .get(name)
                 .and_then(scalar)
-                .ok_or_else(|| format!("a vertex has no number {name}"))
+                .ok_or_else(|| malformed(format!("a vertex has no number {name}")))
         };
         points.push([coordinate("x")?, coordinate("y")?, coordinate("z")?]);
     }
@@ -175,18 +175,23 @@ fn read_ply(bytes: &[u8]) -> Result<Mesh, String> {
             .get("vertex_indices")
             .or_else(|| face.get("vertex_index"))
             .and_then(indices)
-            .ok_or_else(|| "a face has no vertex_indices list".to_owned())?;
+            .ok_or_else(|| malformed("a face has no vertex_indices list"))?;
         corners.clear();
         for index in indices {
             let point = usize::try_from(index)
                 .ok()
                 .and_then(|index| points.get(index))
-                .ok_or_else(|| format!("face index {index} names no vertex"))?;
+                .ok_or_else(|| malformed(format!("face index {index} names no vertex")))?;
             corners.push(*point);
         }
         builder.polygon(&corners)?;
     }
     Ok(builder.mesh)
+}
+
+/// A reader's complaint as a [`GeometryError::Malformed`].
+fn malformed(reason: impl std::fmt::Display) -> GeometryError {
+    GeometryError::Malformed(reason.to_string())
 }
 
 /// A scalar PLY property as a coordinate.

@@ -1,12 +1,12 @@
-//! The places of the app the top bar leads to. The search, results and detail views of the next
-//! update slot in here.
+//! The places of the app the top bar leads to. A place is where the user is (Search, Upload, …); a
+//! view is what draws part of it; the views of a part are the pictures a search goes by.
 
 use serde::{Deserialize, Serialize};
 
 /// A place in the app.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub enum View {
-    /// Search by views, text and attributes.
+pub enum Place {
+    /// Search by views, text and attributes; results, a file's detail, attributes and drawing data.
     #[default]
     Search,
     /// Choose files and what they become, then upload them.
@@ -17,7 +17,7 @@ pub enum View {
     Settings,
 }
 
-impl View {
+impl Place {
     /// The places the top bar offers, in order.
     pub const TOP_BAR: [Self; 4] = [Self::Search, Self::Upload, Self::Jobs, Self::Settings];
 

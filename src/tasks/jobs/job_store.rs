@@ -109,7 +109,7 @@ impl JobStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tasks::job::{JobPhase, JobRole, UploadSpec};
+    use crate::tasks::jobs::job::{JobPhase, JobRole, UploadSpec};
 
     #[test]
     fn saved_jobs_load_back_and_a_missing_file_is_empty() {

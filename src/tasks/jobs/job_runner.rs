@@ -12,15 +12,15 @@ use std::time::Duration;
 use chrono::Utc;
 use tokio_util::sync::CancellationToken;
 
-use super::backend::{Backend, RunningJob};
-use super::command::Command;
-use super::event::{Event, NoticeLevel};
 use super::job::{Job, JobId, JobPhase, JobRole, ResumeStep, UploadSpec};
-use super::poll::{WaitOutcome, wait_for_indexing};
-use super::wording::clause;
+use super::poll::{PollPolicy, WaitOutcome, wait_for_indexing};
 use crate::api::{
     ApiClient, ApiError, FileStatus, FileUid, ProgressFn, UploadRequest, UploadSource,
 };
+use crate::tasks::backend::{Backend, RunningJob};
+use crate::tasks::command::Command;
+use crate::tasks::event::{Event, NoticeLevel};
+use crate::tasks::wording::{Attempt, explain};
 
 /// How a job's task ended.
 #[derive(Debug)]
@@ -37,7 +37,7 @@ enum JobEnd {
 
 impl Backend {
     /// Adds one job a spec and starts them.
-    pub(super) fn add_jobs(&self, specs: Vec<UploadSpec>) {
+    pub(in crate::tasks) fn add_jobs(&self, specs: Vec<UploadSpec>) {
         let (added, service_missing) = {
             let mut state = self.lock();
             match state.service_key() {
@@ -68,7 +68,7 @@ impl Backend {
     }
 
     /// Starts a task for an unfinished job of the current service (parks it when not logged in).
-    pub(super) fn start_job(&self, id: JobId) {
+    pub(in crate::tasks) fn start_job(&self, id: JobId) {
         let (start, changed) = {
             let mut state = self.lock();
             let Some(job) = state.jobs.iter().find(|job| job.id == id) else {
@@ -132,7 +132,7 @@ impl Backend {
         id: JobId,
         client: &ApiClient,
         cancel: &CancellationToken,
-        policy: &super::poll::PollPolicy,
+        policy: &PollPolicy,
     ) -> JobEnd {
         let Some(job) = self.job(id) else {
             return JobEnd::Stopped;
@@ -235,7 +235,7 @@ impl Backend {
                 Ok((uid, size))
             }
             Err(ApiError::Unauthorized) => Err(JobEnd::Unauthorized),
-            Err(error) => Err(JobEnd::Failed(upload_failure_message(&error))),
+            Err(error) => Err(JobEnd::Failed(explain(&error, Attempt::Upload))),
         }
     }
 
@@ -322,7 +322,8 @@ impl Backend {
         }
     }
 
-    pub(super) fn cancel_job(&self, id: JobId) {
+    /// Stops a job at the user's request; it ends `Cancelled`.
+    pub(in crate::tasks) fn cancel_job(&self, id: JobId) {
         let updated = {
             let mut state = self.lock();
             if let Some(running) = state.running.get_mut(&id) {
@@ -350,7 +351,8 @@ impl Backend {
         }
     }
 
-    pub(super) fn retry_job(&self, id: JobId) {
+    /// Starts a failed or cancelled job again (the file is uploaded again).
+    pub(in crate::tasks) fn retry_job(&self, id: JobId) {
         let retried = {
             let mut state = self.lock();
             let running = state.running.contains_key(&id);
@@ -374,7 +376,8 @@ impl Backend {
         self.start_job(id);
     }
 
-    pub(super) fn remove_job(&self, id: JobId) {
+    /// Takes a finished job off the list.
+    pub(in crate::tasks) fn remove_job(&self, id: JobId) {
         let removed = {
             let mut state = self.lock();
             if state.running.contains_key(&id) {
@@ -399,7 +402,8 @@ impl Backend {
         }
     }
 
-    pub(super) fn clear_finished_jobs(&self) {
+    /// Takes every finished job off the list.
+    pub(in crate::tasks) fn clear_finished_jobs(&self) {
         let removed: Vec<JobId> = {
             let mut state = self.lock();
             let removed: Vec<JobId> = state
@@ -442,46 +446,10 @@ impl Backend {
     }
 
     /// Writes the job list (called with the state locked, so writes happen in order).
-    pub(super) fn save_jobs(&self, jobs: &[Job]) {
+    pub(in crate::tasks) fn save_jobs(&self, jobs: &[Job]) {
         if let Err(error) = self.shared.job_store.save(jobs) {
             tracing::warn!("{error}");
         }
-    }
-}
-
-/// An upload refused or broken, in words with what to do next.
-fn upload_failure_message(error: &ApiError) -> String {
-    match error {
-        ApiError::BadRequest { message, .. } => {
-            format!(
-                "The service refused the upload: {}. Check the file and retry.",
-                clause(message)
-            )
-        }
-        ApiError::Forbidden { message } => {
-            format!(
-                "The service refused the upload: {}. Ask an admin for access.",
-                clause(message)
-            )
-        }
-        ApiError::Network(detail) => format!(
-            "The connection to the service broke ({}). Check the connection and retry.",
-            clause(detail)
-        ),
-        ApiError::Server { message, .. } => {
-            format!(
-                "The service failed ({}). Retry in a moment.",
-                clause(message)
-            )
-        }
-        ApiError::InvalidInput(detail) => format!("{}.", clause(detail)),
-        ApiError::File { path, message } => {
-            format!(
-                "{path} cannot be read ({}). Put the file back and retry.",
-                clause(message)
-            )
-        }
-        other => format!("The upload failed: {}. Retry.", clause(&other.to_string())),
     }
 }
 
@@ -500,25 +468,11 @@ mod tests {
     use super::*;
     use crate::tasks::backend::BackendParts;
     use crate::tasks::file_picker::PreparedFilePicker;
-    use crate::tasks::job_store::JobStore;
-    use crate::tasks::local_workspace::{
-        LocalWorkspaceLauncher, OpenedWorkspace, WorkspaceError, WorkspaceProgressFn,
-    };
+    use crate::tasks::jobs::job_store::JobStore;
+    use crate::tasks::local_workspace::NoLocalWorkspace;
     use crate::tasks::secrets::MemoryStore;
     use crate::tasks::service_choice::ServiceChoice;
-    use futures_util::future::BoxFuture;
     use std::sync::mpsc::Receiver;
-
-    struct NoLocalWorkspace;
-
-    impl LocalWorkspaceLauncher for NoLocalWorkspace {
-        fn open(
-            &self,
-            _progress: WorkspaceProgressFn,
-        ) -> BoxFuture<'static, Result<OpenedWorkspace, WorkspaceError>> {
-            Box::pin(async { Err(WorkspaceError("none here".into())) })
-        }
-    }
 
     /// A backend on a remote service that nobody has logged in to.
     fn logged_out_backend(
@@ -530,7 +484,7 @@ mod tests {
             data_dir: data_dir.to_path_buf(),
             secrets: Arc::new(MemoryStore::new()),
             picker: Arc::new(PreparedFilePicker::default()),
-            launcher: Arc::new(NoLocalWorkspace),
+            launcher: Arc::new(NoLocalWorkspace("none here".into())),
             upload_slots: 2,
         });
         backend.send(Command::Connect {
@@ -620,20 +574,6 @@ mod tests {
         };
         assert!(message.contains("set aside"), "{message}");
         assert!(dir.path().join("jobs.json.damaged").exists());
-    }
-
-    #[test]
-    fn upload_failures_say_what_to_do() {
-        let refused = upload_failure_message(&ApiError::BadRequest {
-            status: 400,
-            message: "upload smaller than 1024 bytes".into(),
-        });
-        assert!(refused.starts_with("The service refused the upload: upload smaller"));
-        assert!(refused.ends_with("Check the file and retry."));
-        let small = upload_failure_message(&ApiError::InvalidInput(
-            "a.png is too small to upload".into(),
-        ));
-        assert_eq!(small, "a.png is too small to upload.");
     }
 
     #[test]

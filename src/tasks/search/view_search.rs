@@ -12,11 +12,11 @@ use std::path::PathBuf;
 
 use tokio_util::sync::CancellationToken;
 
-use super::poll::PollPolicy;
 use super::search_flow::{
     FileSearchError, FileSearchOptions, FileSearchOutcome, FileSearchProgress, run_file_search,
 };
-use crate::api::{ApiClient, ApiError, SearchFilter, SearchRequest, SearchResult, UploadSource};
+use crate::api::{ApiClient, ApiError, SearchFilter, SearchRequest, UploadSource};
+use crate::tasks::jobs::poll::PollPolicy;
 
 /// Where a view's bytes come from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -124,17 +124,14 @@ pub async fn run_view_search(
         progress(FileSearchProgress::Searching);
         let mut search = SearchRequest::new(request.filter.clone());
         search.extra_params = request.extra_params.clone();
-        let result_json = tokio::select! {
+        let reply = tokio::select! {
             _ = cancel.cancelled() => return Err(FileSearchError::Cancelled),
-            reply = client.search_json(&search) => reply?,
+            reply = client.search_decoded(&search) => reply?,
         };
-        let result: SearchResult = serde_json::from_value(result_json.clone())
-            .map_err(|error| ApiError::Decode(format!("search result: {error}")))?;
-        return Ok(FileSearchOutcome {
-            input_uids: request.filter.file_uids.clone(),
-            result,
-            result_json,
-        });
+        return Ok(FileSearchOutcome::new(
+            request.filter.file_uids.clone(),
+            reply,
+        ));
     }
     let mut sources = Vec::with_capacity(request.uploads.len());
     for view in &request.uploads {
