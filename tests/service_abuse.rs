@@ -778,14 +778,7 @@ async fn image_links_die_with_a_password_reset_an_overwrite_and_a_reused_uid() {
     // A password reset ends the links made for that user.
     let link = thumbnail_url(&ann, &uid).await;
     assert_eq!(fetch_status(&link).await, 200);
-    admin::add_user(
-        &service.dir.path().to_path_buf(),
-        "Acme",
-        "ann",
-        "new password",
-        false,
-    )
-    .unwrap();
+    admin::add_user(service.dir.path(), "Acme", "ann", "new password", false).unwrap();
     assert_eq!(fetch_status(&link).await, 401);
     // An overwrite ends the links to the old content.
     let link = thumbnail_url(&admin_session, &uid).await;

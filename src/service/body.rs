@@ -39,11 +39,11 @@ impl TempFile {
     /// Moves it to `destination` (same file system; the folder is made again if it went missing);
     /// it is then no longer removed on drop.
     pub fn persist(mut self, destination: &Path) -> std::io::Result<()> {
-        if let Some(path) = self.path.take() {
-            if let Err(error) = move_into_place(&path, destination) {
-                self.path = Some(path);
-                return Err(error);
-            }
+        if let Some(path) = self.path.take()
+            && let Err(error) = move_into_place(&path, destination)
+        {
+            self.path = Some(path);
+            return Err(error);
         }
         Ok(())
     }
