@@ -16,6 +16,7 @@
 //! cargo bench --bench service_load
 //! cargo bench --bench service_load -- --quick     # a tenth of the operations, to try it out
 //! cargo bench --bench service_load -- logins      # the baseline and one abuser only
+//! cargo bench --bench service_load -- memory      # peak memory of single large requests
 //! ```
 
 // A benchmark that cannot set itself up (start the service, log in) has nothing to measure: it stops
@@ -599,6 +600,67 @@ fn ms(duration: Duration) -> String {
     format!("{:.1} ms", duration.as_secs_f64() * 1000.0)
 }
 
+/// The service's peak memory for single large requests, each in a fresh service next to one that
+/// only started: a `PUT /api/Search` of ten files of 14 MB each (190 MB of body; stored, not
+/// analysed: `.bin`), and one picture at the pixel cap analysed (a 40-megapixel PNG).
+async fn memory_of_large_requests() -> Vec<(&'static str, Option<u64>)> {
+    let mut measured = Vec::new();
+    for case in [
+        "started, idle",
+        "PUT /api/Search, 190 MB body",
+        "a 40-megapixel picture analysed",
+    ] {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let data = dir.path().join("data");
+        partlens::service::admin::add_user(&data, "Company 0", "boss0", PASSWORD, true)
+            .expect("a user");
+        let service = Service::start(&data);
+        let client = Client::log_in(&service.base, "boss0", IpAddr::V4(Ipv4Addr::LOCALHOST)).await;
+        match case {
+            "PUT /api/Search, 190 MB body" => {
+                let files: Vec<Vec<u8>> = (0..10u32)
+                    .map(|file| {
+                        (0..14 * 1024 * 1024u32)
+                            .map(|i| (i.wrapping_add(file).wrapping_mul(2_654_435_761) >> 24) as u8)
+                            .collect()
+                    })
+                    .collect();
+                let body = search_files_body(&files);
+                drop(files);
+                let status = client
+                    .request(reqwest::Method::PUT, "/api/Search?fileExtension=.bin")
+                    .header("Content-Type", "application/json")
+                    .body(body)
+                    .send()
+                    .await
+                    .map(|reply| reply.status().as_u16());
+                eprintln!("190 MB search body: {status:?}");
+            }
+            "a 40-megapixel picture analysed" => {
+                let mut random = StdRng::seed_from_u64(40);
+                let image = RgbImage::from_fn(8000, 5000, |x, y| {
+                    let shade = if (x / 400 + y / 400) % 2 == 0 {
+                        50
+                    } else {
+                        200
+                    };
+                    image::Rgb([shade + random.random_range(0..20u8), shade, shade])
+                });
+                let mut bytes = Vec::new();
+                image
+                    .write_to(&mut std::io::Cursor::new(&mut bytes), ImageFormat::Png)
+                    .expect("a PNG");
+                drop(image);
+                let uid = client.upload_database("Big/picture.png", bytes, &[]).await;
+                eprintln!("40-megapixel picture: {uid:?}");
+            }
+            _ => {}
+        }
+        measured.push((case, service.peak_rss_kib()));
+    }
+    measured
+}
+
 fn main() {
     let quick = std::env::args().any(|arg| arg == "--quick");
     let operations = if quick { OPERATIONS / 10 } else { OPERATIONS };
@@ -623,6 +685,20 @@ fn main() {
     } else {
         chosen
     };
+    if std::env::args().any(|arg| arg == "memory") {
+        println!("| single request | service peak RSS |");
+        println!("|---|---|");
+        for (case, kib) in runtime.block_on(memory_of_large_requests()) {
+            println!(
+                "| {case} | {} |",
+                kib.map_or("n/a".to_owned(), |kib| format!(
+                    "{:.0} MiB",
+                    kib as f64 / 1024.0
+                ))
+            );
+        }
+        return;
+    }
     let results: Vec<RunResult> = std::iter::once(Abuser::None)
         .chain(abusers)
         .map(|abuser| {
