@@ -18,7 +18,9 @@ use partlens::api::encoding::{
     QueryString, double_encoded_strings, password_digest, search_files_body,
 };
 use partlens::service::admin;
-use service_support::{PASSWORD, Reply, Shape, TestService, encode, png, wait_until};
+use service_support::{
+    PASSWORD, Reply, Shape, TestService, damage_descriptors, encode, png, wait_until,
+};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::{TcpSocket, TcpStream};
 
@@ -930,20 +932,6 @@ async fn uploads_work_after_the_images_and_tmp_folders_are_removed() {
     .await;
 }
 
-/// Overwrites the stored view descriptors of a file with bytes that are not a descriptor, as a
-/// damaged database page would leave them.
-fn damage_descriptors(service: &TestService, uid: &str) {
-    let database = rusqlite::Connection::open(service.dir.path().join("partlens.sqlite3")).unwrap();
-    database.busy_timeout(Duration::from_secs(10)).unwrap();
-    let changed = database
-        .execute(
-            "UPDATE views SET descriptor = x'00ff00' WHERE file_uid = ?1",
-            [uid],
-        )
-        .unwrap();
-    assert!(changed > 0);
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_damaged_descriptor_is_indexed_again_instead_of_failing_every_search() {
     let mut service = TestService::start().await;
@@ -964,7 +952,7 @@ async fn a_damaged_descriptor_is_indexed_again_instead_of_failing_every_search()
     );
     // A damaged input: the search answers (no matches while it is indexed again), then finds
     // the file again.
-    damage_descriptors(&service, &input);
+    damage_descriptors(service.dir.path(), &input);
     let reply = ann.search(&format!("fileUID={input}")).await;
     reply.expect(200);
     wait_until(DEADLINE, "the input to be indexed again", || {
@@ -972,7 +960,7 @@ async fn a_damaged_descriptor_is_indexed_again_instead_of_failing_every_search()
     })
     .await;
     // A damaged database file is indexed again at the next start.
-    damage_descriptors(&service, &database);
+    damage_descriptors(service.dir.path(), &database);
     service.restart_with(|_| {}).await;
     let ann = service_support::Session {
         base: service.base.clone(),

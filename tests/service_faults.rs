@@ -15,9 +15,10 @@ use std::time::Duration;
 
 use image::{ImageFormat, RgbImage};
 use partlens::api::encoding::{QueryString, double_encoded_strings};
+use partlens::service::store::DATABASE_FILE;
 use service_support::{
-    PASSWORD, Session, Shape, TestService, encode, png, serve_binary, serve_child, serve_command,
-    wait_until,
+    PASSWORD, Session, Shape, TestService, damage_descriptors, encode, png, serve_binary,
+    serve_child, serve_command, wait_until,
 };
 use tokio::io::AsyncWriteExt as _;
 
@@ -41,7 +42,7 @@ fn slow_picture(seed: u32) -> Vec<u8> {
 /// The UIDs of the files in `state`, read from the database beside the running service.
 fn files_in_state(data: &Path, state: &str) -> Vec<String> {
     let database = rusqlite::Connection::open_with_flags(
-        data.join("partlens.sqlite3"),
+        data.join(DATABASE_FILE),
         rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
     )
     .unwrap();
@@ -275,18 +276,6 @@ async fn a_full_disk_refuses_the_write_keeps_nothing_half_done_and_serves_on() {
     .await
     .expect(200);
     assert_eq!(ann.attributes_of(&small).await, refused_write);
-}
-
-/// Overwrites the stored view descriptors of a file with bytes that are not a descriptor.
-fn damage_descriptors(data: &Path, uid: &str) {
-    let database = rusqlite::Connection::open(data.join("partlens.sqlite3")).unwrap();
-    database.busy_timeout(Duration::from_secs(10)).unwrap();
-    database
-        .execute(
-            "UPDATE views SET descriptor = x'00ff00' WHERE file_uid = ?1",
-            [uid],
-        )
-        .unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -450,3 +450,19 @@ pub async fn serve_child(mut command: Command) -> (Child, String) {
 pub async fn serve_binary(data: &std::path::Path, extra: &[&str]) -> (Child, String) {
     serve_child(serve_command(data, extra)).await
 }
+
+/// Overwrites the stored view descriptors of a file in the database of `data` with bytes that are
+/// not a descriptor, as a damaged database page would leave them (beside a running service: the
+/// store is in WAL mode).
+pub fn damage_descriptors(data: &std::path::Path, uid: &str) {
+    let database =
+        rusqlite::Connection::open(data.join(partlens::service::store::DATABASE_FILE)).unwrap();
+    database.busy_timeout(Duration::from_secs(10)).unwrap();
+    let changed = database
+        .execute(
+            "UPDATE views SET descriptor = x'00ff00' WHERE file_uid = ?1",
+            [uid],
+        )
+        .unwrap();
+    assert!(changed > 0, "{uid} has no stored views");
+}
