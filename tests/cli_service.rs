@@ -517,7 +517,7 @@ fn a_chosen_uid_names_the_upload_and_a_second_upload_overwrites_it() {
         .to_owned();
     assert!(line.contains("only an admin may overwrite"), "{line}");
     assert!(line.contains("--uid"), "{line}");
-    cli(GUS, ["upload", &view("gear", 1), "--uid", &chosen]).refused(400);
+    cli(GUS, ["upload", &view("gear", 1), "--uid", &chosen]).refused(409);
     let line = cli(ADMIN, ["upload", &view("spring", 0), "--uid", &chosen]).ok_json();
     assert_eq!(line["uid"], chosen.as_str());
     let third = cli(ANN, ["search", "--uid", &chosen]).ok_json();

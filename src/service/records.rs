@@ -5,15 +5,18 @@ use crate::api::Attribute;
 use crate::api::model::{ExtraFields, FileMap, ResultAttribute, SearchResultItem, ShapeResult};
 
 use super::disk::ImageKind;
-use super::image_links::ImageLinks;
+use super::image_links::{ImageLinks, LinkBinding};
+use super::store::accounts::Caller;
 use super::store::files::{FileRecord, IndexState};
 
-/// Builds the image URLs of a record, on the origin the client used.
+/// Builds the image URLs of records for one caller, on the service's public origin.
 pub struct ImageUrls<'a> {
     /// Signs the tokens.
     pub links: &'a ImageLinks,
-    /// `http://host:port` as the client reached the service.
+    /// The public origin (`http://host:port`).
     pub origin: &'a str,
+    /// Who the links are made for (they are bound to this user's credentials and company).
+    pub viewer: &'a Caller,
     /// Now, Unix seconds.
     pub now: i64,
 }
@@ -21,9 +24,16 @@ pub struct ImageUrls<'a> {
 impl ImageUrls<'_> {
     /// The thumbnail and large-image URLs of a record; empty when it has no picture.
     pub fn of(&self, record: &FileRecord) -> (String, String) {
+        let binding = LinkBinding {
+            user_id: self.viewer.user_id,
+            credential_stamp: &self.viewer.credential_stamp,
+            company_id: &record.company_id,
+            generation: &record.uploaded_at,
+        };
         let url = |present: bool, kind| {
             if present {
-                self.links.url(self.origin, &record.uid, kind, self.now)
+                self.links
+                    .url(self.origin, &record.uid, kind, self.now, &binding)
             } else {
                 String::new()
             }

@@ -13,6 +13,7 @@ mod descriptor;
 pub mod drawing;
 mod images;
 mod index;
+mod limits;
 pub mod mesh;
 mod normalise;
 #[cfg(test)]
@@ -25,6 +26,10 @@ use crate::api::PmiPage;
 pub use descriptor::ViewDescriptor;
 pub use images::{MAX_DECODED_BYTES, MAX_IMAGE_SIDE};
 pub use index::{SHAPE_WEIGHT, VisualIndex, match_views, rank_by_matching_every_file};
+pub use limits::{
+    DEFAULT_MAX_IMAGE_PIXELS, DEFAULT_MAX_PMI_ITEMS, DEFAULT_MAX_TEXT_BYTES, ExtractionLimits,
+    OverLimit, TextBudget,
+};
 pub use mesh::ShapeDistribution;
 
 /// Image formats the engine decodes and indexes visually (lower-case extensions with the dot).
@@ -65,6 +70,15 @@ pub enum EngineError {
         /// What the decoder said.
         reason: String,
     },
+    /// The content decodes but yields more than a cap of [`ExtractionLimits`] allows (a small file
+    /// that expands into gigabytes of text, a picture of too many pixels).
+    #[error("the {extension} content is over a limit: {reason}")]
+    OverLimit {
+        /// The extension the file was uploaded with.
+        extension: String,
+        /// Which cap, in words.
+        reason: String,
+    },
     /// A stored descriptor could not be read back.
     #[error("stored descriptor is damaged: {0}")]
     DamagedDescriptor(String),
@@ -75,22 +89,39 @@ pub fn is_image_extension(extension: &str) -> bool {
     IMAGE_EXTENSIONS.contains(&extension.to_ascii_lowercase().as_str())
 }
 
+/// Analyses a file's bytes within the default [`ExtractionLimits`]; see [`analyze_within`].
+pub fn analyze(extension: &str, bytes: &[u8]) -> Result<Analysis, EngineError> {
+    analyze_within(extension, bytes, &ExtractionLimits::default())
+}
+
 /// Analyses a file's bytes. `extension` is lower-case with the dot (`.png`). Images are decoded and
 /// described; meshes (STL, OBJ, PLY) are read and rendered from several viewpoints (see [`mesh`]);
 /// drawings (`.dxf`, `.pdf`) are rendered and read (see [`drawing`]); bytes that do not decode give
-/// [`EngineError::Undecodable`]. Other formats are accepted with no views (stored and
-/// text-searchable).
-pub fn analyze(extension: &str, bytes: &[u8]) -> Result<Analysis, EngineError> {
+/// [`EngineError::Undecodable`], content past a cap of `limits` [`EngineError::OverLimit`]. Other
+/// formats are accepted with no views (stored and text-searchable).
+pub fn analyze_within(
+    extension: &str,
+    bytes: &[u8],
+    limits: &ExtractionLimits,
+) -> Result<Analysis, EngineError> {
     let extension = extension.to_ascii_lowercase();
     if crate::geometry::is_model_extension(&extension) {
         return mesh::analyze(&extension, bytes);
     }
     if drawing::is_drawing_extension(&extension) {
-        return drawing::analyze_drawing(&extension, bytes);
+        return drawing::analyze_drawing(&extension, bytes, limits);
     }
     if !is_image_extension(&extension) {
         return Ok(Analysis::default());
     }
+    // The header's claim is checked before a pixel is decoded.
+    let (width, height) = images::dimensions(&extension, bytes)?;
+    limits::check_pixels(width, height, limits).map_err(|OverLimit(reason)| {
+        EngineError::OverLimit {
+            extension: extension.clone(),
+            reason,
+        }
+    })?;
     let image = images::decode(&extension, bytes)?;
     let unrenderable = |error: image::ImageError| EngineError::Undecodable {
         extension: extension.clone(),
