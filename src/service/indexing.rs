@@ -20,7 +20,8 @@ use super::body::TempFile;
 use super::disk::{Disk, ImageKind, remove_if_present};
 use super::engine::{self, VisualIndex};
 use super::error::ServiceError;
-use super::store::files::{self, IndexState, IndexedContent};
+use super::failure_reason::FailureReason;
+use super::store::files::{self, IndexState, IndexedContent, IndexingFailure};
 use super::store::jobs::{self, ClaimedJob};
 use super::store::{Store, iso_now};
 
@@ -200,11 +201,11 @@ impl Indexer {
             }
             Err(error) => return Err(error.into()),
         };
-        let analysis = match analysis {
-            Ok(analysis) => Some(analysis),
+        let (analysis, failure) = match analysis {
+            Ok(analysis) => (Some(analysis), None),
             Err(error) => {
                 tracing::info!(uid = job.uid, %error, "content cannot be indexed");
-                None
+                (None, Some(indexing_failure(&error)))
             }
         };
         // Images are written aside first and moved into place only if this revision is still the
@@ -232,13 +233,19 @@ impl Indexer {
         let disk = self.disk.clone();
         let visual_index = self.visual_index.clone();
         self.store.write_blocking(|connection| {
-            if !files::save_indexing(
-                connection,
-                &job.uid,
-                job.revision,
-                content.as_ref(),
-                &iso_now(),
-            )? {
+            let saved = match &failure {
+                Some(failure) => {
+                    files::save_failed_indexing(connection, &job.uid, job.revision, failure)?
+                }
+                None => files::save_indexing(
+                    connection,
+                    &job.uid,
+                    job.revision,
+                    content.as_ref(),
+                    &iso_now(),
+                )?,
+            };
+            if !saved {
                 return Ok(None);
             }
             for (kind, image) in [(ImageKind::Thumbnail, thumbnail), (ImageKind::Large, large)] {
@@ -264,6 +271,24 @@ impl Indexer {
                 IndexState::Failed
             }))
         })
+    }
+}
+
+/// What is saved of a file the engine could not analyse: the reason in words, and the words of a
+/// model whose shape could not be read (so it stays findable by them).
+fn indexing_failure(error: &engine::EngineError) -> IndexingFailure {
+    let (text, extracted_attributes) = match error {
+        engine::EngineError::ShapeUnreadable {
+            text,
+            extracted_attributes,
+            ..
+        } => (text.clone(), extracted_attributes.clone()),
+        _ => (String::new(), Vec::new()),
+    };
+    IndexingFailure {
+        reason: FailureReason::from(error).as_str().to_owned(),
+        text,
+        extracted_attributes,
     }
 }
 
@@ -317,7 +342,12 @@ mod tests {
             })
             .await
             .unwrap();
-        assert_eq!(record.unwrap().state, IndexState::Failed);
+        let record = record.unwrap();
+        assert_eq!(record.state, IndexState::Failed);
+        assert_eq!(
+            record.failure_reason.as_deref(),
+            Some("the service failed while indexing the file")
+        );
         assert_eq!(queued, 0);
     }
 }

@@ -11,6 +11,7 @@ pub mod config;
 pub mod disk;
 pub mod engine;
 pub mod error;
+pub mod failure_reason;
 pub mod image_links;
 pub mod indexing;
 pub mod params;
