@@ -166,7 +166,7 @@ fn text_plus_an_exact_attribute_narrows_the_results_and_the_list_exports_to_csv(
     search_with_enter(&mut harness);
     let mut by_text = result_files(&harness);
     by_text.sort();
-    // The flange's DXF drawing shares the flange's supplier and material.
+    // The flange's DXF drawing and its STL and STEP models share the flange's supplier and material.
     assert_eq!(
         by_text,
         [
@@ -174,6 +174,7 @@ fn text_plus_an_exact_attribute_narrows_the_results_and_the_list_exports_to_csv(
             "Samples/flange.png",
             "Samples/gear.png",
             "Samples/hinge.png",
+            "Samples/models/flange.step",
             "Samples/models/flange.stl",
             "Samples/models/gear.stl",
             "Samples/plate-with-holes.png"
@@ -198,6 +199,7 @@ fn text_plus_an_exact_attribute_narrows_the_results_and_the_list_exports_to_csv(
             "Samples/drawings/flange-drawing.dxf",
             "Samples/flange.png",
             "Samples/hinge.png",
+            "Samples/models/flange.step",
             "Samples/models/flange.stl"
         ]
     );
@@ -209,7 +211,7 @@ fn text_plus_an_exact_attribute_narrows_the_results_and_the_list_exports_to_csv(
         csv.starts_with("rank,name,file name,uid,score,band,"),
         "{csv}"
     );
-    assert_eq!(csv.lines().count(), 5, "{csv}");
+    assert_eq!(csv.lines().count(), 6, "{csv}");
     assert!(csv.contains("steel|stainless steel"), "{csv}");
     step_until_label_contains(&mut harness, "The result list was saved to");
     close_app(&runtime, harness);

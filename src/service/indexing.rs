@@ -28,8 +28,9 @@ use super::body::TempFile;
 use super::disk::{Disk, ImageKind, remove_if_present, write_private};
 use super::engine::{self, VisualIndex};
 use super::error::ServiceError;
+use super::failure_reason::FailureReason;
 use super::limits::ServiceLimits;
-use super::store::files::{self, IndexState, IndexedContent};
+use super::store::files::{self, IndexState, IndexedContent, IndexingFailure};
 use super::store::jobs::{self, ClaimedJob};
 use super::store::{Store, iso_now};
 
@@ -253,11 +254,11 @@ impl Indexer {
             }
             Err(error) => return Err(error.into()),
         };
-        let analysis = match analysis {
-            Ok(analysis) => Some(analysis),
+        let (analysis, failure) = match analysis {
+            Ok(analysis) => (Some(analysis), None),
             Err(error) => {
                 tracing::info!(uid = job.uid, %error, "content cannot be indexed");
-                None
+                (None, Some(indexing_failure(&error)))
             }
         };
         // Images are written aside first and moved into place only if this revision is still the
@@ -285,13 +286,19 @@ impl Indexer {
         let disk = self.disk.clone();
         let visual_index = self.visual_index.clone();
         self.store.write_blocking(|connection| {
-            if !files::save_indexing(
-                connection,
-                &job.uid,
-                job.revision,
-                content.as_ref(),
-                &iso_now(),
-            )? {
+            let saved = match &failure {
+                Some(failure) => {
+                    files::save_failed_indexing(connection, &job.uid, job.revision, failure)?
+                }
+                None => files::save_indexing(
+                    connection,
+                    &job.uid,
+                    job.revision,
+                    content.as_ref(),
+                    &iso_now(),
+                )?,
+            };
+            if !saved {
                 return Ok(None);
             }
             for (kind, image) in [(ImageKind::Thumbnail, thumbnail), (ImageKind::Large, large)] {
@@ -383,6 +390,24 @@ fn requeue_damaged(
     Ok(true)
 }
 
+/// What is saved of a file the engine could not analyse: the reason in words, and the words of a
+/// model whose shape could not be read (so it stays findable by them).
+fn indexing_failure(error: &engine::EngineError) -> IndexingFailure {
+    let (text, extracted_attributes) = match error {
+        engine::EngineError::ShapeUnreadable {
+            text,
+            extracted_attributes,
+            ..
+        } => (text.clone(), extracted_attributes.clone()),
+        _ => (String::new(), Vec::new()),
+    };
+    IndexingFailure {
+        reason: FailureReason::from(error).as_str().to_owned(),
+        text,
+        extracted_attributes,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -433,7 +458,12 @@ mod tests {
             })
             .await
             .unwrap();
-        assert_eq!(record.unwrap().state, IndexState::Failed);
+        let record = record.unwrap();
+        assert_eq!(record.state, IndexState::Failed);
+        assert_eq!(
+            record.failure_reason.as_deref(),
+            Some("the service failed while indexing the file")
+        );
         assert_eq!(queued, 0);
     }
 }

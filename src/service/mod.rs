@@ -13,6 +13,7 @@ pub mod disk;
 pub mod engine;
 pub mod error;
 pub mod expiry;
+pub mod failure_reason;
 pub mod image_links;
 pub mod indexing;
 pub mod limits;

@@ -1,10 +1,12 @@
-//! The wire shapes of stored files: the FileMap of `GET /api/File` and the result items of search,
-//! built with the client's own types (`crate::api::model`) so both sides share one shape.
+//! The wire shapes of stored files: the FileMap of `GET /api/File` (with `IndexingError`, the reason
+//! in words, on a file that failed to index) and the result items of search, built with the
+//! client's own types (`crate::api::model`) so both sides share one shape.
 
 use crate::api::Attribute;
 use crate::api::model::{ExtraFields, FileMap, ResultAttribute, SearchResultItem, ShapeResult};
 
 use super::disk::ImageKind;
+use super::failure_reason::FAILURE_REASON_FIELD;
 use super::image_links::{ImageLinks, LinkBinding};
 use super::store::accounts::Caller;
 use super::store::files::{FileRecord, IndexState};
@@ -48,6 +50,13 @@ impl ImageUrls<'_> {
 /// The FileMap of a record with its saved attributes (wire form, as uploaded).
 pub fn file_map(record: &FileRecord, attributes: Vec<String>, urls: &ImageUrls<'_>) -> FileMap {
     let (thumbnail_url, large_image_url) = urls.of(record);
+    let mut extra = ExtraFields::new();
+    if let (IndexState::Failed, Some(reason)) = (record.state, &record.failure_reason) {
+        extra.insert(
+            FAILURE_REASON_FIELD.into(),
+            serde_json::Value::String(reason.clone()),
+        );
+    }
     FileMap {
         uid: record.uid.clone(),
         viz_space_id: record.company_id.clone(),
@@ -62,7 +71,7 @@ pub fn file_map(record: &FileRecord, attributes: Vec<String>, urls: &ImageUrls<'
         indexing_finished: record.state == IndexState::Completed,
         assembly_parents: Vec::new(),
         assembly_children: Vec::new(),
-        extra: ExtraFields::new(),
+        extra,
     }
 }
 

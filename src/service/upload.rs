@@ -520,7 +520,7 @@ mod tests {
         std::fs::write(file.path(), b"ISO-10303-21;\n".repeat(100)).unwrap();
         let params = UploadParams {
             target: UploadTarget::SearchInput {
-                extension: ".step".into(),
+                extension: ".dwg".into(),
             },
             index_async: false,
             uid: Some(uid.clone()),

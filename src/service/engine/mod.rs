@@ -9,6 +9,8 @@
 //! and PDF drawings (rendered page, PMI, text, title-block attributes). The synthetic parts the
 //! engine's quality tests draw are in [`crate::service::samples`].
 
+#[cfg(test)]
+mod cad_tests;
 mod descriptor;
 pub mod drawing;
 mod images;
@@ -79,6 +81,19 @@ pub enum EngineError {
         /// Which cap, in words.
         reason: String,
     },
+    /// A model whose words (product data) were read but whose shape could not be: the file fails
+    /// (422) and its words stay searchable.
+    #[error("cannot read the shape of the {extension} model: {reason}")]
+    ShapeUnreadable {
+        /// The extension the file was uploaded with.
+        extension: String,
+        /// What the model reader said.
+        reason: String,
+        /// Text read from the file (product names, descriptions).
+        text: String,
+        /// Attributes read from the file (part numbers, materials…), `name=value`.
+        extracted_attributes: Vec<String>,
+    },
     /// A stored descriptor could not be read back.
     #[error("stored descriptor is damaged: {0}")]
     DamagedDescriptor(String),
@@ -95,7 +110,8 @@ pub fn analyze(extension: &str, bytes: &[u8]) -> Result<Analysis, EngineError> {
 }
 
 /// Analyses a file's bytes. `extension` is lower-case with the dot (`.png`). Images are decoded and
-/// described; meshes (STL, OBJ, PLY) are read and rendered from several viewpoints (see [`mesh`]);
+/// described; models (STL, OBJ, PLY, STEP: [`crate::geometry`]) are read and rendered from several
+/// viewpoints (see [`mesh`]);
 /// drawings (`.dxf`, `.pdf`) are rendered and read (see [`drawing`]); bytes that do not decode give
 /// [`EngineError::Undecodable`], content past a cap of `limits` [`EngineError::OverLimit`]. Other
 /// formats are accepted with no views (stored and text-searchable).
@@ -177,7 +193,7 @@ mod tests {
             analyze(".png", b"not a png at all"),
             Err(EngineError::Undecodable { .. })
         ));
-        let other = analyze(".step", b"ISO-10303-21;").unwrap();
+        let other = analyze(".dwg", b"AC1032 drawing").unwrap();
         assert!(other.views.is_empty());
     }
 
