@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use partlens::geometry::step::read_step;
 use partlens::service::engine::analyze;
-use partlens::service::engine::sample_parts::{Pose, draw_part, encode_png};
+use partlens::service::samples::parts::{Pose, draw_part, encode_png};
 
 /// Rounds per measurement (the p50 is reported).
 const ROUNDS: usize = 20;

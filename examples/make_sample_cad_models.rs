@@ -20,7 +20,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use partlens::workspace::{SamplePart, read_manifest, write_manifest};
+use partlens::service::samples::{SamplePart, read_manifest, write_manifest};
 
 /// A point of a profile: radius from the axis and height, in millimetres.
 type ProfilePoint = (f64, f64);

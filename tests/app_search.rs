@@ -17,11 +17,8 @@ use std::sync::Arc;
 use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable as _;
-use partlens::api::{
-    ApiClient, Attribute, Credentials, FileRef, FileUid, GetFileRequest, UploadRequest,
-    UploadSource,
-};
-use partlens::service::{RunningService, ServiceConfig, admin};
+use partlens::api::{ApiClient, FileRef, FileUid, GetFileRequest};
+use partlens::service::admin;
 use partlens::tasks::PreparedFilePicker;
 use partlens::tasks::thumbnails::thumbnail_of_file_key;
 use partlens::ui::load_state::LoadState;

@@ -22,8 +22,6 @@ use partlens::tasks::{
 };
 use partlens::ui::{App, AppOptions, ConnectionState, Settings};
 
-pub mod search;
-
 /// How long a condition may take before the test fails.
 pub const DEADLINE: Duration = Duration::from_secs(60);
 

@@ -404,7 +404,7 @@ pub fn save_failed_indexing(
         ],
     )?;
     connection.execute("DELETE FROM views WHERE file_uid = ?1", [uid])?;
-    refresh_search_text(connection, uid)?;
+    search_text::refresh(connection, uid)?;
     connection.execute("DELETE FROM jobs WHERE file_uid = ?1", [uid])?;
     Ok(true)
 }

@@ -29,7 +29,7 @@ pub async fn recheck_kept_inputs(
             _ = cancel.cancelled() => return Err(FileSearchError::Cancelled),
             status = client.file_status(&kept.uid) => status?,
         };
-        if matches!(status, FileStatus::Unknown | FileStatus::Failed) {
+        if matches!(status, FileStatus::Unknown | FileStatus::Failed { .. }) {
             tracing::info!(
                 "search input {} is {} on the service: uploading {} again",
                 kept.uid,

@@ -809,7 +809,7 @@ impl Runner<'_> {
         self.progress.uploaded += 1;
         // A database file is indexed as it uploads; content the service cannot read still gets
         // its UID, which deserves a word.
-        if let Ok(FileStatus::Failed) = self.client.file_status(&uid).await {
+        if let Ok(FileStatus::Failed { .. }) = self.client.file_status(&uid).await {
             self.fail(
                 &file.relative,
                 "It went up, but the service could not index it (it reported the indexing \
