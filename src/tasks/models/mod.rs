@@ -350,7 +350,7 @@ mod tests {
     async fn a_format_the_readers_do_not_take_is_named() {
         let source = ModelSource::StoredFile {
             uid: FileUid::from_reply("3f2504e0-4f89-41d3-9a0c-0305e82c3301"),
-            file_name: "Parts/housing.step".into(),
+            file_name: "Parts/housing.sldprt".into(),
             known_paths: Vec::new(),
         };
         let reason = find_model_file(&source, None, Vec::new())
@@ -358,7 +358,7 @@ mod tests {
             .err()
             .unwrap();
         assert!(
-            reason.starts_with("STEP files are not read as 3D models"),
+            reason.starts_with("SLDPRT files are not read as 3D models"),
             "{reason}"
         );
     }
