@@ -629,6 +629,7 @@ mod tests {
             name: name.to_owned(),
             file_name: format!("Parts/{name}.png"),
             score: Some(0.9),
+            query_kind: crate::ui::results::calibration::QueryKind::PictureToPicture,
             thumbnail_url: String::new(),
             large_image_url: String::new(),
             attributes: attributes

@@ -22,7 +22,7 @@ use super::model_view::{ModelCache, ModelEntry, turntable_ui};
 use super::pmi::feedback::FeedbackDrafts;
 use super::pmi::{PmiIntent, PmiView};
 use super::results::{ResultsIntent, ResultsView, rows_from_result};
-use super::search_bar::{SearchBar, SearchIntent, SearchPlan, ViewSource, ViewState};
+use super::search_bar::{SearchBar, SearchIntent, SearchPlan, ViewSource, ViewState, view_kind};
 use super::texture_cache::{TextureCache, load_decoded};
 use crate::api::FileUid;
 use crate::tasks::history::SearchDraft;
@@ -221,8 +221,12 @@ impl SearchPlace {
                         self.bar
                             .history_draft(u64::try_from(result.total_results).unwrap_or(0)),
                     );
-                    self.results
-                        .set_results(rows_from_result(&result), Some(result.total_results));
+                    // All views of one search are of one kind; their kind says what the scores mean.
+                    let query_kind = self.bar.views().first().map(|slot| view_kind(&slot.source));
+                    self.results.set_results(
+                        rows_from_result(&result, query_kind),
+                        Some(result.total_results),
+                    );
                 }
             }
             Event::SearchFailed { id, message } => {

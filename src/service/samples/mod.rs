@@ -1,6 +1,6 @@
 //! The sample library: its manifest ([`SampleManifest`], always built: the local workspace seeds a
 //! new workspace from it) and the generators that draw it ([`parts`]: pictures of synthetic parts;
-//! [`drawings`]: DXF and PDF drawings).
+//! [`drawings`]: DXF and PDF drawings) and what the engine's scores mean on it ([`calibration`]).
 //!
 //! The generators serve the tests, the benchmark and the `examples/make_sample*.rs` programs that
 //! write `assets/samples/`; the shipped programs never draw a sample, so they are built only for
@@ -9,6 +9,8 @@
 
 mod manifest;
 
+#[cfg(any(test, feature = "samples"))]
+pub mod calibration;
 #[cfg(any(test, feature = "samples"))]
 pub mod drawings;
 #[cfg(any(test, feature = "samples"))]

@@ -9,6 +9,7 @@
 //! `body.rows`), and sorting happens when the sort changes, never per frame, so a frame costs the
 //! same for 100 or 10,000 results.
 
+pub mod calibration;
 mod grid;
 pub mod rows;
 mod table;
@@ -17,9 +18,8 @@ use egui::{Color32, Rect};
 
 pub use self::grid::{CARD_ATTRIBUTES, CARD_HEIGHT, CARD_WIDTH};
 pub use self::rows::{
-    IDENTICAL_SCORE, ResultRow, SIMILAR_SCORE, ScoreBand, SortColumn, SortOrder,
-    VERY_SIMILAR_SCORE, attribute_names, key_attribute_names, results_csv, rows_from_result,
-    sorted_order, thousands,
+    IDENTICAL_SCORE, ResultRow, ScoreBand, SortColumn, SortOrder, attribute_names,
+    key_attribute_names, results_csv, rows_from_result, sorted_order, thousands,
 };
 pub use self::table::TABLE_ROW_HEIGHT;
 use super::app_command::CommandQueue;
@@ -543,11 +543,10 @@ fn more_like_this_button_ui(ui: &mut egui::Ui, row: &ResultRow, intents: &mut Ve
 
 /// The score with its band, coloured by the band (grid and table).
 fn score_label_ui(ui: &mut egui::Ui, row: &ResultRow) {
-    let Some(score) = row.score else {
+    let Some(band) = row.band() else {
         ui.weak("no score");
         return;
     };
-    let band = ScoreBand::of(score);
     let color = match band {
         ScoreBand::Identical => Color32::from_rgb(0x2e, 0x9e, 0x4f),
         ScoreBand::VerySimilar => Color32::from_rgb(0x3b, 0x82, 0xc4),
@@ -606,6 +605,7 @@ mod tests {
             name: name.to_owned(),
             file_name: format!("Parts/{name}.png"),
             score,
+            query_kind: calibration::QueryKind::PictureToPicture,
             thumbnail_url: format!("http://127.0.0.1:9/thumb/{rank}.png"),
             large_image_url: format!("http://127.0.0.1:9/large/{rank}.png"),
             attributes: attributes
