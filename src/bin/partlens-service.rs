@@ -49,6 +49,10 @@ enum Command {
         /// [default: 2].
         #[arg(long, value_name = "N")]
         index_workers: Option<usize>,
+        /// A company is searched visually through an approximate nearest-neighbour graph (saved
+        /// under DIR/visual/) from this many views on, by the exact scan below [default: 50000].
+        #[arg(long, value_name = "VIEWS")]
+        ann_from_views: Option<usize>,
     },
     /// Manages users.
     User {
@@ -122,6 +126,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             addr,
             max_body_bytes,
             index_workers,
+            ann_from_views,
         } => {
             let mut config = ServiceConfig::new(cli.data);
             config.addr = addr;
@@ -130,6 +135,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             }
             if let Some(workers) = index_workers {
                 config.index_workers = workers;
+            }
+            if let Some(views) = ann_from_views {
+                config.visual.ann_from_views = views;
             }
             serve(config)
         }

@@ -3,14 +3,15 @@
 //! (`indexAsync=true`).
 //!
 //! The engine runs on a blocking thread. The outcome is saved only if the file still has the revision
-//! that was indexed (an overwrite or delete meanwhile wins). The in-memory visual index is changed
-//! inside the same write transaction as the record, so the two never disagree about a file.
+//! that was indexed (an overwrite or delete meanwhile wins). The visual index (see
+//! [`super::visual`]) is changed inside the same write transaction as the record, so the two never
+//! disagree about a file, and the store's journal of view changes is written in that transaction too.
 //!
 //! At most one analysis a CPU core runs at a time, whether it comes from a synchronous upload or a
 //! worker: decoding holds up to [`engine::MAX_DECODED_BYTES`] each, so forty simultaneous synchronous
 //! uploads queue for a slot instead of holding forty decoded images at once.
 
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::sync::{Notify, Semaphore};
@@ -18,21 +19,19 @@ use tokio_util::sync::CancellationToken;
 
 use super::body::TempFile;
 use super::disk::{Disk, ImageKind, remove_if_present};
-use super::engine::{self, VisualIndex};
+use super::engine;
 use super::error::ServiceError;
 use super::store::files::{self, IndexState, IndexedContent};
 use super::store::jobs::{self, ClaimedJob};
 use super::store::{Store, iso_now};
-
-/// The visual index shared by search and indexing.
-pub type SharedVisualIndex = Arc<RwLock<VisualIndex>>;
+use super::visual::{ViewSearch, VisualKeeper};
 
 /// Runs the engine and keeps the queue moving.
 #[derive(Clone)]
 pub struct Indexer {
     store: Store,
     disk: Disk,
-    visual_index: SharedVisualIndex,
+    visual: VisualKeeper,
     wake: Arc<Notify>,
     stop: CancellationToken,
     analysis_slots: Arc<Semaphore>,
@@ -45,11 +44,11 @@ fn analysis_slot_count() -> usize {
 
 impl Indexer {
     /// An indexer over a store and data directory.
-    pub fn new(store: Store, disk: Disk, visual_index: SharedVisualIndex) -> Self {
+    pub fn new(store: Store, disk: Disk, visual: VisualKeeper) -> Self {
         Self {
             store,
             disk,
-            visual_index,
+            visual,
             wake: Arc::new(Notify::new()),
             stop: CancellationToken::new(),
             analysis_slots: Arc::new(Semaphore::new(analysis_slot_count())),
@@ -57,34 +56,19 @@ impl Indexer {
     }
 
     /// The visual index.
-    pub fn visual_index(&self) -> &SharedVisualIndex {
-        &self.visual_index
+    pub fn visual(&self) -> &VisualKeeper {
+        &self.visual
     }
 
-    /// Rebuilds the visual index from the stored views of every indexed database file, and puts work
-    /// left unfinished by an earlier run back in the queue. Returns (indexed files, queued jobs).
+    /// Loads the visual index (exact indexes from the stored views, graphs from their saved
+    /// snapshots brought up to date), and puts work left unfinished by an earlier run back in the
+    /// queue. Returns (indexed files, queued jobs).
     pub async fn recover(&self) -> Result<(usize, usize), ServiceError> {
-        let visual_index = self.visual_index.clone();
+        let visual = self.visual.clone();
         self.store
             .write(move |connection| {
                 let queued = jobs::requeue_unfinished(connection, &iso_now())?;
-                let stored = files::all_database_views(connection)?;
-                let mut rebuilt = VisualIndex::new();
-                for (uid, views) in stored {
-                    let views = views
-                        .iter()
-                        .map(|bytes| engine::ViewDescriptor::from_bytes(bytes))
-                        .collect::<Result<Vec<_>, _>>();
-                    match views {
-                        Ok(views) => rebuilt.insert(uid, views),
-                        Err(error) => tracing::warn!(uid, %error, "stored views skipped"),
-                    }
-                }
-                let count = rebuilt.len();
-                *visual_index
-                    .write()
-                    .map_err(|_| ServiceError::Internal("the visual index is poisoned".into()))? =
-                    rebuilt;
+                let count = visual.recover_blocking(connection)?;
                 Ok((count, queued))
             })
             .await
@@ -164,6 +148,7 @@ impl Indexer {
                 Err(error) => Err(error.into()),
             };
         drop(slot);
+        self.visual.spawn_due_work();
         if outcome.is_err() {
             let gave_up = self
                 .store
@@ -230,7 +215,7 @@ impl Indexer {
             has_large_image: large.is_some(),
         });
         let disk = self.disk.clone();
-        let visual_index = self.visual_index.clone();
+        let visual = self.visual.clone();
         self.store.write_blocking(|connection| {
             if !files::save_indexing(
                 connection,
@@ -247,16 +232,15 @@ impl Indexer {
                     None => remove_if_present(&disk.image_path(&job.uid, kind))?,
                 }
             }
-            let is_database_file = files::find_any(connection, &job.uid)?
-                .is_some_and(|record| !record.is_search_input);
-            let mut visual_index = visual_index
-                .write()
-                .map_err(|_| ServiceError::Internal("the visual index is poisoned".into()))?;
+            let Some(record) = files::find_any(connection, &job.uid)? else {
+                return Ok(None);
+            };
+            let mut library = visual.write()?;
             match &analysis {
-                Some(analysis) if is_database_file => {
-                    visual_index.insert(job.uid.clone(), analysis.views.clone());
+                Some(analysis) if !record.is_search_input => {
+                    library.insert(&record.company_id, &job.uid, &analysis.views)?;
                 }
-                _ => visual_index.remove(&job.uid),
+                _ => library.remove(&record.company_id, &job.uid)?,
             }
             Ok(Some(if analysis.is_some() {
                 IndexState::Completed

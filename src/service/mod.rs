@@ -21,7 +21,9 @@ pub mod server;
 pub mod state;
 pub mod store;
 pub mod stored_path;
+pub mod synthetic_library;
 pub mod upload;
+pub mod visual;
 
 pub use config::ServiceConfig;
 pub use error::ServiceError;

@@ -2,20 +2,20 @@
 //! back in the queue, bind, serve in a tokio task, start the indexing workers.
 
 use std::net::SocketAddr;
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
 use super::config::ServiceConfig;
 use super::disk::Disk;
-use super::engine::VisualIndex;
 use super::error::ServiceError;
 use super::image_links::{ImageLinks, SECRET_NAME};
 use super::indexing::Indexer;
 use super::routes;
 use super::state::ServiceState;
 use super::store::{Store, accounts};
+use super::visual::VisualKeeper;
 
 /// How long a shutdown waits for requests in flight before it stops serving anyway.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
@@ -42,11 +42,8 @@ impl RunningService {
             .write(|connection| accounts::secret(connection, SECRET_NAME, ImageLinks::fresh_secret))
             .await?;
         let image_links = ImageLinks::new(secret, config.image_token_lifetime);
-        let indexer = Indexer::new(
-            store.clone(),
-            disk.clone(),
-            Arc::new(RwLock::new(VisualIndex::new())),
-        );
+        let visual = VisualKeeper::new(store.clone(), &config.data_dir, config.visual);
+        let indexer = Indexer::new(store.clone(), disk.clone(), visual.clone());
         let (indexed, queued) = indexer.recover().await?;
         let listener = tokio::net::TcpListener::bind(config.addr)
             .await
@@ -55,7 +52,7 @@ impl RunningService {
                 source,
             })?;
         let addr = listener.local_addr()?;
-        let workers = indexer.start_workers(config.index_workers);
+        let mut workers = indexer.start_workers(config.index_workers);
         let state = Arc::new(ServiceState {
             config,
             local_addr: addr,
@@ -65,6 +62,12 @@ impl RunningService {
             image_links,
         });
         let stop = CancellationToken::new();
+        workers.push(
+            state
+                .indexer
+                .visual()
+                .spawn_maintenance(state.config.visual_maintenance_interval, stop.clone()),
+        );
         let app = axum::ServiceExt::<axum::extract::Request>::into_make_service(routes::app(state));
         let stopped = stop.clone();
         let server = tokio::spawn(async move {
@@ -109,6 +112,11 @@ impl RunningService {
         }
         for worker in self.workers.drain(..) {
             let _ = worker.await;
+        }
+        // Graphs with changes since their last save are saved, so the next start loads them whole.
+        let visual = self.indexer.visual().clone();
+        if let Err(error) = tokio::task::spawn_blocking(move || visual.save_all_blocking()).await {
+            tracing::error!(%error, "saving the visual index at shutdown stopped unexpectedly");
         }
         tracing::info!(addr = %self.addr, "service stopped");
     }

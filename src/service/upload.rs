@@ -28,6 +28,7 @@ use super::store::files::{self, FileRecord, IndexState, NewContent};
 use super::store::jobs::{self, ClaimedJob};
 use super::store::{attributes, iso_now};
 use super::stored_path::{StoredPath, search_input_extension};
+use super::visual::ViewSearch;
 
 /// The minimum upload size: base64 characters for `PUT /api/File`, bytes for the binary endpoints.
 pub const MIN_UPLOAD_SIZE: u64 = 1024;
@@ -223,7 +224,7 @@ async fn store_and_index_now(
     };
     let extension = params.extension().to_owned();
     let disk = state.disk.clone();
-    let visual_index = state.indexer.visual_index().clone();
+    let visual = state.indexer.visual().clone();
     let caller_in = caller.clone();
     let (uid, revision) = state
         .store
@@ -315,12 +316,10 @@ async fn store_and_index_now(
             // job without them; what fails here fails before anything else changed on disk.
             disk.remove_images(&uid)?;
             file.persist(&disk.content_path(&uid))?;
-            let mut index = visual_index
-                .write()
-                .map_err(|_| ServiceError::Internal("the visual index is poisoned".into()))?;
-            index.remove(&uid);
+            let mut library = visual.write()?;
+            library.remove(&caller.company_id, &uid)?;
             if let Some(replaced) = &replaced {
-                index.remove(replaced);
+                library.remove(&caller.company_id, replaced)?;
                 // Its record is gone with this commit; bytes that cannot be removed (held open by
                 // another program) stay on disk unused rather than failing the upload.
                 if let Err(error) = disk.remove_file(replaced) {

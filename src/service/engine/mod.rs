@@ -20,6 +20,7 @@ mod quality_tests;
 #[cfg(test)]
 mod sample_library_tests;
 pub mod sample_parts;
+pub mod synthetic;
 
 use crate::api::PmiPage;
 
