@@ -143,7 +143,10 @@ fn main() {
             Err(error) => panic!("the library does not generate: {error}"),
         };
         let generation = started.elapsed();
-        eprintln!("{views} views: library written in {:.1} s", generation.as_secs_f64());
+        eprintln!(
+            "{views} views: library written in {:.1} s",
+            generation.as_secs_f64()
+        );
         let store = match Store::open_blocking(dir.path()) {
             Ok(store) => store,
             Err(error) => panic!("the store does not open: {error}"),
@@ -158,7 +161,10 @@ fn main() {
             panic!("the exact index does not load: {error}");
         }
         let exact_load = started.elapsed();
-        let exact_bytes = exact.read().map(|library| library.heap_bytes()).unwrap_or(0);
+        let exact_bytes = exact
+            .read()
+            .map(|library| library.heap_bytes())
+            .unwrap_or(0);
         let exact_resident = resident_bytes()
             .zip(before_exact)
             .map(|(after, before)| after.saturating_sub(before));
@@ -254,10 +260,16 @@ fn main() {
                     let ((graph_ranked, graph_total), graph_time) = run(&restarted);
                     exact_times.push(exact_time);
                     graph_times.push(graph_time);
-                    assert_eq!(exact_total, graph_total, "both paths count the same matches");
+                    assert_eq!(
+                        exact_total, graph_total,
+                        "both paths count the same matches"
+                    );
                     matches = exact_total;
-                    let truth: HashSet<&String> =
-                        exact_ranked.iter().take(RECALL_AT).map(|(uid, _)| uid).collect();
+                    let truth: HashSet<&String> = exact_ranked
+                        .iter()
+                        .take(RECALL_AT)
+                        .map(|(uid, _)| uid)
+                        .collect();
                     wanted += truth.len();
                     found += graph_ranked
                         .iter()

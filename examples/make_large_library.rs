@@ -71,7 +71,10 @@ fn main() -> anyhow::Result<()> {
         let keeper = VisualKeeper::new(store.clone(), &data, settings);
         let loaded = Instant::now();
         store.write_blocking(|connection| keeper.recover_blocking(connection))?;
-        println!("exact index loaded in {:.1} s", loaded.elapsed().as_secs_f64());
+        println!(
+            "exact index loaded in {:.1} s",
+            loaded.elapsed().as_secs_f64()
+        );
         let built = Instant::now();
         keeper.maintain_blocking();
         println!(

@@ -151,7 +151,9 @@ async fn the_graph_answers_like_the_exact_scan_through_changes_and_restarts() {
     upload_part(&admin, 17, Shape::HorizontalBar, 80).await;
     let on_graph_answers = answers(&admin, &inputs).await;
     assert!(
-        on_graph_answers.iter().any(|(results, _)| results.len() == 3),
+        on_graph_answers
+            .iter()
+            .any(|(results, _)| results.len() == 3),
         "searches find files"
     );
 
@@ -161,7 +163,11 @@ async fn the_graph_answers_like_the_exact_scan_through_changes_and_restarts() {
     assert_eq!(saved.len(), 1);
     let admin = service.session("admin").await;
     assert_eq!(answers(&admin, &inputs).await, on_graph_answers);
-    assert_eq!(saved_tables(&data), saved, "the loaded graph was not rebuilt");
+    assert_eq!(
+        saved_tables(&data),
+        saved,
+        "the loaded graph was not rebuilt"
+    );
 
     // The exact scan over the same store gives the very same answers.
     service.restart_with(on_exact_scan).await;
@@ -224,8 +230,12 @@ async fn a_service_killed_during_uploads_comes_back_with_a_graph_that_matches_th
         upload_part(&admin, number, SHAPES[number % 4], number as u32 + 1).await;
     }
     let inputs = vec![
-        admin.upload_search_input(".png", &png(Shape::Disc, 200), false).await,
-        admin.upload_search_input(".png", &png(Shape::Bracket, 201), false).await,
+        admin
+            .upload_search_input(".png", &png(Shape::Disc, 200), false)
+            .await,
+        admin
+            .upload_search_input(".png", &png(Shape::Bracket, 201), false)
+            .await,
     ];
     wait_until(Duration::from_secs(60), "the graph to be saved", || {
         let saved = !saved_tables(&data).is_empty();

@@ -22,9 +22,6 @@ use crate::api::model::{ExtraFields, SearchResult};
 use crate::api::{FilterTerm, SearchFilter};
 
 use super::engine::ViewDescriptor;
-use super::visual::{
-    FileFilter, LibraryMode, Ranked, StoreViews, ViewSearch, VisualLibrary,
-};
 use super::error::ServiceError;
 use super::image_links::ImageLinks;
 use super::params::canonical_uid;
@@ -33,6 +30,7 @@ use super::state::AppState;
 use super::store::accounts::Caller;
 use super::store::files::{self, IndexState};
 use super::store::{attributes, search, unix_now};
+use super::visual::{FileFilter, LibraryMode, Ranked, StoreViews, ViewSearch, VisualLibrary};
 
 /// Results returned when the caller does not say (`maxResults`).
 pub const DEFAULT_MAX_RESULTS: usize = 200;
@@ -144,7 +142,9 @@ pub fn rank_visually(
         Scope::Only(allowed) => library
             .approximate()
             .company(company_id)
-            .map_or(0, |index| allowed.iter().filter(|uid| index.contains(uid)).count()),
+            .map_or(0, |index| {
+                allowed.iter().filter(|uid| index.contains(uid)).count()
+            }),
         Scope::Broad => search::count_matching_with_views(connection, company_id, terms)?,
     };
     Ok((ranked, total))

@@ -119,7 +119,12 @@ impl SyntheticViews {
     /// The views of one synthetic file: `views` perturbed copies of pool entries that show the same
     /// part (entry `index` and the entries `PART_NAMES.len()` apart from it: other poses), as a model's
     /// rendered views or a part's several pictures would be.
-    pub fn file_views(&self, index: usize, views: usize, random: &mut StdRng) -> Vec<ViewDescriptor> {
+    pub fn file_views(
+        &self,
+        index: usize,
+        views: usize,
+        random: &mut StdRng,
+    ) -> Vec<ViewDescriptor> {
         (0..views)
             .map(|view| self.perturbed(index + view * PART_NAMES.len(), random))
             .collect()

@@ -143,7 +143,11 @@ fn scanning_sql(company_id: &str, terms: &[FilterTerm]) -> (String, Vec<Value>) 
          WHERE f.company_id = ? AND f.is_search_input = 0 AND f.state = 'completed'",
     );
     let mut arguments = vec![Value::Text(company_id.to_owned())];
-    let mut attribute = |sql: &mut String, arguments: &mut Vec<Value>, name: &str, condition: &str, values: Vec<Value>| {
+    let attribute = |sql: &mut String,
+                     arguments: &mut Vec<Value>,
+                     name: &str,
+                     condition: &str,
+                     values: Vec<Value>| {
         let (name, unit) = split_unit(name);
         sql.push_str(
             " AND EXISTS (SELECT 1 FROM attribute_values v JOIN attribute_names a ON a.id = v.attribute_id
@@ -273,8 +277,9 @@ pub fn count_matching_with_views(
     let sql = format!(
         "SELECT count(*) FROM ({sql} AND EXISTS (SELECT 1 FROM views v WHERE v.file_uid = f.uid))"
     );
-    let count: i64 =
-        connection.query_row(&sql, rusqlite::params_from_iter(arguments), |row| row.get(0))?;
+    let count: i64 = connection.query_row(&sql, rusqlite::params_from_iter(arguments), |row| {
+        row.get(0)
+    })?;
     Ok(count.max(0) as usize)
 }
 
@@ -426,7 +431,11 @@ mod tests {
             (
                 "1",
                 "Design/Pump Housing.png",
-                &["document_number=AX-1000", "region=EU|US", "note=50% \"off\""],
+                &[
+                    "document_number=AX-1000",
+                    "region=EU|US",
+                    "note=50% \"off\"",
+                ],
                 "Gußeisen ÄRGER cast iron",
             ),
             (
@@ -468,7 +477,8 @@ mod tests {
         .collect();
         for terms in &terms {
             let indexed = matching_database_files(&connection, &company, terms).unwrap();
-            let scanned = matching_database_files_by_scanning(&connection, &company, terms).unwrap();
+            let scanned =
+                matching_database_files_by_scanning(&connection, &company, terms).unwrap();
             assert_eq!(indexed, scanned, "{terms:?}");
         }
         // The cases above do find files (the comparison is not between empty lists).
@@ -477,7 +487,11 @@ mod tests {
             vec!["1"]
         );
         assert_eq!(
-            uids(&connection, &company, &[FilterTerm::parse("document_number=ax-100*")]),
+            uids(
+                &connection,
+                &company,
+                &[FilterTerm::parse("document_number=ax-100*")]
+            ),
             vec!["2", "1"]
         );
         // A file's text index follows its text: re-indexed with other text, then deleted.
@@ -487,16 +501,29 @@ mod tests {
             ..Default::default()
         };
         let revision: i64 = connection
-            .query_row("SELECT revision FROM files WHERE uid = '2'", [], |row| row.get(0))
+            .query_row("SELECT revision FROM files WHERE uid = '2'", [], |row| {
+                row.get(0)
+            })
             .unwrap();
         assert!(save_indexing(&connection, "2", revision, Some(&content), "t").unwrap());
         assert!(uids(&connection, &company, &[FilterTerm::Text("steel".into())]).is_empty());
         assert_eq!(
-            uids(&connection, &company, &[FilterTerm::Text("different".into())]),
+            uids(
+                &connection,
+                &company,
+                &[FilterTerm::Text("different".into())]
+            ),
             vec!["2"]
         );
         crate::service::store::files::delete(&connection, "2").unwrap();
-        assert!(uids(&connection, &company, &[FilterTerm::Text("different".into())]).is_empty());
+        assert!(
+            uids(
+                &connection,
+                &company,
+                &[FilterTerm::Text("different".into())]
+            )
+            .is_empty()
+        );
         let indexed: i64 = connection
             .query_row("SELECT count(*) FROM file_text_keys", [], |row| row.get(0))
             .unwrap();

@@ -66,7 +66,10 @@ pub fn view_counts(connection: &Connection) -> Result<Vec<(String, usize)>, Serv
     ))?;
     let counts = statement
         .query_map([], |row| {
-            Ok((row.get::<_, String>(0)?, row.get::<_, i64>(1)?.max(0) as usize))
+            Ok((
+                row.get::<_, String>(0)?,
+                row.get::<_, i64>(1)?.max(0) as usize,
+            ))
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
     Ok(counts)
@@ -108,7 +111,9 @@ pub fn for_each_searched_file(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::service::store::files::{IndexState, IndexedContent, NewContent, save_indexing, upsert};
+    use crate::service::store::files::{
+        IndexState, IndexedContent, NewContent, save_indexing, upsert,
+    };
 
     fn record(uid: &str, company: &str) -> NewContent {
         NewContent {
@@ -128,7 +133,9 @@ mod tests {
     #[test]
     fn every_change_to_searched_views_is_journalled() {
         let mut connection = Connection::open_in_memory().unwrap();
-        connection.pragma_update(None, "foreign_keys", "ON").unwrap();
+        connection
+            .pragma_update(None, "foreign_keys", "ON")
+            .unwrap();
         crate::service::store::schema::migrate(&mut connection).unwrap();
         let company = crate::service::store::accounts::ensure_company(&connection, "A").unwrap();
         let start = position(&connection).unwrap();
@@ -143,12 +150,18 @@ mod tests {
         let (owner, views) = searched_views(&connection, "a").unwrap().unwrap();
         assert_eq!(owner, company);
         assert_eq!(views, vec![vec![1, 2, 3], vec![4, 5]]);
-        assert_eq!(view_counts(&connection).unwrap(), vec![(company.clone(), 2)]);
+        assert_eq!(
+            view_counts(&connection).unwrap(),
+            vec![(company.clone(), 2)]
+        );
 
         // A delete cascades to the views, and the cascade is journalled too.
         let before_delete = position(&connection).unwrap();
         assert!(crate::service::store::files::delete(&connection, "a").unwrap());
-        assert_eq!(changed_since(&connection, before_delete).unwrap(), vec!["a"]);
+        assert_eq!(
+            changed_since(&connection, before_delete).unwrap(),
+            vec!["a"]
+        );
         assert!(searched_views(&connection, "a").unwrap().is_none());
 
         // A failed re-index changes only the state: journalled.

@@ -57,7 +57,7 @@ fn both(
     let mut exact = ExactScan::new();
     let mut approximate = AnnSearch::new(settings);
     let mut ordered: Vec<(&String, &Vec<ViewDescriptor>)> = files.iter().collect();
-    ordered.sort();
+    ordered.sort_by(|a, b| a.0.cmp(b.0));
     for (uid, views) in ordered {
         exact.insert(COMPANY, uid, views).unwrap();
         approximate.insert(COMPANY, uid, views).unwrap();
@@ -71,7 +71,11 @@ fn assert_agree(
     stored: &HashMap<String, Vec<ViewDescriptor>>,
     queries: &[Vec<ViewDescriptor>],
 ) {
-    let listed: HashSet<String> = stored.keys().filter(|uid| uid.ends_with(['1', '5', '9'])).cloned().collect();
+    let listed: HashSet<String> = stored
+        .keys()
+        .filter(|uid| uid.ends_with(['1', '5', '9']))
+        .cloned()
+        .collect();
     let few: HashSet<String> = stored.keys().take(3).cloned().collect();
     let even = |uids: &[String]| -> Result<HashSet<String>, ServiceError> {
         Ok(uids
@@ -88,9 +92,14 @@ fn assert_agree(
             ("checked", FileFilter::Checked(&even)),
         ] {
             let want = exact.rank(COMPANY, query, filter, 10, stored).unwrap();
-            let got = approximate.rank(COMPANY, query, filter, 10, stored).unwrap();
+            let got = approximate
+                .rank(COMPANY, query, filter, 10, stored)
+                .unwrap();
             assert_eq!(got, want, "query {number}, filter {label}");
-            assert!(!want.is_empty() || label == "few", "query {number}, filter {label}");
+            assert!(
+                !want.is_empty() || label == "few",
+                "query {number}, filter {label}"
+            );
         }
     }
 }
@@ -148,13 +157,19 @@ fn with_few_candidates_the_graph_still_finds_the_exact_best_files() {
         ..AnnSettings::default()
     };
     let (exact, approximate) = both(&files, settings);
-    let listed: HashSet<String> = files.keys().filter(|uid| uid.ends_with(['3', '7'])).cloned().collect();
+    let listed: HashSet<String> = files
+        .keys()
+        .filter(|uid| uid.ends_with(['3', '7']))
+        .cloned()
+        .collect();
     let mut found = 0;
     let mut wanted = 0;
     for query in &queries {
         for filter in [FileFilter::Everything, FileFilter::Only(&listed)] {
             let want = exact.rank(COMPANY, query, filter, 10, &files).unwrap();
-            let got = approximate.rank(COMPANY, query, filter, 10, &files).unwrap();
+            let got = approximate
+                .rank(COMPANY, query, filter, 10, &files)
+                .unwrap();
             // Every score shown is the exact score of that file.
             let exact_scores: HashMap<String, f32> = exact
                 .rank(COMPANY, query, filter, usize::MAX, &files)
@@ -188,23 +203,42 @@ fn a_saved_graph_loads_back_the_same_and_damage_is_refused() {
     let folder = tempfile::tempdir().unwrap();
     snapshot::save(folder.path(), COMPANY, &index, 42).unwrap();
     // What a save killed half-way leaves: a graph file nobody names and a temporary table.
-    std::fs::write(folder.path().join(format!("{COMPANY}-00000000000000ff.graph")), b"half").unwrap();
-    std::fs::write(folder.path().join(format!(".{COMPANY}.files.00ff.tmp")), b"half").unwrap();
+    std::fs::write(
+        folder
+            .path()
+            .join(format!("{COMPANY}-00000000000000ff.graph")),
+        b"half",
+    )
+    .unwrap();
+    std::fs::write(
+        folder.path().join(format!(".{COMPANY}.files.00ff.tmp")),
+        b"half",
+    )
+    .unwrap();
     let loaded = snapshot::load(folder.path(), COMPANY).unwrap().unwrap();
     assert_eq!(loaded.journal_position, 42);
     assert_eq!(loaded.index.file_count(), index.file_count());
     assert_eq!(loaded.index.view_count(), index.view_count());
     for query in &queries {
         assert_eq!(
-            loaded.index.rank(query, FileFilter::Everything, 10, &stored).unwrap(),
-            index.rank(query, FileFilter::Everything, 10, &stored).unwrap()
+            loaded
+                .index
+                .rank(query, FileFilter::Everything, 10, &stored)
+                .unwrap(),
+            index
+                .rank(query, FileFilter::Everything, 10, &stored)
+                .unwrap()
         );
     }
     let names: Vec<String> = std::fs::read_dir(folder.path())
         .unwrap()
         .map(|entry| entry.unwrap().file_name().into_string().unwrap())
         .collect();
-    assert_eq!(names.len(), 2, "left-overs of a killed save are removed: {names:?}");
+    assert_eq!(
+        names.len(),
+        2,
+        "left-overs of a killed save are removed: {names:?}"
+    );
 
     // A flipped byte in the table is refused; no snapshot at all is `None`.
     let table = folder.path().join(format!("{COMPANY}.files"));

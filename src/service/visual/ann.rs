@@ -138,7 +138,9 @@ impl std::fmt::Debug for AnnIndex {
 fn uid_number(uid: &str) -> Result<u128, ServiceError> {
     uuid::Uuid::try_parse(uid)
         .map(|uid| uid.as_u128())
-        .map_err(|_| ServiceError::Internal(format!("the visual index keys files by GUID, not {uid}")))
+        .map_err(|_| {
+            ServiceError::Internal(format!("the visual index keys files by GUID, not {uid}"))
+        })
 }
 
 /// The canonical text of a file GUID.
@@ -396,10 +398,9 @@ impl AnnIndex {
         for vector in query {
             let found = match admit {
                 None => self.graph.search::<i8>(vector, wanted),
-                Some(admit) => {
-                    self.graph
-                        .filtered_search::<i8, _>(vector, wanted, |key| admit(slot_of(key)))
-                }
+                Some(admit) => self
+                    .graph
+                    .filtered_search::<i8, _>(vector, wanted, |key| admit(slot_of(key))),
             }
             .map_err(graph_error)?;
             for key in found.keys {
@@ -473,7 +474,10 @@ impl AnnIndex {
         }
         // Enough nearest views per query view that `limit` files are among them, with room for
         // files that several query views find.
-        let wanted = self.settings.views_per_query_view.max(limit.saturating_mul(2));
+        let wanted = self
+            .settings
+            .views_per_query_view
+            .max(limit.saturating_mul(2));
         match filter {
             FileFilter::Everything => {
                 let slots = self.graph_candidates(&vectors, wanted, None)?;
@@ -508,8 +512,10 @@ impl AnnIndex {
                     let slots = self.graph_candidates(&vectors, wanted, None)?;
                     let uids = self.uids_of(&slots);
                     let passing = check(&uids)?;
-                    let passed: Vec<String> =
-                        uids.into_iter().filter(|uid| passing.contains(uid)).collect();
+                    let passed: Vec<String> = uids
+                        .into_iter()
+                        .filter(|uid| passing.contains(uid))
+                        .collect();
                     if passed.len() >= limit || wanted >= self.views {
                         let scored = score_exactly(query, &passed, stored)?;
                         return Ok(best_first(scored, limit));
@@ -567,10 +573,7 @@ impl AnnIndex {
             .filter(|&slot| slots[slot as usize].views == 0)
             .collect();
         graph
-            .reserve_capacity_and_threads(
-                (views + views / 4).max(MIN_CAPACITY),
-                SEARCH_THREADS,
-            )
+            .reserve_capacity_and_threads((views + views / 4).max(MIN_CAPACITY), SEARCH_THREADS)
             .map_err(graph_error)?;
         graph.change_expansion_search(settings.expansion_search);
         Ok(Self {

@@ -14,11 +14,11 @@ use std::time::Duration;
 use rusqlite::Connection;
 use tokio_util::sync::CancellationToken;
 
+use super::StoredViews;
 use super::ann::AnnIndex;
 use super::library::{LibraryMode, VisualLibrary, VisualSettings};
 use super::quantise::Quantiser;
 use super::snapshot::{self, SNAPSHOT_FOLDER};
-use super::{StoredViews, ViewSearch};
 use crate::service::engine::{ViewDescriptor, VisualIndex};
 use crate::service::error::ServiceError;
 use crate::service::store::{Store, files, visual_journal};
@@ -51,7 +51,10 @@ pub struct StoreViews<'a> {
 }
 
 impl StoredViews for StoreViews<'_> {
-    fn views_of(&self, uids: &[String]) -> Result<Vec<(String, Vec<ViewDescriptor>)>, ServiceError> {
+    fn views_of(
+        &self,
+        uids: &[String],
+    ) -> Result<Vec<(String, Vec<ViewDescriptor>)>, ServiceError> {
         let mut found = Vec::with_capacity(uids.len());
         for uid in uids {
             let stored = files::views_of(self.connection, uid)?;
@@ -118,8 +121,12 @@ impl VisualKeeper {
             if library.wants_graph(views) {
                 match snapshot::load(&self.folder, &company) {
                     Ok(Some(mut saved)) => {
-                        let changed =
-                            replay(connection, &company, &mut saved.index, saved.journal_position)?;
+                        let changed = replay(
+                            connection,
+                            &company,
+                            &mut saved.index,
+                            saved.journal_position,
+                        )?;
                         files += saved.index.file_count();
                         tracing::info!(
                             company,
@@ -229,10 +236,16 @@ impl VisualKeeper {
     /// so a company that crossed the threshold does not wait for the next maintenance round).
     pub fn spawn_due_work(&self) {
         let due = match self.read() {
-            Ok(library) => !library.due_for_graph().is_empty() || !library.due_for_saving().is_empty(),
+            Ok(library) => {
+                !library.due_for_graph().is_empty() || !library.due_for_saving().is_empty()
+            }
             Err(_) => false,
         };
-        let idle = self.busy.lock().map(|busy| busy.is_empty()).unwrap_or(false);
+        let idle = self
+            .busy
+            .lock()
+            .map(|busy| busy.is_empty())
+            .unwrap_or(false);
         if due && idle {
             let keeper = self.clone();
             tokio::task::spawn_blocking(move || keeper.maintain_blocking());
@@ -303,8 +316,7 @@ impl VisualKeeper {
             let quantiser = Quantiser::fitted(&sample)
                 .ok_or_else(|| ServiceError::Internal("no view to build a graph of".into()))?;
             drop(sample);
-            let mut index =
-                AnnIndex::new(quantiser, settings.ann, total_views + total_views / 4)?;
+            let mut index = AnnIndex::new(quantiser, settings.ann, total_views + total_views / 4)?;
             // Second pass: insert a batch of files at a time on the build threads.
             let mut batch: Vec<(String, Vec<ViewDescriptor>)> = Vec::new();
             visual_journal::for_each_searched_file(&snapshot, company, |uid, stored| {

@@ -61,12 +61,16 @@ pub enum FileFilter<'a> {
 pub trait StoredViews {
     /// The stored views of each of `uids` that still has views (others are left out), in the order
     /// asked.
-    fn views_of(&self, uids: &[String]) -> Result<Vec<(String, Vec<ViewDescriptor>)>, ServiceError>;
+    fn views_of(&self, uids: &[String])
+    -> Result<Vec<(String, Vec<ViewDescriptor>)>, ServiceError>;
 }
 
 /// Stored views held in memory (tests and benchmarks).
 impl StoredViews for std::collections::HashMap<String, Vec<ViewDescriptor>> {
-    fn views_of(&self, uids: &[String]) -> Result<Vec<(String, Vec<ViewDescriptor>)>, ServiceError> {
+    fn views_of(
+        &self,
+        uids: &[String],
+    ) -> Result<Vec<(String, Vec<ViewDescriptor>)>, ServiceError> {
         Ok(uids
             .iter()
             .filter_map(|uid| Some((uid.clone(), self.get(uid)?.clone())))
@@ -111,7 +115,8 @@ pub trait ViewSearch: Send + Sync {
 
 /// Keeps the `limit` best of `scored` in the result order (score, then UID).
 pub(crate) fn best_first(mut scored: Ranked, limit: usize) -> Ranked {
-    let order = |a: &(String, f32), b: &(String, f32)| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0));
+    let order =
+        |a: &(String, f32), b: &(String, f32)| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0));
     if limit == 0 {
         return Vec::new();
     }

@@ -190,7 +190,10 @@ fn read_table(path: &Path) -> Result<Table, ServiceError> {
     };
     let count = u64_of(take(8)) as usize;
     if body.len() - at != count.saturating_mul(ENTRY_BYTES) || !(scale > 0.0) || dimensions == 0 {
-        return Err(damaged(format!("{} has a wrong length or header", path.display())));
+        return Err(damaged(format!(
+            "{} has a wrong length or header",
+            path.display()
+        )));
     }
     let files = body[at..]
         .chunks_exact(ENTRY_BYTES)
@@ -265,7 +268,11 @@ pub fn discard_all_but(folder: &Path, keep: &[&str]) -> Result<(), ServiceError>
         let Some(name) = name.to_str() else { continue };
         let stem = name.trim_start_matches('.');
         let ours = name.ends_with(".files") || name.ends_with(".graph") || name.ends_with(".tmp");
-        if ours && !kept.iter().any(|company| stem.starts_with(company.as_str())) {
+        if ours
+            && !kept
+                .iter()
+                .any(|company| stem.starts_with(company.as_str()))
+        {
             std::fs::remove_file(entry.path())?;
         }
     }
@@ -282,9 +289,10 @@ fn remove_orphans(folder: &Path, company: &str, keep: u64) {
     for entry in entries.flatten() {
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
-        let stale_graph = name.starts_with(&prefix) && name.ends_with(".graph") && name != keep_name;
-        let stale_table = name.starts_with(&format!(".{}.files.", file_stem(company)))
-            && name.ends_with(".tmp");
+        let stale_graph =
+            name.starts_with(&prefix) && name.ends_with(".graph") && name != keep_name;
+        let stale_table =
+            name.starts_with(&format!(".{}.files.", file_stem(company))) && name.ends_with(".tmp");
         if stale_graph || stale_table {
             let _ = std::fs::remove_file(entry.path());
         }
