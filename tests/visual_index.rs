@@ -189,12 +189,15 @@ impl Drop for Child {
 }
 
 /// Starts `partlens-service serve` on 127.0.0.1:0 over `data` and returns it with its base URL.
+/// Without indexing workers: an upload the kill interrupted is put back in the queue at the next
+/// start and stays there, so every run after the kill sees the same committed files.
 async fn serve_binary(data: &Path, ann_from_views: usize) -> (Child, String) {
     let mut server = Child(
         Command::new(env!("CARGO_BIN_EXE_partlens-service"))
             .arg("--data")
             .arg(data)
-            .args(["serve", "--addr", "127.0.0.1:0", "--ann-from-views"])
+            .args(["serve", "--addr", "127.0.0.1:0", "--index-workers", "0"])
+            .arg("--ann-from-views")
             .arg(ann_from_views.to_string())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
