@@ -74,12 +74,11 @@ fn fnv1a64(bytes: &[u8]) -> u64 {
     })
 }
 
-fn sync_folder(folder: &Path) -> std::io::Result<()> {
+fn sync_folder(folder: &Path) {
     // Directories cannot be opened for syncing on every platform; where they can, the rename is
     // made durable.
-    match std::fs::File::open(folder) {
-        Ok(handle) => handle.sync_all().or(Ok(())),
-        Err(_) => Ok(()),
+    if let Ok(handle) = std::fs::File::open(folder) {
+        let _ = handle.sync_all();
     }
 }
 
@@ -139,7 +138,7 @@ pub fn save(
     }
     let previous = read_table(&final_path).ok().map(|table| table.graph_id);
     std::fs::rename(&temporary, &final_path)?;
-    sync_folder(folder)?;
+    sync_folder(folder);
     if let Some(previous) = previous.filter(|&previous| previous != id) {
         let _ = std::fs::remove_file(folder.join(graph_name(company, previous)));
     }
@@ -189,7 +188,11 @@ fn read_table(path: &Path) -> Result<Table, ServiceError> {
         direct_views: setting(),
     };
     let count = u64_of(take(8)) as usize;
-    if body.len() - at != count.saturating_mul(ENTRY_BYTES) || !(scale > 0.0) || dimensions == 0 {
+    if body.len() - at != count.saturating_mul(ENTRY_BYTES)
+        || !scale.is_finite()
+        || scale <= 0.0
+        || dimensions == 0
+    {
         return Err(damaged(format!(
             "{} has a wrong length or header",
             path.display()
