@@ -1,6 +1,6 @@
 //! Search at scale: the approximate visual index (HNSW graph + exact re-ranking) next to the exact
 //! scan in the same run, on synthetic company libraries of 10,000, 100,000 and (with `-- 1m`)
-//! 1,000,000 views written into a real store (`service::synthetic_library`: pictures and 7-view
+//! 1,000,000 views written into a real store (`service::samples::large_library`: pictures and 7-view
 //! models from really analysed part drawings with seeded perturbations, as many text-only records
 //! as visual files, attributes and text). Prints markdown tables:
 //!
@@ -24,13 +24,13 @@ use std::time::{Duration, Instant};
 
 use partlens::api::FilterTerm;
 use partlens::service::engine::ViewDescriptor;
-use partlens::service::engine::sample_parts::PART_NAMES;
-use partlens::service::engine::synthetic::{SyntheticViews, seeded};
-use partlens::service::search::rank_visually;
-use partlens::service::store::{Store, search};
-use partlens::service::synthetic_library::{
+use partlens::service::samples::large_library::{
     LibrarySpec, MATERIALS, generate, supplier, vocabulary_word,
 };
+use partlens::service::samples::parts::PART_NAMES;
+use partlens::service::samples::synthetic_views::{SyntheticViews, seeded};
+use partlens::service::search::rank_visually;
+use partlens::service::store::{Store, search};
 use partlens::service::visual::{LibraryMode, ViewSearch, VisualKeeper, VisualSettings};
 
 /// Queries timed per case.
@@ -217,7 +217,7 @@ fn main() {
         assert_eq!(mode, LibraryMode::Approximate, "the graph was not loaded");
         let per_view = |bytes: usize| bytes / generated.views.max(1);
         scale_lines.push(format!(
-            "| {views} | {} | {} | {} B | {} | {} B | {} | {:.1} s | {:.1} s | {:.2} s |",
+            "| {views} | {} | {} | {} B | {} | {} B | {} | {:.1} s | {:.1} s | {:.1} s | {:.2} s |",
             generated.records,
             generated.visual_files,
             per_view(exact_bytes),
@@ -225,6 +225,7 @@ fn main() {
             per_view(graph_bytes),
             graph_resident.map_or("–".into(), |bytes| format!("{} B", per_view(bytes))),
             generation.as_secs_f64(),
+            exact_load.as_secs_f64(),
             build.as_secs_f64(),
             restart.as_secs_f64(),
         ));
@@ -351,9 +352,9 @@ fn main() {
     }
     println!();
     println!(
-        "| views | records | visual files | exact index a view | exact resident a view | graph a view | graph resident a view | library written in | graph built in | restart to first search |"
+        "| views | records | visual files | exact index a view | exact resident a view | graph a view | graph resident a view | library written in | exact index loaded in | graph built in | restart to first search (graph) |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
     for line in &scale_lines {
         println!("{line}");
     }

@@ -1,5 +1,5 @@
 //! Writes a large synthetic company library straight into a data directory (see
-//! `partlens::service::synthetic_library`): pictures and models whose descriptors are seeded
+//! `partlens::service::samples::large_library`): pictures and models whose descriptors are seeded
 //! perturbations of really analysed part drawings, text-only records, attributes and text. Then,
 //! unless `--no-graph`, builds and saves the company's visual graph the way the service does when it
 //! finds one missing, so that a service started on the directory answers at once.
@@ -18,8 +18,8 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{Context, bail};
+use partlens::service::samples::large_library::{LibrarySpec, generate};
 use partlens::service::store::Store;
-use partlens::service::synthetic_library::{LibrarySpec, generate};
 use partlens::service::visual::{VisualKeeper, VisualSettings};
 
 fn main() -> anyhow::Result<()> {
@@ -49,7 +49,8 @@ fn main() -> anyhow::Result<()> {
     }
     let started = Instant::now();
     let generated = generate(&data, &spec, |done, total| {
-        if done % 100_000 < partlens::service::synthetic_library::BATCH_FILES || done == total {
+        if done % 100_000 < partlens::service::samples::large_library::BATCH_FILES || done == total
+        {
             eprintln!(
                 "{done} / {total} records ({:.0} s)",
                 started.elapsed().as_secs_f64()

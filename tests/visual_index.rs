@@ -58,7 +58,7 @@ async fn answer(session: &Session, inner: &str, max_results: usize) -> Answer {
     let mut query = QueryString::new();
     query
         .push("filterStr", inner)
-        .push("maxResults", &max_results.to_string());
+        .push("maxResults", max_results.to_string());
     let reply = session.get(&format!("/api/Search?{query}")).await;
     reply.expect(200);
     let body = reply.json();

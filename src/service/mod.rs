@@ -16,12 +16,12 @@ pub mod indexing;
 pub mod params;
 pub mod records;
 pub mod routes;
+pub mod samples;
 pub mod search;
 pub mod server;
 pub mod state;
 pub mod store;
 pub mod stored_path;
-pub mod synthetic_library;
 pub mod upload;
 pub mod visual;
 

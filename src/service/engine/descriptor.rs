@@ -19,7 +19,7 @@
 //! concatenated: the weighted sum of per-block cosines is one dot product, which is what makes
 //! [`super::VisualIndex`] a tight loop. The hash adds `weight × (1 − 2·hamming/256)`, so a hash match
 //! alone can never lift a visibly different image to a high score (the findimagedupes lesson).
-//! The weights were chosen on the synthetic parts of `sample_parts.rs` (worst-case margin between a
+//! The weights were chosen on the synthetic parts of `service/samples/parts.rs` (worst-case margin between a
 //! transformed part and the best other part), keeping every block in play rather than fitting them.
 
 use std::sync::LazyLock;

@@ -13,6 +13,7 @@ pub mod files;
 pub mod jobs;
 pub mod schema;
 pub mod search;
+pub mod search_text;
 pub mod visual_journal;
 
 use std::path::{Path, PathBuf};

@@ -39,12 +39,15 @@ pub fn trim(connection: &Connection, position: i64) -> Result<(), ServiceError> 
     Ok(())
 }
 
+/// A searched file's company and its stored views (descriptor bytes, one a view).
+pub type CompanyViews = (String, Vec<Vec<u8>>);
+
 /// A file's company and stored views when it is searched visually (an indexed database file with
 /// views); `None` otherwise (deleted, a search input, not indexed, no views).
 pub fn searched_views(
     connection: &Connection,
     uid: &str,
-) -> Result<Option<(String, Vec<Vec<u8>>)>, ServiceError> {
+) -> Result<Option<CompanyViews>, ServiceError> {
     let company: Option<String> = connection
         .prepare_cached(&format!(
             "SELECT f.company_id FROM files f WHERE f.uid = ?1 AND {SEARCHED}"

@@ -8,13 +8,13 @@ use std::collections::{HashMap, HashSet};
 use super::ann::{AnnIndex, AnnSettings};
 use super::{AnnSearch, ExactScan, FileFilter, ViewSearch, snapshot};
 use crate::service::engine::ViewDescriptor;
-use crate::service::engine::synthetic::{SyntheticViews, seeded};
 use crate::service::error::ServiceError;
+use crate::service::samples::synthetic_views::{SyntheticViews, seeded};
 
 const COMPANY: &str = "7d0b4f1e-0000-4000-8000-000000000001";
 
 fn pool() -> SyntheticViews {
-    let pictures = crate::service::engine::sample_parts::PART_NAMES.len();
+    let pictures = crate::service::samples::parts::PART_NAMES.len();
     SyntheticViews::analysed(pictures, 2).unwrap()
 }
 

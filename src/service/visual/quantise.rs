@@ -111,10 +111,10 @@ pub(crate) fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::service::engine::synthetic::{SyntheticViews, seeded};
+    use crate::service::samples::synthetic_views::{SyntheticViews, seeded};
 
     fn views() -> Vec<ViewDescriptor> {
-        let pictures = crate::service::engine::sample_parts::PART_NAMES.len();
+        let pictures = crate::service::samples::parts::PART_NAMES.len();
         let pool = SyntheticViews::analysed(pictures, 2).unwrap();
         let mut random = seeded(3);
         (0..60)
