@@ -322,4 +322,38 @@ mod tests {
         assert_eq!(words.len(), VOCABULARY);
         assert!(words.iter().all(|word| word.len() >= 4));
     }
+
+    #[test]
+    fn every_generated_view_is_stored_readable_and_loaded_by_the_visual_index() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut spec = LibrarySpec::new("Big", 40);
+        spec.pool_pictures = 24;
+        spec.text_only_records = 5;
+        let generated = generate(dir.path(), &spec, |_, _| {}).unwrap();
+        assert_eq!(generated.views, 40);
+        assert_eq!(generated.records, generated.visual_files + 5);
+        let store = Store::open_blocking(dir.path()).unwrap();
+        let stored: Vec<Vec<u8>> = store
+            .read_blocking(|connection| {
+                let mut statement = connection.prepare("SELECT descriptor FROM views")?;
+                let rows = statement
+                    .query_map([], |row| row.get(0))?
+                    .collect::<rusqlite::Result<Vec<Vec<u8>>>>()?;
+                Ok(rows)
+            })
+            .unwrap();
+        assert_eq!(stored.len(), 40);
+        for bytes in &stored {
+            ViewDescriptor::from_bytes(bytes).unwrap();
+        }
+        let keeper = crate::service::visual::VisualKeeper::new(
+            store.clone(),
+            dir.path(),
+            crate::service::visual::VisualSettings::default(),
+        );
+        let loaded = store
+            .write_blocking(|connection| keeper.recover_blocking(connection))
+            .unwrap();
+        assert_eq!(loaded, generated.visual_files);
+    }
 }
