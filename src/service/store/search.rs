@@ -68,13 +68,32 @@ fn prefix_end(prefix: &str) -> String {
     format!("{prefix}\u{10FFFF}")
 }
 
+/// True when some term lists files through an index (an attribute term, or a free-text word of three
+/// characters or more), so the query can start from those files instead of the company's.
+fn some_term_lists_files(terms: &[FilterTerm]) -> bool {
+    terms.iter().any(|term| match term {
+        FilterTerm::Text(words) => words
+            .split_whitespace()
+            .any(|word| word.chars().count() >= 3),
+        FilterTerm::Regular { .. } | FilterTerm::Exact { .. } | FilterTerm::Prefix { .. } => true,
+    })
+}
+
 /// The SQL (and its arguments) selecting the UID and display name of the company's indexed database
-/// files that satisfy every term, through the indexes.
-fn matching_sql(company_id: &str, terms: &[FilterTerm]) -> (String, Vec<Value>) {
-    let mut sql = String::from(
+/// files that satisfy every term, through the indexes. `uids_listed`: the caller adds a list of UIDs.
+///
+/// When a term or the caller lists files, the company conditions are written `+f.company_id` (and so
+/// on), which keeps SQLite from using the company index for them: it then starts from the listed
+/// files and looks each up by its UID, instead of reading every file of the company and checking it
+/// against the list (what it chose otherwise: 60–140 ms a filter at 100,000 files).
+fn matching_sql(company_id: &str, terms: &[FilterTerm], uids_listed: bool) -> (String, Vec<Value>) {
+    let mut sql = String::from(if uids_listed || some_term_lists_files(terms) {
         "SELECT f.uid, f.display_name FROM files f
-         WHERE f.company_id = ? AND f.is_search_input = 0 AND f.state = 'completed'",
-    );
+         WHERE +f.company_id = ? AND +f.is_search_input = 0 AND +f.state = 'completed'"
+    } else {
+        "SELECT f.uid, f.display_name FROM files f
+         WHERE f.company_id = ? AND f.is_search_input = 0 AND f.state = 'completed'"
+    });
     let mut arguments = vec![Value::Text(company_id.to_owned())];
     let mut indexed_words = Vec::new();
     for term in terms {
@@ -233,7 +252,7 @@ pub fn matching_database_files(
     company_id: &str,
     terms: &[FilterTerm],
 ) -> Result<Vec<Candidate>, ServiceError> {
-    let (mut sql, arguments) = matching_sql(company_id, terms);
+    let (mut sql, arguments) = matching_sql(company_id, terms, false);
     sql.push_str(" ORDER BY f.display_name COLLATE NOCASE, f.uid");
     query_candidates(connection, &sql, arguments)
 }
@@ -258,7 +277,7 @@ pub fn some_matching_database_files(
     terms: &[FilterTerm],
     cap: usize,
 ) -> Result<Vec<String>, ServiceError> {
-    let (mut sql, mut arguments) = matching_sql(company_id, terms);
+    let (mut sql, mut arguments) = matching_sql(company_id, terms, false);
     sql.push_str(" LIMIT ?");
     arguments.push(Value::Integer(i64::try_from(cap).unwrap_or(i64::MAX)));
     Ok(query_candidates(connection, &sql, arguments)?
@@ -273,7 +292,7 @@ pub fn count_matching_with_views(
     company_id: &str,
     terms: &[FilterTerm],
 ) -> Result<usize, ServiceError> {
-    let (sql, arguments) = matching_sql(company_id, terms);
+    let (sql, arguments) = matching_sql(company_id, terms, false);
     let sql = format!(
         "SELECT count(*) FROM ({sql} AND EXISTS (SELECT 1 FROM views v WHERE v.file_uid = f.uid))"
     );
@@ -295,7 +314,7 @@ pub fn still_matching(
     if uids.is_empty() {
         return Ok(HashSet::new());
     }
-    let (mut sql, mut arguments) = matching_sql(company_id, terms);
+    let (mut sql, mut arguments) = matching_sql(company_id, terms, true);
     sql.push_str(" AND f.uid IN (");
     sql.push_str(&vec!["?"; uids.len()].join(", "));
     sql.push(')');
@@ -358,6 +377,49 @@ mod tests {
             .into_iter()
             .map(|candidate| candidate.uid)
             .collect()
+    }
+
+    /// The detail lines of SQLite's plan for `sql`.
+    fn plan(connection: &Connection, sql: &str, arguments: Vec<Value>) -> Vec<String> {
+        connection
+            .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
+            .unwrap()
+            .query_map(rusqlite::params_from_iter(arguments), |row| row.get(3))
+            .unwrap()
+            .collect::<rusqlite::Result<Vec<String>>>()
+            .unwrap()
+    }
+
+    #[test]
+    fn a_term_that_lists_files_drives_the_query_and_no_term_reads_the_company() {
+        let (connection, company) = store(&[(
+            "1",
+            "Design/pump housing.png",
+            &["material=steel"],
+            "cast iron",
+        )]);
+        let by_uid = |lines: &[String]| lines.iter().any(|line| line.contains("(uid=?)"));
+        let by_company =
+            |lines: &[String]| lines.iter().any(|line| line.contains("files_by_company"));
+        for terms in [
+            vec![FilterTerm::parse("material=[steel]")],
+            vec![FilterTerm::parse("material=st*")],
+            vec![FilterTerm::Text("iron".into())],
+        ] {
+            let (sql, arguments) = matching_sql(&company, &terms, false);
+            let lines = plan(&connection, &sql, arguments);
+            assert!(
+                by_uid(&lines) && !by_company(&lines),
+                "{terms:?}: {lines:?}"
+            );
+        }
+        let (mut sql, mut arguments) = matching_sql(&company, &[], true);
+        sql.push_str(" AND f.uid IN (?, ?)");
+        arguments.extend([Value::Text("1".into()), Value::Text("2".into())]);
+        let lines = plan(&connection, &sql, arguments);
+        assert!(by_uid(&lines) && !by_company(&lines), "{lines:?}");
+        let (sql, arguments) = matching_sql(&company, &[], false);
+        assert!(by_company(&plan(&connection, &sql, arguments)));
     }
 
     #[test]
