@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use partlens::api::{Attribute, FileUid};
 use partlens::ui::app_command::CommandQueue;
+use partlens::ui::results::calibration::QueryKind;
 use partlens::ui::results::{ResultRow, ResultsLayout, ResultsView};
 use partlens::ui::texture_cache::{DEFAULT_BUDGET_BYTES, TextureCache};
 
@@ -46,6 +47,7 @@ fn rows(count: usize) -> Vec<ResultRow> {
             name: format!("Bracket variant {rank:05}"),
             file_name: format!("Parts/Brackets/bracket-{rank:05}.stl"),
             score: Some(1.0 - rank as f64 / (count as f64 * 1.5)),
+            query_kind: QueryKind::PictureToModel,
             thumbnail_url: format!("http://127.0.0.1:8480/thumb/{rank}.png?token=t"),
             large_image_url: format!("http://127.0.0.1:8480/large/{rank}.png?token=t"),
             attributes: vec![

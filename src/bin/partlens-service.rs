@@ -53,6 +53,10 @@ enum Command {
         /// under DIR/visual/) from this many views on, by the exact scan below [default: 50000].
         #[arg(long, value_name = "VIEWS")]
         ann_from_views: Option<usize>,
+        /// The address clients reach the service at (e.g. https://parts.example.com behind a
+        /// proxy); image links are built on it [default: http:// and the bound address].
+        #[arg(long, value_name = "URL", value_parser = parse_public_url)]
+        public_url: Option<String>,
     },
     /// Manages users.
     User {
@@ -127,6 +131,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             max_body_bytes,
             index_workers,
             ann_from_views,
+            public_url,
         } => {
             let mut config = ServiceConfig::new(cli.data);
             config.addr = addr;
@@ -139,6 +144,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             if let Some(views) = ann_from_views {
                 config.visual.ann_from_views = views;
             }
+            config.public_url = public_url;
             serve(config)
         }
         Command::User {
@@ -169,6 +175,18 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
     }
+}
+
+/// Checks `--public-url`: an absolute http(s) URL without query or fragment.
+fn parse_public_url(text: &str) -> Result<String, String> {
+    let url = url::Url::parse(text.trim()).map_err(|error| format!("not a URL: {error}"))?;
+    if !matches!(url.scheme(), "http" | "https") || url.host().is_none() {
+        return Err("use an http:// or https:// URL with a host".into());
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err("the URL may not have a query or fragment".into());
+    }
+    Ok(url.as_str().trim_end_matches('/').to_owned())
 }
 
 /// Reads one line from standard input, without its line ending.

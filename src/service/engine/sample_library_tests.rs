@@ -1,9 +1,11 @@
 //! The committed sample library (`assets/samples/`, made by `examples/make_samples.rs`,
-//! `examples/make_sample_models.rs` and `examples/make_sample_drawings.rs`) works with the engine:
-//! each part picture's two query views, alone and together, rank that part first among the whole
-//! library (its STL model or its DXF/PDF drawing may come before its picture, every other part
-//! clearly behind); the pictures of a part find its model among the models, and every model finds
-//! itself. Models and drawings have no query views of their own.
+//! `examples/make_sample_models.rs`, `examples/make_sample_drawings.rs` and
+//! `examples/make_sample_cad_models.rs`) works with the engine: each part picture's two query views,
+//! alone and together, rank that part first among the whole library (its STL or STEP model or its
+//! DXF/PDF drawing may come before its picture, every other part clearly behind); the pictures of a
+//! part find a model of it first among the models, and every model finds itself (or the part's
+//! model in the other format, which renders the same). Models and drawings have no query views of
+//! their own.
 
 use std::path::PathBuf;
 
@@ -96,14 +98,23 @@ fn sample_models_are_found_from_the_part_pictures_and_from_themselves() {
         .filter(|part| part.file.starts_with("models/"))
         .map(|part| (part.file.as_str(), part.stored_path.as_str()))
         .collect();
-    assert!(models.len() >= 4, "{models:?}");
+    assert!(models.len() >= 7, "{models:?}");
     let mut library = VisualIndex::new();
     for part in &parts {
         library.insert(part.stored_path.clone(), views_of(&part.file));
     }
     let is_model = |key: &str| key.starts_with("Samples/models/");
-    for &(file, stored_path) in &models {
-        let name = file.trim_start_matches("models/").trim_end_matches(".stl");
+    for (file, stored_path) in &models {
+        let name = file
+            .trim_start_matches("models/")
+            .trim_end_matches(".stl")
+            .trim_end_matches(".step");
+        // The part's STL and STEP models render alike: either may come first.
+        let model_of_this_part = |key: &str| {
+            key.strip_prefix("Samples/models/")
+                .and_then(|file| file.split('.').next())
+                == Some(name)
+        };
         let model_views = views_of(file);
         assert_eq!(model_views.len(), 7, "{file}");
         // Each of the part's pictures, alone and together, puts its model first among the models.
@@ -114,12 +125,15 @@ fn sample_models_are_found_from_the_part_pictures_and_from_themselves() {
                 .collect();
         for query in pictures.chunks(1).chain([pictures.as_slice()]) {
             let ranked = library.rank(query, is_model, 4);
-            assert_eq!(ranked[0].0, stored_path, "{name}: {ranked:?}");
+            assert!(model_of_this_part(&ranked[0].0), "{name}: {ranked:?}");
         }
-        // The model finds itself first in the whole library, clearly ahead of other parts (the
-        // picture and the DXF drawing of the same part may come close).
+        // The model finds itself first in the whole library (or its twin in the other format,
+        // scoring as high), clearly ahead of other parts (the picture and the DXF drawing of the
+        // same part may come close).
         let ranked = library.rank(&model_views, |_| true, usize::MAX);
-        assert_eq!(ranked[0].0, stored_path, "{ranked:?}");
+        assert!(model_of_this_part(&ranked[0].0), "{ranked:?}");
+        let itself = ranked.iter().find(|(key, _)| key == stored_path).unwrap();
+        assert!(itself.1 > 0.999, "{ranked:?}");
         let of_this_part = |key: &str| key.contains(name);
         let other = ranked[1..]
             .iter()

@@ -351,9 +351,10 @@ mod tests {
             dir.path(),
             crate::service::visual::VisualSettings::default(),
         );
-        let loaded = store
+        let (loaded, damaged) = store
             .write_blocking(|connection| keeper.recover_blocking(connection))
             .unwrap();
         assert_eq!(loaded, generated.visual_files);
+        assert!(damaged.is_empty(), "{damaged:?}");
     }
 }

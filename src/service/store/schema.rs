@@ -113,7 +113,11 @@ const MIGRATIONS: &[&str] = &[
         value  BLOB NOT NULL
     );
     "#,
-    // 2: the visual index journal: every change to a file's views or to whether it is searched
+    // 2: why a file could not be indexed, in words (NULL while it has not failed).
+    r#"
+    ALTER TABLE files ADD COLUMN failure_reason TEXT;
+    "#,
+    // 3: the visual index journal: every change to a file's views or to whether it is searched
     // visually, so that a saved approximate index is brought up to date at start (visual/library.rs).
     r#"
     CREATE TABLE visual_changes (
@@ -134,7 +138,7 @@ const MIGRATIONS: &[&str] = &[
         INSERT INTO visual_changes (file_uid) VALUES (new.uid);
     END;
     "#,
-    // 3: free text through an index: every file's search text in an FTS5 table with the trigram
+    // 4: free text through an index: every file's search text in an FTS5 table with the trigram
     // tokenizer (substrings of three characters or more, exactly as `instr` over the lower-cased
     // text finds them), kept in step by triggers in the same transaction as the text. The FTS row of
     // a file is keyed by a stable integer of `file_text_keys` (a table's implicit rowid may change

@@ -1,9 +1,10 @@
-//! The metadata side of search: which of a company's indexed database files satisfy every FT
-//! condition, done in SQL over the lower-cased search text and the per-value attribute rows.
+//! The metadata side of search: which of a company's database files (indexed, or failed with the
+//! words read from them) satisfy every FT condition, done in SQL over the lower-cased search text
+//! and the per-value attribute rows.
 //!
 //! Conditions go through indexes, each a sub-select the planner can start from: free-text words of
 //! three characters or more through the trigram index of the search text (`search_text_index`,
-//! schema step 3), shorter ones by scanning the text; exact and prefix attribute terms through the
+//! schema step 4), shorter ones by scanning the text; exact and prefix attribute terms through the
 //! `(attribute_id, value_key)` index (a prefix as a range of that index); a regular attribute term
 //! (a substring of a value) by scanning the values of that attribute. The plain scan the text index
 //! replaced is kept as [`matching_database_files_by_scanning`], the benchmark's baseline.
@@ -79,8 +80,10 @@ fn some_term_lists_files(terms: &[FilterTerm]) -> bool {
     })
 }
 
-/// The SQL (and its arguments) selecting the UID and display name of the company's indexed database
-/// files that satisfy every term, through the indexes. `uids_listed`: the caller adds a list of UIDs.
+/// The SQL (and its arguments) selecting the UID and display name of the company's database files
+/// whose indexing has ended (completed, or failed: a file whose content could not be indexed is
+/// still found by its name, attributes and whatever words were read from it) that satisfy every
+/// term, through the indexes. `uids_listed`: the caller adds a list of UIDs.
 ///
 /// When a term or the caller lists files, the company conditions are written `+f.company_id` (and so
 /// on), which keeps SQLite from using the company index for them: it then starts from the listed
@@ -89,10 +92,10 @@ fn some_term_lists_files(terms: &[FilterTerm]) -> bool {
 fn matching_sql(company_id: &str, terms: &[FilterTerm], uids_listed: bool) -> (String, Vec<Value>) {
     let mut sql = String::from(if uids_listed || some_term_lists_files(terms) {
         "SELECT f.uid, f.display_name FROM files f
-         WHERE +f.company_id = ? AND +f.is_search_input = 0 AND +f.state = 'completed'"
+         WHERE +f.company_id = ? AND +f.is_search_input = 0 AND +f.state IN ('completed', 'failed')"
     } else {
         "SELECT f.uid, f.display_name FROM files f
-         WHERE f.company_id = ? AND f.is_search_input = 0 AND f.state = 'completed'"
+         WHERE f.company_id = ? AND f.is_search_input = 0 AND f.state IN ('completed', 'failed')"
     });
     let mut arguments = vec![Value::Text(company_id.to_owned())];
     let mut indexed_words = Vec::new();
@@ -159,7 +162,7 @@ fn matching_sql(company_id: &str, terms: &[FilterTerm], uids_listed: bool) -> (S
 fn scanning_sql(company_id: &str, terms: &[FilterTerm]) -> (String, Vec<Value>) {
     let mut sql = String::from(
         "SELECT f.uid, f.display_name FROM files f
-         WHERE f.company_id = ? AND f.is_search_input = 0 AND f.state = 'completed'",
+         WHERE f.company_id = ? AND f.is_search_input = 0 AND f.state IN ('completed', 'failed')",
     );
     let mut arguments = vec![Value::Text(company_id.to_owned())];
     let attribute = |sql: &mut String,

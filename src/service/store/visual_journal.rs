@@ -1,7 +1,7 @@
 //! What the visual index is built from and kept in step with: the stored views of every company's
 //! indexed database files, and the journal of changes to them.
 //!
-//! The journal (`visual_changes`) is written by triggers (schema step 2) whenever a view is stored or
+//! The journal (`visual_changes`) is written by triggers (schema step 3) whenever a view is stored or
 //! removed or a file's state, role or company changes, in the same transaction as the change. A saved
 //! approximate index records the last journal position it includes; at start the files changed
 //! after it are read again from the store, so the index matches the store whatever happened to the

@@ -31,11 +31,7 @@ const FIT_SAMPLE_VIEWS: usize = 50_000;
 /// Decodes stored descriptors; a damaged one leaves the whole file out (logged), as the exact index
 /// always did.
 fn decode(uid: &str, stored: &[Vec<u8>]) -> Option<Vec<ViewDescriptor>> {
-    match stored
-        .iter()
-        .map(|bytes| ViewDescriptor::from_bytes(bytes))
-        .collect::<Result<Vec<_>, _>>()
-    {
+    match read_views(stored) {
         Ok(views) => Some(views),
         Err(error) => {
             tracing::warn!(uid, %error, "stored views skipped");
@@ -43,6 +39,18 @@ fn decode(uid: &str, stored: &[Vec<u8>]) -> Option<Vec<ViewDescriptor>> {
         }
     }
 }
+
+/// Decodes stored descriptors, or says what is wrong with the first damaged one.
+fn read_views(stored: &[Vec<u8>]) -> Result<Vec<ViewDescriptor>, String> {
+    stored
+        .iter()
+        .map(|bytes| ViewDescriptor::from_bytes(bytes))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|error| error.to_string())
+}
+
+/// Files whose stored views could not be read back: (UID, what was wrong).
+pub type DamagedFiles = Vec<(String, String)>;
 
 /// The stored descriptors of files, read through one connection (for re-ranking).
 pub struct StoreViews<'a> {
@@ -112,11 +120,16 @@ impl VisualKeeper {
     /// Loads the whole library from the store inside the start-up transaction: companies below the
     /// threshold get their exact index; the others their saved graph brought up to date, or, when
     /// there is no usable graph, their exact index and a background build (see
-    /// [`VisualKeeper::maintain_blocking`]). Returns how many files are indexed.
-    pub fn recover_blocking(&self, connection: &Connection) -> Result<usize, ServiceError> {
+    /// [`VisualKeeper::maintain_blocking`]). Returns how many files are indexed, and the files read
+    /// from the store whose views are damaged (left out; the caller has them indexed again).
+    pub fn recover_blocking(
+        &self,
+        connection: &Connection,
+    ) -> Result<(usize, DamagedFiles), ServiceError> {
         let settings = self.read()?.settings();
         let mut library = VisualLibrary::new(settings);
         let mut files = 0;
+        let mut damaged = Vec::new();
         for (company, views) in visual_journal::view_counts(connection)? {
             if library.wants_graph(views) {
                 match snapshot::load(&self.folder, &company) {
@@ -126,6 +139,7 @@ impl VisualKeeper {
                             &company,
                             &mut saved.index,
                             saved.journal_position,
+                            &mut damaged,
                         )?;
                         files += saved.index.file_count();
                         tracing::info!(
@@ -156,8 +170,9 @@ impl VisualKeeper {
             }
             let mut index = VisualIndex::new();
             visual_journal::for_each_searched_file(connection, &company, |uid, stored| {
-                if let Some(views) = decode(&uid, &stored) {
-                    index.insert(uid, views);
+                match read_views(&stored) {
+                    Ok(views) => index.insert(uid, views),
+                    Err(error) => damaged.push((uid, error)),
                 }
                 Ok(())
             })?;
@@ -174,7 +189,7 @@ impl VisualKeeper {
             visual_journal::trim(connection, needed_after)?;
         }
         *self.write()? = library;
-        Ok(files)
+        Ok((files, damaged))
     }
 
     /// Builds the graphs that are due and saves those with enough unsaved changes, one after the
@@ -276,7 +291,11 @@ impl VisualKeeper {
         let built = self.build_graph(company);
         let installed = built.and_then(|(mut index, position)| {
             self.store.write_blocking(|connection| {
-                let changed = replay(connection, company, &mut index, position)?;
+                let mut damaged = Vec::new();
+                let changed = replay(connection, company, &mut index, position, &mut damaged)?;
+                for (uid, error) in &damaged {
+                    tracing::warn!(uid, error, "stored views skipped");
+                }
                 let views = index.view_count();
                 self.write()?.install_graph(company, index, None, changed);
                 tracing::info!(company, views, changed, "visual graph built");
@@ -363,19 +382,24 @@ impl VisualKeeper {
 }
 
 /// Brings a company's graph up to date with the journal after `after`: every file changed since is
-/// read again from the store and inserted or removed. Returns how many files were looked at.
+/// read again from the store and inserted or removed (a file with damaged views is removed and
+/// noted in `damaged`). Returns how many files were looked at.
 fn replay(
     connection: &Connection,
     company: &str,
     index: &mut AnnIndex,
     after: i64,
+    damaged: &mut DamagedFiles,
 ) -> Result<usize, ServiceError> {
     let changed = visual_journal::changed_since(connection, after)?;
     for uid in &changed {
         match visual_journal::searched_views(connection, uid)? {
-            Some((owner, stored)) if owner == company => match decode(uid, &stored) {
-                Some(views) => index.insert(uid, &views)?,
-                None => index.remove(uid)?,
+            Some((owner, stored)) if owner == company => match read_views(&stored) {
+                Ok(views) => index.insert(uid, &views)?,
+                Err(error) => {
+                    index.remove(uid)?;
+                    damaged.push((uid.clone(), error));
+                }
             },
             _ => index.remove(uid)?,
         }

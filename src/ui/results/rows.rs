@@ -5,43 +5,35 @@
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::calibration::{QueryKind, Thresholds};
 use crate::api::model::picture_url;
 use crate::api::{Attribute, FileUid, SearchResult, SearchResultItem};
+use crate::ui::search_bar::ViewKind;
 
-/// A score at or above this is labelled "identical".
+/// A score at or above this is labelled "identical", whatever was searched.
 pub const IDENTICAL_SCORE: f64 = 0.98;
-
-/// A score at or above this (and below [`IDENTICAL_SCORE`]) is labelled "very similar".
-///
-/// Calibrated on the sample library with the local engine: other pictures of the same part score
-/// 0.81–0.97, different parts at most about 0.76 (a washer against a flange).
-pub const VERY_SIMILAR_SCORE: f64 = 0.85;
-
-/// A score at or above this (and below [`VERY_SIMILAR_SCORE`]) is labelled "similar"; below it a
-/// result is a weak match, shown so that nothing is hidden but not called similar.
-pub const SIMILAR_SCORE: f64 = 0.70;
 
 /// How similar a result is, in the words the user reads next to the score.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ScoreBand {
-    /// Score ≥ 0.98: the same part.
+    /// Score ≥ [`IDENTICAL_SCORE`]: the same part.
     Identical,
-    /// Score ≥ 0.85.
+    /// At or above the kind's "very similar" threshold ([`QueryKind::thresholds`]).
     VerySimilar,
-    /// Score ≥ 0.70.
+    /// At or above the kind's "similar" threshold.
     Similar,
-    /// Below 0.70: shares little with the query.
+    /// Below it: shares little with the query.
     Weak,
 }
 
 impl ScoreBand {
-    /// The band of a score in 0..1.
-    pub fn of(score: f64) -> Self {
+    /// The band of a score in 0..1 for a search of a kind with these thresholds.
+    pub fn of(score: f64, thresholds: Thresholds) -> Self {
         if score >= IDENTICAL_SCORE {
             Self::Identical
-        } else if score >= VERY_SIMILAR_SCORE {
+        } else if score >= thresholds.very_similar {
             Self::VerySimilar
-        } else if score >= SIMILAR_SCORE {
+        } else if score >= thresholds.similar {
             Self::Similar
         } else {
             Self::Weak
@@ -72,6 +64,8 @@ pub struct ResultRow {
     pub file_name: String,
     /// Similarity in 0..1, when the search had views.
     pub score: Option<f64>,
+    /// What kind of search found it (picture → model…): what its score means.
+    pub query_kind: QueryKind,
     /// Thumbnail URL, used exactly as given.
     pub thumbnail_url: String,
     /// Large-image URL, used exactly as given.
@@ -81,14 +75,18 @@ pub struct ResultRow {
 }
 
 impl ResultRow {
-    /// Builds a row from a result item at position `rank` (from 1).
-    pub fn from_item(rank: usize, item: &SearchResultItem) -> Self {
+    /// Builds a row from a result item at position `rank` (from 1), found by a search whose views
+    /// were of `query` kind (`None` for a search by text and attributes only).
+    pub fn from_item(rank: usize, item: &SearchResultItem, query: Option<ViewKind>) -> Self {
         Self {
             rank,
             uid: item.file_uid(),
             name: item.title().to_owned(),
             file_name: item.file_name.clone(),
             score: item.score,
+            query_kind: query.map_or(QueryKind::Mixed, |query| {
+                QueryKind::between(query, &item.file_name)
+            }),
             thumbnail_url: item.thumbnail_url.clone(),
             large_image_url: item.large_image_url.clone(),
             attributes: item.parsed_attributes(),
@@ -97,14 +95,15 @@ impl ResultRow {
 
     /// The band of the score, if there is a score.
     pub fn band(&self) -> Option<ScoreBand> {
-        self.score.map(ScoreBand::of)
+        let thresholds = self.query_kind.thresholds();
+        self.score.map(|score| ScoreBand::of(score, thresholds))
     }
 
     /// "0.953 · very similar", or an empty string without a score.
     pub fn score_text(&self) -> String {
-        match self.score {
-            Some(score) => format!("{score:.3} · {}", ScoreBand::of(score).label()),
-            None => String::new(),
+        match (self.score, self.band()) {
+            (Some(score), Some(band)) => format!("{score:.3} · {}", band.label()),
+            _ => String::new(),
         }
     }
 
@@ -128,13 +127,14 @@ impl ResultRow {
     }
 }
 
-/// The rows of a search result, in the service's order.
-pub fn rows_from_result(result: &SearchResult) -> Vec<ResultRow> {
+/// The rows of a search result, in the service's order; `query` is the kind of the search's views
+/// (`None` for a search by text and attributes only).
+pub fn rows_from_result(result: &SearchResult, query: Option<ViewKind>) -> Vec<ResultRow> {
     result
         .results
         .iter()
         .enumerate()
-        .map(|(index, item)| ResultRow::from_item(index + 1, item))
+        .map(|(index, item)| ResultRow::from_item(index + 1, item, query))
         .collect()
 }
 
@@ -336,20 +336,65 @@ mod tests {
 
     #[test]
     fn bands_follow_the_thresholds() {
-        assert_eq!(ScoreBand::of(1.0), ScoreBand::Identical);
-        assert_eq!(ScoreBand::of(0.98), ScoreBand::Identical);
-        assert_eq!(ScoreBand::of(0.9799), ScoreBand::VerySimilar);
-        assert_eq!(ScoreBand::of(0.85), ScoreBand::VerySimilar);
-        assert_eq!(ScoreBand::of(0.8499), ScoreBand::Similar);
-        assert_eq!(ScoreBand::of(0.70), ScoreBand::Similar);
-        assert_eq!(ScoreBand::of(0.6999), ScoreBand::Weak);
-        assert_eq!(ScoreBand::of(0.0), ScoreBand::Weak);
+        let thresholds = Thresholds {
+            very_similar: 0.85,
+            similar: 0.70,
+        };
+        let band = |score| ScoreBand::of(score, thresholds);
+        assert_eq!(band(1.0), ScoreBand::Identical);
+        assert_eq!(band(0.98), ScoreBand::Identical);
+        assert_eq!(band(0.9799), ScoreBand::VerySimilar);
+        assert_eq!(band(0.85), ScoreBand::VerySimilar);
+        assert_eq!(band(0.8499), ScoreBand::Similar);
+        assert_eq!(band(0.70), ScoreBand::Similar);
+        assert_eq!(band(0.6999), ScoreBand::Weak);
+        assert_eq!(band(0.0), ScoreBand::Weak);
         assert_eq!(ScoreBand::Weak.label(), "weak match");
-        assert_eq!(
-            row(1, "x", Some(0.953), &[]).score_text(),
-            "0.953 · very similar"
-        );
         assert_eq!(row(1, "x", None, &[]).score_text(), "");
+    }
+
+    #[test]
+    fn a_score_is_labelled_by_the_thresholds_of_its_kind_of_search() {
+        let mut sample = row(1, "x", Some(0.9), &[]);
+        for kind in [
+            QueryKind::PictureToPicture,
+            QueryKind::PictureToModel,
+            QueryKind::ModelToModel,
+            QueryKind::DrawingToDrawing,
+            QueryKind::Mixed,
+        ] {
+            sample.query_kind = kind;
+            let thresholds = kind.thresholds();
+            let score = (thresholds.very_similar + thresholds.similar) / 2.0;
+            sample.score = Some(score);
+            let expected = if thresholds.similar < thresholds.very_similar {
+                ScoreBand::Similar
+            } else {
+                ScoreBand::VerySimilar
+            };
+            assert_eq!(sample.band(), Some(expected), "{kind:?} at {score}");
+            sample.score = Some(thresholds.very_similar.min(IDENTICAL_SCORE - 0.001));
+            assert!(
+                matches!(
+                    sample.band(),
+                    Some(ScoreBand::VerySimilar | ScoreBand::Identical)
+                ),
+                "{kind:?}"
+            );
+        }
+        // The kind comes from the search's views and the result's file.
+        let item: SearchResultItem = serde_json::from_value(
+            serde_json::json!({"UID": "u", "FileName": "Parts/a.step", "Score": 0.8}),
+        )
+        .unwrap();
+        assert_eq!(
+            ResultRow::from_item(1, &item, Some(ViewKind::Image)).query_kind,
+            QueryKind::PictureToModel
+        );
+        assert_eq!(
+            ResultRow::from_item(1, &item, None).query_kind,
+            QueryKind::Mixed
+        );
     }
 
     #[test]
@@ -364,7 +409,7 @@ mod tests {
             ]
         }))
         .unwrap();
-        let rows = rows_from_result(&result);
+        let rows = rows_from_result(&result, None);
         assert_eq!(rows.len(), 2);
         assert_eq!(rows[0].rank, 1);
         assert_eq!(rows[0].attribute_text("region"), "EU, US");

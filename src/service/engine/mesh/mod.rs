@@ -1,5 +1,5 @@
-//! 3D models in the engine: read into a mesh by [`crate::geometry`] (STL, OBJ, PLY), put in
-//! a standard pose (`normalise.rs`), drawn from several viewpoints like a technical drawing
+//! 3D models in the engine: read into a mesh by [`crate::geometry`] (STL, OBJ, PLY, STEP; the
+//! words a STEP file holds become the file's text and extracted attributes), put in a standard pose (`normalise.rs`), drawn from several viewpoints like a technical drawing
 //! (`render.rs`) so that every view gets the same 2D descriptor as a picture, described by a D2
 //! shape distribution for model-to-model similarity (`d2.rs`), and measured (`analysis.rs`).
 //!
@@ -18,7 +18,8 @@ use image::DynamicImage;
 use super::{Analysis, EngineError, ViewDescriptor, images};
 use crate::geometry::{self, GeometryError, Mesh};
 
-pub use analysis::{is_closed, mesh_attributes, volume};
+pub use crate::geometry::{is_closed, volume};
+pub use analysis::mesh_attributes;
 pub use d2::{D2_BINS, ShapeDistribution};
 pub use normalise::standard_pose;
 pub use render::{PICTURE_VIEW, VIEWPOINTS, Viewpoint, render};
@@ -34,12 +35,27 @@ fn unreadable(extension: &str, error: GeometryError) -> EngineError {
     }
 }
 
-/// Analyses a mesh file: one view per [`VIEWPOINTS`] entry (each carrying the D2 distribution),
-/// thumbnail and large image from the isometric view, measured attributes.
+/// Analyses a model file: one view per [`VIEWPOINTS`] entry (each carrying the D2 distribution),
+/// thumbnail and large image from the isometric view, the file's words (product data) and measured
+/// attributes. A model whose words were read but whose shape was not is
+/// [`EngineError::ShapeUnreadable`], carrying the words.
 pub fn analyze(extension: &str, bytes: &[u8]) -> Result<Analysis, EngineError> {
-    let mesh =
-        geometry::read_mesh(extension, bytes).map_err(|error| unreadable(extension, error))?;
-    let extracted_attributes = mesh_attributes(&mesh);
+    let reading = geometry::read_model(extension, bytes);
+    let description = reading.description;
+    let mesh = match reading.mesh {
+        Ok(mesh) => mesh,
+        Err(error) if description.is_empty() => return Err(unreadable(extension, error)),
+        Err(error) => {
+            return Err(EngineError::ShapeUnreadable {
+                extension: extension.to_owned(),
+                reason: error.to_string(),
+                text: description.text,
+                extracted_attributes: description.attributes,
+            });
+        }
+    };
+    let mut extracted_attributes = description.attributes;
+    extracted_attributes.extend(mesh_attributes(&mesh));
     let posed = standard_pose(&mesh);
     let shape = ShapeDistribution::of_mesh(&posed);
     let pictures: Vec<DynamicImage> = VIEWPOINTS
@@ -59,7 +75,7 @@ pub fn analyze(extension: &str, bytes: &[u8]) -> Result<Analysis, EngineError> {
         views,
         thumbnail_jpeg: Some(images::thumbnail_jpeg(picture).map_err(unrenderable)?),
         large_png: Some(images::large_png(picture).map_err(unrenderable)?),
-        text: String::new(),
+        text: description.text,
         extracted_attributes,
         pmi_pages: Vec::new(),
     })

@@ -1,0 +1,208 @@
+//! What a score means, per kind of search: the thresholds of the "very similar" and "similar"
+//! labels for picture → picture, picture → model, model → model and drawing → drawing searches,
+//! with the figures they came from. No egui here.
+//!
+//! The same score does not mean the same thing for every pair of kinds: a query photo against
+//! another picture of its part and a query photo against the part's 3D model (rendered views)
+//! land in different ranges. So each kind has its own thresholds, chosen by one rule on the
+//! engine's scores of the sample library (`service::samples::calibration`, which states the rule
+//! and the pairs): at or above "very similar", at least 9 in 10 measured results were the same
+//! part; at or above "similar", at least half were. `examples/calibrate_scores.rs` prints this
+//! table from a fresh measurement, and `tests/score_calibration.rs` fails when the engine's scores
+//! drift away from it.
+//!
+//! The thresholds describe partlens' own engine (the local workspace and `partlens-service`);
+//! against another implementation of the interface they are a guide, not a measurement.
+
+use crate::ui::search_bar::ViewKind;
+
+/// Which kind of file searched for which kind of result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum QueryKind {
+    /// A picture (photo, rendering, sketch) against a picture.
+    PictureToPicture,
+    /// A picture against a 3D model (or a model against a picture).
+    PictureToModel,
+    /// A 3D model against a 3D model.
+    ModelToModel,
+    /// A 2D drawing against a 2D drawing.
+    DrawingToDrawing,
+    /// Any other pair (a drawing against a picture or a model…), or a result of unknown kind:
+    /// the strictest thresholds of the table.
+    Mixed,
+}
+
+impl QueryKind {
+    /// The kind of a search whose views are of `query` kind, for a result stored as
+    /// `result_file_name`.
+    pub fn between(query: ViewKind, result_file_name: &str) -> Self {
+        match (query, ViewKind::of_name(result_file_name)) {
+            (ViewKind::Image, ViewKind::Image) => Self::PictureToPicture,
+            (ViewKind::Image, ViewKind::Model) | (ViewKind::Model, ViewKind::Image) => {
+                Self::PictureToModel
+            }
+            (ViewKind::Model, ViewKind::Model) => Self::ModelToModel,
+            (ViewKind::Drawing, ViewKind::Drawing) => Self::DrawingToDrawing,
+            _ => Self::Mixed,
+        }
+    }
+
+    /// The kind in words, as the calibration measures it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::PictureToPicture => "picture → picture",
+            Self::PictureToModel => "picture → model",
+            Self::ModelToModel => "model → model",
+            Self::DrawingToDrawing => "drawing → drawing",
+            Self::Mixed => "mixed",
+        }
+    }
+
+    /// The thresholds of this kind's labels.
+    pub fn thresholds(self) -> Thresholds {
+        CALIBRATION
+            .iter()
+            .find(|calibration| calibration.kind == self)
+            .map_or_else(strictest, |calibration| calibration.thresholds)
+    }
+}
+
+/// The lowest scores of the labels of one kind.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Thresholds {
+    /// At or above: "very similar".
+    pub very_similar: f64,
+    /// At or above (and below `very_similar`): "similar".
+    pub similar: f64,
+}
+
+/// One row of the table: a kind, its thresholds, and the measurement they came from.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Calibration {
+    /// The kind of search.
+    pub kind: QueryKind,
+    /// Its thresholds.
+    pub thresholds: Thresholds,
+    /// Same-part pairs measured, and their median score.
+    pub same_part: (usize, f64),
+    /// Pairs of different parts measured, and the 90th percentile of their scores.
+    pub other_parts: (usize, f64),
+}
+
+/// The thresholds per kind, measured on the sample library with today's engine (`cargo run
+/// --release --example calibrate_scores` prints this table). The figures, same part: pairs,
+/// lowest / median; other parts: pairs, 90th percentile / highest:
+///
+/// | kind | same part | other parts | very similar ≥ | similar ≥ |
+/// |---|---|---|---|---|
+/// | picture → picture | 24, 0.814 / 0.902 | 264, 0.580 / 0.757 | 0.75 | 0.59 |
+/// | picture → model | 14, 0.744 / 0.854 | 154, 0.738 / 0.862 | 0.93 | 0.75 |
+/// | model → model | 6, 0.952 / 0.954 | 36, 0.786 / 0.786 | 0.96 | 0.79 |
+/// | drawing → drawing | 6, 0.953 / 0.999 | 24, 0.681 / 0.682 | 0.96 | 0.68 |
+///
+/// So the same 0.85 is "very similar" between two pictures (no other part reached 0.76) but only
+/// "similar" between a picture and a model, where other parts reach 0.86.
+pub const CALIBRATION: [Calibration; 4] = [
+    Calibration {
+        kind: QueryKind::PictureToPicture,
+        thresholds: Thresholds {
+            very_similar: 0.75,
+            similar: 0.59,
+        },
+        same_part: (24, 0.902),
+        other_parts: (264, 0.580),
+    },
+    Calibration {
+        kind: QueryKind::PictureToModel,
+        thresholds: Thresholds {
+            very_similar: 0.93,
+            similar: 0.75,
+        },
+        same_part: (14, 0.854),
+        other_parts: (154, 0.738),
+    },
+    Calibration {
+        kind: QueryKind::ModelToModel,
+        thresholds: Thresholds {
+            very_similar: 0.96,
+            similar: 0.79,
+        },
+        same_part: (6, 0.954),
+        other_parts: (36, 0.786),
+    },
+    Calibration {
+        kind: QueryKind::DrawingToDrawing,
+        thresholds: Thresholds {
+            very_similar: 0.96,
+            similar: 0.68,
+        },
+        same_part: (6, 0.999),
+        other_parts: (24, 0.681),
+    },
+];
+
+/// The strictest thresholds of the table, for pairs it does not measure.
+fn strictest() -> Thresholds {
+    CALIBRATION.iter().fold(
+        Thresholds {
+            very_similar: 0.0,
+            similar: 0.0,
+        },
+        |strictest, calibration| Thresholds {
+            very_similar: strictest
+                .very_similar
+                .max(calibration.thresholds.very_similar),
+            similar: strictest.similar.max(calibration.thresholds.similar),
+        },
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_follow_the_query_and_the_result() {
+        assert_eq!(
+            QueryKind::between(ViewKind::Image, "gear.png"),
+            QueryKind::PictureToPicture
+        );
+        assert_eq!(
+            QueryKind::between(ViewKind::Image, "flange.STEP"),
+            QueryKind::PictureToModel
+        );
+        assert_eq!(
+            QueryKind::between(ViewKind::Model, "flange.png"),
+            QueryKind::PictureToModel
+        );
+        assert_eq!(
+            QueryKind::between(ViewKind::Model, "gear.stl"),
+            QueryKind::ModelToModel
+        );
+        assert_eq!(
+            QueryKind::between(ViewKind::Drawing, "flange-drawing.pdf"),
+            QueryKind::DrawingToDrawing
+        );
+        assert_eq!(
+            QueryKind::between(ViewKind::Drawing, "gear.png"),
+            QueryKind::Mixed
+        );
+    }
+
+    #[test]
+    fn every_kind_has_ordered_thresholds_and_mixed_takes_the_strictest() {
+        for calibration in &CALIBRATION {
+            let thresholds = calibration.thresholds;
+            assert!(
+                thresholds.similar <= thresholds.very_similar && thresholds.very_similar <= 1.0,
+                "{calibration:?}"
+            );
+            assert!(calibration.same_part.0 > 0 && calibration.other_parts.0 > 0);
+        }
+        let mixed = QueryKind::Mixed.thresholds();
+        for calibration in &CALIBRATION {
+            assert!(mixed.very_similar >= calibration.thresholds.very_similar);
+            assert!(mixed.similar >= calibration.thresholds.similar);
+        }
+    }
+}
