@@ -17,13 +17,21 @@
 //! cargo bench --bench visual_scale              # 10k and 100k views (a few minutes)
 //! cargo bench --bench visual_scale -- 1m        # also 1M views (about half an hour, ~6 GB RAM)
 //! cargo bench --bench visual_scale -- only-1m   # just 1M
+//! cargo bench --bench visual_scale -- in-memory # graph and exact scan alone at 100k and 1M views
 //! ```
+//!
+//! `in-memory` measures the search path without the store (no disk for a million views' database):
+//! the views of synthetic files held in memory, the exact scan and the graph built from them, the
+//! same queries with no filter, a selective listed filter (1 file in 50) and a broad checked one
+//! (30 %), candidates re-scored from the in-memory descriptors. It leaves out what the store adds
+//! (metadata resolved in SQLite, the candidates' descriptors read from it), which the store runs at
+//! 10k and 100k views measure.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 use partlens::api::FilterTerm;
-use partlens::service::engine::ViewDescriptor;
+use partlens::service::engine::{ViewDescriptor, VisualIndex};
 use partlens::service::samples::large_library::{
     LibrarySpec, MATERIALS, generate, supplier, vocabulary_word,
 };
@@ -31,7 +39,10 @@ use partlens::service::samples::parts::PART_NAMES;
 use partlens::service::samples::synthetic_views::{SyntheticViews, seeded};
 use partlens::service::search::rank_visually;
 use partlens::service::store::{Store, search};
-use partlens::service::visual::{LibraryMode, ViewSearch, VisualKeeper, VisualSettings};
+use partlens::service::visual::{
+    AnnIndex, AnnSearch, AnnSettings, ExactScan, FileFilter, LibraryMode, ViewSearch, VisualKeeper,
+    VisualSettings,
+};
 
 /// Queries timed per case.
 const QUERIES: usize = 60;
@@ -108,6 +119,151 @@ fn keeper(store: &Store, dir: &std::path::Path, ann_from_views: usize) -> Visual
     VisualKeeper::new(store.clone(), dir, settings)
 }
 
+/// Synthetic files held in memory for [`in_memory`]: (GUID, views), a sixth of them 7-view models.
+fn memory_files(
+    pool: &SyntheticViews,
+    views: usize,
+    seed: u64,
+) -> Vec<(String, Vec<ViewDescriptor>)> {
+    use rand::RngExt;
+    let mut random = seeded(seed);
+    let mut files = Vec::new();
+    let mut planned = 0;
+    while planned < views {
+        let count = if random.random_bool(1.0 / 6.0) { 7 } else { 1 }.min(views - planned);
+        let uid = uuid::Builder::from_random_bytes(random.random::<[u8; 16]>())
+            .into_uuid()
+            .hyphenated()
+            .to_string();
+        files.push((uid, pool.file_views(files.len(), count, &mut random)));
+        planned += count;
+    }
+    files
+}
+
+/// The search path alone at `views` views (see the module doc): table rows for the search table,
+/// and one row for the scale table.
+fn in_memory(
+    pool: &SyntheticViews,
+    views: usize,
+    single: &[Vec<ViewDescriptor>],
+    triple: &[Vec<ViewDescriptor>],
+) -> (Vec<String>, String) {
+    const COMPANY: &str = "Bench";
+    let started = Instant::now();
+    let files = memory_files(pool, views, 77);
+    eprintln!(
+        "{views} views in memory: {} files made in {:.1} s",
+        files.len(),
+        started.elapsed().as_secs_f64()
+    );
+    let before_exact = resident_bytes();
+    let mut index = VisualIndex::new();
+    for (uid, file_views) in &files {
+        index.insert(uid.clone(), file_views.clone());
+    }
+    index.shrink_to_fit();
+    let exact_resident = resident_bytes()
+        .zip(before_exact)
+        .map(|(after, before)| after.saturating_sub(before));
+    let mut exact = ExactScan::new();
+    exact.set_company(COMPANY, index);
+    let before_graph = resident_bytes();
+    let started = Instant::now();
+    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    let graph = match AnnIndex::build(&files, AnnSettings::default(), threads) {
+        Ok(Some(graph)) => graph,
+        Ok(None) => panic!("no view to build a graph of"),
+        Err(error) => panic!("the graph does not build: {error}"),
+    };
+    let build = started.elapsed();
+    let graph_resident = resident_bytes()
+        .zip(before_graph)
+        .map(|(after, before)| after.saturating_sub(before));
+    eprintln!(
+        "{views} views in memory: graph built in {:.1} s",
+        build.as_secs_f64()
+    );
+    let mut approximate = AnnSearch::new(AnnSettings::default());
+    approximate.set_company(COMPANY, graph);
+    let per_view = |bytes: usize| bytes / views.max(1);
+    let scale_line = format!(
+        "| {views} (in memory) | – | {} | {} B | {} | {} B | {} | – | – | {:.1} s | – |",
+        files.len(),
+        per_view(exact.heap_bytes()),
+        exact_resident.map_or("–".into(), |bytes| format!("{} B", per_view(bytes))),
+        per_view(approximate.heap_bytes()),
+        graph_resident.map_or("–".into(), |bytes| format!("{} B", per_view(bytes))),
+        build.as_secs_f64(),
+    );
+    let stored: HashMap<String, Vec<ViewDescriptor>> = files.into_iter().collect();
+    let mut uids: Vec<&String> = stored.keys().collect();
+    uids.sort();
+    let selective: HashSet<String> = uids.iter().step_by(50).map(|uid| (*uid).clone()).collect();
+    let broad: HashSet<String> = uids
+        .iter()
+        .enumerate()
+        .filter(|(number, _)| number % 10 < 3)
+        .map(|(_, uid)| (*uid).clone())
+        .collect();
+    let check = |candidates: &[String]| {
+        Ok(candidates
+            .iter()
+            .filter(|uid| broad.contains(*uid))
+            .cloned()
+            .collect::<HashSet<String>>())
+    };
+    let filters: [(&str, FileFilter<'_>); 3] = [
+        ("none", FileFilter::Everything),
+        ("listed (1 file in 50)", FileFilter::Only(&selective)),
+        ("checked (30 %)", FileFilter::Checked(&check)),
+    ];
+    let mut lines = Vec::new();
+    for (query_label, query_set) in [("1", single), ("3", triple)] {
+        for (label, filter) in &filters {
+            let mut exact_times = Vec::new();
+            let mut graph_times = Vec::new();
+            let (mut found, mut wanted) = (0, 0);
+            for query in query_set {
+                let run = |search: &dyn ViewSearch| {
+                    let started = Instant::now();
+                    match search.rank(COMPANY, query, *filter, LIMIT, &stored) {
+                        Ok(ranked) => (ranked, started.elapsed()),
+                        Err(error) => panic!("a search fails: {error}"),
+                    }
+                };
+                let (exact_ranked, exact_time) = run(&exact);
+                let (graph_ranked, graph_time) = run(&approximate);
+                exact_times.push(exact_time);
+                graph_times.push(graph_time);
+                let truth: HashSet<&String> = exact_ranked
+                    .iter()
+                    .take(RECALL_AT)
+                    .map(|(uid, _)| uid)
+                    .collect();
+                wanted += truth.len();
+                found += graph_ranked
+                    .iter()
+                    .take(RECALL_AT)
+                    .filter(|(uid, _)| truth.contains(uid))
+                    .count();
+            }
+            let exact_p50 = percentile(&mut exact_times, 0.5);
+            let graph_p50 = percentile(&mut graph_times, 0.5);
+            lines.push(format!(
+                "| {views} (in memory) | {query_label} | {label} | – | {} ms | {} ms | {} ms | {} ms | {:.1}× | {:.3} |",
+                millis(exact_p50),
+                millis(percentile(&mut exact_times, 0.95)),
+                millis(graph_p50),
+                millis(percentile(&mut graph_times, 0.95)),
+                exact_p50.as_secs_f64() / graph_p50.as_secs_f64().max(1e-9),
+                found as f64 / wanted.max(1) as f64
+            ));
+        }
+    }
+    (lines, scale_line)
+}
+
 fn main() {
     let arguments: Vec<String> = std::env::args().collect();
     let with_million = arguments.iter().any(|arg| arg == "1m");
@@ -119,6 +275,12 @@ fn main() {
     if only_million {
         sizes = vec![1_000_000];
     }
+    let in_memory_sizes: Vec<usize> = if arguments.iter().any(|arg| arg == "in-memory") {
+        sizes.clear();
+        vec![100_000, 1_000_000]
+    } else {
+        Vec::new()
+    };
     let pool = match SyntheticViews::analysed(240, 2) {
         Ok(pool) => pool,
         Err(error) => panic!("the query pool does not analyse: {error}"),
@@ -128,6 +290,11 @@ fn main() {
     let mut search_lines = Vec::new();
     let mut scale_lines = Vec::new();
     let mut text_lines = Vec::new();
+    for &views in &in_memory_sizes {
+        let (lines, scale_line) = in_memory(&pool, views, &single, &triple);
+        search_lines.extend(lines);
+        scale_lines.push(scale_line);
+    }
     for views in sizes {
         let dir = match tempfile::tempdir() {
             Ok(dir) => dir,
