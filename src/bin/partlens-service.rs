@@ -49,6 +49,10 @@ enum Command {
         /// [default: 2].
         #[arg(long, value_name = "N")]
         index_workers: Option<usize>,
+        /// A company is searched visually through an approximate nearest-neighbour graph (saved
+        /// under DIR/visual/) from this many views on, by the exact scan below [default: 50000].
+        #[arg(long, value_name = "VIEWS")]
+        ann_from_views: Option<usize>,
         /// The address clients reach the service at (e.g. https://parts.example.com behind a
         /// proxy); image links are built on it [default: http:// and the bound address].
         #[arg(long, value_name = "URL", value_parser = parse_public_url)]
@@ -126,6 +130,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             addr,
             max_body_bytes,
             index_workers,
+            ann_from_views,
             public_url,
         } => {
             let mut config = ServiceConfig::new(cli.data);
@@ -135,6 +140,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             }
             if let Some(workers) = index_workers {
                 config.index_workers = workers;
+            }
+            if let Some(views) = ann_from_views {
+                config.visual.ann_from_views = views;
             }
             config.public_url = public_url;
             serve(config)

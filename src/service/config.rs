@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::limits::ServiceLimits;
+use super::visual::VisualSettings;
 
 /// The address the service binds when none is given: loopback only, port 8480.
 pub const DEFAULT_ADDR: SocketAddr =
@@ -15,7 +16,7 @@ pub const DEFAULT_ADDR: SocketAddr =
 pub const DEFAULT_MAX_BODY_BYTES: u64 = 512 * 1024 * 1024;
 
 /// How a [`crate::service::RunningService`] is set up.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ServiceConfig {
     /// Where the database, the uploaded files and the rendered images live (created if missing).
     pub data_dir: PathBuf,
@@ -36,13 +37,20 @@ pub struct ServiceConfig {
     pub token_lifetime: Duration,
     /// How long the token inside an image URL stays valid.
     pub image_token_lifetime: Duration,
+    /// The visual index: from how many views a company is searched through an approximate graph,
+    /// how graphs are built, searched and saved.
+    pub visual: VisualSettings,
+    /// How often the visual index is looked after in the background (graphs due are built, graphs
+    /// with enough changes saved).
+    pub visual_maintenance_interval: Duration,
     /// The protective limits (expansion caps, login throttling, connection timeouts, expiry).
     pub limits: ServiceLimits,
 }
 
 impl ServiceConfig {
     /// The defaults for a data directory: 127.0.0.1:8480, 512 MiB bodies, 2 workers, 12 h tokens,
-    /// 15 min image tokens, the default [`ServiceLimits`].
+    /// 15 min image tokens, the default [`ServiceLimits`], approximate visual search from 50,000
+    /// views a company, maintenance every 30 s.
     pub fn new(data_dir: impl Into<PathBuf>) -> Self {
         Self {
             data_dir: data_dir.into(),
@@ -52,6 +60,8 @@ impl ServiceConfig {
             index_workers: 2,
             token_lifetime: Duration::from_secs(12 * 60 * 60),
             image_token_lifetime: Duration::from_secs(15 * 60),
+            visual: VisualSettings::default(),
+            visual_maintenance_interval: Duration::from_secs(30),
             limits: ServiceLimits::default(),
         }
     }

@@ -3,8 +3,9 @@
 //! (`indexAsync=true`).
 //!
 //! The engine runs on a blocking thread. The outcome is saved only if the file still has the revision
-//! that was indexed (an overwrite or delete meanwhile wins). The in-memory visual index is changed
-//! inside the same write transaction as the record, so the two never disagree about a file.
+//! that was indexed (an overwrite or delete meanwhile wins). The visual index (see
+//! [`super::visual`]) is changed inside the same write transaction as the record, so the two never
+//! disagree about a file, and the store's journal of view changes is written in that transaction too.
 //!
 //! At most one analysis a CPU core runs at a time, whether it comes from a synchronous upload or a
 //! worker: decoding holds up to [`engine::MAX_DECODED_BYTES`] each, so forty simultaneous synchronous
@@ -18,7 +19,7 @@
 //! incompatible build) makes its file unindexed, not an error: the file is queued to be indexed again
 //! from its stored bytes, with one warning in the log.
 
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::sync::{Notify, Semaphore};
@@ -26,16 +27,14 @@ use tokio_util::sync::CancellationToken;
 
 use super::body::TempFile;
 use super::disk::{Disk, ImageKind, remove_if_present, write_private};
-use super::engine::{self, VisualIndex};
+use super::engine;
 use super::error::ServiceError;
 use super::failure_reason::FailureReason;
 use super::limits::ServiceLimits;
 use super::store::files::{self, IndexState, IndexedContent, IndexingFailure};
 use super::store::jobs::{self, ClaimedJob};
 use super::store::{Store, iso_now};
-
-/// The visual index shared by search and indexing.
-pub type SharedVisualIndex = Arc<RwLock<VisualIndex>>;
+use super::visual::{ViewSearch, VisualKeeper};
 
 /// Runs the engine and keeps the queue moving.
 #[derive(Clone)]
@@ -43,7 +42,7 @@ pub struct Indexer {
     store: Store,
     disk: Disk,
     limits: Arc<ServiceLimits>,
-    visual_index: SharedVisualIndex,
+    visual: VisualKeeper,
     wake: Arc<Notify>,
     stop: CancellationToken,
     analysis_slots: Arc<Semaphore>,
@@ -56,17 +55,12 @@ fn analysis_slot_count() -> usize {
 
 impl Indexer {
     /// An indexer over a store and data directory, analysing within `limits`.
-    pub fn new(
-        store: Store,
-        disk: Disk,
-        visual_index: SharedVisualIndex,
-        limits: ServiceLimits,
-    ) -> Self {
+    pub fn new(store: Store, disk: Disk, visual: VisualKeeper, limits: ServiceLimits) -> Self {
         Self {
             store,
             disk,
             limits: Arc::new(limits),
-            visual_index,
+            visual,
             wake: Arc::new(Notify::new()),
             stop: CancellationToken::new(),
             analysis_slots: Arc::new(Semaphore::new(analysis_slot_count())),
@@ -74,40 +68,25 @@ impl Indexer {
     }
 
     /// The visual index.
-    pub fn visual_index(&self) -> &SharedVisualIndex {
-        &self.visual_index
+    pub fn visual(&self) -> &VisualKeeper {
+        &self.visual
     }
 
-    /// Rebuilds the visual index from the stored views of every indexed database file, and puts work
-    /// left unfinished by an earlier run back in the queue, with every file whose stored views are
-    /// damaged. Returns (indexed files, queued jobs).
+    /// Loads the visual index (exact indexes from the stored views, graphs from their saved
+    /// snapshots brought up to date), and puts work left unfinished by an earlier run back in the
+    /// queue, with every file whose stored views are damaged. Returns (indexed files, queued jobs).
     pub async fn recover(&self) -> Result<(usize, usize), ServiceError> {
-        let visual_index = self.visual_index.clone();
+        let visual = self.visual.clone();
         self.store
             .write(move |connection| {
                 let now = iso_now();
                 let mut queued = jobs::requeue_unfinished(connection, &now)?;
-                let stored = files::all_database_views(connection)?;
-                let mut rebuilt = VisualIndex::new();
-                for (uid, views) in stored {
-                    let views = views
-                        .iter()
-                        .map(|bytes| engine::ViewDescriptor::from_bytes(bytes))
-                        .collect::<Result<Vec<_>, _>>();
-                    match views {
-                        Ok(views) => rebuilt.insert(uid, views),
-                        Err(error) => {
-                            if requeue_damaged(connection, &uid, &error.to_string(), &now)? {
-                                queued += 1;
-                            }
-                        }
+                let (count, damaged) = visual.recover_blocking(connection)?;
+                for (uid, error) in &damaged {
+                    if requeue_damaged(connection, uid, error, &now)? {
+                        queued += 1;
                     }
                 }
-                let count = rebuilt.len();
-                *visual_index
-                    .write()
-                    .map_err(|_| ServiceError::Internal("the visual index is poisoned".into()))? =
-                    rebuilt;
                 Ok((count, queued))
             })
             .await
@@ -129,18 +108,16 @@ impl Indexer {
         &self,
         damaged: Vec<(String, String)>,
     ) -> Result<(), ServiceError> {
-        let visual_index = self.visual_index.clone();
+        let visual = self.visual.clone();
         self.store
             .write(move |connection| {
                 let now = iso_now();
                 for (uid, error) in &damaged {
-                    if requeue_damaged(connection, uid, error, &now)? {
-                        visual_index
-                            .write()
-                            .map_err(|_| {
-                                ServiceError::Internal("the visual index is poisoned".into())
-                            })?
-                            .remove(uid);
+                    let company = files::find_any(connection, uid)?.map(|record| record.company_id);
+                    if requeue_damaged(connection, uid, error, &now)?
+                        && let Some(company) = company
+                    {
+                        visual.write()?.remove(&company, uid)?;
                     }
                 }
                 Ok(())
@@ -214,6 +191,7 @@ impl Indexer {
                 Err(error) => Err(error.into()),
             };
         drop(slot);
+        self.visual.spawn_due_work();
         if outcome.is_err() {
             let gave_up = self
                 .store
@@ -284,7 +262,7 @@ impl Indexer {
             has_large_image: large.is_some(),
         });
         let disk = self.disk.clone();
-        let visual_index = self.visual_index.clone();
+        let visual = self.visual.clone();
         self.store.write_blocking(|connection| {
             let saved = match &failure {
                 Some(failure) => {
@@ -307,16 +285,15 @@ impl Indexer {
                     None => remove_if_present(&disk.image_path(&job.uid, kind))?,
                 }
             }
-            let is_database_file = files::find_any(connection, &job.uid)?
-                .is_some_and(|record| !record.is_search_input);
-            let mut visual_index = visual_index
-                .write()
-                .map_err(|_| ServiceError::Internal("the visual index is poisoned".into()))?;
+            let Some(record) = files::find_any(connection, &job.uid)? else {
+                return Ok(None);
+            };
+            let mut library = visual.write()?;
             match &analysis {
-                Some(analysis) if is_database_file => {
-                    visual_index.insert(job.uid.clone(), analysis.views.clone());
+                Some(analysis) if !record.is_search_input => {
+                    library.insert(&record.company_id, &job.uid, &analysis.views)?;
                 }
-                _ => visual_index.remove(&job.uid),
+                _ => library.remove(&record.company_id, &job.uid)?,
             }
             Ok(Some(if analysis.is_some() {
                 IndexState::Completed

@@ -29,6 +29,7 @@ pub mod state;
 pub mod store;
 pub mod stored_path;
 pub mod upload;
+pub mod visual;
 
 pub use config::ServiceConfig;
 pub use error::ServiceError;

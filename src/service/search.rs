@@ -12,8 +12,16 @@
 //!   counts one) and [`ServiceLimits::max_search_inputs`] input UIDs; past either, 400.
 //! - An input whose stored descriptor cannot be read back is treated as not indexed (no views) and
 //!   queued to be indexed again, with one warning in the log; the search still answers.
+//!
+//! The visual ranking goes through the [`super::visual`] library. A company on the exact scan gets
+//! every match ranked, as always. A company on an approximate graph gets the `max_results` best
+//! (each scored exactly); its metadata conditions are resolved first when they select at most
+//! [`SELECTIVE_FILES`] files (those are the only candidates), and otherwise checked on the graph's
+//! candidates after the ranking; `TotalResults` still counts every file with views that matches.
 
 use std::collections::{HashMap, HashSet};
+
+use rusqlite::Connection;
 
 use crate::api::model::{ExtraFields, SearchResult};
 use crate::api::{FilterTerm, SearchFilter};
@@ -28,12 +36,27 @@ use super::state::AppState;
 use super::store::accounts::Caller;
 use super::store::files::{self, IndexState};
 use super::store::{attributes, search, unix_now};
+use super::visual::{FileFilter, LibraryMode, Ranked, StoreViews, ViewSearch, VisualLibrary};
 
 /// Results returned when the caller does not say (`maxResults`).
 pub const DEFAULT_MAX_RESULTS: usize = 200;
 
 /// The largest `maxResults` accepted.
 pub const MAX_RESULTS_LIMIT: usize = 10_000;
+
+/// A metadata filter that selects at most this many files is resolved before an approximate visual
+/// search (the files listed); one that selects more is checked on the graph's candidates.
+pub const SELECTIVE_FILES: usize = 20_000;
+
+/// Which files a visual search may return, as resolved from the metadata conditions.
+enum Scope {
+    /// No condition: every indexed file.
+    Everything,
+    /// Exactly these.
+    Only(HashSet<String>),
+    /// Too many to list: checked after ranking.
+    Broad,
+}
 
 /// A search as the endpoints received it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -105,6 +128,65 @@ pub fn max_results_param(value: Option<&str>) -> Result<usize, ServiceError> {
     }
 }
 
+/// Ranks the company's files that satisfy `terms` by visual similarity to `query_views`, with one
+/// read connection: the metadata conditions are resolved (all of them for the exact scan; for a
+/// graph, listed when they select at most [`SELECTIVE_FILES`] files and checked after ranking
+/// otherwise), the library ranks, and the matches are counted. Returns the ranking (every match for
+/// the exact scan, the best `limit` for a graph) and the number of matches.
+pub fn rank_visually(
+    connection: &Connection,
+    library: &VisualLibrary,
+    company_id: &str,
+    terms: &[FilterTerm],
+    query_views: &[ViewDescriptor],
+    limit: usize,
+) -> Result<(Ranked, usize), ServiceError> {
+    let approximate = library.mode(company_id) == LibraryMode::Approximate;
+    let scope = if terms.is_empty() {
+        Scope::Everything
+    } else if approximate {
+        let some = search::some_matching_database_files(
+            connection,
+            company_id,
+            terms,
+            SELECTIVE_FILES + 1,
+        )?;
+        if some.len() > SELECTIVE_FILES {
+            Scope::Broad
+        } else {
+            Scope::Only(some.into_iter().collect())
+        }
+    } else {
+        let all = search::matching_database_files(connection, company_id, terms)?;
+        Scope::Only(all.into_iter().map(|candidate| candidate.uid).collect())
+    };
+    let stored = StoreViews { connection };
+    let check = |uids: &[String]| search::still_matching(connection, company_id, terms, uids);
+    let filter = match &scope {
+        Scope::Everything => FileFilter::Everything,
+        Scope::Only(allowed) => FileFilter::Only(allowed),
+        Scope::Broad => FileFilter::Checked(&check),
+    };
+    if !approximate {
+        // The exact scan ranks every match: that is how they are counted.
+        let ranked = library.rank(company_id, query_views, filter, usize::MAX, &stored)?;
+        let total = ranked.len();
+        return Ok((ranked, total));
+    }
+    let ranked = library.rank(company_id, query_views, filter, limit, &stored)?;
+    let total = match &scope {
+        Scope::Everything => library.file_count(company_id),
+        Scope::Only(allowed) => library
+            .approximate()
+            .company(company_id)
+            .map_or(0, |index| {
+                allowed.iter().filter(|uid| index.contains(uid)).count()
+            }),
+        Scope::Broad => search::count_matching_with_views(connection, company_id, terms)?,
+    };
+    Ok((ranked, total))
+}
+
 /// Runs a search for the caller.
 pub async fn run(
     state: &AppState,
@@ -119,10 +201,15 @@ pub async fn run(
     query.check_within(&state.config.limits)?;
     let company_id = caller.company_id.clone();
     let terms = query.terms.clone();
+    let by_inputs = !query.input_uids.is_empty();
     let (candidates, query_views, damaged) = state
         .store
         .read(move |connection| {
-            let candidates = search::matching_database_files(connection, &company_id, &terms)?;
+            let candidates = if by_inputs {
+                Vec::new()
+            } else {
+                search::matching_database_files(connection, &company_id, &terms)?
+            };
             let mut views = Vec::new();
             let mut damaged = Vec::new();
             for uid in &input_uids {
@@ -146,31 +233,44 @@ pub async fn run(
     if !damaged.is_empty() {
         state.indexer.reindex_damaged(damaged).await?;
     }
-    let ranked: Vec<(String, Option<f32>)> = if query.input_uids.is_empty() {
-        candidates
-            .into_iter()
-            .map(|candidate| (candidate.uid, None))
-            .collect()
+    let (ranked, total): (Vec<(String, Option<f32>)>, usize) = if !by_inputs {
+        let total = candidates.len();
+        (
+            candidates
+                .into_iter()
+                .map(|candidate| (candidate.uid, None))
+                .collect(),
+            total,
+        )
     } else if query_views.is_empty() {
-        Vec::new()
+        (Vec::new(), 0)
     } else {
-        let visual_index = state.indexer.visual_index().clone();
-        tokio::task::spawn_blocking(move || {
-            let allowed: HashSet<String> = candidates.into_iter().map(|c| c.uid).collect();
-            let index = visual_index
-                .read()
-                .map_err(|_| ServiceError::Internal("the visual index is poisoned".into()))?;
-            Ok::<_, ServiceError>(
-                index
-                    .rank(&query_views, |uid| allowed.contains(uid), usize::MAX)
-                    .into_iter()
-                    .map(|(uid, score)| (uid, Some(score)))
-                    .collect(),
-            )
+        let store = state.store.clone();
+        let visual = state.indexer.visual().clone();
+        let company_id = caller.company_id.clone();
+        let terms = query.terms.clone();
+        let limit = query.max_results;
+        let (ranked, total) = tokio::task::spawn_blocking(move || {
+            store.read_blocking(|connection| {
+                rank_visually(
+                    connection,
+                    &*visual.read()?,
+                    &company_id,
+                    &terms,
+                    &query_views,
+                    limit,
+                )
+            })
         })
-        .await??
+        .await??;
+        (
+            ranked
+                .into_iter()
+                .map(|(uid, score)| (uid, Some(score)))
+                .collect(),
+            total,
+        )
     };
-    let total = ranked.len();
     let shown: Vec<(String, Option<f32>)> = ranked.into_iter().take(query.max_results).collect();
     let company_id = caller.company_id.clone();
     let uids: Vec<String> = shown.iter().map(|(uid, _)| uid.clone()).collect();

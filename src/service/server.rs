@@ -3,7 +3,7 @@
 //! `connections`), start the indexing workers and the cleaner of expired search inputs.
 
 use std::net::SocketAddr;
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
@@ -11,7 +11,6 @@ use tokio_util::sync::CancellationToken;
 use super::config::{ServiceConfig, public_origin};
 use super::connections;
 use super::disk::Disk;
-use super::engine::VisualIndex;
 use super::error::ServiceError;
 use super::image_links::{ImageLinks, SECRET_NAME};
 use super::indexing::Indexer;
@@ -19,6 +18,7 @@ use super::login_guard::LoginGuard;
 use super::routes;
 use super::state::ServiceState;
 use super::store::{Store, accounts};
+use super::visual::VisualKeeper;
 
 /// How long a shutdown waits for requests in flight before it stops serving anyway.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
@@ -46,12 +46,8 @@ impl RunningService {
             .write(|connection| accounts::secret(connection, SECRET_NAME, ImageLinks::fresh_secret))
             .await?;
         let image_links = ImageLinks::new(secret, config.image_token_lifetime);
-        let indexer = Indexer::new(
-            store.clone(),
-            disk.clone(),
-            Arc::new(RwLock::new(VisualIndex::new())),
-            config.limits.clone(),
-        );
+        let visual = VisualKeeper::new(store.clone(), &config.data_dir, config.visual);
+        let indexer = Indexer::new(store.clone(), disk.clone(), visual, config.limits.clone());
         let (indexed, queued) = indexer.recover().await?;
         let listener = tokio::net::TcpListener::bind(config.addr)
             .await
@@ -60,7 +56,7 @@ impl RunningService {
                 source,
             })?;
         let addr = listener.local_addr()?;
-        let workers = indexer.start_workers(config.index_workers);
+        let mut workers = indexer.start_workers(config.index_workers);
         let stop = CancellationToken::new();
         let cleaner = tokio::spawn(super::expiry::run_cleaner(
             store.clone(),
@@ -80,6 +76,12 @@ impl RunningService {
             indexer: indexer.clone(),
             image_links,
         });
+        workers.push(
+            state
+                .indexer
+                .visual()
+                .spawn_maintenance(state.config.visual_maintenance_interval, stop.clone()),
+        );
         let app = routes::app(state);
         let server = tokio::spawn(connections::serve(
             listener,
@@ -126,6 +128,11 @@ impl RunningService {
         }
         if let Some(cleaner) = self.cleaner.take() {
             let _ = cleaner.await;
+        }
+        // Graphs with changes since their last save are saved, so the next start loads them whole.
+        let visual = self.indexer.visual().clone();
+        if let Err(error) = tokio::task::spawn_blocking(move || visual.save_all_blocking()).await {
+            tracing::error!(%error, "saving the visual index at shutdown stopped unexpectedly");
         }
         tracing::info!(addr = %self.addr, "service stopped");
     }

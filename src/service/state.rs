@@ -40,8 +40,6 @@ pub type AppState = Arc<ServiceState>;
 pub(crate) async fn state_for_tests(
     data_dir: &std::path::Path,
 ) -> (AppState, super::store::accounts::Caller) {
-    use std::sync::RwLock;
-
     let disk = Disk::new(data_dir);
     disk.create_folders().unwrap();
     let store = Store::open(data_dir.to_path_buf()).await.unwrap();
@@ -49,13 +47,9 @@ pub(crate) async fn state_for_tests(
         .write(|connection| super::store::accounts::ensure_company(connection, "Acme"))
         .await
         .unwrap();
-    let indexer = Indexer::new(
-        store.clone(),
-        disk.clone(),
-        Arc::new(RwLock::new(super::engine::VisualIndex::new())),
-        super::limits::ServiceLimits::default(),
-    );
     let config = ServiceConfig::new(data_dir);
+    let visual = super::visual::VisualKeeper::new(store.clone(), data_dir, config.visual);
+    let indexer = Indexer::new(store.clone(), disk.clone(), visual, config.limits.clone());
     let state = Arc::new(ServiceState {
         local_addr: config.addr,
         public_origin: super::config::public_origin(None, config.addr),

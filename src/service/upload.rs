@@ -32,7 +32,6 @@ use crate::api::limits::MIN_UPLOAD_SIZE;
 
 use super::body::{BodyEncoding, TempFile, receive_upload};
 use super::error::ServiceError;
-use super::indexing::SharedVisualIndex;
 use super::params::{bool_param, optional_bool_param, optional_uid_param, text_param};
 use super::state::AppState;
 use super::store::accounts::Caller;
@@ -40,6 +39,7 @@ use super::store::files::{self, FileRecord, IndexState, NewContent};
 use super::store::jobs::{self, ClaimedJob};
 use super::store::{attributes, iso_now};
 use super::stored_path::{StoredPath, parse_search_input_extension};
+use super::visual::{ViewSearch, VisualKeeper};
 
 /// What the upload becomes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -237,7 +237,7 @@ async fn store_and_index_now(
     let index_async = params.index_async;
     let extension = params.extension().to_owned();
     let disk = state.disk.clone();
-    let visual_index = state.indexer.visual_index().clone();
+    let visual = state.indexer.visual().clone();
     let caller_in = caller.clone();
     let (uid, revision) = state
         .store
@@ -250,7 +250,7 @@ async fn store_and_index_now(
             // job without them; what fails here fails before anything else changed on disk.
             disk.remove_images(&place.uid)?;
             file.persist(&disk.content_path(&place.uid))?;
-            forget_old_views(&visual_index, &place)?;
+            forget_old_views(&visual, &caller.company_id, &place)?;
             if let Some(replaced) = &place.replaced {
                 // Its record is gone with this commit; bytes that cannot be removed (held open by
                 // another program) stay on disk unused rather than failing the upload.
@@ -419,15 +419,14 @@ fn save_record(
 /// Index: the stored file's old views, and those of the file it replaces, leave the visual index
 /// (indexing puts the new ones in).
 fn forget_old_views(
-    visual_index: &SharedVisualIndex,
+    visual: &VisualKeeper,
+    company_id: &str,
     place: &Placement,
 ) -> Result<(), ServiceError> {
-    let mut index = visual_index
-        .write()
-        .map_err(|_| ServiceError::Internal("the visual index is poisoned".into()))?;
-    index.remove(&place.uid);
+    let mut library = visual.write()?;
+    library.remove(company_id, &place.uid)?;
     if let Some(replaced) = &place.replaced {
-        index.remove(replaced);
+        library.remove(company_id, replaced)?;
     }
     Ok(())
 }

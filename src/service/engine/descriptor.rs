@@ -264,10 +264,11 @@ impl ViewDescriptor {
 
     /// A descriptor nudged by `noise` (−1..1 values, cycled) of relative size `amount`, renormalised
     /// block by block, with `flipped_bits` hash bits inverted. For benchmarks that need many
-    /// realistic, distinct descriptors without analysing as many images.
+    /// realistic, distinct descriptors without analysing as many images. The padding after the
+    /// blocks stays zero, so the result is stored and read back like an analysed descriptor.
     pub fn perturbed(&self, noise: &[f32], amount: f32, flipped_bits: &[usize]) -> Self {
-        let mut features: Vec<f32> = self
-            .features
+        let blocks_len: usize = BLOCKS.iter().map(|(len, _)| len).sum();
+        let mut features: Vec<f32> = self.features[..blocks_len]
             .iter()
             .map(|&value| f32::from(value) / FEATURE_SCALE)
             .collect();

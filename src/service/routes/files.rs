@@ -14,6 +14,7 @@ use crate::service::store::files::{self, FileRecord};
 use crate::service::store::{attributes, unix_now};
 use crate::service::stored_path::lookup_path;
 use crate::service::upload::may_delete;
+use crate::service::visual::ViewSearch;
 
 /// The FileMap reply of a record for `caller` (also used by `PUT /api/FileBinaryDirect`).
 pub async fn file_map_reply(
@@ -79,7 +80,7 @@ pub async fn delete_file(
     Params(query): Params,
 ) -> Result<Response, ServiceError> {
     let uid = required_uid_param(&query, "fileUID")?;
-    let visual_index = state.indexer.visual_index().clone();
+    let visual = state.indexer.visual().clone();
     let disk = state.disk.clone();
     let deleted = state
         .store
@@ -94,10 +95,7 @@ pub async fn delete_file(
                 }));
             }
             files::delete(connection, &uid)?;
-            visual_index
-                .write()
-                .map_err(|_| ServiceError::Internal("the visual index is poisoned".into()))?
-                .remove(&uid);
+            visual.write()?.remove(&caller.company_id, &uid)?;
             if let Err(error) = disk.remove_file(&uid) {
                 tracing::warn!(uid, %error, "a deleted file's bytes or images stay on disk");
             }

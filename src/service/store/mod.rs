@@ -16,6 +16,7 @@ pub mod jobs;
 pub mod schema;
 pub mod search;
 pub mod search_text;
+pub mod visual_journal;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};

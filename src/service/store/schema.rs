@@ -117,6 +117,60 @@ const MIGRATIONS: &[&str] = &[
     r#"
     ALTER TABLE files ADD COLUMN failure_reason TEXT;
     "#,
+    // 3: the visual index journal: every change to a file's views or to whether it is searched
+    // visually, so that a saved approximate index is brought up to date at start (visual/library.rs).
+    r#"
+    CREATE TABLE visual_changes (
+        seq       INTEGER PRIMARY KEY AUTOINCREMENT,
+        file_uid  TEXT NOT NULL
+    );
+    CREATE TRIGGER visual_view_added AFTER INSERT ON views BEGIN
+        INSERT INTO visual_changes (file_uid) VALUES (new.file_uid);
+    END;
+    CREATE TRIGGER visual_view_removed AFTER DELETE ON views BEGIN
+        INSERT INTO visual_changes (file_uid) VALUES (old.file_uid);
+    END;
+    CREATE TRIGGER visual_file_changed
+        AFTER UPDATE OF state, is_search_input, company_id ON files
+        WHEN old.state IS NOT new.state OR old.is_search_input IS NOT new.is_search_input
+            OR old.company_id IS NOT new.company_id
+    BEGIN
+        INSERT INTO visual_changes (file_uid) VALUES (new.uid);
+    END;
+    "#,
+    // 4: free text through an index: every file's search text in an FTS5 table with the trigram
+    // tokenizer (substrings of three characters or more, exactly as `instr` over the lower-cased
+    // text finds them), kept in step by triggers in the same transaction as the text. The FTS row of
+    // a file is keyed by a stable integer of `file_text_keys` (a table's implicit rowid may change
+    // on VACUUM).
+    r#"
+    CREATE TABLE file_text_keys (
+        id        INTEGER PRIMARY KEY,
+        file_uid  TEXT NOT NULL UNIQUE
+    );
+    CREATE VIRTUAL TABLE search_text_index USING fts5(
+        search_text, content = '', contentless_delete = 1, tokenize = 'trigram case_sensitive 1'
+    );
+    INSERT INTO file_text_keys (file_uid) SELECT uid FROM files;
+    INSERT INTO search_text_index (rowid, search_text)
+        SELECT k.id, f.search_text FROM files f JOIN file_text_keys k ON k.file_uid = f.uid;
+    CREATE TRIGGER search_text_added AFTER INSERT ON files BEGIN
+        INSERT INTO file_text_keys (file_uid) VALUES (new.uid);
+        INSERT INTO search_text_index (rowid, search_text)
+            VALUES ((SELECT id FROM file_text_keys WHERE file_uid = new.uid), new.search_text);
+    END;
+    CREATE TRIGGER search_text_changed AFTER UPDATE OF search_text ON files BEGIN
+        DELETE FROM search_text_index
+            WHERE rowid = (SELECT id FROM file_text_keys WHERE file_uid = old.uid);
+        INSERT INTO search_text_index (rowid, search_text)
+            VALUES ((SELECT id FROM file_text_keys WHERE file_uid = new.uid), new.search_text);
+    END;
+    CREATE TRIGGER search_text_removed AFTER DELETE ON files BEGIN
+        DELETE FROM search_text_index
+            WHERE rowid = (SELECT id FROM file_text_keys WHERE file_uid = old.uid);
+        DELETE FROM file_text_keys WHERE file_uid = old.uid;
+    END;
+    "#,
 ];
 
 /// Brings the schema up to date and makes sure the default client exists.

@@ -1,0 +1,536 @@
+//! Search at scale: the approximate visual index (HNSW graph + exact re-ranking) next to the exact
+//! scan in the same run, on synthetic company libraries of 10,000, 100,000 and (with `-- 1m`)
+//! 1,000,000 views written into a real store (`service::samples::large_library`: pictures and 7-view
+//! models from really analysed part drawings with seeded perturbations, as many text-only records
+//! as visual files, attributes and text). Prints markdown tables:
+//!
+//! - search p50 / p95 for 1 and 3 query views, without a filter, with a selective attribute
+//!   filter (one supplier of 50), with a broad one (the most common material, 30 %), and with a
+//!   free-text word, each through `service::search::rank_visually` exactly as the service runs it
+//!   (metadata resolved in SQLite, candidates re-ranked from the stored descriptors), exact scan and
+//!   graph on the same store, with recall@10 of the graph against the exact scan;
+//! - memory a view, graph build time, restart to the first answered search (snapshot loaded);
+//! - free-text search without views (the metadata-only search) through the trigram index against
+//!   the substring scan it replaced.
+//!
+//! ```text
+//! cargo bench --bench visual_scale              # 10k and 100k views (a few minutes)
+//! cargo bench --bench visual_scale -- 1m        # also 1M views (about half an hour, ~6 GB RAM)
+//! cargo bench --bench visual_scale -- only-1m   # just 1M
+//! cargo bench --bench visual_scale -- in-memory # graph and exact scan alone at 100k and 1M views
+//! ```
+//!
+//! `in-memory` measures the search path without the store (no disk for a million views' database):
+//! the views of synthetic files held in memory, the exact scan and the graph built from them, the
+//! same queries with no filter, a selective listed filter (1 file in 50) and a broad checked one
+//! (30 %), candidates re-scored from the in-memory descriptors. It leaves out what the store adds
+//! (metadata resolved in SQLite, the candidates' descriptors read from it), which the store runs at
+//! 10k and 100k views measure.
+
+use std::collections::{HashMap, HashSet};
+use std::time::{Duration, Instant};
+
+use partlens::api::FilterTerm;
+use partlens::service::engine::{ViewDescriptor, VisualIndex};
+use partlens::service::samples::large_library::{
+    LibrarySpec, MATERIALS, generate, supplier, vocabulary_word,
+};
+use partlens::service::samples::parts::PART_NAMES;
+use partlens::service::samples::synthetic_views::{SyntheticViews, seeded};
+use partlens::service::search::rank_visually;
+use partlens::service::store::{Store, search};
+use partlens::service::visual::{
+    AnnIndex, AnnSearch, AnnSettings, ExactScan, FileFilter, LibraryMode, ViewSearch, VisualKeeper,
+    VisualSettings,
+};
+
+/// Queries timed per case.
+const QUERIES: usize = 60;
+/// Results asked for per search.
+const LIMIT: usize = 50;
+/// Results compared for recall.
+const RECALL_AT: usize = 10;
+
+/// Resident memory of this process in bytes (Linux), for memory figures.
+fn resident_bytes() -> Option<usize> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|line| line.starts_with("VmRSS:"))?;
+    let kilobytes: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kilobytes * 1024)
+}
+
+fn percentile(times: &mut [Duration], share: f64) -> Duration {
+    if times.is_empty() {
+        return Duration::ZERO;
+    }
+    times.sort();
+    times[((times.len() - 1) as f64 * share).round() as usize]
+}
+
+fn millis(duration: Duration) -> String {
+    format!("{:.2}", duration.as_secs_f64() * 1000.0)
+}
+
+/// One filter case.
+struct Case {
+    label: &'static str,
+    terms: Vec<FilterTerm>,
+}
+
+fn cases() -> Vec<Case> {
+    vec![
+        Case {
+            label: "none",
+            terms: Vec::new(),
+        },
+        Case {
+            label: "supplier (1 of 50)",
+            terms: vec![FilterTerm::parse(&format!("supplier=[{}]", supplier(7)))],
+        },
+        Case {
+            label: "material (30 %)",
+            terms: vec![FilterTerm::parse(&format!("material=[{}]", MATERIALS[0].0))],
+        },
+        Case {
+            label: "free-text word",
+            terms: vec![FilterTerm::Text(vocabulary_word(1234))],
+        },
+    ]
+}
+
+/// Queries of `views` views each: perturbed pool pictures of one part in several poses.
+fn queries(pool: &SyntheticViews, views: usize, seed: u64) -> Vec<Vec<ViewDescriptor>> {
+    let mut random = seeded(seed);
+    (0..QUERIES)
+        .map(|query| {
+            let first = query * 37;
+            (0..views)
+                .map(|view| pool.perturbed(first + view * PART_NAMES.len(), &mut random))
+                .collect()
+        })
+        .collect()
+}
+
+fn keeper(store: &Store, dir: &std::path::Path, ann_from_views: usize) -> VisualKeeper {
+    let settings = VisualSettings {
+        ann_from_views,
+        ..VisualSettings::default()
+    };
+    VisualKeeper::new(store.clone(), dir, settings)
+}
+
+/// Synthetic files held in memory for [`in_memory`]: (GUID, views), a sixth of them 7-view models.
+fn memory_files(
+    pool: &SyntheticViews,
+    views: usize,
+    seed: u64,
+) -> Vec<(String, Vec<ViewDescriptor>)> {
+    use rand::RngExt;
+    let mut random = seeded(seed);
+    let mut files = Vec::new();
+    let mut planned = 0;
+    while planned < views {
+        let count = if random.random_bool(1.0 / 6.0) { 7 } else { 1 }.min(views - planned);
+        let uid = uuid::Builder::from_random_bytes(random.random::<[u8; 16]>())
+            .into_uuid()
+            .hyphenated()
+            .to_string();
+        files.push((uid, pool.file_views(files.len(), count, &mut random)));
+        planned += count;
+    }
+    files
+}
+
+/// The search path alone at `views` views (see the module doc): table rows for the search table,
+/// and one row for the scale table.
+fn in_memory(
+    pool: &SyntheticViews,
+    views: usize,
+    single: &[Vec<ViewDescriptor>],
+    triple: &[Vec<ViewDescriptor>],
+) -> (Vec<String>, String) {
+    const COMPANY: &str = "Bench";
+    let started = Instant::now();
+    let files = memory_files(pool, views, 77);
+    eprintln!(
+        "{views} views in memory: {} files made in {:.1} s",
+        files.len(),
+        started.elapsed().as_secs_f64()
+    );
+    let before_exact = resident_bytes();
+    let mut index = VisualIndex::new();
+    for (uid, file_views) in &files {
+        index.insert(uid.clone(), file_views.clone());
+    }
+    index.shrink_to_fit();
+    let exact_resident = resident_bytes()
+        .zip(before_exact)
+        .map(|(after, before)| after.saturating_sub(before));
+    let mut exact = ExactScan::new();
+    exact.set_company(COMPANY, index);
+    let before_graph = resident_bytes();
+    let started = Instant::now();
+    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    let graph = match AnnIndex::build(&files, AnnSettings::default(), threads) {
+        Ok(Some(graph)) => graph,
+        Ok(None) => panic!("no view to build a graph of"),
+        Err(error) => panic!("the graph does not build: {error}"),
+    };
+    let build = started.elapsed();
+    let graph_resident = resident_bytes()
+        .zip(before_graph)
+        .map(|(after, before)| after.saturating_sub(before));
+    eprintln!(
+        "{views} views in memory: graph built in {:.1} s",
+        build.as_secs_f64()
+    );
+    let mut approximate = AnnSearch::new(AnnSettings::default());
+    approximate.set_company(COMPANY, graph);
+    let per_view = |bytes: usize| bytes / views.max(1);
+    let scale_line = format!(
+        "| {views} (in memory) | – | {} | {} B | {} | {} B | {} | – | – | {:.1} s | – |",
+        files.len(),
+        per_view(exact.heap_bytes()),
+        exact_resident.map_or("–".into(), |bytes| format!("{} B", per_view(bytes))),
+        per_view(approximate.heap_bytes()),
+        graph_resident.map_or("–".into(), |bytes| format!("{} B", per_view(bytes))),
+        build.as_secs_f64(),
+    );
+    let stored: HashMap<String, Vec<ViewDescriptor>> = files.into_iter().collect();
+    let mut uids: Vec<&String> = stored.keys().collect();
+    uids.sort();
+    let selective: HashSet<String> = uids.iter().step_by(50).map(|uid| (*uid).clone()).collect();
+    let broad: HashSet<String> = uids
+        .iter()
+        .enumerate()
+        .filter(|(number, _)| number % 10 < 3)
+        .map(|(_, uid)| (*uid).clone())
+        .collect();
+    let check = |candidates: &[String]| {
+        Ok(candidates
+            .iter()
+            .filter(|uid| broad.contains(*uid))
+            .cloned()
+            .collect::<HashSet<String>>())
+    };
+    let filters: [(&str, FileFilter<'_>); 3] = [
+        ("none", FileFilter::Everything),
+        ("listed (1 file in 50)", FileFilter::Only(&selective)),
+        ("checked (30 %)", FileFilter::Checked(&check)),
+    ];
+    let mut lines = Vec::new();
+    for (query_label, query_set) in [("1", single), ("3", triple)] {
+        for (label, filter) in &filters {
+            let mut exact_times = Vec::new();
+            let mut graph_times = Vec::new();
+            let (mut found, mut wanted) = (0, 0);
+            for query in query_set {
+                let run = |search: &dyn ViewSearch| {
+                    let started = Instant::now();
+                    match search.rank(COMPANY, query, *filter, LIMIT, &stored) {
+                        Ok(ranked) => (ranked, started.elapsed()),
+                        Err(error) => panic!("a search fails: {error}"),
+                    }
+                };
+                let (exact_ranked, exact_time) = run(&exact);
+                let (graph_ranked, graph_time) = run(&approximate);
+                exact_times.push(exact_time);
+                graph_times.push(graph_time);
+                let truth: HashSet<&String> = exact_ranked
+                    .iter()
+                    .take(RECALL_AT)
+                    .map(|(uid, _)| uid)
+                    .collect();
+                wanted += truth.len();
+                found += graph_ranked
+                    .iter()
+                    .take(RECALL_AT)
+                    .filter(|(uid, _)| truth.contains(uid))
+                    .count();
+            }
+            let exact_p50 = percentile(&mut exact_times, 0.5);
+            let graph_p50 = percentile(&mut graph_times, 0.5);
+            lines.push(format!(
+                "| {views} (in memory) | {query_label} | {label} | – | {} ms | {} ms | {} ms | {} ms | {:.1}× | {:.3} |",
+                millis(exact_p50),
+                millis(percentile(&mut exact_times, 0.95)),
+                millis(graph_p50),
+                millis(percentile(&mut graph_times, 0.95)),
+                exact_p50.as_secs_f64() / graph_p50.as_secs_f64().max(1e-9),
+                found as f64 / wanted.max(1) as f64
+            ));
+        }
+    }
+    (lines, scale_line)
+}
+
+fn main() {
+    let arguments: Vec<String> = std::env::args().collect();
+    let with_million = arguments.iter().any(|arg| arg == "1m");
+    let only_million = arguments.iter().any(|arg| arg == "only-1m");
+    let mut sizes = vec![10_000, 100_000];
+    if with_million {
+        sizes.push(1_000_000);
+    }
+    if only_million {
+        sizes = vec![1_000_000];
+    }
+    let in_memory_sizes: Vec<usize> = if arguments.iter().any(|arg| arg == "in-memory") {
+        sizes.clear();
+        vec![100_000, 1_000_000]
+    } else {
+        Vec::new()
+    };
+    let pool = match SyntheticViews::analysed(240, 2) {
+        Ok(pool) => pool,
+        Err(error) => panic!("the query pool does not analyse: {error}"),
+    };
+    let single = queries(&pool, 1, 501);
+    let triple = queries(&pool, 3, 502);
+    let mut search_lines = Vec::new();
+    let mut scale_lines = Vec::new();
+    let mut text_lines = Vec::new();
+    for &views in &in_memory_sizes {
+        let (lines, scale_line) = in_memory(&pool, views, &single, &triple);
+        search_lines.extend(lines);
+        scale_lines.push(scale_line);
+    }
+    for views in sizes {
+        let dir = match tempfile::tempdir() {
+            Ok(dir) => dir,
+            Err(error) => panic!("no temporary directory: {error}"),
+        };
+        let mut spec = LibrarySpec::new("Bench", views);
+        // As many text-only records as visual files (a model has 7 views, a picture 1; a sixth are
+        // models, so about two views a file): about one record a view.
+        spec.text_only_records = views / 2;
+        let started = Instant::now();
+        let generated = match generate(dir.path(), &spec, |_, _| {}) {
+            Ok(generated) => generated,
+            Err(error) => panic!("the library does not generate: {error}"),
+        };
+        let generation = started.elapsed();
+        eprintln!(
+            "{views} views: library written in {:.1} s",
+            generation.as_secs_f64()
+        );
+        let store = match Store::open_blocking(dir.path()) {
+            Ok(store) => store,
+            Err(error) => panic!("the store does not open: {error}"),
+        };
+        let company = generated.company_id.clone();
+
+        // The exact scan: every view in memory.
+        let before_exact = resident_bytes();
+        let exact = keeper(&store, dir.path(), usize::MAX);
+        let started = Instant::now();
+        if let Err(error) = store.write_blocking(|connection| exact.recover_blocking(connection)) {
+            panic!("the exact index does not load: {error}");
+        }
+        let exact_load = started.elapsed();
+        let exact_bytes = exact
+            .read()
+            .map(|library| library.heap_bytes())
+            .unwrap_or(0);
+        let exact_resident = resident_bytes()
+            .zip(before_exact)
+            .map(|(after, before)| after.saturating_sub(before));
+
+        // The graph: built from the store (as the service does when none is saved), then saved.
+        let approximate = keeper(&store, dir.path(), 0);
+        if let Err(error) =
+            store.write_blocking(|connection| approximate.recover_blocking(connection))
+        {
+            panic!("the library does not load: {error}");
+        }
+        // Drop the exact index this keeper loaded first, so the figures below are the graph's.
+        let started = Instant::now();
+        if let Err(error) = approximate.build_blocking(&company) {
+            panic!("the graph does not build: {error}");
+        }
+        let build = started.elapsed();
+        drop(approximate);
+
+        // Restart: a new keeper loads the saved graph; time to the first answered search.
+        let before_graph = resident_bytes();
+        let started = Instant::now();
+        let restarted = keeper(&store, dir.path(), 0);
+        if let Err(error) =
+            store.write_blocking(|connection| restarted.recover_blocking(connection))
+        {
+            panic!("the saved graph does not load: {error}");
+        }
+        let first = store.read_blocking(|connection| {
+            rank_visually(
+                connection,
+                &*restarted.read()?,
+                &company,
+                &[],
+                &single[0],
+                LIMIT,
+            )
+        });
+        if let Err(error) = first {
+            panic!("the first search fails: {error}");
+        }
+        let restart = started.elapsed();
+        let graph_resident = resident_bytes()
+            .zip(before_graph)
+            .map(|(after, before)| after.saturating_sub(before));
+        let (graph_bytes, mode) = match restarted.read() {
+            Ok(library) => (library.heap_bytes(), library.mode(&company)),
+            Err(error) => panic!("{error}"),
+        };
+        assert_eq!(mode, LibraryMode::Approximate, "the graph was not loaded");
+        let per_view = |bytes: usize| bytes / generated.views.max(1);
+        scale_lines.push(format!(
+            "| {views} | {} | {} | {} B | {} | {} B | {} | {:.1} s | {:.1} s | {:.1} s | {:.2} s |",
+            generated.records,
+            generated.visual_files,
+            per_view(exact_bytes),
+            exact_resident.map_or("–".into(), |bytes| format!("{} B", per_view(bytes))),
+            per_view(graph_bytes),
+            graph_resident.map_or("–".into(), |bytes| format!("{} B", per_view(bytes))),
+            generation.as_secs_f64(),
+            exact_load.as_secs_f64(),
+            build.as_secs_f64(),
+            restart.as_secs_f64(),
+        ));
+        eprintln!("{views} views: graph built in {:.1} s", build.as_secs_f64());
+
+        // Searches: both paths through the service's ranking, on the same store.
+        for (query_label, query_set) in [("1", &single), ("3", &triple)] {
+            for case in cases() {
+                let mut exact_times = Vec::with_capacity(QUERIES);
+                let mut graph_times = Vec::with_capacity(QUERIES);
+                let mut found = 0;
+                let mut wanted = 0;
+                let mut matches = 0;
+                for query in query_set.iter() {
+                    let run = |keeper: &VisualKeeper| {
+                        let started = Instant::now();
+                        let ranked = store.read_blocking(|connection| {
+                            rank_visually(
+                                connection,
+                                &*keeper.read()?,
+                                &company,
+                                &case.terms,
+                                query,
+                                LIMIT,
+                            )
+                        });
+                        match ranked {
+                            Ok(ranked) => (ranked, started.elapsed()),
+                            Err(error) => panic!("a search fails: {error}"),
+                        }
+                    };
+                    let ((exact_ranked, exact_total), exact_time) = run(&exact);
+                    let ((graph_ranked, graph_total), graph_time) = run(&restarted);
+                    exact_times.push(exact_time);
+                    graph_times.push(graph_time);
+                    assert_eq!(
+                        exact_total, graph_total,
+                        "both paths count the same matches"
+                    );
+                    matches = exact_total;
+                    let truth: HashSet<&String> = exact_ranked
+                        .iter()
+                        .take(RECALL_AT)
+                        .map(|(uid, _)| uid)
+                        .collect();
+                    wanted += truth.len();
+                    found += graph_ranked
+                        .iter()
+                        .take(RECALL_AT)
+                        .filter(|(uid, _)| truth.contains(uid))
+                        .count();
+                }
+                let recall = found as f64 / wanted.max(1) as f64;
+                let exact_p50 = percentile(&mut exact_times, 0.5);
+                let graph_p50 = percentile(&mut graph_times, 0.5);
+                search_lines.push(format!(
+                    "| {views} | {query_label} | {} | {matches} | {} ms | {} ms | {} ms | {} ms | {:.1}× | {:.3} |",
+                    case.label,
+                    millis(exact_p50),
+                    millis(percentile(&mut exact_times, 0.95)),
+                    millis(graph_p50),
+                    millis(percentile(&mut graph_times, 0.95)),
+                    exact_p50.as_secs_f64() / graph_p50.as_secs_f64().max(1e-9),
+                    recall
+                ));
+            }
+        }
+
+        // Free text without views: the trigram index against the substring scan it replaced.
+        let words: Vec<FilterTerm> = (0..QUERIES)
+            .map(|number| FilterTerm::Text(vocabulary_word(number * 61 % 4000)))
+            .collect();
+        let mut indexed_times = Vec::new();
+        let mut scanned_times = Vec::new();
+        let mut same = true;
+        let mut found = 0;
+        for word in &words {
+            let terms = std::slice::from_ref(word);
+            let timed = store.read_blocking(|connection| {
+                let started = Instant::now();
+                let indexed = search::matching_database_files(connection, &company, terms)?;
+                let indexed_time = started.elapsed();
+                let started = Instant::now();
+                let scanned =
+                    search::matching_database_files_by_scanning(connection, &company, terms)?;
+                Ok((indexed, indexed_time, scanned, started.elapsed()))
+            });
+            let (indexed, indexed_time, scanned, scanned_time) = match timed {
+                Ok(timed) => timed,
+                Err(error) => panic!("a text search fails: {error}"),
+            };
+            same &= indexed == scanned;
+            found += indexed.len();
+            indexed_times.push(indexed_time);
+            scanned_times.push(scanned_time);
+        }
+        let indexed_p50 = percentile(&mut indexed_times, 0.5);
+        let scanned_p50 = percentile(&mut scanned_times, 0.5);
+        text_lines.push(format!(
+            "| {} | {} | {} ms | {} ms | {} ms | {} ms | {:.0}× | {} |",
+            generated.records,
+            found / words.len().max(1),
+            millis(indexed_p50),
+            millis(percentile(&mut indexed_times, 0.95)),
+            millis(scanned_p50),
+            millis(percentile(&mut scanned_times, 0.95)),
+            scanned_p50.as_secs_f64() / indexed_p50.as_secs_f64().max(1e-9),
+            if same { "yes" } else { "NO" }
+        ));
+        drop(exact);
+        drop(restarted);
+    }
+    println!("## Visual search at scale\n");
+    println!(
+        "{QUERIES} queries a case, {LIMIT} results asked, recall@{RECALL_AT} of the graph against the \
+         exact scan.\n"
+    );
+    println!(
+        "| views | query views | filter | matches | exact p50 | exact p95 | graph p50 | graph p95 | speed-up (p50) | recall@{RECALL_AT} |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|");
+    for line in &search_lines {
+        println!("{line}");
+    }
+    println!();
+    println!(
+        "| views | records | visual files | exact index a view | exact resident a view | graph a view | graph resident a view | library written in | exact index loaded in | graph built in | restart to first search (graph) |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    for line in &scale_lines {
+        println!("{line}");
+    }
+    println!();
+    println!(
+        "| records | matches a word | trigram index p50 | p95 | substring scan p50 | p95 | speed-up (p50) | same files |"
+    );
+    println!("|---|---|---|---|---|---|---|---|");
+    for line in &text_lines {
+        println!("{line}");
+    }
+}

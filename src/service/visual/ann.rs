@@ -1,0 +1,681 @@
+//! The approximate search: per company an HNSW graph (`usearch`) over the 8-bit quantised features of
+//! every view, which finds candidate files; the candidates are then scored exactly from their stored
+//! descriptors (`score_exactly`), so scores are the exact scan's.
+//!
+//! How candidates are found for a query of n views: the graph is asked for the
+//! [`AnnSettings::views_per_query_view`] nearest views of each query view (more when more results are
+//! wanted); their files, together, are the candidates. Metadata filters:
+//!
+//! - a selective filter (the files are listed, [`FileFilter::Only`]): when the listed files have few
+//!   views they are all compared with the query on their quantised vectors (no graph); otherwise the
+//!   graph search only admits views of listed files;
+//! - a broad filter ([`FileFilter::Checked`]): the graph's candidates are checked in a batch and the
+//!   search asks for four times as many while too few pass.
+//!
+//! Limits: keys are file GUIDs (anything else is refused); at most 65,535 views a file (more are
+//! left out); at most [`SEARCH_THREADS`] searches at a time per company (more wait for a turn).
+//! Memory a view: the `i8` vector (one byte a feature) plus the graph's links (about
+//! `8 × connectivity` bytes) plus the file table (about 40 bytes a file).
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Condvar, Mutex};
+
+use usearch::{Index, IndexOptions, MetricKind, ScalarKind};
+
+use super::quantise::{Quantiser, dot_i8};
+use super::{FileFilter, Ranked, StoredViews, ViewSearch, best_first, score_exactly};
+use crate::service::engine::ViewDescriptor;
+use crate::service::error::ServiceError;
+
+/// Searches one graph runs at a time (each needs a reserved scratch context in `usearch`).
+pub const SEARCH_THREADS: usize = 16;
+/// Bits of a graph key that number a view within its file.
+const VIEW_BITS: u32 = 16;
+/// Most views of one file in the graph.
+const MAX_VIEWS_PER_FILE: usize = (1 << VIEW_BITS) - 1;
+/// Capacity reserved at least when a graph grows.
+const MIN_CAPACITY: usize = 1024;
+
+/// How the graph is built and searched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AnnSettings {
+    /// Links per node (HNSW `M`).
+    pub connectivity: usize,
+    /// Candidate list while inserting (HNSW `efConstruction`).
+    pub expansion_add: usize,
+    /// Candidate list while searching (HNSW `ef`); raised to the number of views asked for.
+    pub expansion_search: usize,
+    /// Nearest views asked for each query view, at least.
+    pub views_per_query_view: usize,
+    /// Listed files with at most this many views together are compared with the query directly
+    /// instead of through the graph.
+    pub direct_views: usize,
+}
+
+impl Default for AnnSettings {
+    fn default() -> Self {
+        Self {
+            connectivity: 16,
+            expansion_add: 128,
+            expansion_search: 256,
+            views_per_query_view: 100,
+            direct_views: 20_000,
+        }
+    }
+}
+
+/// One file of a graph: its GUID and how many views it has there (0: the slot is free).
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    uid: u128,
+    views: u16,
+}
+
+/// A counting gate: at most [`SEARCH_THREADS`] searches inside the graph at once.
+#[derive(Debug, Default)]
+struct SearchGate {
+    running: Mutex<usize>,
+    turn: Condvar,
+}
+
+impl SearchGate {
+    fn enter(&self) -> SearchTurn<'_> {
+        let mut running = self
+            .running
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        while *running >= SEARCH_THREADS {
+            running = self
+                .turn
+                .wait(running)
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+        *running += 1;
+        SearchTurn { gate: self }
+    }
+}
+
+struct SearchTurn<'a> {
+    gate: &'a SearchGate,
+}
+
+impl Drop for SearchTurn<'_> {
+    fn drop(&mut self) {
+        let mut running = self
+            .gate
+            .running
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        *running -= 1;
+        self.gate.turn.notify_one();
+    }
+}
+
+/// One company's graph and file table.
+pub struct AnnIndex {
+    graph: Index,
+    settings: AnnSettings,
+    quantiser: Quantiser,
+    slots: Vec<Slot>,
+    free_slots: Vec<u32>,
+    by_uid: HashMap<u128, u32>,
+    views: usize,
+    gate: SearchGate,
+}
+
+impl std::fmt::Debug for AnnIndex {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("AnnIndex")
+            .field("files", &self.by_uid.len())
+            .field("views", &self.views)
+            .field("quantiser", &self.quantiser)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A file GUID as the graph keys it.
+fn uid_number(uid: &str) -> Result<u128, ServiceError> {
+    uuid::Uuid::try_parse(uid)
+        .map(|uid| uid.as_u128())
+        .map_err(|_| {
+            ServiceError::Internal(format!("the visual index keys files by GUID, not {uid}"))
+        })
+}
+
+/// The canonical text of a file GUID.
+fn uid_text(uid: u128) -> String {
+    uuid::Uuid::from_u128(uid).hyphenated().to_string()
+}
+
+/// The graph key of view `view` of the file in `slot`.
+pub(crate) fn view_key(slot: u32, view: usize) -> u64 {
+    (u64::from(slot) << VIEW_BITS) | view as u64
+}
+
+fn slot_of(key: u64) -> u32 {
+    (key >> VIEW_BITS) as u32
+}
+
+fn graph_error(error: impl std::fmt::Display) -> ServiceError {
+    ServiceError::Internal(format!("visual index: {error}"))
+}
+
+fn new_graph(
+    dimensions: usize,
+    settings: &AnnSettings,
+    capacity: usize,
+) -> Result<Index, ServiceError> {
+    let graph = Index::new(&IndexOptions {
+        dimensions,
+        metric: MetricKind::IP,
+        quantization: ScalarKind::I8,
+        connectivity: settings.connectivity,
+        expansion_add: settings.expansion_add,
+        expansion_search: settings.expansion_search,
+        multi: false,
+    })
+    .map_err(graph_error)?;
+    graph
+        .reserve_capacity_and_threads(capacity.max(MIN_CAPACITY), SEARCH_THREADS)
+        .map_err(graph_error)?;
+    Ok(graph)
+}
+
+impl AnnIndex {
+    /// An empty graph for views quantised by `quantiser`, with room for `capacity` views.
+    pub fn new(
+        quantiser: Quantiser,
+        settings: AnnSettings,
+        capacity: usize,
+    ) -> Result<Self, ServiceError> {
+        Ok(Self {
+            graph: new_graph(quantiser.dimensions(), &settings, capacity)?,
+            settings,
+            quantiser,
+            slots: Vec::new(),
+            free_slots: Vec::new(),
+            by_uid: HashMap::new(),
+            views: 0,
+            gate: SearchGate::default(),
+        })
+    }
+
+    /// Builds a graph of many files at once on `threads` threads (the quantiser is fitted to them).
+    /// `None` when no file has a view.
+    pub fn build(
+        files: &[(String, Vec<ViewDescriptor>)],
+        settings: AnnSettings,
+        threads: usize,
+    ) -> Result<Option<Self>, ServiceError> {
+        let Some(quantiser) = Quantiser::fitted(files.iter().flat_map(|(_, views)| views)) else {
+            return Ok(None);
+        };
+        let total: usize = files.iter().map(|(_, views)| views.len()).sum();
+        let mut index = Self::new(quantiser, settings, total + total / 4)?;
+        index.insert_many(files, threads)?;
+        Ok(Some(index))
+    }
+
+    /// Adds or replaces many files at once, their views inserted on `threads` threads.
+    pub fn insert_many(
+        &mut self,
+        files: &[(String, Vec<ViewDescriptor>)],
+        threads: usize,
+    ) -> Result<(), ServiceError> {
+        let mut work: Vec<(u64, &ViewDescriptor)> = Vec::new();
+        for (uid, views) in files {
+            self.remove(uid)?;
+            let Some(slot) = self.claim_slot(uid, views)? else {
+                continue;
+            };
+            for (position, view) in views.iter().take(MAX_VIEWS_PER_FILE).enumerate() {
+                work.push((view_key(slot, position), view));
+            }
+        }
+        self.reserve_for(work.len())?;
+        let threads = threads.clamp(1, SEARCH_THREADS);
+        let failed = Mutex::new(None);
+        std::thread::scope(|scope| {
+            for worker in 0..threads {
+                let (index, work, failed) = (&*self, &work, &failed);
+                scope.spawn(move || {
+                    for (key, view) in work.iter().skip(worker).step_by(threads) {
+                        if let Err(error) = index.add_vector(*key, view) {
+                            *failed
+                                .lock()
+                                .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(error);
+                            return;
+                        }
+                    }
+                });
+            }
+        });
+        match failed
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        {
+            Some(error) => Err(error),
+            None => Ok(()),
+        }
+    }
+
+    /// Makes room for `more` views.
+    fn reserve_for(&self, more: usize) -> Result<(), ServiceError> {
+        let wanted = self.graph.size() + more;
+        if wanted > self.graph.capacity() {
+            self.graph
+                .reserve_capacity_and_threads((wanted * 3 / 2).max(MIN_CAPACITY), SEARCH_THREADS)
+                .map_err(graph_error)?;
+        }
+        Ok(())
+    }
+
+    /// The quantiser the graph's vectors were made with.
+    pub fn quantiser(&self) -> Quantiser {
+        self.quantiser
+    }
+
+    /// How the graph is built and searched.
+    pub fn settings(&self) -> AnnSettings {
+        self.settings
+    }
+
+    /// How many files are indexed.
+    pub fn file_count(&self) -> usize {
+        self.by_uid.len()
+    }
+
+    /// How many views are indexed.
+    pub fn view_count(&self) -> usize {
+        self.views
+    }
+
+    /// True when the file is indexed.
+    pub fn contains(&self, uid: &str) -> bool {
+        uid_number(uid).is_ok_and(|number| self.by_uid.contains_key(&number))
+    }
+
+    /// Heap bytes: the graph with its vectors, and the file table.
+    pub fn heap_bytes(&self) -> usize {
+        self.graph.memory_usage()
+            + self.slots.capacity() * size_of::<Slot>()
+            + self.free_slots.capacity() * size_of::<u32>()
+            + self.by_uid.capacity() * (size_of::<u128>() + size_of::<u32>() + 1)
+    }
+
+    /// Adds or replaces a file's views; a file without (usable) views is removed.
+    pub fn insert(&mut self, uid: &str, views: &[ViewDescriptor]) -> Result<(), ServiceError> {
+        self.remove(uid)?;
+        let Some(slot) = self.claim_slot(uid, views)? else {
+            return Ok(());
+        };
+        self.reserve_for(views.len())?;
+        for (position, view) in views.iter().take(MAX_VIEWS_PER_FILE).enumerate() {
+            self.add_vector(view_key(slot, position), view)?;
+        }
+        Ok(())
+    }
+
+    /// Removes a file (nothing happens when it is not indexed).
+    pub fn remove(&mut self, uid: &str) -> Result<(), ServiceError> {
+        let Ok(number) = uid_number(uid) else {
+            return Ok(());
+        };
+        let Some(slot) = self.by_uid.remove(&number) else {
+            return Ok(());
+        };
+        let views = usize::from(self.slots[slot as usize].views);
+        for position in 0..views {
+            self.graph
+                .remove(view_key(slot, position))
+                .map_err(graph_error)?;
+        }
+        self.views -= views;
+        self.slots[slot as usize] = Slot { uid: 0, views: 0 };
+        self.free_slots.push(slot);
+        Ok(())
+    }
+
+    /// Takes a slot for a file with `views` (none when it has no usable view).
+    fn claim_slot(
+        &mut self,
+        uid: &str,
+        views: &[ViewDescriptor],
+    ) -> Result<Option<u32>, ServiceError> {
+        let dimensions = self.quantiser.dimensions();
+        let count = views
+            .iter()
+            .take(MAX_VIEWS_PER_FILE)
+            .filter(|view| view.features().len() == dimensions)
+            .count();
+        if count == 0 || count != views.len().min(MAX_VIEWS_PER_FILE) {
+            // Views of another length cannot be compared: such a file is not indexed (as in the
+            // exact scan, where they score 0).
+            return Ok(None);
+        }
+        let number = uid_number(uid)?;
+        let slot = Slot {
+            uid: number,
+            views: count as u16,
+        };
+        let at = match self.free_slots.pop() {
+            Some(at) => {
+                self.slots[at as usize] = slot;
+                at
+            }
+            None => {
+                self.slots.push(slot);
+                (self.slots.len() - 1) as u32
+            }
+        };
+        self.by_uid.insert(number, at);
+        self.views += count;
+        Ok(Some(at))
+    }
+
+    fn add_vector(&self, key: u64, view: &ViewDescriptor) -> Result<(), ServiceError> {
+        let vector = self
+            .quantiser
+            .vector(view)
+            .ok_or_else(|| graph_error("a view of another length"))?;
+        self.graph.add::<i8>(key, &vector).map_err(graph_error)
+    }
+
+    /// The files of the `wanted` nearest views of each query view (optionally only views `admit`
+    /// lets through), without repeats, in the order found.
+    fn graph_candidates(
+        &self,
+        query: &[Vec<i8>],
+        wanted: usize,
+        admit: Option<&dyn Fn(u32) -> bool>,
+    ) -> Result<Vec<u32>, ServiceError> {
+        let wanted = wanted.min(self.views).max(1);
+        let mut seen = HashSet::new();
+        let mut files = Vec::new();
+        // The graph searches with max(expansion_search, wanted) candidates.
+        let _turn = self.gate.enter();
+        for vector in query {
+            let found = match admit {
+                None => self.graph.search::<i8>(vector, wanted),
+                Some(admit) => self
+                    .graph
+                    .filtered_search::<i8, _>(vector, wanted, |key| admit(slot_of(key))),
+            }
+            .map_err(graph_error)?;
+            for key in found.keys {
+                let slot = slot_of(key);
+                if seen.insert(slot) {
+                    files.push(slot);
+                }
+            }
+        }
+        Ok(files)
+    }
+
+    /// The listed files ranked on their quantised vectors (each query view against each view of the
+    /// file, best pair per query view, averaged): an estimate for choosing which to score exactly.
+    fn direct_candidates(
+        &self,
+        query: &[Vec<i8>],
+        slots: &[u32],
+        keep: usize,
+    ) -> Result<Vec<u32>, ServiceError> {
+        let mut buffer = vec![0_i8; self.quantiser.dimensions()];
+        let mut estimates: Vec<(i64, u32)> = Vec::with_capacity(slots.len());
+        for &slot in slots {
+            let views = usize::from(self.slots[slot as usize].views);
+            let mut best = vec![i32::MIN; query.len()];
+            for position in 0..views {
+                let found = self
+                    .graph
+                    .get::<i8>(view_key(slot, position), &mut buffer)
+                    .map_err(graph_error)?;
+                if found == 0 {
+                    continue;
+                }
+                for (best, vector) in best.iter_mut().zip(query) {
+                    *best = (*best).max(dot_i8(vector, &buffer));
+                }
+            }
+            estimates.push((best.iter().map(|&value| i64::from(value)).sum(), slot));
+        }
+        if estimates.len() > keep {
+            estimates.select_nth_unstable_by(keep - 1, |a, b| b.0.cmp(&a.0));
+            estimates.truncate(keep);
+        }
+        Ok(estimates.into_iter().map(|(_, slot)| slot).collect())
+    }
+
+    fn uids_of(&self, slots: &[u32]) -> Vec<String> {
+        slots
+            .iter()
+            .filter_map(|&slot| self.slots.get(slot as usize))
+            .filter(|slot| slot.views > 0)
+            .map(|slot| uid_text(slot.uid))
+            .collect()
+    }
+
+    /// Ranks the company's files for `query` (see the module doc for how candidates are found);
+    /// every returned score is `match_views` on the stored descriptors.
+    pub fn rank(
+        &self,
+        query: &[ViewDescriptor],
+        filter: FileFilter<'_>,
+        limit: usize,
+        stored: &dyn StoredViews,
+    ) -> Result<Ranked, ServiceError> {
+        let vectors: Vec<Vec<i8>> = query
+            .iter()
+            .filter_map(|view| self.quantiser.vector(view))
+            .collect();
+        if vectors.is_empty() || limit == 0 || self.views == 0 {
+            return Ok(Vec::new());
+        }
+        // Enough nearest views per query view that `limit` files are among them, with room for
+        // files that several query views find.
+        let wanted = self
+            .settings
+            .views_per_query_view
+            .max(limit.saturating_mul(2));
+        match filter {
+            FileFilter::Everything => {
+                let slots = self.graph_candidates(&vectors, wanted, None)?;
+                let scored = score_exactly(query, &self.uids_of(&slots), stored)?;
+                Ok(best_first(scored, limit))
+            }
+            FileFilter::Only(allowed) => {
+                let listed: Vec<u32> = allowed
+                    .iter()
+                    .filter_map(|uid| uid_number(uid).ok())
+                    .filter_map(|number| self.by_uid.get(&number).copied())
+                    .collect();
+                let listed_views: usize = listed
+                    .iter()
+                    .map(|&slot| usize::from(self.slots[slot as usize].views))
+                    .sum();
+                let keep = wanted.max(limit);
+                let slots = if listed.len() <= keep {
+                    listed
+                } else if listed_views <= self.settings.direct_views {
+                    self.direct_candidates(&vectors, &listed, keep)?
+                } else {
+                    let listed: HashSet<u32> = listed.into_iter().collect();
+                    self.graph_candidates(&vectors, wanted, Some(&|slot| listed.contains(&slot)))?
+                };
+                let scored = score_exactly(query, &self.uids_of(&slots), stored)?;
+                Ok(best_first(scored, limit))
+            }
+            FileFilter::Checked(check) => {
+                let mut wanted = wanted;
+                loop {
+                    let slots = self.graph_candidates(&vectors, wanted, None)?;
+                    let uids = self.uids_of(&slots);
+                    let passing = check(&uids)?;
+                    let passed: Vec<String> = uids
+                        .into_iter()
+                        .filter(|uid| passing.contains(uid))
+                        .collect();
+                    if passed.len() >= limit || wanted >= self.views {
+                        let scored = score_exactly(query, &passed, stored)?;
+                        return Ok(best_first(scored, limit));
+                    }
+                    wanted = wanted.saturating_mul(4);
+                }
+            }
+        }
+    }
+
+    /// Every indexed file with its view count (saving).
+    pub(crate) fn files(&self) -> impl Iterator<Item = (u128, u32, u16)> + '_ {
+        self.slots
+            .iter()
+            .enumerate()
+            .filter(|(_, slot)| slot.views > 0)
+            .map(|(at, slot)| (slot.uid, at as u32, slot.views))
+    }
+
+    /// The graph (saving).
+    pub(crate) fn graph(&self) -> &Index {
+        &self.graph
+    }
+
+    /// Puts a saved graph and its file table back together (loading). The table's slots must be the
+    /// ones the graph's keys use.
+    pub(crate) fn from_parts(
+        graph: Index,
+        quantiser: Quantiser,
+        settings: AnnSettings,
+        files: &[(u128, u32, u16)],
+    ) -> Result<Self, ServiceError> {
+        let slot_count = files
+            .iter()
+            .map(|&(_, slot, _)| slot as usize + 1)
+            .max()
+            .unwrap_or(0);
+        let mut slots = vec![Slot { uid: 0, views: 0 }; slot_count];
+        let mut by_uid = HashMap::with_capacity(files.len());
+        let mut views = 0;
+        for &(uid, slot, count) in files {
+            if count == 0 || slots[slot as usize].views != 0 || by_uid.insert(uid, slot).is_some() {
+                return Err(graph_error("the saved file table repeats a file or a slot"));
+            }
+            slots[slot as usize] = Slot { uid, views: count };
+            views += usize::from(count);
+        }
+        if views != graph.size() {
+            return Err(graph_error(format!(
+                "the saved file table has {views} views, the graph {}",
+                graph.size()
+            )));
+        }
+        let free_slots = (0..slot_count as u32)
+            .filter(|&slot| slots[slot as usize].views == 0)
+            .collect();
+        graph
+            .reserve_capacity_and_threads((views + views / 4).max(MIN_CAPACITY), SEARCH_THREADS)
+            .map_err(graph_error)?;
+        graph.change_expansion_search(settings.expansion_search);
+        Ok(Self {
+            graph,
+            settings,
+            quantiser,
+            slots,
+            free_slots,
+            by_uid,
+            views,
+            gate: SearchGate::default(),
+        })
+    }
+}
+
+/// The approximate search over every company (one graph each).
+#[derive(Debug, Default)]
+pub struct AnnSearch {
+    companies: HashMap<String, AnnIndex>,
+    settings: AnnSettings,
+}
+
+impl AnnSearch {
+    /// No graph yet; graphs made later use `settings`.
+    pub fn new(settings: AnnSettings) -> Self {
+        Self {
+            companies: HashMap::new(),
+            settings,
+        }
+    }
+
+    /// The company's graph, if it has one.
+    pub fn company(&self, company: &str) -> Option<&AnnIndex> {
+        self.companies.get(company)
+    }
+
+    /// Puts a company's graph in place (built or loaded).
+    pub fn set_company(&mut self, company: &str, index: AnnIndex) {
+        self.companies.insert(company.to_owned(), index);
+    }
+
+    /// Takes a company's graph out.
+    pub fn take_company(&mut self, company: &str) -> Option<AnnIndex> {
+        self.companies.remove(company)
+    }
+
+    /// The companies that have a graph.
+    pub fn companies(&self) -> impl Iterator<Item = &str> {
+        self.companies.keys().map(String::as_str)
+    }
+}
+
+impl ViewSearch for AnnSearch {
+    fn insert(
+        &mut self,
+        company: &str,
+        uid: &str,
+        views: &[ViewDescriptor],
+    ) -> Result<(), ServiceError> {
+        if let Some(index) = self.companies.get_mut(company) {
+            return index.insert(uid, views);
+        }
+        // The first file fits the quantiser (a graph built from a whole library fits it better).
+        let Some(quantiser) = Quantiser::fitted(views) else {
+            return Ok(());
+        };
+        let mut index = AnnIndex::new(quantiser, self.settings, MIN_CAPACITY)?;
+        index.insert(uid, views)?;
+        self.companies.insert(company.to_owned(), index);
+        Ok(())
+    }
+
+    fn remove(&mut self, company: &str, uid: &str) -> Result<(), ServiceError> {
+        match self.companies.get_mut(company) {
+            Some(index) => index.remove(uid),
+            None => Ok(()),
+        }
+    }
+
+    fn rank(
+        &self,
+        company: &str,
+        query: &[ViewDescriptor],
+        filter: FileFilter<'_>,
+        limit: usize,
+        stored: &dyn StoredViews,
+    ) -> Result<Ranked, ServiceError> {
+        match self.companies.get(company) {
+            Some(index) => index.rank(query, filter, limit, stored),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    fn file_count(&self, company: &str) -> usize {
+        self.companies.get(company).map_or(0, AnnIndex::file_count)
+    }
+
+    fn view_count(&self, company: &str) -> usize {
+        self.companies.get(company).map_or(0, AnnIndex::view_count)
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.companies.values().map(AnnIndex::heap_bytes).sum()
+    }
+}
