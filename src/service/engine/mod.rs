@@ -9,12 +9,17 @@
 //! and PDF drawings (rendered page, PMI, text, title-block attributes), and [`sample_parts`] for the synthetic
 //! part drawings the tests, the sample library and the benchmark use.
 
+mod blocks;
 mod descriptor;
+pub(crate) mod experiment;
+mod framing;
+mod legacy_descriptor;
 pub mod drawing;
 mod images;
 mod index;
 pub mod mesh;
 mod normalise;
+mod photo_descriptor;
 #[cfg(test)]
 mod quality_tests;
 #[cfg(test)]
@@ -23,7 +28,7 @@ pub mod sample_parts;
 
 use crate::api::PmiPage;
 
-pub use descriptor::ViewDescriptor;
+pub use descriptor::{Generation, ViewDescriptor};
 pub use images::{MAX_DECODED_BYTES, MAX_IMAGE_SIDE};
 pub use index::{SHAPE_WEIGHT, VisualIndex, match_views, rank_by_matching_every_file};
 pub use mesh::{MESH_EXTENSIONS, ShapeDistribution, is_mesh_extension};
@@ -69,6 +74,12 @@ pub enum EngineError {
     /// A stored descriptor could not be read back.
     #[error("stored descriptor is damaged: {0}")]
     DamagedDescriptor(String),
+    /// A stored descriptor was made by an earlier engine: the file must be indexed again.
+    #[error("stored descriptor version {version} was made by an earlier engine")]
+    OutdatedDescriptor {
+        /// The stored version byte.
+        version: u8,
+    },
 }
 
 /// True when files with this extension are decoded as images.
@@ -76,15 +87,36 @@ pub fn is_image_extension(extension: &str) -> bool {
     IMAGE_EXTENSIONS.contains(&extension.to_ascii_lowercase().as_str())
 }
 
+/// Which generation of the engine describes a file. Files are indexed with [`Pipeline::Current`];
+/// [`Pipeline::Legacy`] is the engine before photo search (seven line drawings a model, the
+/// descriptor of the time), kept so that the quality benchmark can measure both in the same run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Pipeline {
+    /// Today's engine.
+    #[default]
+    Current,
+    /// The engine before photo search, for comparisons only.
+    Legacy,
+}
+
+/// Analyses a file's bytes with today's engine: [`analyze_with`] and [`Pipeline::Current`].
+pub fn analyze(extension: &str, bytes: &[u8]) -> Result<Analysis, EngineError> {
+    analyze_with(Pipeline::Current, extension, bytes)
+}
+
 /// Analyses a file's bytes. `extension` is lower-case with the dot (`.png`). Images are decoded and
 /// described; meshes (STL, OBJ, PLY) are read and rendered from several viewpoints (see [`mesh`]);
 /// drawings (`.dxf`, `.pdf`) are rendered and read (see [`drawing`]); bytes that do not decode give
 /// [`EngineError::Undecodable`]. Other formats are accepted with no views (stored and
 /// text-searchable).
-pub fn analyze(extension: &str, bytes: &[u8]) -> Result<Analysis, EngineError> {
+pub fn analyze_with(
+    pipeline: Pipeline,
+    extension: &str,
+    bytes: &[u8],
+) -> Result<Analysis, EngineError> {
     let extension = extension.to_ascii_lowercase();
     if is_mesh_extension(&extension) {
-        return mesh::analyze(&extension, bytes);
+        return mesh::analyze(pipeline, &extension, bytes);
     }
     if drawing::is_drawing_extension(&extension) {
         return drawing::analyze_drawing(&extension, bytes);
@@ -98,7 +130,10 @@ pub fn analyze(extension: &str, bytes: &[u8]) -> Result<Analysis, EngineError> {
         reason: error.to_string(),
     };
     Ok(Analysis {
-        views: vec![ViewDescriptor::of_image(&image)],
+        views: vec![match pipeline {
+            Pipeline::Current => ViewDescriptor::of_image(&image),
+            Pipeline::Legacy => ViewDescriptor::of_image_legacy(&image),
+        }],
         thumbnail_jpeg: Some(images::thumbnail_jpeg(&image).map_err(unrenderable)?),
         large_png: Some(images::large_png(&image).map_err(unrenderable)?),
         text: String::new(),

@@ -141,15 +141,15 @@ fn ink_map(image: &RgbImage, background: [u8; 3]) -> Vec<f32> {
 
 /// A square frame in coarse pixels.
 #[derive(Clone, Copy, Debug, PartialEq)]
-struct Frame {
-    centre_x: f32,
-    centre_y: f32,
-    half_side: f32,
+pub(super) struct Frame {
+    pub(super) centre_x: f32,
+    pub(super) centre_y: f32,
+    pub(super) half_side: f32,
 }
 
 /// The square framing the content: centred on the ink centroid, half its side the radius enclosing
 /// [`ENCLOSED_INK`] of the ink plus a margin. An image without ink is framed whole.
-fn content_frame(ink: &[f32], width: usize, height: usize) -> Frame {
+pub(super) fn content_frame(ink: &[f32], width: usize, height: usize) -> Frame {
     let mut mass = 0.0_f64;
     let mut sum_x = 0.0_f64;
     let mut sum_y = 0.0_f64;

@@ -13,16 +13,18 @@ mod d2;
 mod normalise;
 mod read;
 mod render;
+mod viewpoints;
 
 use image::DynamicImage;
 
-use super::{Analysis, EngineError, ViewDescriptor, images};
+use super::{Analysis, EngineError, Pipeline, ViewDescriptor, experiment, images};
 
 pub use analysis::{is_closed, mesh_attributes, volume};
 pub use d2::{D2_BINS, ShapeDistribution};
 pub use normalise::standard_pose;
 pub use read::{MAX_MESH_BYTES, MAX_TRIANGLES, MAX_VERTICES, read_mesh};
-pub use render::{PICTURE_VIEW, VIEWPOINTS, Viewpoint, render};
+pub use render::{PICTURE_VIEW, VIEWPOINTS, Viewpoint, render, render_framed, render_shaded};
+pub use viewpoints::{around_the_sphere, looking_from};
 
 /// Mesh formats the engine reads (lower-case extensions with the dot).
 pub const MESH_EXTENSIONS: &[&str] = &[".stl", ".obj", ".ply"];
@@ -80,28 +82,52 @@ pub fn is_mesh_extension(extension: &str) -> bool {
 
 /// Analyses a mesh file: one view per [`VIEWPOINTS`] entry (each carrying the D2 distribution),
 /// thumbnail and large image from the isometric view, measured attributes.
-pub fn analyze(extension: &str, bytes: &[u8]) -> Result<Analysis, EngineError> {
+pub fn analyze(pipeline: Pipeline, extension: &str, bytes: &[u8]) -> Result<Analysis, EngineError> {
     let mesh = read_mesh(extension, bytes)?;
     let extracted_attributes = mesh_attributes(&mesh);
     let posed = standard_pose(&mesh);
     let shape = ShapeDistribution::of_mesh(&posed);
-    let pictures: Vec<DynamicImage> = VIEWPOINTS
-        .iter()
-        .map(|view| DynamicImage::ImageRgb8(render(&posed, view, VIEW_SIDE)))
-        .collect();
-    let views = pictures
-        .iter()
-        .map(|picture| ViewDescriptor::of_image(picture).with_shape(shape.clone()))
-        .collect();
+    let picture = DynamicImage::ImageRgb8(render(&posed, &VIEWPOINTS[PICTURE_VIEW], VIEW_SIDE));
+    let views = match pipeline {
+        Pipeline::Legacy => VIEWPOINTS
+            .iter()
+            .map(|view| {
+                let drawing = DynamicImage::ImageRgb8(render(&posed, view, VIEW_SIDE));
+                ViewDescriptor::of_image_legacy(&drawing).with_shape(shape.clone())
+            })
+            .collect(),
+        Pipeline::Current => {
+            let count = experiment::number("views", 92.0) as usize;
+            let side = experiment::number("side", 256.0) as u32;
+            let mut views: Vec<ViewDescriptor> = around_the_sphere(count)
+                .iter()
+                .map(|view| {
+                    if experiment::number("framed", 1.0) > 0.0 {
+                        return ViewDescriptor::of_framed(&render_framed(&posed, view))
+                            .with_shape(shape.clone());
+                    }
+                    let (shaded, _silhouette) = render_shaded(&posed, view, side);
+                    ViewDescriptor::of_image(&DynamicImage::ImageRgb8(shaded))
+                        .with_shape(shape.clone())
+                })
+                .collect();
+            if experiment::number("lineviews", 0.0) > 0.0 {
+                views.extend(VIEWPOINTS.iter().map(|view| {
+                    let drawing = DynamicImage::ImageRgb8(render(&posed, view, VIEW_SIDE));
+                    ViewDescriptor::of_image(&drawing).with_shape(shape.clone())
+                }));
+            }
+            views
+        }
+    };
     let unrenderable = |error: image::ImageError| EngineError::Undecodable {
         extension: extension.to_owned(),
         reason: error.to_string(),
     };
-    let picture = &pictures[PICTURE_VIEW];
     Ok(Analysis {
         views,
-        thumbnail_jpeg: Some(images::thumbnail_jpeg(picture).map_err(unrenderable)?),
-        large_png: Some(images::large_png(picture).map_err(unrenderable)?),
+        thumbnail_jpeg: Some(images::thumbnail_jpeg(&picture).map_err(unrenderable)?),
+        large_png: Some(images::large_png(&picture).map_err(unrenderable)?),
         text: String::new(),
         extracted_attributes,
         pmi_pages: Vec::new(),
