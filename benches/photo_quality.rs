@@ -57,7 +57,9 @@ fn thread_cpu_time() -> Option<Duration> {
 fn analyse(pipeline: Pipeline, extension: &str, bytes: &[u8]) -> Analysis {
     match partlens::service::engine::analyze_with(pipeline, extension, bytes) {
         Ok(analysis) => analysis,
-        Err(EngineError::Undecodable { reason, .. }) => panic!("the quality set does not analyse: {reason}"),
+        Err(EngineError::Undecodable { reason, .. }) => {
+            panic!("the quality set does not analyse: {reason}")
+        }
         Err(error) => panic!("the quality set does not analyse: {error}"),
     }
 }
@@ -65,25 +67,34 @@ fn analyse(pipeline: Pipeline, extension: &str, bytes: &[u8]) -> Analysis {
 fn main() {
     let arguments: Vec<String> = std::env::args().collect();
     let quick = arguments.iter().any(|argument| argument == "quick");
-    let pipelines: Vec<(&'static str, Pipeline)> = [("today", Pipeline::Current), ("before issue 9", Pipeline::Legacy)]
-        .into_iter()
-        .filter(|(_, pipeline)| {
-            let only_current = arguments.iter().any(|argument| argument == "current");
-            let only_legacy = arguments.iter().any(|argument| argument == "legacy");
-            match pipeline {
-                Pipeline::Current => !only_legacy,
-                Pipeline::Legacy => !only_current,
-            }
-        })
-        .collect();
-    let per_part = if quick { QUICK_QUERIES_PER_PART } else { QUERIES_PER_PART };
+    let pipelines: Vec<(&'static str, Pipeline)> = [
+        ("today", Pipeline::Current),
+        ("before issue 9", Pipeline::Legacy),
+    ]
+    .into_iter()
+    .filter(|(_, pipeline)| {
+        let only_current = arguments.iter().any(|argument| argument == "current");
+        let only_legacy = arguments.iter().any(|argument| argument == "legacy");
+        match pipeline {
+            Pipeline::Current => !only_legacy,
+            Pipeline::Legacy => !only_current,
+        }
+    })
+    .collect();
+    let per_part = if quick {
+        QUICK_QUERIES_PER_PART
+    } else {
+        QUERIES_PER_PART
+    };
 
     let started = Instant::now();
     let parts = quality_set::parts();
     let stls: Vec<Vec<u8>> = parts.iter().map(quality_set::Part::stl).collect();
     let cache = std::env::var("PARTLENS_QUALITY_CACHE").ok();
     let photograph = |shot: &quality_set::Shot, part: usize| {
-        let key = cache.as_ref().map(|dir| format!("{dir}/{}-{}.jpg", part, shot.seed));
+        let key = cache
+            .as_ref()
+            .map(|dir| format!("{dir}/{}-{}.jpg", part, shot.seed));
         if let Some(bytes) = key.as_ref().and_then(|key| std::fs::read(key).ok()) {
             return Photo { part, jpeg: bytes };
         }
@@ -115,7 +126,9 @@ fn main() {
 
     let outcomes: Vec<Outcome> = pipelines
         .iter()
-        .map(|&(name, pipeline)| evaluate(name, pipeline, &parts, &stls, &queries, &pictures, per_part))
+        .map(|&(name, pipeline)| {
+            evaluate(name, pipeline, &parts, &stls, &queries, &pictures, per_part)
+        })
         .collect();
     report(&parts, &outcomes, per_part);
 }
@@ -168,11 +181,17 @@ fn evaluate(
             analysis.views.remove(0)
         })
         .collect();
-    eprintln!("{name}: indexed and described in {:.1} s", started.elapsed().as_secs_f64());
+    eprintln!(
+        "{name}: indexed and described in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
 
     let mut rows = Vec::new();
     let mut scores = Vec::new();
-    for (search, index) in [("pictures → models", &models), ("pictures → pictures", &stored_pictures)] {
+    for (search, index) in [
+        ("pictures → models", &models),
+        ("pictures → pictures", &stored_pictures),
+    ] {
         for views in [1, 3] {
             let groups: Vec<(usize, Vec<ViewDescriptor>)> = (0..queries.len() / views)
                 .filter(|group| views == 1 || (group * views) % per_part + views <= per_part)
@@ -187,17 +206,24 @@ fn evaluate(
             let mut confusion = vec![0_usize; families * families];
             for (part, query) in &groups {
                 let ranked = index.rank(query, |_| true, usize::MAX);
-                let part_of = |key: &str| parts.iter().position(|p| p.name == key).unwrap_or(usize::MAX);
+                let part_of = |key: &str| {
+                    parts
+                        .iter()
+                        .position(|p| p.name == key)
+                        .unwrap_or(usize::MAX)
+                };
                 let truth = &parts[*part];
                 if let Some((first, _)) = ranked.first() {
                     let found = part_of(first);
-                    family_hits += usize::from(found < parts.len() && parts[found].family == truth.family);
+                    family_hits +=
+                        usize::from(found < parts.len() && parts[found].family == truth.family);
                     if found < parts.len() {
                         confusion[truth.family * families + parts[found].family] += 1;
                     }
                     part_hits += usize::from(found == *part);
                 }
-                top5_hits += usize::from(ranked.iter().take(5).any(|(key, _)| part_of(key) == *part));
+                top5_hits +=
+                    usize::from(ranked.iter().take(5).any(|(key, _)| part_of(key) == *part));
                 if views == 1 {
                     let mut best_family = 0.0_f32;
                     let mut best_other = 0.0_f32;
@@ -226,7 +252,14 @@ fn evaluate(
                 }
             }
             let share = |hits: usize| 100.0 * hits as f64 / groups.len().max(1) as f64;
-            rows.push((search, views, share(family_hits), share(part_hits), share(top5_hits), groups.len()));
+            rows.push((
+                search,
+                views,
+                share(family_hits),
+                share(part_hits),
+                share(top5_hits),
+                groups.len(),
+            ));
             if views == 1 {
                 scores.push((search, same, family, other));
             }
@@ -275,7 +308,9 @@ fn report(parts: &[quality_set::Part], outcomes: &[Outcome], per_part: usize) {
         per_part,
         per_part / 3,
     );
-    println!("| engine | search | query views | family top-1 | part top-1 | part top-5 | queries |");
+    println!(
+        "| engine | search | query views | family top-1 | part top-1 | part top-5 | queries |"
+    );
     println!("|---|---|---|---|---|---|---|");
     for outcome in outcomes {
         for (search, views, family, part, top5, count) in &outcome.rows {
@@ -297,16 +332,19 @@ fn report(parts: &[quality_set::Part], outcomes: &[Outcome], per_part: usize) {
             outcome.name,
             outcome.views_per_model,
             outcome.bytes_per_model,
-            outcome
-                .model_cpu
-                .map_or("–".to_owned(), |cpu| format!("{:.0} ms", cpu.as_secs_f64() * 1e3)),
+            outcome.model_cpu.map_or("–".to_owned(), |cpu| format!(
+                "{:.0} ms",
+                cpu.as_secs_f64() * 1e3
+            )),
             percentile(&mut model_times, 0.5).as_secs_f64() * 1e3,
             percentile(&mut model_times, 0.95).as_secs_f64() * 1e3,
             percentile(&mut photo_times, 0.5).as_secs_f64() * 1e3,
         );
     }
     println!("\nScores of single-view queries (10th / 50th / 90th percentile):\n");
-    println!("| engine | search | the right part | best other variant of its kind | best other kind |");
+    println!(
+        "| engine | search | the right part | best other variant of its kind | best other kind |"
+    );
     println!("|---|---|---|---|---|");
     for outcome in outcomes {
         for (search, same, family, other) in &outcome.scores {

@@ -28,13 +28,11 @@ fn main() -> anyhow::Result<()> {
     std::fs::create_dir_all(&folder)
         .with_context(|| format!("cannot create {}", folder.display()))?;
     let parts = quality_set::parts();
-    let shots = quality_set::shots(
-        quality_set::QUERY_SEED,
-        parts.len() * photos_per_part,
-    );
+    let shots = quality_set::shots(quality_set::QUERY_SEED, parts.len() * photos_per_part);
     for (number, part) in parts.iter().enumerate() {
         let stl = folder.join(format!("{}.stl", part.name));
-        std::fs::write(&stl, part.stl()).with_context(|| format!("cannot write {}", stl.display()))?;
+        std::fs::write(&stl, part.stl())
+            .with_context(|| format!("cannot write {}", stl.display()))?;
         for (photo, shot) in shots[number * photos_per_part..(number + 1) * photos_per_part]
             .iter()
             .enumerate()

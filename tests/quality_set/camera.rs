@@ -88,7 +88,10 @@ impl Shot {
             elevation_degrees: random.random_range(10.0..60.0),
             roll_degrees: random.random_range(-180.0..180.0),
             scale: random.random_range(0.6..1.2),
-            shift: [random.random_range(-1.0..1.0), random.random_range(-1.0..1.0)],
+            shift: [
+                random.random_range(-1.0..1.0),
+                random.random_range(-1.0..1.0),
+            ],
             background,
             background_gradient: random.random_range(-0.15..0.15),
             tint,
@@ -285,10 +288,7 @@ pub fn photograph(triangles: &Triangles, shot: &Shot, width: u32, height: u32) -
                 if near > nearness[at] {
                     nearness[at] = near;
                     normal_at[at] = add(
-                        add(
-                            scaled(corner_normals[0], wa),
-                            scaled(corner_normals[1], wb),
-                        ),
+                        add(scaled(corner_normals[0], wa), scaled(corner_normals[1], wb)),
                         scaled(corner_normals[2], wc),
                     );
                 }

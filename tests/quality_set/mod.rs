@@ -50,7 +50,8 @@ impl Part {
             .triangles
             .iter()
             .map(|&[a, b, c]| {
-                let normal = solids::normalised(solids::cross(solids::sub(b, a), solids::sub(c, a)));
+                let normal =
+                    solids::normalised(solids::cross(solids::sub(b, a), solids::sub(c, a)));
                 stl_io::Triangle {
                     normal: stl_io::Normal::new(normal.map(|value| value as f32)),
                     vertices: [a, b, c].map(|point| stl_io::Vertex::new(point.map(|v| v as f32))),

@@ -4,9 +4,7 @@
 
 use std::f64::consts::{FRAC_PI_2, PI, TAU};
 
-use super::solids::{
-    Point, Triangles, circle, extrude, moved, polar, revolve, sweep_tube, z_to_x,
-};
+use super::solids::{Point, Triangles, circle, extrude, moved, polar, revolve, sweep_tube, z_to_x};
 
 /// Points of a full circle on round outlines.
 const ROUND: usize = 64;
@@ -179,7 +177,12 @@ fn bolt(variant: usize) -> Triangles {
         0 | 1 => extrude(&hexagon(16.0), &[], -6.5, 0.0),
         2 => {
             let mut head = extrude(&hexagon(15.0), &[], -7.5, -2.0);
-            head.extend(extrude(&circle([0.0, 0.0], 11.0, ROUND, 0.0), &[], -2.0, 0.0));
+            head.extend(extrude(
+                &circle([0.0, 0.0], 11.0, ROUND, 0.0),
+                &[],
+                -2.0,
+                0.0,
+            ));
             head
         }
         3 => extrude(
@@ -371,11 +374,7 @@ fn coil_spring(variant: usize) -> Triangles {
         .map(|step| {
             let t = turns * step as f64 / steps as f64;
             let angle = TAU * t;
-            [
-                coil * angle.cos(),
-                coil * angle.sin(),
-                wire + pitch * t,
-            ]
+            [coil * angle.cos(), coil * angle.sin(), wire + pitch * t]
         })
         .collect();
     sweep_tube(&path, wire, 0.0, 12)

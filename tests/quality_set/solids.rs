@@ -171,7 +171,12 @@ pub fn sweep_tube(path: &[[f64; 3]], outer: f64, inner: f64, segments: usize) ->
     // End caps: a disc, or a ring between the inner and the outer wall.
     for (end, outwards) in [(0, false), (count - 1, true)] {
         if inner > 0.0 {
-            band(&mut triangles, &rings_outer[end], &rings_inner[end], outwards);
+            band(
+                &mut triangles,
+                &rings_outer[end],
+                &rings_inner[end],
+                outwards,
+            );
         } else {
             let centre = path[end];
             let ring = &rings_outer[end];
@@ -231,5 +236,9 @@ pub(crate) fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
 
 pub(crate) fn normalised(a: [f64; 3]) -> [f64; 3] {
     let length = dot(a, a).sqrt();
-    if length > 0.0 { scaled(a, 1.0 / length) } else { a }
+    if length > 0.0 {
+        scaled(a, 1.0 / length)
+    } else {
+        a
+    }
 }

@@ -86,7 +86,11 @@ pub(super) fn edge_grid(gradients: &Gradients, cells: usize, bins_count: usize) 
             if magnitude <= 0.0 {
                 continue;
             }
-            let bins = soft_bins(gradients.orientation[at] / bin_width - 0.5, bins_count, true);
+            let bins = soft_bins(
+                gradients.orientation[at] / bin_width - 0.5,
+                bins_count,
+                true,
+            );
             let columns = soft_bins((x as f32 + 0.5) / cell - 0.5, cells, false);
             let rows = soft_bins((y as f32 + 0.5) / cell - 0.5, cells, false);
             for (row, row_weight) in rows {
@@ -105,7 +109,11 @@ pub(super) fn edge_grid(gradients: &Gradients, cells: usize, bins_count: usize) 
 
 /// Edge orientation relative to the direction from the frame centre (the ink centroid), in rings:
 /// unchanged by any rotation of the part. `rings_count` rings × `bins_count` relative orientations.
-pub(super) fn radial_edges(gradients: &Gradients, rings_count: usize, bins_count: usize) -> Vec<f32> {
+pub(super) fn radial_edges(
+    gradients: &Gradients,
+    rings_count: usize,
+    bins_count: usize,
+) -> Vec<f32> {
     let side = gradients.side;
     let centre = side as f32 / 2.0;
     let bin_width = std::f32::consts::PI / bins_count as f32;

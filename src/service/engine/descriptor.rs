@@ -34,7 +34,7 @@ pub(super) use super::legacy_descriptor::HASH_WORDS;
 const FEATURE_SCALE: f32 = 32_000.0;
 
 /// Length of today's feature vector (blocks plus zero padding to a multiple of 16).
-pub const FEATURE_LEN: usize = 1024; // TEMP experiments: padded(block_len(&photo_descriptor::BLOCKS));
+pub const FEATURE_LEN: usize = padded(block_len(&photo_descriptor::BLOCKS));
 /// Length of the legacy feature vector.
 const LEGACY_FEATURE_LEN: usize = padded(block_len(&legacy_descriptor::BLOCKS));
 
@@ -107,7 +107,7 @@ impl ViewDescriptor {
     /// Describes a view already framed (a model's rendering framed as it was drawn).
     pub(super) fn of_framed(view: &super::framing::FramedView) -> Self {
         let blocks = photo_descriptor::describe(view);
-        let layout = photo_descriptor::weighted_blocks();
+        let layout = photo_descriptor::BLOCKS;
         Self {
             generation: Generation::Current,
             features: quantise(&finished(blocks, &layout, None), FEATURE_LEN),
@@ -210,7 +210,7 @@ impl ViewDescriptor {
         // Blocks longer than their weight allows would make scores meaningless (and could overflow
         // the integer dot product): a valid checksum over invalid content is still damage.
         let mut start = 0;
-        for (len, weight) in photo_descriptor::weighted_blocks() {
+        for (len, weight) in photo_descriptor::BLOCKS {
             let squared: i64 = features[start..start + len]
                 .iter()
                 .map(|&value| i64::from(value) * i64::from(value))
@@ -288,7 +288,7 @@ impl ViewDescriptor {
             }
         }
         let layout = match self.generation {
-            Generation::Current => photo_descriptor::weighted_blocks().to_vec(),
+            Generation::Current => photo_descriptor::BLOCKS.to_vec(),
             Generation::Legacy => legacy_descriptor::BLOCKS.to_vec(),
         };
         let mut start = 0;

@@ -144,11 +144,14 @@ fn position(x: u32, y: u32, width: u32, height: u32) -> [f32; 2] {
     ]
 }
 
+/// Colour distance from the background (largest channel difference, 0..255) below which a pixel is
+/// background (grain, JPEG noise, the backdrop's own unevenness) and above which it is wholly part.
+const BACKGROUND_DISTANCE: f32 = 14.0;
+const FOREGROUND_DISTANCE: f32 = 40.0;
+
 /// Foreground weight of a colour distance from the background.
 fn foreground_weight(distance: f32) -> f32 {
-    let floor = super::experiment::number("fg_floor", 14.0);
-    let full = super::experiment::number("fg_full", 40.0);
-    ((distance - floor) / (full - floor)).clamp(0.0, 1.0)
+    ((distance - BACKGROUND_DISTANCE) / (FOREGROUND_DISTANCE - BACKGROUND_DISTANCE)).clamp(0.0, 1.0)
 }
 
 /// Frames and resamples a decoded image (see the module comment).
@@ -163,7 +166,11 @@ pub fn frame(image: &DynamicImage) -> FramedView {
             foreground_weight(background.distance(at, pixel.0.map(f32::from)))
         })
         .collect();
-    let frame = content_frame(&coarse_weight, coarse_width as usize, coarse_height as usize);
+    let frame = content_frame(
+        &coarse_weight,
+        coarse_width as usize,
+        coarse_height as usize,
+    );
 
     // The frame in the original image's pixels.
     let scale_x = image.width() as f32 / coarse_width as f32;
@@ -211,8 +218,11 @@ pub fn frame(image: &DynamicImage) -> FramedView {
             let inside = resized.as_ref().and_then(|(picture, offset_x, offset_y)| {
                 let px = x as i64 - offset_x;
                 let py = y as i64 - offset_y;
-                (px >= 0 && py >= 0 && px < i64::from(picture.width()) && py < i64::from(picture.height()))
-                    .then(|| picture.get_pixel(px as u32, py as u32).0.map(f32::from))
+                (px >= 0
+                    && py >= 0
+                    && px < i64::from(picture.width())
+                    && py < i64::from(picture.height()))
+                .then(|| picture.get_pixel(px as u32, py as u32).0.map(f32::from))
             });
             let colour = inside.unwrap_or_else(|| background.colour(at));
             silhouette.push(foreground_weight(background.distance(at, colour)));

@@ -230,8 +230,7 @@ impl VisualIndex {
         let views: Vec<ViewDescriptor> = views
             .into_iter()
             .filter(|view| {
-                Some(view.generation()) == self.generation
-                    && view.features().len() == self.row_len
+                Some(view.generation()) == self.generation && view.features().len() == self.row_len
             })
             .collect();
         if views.is_empty() {
@@ -406,9 +405,7 @@ impl VisualIndex {
         let mut files = Vec::with_capacity(self.positions.len());
         for file in self.files.drain(..).filter(|file| file.live) {
             let rows = file.first_row..file.first_row + file.rows;
-            features.extend_from_slice(
-                &self.features[rows.start * row_len..rows.end * row_len],
-            );
+            features.extend_from_slice(&self.features[rows.start * row_len..rows.end * row_len]);
             let first_row = hashes.len();
             hashes.extend_from_slice(&self.hashes[rows]);
             files.push(FileRows { first_row, ..file });

@@ -11,12 +11,11 @@
 
 mod blocks;
 mod descriptor;
-pub(crate) mod experiment;
-mod framing;
-mod legacy_descriptor;
 pub mod drawing;
+mod framing;
 mod images;
 mod index;
+mod legacy_descriptor;
 pub mod mesh;
 mod normalise;
 mod photo_descriptor;

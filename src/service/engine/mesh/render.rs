@@ -273,43 +273,14 @@ pub fn render(mesh: &Mesh, view: &Viewpoint, side: u32) -> RgbImage {
     })
 }
 
-/// Renders the mesh (in its standard pose, radius 1) from `view` on a `side`² picture the way a
-/// photograph shows a part: every surface filled and shaded by how it faces a light from the upper
-/// left in front of the viewer, on white. Returned with the exact silhouette (true where the part
-/// is).
-pub fn render_shaded(mesh: &Mesh, view: &Viewpoint, side: u32) -> (RgbImage, Vec<bool>) {
-    let side_px = side.max(8) as usize;
-    let surfaces = Surfaces::rasterise(mesh, view, side_px);
-    let towards = view.towards_viewer();
-    let light = normalised([
-        towards[0] + 0.5 * (view.up[0] - view.right[0]),
-        towards[1] + 0.5 * (view.up[1] - view.right[1]),
-        towards[2] + 0.5 * (view.up[2] - view.right[2]),
-    ]);
-    let silhouette: Vec<bool> = surfaces.triangle.iter().map(|&t| t != EMPTY).collect();
-    let picture = RgbImage::from_fn(side_px as u32, side_px as u32, |x, y| {
-        let at = y as usize * side_px + x as usize;
-        match surfaces.triangle[at] {
-            EMPTY => Rgb(PAPER),
-            triangle => {
-                let lit = dot(surfaces.normals[triangle as usize], light).abs();
-                let grey = (SHADED_DARKEST + (SHADED_LIGHTEST - SHADED_DARKEST) * lit)
-                    .round()
-                    .clamp(0.0, 255.0) as u8;
-                Rgb([grey, grey, grey])
-            }
-        }
-    });
-    (picture, silhouette)
-}
-
 /// Side of the coarse silhouette a framed rendering finds its frame on.
 const FRAMING_SIDE: usize = 128;
 
 /// The mesh (in its standard pose, radius 1) seen from `view` and framed the way a photograph of it
 /// is framed before it is described (`framing.rs`): a coarse silhouette gives the frame (the
-/// circle around its centroid), then the framed square is rendered shaded, as in [`render_shaded`],
-/// straight at the framed size. Saves rendering a large picture and framing it again.
+/// circle around its centroid), then the framed square is rendered shaded (every surface filled and shaded by how
+/// it faces a light from the upper left in front of the viewer, on white), straight at the framed
+/// size. Saves rendering a large picture and framing it again.
 pub fn render_framed(mesh: &Mesh, view: &Viewpoint) -> crate::service::engine::framing::FramedView {
     use crate::service::engine::framing::{FRAMED_SIDE, FramedView};
     let coarse = Surfaces::rasterise(mesh, view, FRAMING_SIDE);
@@ -318,14 +289,16 @@ pub fn render_framed(mesh: &Mesh, view: &Viewpoint) -> crate::service::engine::f
         .iter()
         .map(|&t| if t == EMPTY { 0.0 } else { 1.0 })
         .collect();
-    let frame = crate::service::engine::normalise::content_frame(&coverage, FRAMING_SIDE, FRAMING_SIDE);
+    let frame =
+        crate::service::engine::normalise::content_frame(&coverage, FRAMING_SIDE, FRAMING_SIDE);
     // Coarse pixels to part units: the coarse picture spans ±1/PART_EXTENT.
     let unit = 2.0 / PART_EXTENT / FRAMING_SIDE as f32;
     let centre = [
         (frame.centre_x - FRAMING_SIDE as f32 / 2.0) * unit,
         (FRAMING_SIDE as f32 / 2.0 - frame.centre_y) * unit,
     ];
-    let surfaces = Surfaces::rasterise_window(mesh, view, FRAMED_SIDE, centre, frame.half_side * unit);
+    let surfaces =
+        Surfaces::rasterise_window(mesh, view, FRAMED_SIDE, centre, frame.half_side * unit);
     let towards = view.towards_viewer();
     let light = normalised([
         towards[0] + 0.5 * (view.up[0] - view.right[0]),

@@ -70,7 +70,10 @@ fn geodesic(frequency: usize) -> Vec<[f32; 3]> {
     let mut directions: Vec<[f32; 3]> = Vec::new();
     let mut add = |direction: [f32; 3]| {
         let direction = normalised(direction);
-        if directions.iter().all(|known| dot(*known, direction) < 0.9999) {
+        if directions
+            .iter()
+            .all(|known| dot(*known, direction) < 0.9999)
+        {
             directions.push(direction);
         }
     };
