@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Headless smoke test of the real window: starts `partlens` under Xvfb on a fresh data folder, waits for
 # its window and for the local workspace to be created, takes a screenshot and checks it is not blank.
-# Usage: .ci/smoke-window.sh PATH_TO_PARTLENS OUTPUT_PNG
+# Usage: .ci/smoke-window.sh PATH_TO_PARTLENS OUTPUT_PNG [SAMPLES_DIR]
+# With SAMPLES_DIR it also checks that the sample library came from that folder (an installed
+# package's own copy rather than the source tree's).
 set -euo pipefail
 app=$1
 shot=$2
+samples_dir=${3:-}
 work=$(mktemp -d)
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
@@ -36,6 +39,10 @@ for _ in $(seq 300); do
 done
 grep -q 'local workspace open at' "$work/app.log" || { echo "smoke: the local workspace did not open"; cat "$work/app.log"; exit 1; }
 grep -q 'added 1[0-9]* of 1[0-9]* sample parts' "$work/app.log" || { echo "smoke: the sample library was not added"; cat "$work/app.log"; exit 1; }
+if [ -n "$samples_dir" ]; then
+  grep -q "sample parts to the new workspace from $samples_dir\$" "$work/app.log" ||
+    { echo "smoke: the sample library did not come from $samples_dir"; grep 'sample parts' "$work/app.log"; exit 1; }
+fi
 sleep 2
 mkdir -p "$(dirname "$shot")"
 import -window root "$shot"

@@ -39,10 +39,30 @@ struct Outcome {
     views_per_model: usize,
     bytes_per_model: usize,
     photo_times: Vec<Duration>,
-    /// (search, query views, family top-1, part top-1, part top-5, queries).
-    rows: Vec<(&'static str, usize, f64, f64, f64, usize)>,
-    /// (search, same part, best other variant of the family, best other family) score lists.
-    scores: Vec<(&'static str, Vec<f32>, Vec<f32>, Vec<f32>)>,
+    rows: Vec<Row>,
+    scores: Vec<Scores>,
+}
+
+/// One line of the quality table.
+struct Row {
+    search: &'static str,
+    query_views: usize,
+    /// Shares in percent.
+    family_top1: f64,
+    part_top1: f64,
+    part_top5: f64,
+    queries: usize,
+}
+
+/// The scores single-view queries gave, for one search.
+struct Scores {
+    search: &'static str,
+    /// The right part's score.
+    same: Vec<f32>,
+    /// The best score of another variant of the same kind.
+    family: Vec<f32>,
+    /// The best score of another kind.
+    other: Vec<f32>,
 }
 
 /// CPU time this thread has used (Linux: `/proc/thread-self/stat`, in clock ticks of 10 ms); the
@@ -252,16 +272,21 @@ fn evaluate(
                 }
             }
             let share = |hits: usize| 100.0 * hits as f64 / groups.len().max(1) as f64;
-            rows.push((
+            rows.push(Row {
                 search,
-                views,
-                share(family_hits),
-                share(part_hits),
-                share(top5_hits),
-                groups.len(),
-            ));
+                query_views: views,
+                family_top1: share(family_hits),
+                part_top1: share(part_hits),
+                part_top5: share(top5_hits),
+                queries: groups.len(),
+            });
             if views == 1 {
-                scores.push((search, same, family, other));
+                scores.push(Scores {
+                    search,
+                    same,
+                    family,
+                    other,
+                });
             }
         }
     }
@@ -313,10 +338,16 @@ fn report(parts: &[quality_set::Part], outcomes: &[Outcome], per_part: usize) {
     );
     println!("|---|---|---|---|---|---|---|");
     for outcome in outcomes {
-        for (search, views, family, part, top5, count) in &outcome.rows {
+        for row in &outcome.rows {
             println!(
-                "| {} | {search} | {views} | {family:.1} % | {part:.1} % | {top5:.1} % | {count} |",
-                outcome.name
+                "| {} | {} | {} | {:.1} % | {:.1} % | {:.1} % | {} |",
+                outcome.name,
+                row.search,
+                row.query_views,
+                row.family_top1,
+                row.part_top1,
+                row.part_top5,
+                row.queries
             );
         }
     }
@@ -347,13 +378,14 @@ fn report(parts: &[quality_set::Part], outcomes: &[Outcome], per_part: usize) {
     );
     println!("|---|---|---|---|---|");
     for outcome in outcomes {
-        for (search, same, family, other) in &outcome.scores {
+        for scores in &outcome.scores {
             println!(
-                "| {} | {search} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} |",
                 outcome.name,
-                spread(same),
-                spread(family),
-                spread(other)
+                scores.search,
+                spread(&scores.same),
+                spread(&scores.family),
+                spread(&scores.other)
             );
         }
     }

@@ -11,6 +11,7 @@
 use std::time::{Duration, Instant};
 
 use partlens::api::{Attribute, FileUid};
+use partlens::ui::app_command::CommandQueue;
 use partlens::ui::results::{ResultRow, ResultsLayout, ResultsView};
 use partlens::ui::texture_cache::{DEFAULT_BUDGET_BYTES, TextureCache};
 
@@ -133,7 +134,9 @@ fn main() {
     let no_results = time_frames(|| {
         cache.begin_frame();
         let output = ctx.run_ui(raw_input(), |ui| {
-            std::hint::black_box(view.ui(ui, &mut cache));
+            let mut commands = CommandQueue::default();
+            std::hint::black_box(view.ui(ui, &mut cache, &mut commands));
+            std::hint::black_box(commands.drain());
         });
         finish_frame(&ctx, output);
     });
@@ -157,8 +160,9 @@ fn main() {
                 let report = cache.begin_frame();
                 std::hint::black_box(report);
                 let output = ctx.run_ui(raw_input(), |ui| {
-                    let intents = view.ui(ui, &mut cache);
-                    std::hint::black_box(intents);
+                    let mut commands = CommandQueue::default();
+                    let intents = view.ui(ui, &mut cache, &mut commands);
+                    std::hint::black_box((intents, commands.drain()));
                 });
                 finish_frame(&ctx, output);
             });

@@ -17,12 +17,10 @@
 
 use std::time::{Duration, Instant};
 
-use partlens::service::engine::sample_parts::{
-    PART_NAMES, Pose, draw_part, encode_jpeg, encode_png,
-};
 use partlens::service::engine::{
     ViewDescriptor, VisualIndex, analyze, rank_by_matching_every_file,
 };
+use partlens::service::samples::parts::{PART_NAMES, Pose, draw_part, encode_jpeg, encode_png};
 use rand::{RngExt, SeedableRng, rngs::StdRng};
 
 /// Pictures analysed for real.
@@ -266,7 +264,7 @@ fn main() {
 /// Times `analyze` of the sample DXF and PDF drawings against a 512×512 PNG picture in the same run and
 /// prints their ratio (a drawing is parsed, rendered to a 1024-px page, described and read).
 fn drawing_analysis(png: &[u8]) {
-    use partlens::service::engine::drawing::sample_drawings::{
+    use partlens::service::samples::drawings::{
         SAMPLE_DRAWINGS, SAMPLE_PDF_DRAWING, sample_drawing_dxf, sample_drawing_pdf,
     };
     const ROUNDS: usize = 20;

@@ -16,10 +16,10 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use partlens::service::engine::drawing::sample_drawings::{
+use partlens::service::samples::drawings::{
     SAMPLE_DRAWINGS, SAMPLE_PDF_DRAWING, sample_drawing_dxf, sample_drawing_pdf,
 };
-use partlens::workspace::{SamplePart, read_manifest, write_manifest};
+use partlens::service::samples::{SamplePart, read_manifest, write_manifest};
 
 /// The folder of the drawings inside the sample library, and the manifest prefix of their entries.
 const DRAWINGS_FOLDER: &str = "drawings";

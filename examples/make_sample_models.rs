@@ -15,7 +15,7 @@ use std::f64::consts::{PI, TAU};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use partlens::workspace::{SamplePart, read_manifest, write_manifest};
+use partlens::service::samples::{SamplePart, read_manifest, write_manifest};
 
 /// A point of an outline in the part's plane.
 type Point = [f64; 2];
@@ -92,7 +92,7 @@ fn extrude(outer: &[Point], holes: &[Vec<Point>], z0: f64, z1: f64, out: &mut Tr
     }
 }
 
-/// The gear of `sample_parts.rs`: 14 teeth, a raised hub, a bore with a key slot.
+/// The gear of `service/samples/parts.rs`: 14 teeth, a raised hub, a bore with a key slot.
 fn gear() -> Triangles {
     let teeth = 14;
     let pitch = TAU / f64::from(teeth);

@@ -17,8 +17,8 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use partlens::service::engine::sample_parts::{Pose, draw_part, encode_jpeg, encode_png};
-use partlens::workspace::{SampleManifest, SamplePart, write_manifest};
+use partlens::service::samples::parts::{Pose, draw_part, encode_jpeg, encode_png};
+use partlens::service::samples::{SampleManifest, SamplePart, write_manifest};
 
 /// Side of the library drawings.
 const LIBRARY_SIDE: u32 = 512;

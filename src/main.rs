@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context as _, anyhow};
+use partlens::desktop;
 use partlens::tasks::{
     Backend, BackendParts, DEFAULT_UPLOAD_SLOTS, KeyringStore, NativeFilePicker,
 };
@@ -155,11 +156,11 @@ fn run() -> anyhow::Result<()> {
 
     let mut viewport = egui::ViewportBuilder::default()
         .with_title("partlens")
-        .with_app_id("partlens")
+        .with_app_id(desktop::APP_ID)
         .with_inner_size([1120.0, 720.0])
         .with_min_inner_size([720.0, 460.0])
         .with_drag_and_drop(true);
-    match eframe::icon_data::from_png_bytes(include_bytes!("../assets/icon-256.png")) {
+    match eframe::icon_data::from_png_bytes(desktop::WINDOW_ICON_PNG) {
         Ok(icon) => viewport = viewport.with_icon(icon),
         Err(error) => tracing::warn!("the window icon could not be read: {error}"),
     }

@@ -15,6 +15,7 @@ use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 
 use crate::api::{ApiClient, Attribute, Credentials, UploadRequest, UploadSource};
+use crate::service::samples::{MANIFEST_FILE_NAME, read_manifest};
 use crate::service::{RunningService, ServiceConfig};
 use crate::tasks::service_choice::DEFAULT_CLIENT_ID;
 use crate::tasks::{
@@ -46,26 +47,17 @@ pub fn default_data_dir() -> Option<PathBuf> {
     directories::ProjectDirs::from("", "", "partlens").map(|dirs| dirs.data_dir().to_path_buf())
 }
 
-/// Where the sample library is: `$PARTLENS_SAMPLES_DIR`, `assets/samples` beside the executable (or
-/// in `../share/partlens/samples`), else the source tree's `assets/samples` (for `cargo run`).
+/// Where the sample library is: `$PARTLENS_SAMPLES_DIR`, else where an installed package puts it
+/// beside the executable ([`installed_samples_dirs`]), else the source tree's `assets/samples` (for
+/// `cargo run`).
 pub fn default_samples_dir() -> Option<PathBuf> {
     if let Some(dir) = std::env::var_os(SAMPLES_DIR_ENV).filter(|dir| !dir.is_empty()) {
         return Some(PathBuf::from(dir));
     }
-    let mut candidates = Vec::new();
-    if let Some(exe_dir) = std::env::current_exe()
+    let mut candidates = std::env::current_exe()
         .ok()
-        .and_then(|exe| exe.parent().map(Path::to_path_buf))
-    {
-        candidates.push(exe_dir.join("assets").join("samples"));
-        candidates.push(
-            exe_dir
-                .join("..")
-                .join("share")
-                .join("partlens")
-                .join("samples"),
-        );
-    }
+        .and_then(|exe| exe.parent().map(installed_samples_dirs))
+        .unwrap_or_default();
     candidates.push(
         Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("assets")
@@ -73,7 +65,30 @@ pub fn default_samples_dir() -> Option<PathBuf> {
     );
     candidates
         .into_iter()
-        .find(|dir| dir.join("manifest.json").is_file())
+        .find(|dir| dir.join(MANIFEST_FILE_NAME).is_file())
+}
+
+/// Where the packages put the sample library, relative to the folder of the executable, in the
+/// order they are tried: `assets/samples` beside it (a portable folder, the Windows installers),
+/// `../share/partlens/samples` (the Debian package: `/usr/bin` → `/usr/share/partlens/samples`),
+/// `../lib/partlens/assets/samples` (cargo-packager's AppImage and .deb resources) and
+/// `../Resources/assets/samples` (a macOS `.app` bundle).
+pub fn installed_samples_dirs(exe_dir: &Path) -> Vec<PathBuf> {
+    let assets_samples = Path::new("assets").join("samples");
+    vec![
+        exe_dir.join(&assets_samples),
+        exe_dir
+            .join("..")
+            .join("share")
+            .join("partlens")
+            .join("samples"),
+        exe_dir
+            .join("..")
+            .join("lib")
+            .join("partlens")
+            .join(&assets_samples),
+        exe_dir.join("..").join("Resources").join(&assets_samples),
+    ]
 }
 
 /// The OS user's name (`$USER`, `$USERNAME`, `$LOGNAME`), or "partlens-user".
@@ -122,41 +137,6 @@ struct LocalAccount {
     user: String,
     password: String,
     company: String,
-}
-
-/// The sample library's manifest (`assets/samples/manifest.json`). Written by the generators in
-/// `examples/` (pictures, then models, then drawings: each later one replaces only its folder's
-/// entries) and read when a workspace is seeded.
-#[derive(Debug, Default, Deserialize, Serialize)]
-pub struct SampleManifest {
-    /// The parts.
-    pub parts: Vec<SamplePart>,
-}
-
-/// One file of the sample library: a part's picture, model or drawing.
-#[derive(Debug, Deserialize, Serialize)]
-pub struct SamplePart {
-    /// The file, relative to the manifest's folder (`gear.png`, `models/gear.stl`).
-    pub file: String,
-    /// Where it is stored in the company database.
-    pub stored_path: String,
-    /// Its attributes in wire form (`material=steel|stainless steel`).
-    #[serde(default)]
-    pub attributes: Vec<String>,
-    /// Query views of the part (photos to search with), relative to the manifest's folder; not
-    /// uploaded. Pictures have two; models and drawings none.
-    #[serde(default)]
-    pub views: Vec<String>,
-}
-
-impl SampleManifest {
-    /// The attributes of the part whose file is `file`, if the manifest has it.
-    pub fn attributes_of(&self, file: &str) -> Option<&[String]> {
-        self.parts
-            .iter()
-            .find(|part| part.file == file)
-            .map(|part| part.attributes.as_slice())
-    }
 }
 
 /// Starts the local service and opens the workspace (see the module doc).
@@ -325,24 +305,6 @@ fn write_private(path: &Path, account: &LocalAccount) -> Result<(), WorkspaceErr
         .map_err(|error| WorkspaceError(format!("cannot write {}: {error}", path.display())))
 }
 
-/// Reads the manifest of a sample library.
-pub fn read_manifest(samples_dir: &Path) -> Result<SampleManifest, String> {
-    let path = samples_dir.join("manifest.json");
-    let text = std::fs::read_to_string(&path)
-        .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
-    serde_json::from_str(&text)
-        .map_err(|error| format!("{} is not a manifest: {error}", path.display()))
-}
-
-/// Writes the manifest of a sample library (pretty JSON, one trailing newline).
-pub fn write_manifest(samples_dir: &Path, manifest: &SampleManifest) -> Result<(), String> {
-    let path = samples_dir.join("manifest.json");
-    let mut text = serde_json::to_string_pretty(manifest)
-        .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
-    text.push('\n');
-    std::fs::write(&path, text).map_err(|error| format!("cannot write {}: {error}", path.display()))
-}
-
 /// Uploads every part of the sample library as a company-database file. Problems are logged and
 /// skipped: a workspace without samples still works.
 async fn add_samples(
@@ -399,7 +361,10 @@ async fn add_samples(
             Err(_) => tracing::warn!("sample {} not added: the upload took too long", part.file),
         }
     }
-    tracing::info!("added {added} of {total} sample parts to the new workspace");
+    tracing::info!(
+        "added {added} of {total} sample parts to the new workspace from {}",
+        samples_dir.display()
+    );
 }
 
 #[cfg(test)]
@@ -430,19 +395,31 @@ mod tests {
     }
 
     #[test]
-    fn the_manifest_format_of_the_sample_library_is_read() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(
-            dir.path().join("manifest.json"),
-            r#"{"parts":[{"file":"flange.png","stored_path":"Samples/flange.png",
-                "attributes":["part_number=PL-1001","material=steel|stainless steel","weight(kg)=1.2"],
-                "views":["views/flange-a.png","views/flange-b.jpg"]}]}"#,
-        )
-        .unwrap();
-        let manifest = read_manifest(dir.path()).unwrap();
-        assert_eq!(manifest.parts.len(), 1);
-        assert_eq!(manifest.parts[0].stored_path, "Samples/flange.png");
-        assert_eq!(manifest.parts[0].attributes.len(), 3);
-        assert!(read_manifest(&dir.path().join("missing")).is_err());
+    fn every_package_layout_finds_its_sample_library() {
+        let layouts = [
+            ("partlens", "partlens/assets/samples"),
+            ("usr/bin", "usr/share/partlens/samples"),
+            ("usr/bin", "usr/lib/partlens/assets/samples"),
+            (
+                "partlens.app/Contents/MacOS",
+                "partlens.app/Contents/Resources/assets/samples",
+            ),
+        ];
+        for (exe_dir, samples_dir) in layouts {
+            let root = tempfile::tempdir().unwrap();
+            let exe_dir = root.path().join(exe_dir);
+            let samples_dir = root.path().join(samples_dir);
+            std::fs::create_dir_all(&exe_dir).unwrap();
+            std::fs::create_dir_all(&samples_dir).unwrap();
+            std::fs::write(samples_dir.join("manifest.json"), "{}").unwrap();
+            let found = installed_samples_dirs(&exe_dir)
+                .into_iter()
+                .find(|dir| dir.join(MANIFEST_FILE_NAME).is_file())
+                .unwrap_or_else(|| panic!("no sample library found for {}", exe_dir.display()));
+            assert_eq!(
+                found.canonicalize().unwrap(),
+                samples_dir.canonicalize().unwrap()
+            );
+        }
     }
 }

@@ -5,7 +5,7 @@
 // Helpers outside #[test] functions unwrap too: a failed setup step should fail the test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+mod wire_support;
 
 use std::sync::{Arc, Mutex};
 
@@ -18,9 +18,9 @@ use partlens::api::{
 use partlens::tasks::poll::{PollPolicy, WaitOutcome, wait_for_indexing};
 use partlens::tasks::search_flow::{FileSearchOptions, run_file_search};
 use serde_json::json;
-use support::test_file;
-use support::wire_server::{CLIENT_ID, PASSWORD, ReplyStyle, TOKEN, USER, WireServer};
 use tokio_util::sync::CancellationToken;
+use wire_support::server::{CLIENT_ID, PASSWORD, ReplyStyle, TOKEN, USER, WireServer};
+use wire_support::test_file;
 
 fn credentials(password: &str) -> Credentials {
     Credentials {
@@ -807,7 +807,7 @@ async fn image_urls_are_fetched_exactly_as_given_with_the_token_only_at_home() {
         home.authorization.as_deref(),
         Some("Bearer wire-token-7f3a9c1e55")
     );
-    assert_eq!(away.origin, support::wire_server::Origin::Cdn);
+    assert_eq!(away.origin, wire_support::server::Origin::Cdn);
     assert_eq!(away.path, "/thumbs/z.png");
     assert_eq!(away.authorization, None);
     assert_eq!(bytes.to_vec(), server.image_bytes("/thumbs/z.png"));

@@ -7,30 +7,19 @@ use std::sync::Arc;
 
 use egui::accesskit::Role;
 use egui_kittest::kittest::{NodeT as _, Queryable as _};
-use futures_util::future::BoxFuture;
-use partlens::tasks::{
-    LocalWorkspaceLauncher, OpenedWorkspace, PreparedFilePicker, ServiceChoice, WorkspaceError,
-    WorkspaceProgressFn,
-};
+use partlens::tasks::{NoLocalWorkspace, PreparedFilePicker, ServiceChoice};
 use std::path::PathBuf;
 
 use app_support::*;
 use egui_kittest::Harness;
 use partlens::service::{RunningService, ServiceConfig, admin};
 use partlens::tasks::{JobPhase, JobRole};
-use partlens::ui::{App, ConnectionState, View};
+use partlens::ui::{App, ConnectionState, Place};
 use partlens::workspace::{LocalServiceLauncher, WorkspaceConfig};
 
 /// A launcher for tests that never open the local workspace.
-struct NoLocalWorkspace;
-
-impl LocalWorkspaceLauncher for NoLocalWorkspace {
-    fn open(
-        &self,
-        _progress: WorkspaceProgressFn,
-    ) -> BoxFuture<'static, Result<OpenedWorkspace, WorkspaceError>> {
-        Box::pin(async { Err(WorkspaceError("not in this test".into())) })
-    }
+fn no_local_workspace() -> Arc<NoLocalWorkspace> {
+    Arc::new(NoLocalWorkspace("not in this test".into()))
 }
 
 /// A remote service nobody listens on (the discard port of the loopback address).
@@ -42,7 +31,7 @@ fn unreachable_remote() -> ServiceChoice {
 fn a_remote_service_without_a_login_asks_for_one_and_esc_closes_the_form() {
     let runtime = runtime();
     let data = tempfile::tempdir().unwrap();
-    let mut parts = AppParts::new(data.path(), Arc::new(NoLocalWorkspace));
+    let mut parts = AppParts::new(data.path(), no_local_workspace());
     parts.settings.service = unreachable_remote();
     let mut harness = app_harness(&runtime, &parts);
 
@@ -92,7 +81,7 @@ fn a_remote_service_without_a_login_asks_for_one_and_esc_closes_the_form() {
 fn dropped_files_land_in_the_upload_form_with_folder_and_name_prefilled() {
     let runtime = runtime();
     let data = tempfile::tempdir().unwrap();
-    let mut parts = AppParts::new(data.path(), Arc::new(NoLocalWorkspace));
+    let mut parts = AppParts::new(data.path(), no_local_workspace());
     parts.settings.service = unreachable_remote();
     let mut harness = app_harness(&runtime, &parts);
     step_until(&mut harness, "the login form", |harness| {
@@ -112,7 +101,7 @@ fn dropped_files_land_in_the_upload_form_with_folder_and_name_prefilled() {
     harness.step();
     drop_files(&mut harness, &files);
     step_until_label(&mut harness, "Upload 2 files");
-    assert_eq!(harness.state().view(), View::Upload);
+    assert_eq!(harness.state().place(), Place::Upload);
 
     harness.get_by_label("Company database file").click();
     harness.step();
@@ -143,7 +132,7 @@ fn every_view_names_its_widgets_and_the_keyboard_shortcuts_work() {
     for (seed, file) in files.iter().enumerate() {
         write_part_png(file, seed as u32);
     }
-    let mut parts = AppParts::new(data.path(), Arc::new(NoLocalWorkspace));
+    let mut parts = AppParts::new(data.path(), no_local_workspace());
     parts.settings.service = unreachable_remote();
     parts.picker = Arc::new(PreparedFilePicker::new([files.to_vec()]));
     let mut harness = app_harness(&runtime, &parts);
@@ -156,7 +145,7 @@ fn every_view_names_its_widgets_and_the_keyboard_shortcuts_work() {
     assert!(!harness.state().login_open());
     harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::O);
     step_until_label(&mut harness, "Upload 2 files");
-    assert_eq!(harness.state().view(), View::Upload);
+    assert_eq!(harness.state().place(), Place::Upload);
     harness.check_accessibility();
     harness.get_by_label("Company database file").click();
     harness.step();
@@ -188,19 +177,8 @@ fn every_view_names_its_widgets_and_the_keyboard_shortcuts_work() {
             .query_by_label("Search text")
             .is_some_and(|field| field.accesskit_node().is_focused())
     });
-    assert_eq!(harness.state().view(), View::Search);
+    assert_eq!(harness.state().place(), Place::Search);
     harness.check_accessibility();
-}
-
-fn step_until_label_contains(
-    harness: &mut egui_kittest::Harness<'_, partlens::ui::App>,
-    text: &str,
-) {
-    step_until(
-        harness,
-        &format!("a label containing \"{text}\""),
-        |harness| harness.query_by_label_contains(text).is_some(),
-    );
 }
 
 // ---- against the in-process local service ---------------------------------------------------------
@@ -213,14 +191,6 @@ fn local_workspace(data_dir: &std::path::Path, index_workers: usize) -> Arc<Loca
         user: "tester".into(),
         index_workers: Some(index_workers),
     }))
-}
-
-/// Waits until the app is logged in.
-fn wait_logged_in(harness: &mut Harness<'_, App>) {
-    step_until(harness, "the login", |harness| {
-        harness.state().session().is_some()
-            && harness.state().connection() == &ConnectionState::Ready
-    });
 }
 
 /// Drops `files`, keeps them as search inputs (asynchronous indexing) or makes them database files,
@@ -248,7 +218,7 @@ fn upload_through_the_form(harness: &mut Harness<'_, App>, files: &[PathBuf], da
     harness.step();
     harness.get_by_label(&button).click();
     step_until(harness, "the jobs view", |harness| {
-        harness.state().view() == View::Jobs
+        harness.state().place() == Place::Jobs
     });
 }
 
@@ -447,8 +417,8 @@ fn a_401_in_the_middle_brings_the_login_back_and_the_upload_completes_after_it()
     step_until_label_contains(&mut harness, "Your session has ended");
     step_until_label(&mut harness, "Waiting for login");
     assert_eq!(
-        harness.state().view(),
-        View::Jobs,
+        harness.state().place(),
+        Place::Jobs,
         "the view stays where the user was"
     );
 
@@ -503,22 +473,4 @@ fn jobs_survive_a_restart_and_indexing_resumes() {
         jobs_reading(harness, "Done") == 2
     });
     close_app(&runtime, harness);
-}
-
-/// Types user and password into the login form and presses "Log in".
-fn log_in_through_the_form(harness: &mut Harness<'_, App>, user: &str, password: &str) {
-    step_until_label(harness, "Password");
-    if harness.get_by_label("User").value().as_deref() != Some(user) {
-        harness.get_by_label("User").focus();
-        harness.step();
-        harness.get_by_label("User").type_text(user);
-    }
-    harness.get_by_label("Password").focus();
-    harness.step();
-    harness.get_by_label("Password").type_text(password);
-    harness.step();
-    harness
-        .get_by_role_and_label(Role::Button, "Log in")
-        .click();
-    harness.step();
 }

@@ -24,12 +24,12 @@ use partlens::api::{
 use partlens::service::{RunningService, ServiceConfig, admin};
 use partlens::tasks::thumbnails::thumbnail_of_file_key;
 use partlens::tasks::{PreparedFilePicker, ServiceChoice};
-use partlens::ui::pmi::PmiStatus;
+use partlens::ui::load_state::LoadState;
 use partlens::ui::pmi::feedback::{FeedbackNotice, Verdict};
 use partlens::ui::results::ResultsStatus;
 use partlens::ui::search_bar::{ViewSource, ViewState, view_thumbnail_request};
 use partlens::ui::search_place::SearchPage;
-use partlens::ui::{App, ConnectionState, View};
+use partlens::ui::{App, Place};
 use partlens::workspace::{LocalServiceLauncher, WorkspaceConfig};
 
 use app_support::*;
@@ -49,13 +49,6 @@ fn sample_workspace(data_dir: &Path) -> Arc<LocalServiceLauncher> {
         user: "tester".into(),
         index_workers: Some(2),
     }))
-}
-
-fn wait_logged_in(harness: &mut Harness<'_, App>) {
-    step_until(harness, "the login", |harness| {
-        harness.state().session().is_some()
-            && harness.state().connection() == &ConnectionState::Ready
-    });
 }
 
 /// Presses Enter (in the focused field), steps until that started a new search, and waits for it.
@@ -160,7 +153,7 @@ fn a_search_with_two_views_of_a_sample_part_returns_that_part_first() {
     let parts = AppParts::new(data.path(), sample_workspace(data.path()));
     let mut harness = app_harness(&runtime, &parts);
     wait_logged_in(&mut harness);
-    assert_eq!(harness.state().view(), View::Search);
+    assert_eq!(harness.state().place(), Place::Search);
 
     // Two views of the gear in two formats: they go up two-step, indexed asynchronously.
     let views = [
@@ -356,31 +349,6 @@ fn attributes_of(
     })
 }
 
-fn log_in_through_the_form(harness: &mut Harness<'_, App>, user: &str, password: &str) {
-    step_until_label(harness, "Password");
-    if harness.get_by_label("User").value().as_deref() != Some(user) {
-        harness.get_by_label("User").focus();
-        harness.step();
-        harness.get_by_label("User").type_text(user);
-    }
-    harness.get_by_label("Password").focus();
-    harness.step();
-    harness.get_by_label("Password").type_text(password);
-    harness.step();
-    harness
-        .get_by_role_and_label(Role::Button, "Log in")
-        .click();
-    harness.step();
-}
-
-fn step_until_label_contains(harness: &mut Harness<'_, App>, text: &str) {
-    step_until(
-        harness,
-        &format!("a label containing \"{text}\""),
-        |harness| harness.query_all_by_label_contains(text).next().is_some(),
-    );
-}
-
 /// Searches for `text`, opens the result called `name` and waits for its record.
 fn open_result(harness: &mut Harness<'_, App>, text: &str, name: &str) {
     type_into(harness, "Search text", text);
@@ -573,14 +541,16 @@ fn open_pmi(harness: &mut Harness<'_, App>) {
     harness.step();
     assert_eq!(harness.state().search().page(), SearchPage::Pmi);
     step_until(harness, "the drawing data", |harness| {
-        matches!(harness.state().search().pmi().status(), PmiStatus::Ready(_))
+        matches!(harness.state().search().pmi().status(), LoadState::Ready(_))
     });
     harness.step();
 }
 
 /// The feedback rows the service stored: (id, file, feedback, external user, attributes).
 fn stored_feedback(service_dir: &Path) -> Vec<(String, String, String, String, String)> {
-    let database = rusqlite::Connection::open(service_dir.join("partlens.sqlite3")).unwrap();
+    let database =
+        rusqlite::Connection::open(service_dir.join(partlens::service::store::DATABASE_FILE))
+            .unwrap();
     let mut statement = database
         .prepare(
             "SELECT id, file_uid, feedback, external_user, attributes FROM feedback ORDER BY id",

@@ -6,155 +6,24 @@
 // Helpers outside #[test] functions unwrap too: a failed setup step should fail the test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+mod cli_support;
+mod wire_support;
 
-use std::io::Write as _;
-use std::path::Path;
-use std::process::{Command, Stdio};
-
+use cli_support::{Cli, path_arg};
 use partlens::api::encoding::{base64_file_body, password_digest, search_files_body};
-use serde_json::{Value, json};
-use support::test_file;
-use support::wire_server::{PASSWORD, ReplyStyle, TOKEN, USER, WireServer};
-
-/// One invocation of the binary, built up like a command line.
-struct Cli {
-    command: Command,
-    stdin: Option<String>,
-}
-
-/// What an invocation printed and returned.
-#[derive(Debug)]
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
+use serde_json::json;
+use wire_support::server::{PASSWORD, ReplyStyle, TOKEN, USER, WireServer};
+use wire_support::test_file;
 
 impl Cli {
-    /// The binary with the server's address and the user's credentials in the environment, and
-    /// polling shortened to 10 ms.
+    /// The binary logged in to `server` as its user through the environment, polling every 10 ms;
+    /// the bearer token must never show in its output.
     fn new(server: &WireServer) -> Self {
-        let mut cli = Self::bare();
-        cli.command
-            .env("PARTLENS_SERVICE", server.url())
-            .env("PARTLENS_USER", USER)
-            .env("PARTLENS_PASSWORD", PASSWORD)
-            .env("PARTLENS_POLL_MS", "10");
-        cli
-    }
-
-    /// The binary with no PARTLENS_* variables at all.
-    fn bare() -> Self {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_partlens-cli"));
-        for (key, _) in std::env::vars() {
-            if key.starts_with("PARTLENS_") {
-                command.env_remove(key);
-            }
-        }
-        Self {
-            command,
-            stdin: None,
-        }
-    }
-
-    fn args<I, S>(mut self, args: I) -> Self
-    where
-        I: IntoIterator<Item = S>,
-        S: AsRef<std::ffi::OsStr>,
-    {
-        self.command.args(args);
-        self
-    }
-
-    fn env(mut self, key: &str, value: &str) -> Self {
-        self.command.env(key, value);
-        self
-    }
-
-    fn env_remove(mut self, key: &str) -> Self {
-        self.command.env_remove(key);
-        self
-    }
-
-    fn stdin(mut self, text: &str) -> Self {
-        self.stdin = Some(text.to_owned());
-        self
-    }
-
-    /// Runs without checking the output contract (for clap's own usage errors and help).
-    fn run_raw(mut self) -> Run {
-        self.command
-            .stdin(if self.stdin.is_some() {
-                Stdio::piped()
-            } else {
-                Stdio::null()
-            })
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let mut child = self.command.spawn().unwrap();
-        if let Some(text) = &self.stdin {
-            let mut stdin = child.stdin.take().unwrap();
-            stdin.write_all(text.as_bytes()).unwrap();
-        }
-        let output = child.wait_with_output().unwrap();
-        Run {
-            code: output.status.code().unwrap_or(-1),
-            stdout: String::from_utf8(output.stdout).unwrap(),
-            stderr: String::from_utf8(output.stderr).unwrap(),
-        }
-    }
-
-    /// Runs and checks the output contract.
-    fn run(self) -> Run {
-        let run = self.run_raw();
-        assert!(!run.stdout.contains(TOKEN), "token on stdout: {run:?}");
-        assert!(!run.stderr.contains(TOKEN), "token on stderr: {run:?}");
-        assert!(
-            run.stdout.is_empty()
-                || (run.stdout.ends_with('\n') && run.stdout.lines().count() == 1),
-            "stdout is not one line: {run:?}"
-        );
-        if run.code == 0 {
-            assert!(run.stderr.is_empty(), "stderr on success: {run:?}");
-        } else {
-            assert_eq!(run.code, 1, "{run:?}");
-            assert_eq!(
-                run.stderr.lines().count(),
-                1,
-                "stderr is not one line: {run:?}"
-            );
-            assert!(run.stderr.starts_with("partlens-cli: "), "{run:?}");
-            assert!(!run.stderr.contains("panicked"), "{run:?}");
-        }
-        run
-    }
-}
-
-impl Run {
-    /// The stdout JSON of a successful run.
-    fn ok_json(&self) -> Value {
-        assert_eq!(self.code, 0, "{self:?}");
-        serde_json::from_str(&self.stdout).unwrap()
-    }
-
-    /// The stdout JSON of a run that printed a result and then failed.
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.stdout).unwrap()
-    }
-
-    /// The stderr line of a failed run.
-    fn error(&self) -> &str {
-        assert_eq!(self.code, 1, "{self:?}");
-        self.stderr.trim_end()
+        Self::logged_in(&server.url(), USER, PASSWORD, 10).never_prints(TOKEN)
     }
 }
 
 const UNKNOWN_UID: &str = "3f2504e0-4f89-41d3-9a0c-0305e82c3301";
-
-fn path_arg(path: &Path) -> String {
-    path.display().to_string()
-}
 
 // ---- help -------------------------------------------------------------------------------------
 
@@ -616,7 +485,7 @@ trait ReplyText {
     fn body_text_reply(&self) -> String;
 }
 
-impl ReplyText for support::wire_server::Recorded {
+impl ReplyText for wire_support::server::Recorded {
     fn body_text_reply(&self) -> String {
         String::from_utf8(self.reply_body.clone()).unwrap()
     }
@@ -1072,7 +941,7 @@ fn image_downloads_the_thumbnail_from_the_cdn_without_the_token() {
     );
     assert_eq!(std::fs::read(&out).unwrap(), expected);
     let cdn = server.requests().last().unwrap().clone();
-    assert_eq!(cdn.origin, support::wire_server::Origin::Cdn);
+    assert_eq!(cdn.origin, wire_support::server::Origin::Cdn);
     assert_eq!(cdn.path, format!("/thumbs/{uid}.png"));
     assert_eq!(cdn.query(), "token=abc%2Fdef%3D&size=sm");
     assert_eq!(cdn.authorization, None);
@@ -1083,7 +952,7 @@ fn image_downloads_the_thumbnail_from_the_cdn_without_the_token() {
         .run();
     assert_eq!(run.ok_json()["path"], path_arg(&large_out));
     let own = server.requests().last().unwrap().clone();
-    assert_eq!(own.origin, support::wire_server::Origin::Service);
+    assert_eq!(own.origin, wire_support::server::Origin::Service);
     assert_eq!(own.path, format!("/images/{uid}/large.png"));
     assert_eq!(own.query(), "sig=own");
     assert_eq!(own.authorization, Some(format!("Bearer {TOKEN}")));

@@ -18,15 +18,18 @@
 // Helpers outside #[test] functions unwrap too: a failed setup step should fail the test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod cli_support;
+
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
+use cli_support::{Cli, Run, path_arg};
 use futures_util::StreamExt as _;
 use partlens::api::{ApiClient, Attribute, Credentials, UploadRequest, UploadSource};
+use partlens::service::samples::parts::draw_stripes;
+use partlens::service::samples::{SampleManifest, read_manifest};
 use partlens::service::store::DATABASE_FILE;
 use partlens::service::{RunningService, ServiceConfig, admin};
 use serde_json::{Value, json};
@@ -109,10 +112,7 @@ fn start_library() -> Library {
     config.addr = "127.0.0.1:0".parse().unwrap();
     let service = runtime.block_on(RunningService::start(config)).unwrap();
     let base = service.base_url();
-    let manifest: Value = serde_json::from_str(
-        &std::fs::read_to_string(samples_folder().join("manifest.json")).unwrap(),
-    )
-    .unwrap();
+    let manifest = read_manifest(&samples_folder()).unwrap();
     let parts = runtime.block_on(upload_library(&base, &manifest));
     Library {
         _runtime: runtime,
@@ -151,7 +151,7 @@ fn remove_stale_data_dirs(scratch: &Path) {
 }
 
 /// Uploads every manifest part as a database file with its attributes, two at a time.
-async fn upload_library(base: &str, manifest: &Value) -> Vec<Part> {
+async fn upload_library(base: &str, manifest: &SampleManifest) -> Vec<Part> {
     let mut client = ApiClient::new(base).unwrap();
     client
         .login(&Credentials {
@@ -162,22 +162,15 @@ async fn upload_library(base: &str, manifest: &Value) -> Vec<Part> {
         .await
         .unwrap();
     let client = &client;
-    let uploads = manifest["parts"].as_array().unwrap().iter().map(|part| {
-        let file = part["file"].as_str().unwrap().to_owned();
-        let stored_path = part["stored_path"].as_str().unwrap().to_owned();
-        let attributes: Vec<String> = part["attributes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|text| text.as_str().unwrap().to_owned())
-            .collect();
+    let uploads = manifest.parts.iter().map(|part| {
+        let file = part.file.clone();
+        let stored_path = part.stored_path.clone();
+        let attributes = part.attributes.clone();
         // Models (`models/gear.stl`) have no query views.
-        let views = part["views"]
-            .as_array()
-            .map(Vec::as_slice)
-            .unwrap_or_default()
+        let views = part
+            .views
             .iter()
-            .map(|view| samples_folder().join(view.as_str().unwrap()))
+            .map(|view| samples_folder().join(view))
             .collect();
         async move {
             let request = UploadRequest::database(
@@ -251,109 +244,11 @@ fn part_comes_first(ranked: &[String], name: &str) -> bool {
 
 // ---- running the binary -------------------------------------------------------------------------
 
-/// One invocation of the binary, built up like a command line.
-struct Cli {
-    command: Command,
-    stdin: Option<String>,
-}
-
-/// What an invocation printed and returned.
-#[derive(Debug)]
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
 impl Cli {
-    /// The binary logged in as `user` through the environment, polling every 20 ms.
+    /// The binary logged in as `user` through the environment, polling every 20 ms; the password
+    /// must never show in its output.
     fn new(user: &str) -> Self {
-        let mut cli = Self::bare();
-        cli.command
-            .env("PARTLENS_SERVICE", &library().base)
-            .env("PARTLENS_USER", user)
-            .env("PARTLENS_PASSWORD", PASSWORD)
-            .env("PARTLENS_POLL_MS", "20");
-        cli
-    }
-
-    /// The binary with no PARTLENS_* variables at all.
-    fn bare() -> Self {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_partlens-cli"));
-        for (key, _) in std::env::vars() {
-            if key.starts_with("PARTLENS_") {
-                command.env_remove(key);
-            }
-        }
-        Self {
-            command,
-            stdin: None,
-        }
-    }
-
-    fn env(mut self, key: &str, value: &str) -> Self {
-        self.command.env(key, value);
-        self
-    }
-
-    fn stdin(mut self, text: &str) -> Self {
-        self.stdin = Some(text.to_owned());
-        self
-    }
-
-    fn args<I, S>(mut self, args: I) -> Self
-    where
-        I: IntoIterator<Item = S>,
-        S: AsRef<OsStr>,
-    {
-        self.command.args(args);
-        self
-    }
-
-    /// Runs and checks the output contract.
-    fn run(mut self) -> Run {
-        self.command
-            .stdin(if self.stdin.is_some() {
-                Stdio::piped()
-            } else {
-                Stdio::null()
-            })
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let mut child = self.command.spawn().unwrap();
-        if let Some(text) = &self.stdin {
-            // Dropping the handle closes the pipe, so the binary sees the end of its input.
-            let mut stdin = child.stdin.take().unwrap();
-            stdin.write_all(text.as_bytes()).unwrap();
-        }
-        let output = child.wait_with_output().unwrap();
-        let run = Run {
-            code: output.status.code().unwrap_or(-1),
-            stdout: String::from_utf8(output.stdout).unwrap(),
-            stderr: String::from_utf8(output.stderr).unwrap(),
-        };
-        assert!(
-            !run.stdout.contains(PASSWORD) && !run.stderr.contains(PASSWORD),
-            "password printed: {run:?}"
-        );
-        assert!(
-            run.stdout.is_empty()
-                || (run.stdout.ends_with('\n') && run.stdout.lines().count() == 1),
-            "stdout is not one line: {run:?}"
-        );
-        if run.code == 0 {
-            assert!(run.stderr.is_empty(), "stderr on success: {run:?}");
-        } else {
-            assert_eq!(run.code, 1, "{run:?}");
-            assert_eq!(
-                run.stderr.lines().count(),
-                1,
-                "stderr is not one line: {run:?}"
-            );
-            assert!(run.stderr.starts_with("partlens-cli: "), "{run:?}");
-            assert!(!run.stderr.contains("panicked"), "{run:?}");
-        }
-        run
+        Self::logged_in(&library().base, user, PASSWORD, 20).never_prints(PASSWORD)
     }
 }
 
@@ -362,53 +257,9 @@ fn cli<S: AsRef<OsStr>>(user: &str, args: impl IntoIterator<Item = S>) -> Run {
     Cli::new(user).args(args).run()
 }
 
-impl Run {
-    /// The stdout JSON of a successful run.
-    #[track_caller]
-    fn ok_json(&self) -> Value {
-        assert_eq!(self.code, 0, "{self:?}");
-        serde_json::from_str(&self.stdout).unwrap()
-    }
-
-    /// The stdout JSON of a run that printed a result and then failed.
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.stdout).unwrap()
-    }
-
-    /// The stderr line of a failed run.
-    #[track_caller]
-    fn error(&self) -> &str {
-        assert_eq!(self.code, 1, "{self:?}");
-        self.stderr.trim_end()
-    }
-
-    /// The stderr line of a run the service refused with `status`, which the line names; nothing
-    /// was printed on stdout.
-    #[track_caller]
-    fn refused(&self, status: u16) -> &str {
-        let line = self.error();
-        assert!(line.contains(&format!("(HTTP {status})")), "{line}");
-        assert!(self.stdout.is_empty(), "{self:?}");
-        line
-    }
-
-    /// The stderr line of a run refused before anything was sent: no HTTP status in it.
-    #[track_caller]
-    fn refused_locally(&self) -> &str {
-        let line = self.error();
-        assert!(!line.contains("HTTP"), "{line}");
-        assert!(self.stdout.is_empty(), "{self:?}");
-        line
-    }
-}
-
-fn arg(path: &Path) -> String {
-    path.display().to_string()
-}
-
 /// A view of a sample part: `view("gear", 0)` is `views/gear-a.png`, 1 the JPEG.
 fn view(name: &str, which: usize) -> String {
-    arg(&part(name).views[which])
+    path_arg(&part(name).views[which])
 }
 
 /// The UIDs of a search result, in order.
@@ -435,15 +286,8 @@ fn input_uids(result: &Value) -> Vec<String> {
 /// A picture unlike any sample part (fine diagonal stripes with noise), different for every seed,
 /// written as PNG into `dir`.
 fn stripes_png(dir: &Path, name: &str, seed: u32) -> PathBuf {
-    let mut state = seed.wrapping_mul(2_654_435_761).wrapping_add(7);
-    let picture = image::RgbImage::from_fn(96, 96, |x, y| {
-        state = state.wrapping_mul(1_103_515_245).wrapping_add(12_345);
-        let noise = ((state >> 16) % 40) as u8;
-        let stripe = if (x + y + seed) % 12 < 6 { 30 } else { 200 };
-        image::Rgb([stripe + noise, 120 + noise, stripe / 2 + noise])
-    });
     let path = dir.join(name);
-    picture
+    draw_stripes(seed, 96)
         .save_with_format(&path, image::ImageFormat::Png)
         .unwrap();
     assert!(std::fs::metadata(&path).unwrap().len() >= 1024);
@@ -456,7 +300,7 @@ fn upload_database_file(dir: &Path, stored_path: &str, seed: u32, attributes: &[
     let file = stripes_png(dir, &format!("local-{seed}.png"), seed);
     let mut args = vec![
         "upload".to_owned(),
-        arg(&file),
+        path_arg(&file),
         "--database".to_owned(),
         stored_path.to_owned(),
     ];
@@ -688,7 +532,7 @@ fn upload_into_the_database_with_attributes_then_read_it_by_uid_and_by_name() {
         ADMIN,
         [
             "upload",
-            &arg(&file),
+            &path_arg(&file),
             "--database",
             "Upload Tests/bracket copy.png",
             "--attr",
@@ -729,7 +573,7 @@ fn upload_into_the_database_with_attributes_then_read_it_by_uid_and_by_name() {
         ADMIN,
         [
             "upload",
-            &arg(&replacement),
+            &path_arg(&replacement),
             "--database",
             "Upload Tests/bracket copy.png",
         ],
@@ -756,7 +600,7 @@ fn upload_into_the_database_with_attributes_then_read_it_by_uid_and_by_name() {
             ADMIN,
             [
                 "upload",
-                &arg(&file),
+                &path_arg(&file),
                 "--database",
                 stored_path,
                 "--encoding",
@@ -782,7 +626,7 @@ fn refused_uploads_name_the_reason_and_leave_the_service_untouched() {
     std::fs::write(&tiny, vec![7u8; 1000]).unwrap();
     let line = cli(
         ADMIN,
-        ["upload", &arg(&tiny), "--database", "Refused/tiny.png"],
+        ["upload", &path_arg(&tiny), "--database", "Refused/tiny.png"],
     )
     .refused_locally()
     .to_owned();
@@ -792,7 +636,7 @@ fn refused_uploads_name_the_reason_and_leave_the_service_untouched() {
         ADMIN,
         [
             "upload",
-            &arg(&tiny),
+            &path_arg(&tiny),
             "--database",
             "Refused/tiny-base64.png",
             "--encoding",
@@ -804,7 +648,7 @@ fn refused_uploads_name_the_reason_and_leave_the_service_untouched() {
     assert!(line.error().contains("HTTP 422"), "{line:?}");
 
     let picture = stripes_png(dir.path(), "ok.png", 201);
-    let line = cli(ANN, ["upload", &arg(&picture), "--attr", "a=b"])
+    let line = cli(ANN, ["upload", &path_arg(&picture), "--attr", "a=b"])
         .refused_locally()
         .to_owned();
     assert!(line.contains("--database"), "{line}");
@@ -812,7 +656,7 @@ fn refused_uploads_name_the_reason_and_leave_the_service_untouched() {
         ADMIN,
         [
             "upload",
-            &arg(&picture),
+            &path_arg(&picture),
             "--database",
             "Refused/async.png",
             "--async",
@@ -825,7 +669,7 @@ fn refused_uploads_name_the_reason_and_leave_the_service_untouched() {
         ADMIN,
         [
             "upload",
-            &arg(&picture),
+            &path_arg(&picture),
             "--database",
             "Refused/bad-attr.png",
             "--attr",
@@ -837,7 +681,7 @@ fn refused_uploads_name_the_reason_and_leave_the_service_untouched() {
         ADMIN,
         [
             "upload",
-            &arg(&picture),
+            &path_arg(&picture),
             "--database",
             "Refused/bad-uid.png",
             "--uid",
@@ -847,7 +691,13 @@ fn refused_uploads_name_the_reason_and_leave_the_service_untouched() {
     .refused_locally();
     cli(
         ANN,
-        ["upload", &arg(&picture), "--encoding", "direct", "--async"],
+        [
+            "upload",
+            &path_arg(&picture),
+            "--encoding",
+            "direct",
+            "--async",
+        ],
     )
     .refused_locally();
     for stored_path in [
@@ -859,7 +709,7 @@ fn refused_uploads_name_the_reason_and_leave_the_service_untouched() {
         cli(ANN, ["file", "--name", stored_path]).refused(404);
     }
     let missing = dir.path().join("missing.png");
-    let line = cli(ANN, ["upload", &arg(&missing)])
+    let line = cli(ANN, ["upload", &path_arg(&missing)])
         .refused_locally()
         .to_owned();
     assert!(line.contains("missing.png"), "{line}");
@@ -1293,7 +1143,15 @@ fn one_file_goes_up_in_a_single_call_and_finds_its_part_first() {
 fn two_views_of_a_part_in_mixed_formats_go_up_in_two_steps_and_rank_it_first() {
     // Every part picture has two query views (the models and drawings have none).
     for part in library().parts.iter().filter(|part| !part.views.is_empty()) {
-        let result = cli(ANN, ["search", &arg(&part.views[0]), &arg(&part.views[1])]).ok_json();
+        let result = cli(
+            ANN,
+            [
+                "search",
+                &path_arg(&part.views[0]),
+                &path_arg(&part.views[1]),
+            ],
+        )
+        .ok_json();
         let inputs = input_uids(&result);
         assert_eq!(inputs.len(), 2, "{result}");
         // Two steps: each view was uploaded on its own and is completed before the search.
@@ -1524,13 +1382,18 @@ fn filters_narrow_by_attributes_set_with_attrs() {
     let picture = dir.path().join("local-601.png");
     let result = cli(
         ANN,
-        ["search", &arg(&picture), "--prefix", "narrow_batch=NB"],
+        ["search", &path_arg(&picture), "--prefix", "narrow_batch=NB"],
     )
     .ok_json();
     assert_eq!(result_uids(&result), vec![first.clone(), second.clone()]);
     let result = cli(
         ANN,
-        ["search", &arg(&picture), "--exact", "narrow_batch=NB-300"],
+        [
+            "search",
+            &path_arg(&picture),
+            "--exact",
+            "narrow_batch=NB-300",
+        ],
     )
     .ok_json();
     assert_eq!(result_uids(&result), vec![second.clone()]);
@@ -1556,27 +1419,27 @@ fn search_refusals_and_inputs_that_cannot_be_indexed_name_the_reason() {
             .parts
             .iter()
             .take(10)
-            .map(|part| arg(&part.views[0])),
+            .map(|part| path_arg(&part.views[0])),
     );
     let result = cli(ANN, &ten).ok_json();
     assert_eq!(input_uids(&result).len(), 10, "{result}");
     cli(ANN, ["search", "--two-step", "--text", "gear"]).refused_locally();
     cli(ANN, ["search", "--attr", "steel"]).refused_locally();
     cli(ANN, ["search", "--uid", "not-a-guid"]).refused_locally();
-    cli(ANN, ["search", &arg(&dir.path().join("missing.png"))]).refused_locally();
+    cli(ANN, ["search", &path_arg(&dir.path().join("missing.png"))]).refused_locally();
     // A view the service cannot index: the two-step search stops at it and names the status.
     let broken = dir.path().join("broken.png");
     std::fs::write(&broken, vec![0u8; 4096]).unwrap();
-    let run = cli(ANN, ["search", &arg(&broken), "--async"]);
+    let run = cli(ANN, ["search", &path_arg(&broken), "--async"]);
     assert!(run.error().contains("HTTP 422"), "{run:?}");
     assert!(run.stdout.is_empty(), "{run:?}");
     // In one call too: the service stores the input, and the search stops at its failed state
     // instead of showing an empty result.
-    let run = cli(ANN, ["search", &arg(&broken)]);
+    let run = cli(ANN, ["search", &path_arg(&broken)]);
     assert!(run.error().contains("HTTP 422"), "{run:?}");
     assert!(run.stdout.is_empty(), "{run:?}");
     // Uploaded on its own, its state says why.
-    let upload = cli(ANN, ["upload", &arg(&broken)]);
+    let upload = cli(ANN, ["upload", &path_arg(&broken)]);
     assert!(upload.error().contains("HTTP 422"), "{upload:?}");
     let inputs = [upload.json()["uid"].as_str().unwrap().to_owned()];
     let status = cli(ANN, ["status", &inputs[0]]).ok_json();
@@ -1594,7 +1457,7 @@ fn search_refusals_and_inputs_that_cannot_be_indexed_name_the_reason() {
             "image",
             &inputs[0],
             "--out",
-            &arg(&dir.path().join("none.jpg")),
+            &path_arg(&dir.path().join("none.jpg")),
         ],
     )
     .error()
@@ -1610,9 +1473,12 @@ fn image_downloads_the_thumbnail_and_the_large_image() {
     let dir = tempfile::tempdir().unwrap();
     let gear = part("gear");
     let thumbnail = dir.path().join("gear-thumb.jpg");
-    let line = cli(ANN, ["image", &gear.uid, "--out", &arg(&thumbnail)]).ok_json();
+    let line = cli(ANN, ["image", &gear.uid, "--out", &path_arg(&thumbnail)]).ok_json();
     let bytes = std::fs::read(&thumbnail).unwrap();
-    assert_eq!(line, json!({"path": arg(&thumbnail), "bytes": bytes.len()}));
+    assert_eq!(
+        line,
+        json!({"path": path_arg(&thumbnail), "bytes": bytes.len()})
+    );
     assert_eq!(
         image::guess_format(&bytes).unwrap(),
         image::ImageFormat::Jpeg
@@ -1621,7 +1487,11 @@ fn image_downloads_the_thumbnail_and_the_large_image() {
     assert_eq!(small.width().max(small.height()), 256);
 
     let large = dir.path().join("gear-large.png");
-    let line = cli(ANN, ["image", &gear.uid, "--large", "--out", &arg(&large)]).ok_json();
+    let line = cli(
+        ANN,
+        ["image", &gear.uid, "--large", "--out", &path_arg(&large)],
+    )
+    .ok_json();
     let bytes = std::fs::read(&large).unwrap();
     assert_eq!(line["bytes"], bytes.len());
     assert_eq!(
@@ -1637,14 +1507,14 @@ fn image_downloads_the_thumbnail_and_the_large_image() {
         .unwrap()
         .to_owned();
     let input_thumbnail = dir.path().join("input.jpg");
-    cli(ANN, ["image", &input, "--out", &arg(&input_thumbnail)]).ok_json();
+    cli(ANN, ["image", &input, "--out", &path_arg(&input_thumbnail)]).ok_json();
     assert!(image::load_from_memory(&std::fs::read(&input_thumbnail).unwrap()).is_ok());
 
     // Refusals leave the output path alone.
     let untouched = dir.path().join("untouched.png");
-    cli(ANN, ["image", UNKNOWN_UID, "--out", &arg(&untouched)]).refused(404);
-    cli(GUS, ["image", &gear.uid, "--out", &arg(&untouched)]).refused(404);
-    cli(ANN, ["image", &gear.uid, "--out", &arg(dir.path())]).refused_locally();
+    cli(ANN, ["image", UNKNOWN_UID, "--out", &path_arg(&untouched)]).refused(404);
+    cli(GUS, ["image", &gear.uid, "--out", &path_arg(&untouched)]).refused(404);
+    cli(ANN, ["image", &gear.uid, "--out", &path_arg(dir.path())]).refused_locally();
     assert!(!untouched.exists());
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 3);
 }
@@ -1671,7 +1541,7 @@ fn paths_values_and_filters_with_characters_that_need_encoding() {
             ADMIN,
             [
                 "upload",
-                &arg(&file),
+                &path_arg(&file),
                 "--database",
                 path,
                 "--attr",

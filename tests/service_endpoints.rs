@@ -15,6 +15,7 @@ use partlens::api::encoding::{
 };
 use partlens::api::{ApiClient, Credentials, FileStatus, FileUid, SearchFilter, SearchRequest};
 use partlens::service::admin;
+use partlens::service::store::DATABASE_FILE;
 use reqwest::Method;
 use service_support::{PASSWORD, Shape, TestService, encode, part_image, png, wait_until};
 
@@ -390,6 +391,35 @@ async fn put_file_takes_a_json_string_of_base64_of_at_least_1024_characters() {
     )
     .await
     .expect(200);
+}
+
+/// `PUT /api/File` and `PUT /api/Search` read base64 alike: padded or not at the very end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn put_file_and_put_search_read_base64_with_or_without_its_padding() {
+    let service = TestService::start().await;
+    let ann = service.session("ann").await;
+    let picture = (1..)
+        .map(|seed| png(Shape::Bracket, seed))
+        .find(|picture| picture.len() % 3 != 0)
+        .unwrap();
+    let padded = base64_encode(&picture);
+    let unpadded = padded.trim_end_matches('=').to_owned();
+    assert_ne!(padded, unpadded);
+    for text in [&padded, &unpadded] {
+        let file = ann
+            .put_json("/api/File?file=.png", json_string_body(text))
+            .await;
+        file.expect(200);
+        ann.get(&format!("/api/FileStatus?fileUID={}", file.string()))
+            .await
+            .expect(200);
+        ann.put_json(
+            "/api/Search?fileExtension=.png",
+            double_encoded_strings(std::slice::from_ref(text)),
+        )
+        .await
+        .expect(200);
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -1002,7 +1032,7 @@ async fn pmi_data_and_feedback() {
         .expect(400);
 
     // What was stored, read straight from the store.
-    let database = rusqlite::Connection::open(service.dir.path().join("partlens.sqlite3")).unwrap();
+    let database = rusqlite::Connection::open(service.dir.path().join(DATABASE_FILE)).unwrap();
     let stored: Vec<(String, String, String)> = [first_id, second_id]
         .iter()
         .map(|id| {

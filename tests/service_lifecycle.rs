@@ -17,6 +17,7 @@ use futures_util::StreamExt as _;
 use partlens::api::encoding::{
     QueryString, base64_file_body, double_encoded_strings, password_digest, search_files_body,
 };
+use partlens::service::store::DATABASE_FILE;
 use service_support::{Shape, TestService, png, wait_until};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -274,7 +275,7 @@ async fn a_restart_keeps_every_record_attribute_token_and_result() {
     );
     assert_eq!(reqwest::get(&old_url).await.unwrap().status(), 200);
     // Feedback and users survive too.
-    let database = rusqlite::Connection::open(service.dir.path().join("partlens.sqlite3")).unwrap();
+    let database = rusqlite::Connection::open(service.dir.path().join(DATABASE_FILE)).unwrap();
     let stored: String = database
         .query_row(
             "SELECT feedback FROM feedback WHERE id = ?1",
@@ -769,7 +770,7 @@ async fn deletes_racing_uploads_and_indexing_leave_nothing_behind() {
     // Once the queue is empty and the analyses still running on a deleted file (a worker may have
     // claimed a job before its file went) have ended, no bytes, images or temporary files of a
     // deleted file are left, and search has none.
-    let database = service.dir.path().join("partlens.sqlite3");
+    let database = service.dir.path().join(DATABASE_FILE);
     let data_dir = service.dir.path().to_path_buf();
     let leftovers = |data_dir: &std::path::Path| -> Vec<String> {
         ["files", "images", "tmp"]

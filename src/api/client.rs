@@ -58,6 +58,25 @@ pub struct Reply {
     pub body: String,
 }
 
+/// The base address of a service as a client uses it: an http:// or https:// URL whose path ends
+/// with a slash (paths are joined onto it, so a prefix path is kept). Refused with a sentence
+/// otherwise.
+pub fn parse_base_url(base_url: &str) -> Result<Url, ApiError> {
+    let mut base = Url::parse(base_url.trim()).map_err(|error| {
+        ApiError::InvalidInput(format!("\"{base_url}\" is not a service address: {error}"))
+    })?;
+    if !matches!(base.scheme(), "http" | "https") {
+        return Err(ApiError::InvalidInput(format!(
+            "\"{base_url}\" is not an http:// or https:// address"
+        )));
+    }
+    if !base.path().ends_with('/') {
+        let path = format!("{}/", base.path());
+        base.set_path(&path);
+    }
+    Ok(base)
+}
+
 impl ApiClient {
     /// A client for the service at `base_url` (for example `http://127.0.0.1:8480`), not logged in.
     pub fn new(base_url: &str) -> Result<Self, ApiError> {
@@ -71,22 +90,9 @@ impl ApiClient {
 
     /// A client that shares an existing connection pool.
     pub fn with_http(http: reqwest::Client, base_url: &str) -> Result<Self, ApiError> {
-        let mut base = Url::parse(base_url.trim()).map_err(|error| {
-            ApiError::InvalidInput(format!("\"{base_url}\" is not a service address: {error}"))
-        })?;
-        if !matches!(base.scheme(), "http" | "https") {
-            return Err(ApiError::InvalidInput(format!(
-                "\"{base_url}\" is not an http:// or https:// address"
-            )));
-        }
-        // Paths are joined onto the base; make sure it ends with a slash so a prefix path is kept.
-        if !base.path().ends_with('/') {
-            let path = format!("{}/", base.path());
-            base.set_path(&path);
-        }
         Ok(Self {
             http,
-            base,
+            base: parse_base_url(base_url)?,
             token: None,
         })
     }

@@ -2,6 +2,9 @@
 //! local service decodes).
 //!
 //! - JSON-string bodies: `PUT /api/File` sends `"<base64>"`; feedback sends `"a=b,c=d"`.
+//! - File content in base64 ([`BASE64`], the one setting for `PUT /api/File` and `PUT /api/Search`):
+//!   the standard alphabet, written padded; read with or without the final padding, since the spec
+//!   asks for "the base64 encoding" and names no padding rule.
 //! - Double-encoded bodies: `PUT /api/FileAttributes` and `PUT /api/Search` send a JSON string whose
 //!   content is itself a JSON array (`"[\"material=steel\"]"`); a plain array is not accepted.
 //! - Nested query strings: `attributes=` of a database upload and `filterStr=` of a search are query
@@ -136,19 +139,43 @@ pub fn decode_json_string_body(body: &[u8]) -> Result<String, ApiError> {
     }
 }
 
-/// Base64 (standard alphabet, padded) of file bytes, as `PUT /api/File` and `PUT /api/Search` carry them.
-pub fn base64_encode(bytes: &[u8]) -> String {
-    base64::engine::general_purpose::STANDARD.encode(bytes)
+/// The extension of a file name as the interface writes it (`file=` of a search input,
+/// `fileExtension=`, the extension of a stored path): lower-case with the dot, `.png`; for `.ifz`
+/// files the double suffix, `.step.ifz`. Folders in the name are ignored. Empty when the name has
+/// none.
+pub fn file_extension(file_name: &str) -> String {
+    let name = file_name.rsplit(['/', '\\']).next().unwrap_or(file_name);
+    let lower = name.to_lowercase();
+    let parts: Vec<&str> = lower.split('.').collect();
+    match parts.as_slice() {
+        [_, .., inner, "ifz"] if parts.len() >= 3 && !inner.is_empty() => format!(".{inner}.ifz"),
+        [_, .., last] if parts.len() >= 2 && !last.is_empty() => format!(".{last}"),
+        _ => String::new(),
+    }
 }
 
-/// Decodes base64 file content (standard alphabet; whitespace tolerated).
+/// Base64 of file content as `PUT /api/File` and `PUT /api/Search` carry it: standard alphabet,
+/// padded when written, padding optional when read (at the very end only).
+pub const BASE64: base64::engine::GeneralPurpose = base64::engine::GeneralPurpose::new(
+    &base64::alphabet::STANDARD,
+    base64::engine::GeneralPurposeConfig::new()
+        .with_encode_padding(true)
+        .with_decode_padding_mode(base64::engine::DecodePaddingMode::Indifferent),
+);
+
+/// Base64 ([`BASE64`]: standard alphabet, padded) of file bytes, as `PUT /api/File` and
+/// `PUT /api/Search` carry them.
+pub fn base64_encode(bytes: &[u8]) -> String {
+    BASE64.encode(bytes)
+}
+
+/// Decodes base64 file content ([`BASE64`]: standard alphabet, final padding optional; whitespace
+/// tolerated).
 pub fn base64_decode(text: &str) -> Result<Vec<u8>, ApiError> {
     let compact: String = text.chars().filter(|c| !c.is_ascii_whitespace()).collect();
-    base64::engine::general_purpose::STANDARD
-        .decode(compact.as_bytes())
-        .map_err(|error| {
-            ApiError::InvalidInput(format!("the file content is not valid base64: {error}"))
-        })
+    BASE64.decode(compact.as_bytes()).map_err(|error| {
+        ApiError::InvalidInput(format!("the file content is not valid base64: {error}"))
+    })
 }
 
 /// The length of the base64 text of `byte_count` bytes: the quantity the 1024 minimum of
@@ -290,6 +317,24 @@ mod tests {
             "iVBORw=="
         );
         assert_eq!(base64_decode("iVBO\nRw==").unwrap(), b"\x89PNG");
+    }
+
+    #[test]
+    fn file_content_is_written_padded_and_read_with_or_without_its_padding() {
+        assert_eq!(base64_encode(b"\xff"), "/w==");
+        assert_eq!(base64_decode("/w==").unwrap(), b"\xff");
+        assert_eq!(base64_decode("/w").unwrap(), b"\xff");
+        assert!(base64_decode("/w==/w==").is_err(), "padding in the middle");
+        assert!(base64_decode("-_8").is_err(), "URL-safe alphabet");
+    }
+
+    #[test]
+    fn extensions_of_search_inputs() {
+        assert_eq!(file_extension("bracket.PNG"), ".png");
+        assert_eq!(file_extension("housing.step.ifz"), ".step.ifz");
+        assert_eq!(file_extension("archive.tar.gz"), ".gz");
+        assert_eq!(file_extension("README"), "");
+        assert_eq!(file_extension("trailing."), "");
     }
 
     #[test]

@@ -6,6 +6,7 @@ use super::client::{ApiClient, CALL_TIMEOUT, parse_json};
 use super::encoding::{QueryString, bool_reply};
 use super::error::ApiError;
 use super::model::FileMap;
+use super::reply::FileRecord;
 use super::uid::FileUid;
 
 /// Which file a call is about: by UID or by full stored path.
@@ -105,11 +106,14 @@ impl ApiClient {
         Ok(value)
     }
 
+    /// Fetches a file record, decoded, with the JSON beside it (for views that show every field).
+    pub async fn get_file_decoded(&self, request: &GetFileRequest) -> Result<FileRecord, ApiError> {
+        FileRecord::from_json(self.get_file_json(request).await?, "file record")
+    }
+
     /// Fetches a file record.
     pub async fn get_file(&self, request: &GetFileRequest) -> Result<FileMap, ApiError> {
-        let value = self.get_file_json(request).await?;
-        serde_json::from_value(value)
-            .map_err(|error| ApiError::Decode(format!("file record: {error}")))
+        Ok(self.get_file_decoded(request).await?.value)
     }
 
     /// Deletes a file. 403 (not permitted) and 404 (unknown or already deleted) come back as

@@ -1,8 +1,8 @@
 //! The wire protocol of the File Indexing and Search Service: one async method per endpoint on
 //! [`ApiClient`], typed requests and replies, the legacy encodings, statuses mapped to [`ApiError`].
 //!
-//! No egui and no spawning here. `model`, `encoding`, `attribute`, `filter` and `uid` are shared with
-//! the local service, which decodes what this layer encodes.
+//! No egui and no spawning here. `model`, `encoding`, `attribute`, `filter`, `limits` and `uid` are
+//! shared with the local service, which decodes what this layer encodes.
 
 pub mod attribute;
 pub mod attributes;
@@ -12,8 +12,10 @@ pub mod error;
 pub mod files;
 pub mod filter;
 pub mod images;
+pub mod limits;
 pub mod model;
 pub mod pmi;
+pub mod reply;
 pub mod search;
 pub mod status;
 pub mod token;
@@ -30,6 +32,7 @@ pub use model::{
     SearchResultItem, TokenReply,
 };
 pub use pmi::FeedbackRequest;
+pub use reply::{Decoded, FileRecord};
 pub use search::SearchRequest;
 pub use token::Credentials;
 pub use uid::FileUid;

@@ -143,6 +143,12 @@ impl FileMap {
         title_of(&self.display_name, &self.file_name)
     }
 
+    /// The picture of the file: the large image, else the thumbnail (used exactly as given, trimmed);
+    /// `None` when the record has neither.
+    pub fn picture_url(&self) -> Option<&str> {
+        picture_url(&self.large_image_url, &self.thumbnail_url)
+    }
+
     /// UIDs of the assembly parents, read from plain strings or from objects with a `UID` field.
     pub fn assembly_parent_uids(&self) -> Vec<FileUid> {
         relation_uids(&self.assembly_parents)
@@ -152,6 +158,15 @@ impl FileMap {
     pub fn assembly_child_uids(&self) -> Vec<FileUid> {
         relation_uids(&self.assembly_children)
     }
+}
+
+/// The picture to show or search by: the large image, else the thumbnail (trimmed); `None` when
+/// both are empty.
+pub fn picture_url<'a>(large_image_url: &'a str, thumbnail_url: &'a str) -> Option<&'a str> {
+    [large_image_url, thumbnail_url]
+        .into_iter()
+        .map(str::trim)
+        .find(|url| !url.is_empty())
 }
 
 /// The name to show for a record: its display name, else the last part of its stored name.

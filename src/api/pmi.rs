@@ -5,13 +5,9 @@ use reqwest::Method;
 use super::client::{ApiClient, CALL_TIMEOUT, parse_json};
 use super::encoding::{QueryString, feedback_body, plain_reply};
 use super::error::ApiError;
+use super::limits::{MAX_FEEDBACK_CHARS, MAX_FEEDBACK_USER_CHARS};
 use super::model::{PmiData, PmiDataWire};
 use super::uid::FileUid;
-
-/// Longest `feedback` text the interface allows.
-pub const MAX_FEEDBACK_CHARS: usize = 300;
-/// Longest `user` identifier the interface allows.
-pub const MAX_FEEDBACK_USER_CHARS: usize = 100;
 
 /// Feedback on the attributes extracted from a file.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

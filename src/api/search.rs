@@ -4,14 +4,13 @@
 use reqwest::Method;
 
 use super::client::{ApiClient, CALL_TIMEOUT, parse_json};
-use super::encoding::{QueryString, search_files_body};
+use super::encoding::{QueryString, file_extension, search_files_body};
 use super::error::ApiError;
 use super::filter::SearchFilter;
+use super::limits::MAX_SEARCH_FILES;
 use super::model::SearchResult;
-use super::upload::{UploadSource, search_input_extension};
-
-/// Most files one `PUT /api/Search` may carry.
-pub const MAX_SEARCH_FILES: usize = 10;
+use super::reply::Decoded;
+use super::upload::UploadSource;
 
 /// A search by filter (`GET /api/Search`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -45,7 +44,7 @@ impl SearchRequest {
 pub fn shared_extension(files: &[UploadSource]) -> Result<String, ApiError> {
     let extensions: Vec<String> = files
         .iter()
-        .map(|file| search_input_extension(&file.file_name()))
+        .map(|file| file_extension(&file.file_name()))
         .collect();
     let Some(first) = extensions.first() else {
         return Err(ApiError::InvalidInput(
@@ -84,11 +83,17 @@ impl ApiClient {
         parse_json(&reply.body, "search result")
     }
 
+    /// Runs `GET /api/Search` and decodes the result, keeping the JSON beside it.
+    pub async fn search_decoded(
+        &self,
+        request: &SearchRequest,
+    ) -> Result<Decoded<SearchResult>, ApiError> {
+        Decoded::from_json(self.search_json(request).await?, "search result")
+    }
+
     /// Runs `GET /api/Search`.
     pub async fn search(&self, request: &SearchRequest) -> Result<SearchResult, ApiError> {
-        let value = self.search_json(request).await?;
-        serde_json::from_value(value)
-            .map_err(|error| ApiError::Decode(format!("search result: {error}")))
+        Ok(self.search_decoded(request).await?.value)
     }
 
     /// Runs the single-call `PUT /api/Search`: up to ten files of one extension, uploaded and searched
@@ -123,15 +128,26 @@ impl ApiClient {
         parse_json(&reply.body, "search result")
     }
 
+    /// Runs the single-call `PUT /api/Search` (see [`ApiClient::search_with_files_json`]) and
+    /// decodes the result, keeping the JSON beside it.
+    pub async fn search_with_files_decoded(
+        &self,
+        files: &[UploadSource],
+        filter: &SearchFilter,
+    ) -> Result<Decoded<SearchResult>, ApiError> {
+        Decoded::from_json(
+            self.search_with_files_json(files, filter).await?,
+            "search result",
+        )
+    }
+
     /// Runs the single-call `PUT /api/Search`; see [`ApiClient::search_with_files_json`].
     pub async fn search_with_files(
         &self,
         files: &[UploadSource],
         filter: &SearchFilter,
     ) -> Result<SearchResult, ApiError> {
-        let value = self.search_with_files_json(files, filter).await?;
-        serde_json::from_value(value)
-            .map_err(|error| ApiError::Decode(format!("search result: {error}")))
+        Ok(self.search_with_files_decoded(files, filter).await?.value)
     }
 }
 

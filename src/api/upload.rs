@@ -14,15 +14,12 @@ use tokio::io::{AsyncRead, AsyncReadExt as _};
 use super::attribute::Attribute;
 use super::client::{ApiClient, parse_json};
 use super::encoding::{
-    QueryString, base64_encode, base64_len, nested_attributes_query, plain_reply,
+    QueryString, base64_encode, base64_len, file_extension, nested_attributes_query, plain_reply,
 };
 use super::error::ApiError;
+use super::limits::MIN_UPLOAD_SIZE;
 use super::model::FileMap;
 use super::uid::FileUid;
-
-/// The interface's minimum upload size: base64 characters for `PUT /api/File`, bytes for the binary
-/// endpoints.
-pub const MIN_UPLOAD_SIZE: u64 = 1024;
 
 /// Raw bytes read per chunk; a multiple of 3 so every base64 chunk but the last has no padding.
 const CHUNK_BYTES: usize = 3 * 21_846; // 65 538 bytes
@@ -104,18 +101,6 @@ fn file_error(path: &Path, error: std::io::Error) -> ApiError {
     ApiError::File {
         path: path.display().to_string(),
         message: error.to_string(),
-    }
-}
-
-/// The extension the interface wants for a search input: `.png`; for `name.step.ifz` the double suffix
-/// `.step.ifz`. Lower-cased. Empty when the name has no extension.
-pub fn search_input_extension(file_name: &str) -> String {
-    let lower = file_name.to_lowercase();
-    let parts: Vec<&str> = lower.split('.').collect();
-    match parts.as_slice() {
-        [_stem, .., inner, "ifz"] if parts.len() >= 3 => format!(".{inner}.ifz"),
-        [_stem, .., last] if parts.len() >= 2 && !last.is_empty() => format!(".{last}"),
-        _ => String::new(),
     }
 }
 
@@ -237,7 +222,7 @@ impl UploadRequest {
     /// The `file` parameter: the extension for a search input, the stored path for a database file.
     pub fn file_param(&self) -> String {
         match &self.role {
-            UploadRole::SearchInput => search_input_extension(&self.source.file_name()),
+            UploadRole::SearchInput => file_extension(&self.source.file_name()),
             UploadRole::Database { stored_path, .. } => stored_path.clone(),
         }
     }
@@ -513,15 +498,6 @@ mod tests {
             name: name.into(),
             bytes: bytes::Bytes::from(vec![7u8; size]),
         }
-    }
-
-    #[test]
-    fn extensions_of_search_inputs() {
-        assert_eq!(search_input_extension("bracket.PNG"), ".png");
-        assert_eq!(search_input_extension("housing.step.ifz"), ".step.ifz");
-        assert_eq!(search_input_extension("archive.tar.gz"), ".gz");
-        assert_eq!(search_input_extension("README"), "");
-        assert_eq!(search_input_extension("trailing."), "");
     }
 
     #[test]

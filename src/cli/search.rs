@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 use super::error::CliError;
 use super::output::print_json;
 use super::session::{Session, poll_policy};
-use crate::api::search::MAX_SEARCH_FILES;
+use crate::api::limits::MAX_SEARCH_FILES;
 use crate::api::{FileUid, FilterTerm, SearchFilter, SearchRequest, UploadSource};
 use crate::tasks::search_flow::{
     FileSearchError, FileSearchOptions, FileSearchProgress, run_file_search,

@@ -13,6 +13,7 @@ use futures_util::StreamExt as _;
 use tokio::io::AsyncWriteExt as _;
 
 use super::error::ServiceError;
+use crate::api::encoding::BASE64;
 
 /// A file under `tmp/` that is removed when dropped, unless it was kept.
 #[derive(Debug)]
@@ -164,13 +165,6 @@ pub async fn receive_upload(
         measured_size,
     })
 }
-
-/// Base64 as clients send it: standard alphabet, padding optional at the very end.
-const BASE64: base64::engine::GeneralPurpose = base64::engine::GeneralPurpose::new(
-    &base64::alphabet::STANDARD,
-    base64::engine::GeneralPurposeConfig::new()
-        .with_decode_padding_mode(base64::engine::DecodePaddingMode::Indifferent),
-);
 
 /// Where the decoder is inside the JSON string.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

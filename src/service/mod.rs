@@ -16,6 +16,7 @@ pub mod indexing;
 pub mod params;
 pub mod records;
 pub mod routes;
+pub mod samples;
 pub mod search;
 pub mod server;
 pub mod state;

@@ -3,35 +3,24 @@
 //! folder (no `..`, no absolute path, no drive letter).
 
 use super::error::ServiceError;
+use crate::api::encoding::file_extension;
 
-/// The lower-case extension of a file name with the dot: `.png`; `.step.ifz` for the double suffix of
-/// `.ifz` files. Empty when the name has none.
-pub fn extension_of(file_name: &str) -> String {
-    let name = file_name.rsplit(['/', '\\']).next().unwrap_or(file_name);
-    let lower = name.to_lowercase();
-    let parts: Vec<&str> = lower.split('.').collect();
-    match parts.as_slice() {
-        [_, .., inner, "ifz"] if parts.len() >= 3 && !inner.is_empty() => format!(".{inner}.ifz"),
-        [_, .., last] if parts.len() >= 2 && !last.is_empty() => format!(".{last}"),
-        _ => String::new(),
-    }
-}
-
-/// The extension of a search input from its `file` parameter: `.png`, `png` or a whole file name.
-pub fn search_input_extension(file: &str) -> Result<String, ServiceError> {
+/// Reads and checks the extension of a search input from its `file` (or `fileExtension`) parameter:
+/// `.png`, `png` or a whole file name.
+pub fn parse_search_input_extension(file: &str) -> Result<String, ServiceError> {
     let trimmed = file.trim();
     let extension = if trimmed.starts_with('.') && !trimmed[1..].contains(['/', '\\']) {
         let lower = trimmed.to_lowercase();
         // ".step.ifz" stays whole; ".png" is itself.
         if lower.matches('.').count() > 1 && !lower.ends_with(".ifz") {
-            extension_of(&lower)
+            file_extension(&lower)
         } else {
             lower
         }
     } else if !trimmed.contains('.') && !trimmed.is_empty() {
         format!(".{}", trimmed.to_lowercase())
     } else {
-        extension_of(trimmed)
+        file_extension(trimmed)
     };
     if extension.len() < 2
         || !extension[1..]
@@ -52,7 +41,7 @@ pub struct StoredPath {
     pub path: String,
     /// The last part, shown as the display name.
     pub name: String,
-    /// Its extension (see [`extension_of`]).
+    /// Its extension (see [`file_extension`]).
     pub extension: String,
 }
 
@@ -101,7 +90,7 @@ impl StoredPath {
         if stem.trim().is_empty() {
             return refuse("the file name is empty");
         }
-        let extension = extension_of(&name);
+        let extension = file_extension(&name);
         Ok(Self {
             path,
             name,
@@ -125,16 +114,19 @@ mod tests {
 
     #[test]
     fn extensions_follow_the_interface() {
-        assert_eq!(extension_of("Design/Bracket.PNG"), ".png");
-        assert_eq!(extension_of("housing.step.ifz"), ".step.ifz");
-        assert_eq!(extension_of("README"), "");
-        assert_eq!(search_input_extension(".PNG").unwrap(), ".png");
-        assert_eq!(search_input_extension("png").unwrap(), ".png");
-        assert_eq!(search_input_extension(".step.ifz").unwrap(), ".step.ifz");
-        assert_eq!(search_input_extension("photo.jpg").unwrap(), ".jpg");
-        assert!(search_input_extension("").is_err());
-        assert!(search_input_extension(".").is_err());
-        assert!(search_input_extension(".p n g").is_err());
+        assert_eq!(file_extension("Design/Bracket.PNG"), ".png");
+        assert_eq!(file_extension("housing.step.ifz"), ".step.ifz");
+        assert_eq!(file_extension("README"), "");
+        assert_eq!(parse_search_input_extension(".PNG").unwrap(), ".png");
+        assert_eq!(parse_search_input_extension("png").unwrap(), ".png");
+        assert_eq!(
+            parse_search_input_extension(".step.ifz").unwrap(),
+            ".step.ifz"
+        );
+        assert_eq!(parse_search_input_extension("photo.jpg").unwrap(), ".jpg");
+        assert!(parse_search_input_extension("").is_err());
+        assert!(parse_search_input_extension(".").is_err());
+        assert!(parse_search_input_extension(".p n g").is_err());
     }
 
     #[test]

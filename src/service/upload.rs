@@ -12,25 +12,30 @@
 //! - `indexAsync` is honoured for search inputs only; database files are indexed during the call.
 //! - Content that cannot be decoded still gets its UID; its status is then 422 `failed`.
 //! - `isGZipCompressed=true`: the bytes are gunzipped before they are stored.
+//!
+//! Storing is one store transaction taken step by step: permission (`check_overwrite_allowed`),
+//! UID choice (`choose_uid`), database (`save_record`), disk (the bytes move in, the replaced
+//! file's go) and the visual index (`forget_old_views`); indexing follows, during the call or by a
+//! worker.
 
 use axum::body::Body;
 use axum::http::HeaderMap;
+use rusqlite::Connection;
 
 use crate::api::Attribute;
 use crate::api::encoding::{QueryString, decode_nested_attributes_query};
+use crate::api::limits::MIN_UPLOAD_SIZE;
 
 use super::body::{BodyEncoding, TempFile, receive_upload};
 use super::error::ServiceError;
+use super::indexing::SharedVisualIndex;
 use super::params::{bool_param, optional_bool_param, optional_uid_param, text_param};
 use super::state::AppState;
 use super::store::accounts::Caller;
 use super::store::files::{self, FileRecord, IndexState, NewContent};
 use super::store::jobs::{self, ClaimedJob};
 use super::store::{attributes, iso_now};
-use super::stored_path::{StoredPath, search_input_extension};
-
-/// The minimum upload size: base64 characters for `PUT /api/File`, bytes for the binary endpoints.
-pub const MIN_UPLOAD_SIZE: u64 = 1024;
+use super::stored_path::{StoredPath, parse_search_input_extension};
 
 /// What the upload becomes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -79,7 +84,7 @@ impl UploadParams {
         let index_async = async_allowed && bool_param(query, "indexAsync", false)?;
         let target = if is_search_input {
             UploadTarget::SearchInput {
-                extension: search_input_extension(file)?,
+                extension: parse_search_input_extension(file)?,
             }
         } else {
             UploadTarget::Database(StoredPath::parse(file)?)
@@ -118,6 +123,10 @@ impl UploadParams {
             gzipped: bool_param(query, "isGZipCompressed", false)?,
             callback_param: text_param(query, "callbackParam").map(str::to_owned),
         })
+    }
+
+    fn is_search_input(&self) -> bool {
+        matches!(self.target, UploadTarget::SearchInput { .. })
     }
 
     fn extension(&self) -> &str {
@@ -216,11 +225,6 @@ async fn store_and_index_now(
     size: u64,
 ) -> Result<FileRecord, ServiceError> {
     let index_async = params.index_async;
-    let initial_state = if index_async {
-        IndexState::Queued
-    } else {
-        IndexState::InProgress
-    };
     let extension = params.extension().to_owned();
     let disk = state.disk.clone();
     let visual_index = state.indexer.visual_index().clone();
@@ -229,105 +233,22 @@ async fn store_and_index_now(
         .store
         .write(move |connection| {
             let caller = caller_in;
-            let now = iso_now();
-            if let Some(uid) = &params.uid
-                && let Some(existing) = files::find_any(connection, uid)?
-            {
-                if existing.company_id != caller.company_id {
-                    return Err(ServiceError::BadRequest(format!(
-                        "the UID {uid} is already used; choose another or leave uid out"
-                    )));
-                }
-                if existing.is_search_input && !may_delete(&caller, &existing) {
-                    return Err(ServiceError::Forbidden(
-                        "only an admin may overwrite another user's search input".into(),
-                    ));
-                }
-                // Turning a database file into a search input takes it out of the database (and
-                // lets its owner delete it): that is a delete, which needs an admin.
-                let becomes_search_input =
-                    matches!(params.target, UploadTarget::SearchInput { .. });
-                if !existing.is_search_input && becomes_search_input && !caller.admin {
-                    return Err(ServiceError::Forbidden(
-                        "only an admin may overwrite a company-database file with a search input"
-                            .into(),
-                    ));
-                }
-            }
-            let path_holder = match &params.target {
-                UploadTarget::Database(path) => {
-                    files::find_by_path(connection, &caller.company_id, &path.path)?
-                }
-                UploadTarget::SearchInput { .. } => None,
-            };
-            let refuse_duplicate = |path: &str| {
-                ServiceError::BadRequest(format!(
-                    "a file is already stored at {path}; send overwriteFile=true to replace it"
-                ))
-            };
-            let mut replaced = None;
-            let uid = match (&params.uid, path_holder) {
-                (Some(uid), Some(holder)) if holder.uid != *uid => {
-                    if params.overwrite_file == Some(false) {
-                        return Err(refuse_duplicate(&holder.stored_path));
-                    }
-                    files::delete(connection, &holder.uid)?;
-                    replaced = Some(holder.uid);
-                    uid.clone()
-                }
-                (Some(uid), _) => uid.clone(),
-                (None, Some(holder)) => {
-                    if params.overwrite_file == Some(false) {
-                        return Err(refuse_duplicate(&holder.stored_path));
-                    }
-                    holder.uid
-                }
-                (None, None) => uuid::Uuid::new_v4().hyphenated().to_string(),
-            };
-            let (stored_path, display_name) = match &params.target {
-                UploadTarget::Database(path) => (path.path.clone(), path.name.clone()),
-                UploadTarget::SearchInput { extension } => {
-                    let name = format!("{uid}{extension}");
-                    (name.clone(), name)
-                }
-            };
-            let revision = files::upsert(
-                connection,
-                &NewContent {
-                    uid: uid.clone(),
-                    company_id: caller.company_id.clone(),
-                    owner_user_id: caller.user_id,
-                    is_search_input: matches!(params.target, UploadTarget::SearchInput { .. }),
-                    stored_path,
-                    display_name,
-                    extension: params.extension().to_owned(),
-                    size,
-                    state: initial_state,
-                    callback_param: params.callback_param.clone(),
-                },
-                &now,
-            )?;
-            if let Some(list) = &params.attributes {
-                attributes::replace(connection, &caller.company_id, &uid, list)?;
-            }
-            jobs::enqueue(connection, &uid, &now)?;
+            check_overwrite_allowed(connection, &caller, &params)?;
+            let place = choose_uid(connection, &caller, &params)?;
+            let revision = save_record(connection, &caller, &params, &place, size)?;
             // The old images go and the bytes move in before the commit, so no worker can see the
             // job without them; what fails here fails before anything else changed on disk.
-            disk.remove_images(&uid)?;
-            file.persist(&disk.content_path(&uid))?;
-            let mut index = visual_index
-                .write()
-                .map_err(|_| ServiceError::Internal("the visual index is poisoned".into()))?;
-            index.remove(&uid);
-            if let Some(replaced) = &replaced {
-                index.remove(replaced);
+            disk.remove_images(&place.uid)?;
+            file.persist(&disk.content_path(&place.uid))?;
+            forget_old_views(&visual_index, &place)?;
+            if let Some(replaced) = &place.replaced {
                 // Its record is gone with this commit; bytes that cannot be removed (held open by
                 // another program) stay on disk unused rather than failing the upload.
                 if let Err(error) = disk.remove_file(replaced) {
                     tracing::warn!(uid = replaced, %error, "a replaced file's bytes stay on disk");
                 }
             }
-            Ok((uid, revision))
+            Ok((place.uid, revision))
         })
         .await?;
     if index_async {
@@ -348,6 +269,146 @@ async fn store_and_index_now(
         .read(move |connection| files::find(connection, &company_id, &uid))
         .await?
         .ok_or_else(|| ServiceError::NotFound("the file was deleted while it was uploaded".into()))
+}
+
+/// Permission: an upload with the UID of an existing file may overwrite it only within the caller's
+/// company, another user's search input only as an admin, and a database file with a search input
+/// only as an admin (that takes it out of the database, like a delete).
+fn check_overwrite_allowed(
+    connection: &Connection,
+    caller: &Caller,
+    params: &UploadParams,
+) -> Result<(), ServiceError> {
+    let Some(uid) = &params.uid else {
+        return Ok(());
+    };
+    let Some(existing) = files::find_any(connection, uid)? else {
+        return Ok(());
+    };
+    if existing.company_id != caller.company_id {
+        return Err(ServiceError::BadRequest(format!(
+            "the UID {uid} is already used; choose another or leave uid out"
+        )));
+    }
+    if existing.is_search_input && !may_delete(caller, &existing) {
+        return Err(ServiceError::Forbidden(
+            "only an admin may overwrite another user's search input".into(),
+        ));
+    }
+    // Turning a database file into a search input takes it out of the database (and lets its owner
+    // delete it): that is a delete, which needs an admin.
+    if !existing.is_search_input && params.is_search_input() && !caller.admin {
+        return Err(ServiceError::Forbidden(
+            "only an admin may overwrite a company-database file with a search input".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// Where an upload goes: the UID it is stored under, and the file it replaces at its stored path
+/// (a database file uploaded with a UID of its own over another file at that path).
+struct Placement {
+    /// The UID the upload is stored under.
+    uid: String,
+    /// The UID of the file it replaces (its record and bytes go), if any.
+    replaced: Option<String>,
+}
+
+/// UID choice: the UID asked for; else that of the database file already at the stored path
+/// (overwritten in place); else a new one. A file already at the path is refused with
+/// `overwriteFile=false`.
+fn choose_uid(
+    connection: &Connection,
+    caller: &Caller,
+    params: &UploadParams,
+) -> Result<Placement, ServiceError> {
+    let path_holder = match &params.target {
+        UploadTarget::Database(path) => {
+            files::find_by_path(connection, &caller.company_id, &path.path)?
+        }
+        UploadTarget::SearchInput { .. } => None,
+    };
+    if let Some(holder) = &path_holder
+        && params.overwrite_file == Some(false)
+        && params.uid.as_deref() != Some(holder.uid.as_str())
+    {
+        return Err(ServiceError::BadRequest(format!(
+            "a file is already stored at {}; send overwriteFile=true to replace it",
+            holder.stored_path
+        )));
+    }
+    let (uid, replaced) = match (&params.uid, path_holder) {
+        (Some(uid), Some(holder)) if holder.uid != *uid => (uid.clone(), Some(holder.uid)),
+        (Some(uid), _) => (uid.clone(), None),
+        (None, Some(holder)) => (holder.uid, None),
+        (None, None) => (uuid::Uuid::new_v4().hyphenated().to_string(), None),
+    };
+    Ok(Placement { uid, replaced })
+}
+
+/// Database: deletes the record of the replaced file, writes the file's record (queued, or in
+/// progress when it is indexed during the call) with its attributes, and queues its indexing job.
+/// Returns the record's revision.
+fn save_record(
+    connection: &Connection,
+    caller: &Caller,
+    params: &UploadParams,
+    place: &Placement,
+    size: u64,
+) -> Result<i64, ServiceError> {
+    let now = iso_now();
+    if let Some(replaced) = &place.replaced {
+        files::delete(connection, replaced)?;
+    }
+    let uid = &place.uid;
+    let (stored_path, display_name) = match &params.target {
+        UploadTarget::Database(path) => (path.path.clone(), path.name.clone()),
+        UploadTarget::SearchInput { extension } => {
+            let name = format!("{uid}{extension}");
+            (name.clone(), name)
+        }
+    };
+    let revision = files::upsert(
+        connection,
+        &NewContent {
+            uid: uid.clone(),
+            company_id: caller.company_id.clone(),
+            owner_user_id: caller.user_id,
+            is_search_input: params.is_search_input(),
+            stored_path,
+            display_name,
+            extension: params.extension().to_owned(),
+            size,
+            state: if params.index_async {
+                IndexState::Queued
+            } else {
+                IndexState::InProgress
+            },
+            callback_param: params.callback_param.clone(),
+        },
+        &now,
+    )?;
+    if let Some(list) = &params.attributes {
+        attributes::replace(connection, &caller.company_id, uid, list)?;
+    }
+    jobs::enqueue(connection, uid, &now)?;
+    Ok(revision)
+}
+
+/// Index: the stored file's old views, and those of the file it replaces, leave the visual index
+/// (indexing puts the new ones in).
+fn forget_old_views(
+    visual_index: &SharedVisualIndex,
+    place: &Placement,
+) -> Result<(), ServiceError> {
+    let mut index = visual_index
+        .write()
+        .map_err(|_| ServiceError::Internal("the visual index is poisoned".into()))?;
+    index.remove(&place.uid);
+    if let Some(replaced) = &place.replaced {
+        index.remove(replaced);
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -1,10 +1,15 @@
 //! The backend: takes [`Command`]s from the front end, runs them as tasks on the tokio runtime and
 //! answers with [`Event`]s on a channel, each followed by a repaint request.
 //!
-//! It owns the session (the current `ApiClient` and its token), the job list, one cancellation token
-//! per running job, the upload slots (a semaphore) and the commands parked by a 401: a 401 anywhere
-//! parks the failed work and asks for a login (`Event::LoginRequired`); after the login the parked
-//! work runs again. The local workspace logs in again by itself, since its credentials are known.
+//! This file holds what every task shares: the state (the session with its `ApiClient`, the job
+//! list, one cancellation token per running job, the upload slots, the running searches, the image
+//! loader and the commands parked by a 401), the plumbing (`lock`, `spawn`, `emit`) and the
+//! dispatcher [`Backend::send`]. The work itself is in one file a concern, each adding to
+//! `impl Backend`: [`super::session`] (connect, log in and out, 401s), [`super::jobs`] (uploads and
+//! indexing), [`super::search`] (searches and the result list), [`super::records`] (records,
+//! attributes, deletes), [`super::images`] (thumbnails and large images) and [`super::pmi`] (drawing
+//! data and feedback). Those files import this one; this one imports none of them (only the plain
+//! data of `jobs/` and the image loader of `thumbnails`).
 //!
 //! No UI toolkit here: the front end gives a repaint callback.
 
@@ -19,14 +24,14 @@ use tokio_util::sync::CancellationToken;
 use super::command::Command;
 use super::event::{Event, NoticeLevel, SessionInfo};
 use super::file_picker::FilePicker;
-use super::job::{Job, JobId};
-use super::job_store::JobStore;
-use super::local_workspace::{LocalWorkspaceLauncher, RunningWorkspace, WorkspaceProgressFn};
-use super::poll::PollPolicy;
-use super::secrets::{SecretError, SecretStore};
+use super::jobs::job::{Job, JobId};
+use super::jobs::job_store::JobStore;
+use super::jobs::poll::PollPolicy;
+use super::local_workspace::{LocalWorkspaceLauncher, RunningWorkspace};
+use super::secrets::SecretStore;
 use super::service_choice::ServiceChoice;
-use super::wording::clause;
-use crate::api::{ApiClient, ApiError, Credentials};
+use super::thumbnails::ImageLoader;
+use crate::api::{ApiClient, Credentials};
 
 /// Wakes the front end after an event (the app passes its context's `request_repaint`).
 pub type RepaintFn = Arc<dyn Fn() + Send + Sync>;
@@ -61,14 +66,17 @@ pub(super) struct Shared {
     pub(super) runtime: Handle,
     events: mpsc::Sender<Event>,
     repaint: RwLock<RepaintFn>,
-    secrets: Arc<dyn SecretStore>,
+    pub(super) secrets: Arc<dyn SecretStore>,
     pub(super) picker: Arc<dyn FilePicker>,
-    launcher: Arc<dyn LocalWorkspaceLauncher>,
+    pub(super) launcher: Arc<dyn LocalWorkspaceLauncher>,
     pub(super) job_store: JobStore,
     pub(super) upload_slots: Arc<Semaphore>,
     pub(super) state: Mutex<State>,
-    /// Running searches and image loads (see `search_runner.rs`).
-    pub(super) searches: super::search_runner::SearchTasks,
+    /// Thumbnails and large images being fetched and decoded.
+    pub(super) images: ImageLoader,
+    /// The cancellation token of each running search, by search id (own lock: searches start and end
+    /// without touching the rest of the state).
+    pub(super) searches: Mutex<HashMap<u64, CancellationToken>>,
 }
 
 /// A logged-in client and the login it came from.
@@ -94,10 +102,10 @@ pub(super) enum Connection {
 
 /// The local workspace once opened: kept running while the app runs.
 pub(super) struct LocalWorkspace {
-    client: ApiClient,
-    credentials: Credentials,
-    company: String,
-    service: Box<dyn RunningWorkspace>,
+    pub(super) client: ApiClient,
+    pub(super) credentials: Credentials,
+    pub(super) company: String,
+    pub(super) service: Box<dyn RunningWorkspace>,
 }
 
 /// A job that has a task running.
@@ -113,7 +121,7 @@ pub(super) struct State {
     /// Increases with every login.
     pub(super) generation: u64,
     /// Increases with every `Connect`; an answer to an older one is dropped.
-    connect_seq: u64,
+    pub(super) connect_seq: u64,
     /// Cancelled when the service changes or the app shuts down: running jobs stop without being
     /// marked cancelled, and resume when their service is used again.
     pub(super) session_cancel: CancellationToken,
@@ -122,11 +130,11 @@ pub(super) struct State {
     /// Work that met a 401, to run again after the login.
     pub(super) parked: Vec<Command>,
     /// True between `LoginRequired` (or an automatic re-login) and the next login.
-    login_pending: bool,
+    pub(super) login_pending: bool,
     pub(super) poll_policy: PollPolicy,
-    local: Option<LocalWorkspace>,
+    pub(super) local: Option<LocalWorkspace>,
     /// The user of the last login, for prefilling the form and for `LogOut`.
-    last_user: Option<String>,
+    pub(super) last_user: Option<String>,
 }
 
 impl State {
@@ -174,7 +182,8 @@ impl Backend {
                 launcher: parts.launcher,
                 job_store,
                 upload_slots: Arc::new(Semaphore::new(parts.upload_slots.max(1))),
-                searches: super::search_runner::SearchTasks::default(),
+                images: ImageLoader::default(),
+                searches: Mutex::new(HashMap::new()),
                 state: Mutex::new(State {
                     service: None,
                     connection: Connection::Idle,
@@ -260,16 +269,18 @@ impl Backend {
                 suggested_name,
                 csv,
             } => self.export_csv(suggested_name, csv),
-            command @ (Command::Search { .. }
-            | Command::CancelSearch(_)
-            | Command::LoadAttributeNames
+            Command::Search { id, request } => self.run_search(id, request),
+            Command::CancelSearch(id) => self.cancel_search(id),
+            Command::LoadImage(request) => self.load_image(request),
+            Command::CancelImage(key) => {
+                self.shared.images.cancel(&key);
+            }
+            command @ (Command::LoadAttributeNames
             | Command::LoadAttributeValues(_)
             | Command::LoadRecord(_)
             | Command::SaveAttributes { .. }
             | Command::ClearAttributes(_)
-            | Command::DeleteFile(_)
-            | Command::LoadImage(_)
-            | Command::CancelImage(_)) => self.run_search_command(command),
+            | Command::DeleteFile(_)) => self.run_record_call(command),
             command @ (Command::LoadPmi(_) | Command::SendFeedback(_)) => {
                 self.run_pmi_command(command);
             }
@@ -296,6 +307,7 @@ impl Backend {
 
     // ---- plumbing -------------------------------------------------------------------------------
 
+    /// The state, locked (never across an await).
     pub(super) fn lock(&self) -> MutexGuard<'_, State> {
         // A panic in a task while holding the lock leaves the state as it was; carry on with it.
         self.shared
@@ -304,6 +316,7 @@ impl Backend {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
+    /// Runs a task on the runtime.
     pub(super) fn spawn(&self, task: impl Future<Output = ()> + Send + 'static) {
         self.shared.runtime.spawn(task);
     }
@@ -323,6 +336,7 @@ impl Backend {
         }
     }
 
+    /// Sends a notice (and logs it at its level).
     pub(super) fn notice(&self, level: NoticeLevel, message: impl Into<String>) {
         let message = message.into();
         match level {
@@ -333,461 +347,28 @@ impl Backend {
         self.emit(Event::Notice { level, message });
     }
 
-    // ---- connecting and logging in ----------------------------------------------------------------
-
-    /// Switches to `service` (or re-announces it when it is already the current one).
-    fn connect(&self, service: ServiceChoice, user: Option<String>) {
-        let seq = {
-            let mut state = self.lock();
-            if state.service.as_ref() == Some(&service) {
-                match &state.connection {
-                    Connection::Ready(session) => {
-                        let info = session.info.clone();
-                        drop(state);
-                        self.emit(Event::LoggedIn(info));
-                        return;
-                    }
-                    // Already on its way: a second start would race the first.
-                    Connection::Connecting => return,
-                    Connection::Idle | Connection::NeedsLogin => {}
-                }
-            }
-            self.switch_service(&mut state, &service);
-            state.connect_seq += 1;
-            state.connection = Connection::Connecting;
-            state.connect_seq
-        };
-        match service {
-            ServiceChoice::LocalWorkspace => self.open_local_workspace(seq),
-            ServiceChoice::Remote { .. } => self.open_remote(service, user, seq),
-        }
-    }
-
-    /// Makes `service` the current one; jobs of the previous service stop (without being marked
-    /// cancelled) and resume when it is used again.
-    fn switch_service(&self, state: &mut State, service: &ServiceChoice) {
-        if state.service.as_ref() != Some(service) {
-            state.session_cancel.cancel();
-            state.session_cancel = CancellationToken::new();
-            state.parked.clear();
-            state.login_pending = false;
-            // The old session belongs to the old service.
-            state.connection = Connection::Idle;
-            state.service = Some(service.clone());
-        }
-    }
-
-    fn open_local_workspace(&self, seq: u64) {
-        // An already running local workspace is used again.
-        let reuse = {
-            let state = self.lock();
-            state.local.as_ref().map(|local| {
-                (
-                    local.client.clone(),
-                    local.credentials.clone(),
-                    local.company.clone(),
-                )
-            })
-        };
-        if let Some((client, credentials, company)) = reuse {
-            self.finish_login(seq, client, credentials.username, Some(company));
-            return;
-        }
-        self.emit(Event::Connecting {
-            detail: "Starting the local workspace…".into(),
-        });
-        let backend = self.clone();
-        let launcher = self.shared.launcher.clone();
-        self.spawn(async move {
-            let reporter = backend.clone();
-            let progress: WorkspaceProgressFn = Arc::new(move |detail: String| {
-                reporter.emit(Event::Connecting { detail });
-            });
-            match launcher.open(progress).await {
-                Ok(opened) => {
-                    let user = opened.credentials.username.clone();
-                    let company = opened.company.clone();
-                    let client = opened.client.clone();
-                    backend.lock().local = Some(LocalWorkspace {
-                        client: opened.client,
-                        credentials: opened.credentials,
-                        company: opened.company,
-                        service: opened.service,
-                    });
-                    backend.finish_login(seq, client, user, Some(company));
-                }
-                Err(error) => {
-                    let current = {
-                        let mut state = backend.lock();
-                        let current = state.connect_seq == seq;
-                        if current {
-                            state.connection = Connection::Idle;
-                        }
-                        current
-                    };
-                    if current {
-                        tracing::error!("local workspace: {error}");
-                        backend.emit(Event::ConnectFailed {
-                            message: format!(
-                                "The local workspace could not be opened: {}. Check that the data \
-                                 folder is writable, or connect to a remote service in Settings.",
-                                clause(&error.0)
-                            ),
-                        });
-                    }
-                }
-            }
-        });
-    }
-
-    fn open_remote(&self, service: ServiceChoice, user: Option<String>, seq: u64) {
-        let ServiceChoice::Remote { address, .. } = &service else {
-            return;
-        };
-        let client = match ApiClient::new(address) {
-            Ok(client) => client,
-            Err(error) => {
-                self.ask_for_login(&service, user, Some(error.to_string()));
-                return;
-            }
-        };
-        let Some(user) = user.filter(|user| !user.trim().is_empty()) else {
-            self.ask_for_login(&service, None, None);
-            return;
-        };
-        let backend = self.clone();
-        let secrets = self.shared.secrets.clone();
-        self.spawn(async move {
-            let key = service.key();
-            let lookup_user = user.clone();
-            let remembered =
-                with_secrets(secrets, move |secrets| secrets.load(&key, &lookup_user)).await;
-            match remembered {
-                Ok(Some(token)) => {
-                    let client = client.with_token(Some(crate::api::AccessToken::new(token)));
-                    backend.finish_login(seq, client, user, None);
-                }
-                Ok(None) => backend.ask_for_login(&service, Some(user), None),
-                Err(error) => {
-                    tracing::info!("no remembered token: {error}");
-                    backend.ask_for_login(&service, Some(user), None);
-                }
-            }
-        });
-    }
-
-    fn ask_for_login(&self, service: &ServiceChoice, user: Option<String>, reason: Option<String>) {
-        {
-            let mut state = self.lock();
-            if state.service.as_ref() != Some(service) {
-                return;
-            }
-            state.connection = Connection::NeedsLogin;
-            state.login_pending = true;
-        }
-        self.emit(Event::LoginRequired {
-            service: service.clone(),
-            user,
-            reason,
-        });
-    }
-
-    fn log_in(&self, service: ServiceChoice, user: String, password: String, remember: bool) {
-        let ServiceChoice::Remote { address, client_id } = &service else {
-            self.connect(service, None);
-            return;
-        };
-        let seq = {
-            let mut state = self.lock();
-            self.switch_service(&mut state, &service);
-            if !matches!(state.connection, Connection::Ready(_)) {
-                state.connection = Connection::NeedsLogin;
-            }
-            state.connect_seq += 1;
-            state.connect_seq
-        };
-        let mut client = match ApiClient::new(address) {
-            Ok(client) => client,
-            Err(error) => {
-                self.emit(Event::LoginFailed {
-                    message: format!("{error}. Check the service address."),
-                });
-                return;
-            }
-        };
-        let credentials = Credentials {
-            client_id: client_id.clone(),
-            username: user.trim().to_owned(),
-            password,
-        };
-        let backend = self.clone();
-        self.spawn(async move {
-            match client.login(&credentials).await {
-                Ok(_) => {
-                    let user = credentials.username.clone();
-                    backend
-                        .remember_token(&service, &user, &client, remember)
-                        .await;
-                    backend.finish_login(seq, client, user, None);
-                }
-                Err(error) => {
-                    tracing::info!("login refused: {error}");
-                    backend.emit(Event::LoginFailed {
-                        message: login_failure_message(&error),
-                    });
-                }
-            }
-        });
-    }
-
-    /// Keeps (or forgets) the token in the keyring; says so when the system has none.
-    async fn remember_token(
+    /// The session's client and generation, and a token cancelled with the session; when not logged
+    /// in, the command is parked and runs after the next login.
+    pub(super) fn client_or_park(
         &self,
-        service: &ServiceChoice,
-        user: &str,
-        client: &ApiClient,
-        remember: bool,
-    ) {
-        let secrets = self.shared.secrets.clone();
-        let key = service.key();
-        let user = user.to_owned();
-        let token = client.token().map(|token| token.secret().to_owned());
-        let outcome = with_secrets(secrets, move |secrets| match (remember, token) {
-            (true, Some(token)) => secrets.save(&key, &user, &token),
-            _ => secrets.delete(&key, &user),
-        })
-        .await;
-        match (remember, outcome) {
-            (_, Ok(())) => {}
-            (true, Err(SecretError::Unavailable(detail))) => {
-                tracing::info!("keyring unavailable: {detail}");
-                self.notice(
-                    NoticeLevel::Warning,
-                    "This system has no keyring: you will stay logged in until you quit.",
+        command: &Command,
+    ) -> Option<(ApiClient, u64, CancellationToken)> {
+        let mut state = self.lock();
+        match state.session() {
+            Some(session) => {
+                let found = (
+                    session.client.clone(),
+                    session.generation,
+                    state.session_cancel.child_token(),
                 );
+                Some(found)
             }
-            (true, Err(error)) => self.notice(
-                NoticeLevel::Warning,
-                format!("The login could not be remembered ({error}); you will stay logged in until you quit."),
-            ),
-            (false, Err(error)) => tracing::debug!("forgetting a token: {error}"),
-        }
-    }
-
-    /// Installs a logged-in client as the session, tells the front end, runs the parked work and
-    /// resumes the unfinished jobs of this service.
-    fn finish_login(&self, seq: u64, client: ApiClient, user: String, company: Option<String>) {
-        let (info, parked, resume) = {
-            let mut state = self.lock();
-            if state.connect_seq != seq {
-                return;
-            }
-            let Some(service) = state.service.clone() else {
-                return;
-            };
-            state.generation += 1;
-            let info = SessionInfo {
-                service: service.clone(),
-                address: client.base_url().as_str().trim_end_matches('/').to_owned(),
-                user: user.clone(),
-                company,
-            };
-            state.connection = Connection::Ready(Box::new(Session {
-                client,
-                info: info.clone(),
-                generation: state.generation,
-            }));
-            state.login_pending = false;
-            state.last_user = Some(user);
-            let parked = std::mem::take(&mut state.parked);
-            let key = service.key();
-            let resume: Vec<JobId> = state
-                .jobs
-                .iter()
-                .filter(|job| job.service == key && !state.running.contains_key(&job.id))
-                .filter(|job| !job.phase.is_finished())
-                .filter(|job| {
-                    !parked
-                        .iter()
-                        .any(|command| command == &Command::ResumeJob(job.id))
-                })
-                .map(|job| job.id)
-                .collect();
-            (info, parked, resume)
-        };
-        self.emit(Event::LoggedIn(info));
-        for command in parked {
-            self.send(command);
-        }
-        for id in resume {
-            self.start_job(id);
-        }
-    }
-
-    fn log_out(&self) {
-        let (service, user) = {
-            let mut state = self.lock();
-            let Some(service) = state.service.clone() else {
-                return;
-            };
-            if service.is_local() {
-                // The local workspace has no password to ask for; logging out means nothing there.
-                return;
-            }
-            state.session_cancel.cancel();
-            state.session_cancel = CancellationToken::new();
-            state.connection = Connection::NeedsLogin;
-            state.login_pending = true;
-            (service, state.last_user.clone())
-        };
-        if let Some(user) = user.clone() {
-            let secrets = self.shared.secrets.clone();
-            let key = service.key();
-            self.spawn(async move {
-                let outcome =
-                    with_secrets(secrets, move |secrets| secrets.delete(&key, &user)).await;
-                if let Err(error) = outcome {
-                    tracing::debug!("forgetting a token: {error}");
+            None => {
+                if !state.parked.contains(command) {
+                    state.parked.push(command.clone());
                 }
-            });
-        }
-        self.emit(Event::LoggedOut);
-        self.emit(Event::LoginRequired {
-            service,
-            user,
-            reason: None,
-        });
-    }
-
-    /// Parks `command`, which met a 401 under the login `generation`, and gets a new login: by
-    /// itself for the local workspace, by asking the user otherwise.
-    pub(super) fn on_unauthorized(&self, generation: u64, command: Command) {
-        enum Next {
-            RunAgain(Command),
-            Wait,
-            AskUser(ServiceChoice, Option<String>),
-            LogInLocally(ApiClient, Credentials, Option<String>, u64),
-        }
-        let next = {
-            let mut state = self.lock();
-            let current = state.session().map(|session| session.generation);
-            if current.is_some_and(|current| current != generation) {
-                // A newer login exists already.
-                Next::RunAgain(command)
-            } else {
-                state.parked.push(command);
-                if state.login_pending {
-                    Next::Wait
-                } else {
-                    state.login_pending = true;
-                    match (state.service.clone(), state.local.as_ref()) {
-                        (Some(ServiceChoice::LocalWorkspace), Some(local)) => {
-                            let client = local.client.clone();
-                            let credentials = local.credentials.clone();
-                            let company = Some(local.company.clone());
-                            Next::LogInLocally(client, credentials, company, state.connect_seq)
-                        }
-                        (Some(service), _) => {
-                            state.connection = Connection::NeedsLogin;
-                            Next::AskUser(service, state.last_user.clone())
-                        }
-                        (None, _) => Next::Wait,
-                    }
-                }
-            }
-        };
-        match next {
-            Next::RunAgain(command) => self.send(command),
-            Next::Wait => {}
-            Next::AskUser(service, user) => self.emit(Event::LoginRequired {
-                service,
-                user,
-                reason: Some(
-                    "Your session has ended. Log in again to carry on; what you were doing \
-                     continues after the login."
-                        .into(),
-                ),
-            }),
-            Next::LogInLocally(mut client, credentials, company, seq) => {
-                let backend = self.clone();
-                self.spawn(async move {
-                    match client.login(&credentials).await {
-                        Ok(_) => {
-                            if let Some(local) = backend.lock().local.as_mut() {
-                                local.client = client.clone();
-                            }
-                            backend.finish_login(seq, client, credentials.username, company);
-                        }
-                        Err(error) => {
-                            backend.lock().login_pending = false;
-                            backend.emit(Event::ConnectFailed {
-                                message: format!(
-                                    "The local workspace refused its own login: {error}. Restart \
-                                     the app; if it persists, delete local-account.json in the \
-                                     workspace folder."
-                                ),
-                            });
-                        }
-                    }
-                });
+                None
             }
         }
-    }
-}
-
-/// How long a keyring call may take: a D-Bus activation that never answers must not hold up a login.
-const KEYRING_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
-
-/// Runs a keyring call on the blocking pool (the stores block), giving up after
-/// [`KEYRING_TIMEOUT`] as if there were no keyring.
-async fn with_secrets<T: Send + 'static>(
-    secrets: Arc<dyn SecretStore>,
-    call: impl FnOnce(&dyn SecretStore) -> Result<T, SecretError> + Send + 'static,
-) -> Result<T, SecretError> {
-    let task = tokio::task::spawn_blocking(move || call(secrets.as_ref()));
-    match tokio::time::timeout(KEYRING_TIMEOUT, task).await {
-        Ok(Ok(outcome)) => outcome,
-        Ok(Err(error)) => Err(SecretError::Failed(error.to_string())),
-        Err(_) => Err(SecretError::Unavailable(format!(
-            "the keyring did not answer within {} s",
-            KEYRING_TIMEOUT.as_secs()
-        ))),
-    }
-}
-
-/// A refused or failed login in words.
-fn login_failure_message(error: &ApiError) -> String {
-    match error {
-        ApiError::LoginRefused { message, .. } => {
-            format!(
-                "The service refused the login: {}. Check the user name and password.",
-                clause(message)
-            )
-        }
-        ApiError::Network(detail) => format!(
-            "The service could not be reached ({}). Check the address and your connection.",
-            clause(detail)
-        ),
-        ApiError::InvalidInput(detail) => format!("{}.", clause(detail)),
-        other => format!("The login failed: {}.", clause(&other.to_string())),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn login_failures_read_as_sentences_with_a_next_step() {
-        let refused = login_failure_message(&ApiError::LoginRefused {
-            status: 400,
-            message: "The user name or password is incorrect.".into(),
-        });
-        assert!(
-            refused.contains("Check the user name and password"),
-            "{refused}"
-        );
-        let network = login_failure_message(&ApiError::Network("connection refused".into()));
-        assert!(network.contains("Check the address"), "{network}");
     }
 }

@@ -1,11 +1,11 @@
 //! What the front end asks the backend to do. Plain data: views push Commands, the app hands them to
 //! the [`Backend`](super::backend::Backend), which answers with [`Event`](super::event::Event)s.
 
-use super::job::{JobId, UploadSpec};
-use super::poll::PollPolicy;
+use super::jobs::job::{JobId, UploadSpec};
+use super::jobs::poll::PollPolicy;
+use super::search::view_search::ViewSearchRequest;
 use super::service_choice::ServiceChoice;
 use super::thumbnails::ImageRequest;
-use super::view_search::ViewSearchRequest;
 use crate::api::{Attribute, FeedbackRequest, FileUid};
 
 /// A request to the backend.

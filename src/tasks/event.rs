@@ -2,11 +2,11 @@
 
 use std::path::PathBuf;
 
-use super::job::{Job, JobId};
-use super::search_flow::FileSearchProgress;
+use super::jobs::job::{Job, JobId};
+use super::search::search_flow::FileSearchProgress;
 use super::service_choice::ServiceChoice;
 use super::thumbnails::DecodedImage;
-use crate::api::{ApiError, Attribute, AttributeValue, FileUid, PmiData, SearchResult};
+use crate::api::{ApiError, Attribute, AttributeValue, FileRecord, FileUid, PmiData, SearchResult};
 
 /// Who is logged in where.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -113,12 +113,12 @@ pub enum Event {
         /// Its values.
         values: Vec<AttributeValue>,
     },
-    /// A file record, as the service sent it.
+    /// A file record.
     RecordLoaded {
         /// The file.
         uid: FileUid,
-        /// The record (every field).
-        record: serde_json::Value,
+        /// The record, decoded, with every field the service sent beside it.
+        record: FileRecord,
     },
     /// A file record could not be loaded.
     RecordFailed {
@@ -134,7 +134,7 @@ pub enum Event {
         /// What the service has now.
         attributes: Vec<Attribute>,
         /// The record reloaded after the save, when that worked.
-        record: Option<serde_json::Value>,
+        record: Option<FileRecord>,
     },
     /// Saving (or clearing) attributes failed.
     AttributesSaveFailed {

@@ -55,3 +55,18 @@ pub trait LocalWorkspaceLauncher: Send + Sync {
         progress: WorkspaceProgressFn,
     ) -> BoxFuture<'static, Result<OpenedWorkspace, WorkspaceError>>;
 }
+
+/// A launcher that never opens a local workspace (remote-only front ends and tests): opening fails
+/// with its sentence.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NoLocalWorkspace(pub String);
+
+impl LocalWorkspaceLauncher for NoLocalWorkspace {
+    fn open(
+        &self,
+        _progress: WorkspaceProgressFn,
+    ) -> BoxFuture<'static, Result<OpenedWorkspace, WorkspaceError>> {
+        let reason = self.0.clone();
+        Box::pin(async move { Err(WorkspaceError(reason)) })
+    }
+}

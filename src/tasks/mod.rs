@@ -3,33 +3,41 @@
 //!
 //! The app talks to it through [`Backend`]: [`Command`]s in, [`Event`]s out (see DESIGN.md). No UI
 //! toolkit here, and no `service`: the local workspace comes in through [`LocalWorkspaceLauncher`].
+//!
+//! Where things live: [`backend`] (shared state, dispatcher), [`session`] (connect, log in, 401s),
+//! [`jobs`] (uploads and indexing), [`search`] (searches and the result list), [`records`] (a file's
+//! record, attributes, delete), [`images`] and [`thumbnails`] (pictures), [`pmi`] (drawing data and
+//! feedback), [`wording`] (the sentences users read when something fails).
 
 pub mod atomic_write;
 pub mod backend;
 pub mod command;
 pub mod event;
 pub mod file_picker;
-pub mod job;
-mod job_runner;
-pub mod job_store;
+mod images;
+pub mod jobs;
 pub mod local_workspace;
-mod pmi_runner;
-pub mod poll;
-pub mod search_flow;
-mod search_runner;
+mod pmi;
+mod records;
+pub mod search;
 pub mod secrets;
 pub mod service_choice;
+mod session;
 pub mod thumbnails;
-pub mod view_search;
 pub mod wording;
+
+// The paths the command line and the wire tests import these workflows by.
+pub use jobs::poll;
+pub use search::search_flow;
 
 pub use backend::{Backend, BackendParts, DEFAULT_UPLOAD_SLOTS, RepaintFn};
 pub use command::Command;
 pub use event::{Event, NoticeLevel, SessionInfo};
 pub use file_picker::{FilePicker, NativeFilePicker, PreparedFilePicker};
-pub use job::{Job, JobId, JobPhase, JobRole, UploadSpec};
+pub use jobs::job::{Job, JobId, JobPhase, JobRole, UploadSpec};
 pub use local_workspace::{
-    LocalWorkspaceLauncher, OpenedWorkspace, RunningWorkspace, WorkspaceError, WorkspaceProgressFn,
+    LocalWorkspaceLauncher, NoLocalWorkspace, OpenedWorkspace, RunningWorkspace, WorkspaceError,
+    WorkspaceProgressFn,
 };
 pub use secrets::{KeyringStore, MemoryStore, SecretError, SecretStore};
 pub use service_choice::ServiceChoice;

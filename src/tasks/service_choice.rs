@@ -3,6 +3,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::wording::clause;
+use crate::api::client::parse_base_url;
+
 /// The client id the local service registers by default, and the one a new remote choice starts with.
 pub const DEFAULT_CLIENT_ID: &str = "partlens";
 
@@ -31,6 +34,27 @@ impl ServiceChoice {
             address: address.trim().trim_end_matches('/').to_owned(),
             client_id: client_id.trim().to_owned(),
         }
+    }
+
+    /// A remote choice from a typed address and client id (Settings, the login form), or the
+    /// sentence saying what is wrong with them. The address is checked as the client will use it.
+    pub fn checked_remote(address: &str, client_id: &str) -> Result<Self, String> {
+        let address = address.trim();
+        if address.is_empty() {
+            return Err(
+                "Enter the service address, for example https://search.example.com.".into(),
+            );
+        }
+        if let Err(error) = parse_base_url(address) {
+            return Err(format!(
+                "{}. Enter an address such as https://search.example.com.",
+                clause(&error.to_string())
+            ));
+        }
+        if client_id.trim().is_empty() {
+            return Err("Enter the client id the service issued for partlens.".into());
+        }
+        Ok(Self::remote(address, client_id))
     }
 
     /// The stable key of this service: jobs and remembered tokens belong to one service.
@@ -72,5 +96,16 @@ mod tests {
             }
         );
         assert_ne!(a.key(), ServiceChoice::LocalWorkspace.key());
+    }
+
+    #[test]
+    fn a_remote_choice_needs_an_http_address_and_a_client_id() {
+        assert!(ServiceChoice::checked_remote("", "partlens").is_err());
+        assert!(ServiceChoice::checked_remote("ftp://x", "partlens").is_err());
+        assert!(ServiceChoice::checked_remote("http://127.0.0.1:8480", " ").is_err());
+        assert_eq!(
+            ServiceChoice::checked_remote(" http://127.0.0.1:8480/ ", "partlens").unwrap(),
+            ServiceChoice::remote("http://127.0.0.1:8480", "partlens")
+        );
     }
 }

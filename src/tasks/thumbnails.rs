@@ -447,17 +447,17 @@ async fn fetch_image_of_record(
     let file = client
         .get_file(&GetFileRequest::new(FileRef::Uid(record.uid.clone())))
         .await?;
-    let fresh = if record.large && !file.large_image_url.trim().is_empty() {
-        file.large_image_url
+    let fresh = if record.large {
+        file.picture_url()
     } else {
-        file.thumbnail_url
+        Some(file.thumbnail_url.trim()).filter(|url| !url.is_empty())
     };
-    if fresh.trim().is_empty() {
+    let Some(fresh) = fresh else {
         return Err(ApiError::NotFound {
             message: format!("the service has no picture of {}", record.uid.as_str()),
         });
-    }
-    client.fetch_image(&fresh).await
+    };
+    client.fetch_image(fresh).await
 }
 
 async fn read_local(path: &Path) -> Result<bytes::Bytes, ImageError> {

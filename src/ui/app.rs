@@ -13,8 +13,8 @@ use super::attributes::AttributeDrafts;
 use super::drop_overlay;
 use super::jobs::jobs_ui;
 use super::login::LoginView;
-use super::navigation::View;
 use super::notices::Notices;
+use super::place::Place;
 use super::pmi::feedback::FeedbackDrafts;
 use super::search_bar::SEARCH_FIELD_ID;
 use super::search_place::SearchPlace;
@@ -24,8 +24,9 @@ use super::top_bar::{TopBarStatus, top_bar_ui};
 use super::upload::UploadView;
 use crate::tasks::{Backend, Command, Event, Job, SessionInfo};
 
-/// The key under which eframe's storage keeps the place the user was at.
-const VIEW_STORAGE_KEY: &str = "partlens.view";
+/// The key under which eframe's storage keeps the place the user was at (its name from before places
+/// were called places, so a stored place is still found).
+const PLACE_STORAGE_KEY: &str = "partlens.view";
 
 /// The key under which eframe's storage keeps unsaved attribute edits (offered again at the next
 /// start).
@@ -67,7 +68,7 @@ pub struct App {
     events: mpsc::Receiver<Event>,
     data_dir: PathBuf,
     settings: Settings,
-    view: View,
+    place: Place,
     connection: ConnectionState,
     session: Option<SessionInfo>,
     jobs: Vec<Job>,
@@ -92,9 +93,9 @@ impl App {
             .storage
             .and_then(|storage| eframe::get_value::<Settings>(storage, STORAGE_KEY));
         let settings = options.settings.or(stored_settings).unwrap_or_default();
-        let mut view = cc
+        let mut place = cc
             .storage
-            .and_then(|storage| eframe::get_value::<View>(storage, VIEW_STORAGE_KEY))
+            .and_then(|storage| eframe::get_value::<Place>(storage, PLACE_STORAGE_KEY))
             .unwrap_or_default();
         let drafts = cc
             .storage
@@ -109,12 +110,12 @@ impl App {
         let mut search = SearchPlace::new(drafts, feedback_drafts);
         if !options.initial_views.is_empty() {
             search.add_views(options.initial_views);
-            view = View::Search;
+            place = Place::Search;
         }
         let mut upload = UploadView::default();
         if !options.initial_files.is_empty() {
             upload.stage(options.initial_files);
-            view = View::Upload;
+            place = Place::Upload;
         }
         let ctx = cc.egui_ctx.clone();
         backend.set_repaint(Arc::new(move || ctx.request_repaint()));
@@ -130,7 +131,7 @@ impl App {
             data_dir: options.data_dir,
             settings_view: SettingsView::new(&settings),
             settings,
-            view,
+            place,
             connection: ConnectionState::Connecting("Connecting…".into()),
             session: None,
             jobs: Vec::new(),
@@ -163,8 +164,8 @@ impl App {
     }
 
     /// The place shown.
-    pub fn view(&self) -> View {
-        self.view
+    pub fn place(&self) -> Place {
+        self.place
     }
 
     /// The backend (tests and `main` shut it down).
@@ -233,7 +234,7 @@ impl App {
             Event::JobRemoved(id) => self.jobs.retain(|job| job.id != id),
             Event::FilesPicked(paths) if !paths.is_empty() => {
                 self.upload.stage(paths);
-                self.view = View::Upload;
+                self.place = Place::Upload;
             }
             // A cancelled dialog; the search place's events were taken above.
             _ => {}
@@ -252,14 +253,14 @@ impl App {
                     }
                     self.backend.send(command);
                 }
-                AppCommand::Navigate(view) => self.view = view,
+                AppCommand::Navigate(place) => self.place = place,
                 AppCommand::StageFiles(paths) => {
                     self.upload.stage(paths);
-                    self.view = View::Upload;
+                    self.place = Place::Upload;
                 }
                 AppCommand::ShowLogin => self.login.reopen(),
                 AppCommand::FocusSearch => {
-                    self.view = View::Search;
+                    self.place = Place::Search;
                     ctx.memory_mut(|memory| {
                         memory.request_focus(egui::Id::unique(SEARCH_FIELD_ID))
                     });
@@ -322,7 +323,7 @@ impl App {
                         });
                     }
                     if ui.button("Open Settings").clicked() {
-                        self.commands.push(AppCommand::Navigate(View::Settings));
+                        self.commands.push(AppCommand::Navigate(Place::Settings));
                     }
                 });
                 ui.add_space(6.0);
@@ -354,7 +355,7 @@ impl eframe::App for App {
         // for upload.
         let dropped = drop_overlay::dropped_paths(&ctx);
         if !dropped.is_empty() {
-            if self.view == View::Search {
+            if self.place == Place::Search {
                 self.search.add_views(dropped);
             } else {
                 self.commands.push(AppCommand::StageFiles(dropped));
@@ -373,7 +374,7 @@ impl eframe::App for App {
                     .inner_margin(egui::Margin::symmetric(12, 8)),
             )
             .show(ui, |ui| {
-                top_bar_ui(ui, self.view, &status, &mut self.commands)
+                top_bar_ui(ui, self.place, &status, &mut self.commands)
             });
         if !self.notices.is_empty() {
             egui::Panel::bottom("notices")
@@ -387,20 +388,20 @@ impl eframe::App for App {
             .frame(egui::Frame::central_panel(ui.style()).inner_margin(egui::Margin::same(16)))
             .show(ui, |ui| {
                 self.connection_banner_ui(ui);
-                match self.view {
-                    View::Search => {
+                match self.place {
+                    Place::Search => {
                         self.search
                             .set_texture_budget(self.settings.thumbnail_cache_bytes());
                         self.search.ui(ui, &mut self.commands);
                     }
-                    View::Upload => self.upload.ui(ui, &mut self.commands),
-                    View::Jobs => jobs_ui(
+                    Place::Upload => self.upload.ui(ui, &mut self.commands),
+                    Place::Jobs => jobs_ui(
                         ui,
                         &self.jobs,
                         &self.settings.service.key(),
                         &mut self.commands,
                     ),
-                    View::Settings => self.settings_view.ui(
+                    Place::Settings => self.settings_view.ui(
                         ui,
                         &mut self.settings,
                         self.session.is_some(),
@@ -410,7 +411,7 @@ impl eframe::App for App {
                 }
             });
         self.login.ui(&ctx, &mut self.commands);
-        let drop_caption = if self.view == View::Search {
+        let drop_caption = if self.place == Place::Search {
             "Drop to search by these views"
         } else {
             "Drop to upload"
@@ -426,7 +427,7 @@ impl eframe::App for App {
 
     fn save(&mut self, storage: &mut dyn eframe::Storage) {
         eframe::set_value(storage, STORAGE_KEY, &self.settings);
-        eframe::set_value(storage, VIEW_STORAGE_KEY, &self.view);
+        eframe::set_value(storage, PLACE_STORAGE_KEY, &self.place);
         eframe::set_value(storage, DRAFTS_STORAGE_KEY, self.search.drafts());
         eframe::set_value(
             storage,

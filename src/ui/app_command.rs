@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use super::navigation::View;
+use super::place::Place;
 use crate::tasks::Command;
 
 /// A request from a view.
@@ -12,10 +12,10 @@ pub enum AppCommand {
     /// Hand this to the task layer.
     Backend(Command),
     /// Go to a place.
-    Navigate(View),
+    Navigate(Place),
     /// Put files into the upload form (and show it).
     StageFiles(Vec<PathBuf>),
-    /// Open the login form over the current view.
+    /// Open the login form over the current place.
     ShowLogin,
     /// Put the keyboard focus in the search field.
     FocusSearch,

@@ -11,11 +11,12 @@
 //! Values are checked with [`Attribute`]: a `|` typed inside a value is refused on the spot, because
 //! the interface uses it to separate values.
 
-use std::collections::BTreeMap;
-
-use super::texture_cache::TextureCache;
+use super::app_command::CommandQueue;
+use super::drafts::{DraftsByFile, FileDraft};
 use crate::api::attribute::VALUE_DELIMITER;
 use crate::api::{ApiError, Attribute, FileUid};
+use crate::tasks::Command;
+use crate::tasks::wording::{Attempt, explain};
 
 /// What the user is told when a typed value contains `|`.
 pub const PIPE_REFUSED: &str = "A value cannot contain \"|\": the service uses it to separate \
@@ -185,43 +186,14 @@ impl AttributeDraft {
     }
 }
 
+impl FileDraft for AttributeDraft {
+    fn file_uid(&self) -> &FileUid {
+        &self.file_uid
+    }
+}
+
 /// Unsaved drafts of every file, by UID: what the app persists.
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct AttributeDrafts {
-    by_file: BTreeMap<String, AttributeDraft>,
-}
-
-impl AttributeDrafts {
-    /// The draft of a file, if one is kept.
-    pub fn get(&self, uid: &FileUid) -> Option<&AttributeDraft> {
-        self.by_file.get(&uid.canonical())
-    }
-
-    /// Keeps a draft (replacing the file's previous one).
-    pub fn put(&mut self, draft: AttributeDraft) {
-        self.by_file.insert(draft.file_uid.canonical(), draft);
-    }
-
-    /// Drops the draft of a file.
-    pub fn remove(&mut self, uid: &FileUid) -> Option<AttributeDraft> {
-        self.by_file.remove(&uid.canonical())
-    }
-
-    /// Number of drafts kept.
-    pub fn len(&self) -> usize {
-        self.by_file.len()
-    }
-
-    /// True when no draft is kept.
-    pub fn is_empty(&self) -> bool {
-        self.by_file.is_empty()
-    }
-
-    /// Every draft kept, by file.
-    pub fn iter(&self) -> impl Iterator<Item = &AttributeDraft> {
-        self.by_file.values()
-    }
-}
+pub type AttributeDrafts = DraftsByFile<AttributeDraft>;
 
 /// Which request is on its way.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -232,24 +204,6 @@ pub enum SaveKind {
     Add,
     /// Every attribute removed (`DELETE /api/FileAttributes`).
     Clear,
-}
-
-/// What the user asked the editor to do; the app carries it out.
-#[derive(Clone, Debug, PartialEq)]
-pub enum AttributeIntent {
-    /// `PUT /api/FileAttributes` with these attributes.
-    Save {
-        /// The file.
-        uid: FileUid,
-        /// The attributes to send.
-        attributes: Vec<Attribute>,
-        /// True for Save (full replace), false for "Add without replacing".
-        delete_existing: bool,
-    },
-    /// `DELETE /api/FileAttributes` (the user has confirmed).
-    ClearAll(FileUid),
-    /// Reload the file's attributes from the service.
-    Reload(FileUid),
 }
 
 /// A line shown under the editor.
@@ -381,42 +335,22 @@ impl AttributeEditor {
     pub fn save_failed(&mut self, error: &ApiError) {
         self.saving = None;
         self.keep_current_draft();
-        let text = match error {
-            ApiError::Unauthorized => "Your session has expired, so nothing was saved. Log in \
-                 again; your edits are kept as a draft and offered when you open this file again."
-                .to_owned(),
-            ApiError::Forbidden { .. } => "The service does not let this user change this file's \
-                 attributes. Your edits are kept as a draft."
-                .to_owned(),
-            ApiError::NotFound { .. } => "This file no longer exists, so its attributes cannot be \
-                 saved. Your edits are kept as a draft."
-                .to_owned(),
-            other => {
-                format!("The attributes were not saved: {other}. Your edits are kept; try again.")
-            }
-        };
         self.notice = Some(Notice {
             is_error: true,
-            text,
+            text: explain(error, Attempt::SaveAttributes),
         });
     }
 
-    /// Draws the editor and returns what the user asked for. (`_textures` is unused for now; the
-    /// signature matches the other views.)
-    pub fn ui(
-        &mut self,
-        ui: &mut egui::Ui,
-        _textures: &mut TextureCache<egui::TextureHandle>,
-    ) -> Vec<AttributeIntent> {
-        let mut intents = Vec::new();
+    /// Draws the editor; saves, clears and reloads go to `commands`.
+    pub fn ui(&mut self, ui: &mut egui::Ui, commands: &mut CommandQueue) {
         if self.draft.is_none() {
             ui.label("Open a file and choose \"Edit attributes\" to change its attributes.");
-            return intents;
+            return;
         }
         self.offered_ui(ui);
         self.rows_ui(ui);
         ui.separator();
-        self.actions_ui(ui, &mut intents);
+        self.actions_ui(ui, commands);
         if let Some(notice) = &self.notice {
             let color = if notice.is_error {
                 ui.visuals().error_fg_color
@@ -426,7 +360,6 @@ impl AttributeEditor {
             ui.colored_label(color, &notice.text);
         }
         self.keep_current_draft();
-        intents
     }
 
     fn offered_ui(&mut self, ui: &mut egui::Ui) {
@@ -524,7 +457,7 @@ impl AttributeEditor {
         }
     }
 
-    fn actions_ui(&mut self, ui: &mut egui::Ui, intents: &mut Vec<AttributeIntent>) {
+    fn actions_ui(&mut self, ui: &mut egui::Ui, commands: &mut CommandQueue) {
         let Some(draft) = self.draft.clone() else {
             return;
         };
@@ -554,7 +487,7 @@ impl AttributeEditor {
                     Ok(attributes) => {
                         self.saving = Some(SaveKind::Replace);
                         self.notice = None;
-                        intents.push(AttributeIntent::Save {
+                        commands.backend(Command::SaveAttributes {
                             uid: uid.clone(),
                             attributes,
                             delete_existing: true,
@@ -574,7 +507,7 @@ impl AttributeEditor {
                     Ok(attributes) => {
                         self.saving = Some(SaveKind::Add);
                         self.notice = None;
-                        intents.push(AttributeIntent::Save {
+                        commands.backend(Command::SaveAttributes {
                             uid: uid.clone(),
                             attributes,
                             delete_existing: false,
@@ -588,7 +521,7 @@ impl AttributeEditor {
             }
             if revert.clicked() {
                 self.offered = None;
-                intents.push(AttributeIntent::Reload(uid.clone()));
+                commands.backend(Command::LoadRecord(uid.clone()));
                 let base: Vec<Attribute> = draft
                     .base
                     .iter()
@@ -612,7 +545,7 @@ impl AttributeEditor {
                     if ui.button("Clear all attributes").clicked() {
                         self.confirm_clear = false;
                         self.saving = Some(SaveKind::Clear);
-                        intents.push(AttributeIntent::ClearAll(uid.clone()));
+                        commands.backend(Command::ClearAttributes(uid.clone()));
                     }
                     if ui.button("Keep them").clicked() {
                         self.confirm_clear = false;
@@ -705,6 +638,7 @@ mod tests {
     use egui_kittest::kittest::Queryable as _;
 
     use super::*;
+    use crate::ui::view_harness;
 
     fn uid() -> FileUid {
         FileUid::from_reply("3f2504e0-4f89-41d3-9a0c-0305e82c3301")
@@ -854,26 +788,18 @@ mod tests {
         assert!(editor.drafts().is_empty());
     }
 
-    struct Fixture {
-        editor: AttributeEditor,
-        textures: TextureCache<egui::TextureHandle>,
-        intents: Vec<AttributeIntent>,
-    }
+    type Fixture = view_harness::Fixture<AttributeEditor, ()>;
 
     fn harness(editor: AttributeEditor) -> Harness<'static, Fixture> {
-        Harness::builder()
-            .with_size([1000.0, 600.0])
-            .build_ui_state(
-                |ui, fixture: &mut Fixture| {
-                    let intents = fixture.editor.ui(ui, &mut fixture.textures);
-                    fixture.intents.extend(intents);
-                },
-                Fixture {
-                    editor,
-                    textures: TextureCache::new(1 << 20),
-                    intents: Vec::new(),
-                },
-            )
+        view_harness::harness(
+            editor,
+            [1000.0, 600.0],
+            1 << 20,
+            |editor, ui, _, commands| {
+                editor.ui(ui, commands);
+                Vec::new()
+            },
+        )
     }
 
     #[test]
@@ -888,12 +814,12 @@ mod tests {
         harness.run();
         // Still shown after typing on, so it is read.
         harness.get_by_label(PIPE_REFUSED);
-        let row = &harness.state().editor.draft().unwrap().rows[0];
+        let row = &harness.state().view.draft().unwrap().rows[0];
         assert_eq!(row.new_value, "USAPAC");
         assert!(
             harness
                 .state()
-                .editor
+                .view
                 .draft()
                 .unwrap()
                 .to_attributes()
@@ -922,14 +848,14 @@ mod tests {
         harness.get_by_label("Save").click();
         harness.run_steps(2);
         assert_eq!(
-            harness.state().intents,
-            [AttributeIntent::Save {
+            harness.state().commands,
+            [Command::SaveAttributes {
                 uid: uid(),
                 attributes: attributes(&["material=steel", "region=US"]),
                 delete_existing: true,
             }]
         );
-        assert_eq!(harness.state().editor.drafts().len(), 1);
+        assert_eq!(harness.state().view.drafts().len(), 1);
     }
 
     #[test]
@@ -938,14 +864,14 @@ mod tests {
         harness.run();
         harness.get_by_label("Clear all…").click();
         harness.run();
-        assert!(harness.state().intents.is_empty());
+        assert!(harness.state().commands.is_empty());
         harness.get_by_label("Keep them").click();
         harness.run();
         harness.get_by_label("Clear all…").click();
         harness.run();
         harness.get_by_label("Clear all attributes").click();
         harness.run_steps(2);
-        assert_eq!(harness.state().intents, [AttributeIntent::ClearAll(uid())]);
+        assert_eq!(harness.state().commands, [Command::ClearAttributes(uid())]);
     }
 
     #[test]
@@ -975,8 +901,8 @@ mod tests {
         harness.get_by_label("Add without replacing").click();
         harness.run_steps(2);
         assert_eq!(
-            harness.state().intents,
-            [AttributeIntent::Save {
+            harness.state().commands,
+            [Command::SaveAttributes {
                 uid: uid(),
                 attributes: attributes(&["finish=anodised"]),
                 delete_existing: false,

@@ -5,13 +5,19 @@
 //!
 //! "Drawing data (PMI)" (or Ctrl+D) opens the file's PMI viewer.
 //!
-//! The view never touches the backend: [`DetailView::ui`] returns [`DetailIntent`]s.
+//! The view sends what the task layer does (reload, delete, the image) as `Command`s and returns
+//! [`DetailIntent`]s for what leads elsewhere (another file, the editor, the drawing data, a search).
 
-use egui::{Align2, FontId, Rect, Vec2};
+use egui::{Rect, Vec2};
 
-use super::texture_cache::{Lookup, TextureCache};
-use crate::api::{ApiError, FileMap, FileUid};
-use crate::tasks::thumbnails::{ImageRequest, large_image_key};
+use super::app_command::CommandQueue;
+use super::load_state::LoadState;
+use super::picture::{Picture, paint_caption, picture};
+use super::texture_cache::TextureCache;
+use crate::api::{ApiError, FileMap, FileRecord, FileUid};
+use crate::tasks::Command;
+use crate::tasks::thumbnails::ImageRequest;
+use crate::tasks::wording::{Attempt, explain};
 
 /// Height of the image area, in points.
 const IMAGE_HEIGHT: f32 = 420.0;
@@ -19,15 +25,12 @@ const IMAGE_HEIGHT: f32 = 420.0;
 /// The closest and farthest zoom of the image.
 const ZOOM_RANGE: std::ops::RangeInclusive<f32> = 0.05..=16.0;
 
-/// What the user asked the detail view to do; the app carries it out.
+/// Where in the app the detail view leads; the Search place goes there. Work for the task layer
+/// (reload, delete, the image) goes straight to it as a `Command`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum DetailIntent {
     /// Open another record (an assembly parent or child).
     OpenFile(FileUid),
-    /// Load the record again.
-    Reload(FileUid),
-    /// Delete the file (the user has confirmed).
-    Delete(FileUid),
     /// Open the attribute editor of this file.
     EditAttributes(FileUid),
     /// Open the drawing data (PMI, free text, extracted attributes, feedback) of this file.
@@ -41,29 +44,8 @@ pub enum DetailIntent {
         /// The image to search by.
         image_url: String,
     },
-    /// Load an image into the texture cache.
-    NeedImage(ImageRequest),
     /// Go back to the results.
     Back,
-}
-
-/// Where loading the record is.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub enum DetailStatus {
-    /// No file chosen.
-    #[default]
-    Empty,
-    /// The record is being loaded.
-    Loading(FileUid),
-    /// The record could not be loaded; the sentence says why.
-    Failed {
-        /// The file asked for.
-        uid: FileUid,
-        /// Why it could not be loaded, and what to do.
-        message: String,
-    },
-    /// The record is shown.
-    Ready,
 }
 
 /// Where deleting the file is.
@@ -80,41 +62,6 @@ pub enum DeleteState {
     Failed(String),
     /// The file is gone.
     Deleted,
-}
-
-/// The sentence shown when a delete fails: what happened and what to do.
-pub fn explain_delete_error(error: &ApiError) -> String {
-    match error {
-        ApiError::Forbidden { .. } => "The service refused the delete. Only an admin may delete \
-             company files; you can delete the search inputs you uploaded."
-            .to_owned(),
-        ApiError::NotFound { .. } => "This file no longer exists: it was never uploaded or has \
-             already been deleted."
-            .to_owned(),
-        ApiError::Unauthorized => {
-            "Your session has expired. Log in again, then delete the file.".to_owned()
-        }
-        other if other.is_transient() => {
-            format!("The file was not deleted: {other}. Try again in a moment.")
-        }
-        other => format!("The file was not deleted: {other}."),
-    }
-}
-
-/// The sentence shown when a record cannot be loaded.
-pub fn explain_load_error(error: &ApiError) -> String {
-    match error {
-        ApiError::NotFound { .. } => "No file with this UID exists for your company: it was never \
-             uploaded or has been deleted."
-            .to_owned(),
-        ApiError::Unauthorized => {
-            "Your session has expired. Log in again to see this file.".to_owned()
-        }
-        ApiError::Forbidden { .. } => {
-            "The service does not let this user see this file.".to_owned()
-        }
-        other => format!("The file could not be loaded: {other}."),
-    }
 }
 
 /// The label of an assembly relation: its name where the record gives one, else its UID.
@@ -141,8 +88,8 @@ fn relation_label(relation: &serde_json::Value) -> Option<(FileUid, String)> {
 /// The detail view's state.
 #[derive(Debug)]
 pub struct DetailView {
-    status: DetailStatus,
-    record: Option<FileMap>,
+    status: LoadState<FileRecord>,
+    /// The record's JSON, pretty-printed once when it arrives.
     raw_pretty: String,
     scene_rect: Rect,
     delete: DeleteState,
@@ -151,8 +98,7 @@ pub struct DetailView {
 impl Default for DetailView {
     fn default() -> Self {
         Self {
-            status: DetailStatus::Empty,
-            record: None,
+            status: LoadState::Empty,
             raw_pretty: String::new(),
             scene_rect: Rect::ZERO,
             delete: DeleteState::Idle,
@@ -170,41 +116,25 @@ impl DetailView {
     /// in for the one asked for.
     pub fn set_loading(&mut self, uid: FileUid) {
         *self = Self {
-            status: DetailStatus::Loading(uid),
+            status: LoadState::Loading(uid),
             ..Self::default()
         };
     }
 
-    /// Shows a record as the service sent it.
-    pub fn set_record(&mut self, raw: &serde_json::Value) {
-        match serde_json::from_value::<FileMap>(raw.clone()) {
-            Ok(record) => {
-                self.raw_pretty =
-                    serde_json::to_string_pretty(raw).unwrap_or_else(|_| raw.to_string());
-                self.record = Some(record);
-                self.status = DetailStatus::Ready;
-                self.scene_rect = Rect::ZERO;
-                self.delete = DeleteState::Idle;
-            }
-            Err(error) => {
-                let uid = match &self.status {
-                    DetailStatus::Loading(uid) => uid.clone(),
-                    _ => FileUid::from_reply(""),
-                };
-                self.status = DetailStatus::Failed {
-                    uid,
-                    message: format!("The service sent a record that could not be read: {error}."),
-                };
-            }
-        }
+    /// Shows a record (its JSON, with every field the service sent, goes under "Raw record").
+    pub fn set_record(&mut self, record: FileRecord) {
+        self.raw_pretty =
+            serde_json::to_string_pretty(&record.json).unwrap_or_else(|_| record.json.to_string());
+        self.status = LoadState::Ready(record);
+        self.scene_rect = Rect::ZERO;
+        self.delete = DeleteState::Idle;
     }
 
     /// Shows why the record could not be loaded.
     pub fn set_load_failed(&mut self, uid: FileUid, error: &ApiError) {
-        self.record = None;
-        self.status = DetailStatus::Failed {
+        self.status = LoadState::Failed {
             uid,
-            message: explain_load_error(error),
+            message: explain(error, Attempt::LoadRecord),
         };
     }
 
@@ -212,21 +142,20 @@ impl DetailView {
     pub fn set_delete_result(&mut self, result: Result<(), &ApiError>) {
         self.delete = match result {
             Ok(()) => DeleteState::Deleted,
-            Err(error) => DeleteState::Failed(explain_delete_error(error)),
+            Err(error) => DeleteState::Failed(explain(error, Attempt::DeleteFile)),
         };
     }
 
-    /// The status.
-    pub fn status(&self) -> &DetailStatus {
+    /// Where loading the record is.
+    pub fn status(&self) -> &LoadState<FileRecord> {
         &self.status
     }
 
     /// The file shown (or being loaded), if any.
     pub fn showing(&self) -> Option<FileUid> {
         match &self.status {
-            DetailStatus::Empty => None,
-            DetailStatus::Loading(uid) | DetailStatus::Failed { uid, .. } => Some(uid.clone()),
-            DetailStatus::Ready => self.record.as_ref().map(FileMap::file_uid),
+            LoadState::Ready(record) => Some(record.value.file_uid()),
+            other => other.pending_uid().cloned(),
         }
     }
 
@@ -238,7 +167,7 @@ impl DetailView {
 
     /// The record shown, if any.
     pub fn record(&self) -> Option<&FileMap> {
-        self.record.as_ref()
+        self.status.ready().map(|record| &record.value)
     }
 
     /// Where deleting is.
@@ -246,11 +175,12 @@ impl DetailView {
         &self.delete
     }
 
-    /// Draws the view and returns what the user asked for.
+    /// Draws the view and returns where the user asked to go.
     pub fn ui(
         &mut self,
         ui: &mut egui::Ui,
         textures: &mut TextureCache<egui::TextureHandle>,
+        commands: &mut CommandQueue,
     ) -> Vec<DetailIntent> {
         let mut intents = Vec::new();
         ui.horizontal(|ui| {
@@ -259,28 +189,32 @@ impl DetailView {
             }
         });
         ui.separator();
-        match self.status.clone() {
-            DetailStatus::Empty => {
+        // Taken out while drawing (the record is read while the rest of the view changes), put back
+        // after.
+        let status = std::mem::take(&mut self.status);
+        match &status {
+            LoadState::Empty => {
                 ui.label("Open a result to see its record here.");
             }
-            DetailStatus::Loading(uid) => {
+            LoadState::Loading(uid) => {
                 ui.horizontal(|ui| {
                     ui.spinner();
                     ui.label(format!("Loading file {uid}…"));
                 });
             }
-            DetailStatus::Failed { uid, message } => {
+            LoadState::Failed { uid, message } => {
                 ui.colored_label(ui.visuals().error_fg_color, message);
                 if ui.button("Try again").clicked() {
-                    intents.push(DetailIntent::Reload(uid));
+                    self.set_loading(uid.clone());
+                    commands.backend(Command::LoadRecord(uid.clone()));
+                    return intents;
                 }
             }
-            DetailStatus::Ready => {
-                if let Some(record) = self.record.clone() {
-                    self.record_ui(ui, &record, textures, &mut intents);
-                }
+            LoadState::Ready(record) => {
+                self.record_ui(ui, &record.value, textures, commands, &mut intents);
             }
         }
+        self.status = status;
         intents
     }
 
@@ -289,6 +223,7 @@ impl DetailView {
         ui: &mut egui::Ui,
         record: &FileMap,
         textures: &mut TextureCache<egui::TextureHandle>,
+        commands: &mut CommandQueue,
         intents: &mut Vec<DetailIntent>,
     ) {
         let uid = record.file_uid();
@@ -297,13 +232,13 @@ impl DetailView {
             ui.label("The file was deleted. Its record is shown as it was.");
         }
         ui.columns(2, |columns| {
-            self.image_ui(&mut columns[0], record, textures, intents);
+            self.image_ui(&mut columns[0], record, textures, commands);
             egui::ScrollArea::vertical()
                 .id_salt("detail fields")
                 .show(&mut columns[1], |ui| {
                     self.fields_ui(ui, record, intents);
                     ui.separator();
-                    self.actions_ui(ui, record, &uid, intents);
+                    self.actions_ui(ui, record, &uid, commands, intents);
                     ui.separator();
                     egui::CollapsingHeader::new("Raw record (JSON)")
                         .default_open(false)
@@ -322,7 +257,7 @@ impl DetailView {
         ui: &mut egui::Ui,
         record: &FileMap,
         textures: &mut TextureCache<egui::TextureHandle>,
-        intents: &mut Vec<DetailIntent>,
+        commands: &mut CommandQueue,
     ) {
         ui.horizontal(|ui| {
             if ui.button("Zoom in").clicked() {
@@ -337,31 +272,18 @@ impl DetailView {
             }
             ui.weak("Drag to pan, Ctrl + scroll to zoom");
         });
-        let url = if record.large_image_url.trim().is_empty() {
-            record.thumbnail_url.trim()
-        } else {
-            record.large_image_url.trim()
-        };
         let size = Vec2::new(ui.available_width(), IMAGE_HEIGHT);
         let (rect, _) = ui.allocate_exact_size(size, egui::Sense::hover());
         ui.painter()
             .rect_filled(rect, 4.0, ui.visuals().extreme_bg_color);
-        let message = |ui: &egui::Ui, text: &str| {
-            ui.painter().text(
-                rect.center(),
-                Align2::CENTER_CENTER,
-                text,
-                FontId::proportional(14.0),
-                ui.visuals().weak_text_color(),
-            );
-        };
-        if url.is_empty() {
+        let message = |ui: &egui::Ui, text: &str| paint_caption(ui, ui.painter(), rect, text, 14.0);
+        let Some(url) = record.picture_url() else {
             message(ui, "This file has no image.");
             return;
-        }
-        let key = large_image_key(url);
-        match textures.request(&key) {
-            Lookup::Ready(texture) => {
+        };
+        let request = ImageRequest::large_image(url).of_record(record.file_uid());
+        match picture(textures, request, commands) {
+            Picture::Ready(texture) => {
                 let sized = egui::load::SizedTexture::from_handle(texture);
                 let image_rect = Rect::from_min_size(egui::Pos2::ZERO, sized.size);
                 // An empty scene rectangle means "fit": show the whole image, centred.
@@ -384,16 +306,10 @@ impl DetailView {
                     });
                 self.scene_rect = scene_rect;
             }
-            Lookup::Pending => message(ui, "Loading the image…"),
-            Lookup::Failed(reason) => {
+            Picture::Loading => message(ui, "Loading the image…"),
+            Picture::Failed(reason) => {
                 let text = format!("The image could not be shown: {reason}");
                 message(ui, &text);
-            }
-            Lookup::NeedsFetch => {
-                message(ui, "Loading the image…");
-                intents.push(DetailIntent::NeedImage(
-                    ImageRequest::large_image(url).of_record(record.file_uid()),
-                ));
             }
         }
     }
@@ -475,6 +391,7 @@ impl DetailView {
         ui: &mut egui::Ui,
         record: &FileMap,
         uid: &FileUid,
+        commands: &mut CommandQueue,
         intents: &mut Vec<DetailIntent>,
     ) {
         ui.horizontal(|ui| {
@@ -490,11 +407,7 @@ impl DetailView {
             if pmi.clicked() || ui.input_mut(|input| input.consume_shortcut(&pmi_shortcut)) {
                 intents.push(DetailIntent::ShowPmi(uid.clone()));
             }
-            let image_url = [&record.large_image_url, &record.thumbnail_url]
-                .into_iter()
-                .map(|url| url.trim())
-                .find(|url| !url.is_empty())
-                .map(str::to_owned);
+            let image_url = record.picture_url().map(str::to_owned);
             if ui
                 .add_enabled(image_url.is_some(), egui::Button::new("More like this"))
                 .clicked()
@@ -526,7 +439,7 @@ impl DetailView {
                     ui.horizontal(|ui| {
                         if ui.button("Delete").clicked() {
                             self.delete = DeleteState::Deleting;
-                            intents.push(DetailIntent::Delete(uid.clone()));
+                            commands.backend(Command::DeleteFile(uid.clone()));
                         }
                         if ui.button("Keep the file").clicked() {
                             self.delete = DeleteState::Idle;
@@ -594,20 +507,8 @@ mod tests {
     fn ready_view() -> DetailView {
         let mut view = DetailView::new();
         view.set_loading(FileUid::from_reply(UID));
-        view.set_record(&record());
+        view.set_record(FileRecord::from_json(record(), "file record").unwrap());
         view
-    }
-
-    #[test]
-    fn delete_errors_are_explained_in_words() {
-        let forbidden = explain_delete_error(&ApiError::from_status(403, "false"));
-        assert!(
-            forbidden.contains("Only an admin may delete company files; you can delete the search inputs you uploaded."),
-            "{forbidden}"
-        );
-        assert!(explain_delete_error(&ApiError::from_status(404, "")).contains("no longer exists"));
-        assert!(explain_delete_error(&ApiError::Unauthorized).contains("Log in again"));
-        assert!(explain_delete_error(&ApiError::Network("down".into())).contains("Try again"));
     }
 
     #[test]
@@ -629,7 +530,7 @@ mod tests {
                 .contains(&DetailIntent::OpenFile(FileUid::from_reply(CHILD)))
         );
         assert!(
-            harness.state().intents.contains(&DetailIntent::NeedImage(
+            harness.state().commands.contains(&Command::LoadImage(
                 ImageRequest::large_image("http://127.0.0.1:9/l.png")
                     .of_record(FileUid::from_reply(UID))
             ))
@@ -691,9 +592,9 @@ mod tests {
         assert!(
             !harness
                 .state()
-                .intents
+                .commands
                 .iter()
-                .any(|intent| matches!(intent, DetailIntent::Delete(_)))
+                .any(|command| matches!(command, Command::DeleteFile(_)))
         );
         harness.get_by_label("Keep the file").click();
         harness.run();
@@ -706,8 +607,8 @@ mod tests {
         assert!(
             harness
                 .state()
-                .intents
-                .contains(&DetailIntent::Delete(FileUid::from_reply(UID)))
+                .commands
+                .contains(&Command::DeleteFile(FileUid::from_reply(UID)))
         );
         harness
             .state_mut()
@@ -726,11 +627,13 @@ mod tests {
         harness.run();
         harness.get_by_label_contains("never uploaded or has been deleted");
         harness.get_by_label("Try again").click();
-        harness.run();
+        // The spinner that follows keeps repainting: step instead of running to rest.
+        harness.run_steps(2);
         assert_eq!(
-            harness.state().intents,
-            [DetailIntent::Reload(FileUid::from_reply(UID))]
+            harness.state().commands,
+            [Command::LoadRecord(FileUid::from_reply(UID))]
         );
+        harness.get_by_label_contains("Loading file");
     }
 
     #[test]
@@ -741,7 +644,7 @@ mod tests {
         assert!(view.record().is_none());
         assert_eq!(
             view.status(),
-            &DetailStatus::Loading(FileUid::from_reply(CHILD))
+            &LoadState::Loading(FileUid::from_reply(CHILD))
         );
     }
 
@@ -763,10 +666,10 @@ mod tests {
             egui::ColorImage::filled([64, 32], egui::Color32::RED),
             egui::TextureOptions::LINEAR,
         );
-        harness
-            .state_mut()
-            .textures
-            .insert(large_image_key("http://127.0.0.1:9/l.png"), texture);
+        harness.state_mut().textures.insert(
+            crate::tasks::thumbnails::large_image_key("http://127.0.0.1:9/l.png"),
+            texture,
+        );
         harness.run();
         // The scene fitted itself to the image.
         assert_ne!(harness.state().view.scene_rect, Rect::ZERO);

@@ -5,7 +5,7 @@
 //! token (never the password) in the OS keyring.
 
 use super::app_command::{AppCommand, CommandQueue};
-use super::settings::{remote_choice, remote_service_rows_ui};
+use super::settings::remote_service_rows_ui;
 use crate::tasks::service_choice::DEFAULT_CLIENT_ID;
 use crate::tasks::{Command, ServiceChoice};
 
@@ -191,7 +191,7 @@ impl LoginView {
             self.error = Some("Enter your user name.".into());
             return;
         }
-        match remote_choice(&self.address, &self.client_id) {
+        match ServiceChoice::checked_remote(&self.address, &self.client_id) {
             Ok(service) => {
                 self.error = None;
                 self.busy = true;

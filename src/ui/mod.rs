@@ -1,17 +1,23 @@
 //! The egui views of the desktop app, one file a view. Only `main.rs` uses this module.
 //!
-//! [`App`] is the shell (navigation, login modal, drop overlay, command drain); the views push
-//! [`AppCommand`]s and read state, and never await.
+//! [`App`] is the shell (the [`Place`] shown, login modal, drop overlay, command drain). Views read
+//! state, send work for the task layer as [`crate::tasks::Command`]s through the [`CommandQueue`],
+//! return intents for where they lead, and never await. Shared pieces: [`picture`] (pictures from
+//! the texture cache), [`load_state`] (loading something about one file), [`drafts`] (unsaved work
+//! kept per file).
 
 pub mod app;
 pub mod app_command;
 pub mod attributes;
 pub mod detail;
+pub mod drafts;
 pub mod drop_overlay;
 pub mod jobs;
+pub mod load_state;
 pub mod login;
-pub mod navigation;
 pub mod notices;
+pub mod picture;
+pub mod place;
 pub mod pmi;
 pub mod results;
 pub mod search_bar;
@@ -26,5 +32,5 @@ mod view_harness;
 
 pub use app::{App, AppOptions, ConnectionState};
 pub use app_command::{AppCommand, CommandQueue};
-pub use navigation::View;
+pub use place::Place;
 pub use settings::Settings;

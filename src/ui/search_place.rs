@@ -1,13 +1,15 @@
 //! The Search place: the query bar over the results (grid or table), a result's detail, its
-//! attribute editor and its drawing data (PMI viewer with the feedback form). It owns the thumbnail cache, turns the views' intents into backend commands and
-//! hands the backend's answers to the views.
+//! attribute editor and its drawing data (PMI viewer with the feedback form). It owns the thumbnail
+//! cache and the page shown, hands the backend's answers to the views, and carries out the views'
+//! intents: going from one page to another and starting, cancelling and repeating searches. The
+//! views send their work for the task layer as commands themselves.
 //!
 //! Only the latest search counts: each gets an id, and answers to an older one are dropped.
 
 use std::path::PathBuf;
 
 use super::app_command::CommandQueue;
-use super::attributes::{AttributeDrafts, AttributeEditor, AttributeIntent};
+use super::attributes::{AttributeDrafts, AttributeEditor};
 use super::detail::{DetailIntent, DetailView};
 use super::pmi::feedback::FeedbackDrafts;
 use super::pmi::{PmiIntent, PmiView};
@@ -15,8 +17,7 @@ use super::results::{ResultsIntent, ResultsView, rows_from_result};
 use super::search_bar::{SearchBar, SearchIntent, SearchPlan, ViewSource};
 use super::texture_cache::{TextureCache, load_decoded};
 use crate::api::FileUid;
-use crate::tasks::thumbnails::ImageRequest;
-use crate::tasks::view_search::ViewSearchRequest;
+use crate::tasks::search::view_search::ViewSearchRequest;
 use crate::tasks::{Command, Event};
 
 /// Which page of the Search place is shown.
@@ -179,7 +180,7 @@ impl SearchPlace {
             }
             Event::RecordLoaded { uid, record } => {
                 if self.detail.is_showing(&uid) {
-                    self.detail.set_record(&record);
+                    self.detail.set_record(record);
                 }
             }
             Event::RecordFailed { uid, error } => {
@@ -199,7 +200,7 @@ impl SearchPlace {
                 if let Some(record) = record
                     && self.detail.is_showing(&uid)
                 {
-                    self.detail.set_record(&record);
+                    self.detail.set_record(record);
                 }
             }
             Event::AttributesSaveFailed { uid, error } => {
@@ -257,18 +258,18 @@ impl SearchPlace {
         }
         match self.page {
             SearchPage::Results => {
-                let intents = self.bar.ui(ui, &mut self.textures);
+                let intents = self.bar.ui(ui, &mut self.textures, commands);
                 for intent in intents {
                     self.search_intent(intent, commands);
                 }
                 ui.separator();
-                let intents = self.results.ui(ui, &mut self.textures);
+                let intents = self.results.ui(ui, &mut self.textures, commands);
                 for intent in intents {
                     self.results_intent(intent, commands);
                 }
             }
             SearchPage::Detail => {
-                let intents = self.detail.ui(ui, &mut self.textures);
+                let intents = self.detail.ui(ui, &mut self.textures, commands);
                 for intent in intents {
                     self.detail_intent(intent, commands);
                 }
@@ -282,18 +283,17 @@ impl SearchPlace {
                     }
                 });
                 ui.separator();
-                let intents = self.editor.ui(ui, &mut self.textures);
-                for intent in intents {
-                    self.attribute_intent(intent, commands);
-                }
+                self.editor.ui(ui, commands);
                 if back {
                     self.page = SearchPage::Detail;
                 }
             }
             SearchPage::Pmi => {
-                let intents = self.pmi.ui(ui, &mut self.textures);
+                let intents = self.pmi.ui(ui, &mut self.textures, commands);
                 for intent in intents {
-                    self.pmi_intent(intent, commands);
+                    match intent {
+                        PmiIntent::Back => self.page = SearchPage::Detail,
+                    }
                 }
             }
         }
@@ -355,12 +355,6 @@ impl SearchPlace {
     fn search_intent(&mut self, intent: SearchIntent, commands: &mut CommandQueue) {
         match intent {
             SearchIntent::Run(plan) => self.start_search(plan, commands),
-            SearchIntent::PickViews => commands.backend(Command::PickViews),
-            SearchIntent::NeedAttributeNames => commands.backend(Command::LoadAttributeNames),
-            SearchIntent::NeedAttributeValues(name) => {
-                commands.backend(Command::LoadAttributeValues(name));
-            }
-            SearchIntent::NeedThumbnail(request) => commands.backend(Command::LoadImage(request)),
         }
     }
 
@@ -370,19 +364,6 @@ impl SearchPlace {
             ResultsIntent::MoreLikeThis {
                 name, image_url, ..
             } => self.more_like_this(name, image_url, commands),
-            ResultsIntent::ExportCsv {
-                suggested_file_name,
-                csv,
-            } => commands.backend(Command::ExportCsv {
-                suggested_name: suggested_file_name,
-                csv,
-            }),
-            ResultsIntent::NeedThumbnail { url, uid } => {
-                commands.backend(Command::LoadImage(
-                    ImageRequest::thumbnail(url).of_record(uid),
-                ));
-            }
-            ResultsIntent::PickViews => commands.backend(Command::PickViews),
             ResultsIntent::RetrySearch => self.search_again(commands),
             ResultsIntent::CancelSearch => self.cancel_search(commands),
             ResultsIntent::ClearFilters => {
@@ -399,11 +380,6 @@ impl SearchPlace {
     fn detail_intent(&mut self, intent: DetailIntent, commands: &mut CommandQueue) {
         match intent {
             DetailIntent::OpenFile(uid) => self.open_detail(uid, commands),
-            DetailIntent::Reload(uid) => {
-                self.detail.set_loading(uid.clone());
-                commands.backend(Command::LoadRecord(uid));
-            }
-            DetailIntent::Delete(uid) => commands.backend(Command::DeleteFile(uid)),
             DetailIntent::EditAttributes(uid) => {
                 if let Some(record) = self.detail.record() {
                     self.editor
@@ -413,12 +389,7 @@ impl SearchPlace {
             }
             DetailIntent::ShowPmi(uid) => {
                 if let Some(record) = self.detail.record() {
-                    let image_url = [&record.large_image_url, &record.thumbnail_url]
-                        .into_iter()
-                        .map(|url| url.trim())
-                        .find(|url| !url.is_empty())
-                        .unwrap_or_default()
-                        .to_owned();
+                    let image_url = record.picture_url().unwrap_or_default().to_owned();
                     self.pmi.open(uid.clone(), record.title(), image_url);
                     self.page = SearchPage::Pmi;
                     commands.backend(Command::LoadPmi(uid));
@@ -427,35 +398,7 @@ impl SearchPlace {
             DetailIntent::MoreLikeThis {
                 name, image_url, ..
             } => self.more_like_this(name, image_url, commands),
-            DetailIntent::NeedImage(request) => commands.backend(Command::LoadImage(request)),
             DetailIntent::Back => self.page = SearchPage::Results,
-        }
-    }
-
-    fn attribute_intent(&mut self, intent: AttributeIntent, commands: &mut CommandQueue) {
-        match intent {
-            AttributeIntent::Save {
-                uid,
-                attributes,
-                delete_existing,
-            } => commands.backend(Command::SaveAttributes {
-                uid,
-                attributes,
-                delete_existing,
-            }),
-            AttributeIntent::ClearAll(uid) => commands.backend(Command::ClearAttributes(uid)),
-            AttributeIntent::Reload(uid) => commands.backend(Command::LoadRecord(uid)),
-        }
-    }
-
-    fn pmi_intent(&mut self, intent: PmiIntent, commands: &mut CommandQueue) {
-        match intent {
-            PmiIntent::Reload(uid) => commands.backend(Command::LoadPmi(uid)),
-            PmiIntent::NeedImage(request) => commands.backend(Command::LoadImage(request)),
-            PmiIntent::SendFeedback(request) => {
-                commands.backend(Command::SendFeedback(request));
-            }
-            PmiIntent::Back => self.page = SearchPage::Detail,
         }
     }
 }

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::app_command::{AppCommand, CommandQueue};
 use super::theme::ThemeChoice;
-use crate::tasks::poll::PollPolicy;
+use crate::tasks::jobs::poll::PollPolicy;
 use crate::tasks::service_choice::DEFAULT_CLIENT_ID;
 use crate::tasks::{Command, ServiceChoice};
 
@@ -165,7 +165,9 @@ impl SettingsView {
             }
             let wanted = match self.kind {
                 ServiceKind::Local => Ok(ServiceChoice::LocalWorkspace),
-                ServiceKind::Remote => remote_choice(&self.address, &self.client_id),
+                ServiceKind::Remote => {
+                    ServiceChoice::checked_remote(&self.address, &self.client_id)
+                }
             };
             let changed = wanted.as_ref().ok() != Some(&settings.service);
             ui.horizontal(|ui| {
@@ -270,24 +272,6 @@ pub fn remote_service_rows_ui(ui: &mut egui::Ui, address: &mut String, client_id
     ui.end_row();
 }
 
-/// A remote choice from the typed address and client id, or what is wrong with them.
-pub fn remote_choice(address: &str, client_id: &str) -> Result<ServiceChoice, String> {
-    let address = address.trim();
-    if address.is_empty() {
-        return Err("Enter the service address, for example https://search.example.com.".into());
-    }
-    if let Err(error) = crate::api::ApiClient::new(address) {
-        return Err(format!(
-            "{}. Enter an address such as https://search.example.com.",
-            crate::tasks::wording::clause(&error.to_string())
-        ));
-    }
-    if client_id.trim().is_empty() {
-        return Err("Enter the client id the service issued for partlens.".into());
-    }
-    Ok(ServiceChoice::remote(address, client_id))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -311,16 +295,5 @@ mod tests {
         assert_eq!(settings.poll_interval_secs, 3.0);
         assert_eq!(settings.service, ServiceChoice::LocalWorkspace);
         assert_eq!(settings.remote_client_id, DEFAULT_CLIENT_ID);
-    }
-
-    #[test]
-    fn a_remote_choice_needs_an_http_address_and_a_client_id() {
-        assert!(remote_choice("", "partlens").is_err());
-        assert!(remote_choice("ftp://x", "partlens").is_err());
-        assert!(remote_choice("http://127.0.0.1:8480", " ").is_err());
-        assert_eq!(
-            remote_choice(" http://127.0.0.1:8480/ ", "partlens").unwrap(),
-            ServiceChoice::remote("http://127.0.0.1:8480", "partlens")
-        );
     }
 }

@@ -2,7 +2,7 @@
 //! where (service, user, company).
 
 use super::app_command::{AppCommand, CommandQueue};
-use super::navigation::View;
+use super::place::Place;
 use crate::tasks::SessionInfo;
 
 /// What the top bar shows on its right side.
@@ -18,26 +18,26 @@ pub struct TopBarStatus<'a> {
 /// Draws the bar inside a top panel.
 pub fn top_bar_ui(
     ui: &mut egui::Ui,
-    current: View,
+    current: Place,
     status: &TopBarStatus<'_>,
     commands: &mut CommandQueue,
 ) {
     ui.horizontal(|ui| {
         ui.label(egui::RichText::new("partlens").heading().strong());
         ui.add_space(12.0);
-        for view in View::TOP_BAR {
+        for place in Place::TOP_BAR {
             let response = ui
-                .add(egui::Button::selectable(current == view, view.label()))
-                .on_hover_text(match view {
-                    View::Search => "Find parts by views, text and attributes (Ctrl+F).",
-                    View::Upload => "Upload files (Ctrl+O).",
-                    View::Jobs => "Uploads and their indexing.",
-                    View::Settings => "Service, polling, cache and theme.",
+                .add(egui::Button::selectable(current == place, place.label()))
+                .on_hover_text(match place {
+                    Place::Search => "Find parts by views, text and attributes (Ctrl+F).",
+                    Place::Upload => "Upload files (Ctrl+O).",
+                    Place::Jobs => "Uploads and their indexing.",
+                    Place::Settings => "Service, polling, cache and theme.",
                 });
             if response.clicked() {
-                commands.push(AppCommand::Navigate(view));
+                commands.push(AppCommand::Navigate(place));
             }
-            if view == View::Jobs && status.running_jobs > 0 {
+            if place == Place::Jobs && status.running_jobs > 0 {
                 ui.label(
                     egui::RichText::new(format!("{} running", status.running_jobs))
                         .small()

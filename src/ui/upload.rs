@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use super::app_command::{AppCommand, CommandQueue};
-use super::navigation::View;
+use super::place::Place;
 use crate::api::Attribute;
 use crate::tasks::{Command, JobRole, UploadSpec};
 
@@ -376,7 +376,7 @@ impl UploadView {
                 match self.build_specs() {
                     Ok(specs) => {
                         commands.backend(Command::Upload(specs));
-                        commands.push(AppCommand::Navigate(View::Jobs));
+                        commands.push(AppCommand::Navigate(Place::Jobs));
                         self.files.clear();
                         self.problem = None;
                     }

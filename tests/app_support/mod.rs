@@ -1,6 +1,7 @@
 //! Shared pieces of the app tests: a tokio runtime owned by the test, the real `App` built in an
 //! egui_kittest harness with a temporary data directory, injected secrets and file choices, stepping
-//! until a condition holds (with a deadline), dropped files, and test images.
+//! until a condition holds (with a deadline), logging in through the form, dropped files, and test
+//! images.
 
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
@@ -8,12 +9,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable as _;
 use partlens::tasks::{
     Backend, BackendParts, FilePicker, LocalWorkspaceLauncher, MemoryStore, PreparedFilePicker,
 };
-use partlens::ui::{App, AppOptions, Settings};
+use partlens::ui::{App, AppOptions, ConnectionState, Settings};
 
 /// How long a condition may take before the test fails.
 pub const DEADLINE: Duration = Duration::from_secs(60);
@@ -119,6 +121,41 @@ pub fn step_until_label(harness: &mut Harness<'_, App>, label: &str) {
     });
 }
 
+/// Steps until a node whose label contains `text` exists.
+pub fn step_until_label_contains(harness: &mut Harness<'_, App>, text: &str) {
+    step_until(
+        harness,
+        &format!("a label containing \"{text}\""),
+        |harness| harness.query_all_by_label_contains(text).next().is_some(),
+    );
+}
+
+/// Steps until the app is logged in.
+pub fn wait_logged_in(harness: &mut Harness<'_, App>) {
+    step_until(harness, "the login", |harness| {
+        harness.state().session().is_some()
+            && harness.state().connection() == &ConnectionState::Ready
+    });
+}
+
+/// Types user and password into the login form and presses "Log in".
+pub fn log_in_through_the_form(harness: &mut Harness<'_, App>, user: &str, password: &str) {
+    step_until_label(harness, "Password");
+    if harness.get_by_label("User").value().as_deref() != Some(user) {
+        harness.get_by_label("User").focus();
+        harness.step();
+        harness.get_by_label("User").type_text(user);
+    }
+    harness.get_by_label("Password").focus();
+    harness.step();
+    harness.get_by_label("Password").type_text(password);
+    harness.step();
+    harness
+        .get_by_role_and_label(Role::Button, "Log in")
+        .click();
+    harness.step();
+}
+
 /// Stops the app's tasks and local service, then drops the harness.
 pub fn close_app(runtime: &tokio::runtime::Runtime, harness: Harness<'_, App>) {
     let backend = harness.state().backend().clone();
@@ -153,25 +190,12 @@ pub fn drop_files(harness: &mut Harness<'_, App>, paths: &[PathBuf]) {
     harness.step();
 }
 
-/// Writes a PNG of a part-like drawing (structured detail, well over 1024 bytes); `seed` varies it.
+/// Writes a 128×128 PNG of a sample part drawn by the library's generator (well over 1024 bytes);
+/// `seed` picks the part and its noise.
 pub fn write_part_png(path: &Path, seed: u32) {
-    let size = 128u32;
-    let image = image::RgbImage::from_fn(size, size, |x, y| {
-        let cx = x as i32 - 64;
-        let cy = y as i32 - 64;
-        let ring = ((cx * cx + cy * cy) as f64).sqrt() as u32;
-        let hole = ring < 14 + seed % 7;
-        let rim = (40..48 + seed % 5).contains(&ring);
-        let spoke = (x + seed * 3) % 23 < 3 || (y * (seed % 3 + 1)) % 29 < 2;
-        let value = if hole {
-            255
-        } else if rim || spoke {
-            20 + ((x ^ y) % 40) as u8
-        } else {
-            200 - ((x * y + seed) % 60) as u8
-        };
-        image::Rgb([value, value.wrapping_add((seed * 13) as u8), value / 2 + 60])
-    });
+    use partlens::service::samples::parts::{PART_NAMES, Pose, draw_part};
+    let name = PART_NAMES[seed as usize % PART_NAMES.len()];
+    let image = draw_part(name, &Pose::noisy(seed.into()), 128).unwrap();
     image.save(path).unwrap();
     assert!(std::fs::metadata(path).unwrap().len() > 1024);
 }

@@ -126,7 +126,7 @@ pub fn sweep_tube(path: &[[f64; 3]], outer: f64, inner: f64, segments: usize) ->
     let mut normal = normalised(cross(helper, first));
     let mut rings_outer = Vec::with_capacity(count);
     let mut rings_inner = Vec::with_capacity(count);
-    for i in 0..count {
+    for (i, &centre) in path.iter().enumerate() {
         let along = tangent(i);
         // Parallel transport: take the previous normal's part across the new tangent.
         normal = normalised(sub(normal, scaled(along, dot(normal, along))));
@@ -136,7 +136,7 @@ pub fn sweep_tube(path: &[[f64; 3]], outer: f64, inner: f64, segments: usize) ->
                 .map(|step| {
                     let angle = TAU * step as f64 / segments as f64;
                     add(
-                        path[i],
+                        centre,
                         add(
                             scaled(normal, radius * angle.cos()),
                             scaled(binormal, radius * angle.sin()),

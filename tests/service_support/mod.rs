@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use image::{ImageFormat, RgbImage};
 use partlens::api::encoding::{QueryString, base64_file_body, password_digest};
+use partlens::service::samples::parts::{Pose, draw_part};
 use partlens::service::{RunningService, ServiceConfig, admin};
 use reqwest::{Method, StatusCode};
 use tempfile::TempDir;
@@ -313,37 +314,37 @@ pub fn result_uids(body: &serde_json::Value) -> Vec<String> {
         .collect()
 }
 
-/// Shapes of test parts: different silhouettes the visual descriptor tells apart.
+/// Shapes of test parts: sample parts of the library's generator that the visual descriptor tells
+/// apart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Shape {
-    /// A dark disc in the middle.
+    /// A round part: the washer.
     Disc,
-    /// A dark horizontal bar.
+    /// A long part lying down: the stepped shaft.
     HorizontalBar,
-    /// A dark vertical bar.
+    /// A long part standing up: the bolt, turned upright.
     VerticalBar,
-    /// A dark L-shaped bracket.
+    /// An L-shaped part: the L-bracket.
     Bracket,
 }
 
-/// A 128×128 picture of a shape with a fine deterministic texture (`seed`), so it compresses to well
-/// over 1024 bytes and two seeds give near-identical but not equal pictures.
+/// A 128×128 picture of a shape, drawn by the library's sample generator with light noise from
+/// `seed`, so two seeds give near-identical but not equal pictures.
 pub fn part_image(shape: Shape, seed: u32) -> RgbImage {
-    let mut state = seed.wrapping_mul(2_654_435_761).wrapping_add(12_345);
-    RgbImage::from_fn(128, 128, |x, y| {
-        state = state.wrapping_mul(1_103_515_245).wrapping_add(12_345);
-        let texture = ((state >> 16) % 24) as i32 - 12;
-        let (fx, fy) = (x as i32 - 64, y as i32 - 64);
-        let inside = match shape {
-            Shape::Disc => fx * fx + fy * fy < 40 * 40,
-            Shape::HorizontalBar => (48..80).contains(&y),
-            Shape::VerticalBar => (48..80).contains(&x),
-            Shape::Bracket => (x < 40 && y > 16) || (y > 88 && x < 112),
-        };
-        let base = if inside { 40 } else { 215 };
-        let value = (base + texture).clamp(0, 255) as u8;
-        image::Rgb([value, value.saturating_add(5), value.saturating_sub(5)])
-    })
+    let noisy = Pose::noisy(seed.into());
+    let (name, pose) = match shape {
+        Shape::Disc => ("washer", noisy),
+        Shape::HorizontalBar => ("stepped-shaft", noisy),
+        Shape::VerticalBar => (
+            "bolt",
+            Pose {
+                rotation_degrees: 90.0,
+                ..noisy
+            },
+        ),
+        Shape::Bracket => ("l-bracket", noisy),
+    };
+    draw_part(name, &pose, 128).unwrap()
 }
 
 /// Encodes a picture in a format.

@@ -221,11 +221,11 @@ impl VisualIndex {
     /// Adds or replaces a file's views.
     pub fn insert(&mut self, key: String, views: Vec<ViewDescriptor>) {
         self.remove(&key);
-        if self.generation.is_none() {
-            if let Some(first) = views.first() {
-                self.generation = Some(first.generation());
-                self.row_len = first.features().len();
-            }
+        if self.generation.is_none()
+            && let Some(first) = views.first()
+        {
+            self.generation = Some(first.generation());
+            self.row_len = first.features().len();
         }
         let views: Vec<ViewDescriptor> = views
             .into_iter()

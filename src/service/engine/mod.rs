@@ -6,8 +6,8 @@
 //! bytes) and [`VisualIndex`]. The descriptor inside is the engine's own business: see
 //! `descriptor.rs` for its blocks and score, `normalise.rs` for how a view is framed, `images.rs` for
 //! safe decoding and the rendered pictures, `index.rs` for the contiguous index, [`drawing`] for DXF
-//! and PDF drawings (rendered page, PMI, text, title-block attributes), and [`sample_parts`] for the synthetic
-//! part drawings the tests, the sample library and the benchmark use.
+//! and PDF drawings (rendered page, PMI, text, title-block attributes). The synthetic parts the
+//! engine's quality tests draw are in [`crate::service::samples`].
 
 mod blocks;
 mod descriptor;
@@ -23,14 +23,13 @@ mod photo_descriptor;
 mod quality_tests;
 #[cfg(test)]
 mod sample_library_tests;
-pub mod sample_parts;
 
 use crate::api::PmiPage;
 
 pub use descriptor::{Generation, ViewDescriptor};
 pub use images::{MAX_DECODED_BYTES, MAX_IMAGE_SIDE};
 pub use index::{SHAPE_WEIGHT, VisualIndex, match_views, rank_by_matching_every_file};
-pub use mesh::{MESH_EXTENSIONS, ShapeDistribution, is_mesh_extension};
+pub use mesh::ShapeDistribution;
 
 /// Image formats the engine decodes and indexes visually (lower-case extensions with the dot).
 pub const IMAGE_EXTENSIONS: &[&str] = &[
@@ -114,7 +113,7 @@ pub fn analyze_with(
     bytes: &[u8],
 ) -> Result<Analysis, EngineError> {
     let extension = extension.to_ascii_lowercase();
-    if is_mesh_extension(&extension) {
+    if crate::geometry::is_model_extension(&extension) {
         return mesh::analyze(pipeline, &extension, bytes);
     }
     if drawing::is_drawing_extension(&extension) {

@@ -4,9 +4,11 @@
 
 use image::{DynamicImage, RgbImage};
 
-use super::sample_parts::{PART_NAMES, Pose, draw_part, encode_jpeg, encode_png, jpeg_round_trip};
 use super::{
     EngineError, ViewDescriptor, VisualIndex, analyze, match_views, rank_by_matching_every_file,
+};
+use crate::service::samples::parts::{
+    PART_NAMES, Pose, draw_part, encode_jpeg, encode_png, jpeg_round_trip,
 };
 
 const SIDE: u32 = 512;

@@ -8,9 +8,15 @@
 use std::path::PathBuf;
 
 use super::{ViewDescriptor, VisualIndex, analyze};
+use crate::service::samples::{SamplePart, read_manifest};
 
 fn samples_folder() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/samples")
+}
+
+/// The parts of the committed library, in manifest order.
+fn sample_parts() -> Vec<SamplePart> {
+    read_manifest(&samples_folder()).unwrap().parts
 }
 
 fn views_of(file: &str) -> Vec<ViewDescriptor> {
@@ -27,53 +33,39 @@ fn views_of(file: &str) -> Vec<ViewDescriptor> {
 
 #[test]
 fn every_sample_part_is_found_first_from_its_query_views() {
-    let manifest: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(samples_folder().join("manifest.json")).unwrap(),
-    )
-    .unwrap();
-    let parts = manifest["parts"].as_array().unwrap();
+    let parts = sample_parts();
     assert!(parts.len() >= 12);
     let mut index = VisualIndex::new();
-    for part in parts {
-        let stored_path = part["stored_path"].as_str().unwrap();
-        assert!(stored_path.starts_with("Samples/"));
-        assert!(!part["attributes"].as_array().unwrap().is_empty());
-        index.insert(
-            stored_path.to_owned(),
-            views_of(part["file"].as_str().unwrap()),
-        );
+    for part in &parts {
+        assert!(part.stored_path.starts_with("Samples/"));
+        assert!(!part.attributes.is_empty());
+        index.insert(part.stored_path.clone(), views_of(&part.file));
     }
     assert_eq!(index.len(), parts.len());
     let part_number_of = |stored_path: &str| {
         parts
             .iter()
-            .find(|part| part["stored_path"] == stored_path)
+            .find(|part| part.stored_path == stored_path)
             .and_then(|part| {
-                part["attributes"]
-                    .as_array()
-                    .unwrap()
+                part.attributes
                     .iter()
-                    .find_map(|text| text.as_str().unwrap().strip_prefix("part_number="))
+                    .find_map(|text| text.strip_prefix("part_number="))
             })
             .unwrap()
             .to_owned()
     };
     let mut drawings = 0;
-    for part in parts {
-        let stored_path = part["stored_path"].as_str().unwrap();
-        let file = part["file"].as_str().unwrap();
+    for part in &parts {
+        let stored_path = part.stored_path.as_str();
+        let file = part.file.as_str();
         if file.starts_with("models/") || file.starts_with("drawings/") {
             drawings += usize::from(file.starts_with("drawings/"));
             // No query views: the models are checked by the test below.
-            assert!(part["views"].as_array().unwrap().is_empty());
+            assert!(part.views.is_empty());
             continue;
         }
-        let views: Vec<ViewDescriptor> = part["views"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .flat_map(|view| views_of(view.as_str().unwrap()))
-            .collect();
+        let views: Vec<ViewDescriptor> =
+            part.views.iter().flat_map(|view| views_of(view)).collect();
         assert_eq!(views.len(), 2, "{stored_path}");
         // The part's picture comes first, or after other files of the same part only (its model,
         // its drawing); either way the part is clearly ahead of every other part.
@@ -96,38 +88,21 @@ fn every_sample_part_is_found_first_from_its_query_views() {
     assert_eq!(drawings, 3);
 }
 
-fn sample_parts() -> Vec<(String, String)> {
-    let manifest: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(samples_folder().join("manifest.json")).unwrap(),
-    )
-    .unwrap();
-    manifest["parts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|part| {
-            (
-                part["file"].as_str().unwrap().to_owned(),
-                part["stored_path"].as_str().unwrap().to_owned(),
-            )
-        })
-        .collect()
-}
-
 #[test]
 fn sample_models_are_found_from_the_part_pictures_and_from_themselves() {
     let parts = sample_parts();
-    let models: Vec<&(String, String)> = parts
+    let models: Vec<(&str, &str)> = parts
         .iter()
-        .filter(|(file, _)| file.starts_with("models/"))
+        .filter(|part| part.file.starts_with("models/"))
+        .map(|part| (part.file.as_str(), part.stored_path.as_str()))
         .collect();
     assert!(models.len() >= 4, "{models:?}");
     let mut library = VisualIndex::new();
-    for (file, stored_path) in &parts {
-        library.insert(stored_path.clone(), views_of(file));
+    for part in &parts {
+        library.insert(part.stored_path.clone(), views_of(&part.file));
     }
     let is_model = |key: &str| key.starts_with("Samples/models/");
-    for (file, stored_path) in &models {
+    for &(file, stored_path) in &models {
         let name = file.trim_start_matches("models/").trim_end_matches(".stl");
         let model_views = views_of(file);
         assert_eq!(model_views.len(), 7, "{file}");
@@ -139,12 +114,12 @@ fn sample_models_are_found_from_the_part_pictures_and_from_themselves() {
                 .collect();
         for query in pictures.chunks(1).chain([pictures.as_slice()]) {
             let ranked = library.rank(query, is_model, 4);
-            assert_eq!(&ranked[0].0, stored_path, "{name}: {ranked:?}");
+            assert_eq!(ranked[0].0, stored_path, "{name}: {ranked:?}");
         }
         // The model finds itself first in the whole library, clearly ahead of other parts (the
         // picture and the DXF drawing of the same part may come close).
         let ranked = library.rank(&model_views, |_| true, usize::MAX);
-        assert_eq!(&ranked[0].0, stored_path, "{ranked:?}");
+        assert_eq!(ranked[0].0, stored_path, "{ranked:?}");
         let of_this_part = |key: &str| key.contains(name);
         let other = ranked[1..]
             .iter()

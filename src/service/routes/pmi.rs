@@ -8,6 +8,7 @@ use axum::response::Response;
 
 use crate::api::PmiPage;
 use crate::api::encoding::decode_feedback_body;
+use crate::api::limits::{MAX_FEEDBACK_CHARS, MAX_FEEDBACK_USER_CHARS};
 use crate::api::model::PmiDataWire;
 use crate::service::body::read_limited;
 use crate::service::error::ServiceError;
@@ -18,10 +19,6 @@ use crate::service::store::accounts::Caller;
 use crate::service::store::feedback::{self, Feedback};
 use crate::service::store::{files, iso_now};
 
-/// Longest `feedback` text accepted, in characters.
-pub const MAX_FEEDBACK_CHARS: usize = 300;
-/// Longest `user` identifier accepted, in characters.
-pub const MAX_FEEDBACK_USER_CHARS: usize = 100;
 /// Largest feedback body read (or the service's body limit, when that is smaller).
 const MAX_FEEDBACK_BODY_BYTES: u64 = 1024 * 1024;
 

@@ -8,6 +8,7 @@ use axum::response::Response;
 
 use crate::api::SearchFilter;
 use crate::api::encoding::{QueryString, base64_decode, decode_double_encoded_strings};
+use crate::api::limits::MAX_SEARCH_FILES;
 use crate::service::body::{TempFile, read_limited};
 use crate::service::error::ServiceError;
 use crate::service::params::canonical_uid;
@@ -15,11 +16,8 @@ use crate::service::routes::{Origin, Params, json};
 use crate::service::search::{SearchQuery, max_results_param, run};
 use crate::service::state::AppState;
 use crate::service::store::accounts::Caller;
-use crate::service::stored_path::search_input_extension;
+use crate::service::stored_path::parse_search_input_extension;
 use crate::service::upload::{UploadParams, UploadTarget, store_and_index};
-
-/// Most files one `PUT /api/Search` takes.
-pub const MAX_SEARCH_FILES: usize = 10;
 
 fn filter_of(query: &QueryString) -> SearchFilter {
     SearchFilter::parse_inner(query.get("filterStr").unwrap_or_default())
@@ -53,7 +51,7 @@ pub async fn search_with_files(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ServiceError> {
-    let extension = search_input_extension(query.get("fileExtension").ok_or_else(|| {
+    let extension = parse_search_input_extension(query.get("fileExtension").ok_or_else(|| {
         ServiceError::BadRequest(
             "the fileExtension parameter is required (for example .png)".into(),
         )

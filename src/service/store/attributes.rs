@@ -111,7 +111,7 @@ pub fn replace(
             insert_value.execute(params![uid, id, value, value_key(value)])?;
         }
     }
-    super::files::refresh_search_text(connection, uid)
+    super::search_text::refresh(connection, uid)
 }
 
 /// Adds attributes to a file, replacing those of the same name and unit (`deleteExisting=false`).

@@ -2,6 +2,7 @@
 
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
+use super::search_text;
 use crate::service::error::ServiceError;
 
 /// The indexing state of a file, as `GET /api/FileStatus` reports it.
@@ -239,7 +240,7 @@ pub fn upsert(
                 ],
             )?;
             connection.execute("DELETE FROM views WHERE file_uid = ?1", [&content.uid])?;
-            refresh_search_text(connection, &content.uid)?;
+            search_text::refresh(connection, &content.uid)?;
             Ok(revision + 1)
         }
         None => {
@@ -263,7 +264,7 @@ pub fn upsert(
                     content.callback_param,
                 ],
             )?;
-            refresh_search_text(connection, &content.uid)?;
+            search_text::refresh(connection, &content.uid)?;
             Ok(1)
         }
     }
@@ -345,7 +346,7 @@ pub fn save_indexing(
             for (position, descriptor) in content.views.iter().enumerate() {
                 insert.execute(params![uid, position as i64, descriptor])?;
             }
-            refresh_search_text(connection, uid)?;
+            search_text::refresh(connection, uid)?;
         }
         None => {
             connection.execute(
@@ -390,39 +391,4 @@ pub fn all_database_views(connection: &Connection) -> Result<Vec<StoredViews>, S
         }
     }
     Ok(files)
-}
-
-/// Rebuilds the lower-cased text that free-text search looks in: stored path, display name,
-/// attributes (names and values), extracted attributes and extracted text.
-pub fn refresh_search_text(connection: &Connection, uid: &str) -> Result<(), ServiceError> {
-    let Some((stored_path, display_name, text, extracted)) = connection
-        .query_row(
-            "SELECT stored_path, display_name, text, extracted_attributes FROM files WHERE uid = ?1",
-            [uid],
-            |row| {
-                Ok((
-                    row.get::<_, String>(0)?,
-                    row.get::<_, String>(1)?,
-                    row.get::<_, String>(2)?,
-                    row.get::<_, String>(3)?,
-                ))
-            },
-        )
-        .optional()?
-    else {
-        return Ok(());
-    };
-    let attributes = super::attributes::texts_of(connection, uid)?;
-    let extracted: Vec<String> = serde_json::from_str(&extracted).unwrap_or_default();
-    let mut search_text = format!("{stored_path}\n{display_name}\n");
-    for line in attributes.iter().chain(&extracted) {
-        search_text.push_str(line);
-        search_text.push('\n');
-    }
-    search_text.push_str(&text);
-    connection.execute(
-        "UPDATE files SET search_text = ?2 WHERE uid = ?1",
-        params![uid, search_text.to_lowercase()],
-    )?;
-    Ok(())
 }

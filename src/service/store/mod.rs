@@ -13,6 +13,7 @@ pub mod files;
 pub mod jobs;
 pub mod schema;
 pub mod search;
+pub mod search_text;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};

@@ -12,10 +12,10 @@
 //! feedback sent again (after a 401, or after a reply that got lost) replaces itself at the service
 //! instead of being stored twice.
 
-use std::collections::BTreeMap;
-
-use crate::api::pmi::{MAX_FEEDBACK_CHARS, MAX_FEEDBACK_USER_CHARS};
+use crate::api::limits::{MAX_FEEDBACK_CHARS, MAX_FEEDBACK_USER_CHARS};
 use crate::api::{ApiError, FeedbackRequest, FileUid};
+use crate::tasks::wording::{Attempt, explain};
+use crate::ui::drafts::{DraftsByFile, FileDraft};
 
 /// Whether an extracted attribute is right or wrong.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -192,38 +192,14 @@ impl FeedbackDraft {
     }
 }
 
+impl FileDraft for FeedbackDraft {
+    fn file_uid(&self) -> &FileUid {
+        &self.file_uid
+    }
+}
+
 /// Unsent feedback of every file, by UID: what the app persists.
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct FeedbackDrafts {
-    by_file: BTreeMap<String, FeedbackDraft>,
-}
-
-impl FeedbackDrafts {
-    /// The draft of a file, if one is kept.
-    pub fn get(&self, uid: &FileUid) -> Option<&FeedbackDraft> {
-        self.by_file.get(&uid.canonical())
-    }
-
-    /// Keeps a draft (replacing the file's previous one).
-    pub fn put(&mut self, draft: FeedbackDraft) {
-        self.by_file.insert(draft.file_uid.canonical(), draft);
-    }
-
-    /// Drops the draft of a file.
-    pub fn remove(&mut self, uid: &FileUid) -> Option<FeedbackDraft> {
-        self.by_file.remove(&uid.canonical())
-    }
-
-    /// Number of drafts kept.
-    pub fn len(&self) -> usize {
-        self.by_file.len()
-    }
-
-    /// True when no draft is kept.
-    pub fn is_empty(&self) -> bool {
-        self.by_file.is_empty()
-    }
-}
+pub type FeedbackDrafts = DraftsByFile<FeedbackDraft>;
 
 /// The line under the form.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -381,7 +357,10 @@ impl FeedbackForm {
     pub fn failed(&mut self, uid: &FileUid, error: &ApiError) {
         if self.is_showing(uid) {
             self.sending = false;
-            self.notice = Some(FeedbackNotice::Failed(explain_feedback_error(error)));
+            self.notice = Some(FeedbackNotice::Failed(explain(
+                error,
+                Attempt::SendFeedback,
+            )));
             self.keep_current_draft();
         }
     }
@@ -524,34 +503,6 @@ fn review_row_ui(ui: &mut egui::Ui, review: &mut AttributeReview) {
         } else {
             Verdict::Wrong
         };
-    }
-}
-
-/// A failed send in words: what happened and what to do; the form is kept either way.
-pub fn explain_feedback_error(error: &ApiError) -> String {
-    match error {
-        ApiError::Unauthorized => "Your session has ended. Log in again, then send the feedback; \
-             the form is kept."
-            .to_owned(),
-        ApiError::NotFound { .. } => "This file no longer exists, so the service cannot take \
-             feedback on it. The form is kept."
-            .to_owned(),
-        ApiError::Forbidden { .. } => {
-            "The service does not let this user send feedback on this file. The form is kept."
-                .to_owned()
-        }
-        ApiError::InvalidInput(detail) => format!(
-            "The feedback was not sent: {}. Correct the form and send again.",
-            crate::tasks::wording::clause(detail)
-        ),
-        other if other.is_transient() => format!(
-            "The feedback was not sent: {}. The form is kept; try again in a moment.",
-            crate::tasks::wording::clause(&other.to_string())
-        ),
-        other => format!(
-            "The feedback was not sent: {}. The form is kept.",
-            crate::tasks::wording::clause(&other.to_string())
-        ),
     }
 }
 

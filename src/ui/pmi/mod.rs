@@ -3,8 +3,9 @@
 //! form. One concern a file: [`canvas`] (page, boxes, zoom, legend), [`items`] (the list and its
 //! filter), [`feedback`] (the form, its drafts and what it sends).
 //!
-//! The view never touches the backend: [`PmiView::ui`] returns [`PmiIntent`]s, and the Search place
-//! hands it the answers (`set_data`, `set_failed`, the feedback's outcome).
+//! The view sends what the task layer does (reload, the page picture, the feedback) as `Command`s
+//! and returns [`PmiIntent`]s for where it leads; the Search place hands it the answers (`set_data`,
+//! `set_failed`, the feedback's outcome).
 
 pub mod canvas;
 pub mod feedback;
@@ -15,43 +16,24 @@ use egui::Vec2;
 use self::canvas::{CanvasInput, PageZoom, legend, page_canvas_ui, page_size};
 use self::feedback::{FeedbackDrafts, FeedbackForm};
 use self::items::{filtered_items, items_list_ui, step_selection};
-use super::texture_cache::{Lookup, TextureCache};
-use crate::api::{ApiError, FeedbackRequest, FileUid, PmiData};
-use crate::tasks::thumbnails::{ImageRequest, large_image_key};
+use super::app_command::CommandQueue;
+use super::load_state::LoadState;
+use super::picture::{Picture, picture};
+use super::texture_cache::TextureCache;
+use crate::api::{ApiError, FileUid, PmiData};
+use crate::tasks::Command;
+use crate::tasks::thumbnails::ImageRequest;
+use crate::tasks::wording::{Attempt, explain};
 
 /// Height of the page canvas and the items list, in points.
 const CANVAS_HEIGHT: f32 = 430.0;
 
-/// What the user asked the PMI viewer to do; the app carries it out.
-#[derive(Clone, Debug, PartialEq)]
+/// Where the PMI viewer leads; the Search place goes there. Work for the task layer (reload, the page
+/// picture, the feedback) goes straight to it as a `Command`.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PmiIntent {
-    /// Load the file's PMI again.
-    Reload(FileUid),
-    /// Load the page picture into the texture cache.
-    NeedImage(ImageRequest),
-    /// Send this feedback.
-    SendFeedback(FeedbackRequest),
     /// Go back to the file's record.
     Back,
-}
-
-/// Where loading the PMI is.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub enum PmiStatus {
-    /// No file chosen.
-    #[default]
-    Empty,
-    /// The PMI is being loaded.
-    Loading(FileUid),
-    /// The PMI could not be loaded; the sentence says why.
-    Failed {
-        /// The file.
-        uid: FileUid,
-        /// Why, and what to do.
-        message: String,
-    },
-    /// The PMI is shown.
-    Ready(FileUid),
 }
 
 /// The file whose PMI is shown.
@@ -63,32 +45,11 @@ struct PmiFile {
     image_url: String,
 }
 
-/// The sentence shown when the PMI cannot be loaded.
-pub fn explain_pmi_error(error: &ApiError) -> String {
-    match error {
-        ApiError::NotFound { .. } => "No file with this UID exists for your company: it was never \
-             uploaded or has been deleted."
-            .to_owned(),
-        ApiError::Unauthorized => {
-            "Your session has expired. Log in again to see the drawing data.".to_owned()
-        }
-        other if other.is_transient() => format!(
-            "The drawing data could not be loaded: {}. Try again in a moment.",
-            crate::tasks::wording::clause(&other.to_string())
-        ),
-        other => format!(
-            "The drawing data could not be loaded: {}.",
-            crate::tasks::wording::clause(&other.to_string())
-        ),
-    }
-}
-
 /// The PMI viewer's state.
 #[derive(Debug)]
 pub struct PmiView {
-    status: PmiStatus,
+    status: LoadState<PmiData>,
     file: Option<PmiFile>,
-    data: Option<PmiData>,
     page: usize,
     selected: Option<usize>,
     reveal_box: bool,
@@ -109,9 +70,8 @@ impl PmiView {
     /// An empty viewer with the feedback drafts the app restored from its storage.
     pub fn new(drafts: FeedbackDrafts) -> Self {
         Self {
-            status: PmiStatus::Empty,
+            status: LoadState::Empty,
             file: None,
-            data: None,
             page: 0,
             selected: None,
             reveal_box: false,
@@ -131,8 +91,7 @@ impl PmiView {
             title: title.into(),
             image_url: image_url.into().trim().to_owned(),
         });
-        self.status = PmiStatus::Loading(uid);
-        self.data = None;
+        self.status = LoadState::Loading(uid);
         self.page = 0;
         self.selected = None;
         self.reveal_box = false;
@@ -154,9 +113,8 @@ impl PmiView {
             return;
         }
         self.feedback.open(uid, &data.extracted_attributes);
-        self.status = PmiStatus::Ready(uid.clone());
         self.page = self.page.min(data.pages.len().saturating_sub(1));
-        self.data = Some(data);
+        self.status = LoadState::Ready(data);
     }
 
     /// Shows why the PMI of `uid` could not be loaded.
@@ -164,21 +122,20 @@ impl PmiView {
         if !self.is_showing(uid) {
             return;
         }
-        self.data = None;
-        self.status = PmiStatus::Failed {
+        self.status = LoadState::Failed {
             uid: uid.clone(),
-            message: explain_pmi_error(error),
+            message: explain(error, Attempt::LoadPmi),
         };
     }
 
     /// Where loading is.
-    pub fn status(&self) -> &PmiStatus {
+    pub fn status(&self) -> &LoadState<PmiData> {
         &self.status
     }
 
     /// The PMI shown, if any.
     pub fn data(&self) -> Option<&PmiData> {
-        self.data.as_ref()
+        self.status.ready()
     }
 
     /// The index of the page shown.
@@ -212,11 +169,12 @@ impl PmiView {
         self.feedback.drafts()
     }
 
-    /// Draws the viewer and returns what the user asked for.
+    /// Draws the viewer and returns where the user asked to go.
     pub fn ui(
         &mut self,
         ui: &mut egui::Ui,
         textures: &mut TextureCache<egui::TextureHandle>,
+        commands: &mut CommandQueue,
     ) -> Vec<PmiIntent> {
         let mut intents = Vec::new();
         ui.horizontal(|ui| {
@@ -228,44 +186,47 @@ impl PmiView {
             }
         });
         ui.separator();
-        match self.status.clone() {
-            PmiStatus::Empty => {
+        // Taken out while drawing (the data is read while the rest of the view changes), put back
+        // after.
+        let status = std::mem::take(&mut self.status);
+        match &status {
+            LoadState::Empty => {
                 ui.label(
                     "Open a file and choose \"Drawing data (PMI)\" to see what was extracted.",
                 );
             }
-            PmiStatus::Loading(_) => {
+            LoadState::Loading(_) => {
                 ui.horizontal(|ui| {
                     ui.spinner();
                     ui.label("Loading the drawing data…");
                 });
             }
-            PmiStatus::Failed { uid, message } => {
+            LoadState::Failed { uid, message } => {
                 ui.colored_label(ui.visuals().error_fg_color, message);
                 if ui.button("Try again").clicked() {
-                    self.status = PmiStatus::Loading(uid.clone());
-                    intents.push(PmiIntent::Reload(uid));
+                    self.status = LoadState::Loading(uid.clone());
+                    commands.backend(Command::LoadPmi(uid.clone()));
+                    return intents;
                 }
             }
-            PmiStatus::Ready(_) => {
+            LoadState::Ready(data) => {
                 egui::ScrollArea::vertical()
                     .id_salt("pmi view")
                     .auto_shrink([false, false])
-                    .show(ui, |ui| self.ready_ui(ui, textures, &mut intents));
+                    .show(ui, |ui| self.ready_ui(ui, data, textures, commands));
             }
         }
+        self.status = status;
         intents
     }
 
     fn ready_ui(
         &mut self,
         ui: &mut egui::Ui,
+        data: &PmiData,
         textures: &mut TextureCache<egui::TextureHandle>,
-        intents: &mut Vec<PmiIntent>,
+        commands: &mut CommandQueue,
     ) {
-        let Some(data) = self.data.take() else {
-            return;
-        };
         if data.pages.is_empty() {
             egui::Frame::group(ui.style()).show(ui, |ui| {
                 ui.set_width(ui.available_width());
@@ -278,7 +239,7 @@ impl PmiView {
                 );
             });
         } else {
-            self.pages_ui(ui, &data, textures, intents);
+            self.pages_ui(ui, data, textures, commands);
         }
         ui.add_space(10.0);
         ui.columns(2, |columns| {
@@ -286,10 +247,9 @@ impl PmiView {
             let ui = &mut columns[1];
             ui.heading("Extracted attributes");
             if let Some(request) = self.feedback.ui(ui) {
-                intents.push(PmiIntent::SendFeedback(request));
+                commands.backend(Command::SendFeedback(request));
             }
         });
-        self.data = Some(data);
     }
 
     fn pages_ui(
@@ -297,7 +257,7 @@ impl PmiView {
         ui: &mut egui::Ui,
         data: &PmiData,
         textures: &mut TextureCache<egui::TextureHandle>,
-        intents: &mut Vec<PmiIntent>,
+        commands: &mut CommandQueue,
     ) {
         self.page = self.page.min(data.pages.len() - 1);
         ui.horizontal_wrapped(|ui| {
@@ -371,23 +331,17 @@ impl PmiView {
         // interface and are drawn blank.
         let (picture, picture_note) = match self.file.as_ref() {
             Some(file) if self.page == 0 && !file.image_url.is_empty() => {
-                let key = large_image_key(&file.image_url);
-                match textures.request(&key) {
-                    Lookup::Ready(texture) => {
+                let request =
+                    ImageRequest::large_image(&file.image_url).of_record(file.uid.clone());
+                match picture(textures, request, commands) {
+                    Picture::Ready(texture) => {
                         (Some(egui::load::SizedTexture::from_handle(texture)), None)
                     }
-                    Lookup::Pending => (None, Some("Loading the page picture…".to_owned())),
-                    Lookup::Failed(reason) => (
+                    Picture::Loading => (None, Some("Loading the page picture…".to_owned())),
+                    Picture::Failed(reason) => (
                         None,
                         Some(format!("The page picture could not be shown: {reason}")),
                     ),
-                    Lookup::NeedsFetch => {
-                        intents.push(PmiIntent::NeedImage(
-                            ImageRequest::large_image(file.image_url.clone())
-                                .of_record(file.uid.clone()),
-                        ));
-                        (None, Some("Loading the page picture…".to_owned()))
-                    }
                 }
             }
             _ => (None, None),
@@ -541,7 +495,7 @@ mod tests {
         assert_eq!(harness.state().view.selected(), Some(1));
         // The page picture is asked for, as the record's large image.
         assert!(
-            harness.state().intents.contains(&PmiIntent::NeedImage(
+            harness.state().commands.contains(&Command::LoadImage(
                 ImageRequest::large_image("http://127.0.0.1:9/l.png")
                     .of_record(FileUid::from_reply(UID))
             ))
@@ -586,10 +540,7 @@ mod tests {
         // No picture for page 2 in the interface: a blank page, and no second image request.
         let requests = harness
             .state()
-            .intents
-            .iter()
-            .filter(|intent| matches!(intent, PmiIntent::NeedImage(_)))
-            .count();
+            .count_commands(|command| matches!(command, Command::LoadImage(_)));
         assert_eq!(requests, 1);
     }
 
@@ -630,12 +581,11 @@ mod tests {
         harness.get_by_label("Send feedback").click();
         harness.run();
         harness.get_by_label_contains("Shorten it by 5");
-        assert!(
-            !harness
+        assert_eq!(
+            harness
                 .state()
-                .intents
-                .iter()
-                .any(|intent| matches!(intent, PmiIntent::SendFeedback(_)))
+                .count_commands(|command| matches!(command, Command::SendFeedback(_))),
+            0
         );
         let draft = harness.state().view.feedback().draft().unwrap();
         assert_eq!(draft.explanation.len(), 305);
@@ -659,7 +609,7 @@ mod tests {
         harness.get_by_label("Try again").click();
         // The spinner that follows keeps repainting: step instead of running to rest.
         harness.run_steps(2);
-        assert_eq!(harness.state().intents, [PmiIntent::Reload(uid)]);
+        assert_eq!(harness.state().commands, [Command::LoadPmi(uid)]);
         harness.get_by_label("Loading the drawing data…");
     }
 }

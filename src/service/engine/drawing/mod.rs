@@ -23,7 +23,6 @@ mod page;
 mod pdf_scene;
 mod pmi;
 mod render;
-pub mod sample_drawings;
 mod scene;
 mod text_clean;
 mod title_block;
@@ -167,10 +166,10 @@ impl PagesRead {
 
 #[cfg(test)]
 mod tests {
-    use super::sample_drawings::{
+    use super::*;
+    use crate::service::samples::drawings::{
         SAMPLE_DRAWINGS, SAMPLE_PDF_DRAWING, sample_drawing_dxf, sample_drawing_pdf,
     };
-    use super::*;
 
     /// Every PMI box is a real box inside the page's image.
     fn assert_boxes_inside_the_page(page: &crate::api::PmiPage) {

@@ -2,6 +2,7 @@
 //! error and never a panic, rendering and D2 are deterministic and pose-independent.
 
 use super::*;
+use crate::geometry::read_mesh;
 
 /// A closed tetrahedron, outward-facing, as STL facets.
 fn tetrahedron() -> Vec<stl_io::Triangle> {

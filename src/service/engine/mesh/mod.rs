@@ -1,4 +1,4 @@
-//! 3D meshes (STL ascii and binary, OBJ, PLY) in the engine: read within limits (`read.rs`), put in
+//! 3D models in the engine: read into a mesh by [`crate::geometry`] (STL, OBJ, PLY), put in
 //! a standard pose (`normalise.rs`), rendered shaded from [`VIEW_DIRECTIONS`] directions all around
 //! it (`viewpoints.rs`, `render.rs`) and framed as a photograph is, so that every view gets the same
 //! 2D descriptor as a picture, described by a D2 shape distribution for model-to-model similarity
@@ -12,73 +12,29 @@
 mod analysis;
 mod d2;
 mod normalise;
-mod read;
 mod render;
 mod viewpoints;
 
 use image::DynamicImage;
 
 use super::{Analysis, EngineError, Pipeline, ViewDescriptor, images};
+use crate::geometry::{self, GeometryError, Mesh};
 
 pub use analysis::{is_closed, mesh_attributes, volume};
 pub use d2::{D2_BINS, ShapeDistribution};
 pub use normalise::standard_pose;
-pub use read::{MAX_MESH_BYTES, MAX_TRIANGLES, MAX_VERTICES, read_mesh};
 pub use render::{PICTURE_VIEW, VIEWPOINTS, Viewpoint, render, render_framed};
 pub use viewpoints::{around_the_sphere, looking_from};
-
-/// Mesh formats the engine reads (lower-case extensions with the dot).
-pub const MESH_EXTENSIONS: &[&str] = &[".stl", ".obj", ".ply"];
 
 /// Side of a rendered view, in pixels: the reference side the 2D descriptor's drawings are made at.
 pub const VIEW_SIDE: u32 = 512;
 
-/// A triangle mesh: corner positions and triangles as three indices into them.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Mesh {
-    /// Vertex positions.
-    pub vertices: Vec<[f32; 3]>,
-    /// Triangles, three vertex indices each (every index is below `vertices.len()`).
-    pub triangles: Vec<[u32; 3]>,
-}
-
-impl Mesh {
-    /// Area of one triangle.
-    pub fn triangle_area(&self, triangle: &[u32; 3]) -> f32 {
-        let [a, b, c] = triangle.map(|index| self.vertices[index as usize].map(f64::from));
-        let ab = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
-        let ac = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
-        (0.5 * normalise::length(normalise::cross(ab, ac))) as f32
+/// A model the geometry readers could not read, as the engine reports it.
+fn unreadable(extension: &str, error: GeometryError) -> EngineError {
+    EngineError::Undecodable {
+        extension: extension.to_owned(),
+        reason: error.to_string(),
     }
-
-    /// Total surface area.
-    pub fn surface_area(&self) -> f64 {
-        self.triangles
-            .iter()
-            .map(|triangle| f64::from(self.triangle_area(triangle)))
-            .sum()
-    }
-
-    /// Lowest and highest corner of the axis-aligned box around the triangles' vertices.
-    pub fn bounds(&self) -> Option<[[f32; 3]; 2]> {
-        let mut corners = self
-            .triangles
-            .iter()
-            .flatten()
-            .map(|&index| self.vertices[index as usize]);
-        let first = corners.next()?;
-        Some(corners.fold([first, first], |[low, high], point| {
-            [
-                [0, 1, 2].map(|k| low[k].min(point[k])),
-                [0, 1, 2].map(|k| high[k].max(point[k])),
-            ]
-        }))
-    }
-}
-
-/// True when files with this extension are read as meshes.
-pub fn is_mesh_extension(extension: &str) -> bool {
-    MESH_EXTENSIONS.contains(&extension.to_ascii_lowercase().as_str())
 }
 
 /// Directions a model is seen from when it is indexed: the vertices of a geodesic sphere of
@@ -92,7 +48,8 @@ pub const VIEW_DIRECTIONS: usize = 92;
 /// carrying the D2 distribution); the legacy engine draws one line drawing per [`VIEWPOINTS`] entry.
 /// Thumbnail and large image are the isometric line drawing; attributes are measured.
 pub fn analyze(pipeline: Pipeline, extension: &str, bytes: &[u8]) -> Result<Analysis, EngineError> {
-    let mesh = read_mesh(extension, bytes)?;
+    let mesh =
+        geometry::read_mesh(extension, bytes).map_err(|error| unreadable(extension, error))?;
     let extracted_attributes = mesh_attributes(&mesh);
     let posed = standard_pose(&mesh);
     let shape = ShapeDistribution::of_mesh(&posed);

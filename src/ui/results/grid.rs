@@ -1,0 +1,178 @@
+//! The results as a virtualised grid of cards: thumbnail, name, score with its band, the key
+//! attributes, "More like this". Only the rows of cards on screen are laid out.
+
+use egui::{Align, Layout, Sense, UiBuilder, Vec2};
+
+use super::rows::ResultRow;
+use super::{
+    ResultsIntent, ResultsView, more_like_this_button_ui, opens_detail, score_label_ui,
+    thumbnail_ui,
+};
+use crate::ui::app_command::CommandQueue;
+use crate::ui::texture_cache::TextureCache;
+
+/// Width of a card in the grid, in points.
+pub const CARD_WIDTH: f32 = 196.0;
+
+/// Height of a card in the grid, in points.
+pub const CARD_HEIGHT: f32 = 244.0;
+
+/// Height of the thumbnail area of a card.
+const CARD_THUMBNAIL_HEIGHT: f32 = 128.0;
+
+/// How many attributes a card shows.
+pub const CARD_ATTRIBUTES: usize = 2;
+
+impl ResultsView {
+    /// The grid: rows of cards as wide as fit, only the rows on screen laid out.
+    pub(super) fn grid_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        textures: &mut TextureCache<egui::TextureHandle>,
+        commands: &mut CommandQueue,
+        intents: &mut Vec<ResultsIntent>,
+    ) {
+        let spacing = ui.spacing().item_spacing;
+        let columns = (((ui.available_width() + spacing.x) / (CARD_WIDTH + spacing.x)).floor()
+            as usize)
+            .max(1);
+        let row_count = self.rows.len().div_ceil(columns);
+        egui::ScrollArea::vertical()
+            .id_salt("results grid")
+            .auto_shrink(false)
+            .show_rows(ui, CARD_HEIGHT, row_count, |ui, visible_rows| {
+                for grid_row in visible_rows {
+                    ui.horizontal(|ui| {
+                        let first = grid_row * columns;
+                        let last = (first + columns).min(self.order.len());
+                        for &index in &self.order[first..last] {
+                            let row = &self.rows[index];
+                            result_card_ui(
+                                ui,
+                                row,
+                                &self.key_attributes,
+                                textures,
+                                commands,
+                                intents,
+                            );
+                        }
+                    });
+                }
+            });
+    }
+}
+
+/// One card of the grid: thumbnail, name, score with band, key attributes, "More like this". A click
+/// anywhere else on the card opens the detail view.
+fn result_card_ui(
+    ui: &mut egui::Ui,
+    row: &ResultRow,
+    key_attributes: &[String],
+    textures: &mut TextureCache<egui::TextureHandle>,
+    commands: &mut CommandQueue,
+    intents: &mut Vec<ResultsIntent>,
+) {
+    // The card's own click area is registered first, so the button drawn on top of it gets its clicks.
+    let (rect, response) =
+        ui.allocate_exact_size(Vec2::new(CARD_WIDTH, CARD_HEIGHT), Sense::click());
+    opens_detail(&response, row, intents);
+    if !ui.is_rect_visible(rect) {
+        return;
+    }
+    let visuals = ui.visuals();
+    let (fill, stroke) = if response.hovered() {
+        (visuals.faint_bg_color, visuals.widgets.hovered.bg_stroke)
+    } else {
+        (
+            visuals.faint_bg_color,
+            visuals.widgets.noninteractive.bg_stroke,
+        )
+    };
+    ui.painter()
+        .rect(rect, 6.0, fill, stroke, egui::StrokeKind::Inside);
+
+    let inner = rect.shrink(8.0);
+    let mut card = ui.new_child(
+        UiBuilder::new()
+            .max_rect(inner)
+            .layout(Layout::top_down(Align::Min)),
+    );
+    let (thumbnail_rect, _) = card.allocate_exact_size(
+        Vec2::new(inner.width(), CARD_THUMBNAIL_HEIGHT),
+        Sense::hover(),
+    );
+    thumbnail_ui(&card, thumbnail_rect, row, textures, commands);
+    card.add(egui::Label::new(egui::RichText::new(&row.name).strong()).truncate());
+    score_label_ui(&mut card, row);
+    for name in key_attributes {
+        let value = row.attribute_text(name);
+        let text = if value.is_empty() {
+            format!("{name}: —")
+        } else {
+            format!("{name}: {value}")
+        };
+        card.add(egui::Label::new(egui::RichText::new(text).small()).truncate());
+    }
+    card.with_layout(Layout::bottom_up(Align::Min), |ui| {
+        more_like_this_button_ui(ui, row, intents);
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use egui_kittest::kittest::Queryable as _;
+
+    use super::*;
+    use crate::tasks::Command;
+    use crate::ui::results::ResultsLayout;
+    use crate::ui::results::tests::{harness, row, sample_harness, uid};
+
+    #[test]
+    fn cards_show_score_band_and_key_attributes() {
+        let harness = sample_harness(ResultsLayout::Grid);
+        harness.get_by_label("0.990 · identical");
+        harness.get_by_label("0.930 · very similar");
+        harness.get_by_label("0.420 · weak match");
+        harness.get_by_label("material: aluminium");
+        harness.get_by_label("weight(kg): 12.5");
+        harness.get_by_label("3 results");
+    }
+
+    #[test]
+    fn clicking_a_card_opens_it_and_more_like_this_searches_by_its_image() {
+        let mut harness = sample_harness(ResultsLayout::Grid);
+        harness.get_by_label("Open Cover").click();
+        harness.run();
+        let more = harness.get_all_by_label("More like this").next().unwrap();
+        more.click();
+        harness.run();
+        let intents = &harness.state().intents;
+        assert!(intents.contains(&ResultsIntent::OpenDetail(uid(3))));
+        assert!(intents.contains(&ResultsIntent::MoreLikeThis {
+            uid: uid(1),
+            name: "Bracket B".into(),
+            image_url: "http://127.0.0.1:9/large/1.png".into(),
+        }));
+    }
+
+    #[test]
+    fn only_visible_cards_ask_for_thumbnails() {
+        let rows: Vec<ResultRow> = (1..=1000)
+            .map(|rank| row(rank, &format!("part {rank}"), Some(0.5), &[]))
+            .collect();
+        let mut view = ResultsView::new();
+        view.set_results(rows, Some(1000));
+        let mut harness = harness(view);
+        harness.run();
+        let asked = harness
+            .state()
+            .count_commands(|command| matches!(command, Command::LoadImage(_)));
+        assert!(asked > 0 && asked < 60, "{asked} thumbnails asked for");
+        // Each is asked for once, however many frames run.
+        harness.run_steps(3);
+        let again = harness
+            .state()
+            .count_commands(|command| matches!(command, Command::LoadImage(_)));
+        assert_eq!(asked, again);
+    }
+}

@@ -1,0 +1,431 @@
+//! The results as plain data: one [`ResultRow`] a result, how similar a score is in words
+//! ([`ScoreBand`]), sorting by any column ([`sorted_order`]), the attribute columns, and the CSV
+//! text of the list. No egui here; the grid and the table draw these rows.
+
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::api::model::picture_url;
+use crate::api::{Attribute, FileUid, SearchResult, SearchResultItem};
+
+/// A score at or above this is labelled "identical".
+pub const IDENTICAL_SCORE: f64 = 0.98;
+
+/// A score at or above this (and below [`IDENTICAL_SCORE`]) is labelled "very similar".
+///
+/// Calibrated on the sample library with the local engine: other pictures of the same part score
+/// 0.81–0.97, different parts at most about 0.76 (a washer against a flange).
+pub const VERY_SIMILAR_SCORE: f64 = 0.85;
+
+/// A score at or above this (and below [`VERY_SIMILAR_SCORE`]) is labelled "similar"; below it a
+/// result is a weak match, shown so that nothing is hidden but not called similar.
+pub const SIMILAR_SCORE: f64 = 0.70;
+
+/// How similar a result is, in the words the user reads next to the score.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScoreBand {
+    /// Score ≥ 0.98: the same part.
+    Identical,
+    /// Score ≥ 0.85.
+    VerySimilar,
+    /// Score ≥ 0.70.
+    Similar,
+    /// Below 0.70: shares little with the query.
+    Weak,
+}
+
+impl ScoreBand {
+    /// The band of a score in 0..1.
+    pub fn of(score: f64) -> Self {
+        if score >= IDENTICAL_SCORE {
+            Self::Identical
+        } else if score >= VERY_SIMILAR_SCORE {
+            Self::VerySimilar
+        } else if score >= SIMILAR_SCORE {
+            Self::Similar
+        } else {
+            Self::Weak
+        }
+    }
+
+    /// The label shown next to the score.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Identical => "identical",
+            Self::VerySimilar => "very similar",
+            Self::Similar => "similar",
+            Self::Weak => "weak match",
+        }
+    }
+}
+
+/// One result as the views show it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResultRow {
+    /// Position in the service's order, from 1 (best match first).
+    pub rank: usize,
+    /// UID of the matching file.
+    pub uid: FileUid,
+    /// The name to show.
+    pub name: String,
+    /// The stored file name.
+    pub file_name: String,
+    /// Similarity in 0..1, when the search had views.
+    pub score: Option<f64>,
+    /// Thumbnail URL, used exactly as given.
+    pub thumbnail_url: String,
+    /// Large-image URL, used exactly as given.
+    pub large_image_url: String,
+    /// The result's attributes.
+    pub attributes: Vec<Attribute>,
+}
+
+impl ResultRow {
+    /// Builds a row from a result item at position `rank` (from 1).
+    pub fn from_item(rank: usize, item: &SearchResultItem) -> Self {
+        Self {
+            rank,
+            uid: item.file_uid(),
+            name: item.title().to_owned(),
+            file_name: item.file_name.clone(),
+            score: item.score,
+            thumbnail_url: item.thumbnail_url.clone(),
+            large_image_url: item.large_image_url.clone(),
+            attributes: item.parsed_attributes(),
+        }
+    }
+
+    /// The band of the score, if there is a score.
+    pub fn band(&self) -> Option<ScoreBand> {
+        self.score.map(ScoreBand::of)
+    }
+
+    /// "0.953 · very similar", or an empty string without a score.
+    pub fn score_text(&self) -> String {
+        match self.score {
+            Some(score) => format!("{score:.3} · {}", ScoreBand::of(score).label()),
+            None => String::new(),
+        }
+    }
+
+    /// The attribute with this wire name (`weight(kg)`), compared without regard to case.
+    pub fn attribute(&self, wire_name: &str) -> Option<&Attribute> {
+        self.attributes
+            .iter()
+            .find(|attribute| attribute.wire_name().eq_ignore_ascii_case(wire_name))
+    }
+
+    /// The values of an attribute joined for reading (`EU, US`), empty when absent.
+    pub fn attribute_text(&self, wire_name: &str) -> String {
+        self.attribute(wire_name)
+            .map(|attribute| attribute.values.join(", "))
+            .unwrap_or_default()
+    }
+
+    /// The image to search by for "More like this": the large image, else the thumbnail.
+    pub fn search_image_url(&self) -> Option<&str> {
+        picture_url(&self.large_image_url, &self.thumbnail_url)
+    }
+}
+
+/// The rows of a search result, in the service's order.
+pub fn rows_from_result(result: &SearchResult) -> Vec<ResultRow> {
+    result
+        .results
+        .iter()
+        .enumerate()
+        .map(|(index, item)| ResultRow::from_item(index + 1, item))
+        .collect()
+}
+
+/// What the rows are sorted by.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum SortColumn {
+    /// The service's order (best match first).
+    Rank,
+    /// The similarity score.
+    Score,
+    /// The display name.
+    Name,
+    /// An attribute, by wire name.
+    Attribute(String),
+}
+
+impl SortColumn {
+    /// The label of the column or sort option.
+    pub fn label(&self) -> String {
+        match self {
+            Self::Rank => "Best match".to_owned(),
+            Self::Score => "Score".to_owned(),
+            Self::Name => "Name".to_owned(),
+            Self::Attribute(name) => name.clone(),
+        }
+    }
+
+    /// The direction a first click sorts in: scores high to low, the rest in reading order.
+    pub(super) fn first_direction_descending(&self) -> bool {
+        matches!(self, Self::Score)
+    }
+}
+
+/// A sort column and its direction.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SortOrder {
+    /// The column.
+    pub column: SortColumn,
+    /// High to low (Z to A) when true.
+    pub descending: bool,
+}
+
+impl Default for SortOrder {
+    fn default() -> Self {
+        Self {
+            column: SortColumn::Rank,
+            descending: false,
+        }
+    }
+}
+
+/// Compares two attribute texts: as numbers when both are numbers, else as text ignoring case.
+fn compare_values(a: &str, b: &str) -> Ordering {
+    match (a.trim().parse::<f64>(), b.trim().parse::<f64>()) {
+        (Ok(x), Ok(y)) => x.total_cmp(&y),
+        _ => a.to_lowercase().cmp(&b.to_lowercase()),
+    }
+}
+
+/// The display order of `rows` under `sort`: indices into `rows`. Rows without the sorted value come
+/// last in either direction; ties keep the service's order, so the order is always the same.
+pub fn sorted_order(rows: &[ResultRow], sort: &SortOrder) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..rows.len()).collect();
+    let directed = |ordering: Ordering| {
+        if sort.descending {
+            ordering.reverse()
+        } else {
+            ordering
+        }
+    };
+    order.sort_by(|&i, &j| {
+        let (a, b) = (&rows[i], &rows[j]);
+        let by_column = match &sort.column {
+            SortColumn::Rank => directed(a.rank.cmp(&b.rank)),
+            SortColumn::Score => match (a.score, b.score) {
+                (Some(x), Some(y)) => directed(x.total_cmp(&y)),
+                (Some(_), None) => Ordering::Less,
+                (None, Some(_)) => Ordering::Greater,
+                (None, None) => Ordering::Equal,
+            },
+            SortColumn::Name => directed(
+                a.name
+                    .to_lowercase()
+                    .cmp(&b.name.to_lowercase())
+                    .then_with(|| a.name.cmp(&b.name)),
+            ),
+            SortColumn::Attribute(name) => match (a.attribute(name), b.attribute(name)) {
+                (Some(x), Some(y)) => {
+                    directed(compare_values(&x.joined_values(), &y.joined_values()))
+                }
+                (Some(_), None) => Ordering::Less,
+                (None, Some(_)) => Ordering::Greater,
+                (None, None) => Ordering::Equal,
+            },
+        };
+        by_column.then_with(|| a.rank.cmp(&b.rank))
+    });
+    order
+}
+
+/// The attribute names (wire form) found in the rows, sorted without regard to case.
+pub fn attribute_names(rows: &[ResultRow]) -> Vec<String> {
+    let mut seen: BTreeMap<String, String> = BTreeMap::new();
+    for row in rows {
+        for attribute in &row.attributes {
+            let name = attribute.wire_name();
+            seen.entry(name.to_lowercase()).or_insert(name);
+        }
+    }
+    seen.into_values().collect()
+}
+
+/// The names of the attributes most results carry (most common first, then by name): the ones a card
+/// shows.
+pub fn key_attribute_names(rows: &[ResultRow], count: usize) -> Vec<String> {
+    let mut counts: BTreeMap<String, (usize, String)> = BTreeMap::new();
+    for row in rows {
+        let mut names_of_row = BTreeSet::new();
+        for attribute in &row.attributes {
+            let name = attribute.wire_name();
+            if names_of_row.insert(name.to_lowercase()) {
+                counts.entry(name.to_lowercase()).or_insert((0, name)).0 += 1;
+            }
+        }
+    }
+    let mut ranked: Vec<(usize, String)> = counts.into_values().collect();
+    ranked.sort_by(|a, b| {
+        b.0.cmp(&a.0)
+            .then_with(|| a.1.to_lowercase().cmp(&b.1.to_lowercase()))
+    });
+    ranked
+        .into_iter()
+        .take(count)
+        .map(|(_, name)| name)
+        .collect()
+}
+
+/// The CSV text of `rows` in the given order: rank, name, file name, UID, score, band, then one column
+/// per attribute name (values joined with `|`, the interface's own form).
+pub fn results_csv<'a>(
+    rows: impl IntoIterator<Item = &'a ResultRow>,
+    attribute_columns: &[String],
+) -> Result<String, csv::Error> {
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    let mut header = vec![
+        "rank".to_owned(),
+        "name".to_owned(),
+        "file name".to_owned(),
+        "uid".to_owned(),
+        "score".to_owned(),
+        "band".to_owned(),
+    ];
+    header.extend(attribute_columns.iter().cloned());
+    writer.write_record(&header)?;
+    for row in rows {
+        let mut record = vec![
+            row.rank.to_string(),
+            row.name.clone(),
+            row.file_name.clone(),
+            row.uid.to_string(),
+            row.score
+                .map(|score| format!("{score:.4}"))
+                .unwrap_or_default(),
+            row.band()
+                .map(|band| band.label().to_owned())
+                .unwrap_or_default(),
+        ];
+        record.extend(attribute_columns.iter().map(|name| {
+            row.attribute(name)
+                .map(Attribute::joined_values)
+                .unwrap_or_default()
+        }));
+        writer.write_record(&record)?;
+    }
+    let bytes = writer
+        .into_inner()
+        .map_err(|error| csv::Error::from(error.into_error()))?;
+    // Every field written is a Rust string, so the bytes are UTF-8.
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// 12345 → "12,345".
+pub fn thousands(value: u64) -> String {
+    let digits = value.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (index, digit) in digits.chars().enumerate() {
+        if index > 0 && (digits.len() - index).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ui::results::tests::{row, sample_rows};
+
+    #[test]
+    fn bands_follow_the_thresholds() {
+        assert_eq!(ScoreBand::of(1.0), ScoreBand::Identical);
+        assert_eq!(ScoreBand::of(0.98), ScoreBand::Identical);
+        assert_eq!(ScoreBand::of(0.9799), ScoreBand::VerySimilar);
+        assert_eq!(ScoreBand::of(0.85), ScoreBand::VerySimilar);
+        assert_eq!(ScoreBand::of(0.8499), ScoreBand::Similar);
+        assert_eq!(ScoreBand::of(0.70), ScoreBand::Similar);
+        assert_eq!(ScoreBand::of(0.6999), ScoreBand::Weak);
+        assert_eq!(ScoreBand::of(0.0), ScoreBand::Weak);
+        assert_eq!(ScoreBand::Weak.label(), "weak match");
+        assert_eq!(
+            row(1, "x", Some(0.953), &[]).score_text(),
+            "0.953 · very similar"
+        );
+        assert_eq!(row(1, "x", None, &[]).score_text(), "");
+    }
+
+    #[test]
+    fn rows_come_from_result_items_in_the_service_order() {
+        let result: SearchResult = serde_json::from_value(serde_json::json!({
+            "InputFileUID": "a",
+            "TotalResults": 2,
+            "ResultsList": [
+                {"UID": "u1", "DisplayName": "first", "Score": 0.5,
+                 "ShapeResult": {"Attributes": ["region=EU|US"]}},
+                {"UID": "u2", "FileName": "Parts/second.stl", "Score": "0.25"}
+            ]
+        }))
+        .unwrap();
+        let rows = rows_from_result(&result);
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[0].rank, 1);
+        assert_eq!(rows[0].attribute_text("region"), "EU, US");
+        assert_eq!(rows[1].name, "second.stl");
+        assert_eq!(rows[1].score, Some(0.25));
+    }
+
+    #[test]
+    fn sorting_is_deterministic_and_puts_missing_values_last() {
+        let mut rows = sample_rows();
+        rows.push(row(4, "bracket b", None, &[]));
+        let names = |order: Vec<usize>| -> Vec<usize> {
+            order.into_iter().map(|index| rows[index].rank).collect()
+        };
+        let by = |column, descending| SortOrder { column, descending };
+        assert_eq!(
+            names(sorted_order(&rows, &by(SortColumn::Rank, false))),
+            [1, 2, 3, 4]
+        );
+        assert_eq!(
+            names(sorted_order(&rows, &by(SortColumn::Score, true))),
+            [1, 2, 3, 4]
+        );
+        assert_eq!(
+            names(sorted_order(&rows, &by(SortColumn::Score, false))),
+            [3, 2, 1, 4]
+        );
+        // Case-insensitive names, ties in the service's order.
+        assert_eq!(
+            names(sorted_order(&rows, &by(SortColumn::Name, false))),
+            [2, 1, 4, 3]
+        );
+        // Numbers sort as numbers (3 < 12.5), rows without the attribute last either way.
+        let weight = SortColumn::Attribute("weight(kg)".into());
+        assert_eq!(
+            names(sorted_order(&rows, &by(weight.clone(), false))),
+            [2, 1, 3, 4]
+        );
+        assert_eq!(names(sorted_order(&rows, &by(weight, true))), [1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn key_attributes_are_the_most_common_names() {
+        let rows = sample_rows();
+        assert_eq!(key_attribute_names(&rows, 2), ["material", "weight(kg)"]);
+        assert_eq!(attribute_names(&rows), ["material", "region", "weight(kg)"]);
+    }
+
+    #[test]
+    fn csv_quotes_commas_and_quotes() {
+        let rows = vec![row(1, "plate, \"thin\"", None, &["note=a,b"])];
+        let csv = results_csv(&rows, &["note".to_owned()]).unwrap();
+        assert!(csv.contains("\"plate, \"\"thin\"\"\""), "{csv}");
+        assert!(csv.contains("\"a,b\""), "{csv}");
+    }
+
+    #[test]
+    fn thousands_are_grouped() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(1234567), "1,234,567");
+    }
+}

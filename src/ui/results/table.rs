@@ -1,0 +1,214 @@
+//! The results as a sortable table: rank, thumbnail, name, score, a column per attribute and the
+//! actions; a click on a header sorts by it (again: the other way). Only the rows on screen are laid
+//! out.
+
+use egui::{Align, Layout, Rect, Sense, Vec2};
+use egui_extras::{Column, TableBuilder};
+
+use super::rows::{SortColumn, SortOrder};
+use super::{
+    ResultsIntent, ResultsView, more_like_this_button_ui, opens_detail, score_label_ui,
+    thumbnail_ui,
+};
+use crate::ui::app_command::CommandQueue;
+use crate::ui::texture_cache::TextureCache;
+
+/// Height of a table row (fits a small thumbnail).
+pub const TABLE_ROW_HEIGHT: f32 = 36.0;
+
+impl ResultsView {
+    /// The table: one row a result, a column per attribute, sorted by a clicked header.
+    pub(super) fn table_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        textures: &mut TextureCache<egui::TextureHandle>,
+        commands: &mut CommandQueue,
+        intents: &mut Vec<ResultsIntent>,
+    ) {
+        let mut clicked_column = None;
+        let columns = self.attribute_columns.clone();
+        let sort = self.sort.clone();
+        let rows = &self.rows;
+        let order = &self.order;
+        egui::ScrollArea::horizontal()
+            .id_salt("results table scroll")
+            .show(ui, |ui| {
+                let mut table = TableBuilder::new(ui)
+                    .id_salt("results table")
+                    .striped(true)
+                    .resizable(true)
+                    .sense(Sense::click())
+                    .cell_layout(Layout::left_to_right(Align::Center))
+                    .column(Column::exact(32.0))
+                    .column(Column::exact(TABLE_ROW_HEIGHT + 8.0))
+                    .column(Column::initial(220.0).at_least(80.0).clip(true))
+                    .column(Column::initial(150.0).at_least(60.0))
+                    .columns(
+                        Column::initial(120.0).at_least(50.0).clip(true),
+                        columns.len(),
+                    )
+                    .column(Column::exact(120.0));
+                table = table.min_scrolled_height(0.0);
+                table
+                    .header(24.0, |mut header| {
+                        header.col(|ui| {
+                            sort_header_ui(ui, "#", &SortColumn::Rank, &sort, &mut clicked_column);
+                        });
+                        header.col(|ui| {
+                            ui.label("Image");
+                        });
+                        header.col(|ui| {
+                            sort_header_ui(
+                                ui,
+                                "Name",
+                                &SortColumn::Name,
+                                &sort,
+                                &mut clicked_column,
+                            );
+                        });
+                        header.col(|ui| {
+                            sort_header_ui(
+                                ui,
+                                "Score",
+                                &SortColumn::Score,
+                                &sort,
+                                &mut clicked_column,
+                            );
+                        });
+                        for name in &columns {
+                            header.col(|ui| {
+                                sort_header_ui(
+                                    ui,
+                                    name,
+                                    &SortColumn::Attribute(name.clone()),
+                                    &sort,
+                                    &mut clicked_column,
+                                );
+                            });
+                        }
+                        header.col(|ui| {
+                            ui.label("Actions");
+                        });
+                    })
+                    .body(|body| {
+                        body.rows(TABLE_ROW_HEIGHT, order.len(), |mut table_row| {
+                            let row = &rows[order[table_row.index()]];
+                            table_row.col(|ui| {
+                                ui.label(row.rank.to_string());
+                            });
+                            table_row.col(|ui| {
+                                let (rect, _) = ui.allocate_exact_size(
+                                    Vec2::splat(TABLE_ROW_HEIGHT - 4.0),
+                                    Sense::hover(),
+                                );
+                                thumbnail_ui(ui, rect, row, textures, commands);
+                            });
+                            table_row.col(|ui| {
+                                ui.add(egui::Label::new(&row.name).truncate());
+                            });
+                            table_row.col(|ui| {
+                                score_label_ui(ui, row);
+                            });
+                            for name in &columns {
+                                table_row.col(|ui| {
+                                    ui.add(egui::Label::new(row.attribute_text(name)).truncate());
+                                });
+                            }
+                            table_row.col(|ui| {
+                                more_like_this_button_ui(ui, row, intents);
+                            });
+                            opens_detail(&table_row.response(), row, intents);
+                        });
+                    });
+            });
+        if let Some(column) = clicked_column {
+            self.sort_by(column);
+        }
+    }
+}
+
+/// A header cell that sorts by its column when clicked; the sorted column gets a small triangle
+/// pointing the way of the order (painted: the bundled font has no arrow glyphs).
+fn sort_header_ui(
+    ui: &mut egui::Ui,
+    label: &str,
+    column: &SortColumn,
+    sort: &SortOrder,
+    clicked: &mut Option<SortColumn>,
+) {
+    let response = ui
+        .add(egui::Button::new(egui::RichText::new(label).strong()).frame(false))
+        .on_hover_text(format!("Sort by {}", column.label()));
+    if &sort.column == column {
+        let (rect, _) = ui.allocate_exact_size(Vec2::splat(10.0), Sense::hover());
+        direction_triangle(ui, rect, sort.descending);
+    }
+    if response.clicked() {
+        *clicked = Some(column.clone());
+    }
+}
+
+/// Paints a small triangle: pointing down for high-to-low, up for low-to-high.
+fn direction_triangle(ui: &egui::Ui, rect: Rect, descending: bool) {
+    let c = rect.center();
+    let (w, h) = (4.0, 3.0);
+    let points = if descending {
+        vec![
+            egui::pos2(c.x - w, c.y - h),
+            egui::pos2(c.x + w, c.y - h),
+            egui::pos2(c.x, c.y + h),
+        ]
+    } else {
+        vec![
+            egui::pos2(c.x - w, c.y + h),
+            egui::pos2(c.x + w, c.y + h),
+            egui::pos2(c.x, c.y - h),
+        ]
+    };
+    ui.painter().add(egui::Shape::convex_polygon(
+        points,
+        ui.visuals().strong_text_color(),
+        egui::Stroke::NONE,
+    ));
+}
+
+#[cfg(test)]
+mod tests {
+    use egui_kittest::Harness;
+    use egui_kittest::kittest::Queryable as _;
+
+    use super::*;
+    use crate::ui::results::ResultsLayout;
+    use crate::ui::results::tests::Fixture;
+    use crate::ui::results::tests::{sample_harness, uid};
+
+    #[test]
+    fn the_table_sorts_by_a_clicked_header() {
+        let mut harness = sample_harness(ResultsLayout::Table);
+        harness.get_by_label("Name").click();
+        harness.run();
+        let ranks = |harness: &Harness<'static, Fixture>| -> Vec<usize> {
+            harness
+                .state()
+                .view
+                .ordered_rows()
+                .map(|row| row.rank)
+                .collect()
+        };
+        assert_eq!(ranks(&harness), [2, 1, 3]);
+        harness.get_by_label("Name").click();
+        harness.run();
+        assert_eq!(ranks(&harness), [3, 1, 2]);
+        harness.get_by_label("weight(kg)").click();
+        harness.run();
+        assert_eq!(ranks(&harness), [2, 1, 3]);
+        harness.get_by_label("Open Cover").click();
+        harness.run();
+        assert!(
+            harness
+                .state()
+                .intents
+                .contains(&ResultsIntent::OpenDetail(uid(3)))
+        );
+    }
+}
