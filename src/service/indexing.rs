@@ -63,23 +63,38 @@ impl Indexer {
 
     /// Rebuilds the visual index from the stored views of every indexed database file, and puts work
     /// left unfinished by an earlier run back in the queue. Returns (indexed files, queued jobs).
+    ///
+    /// A file whose stored descriptors this engine cannot read (made by an earlier engine, whose
+    /// descriptors mean something else, or damaged) is queued to be indexed again from its stored
+    /// content: until then it is in progress, and afterwards it is searchable as if it were new.
     pub async fn recover(&self) -> Result<(usize, usize), ServiceError> {
         let visual_index = self.visual_index.clone();
         self.store
             .write(move |connection| {
-                let queued = jobs::requeue_unfinished(connection, &iso_now())?;
-                let stored = files::all_database_views(connection)?;
+                let now = iso_now();
+                let stored = files::all_indexed_views(connection)?;
                 let mut rebuilt = VisualIndex::new();
-                for (uid, views) in stored {
-                    let views = views
+                for file in stored {
+                    let views = file
+                        .views
                         .iter()
                         .map(|bytes| engine::ViewDescriptor::from_bytes(bytes))
                         .collect::<Result<Vec<_>, _>>();
                     match views {
-                        Ok(views) => rebuilt.insert(uid, views),
-                        Err(error) => tracing::warn!(uid, %error, "stored views skipped"),
+                        Ok(views) if !file.is_search_input => rebuilt.insert(file.uid, views),
+                        Ok(_) => {}
+                        Err(error) => {
+                            if matches!(error, engine::EngineError::OutdatedDescriptor { .. }) {
+                                tracing::info!(uid = file.uid, %error, "indexing again");
+                            } else {
+                                tracing::warn!(uid = file.uid, %error, "indexing again");
+                            }
+                            files::set_state(connection, &file.uid, IndexState::Queued)?;
+                            jobs::enqueue(connection, &file.uid, &now)?;
+                        }
                     }
                 }
+                let queued = jobs::requeue_unfinished(connection, &now)?;
                 let count = rebuilt.len();
                 *visual_index
                     .write()

@@ -3,8 +3,9 @@
 //!
 //! - With inputs: the query views are the views of every input, in order; each candidate is scored in
 //!   0..1 by matching each query view to a different view of the candidate; best first, ties by UID.
-//!   An input that is not indexed (yet), failed, or is not the caller's contributes no view; with no
-//!   view at all there are no matches.
+//!   An input that is not indexed (yet), failed, is not the caller's, or whose stored views this
+//!   engine cannot read (an earlier engine's: indexed again at the next start) contributes no view;
+//!   with no view at all there are no matches.
 //! - Without inputs: every match, score null, ordered by display name then UID.
 //! - `TotalResults` counts all matches; `ResultsList` holds the first `max_results` of them.
 
@@ -91,10 +92,16 @@ pub async fn run(
                 let indexed = files::find(connection, &company_id, uid)?
                     .is_some_and(|record| record.state == IndexState::Completed);
                 if indexed {
-                    for bytes in files::views_of(connection, uid)? {
-                        views.push(ViewDescriptor::from_bytes(&bytes).map_err(|error| {
-                            ServiceError::Internal(format!("input {uid}: {error}"))
-                        })?);
+                    // Descriptors this engine cannot read (an earlier engine's, or damaged) are
+                    // indexed again at the next start (`Indexer::recover`); until then the input
+                    // contributes no view, as one not indexed yet.
+                    let stored = files::views_of(connection, uid)?
+                        .iter()
+                        .map(|bytes| ViewDescriptor::from_bytes(bytes))
+                        .collect::<Result<Vec<_>, _>>();
+                    match stored {
+                        Ok(stored) => views.extend(stored),
+                        Err(error) => tracing::warn!(uid, %error, "input views unreadable"),
                     }
                 }
             }

@@ -204,14 +204,22 @@ mod tests {
             &png(128, 128, |x, _| if x < 64 { [10; 3] } else { [250; 3] }),
         )
         .unwrap();
-        let top_dark = analyze(
+        // Not the left-dark picture turned (a turned picture is the same to the descriptor).
+        let dark_disc = analyze(
             ".png",
-            &png(64, 64, |_, y| if y < 32 { [0; 3] } else { [255; 3] }),
+            &png(64, 64, |x, y| {
+                let (dx, dy) = (x as i32 - 32, y as i32 - 32);
+                if dx * dx + dy * dy < 200 {
+                    [0; 3]
+                } else {
+                    [255; 3]
+                }
+            }),
         )
         .unwrap();
         let mut index = VisualIndex::new();
         index.insert("b".into(), left_dark_again.views.clone());
-        index.insert("a".into(), top_dark.views.clone());
+        index.insert("a".into(), dark_disc.views.clone());
         index.insert("c".into(), left_dark_again.views);
         let ranked = index.rank(&left_dark.views, |_| true, 10);
         assert_eq!(ranked[0].0, "b");

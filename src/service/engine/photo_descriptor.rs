@@ -101,9 +101,57 @@ fn edges(silhouette: &[f32], luminance: &[f32]) -> Gradients {
     }
 }
 
+/// Below this foreground weight a pixel may be background (see [`filled`]).
+const OPEN: f32 = 0.5;
+/// A silhouette covering less than this share of what its outline encloses is a line drawing.
+const LINE_DRAWING_SOLIDITY: f32 = 0.5;
+
+/// The silhouette of a line drawing filled: everything its lines enclose is part, only background
+/// reachable from the border stays background, so that a drawing's closed outline has the silhouette
+/// a photograph of the part has (its lines are still edges). A photograph or a rendering, whose part
+/// covers most of what its outline encloses, keeps its silhouette with the holes through the part:
+/// filling them too cost two points of family top-1 on the quality set.
+fn filled(silhouette: &[f32]) -> Vec<f32> {
+    let mut outside = vec![false; SIDE * SIDE];
+    let mut pending: Vec<usize> = (0..SIDE)
+        .flat_map(|i| [i, (SIDE - 1) * SIDE + i, i * SIDE, i * SIDE + SIDE - 1])
+        .collect();
+    while let Some(at) = pending.pop() {
+        if outside[at] || silhouette[at] >= OPEN {
+            continue;
+        }
+        outside[at] = true;
+        let (x, y) = (at % SIDE, at / SIDE);
+        if x > 0 {
+            pending.push(at - 1);
+        }
+        if x + 1 < SIDE {
+            pending.push(at + 1);
+        }
+        if y > 0 {
+            pending.push(at - SIDE);
+        }
+        if y + 1 < SIDE {
+            pending.push(at + SIDE);
+        }
+    }
+    let solid: Vec<f32> = silhouette
+        .iter()
+        .zip(&outside)
+        .map(|(&weight, &out)| if out { weight } else { 1.0 })
+        .collect();
+    let drawn: f32 = silhouette.iter().sum();
+    let enclosed: f32 = solid.iter().sum();
+    if drawn < LINE_DRAWING_SOLIDITY * enclosed {
+        solid
+    } else {
+        silhouette.to_vec()
+    }
+}
+
 /// The descriptor's raw blocks, in [`BLOCKS`] order.
 pub(super) fn describe(view: &FramedView) -> Vec<Vec<f32>> {
-    let silhouette = downsample_half(&view.silhouette, FRAMED_SIDE);
+    let silhouette = filled(&downsample_half(&view.silhouette, FRAMED_SIDE));
     let luminance = downsample_half(&view.luminance, FRAMED_SIDE);
     let edge_map = edges(&silhouette, &luminance);
     vec![
