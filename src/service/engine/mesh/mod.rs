@@ -38,9 +38,10 @@ fn unreadable(extension: &str, error: GeometryError) -> EngineError {
 }
 
 /// Directions a model is seen from when it is indexed: the vertices of a geodesic sphere of
-/// frequency 3 (see `viewpoints.rs`), any direction within about 14° of one of them. Chosen by the
-/// quality benchmark (`benches/photo_quality.rs`): 42 directions found the right kind of part first
-/// for 87 % of single photographs, 92 for 94 %, at about 2.6 ms of CPU a view.
+/// frequency 3 (see `viewpoints.rs`), any direction within 14° of one of them. Chosen by the
+/// quality benchmark (`benches/photo_quality.rs`): in its quick mode (150 photographs) 42
+/// directions found the right kind of part first for 87 % of single photographs, 92 for 94 % (91 %
+/// of the full 300), at about 2.5 ms of CPU a view; 92 views index a model well inside 1 s.
 pub const VIEW_DIRECTIONS: usize = 92;
 
 /// Analyses a mesh file with `pipeline`: today's engine renders it shaded from every

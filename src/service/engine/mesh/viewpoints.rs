@@ -149,19 +149,21 @@ mod tests {
                 assert!((dot(view.up, view.up) - 1.0).abs() < 1e-5);
             }
         }
-        // Any direction is within 21° of one of the 42.
-        let views = around_the_sphere(42);
-        let towards: Vec<[f32; 3]> = views.iter().map(|v| cross(v.right, v.up)).collect();
-        for step in 0..500 {
-            let z = 1.0 - 2.0 * (step as f32 + 0.5) / 500.0;
-            let angle = step as f32 * 2.399_963;
-            let r = (1.0 - z * z).sqrt();
-            let probe = [r * angle.cos(), r * angle.sin(), z];
-            let closest = towards
-                .iter()
-                .map(|t| dot(*t, probe))
-                .fold(f32::NEG_INFINITY, f32::max);
-            assert!(closest > 21_f32.to_radians().cos(), "{probe:?}");
+        // Any direction is within 21° of one of the 42, within 14° of one of the 92.
+        for (count, degrees) in [(42, 21_f32), (92, 14.0)] {
+            let views = around_the_sphere(count);
+            let towards: Vec<[f32; 3]> = views.iter().map(|v| cross(v.right, v.up)).collect();
+            for step in 0..500 {
+                let z = 1.0 - 2.0 * (step as f32 + 0.5) / 500.0;
+                let angle = step as f32 * 2.399_963;
+                let r = (1.0 - z * z).sqrt();
+                let probe = [r * angle.cos(), r * angle.sin(), z];
+                let closest = towards
+                    .iter()
+                    .map(|t| dot(*t, probe))
+                    .fold(f32::NEG_INFINITY, f32::max);
+                assert!(closest > degrees.to_radians().cos(), "{count}: {probe:?}");
+            }
         }
     }
 }
