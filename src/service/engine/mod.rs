@@ -4,10 +4,14 @@
 //!
 //! The interface here is what the rest of the service uses: [`analyze`], [`ViewDescriptor`] (stored as
 //! bytes) and [`VisualIndex`]. The descriptor inside is the engine's own business: see
-//! `descriptor.rs` for its blocks and score, `normalise.rs` for how a view is framed, `images.rs` for
-//! safe decoding and the rendered pictures, `index.rs` for the contiguous index, [`drawing`] for DXF
-//! and PDF drawings (rendered page, PMI, text, title-block attributes). The synthetic parts the
-//! engine's quality tests draw are in [`crate::service::samples`].
+//! `descriptor.rs` for its stored form and score, `framing.rs` for how a photograph or a rendered
+//! view is separated from its background and framed, `photo_descriptor.rs` for its blocks (built
+//! from `blocks.rs`), [`mesh`] for the many shaded views of a model, `images.rs` for safe decoding
+//! and the rendered pictures, `index.rs` for the contiguous index, [`drawing`] for DXF and PDF
+//! drawings (rendered page, PMI, text, title-block attributes). The engine before photo search
+//! (`legacy_descriptor.rs` with `normalise.rs`, seven line drawings a model) stays callable as
+//! [`Pipeline::Legacy`] for the quality benchmark only. The synthetic parts the engine's quality
+//! tests draw are in [`crate::service::samples`].
 
 mod blocks;
 mod descriptor;

@@ -1,9 +1,10 @@
-//! Normalising a picture before it is described, so that what is drawn counts and how it was captured
-//! does not: the background colour is estimated from the border and every pixel gets an "ink" weight
-//! (how far it is from the background, whatever the polarity or shade); the view is then framed on
-//! the content's enclosing circle around its ink centroid (crop to content, pad square) and resampled
-//! to a fixed size. Framing on a circle rather than a bounding box keeps the scale and centre of a
-//! part unchanged when the part is rotated.
+//! Normalising a picture before the legacy descriptor (`legacy_descriptor.rs`) describes it, so that
+//! what is drawn counts and how it was captured does not (today's descriptor frames views with
+//! `framing.rs`, which shares `content_frame` with this): the background colour is estimated from
+//! the border and every pixel gets an "ink" weight (how far it is from the background, whatever the
+//! polarity or shade); the view is then framed on the content's enclosing circle around its ink
+//! centroid (crop to content, pad square) and resampled to a fixed size. Framing on a circle rather
+//! than a bounding box keeps the scale and centre of a part unchanged when the part is rotated.
 
 use image::{DynamicImage, RgbImage, imageops::FilterType};
 

@@ -14,6 +14,8 @@
 //!
 //! The edge map is the silhouette's outline plus the luminance edges inside the part (creases,
 //! holes, steps), with the part's luminance normalised first, so tint and exposure do not count.
+//! A line drawing's silhouette (thin lines around background) is filled first, so that a drawing and
+//! a photograph of one part have the same silhouette.
 
 use super::blocks::{
     FourierShape, Gradients, ZERNIKE_LEN, downsample_half, generic_fourier, radial_edges,
