@@ -75,7 +75,12 @@ fn thread_cpu_time() -> Option<Duration> {
 }
 
 fn analyse(pipeline: Pipeline, extension: &str, bytes: &[u8]) -> Analysis {
-    match partlens::service::engine::analyze_with(pipeline, extension, bytes) {
+    match partlens::service::engine::analyze_with(
+        pipeline,
+        extension,
+        bytes,
+        &partlens::service::engine::ExtractionLimits::default(),
+    ) {
         Ok(analysis) => analysis,
         Err(EngineError::Undecodable { reason, .. }) => {
             panic!("the quality set does not analyse: {reason}")

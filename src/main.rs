@@ -73,7 +73,7 @@ fn check_display() -> anyhow::Result<()> {
 /// What the command line asks for.
 enum Invocation {
     /// Open the window, with these files in the upload form (`files`) or as the views of a search
-    /// (`views`, after `--search`).
+    /// that runs at start (`views`, after `--search`).
     Open {
         files: Vec<std::path::PathBuf>,
         views: Vec<std::path::PathBuf>,
@@ -93,8 +93,8 @@ fn parse_arguments() -> Invocation {
                     "partlens {version}: visual part search\n\n\
                      usage: partlens [FILE...] [--search VIEW...]\n\n\
                      Opens the app; FILEs start in the upload form, VIEWs (up to ten images or \
-                     models of one part) in the search bar. With no service configured it opens a \
-                     local workspace.\nEnvironment: {data} (data folder), {samples} \
+                     models of one part) are searched at start. With no service configured it opens \
+                     a local workspace.\nEnvironment: {data} (data folder), {samples} \
                      (sample library), RUST_LOG (log filter).",
                     version = env!("CARGO_PKG_VERSION"),
                     data = workspace::DATA_DIR_ENV,

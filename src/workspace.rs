@@ -5,25 +5,29 @@
 //! The account's password is random and kept in `<workspace>/local-account.json` (mode 0600): it only
 //! ever goes to the service on the loopback address, and it lets the app log in again by itself when
 //! a token expires. The task layer reaches all this through
-//! [`crate::tasks::LocalWorkspaceLauncher`].
+//! [`crate::tasks::LocalWorkspaceLauncher`], and the stored content of the workspace's files (which
+//! the 3D preview reads models from) through [`crate::tasks::StoredContent`].
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 
-use crate::api::{ApiClient, Attribute, Credentials, UploadRequest, UploadSource};
+use crate::api::{ApiClient, Attribute, Credentials, FileUid, UploadRequest, UploadSource};
+use crate::service::disk::Disk;
 use crate::service::samples::{MANIFEST_FILE_NAME, read_manifest};
+use crate::service::store::{Store, files};
 use crate::service::{RunningService, ServiceConfig};
+// The data directory is shared with the command line, so it lives in the task layer.
+pub use crate::tasks::data_dir::{DATA_DIR_ENV, default_data_dir};
 use crate::tasks::service_choice::DEFAULT_CLIENT_ID;
 use crate::tasks::{
-    LocalWorkspaceLauncher, OpenedWorkspace, RunningWorkspace, WorkspaceError, WorkspaceProgressFn,
+    LocalWorkspaceLauncher, OpenedWorkspace, RunningWorkspace, StoredContent, StoredFile,
+    WorkspaceError, WorkspaceProgressFn,
 };
-
-/// The environment variable that overrides the app's data directory.
-pub const DATA_DIR_ENV: &str = "PARTLENS_DATA_DIR";
 
 /// The environment variable that points at a sample library (a folder with `manifest.json`).
 pub const SAMPLES_DIR_ENV: &str = "PARTLENS_SAMPLES_DIR";
@@ -37,15 +41,6 @@ pub const ACCOUNT_FILE_NAME: &str = "local-account.json";
 /// Present while the sample library still has to be added (a new workspace, or an interrupted
 /// seeding).
 const SEED_PENDING_FILE_NAME: &str = "samples-pending";
-
-/// The app's data directory: `$PARTLENS_DATA_DIR`, else the platform's (`~/.local/share/partlens` on
-/// Linux, `~/Library/Application Support/partlens` on macOS, `%APPDATA%\partlens\data` on Windows).
-pub fn default_data_dir() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os(DATA_DIR_ENV).filter(|dir| !dir.is_empty()) {
-        return Some(PathBuf::from(dir));
-    }
-    directories::ProjectDirs::from("", "", "partlens").map(|dirs| dirs.data_dir().to_path_buf())
-}
 
 /// Where the sample library is: `$PARTLENS_SAMPLES_DIR`, else where an installed package puts it
 /// beside the executable ([`installed_samples_dirs`]), else the source tree's `assets/samples` (for
@@ -171,6 +166,42 @@ impl RunningWorkspace for LocalService {
     }
 }
 
+/// The workspace store's answer to "where are the bytes of this file": its record gives the
+/// extension, the disk layout the path (named by the record's own UID, never by anything typed).
+struct WorkspaceContent {
+    store: Store,
+    disk: Disk,
+}
+
+impl StoredContent for WorkspaceContent {
+    fn stored_file(&self, uid: &FileUid) -> BoxFuture<'static, Option<StoredFile>> {
+        let store = self.store.clone();
+        let disk = self.disk.clone();
+        let uid = uid.canonical();
+        Box::pin(async move {
+            let record = match store
+                .read(move |connection| files::find_any(connection, &uid))
+                .await
+            {
+                Ok(record) => record?,
+                Err(error) => {
+                    tracing::warn!("the workspace store could not be read: {error}");
+                    return None;
+                }
+            };
+            let path = disk.content_path(&record.uid);
+            tokio::fs::metadata(&path)
+                .await
+                .is_ok_and(|metadata| metadata.is_file())
+                .then_some(StoredFile {
+                    path,
+                    extension: record.extension,
+                    stored_path: record.stored_path,
+                })
+        })
+    }
+}
+
 async fn open_workspace(
     config: WorkspaceConfig,
     progress: WorkspaceProgressFn,
@@ -214,6 +245,20 @@ async fn open_workspace(
         account.user
     );
 
+    // The service has opened (and migrated) the store; this second handle only reads records.
+    let content = match Store::open(service_dir.clone()).await {
+        Ok(store) => WorkspaceContent {
+            store,
+            disk: Disk::new(&service_dir),
+        },
+        Err(error) => {
+            service.shutdown().await;
+            return Err(WorkspaceError(format!(
+                "the local workspace's store could not be opened: {error}"
+            )));
+        }
+    };
+
     let pending = service_dir.join(SEED_PENDING_FILE_NAME);
     if pending.exists() {
         add_samples(&client, config.samples_dir.as_deref(), &progress).await;
@@ -227,6 +272,7 @@ async fn open_workspace(
         credentials,
         company: account.company,
         service: Box::new(LocalService(service)),
+        content: Arc::new(content),
     })
 }
 

@@ -484,7 +484,7 @@ async fn file_status_reads_every_state() {
     );
     assert_eq!(
         client.file_status(&uid(&failed)).await.unwrap(),
-        FileStatus::Failed
+        FileStatus::Failed { reason: None }
     );
     assert_eq!(
         client

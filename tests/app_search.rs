@@ -11,96 +11,24 @@
 
 mod app_support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use egui::accesskit::Role;
 use egui_kittest::Harness;
-use egui_kittest::kittest::{NodeT as _, Queryable as _};
-use partlens::api::{
-    ApiClient, Attribute, Credentials, FileRef, FileUid, GetFileRequest, UploadRequest,
-    UploadSource,
-};
-use partlens::service::{RunningService, ServiceConfig, admin};
+use egui_kittest::kittest::Queryable as _;
+use partlens::api::{ApiClient, FileRef, FileUid, GetFileRequest};
+use partlens::service::admin;
+use partlens::tasks::PreparedFilePicker;
 use partlens::tasks::thumbnails::thumbnail_of_file_key;
-use partlens::tasks::{PreparedFilePicker, ServiceChoice};
 use partlens::ui::load_state::LoadState;
 use partlens::ui::pmi::feedback::{FeedbackNotice, Verdict};
-use partlens::ui::results::ResultsStatus;
 use partlens::ui::search_bar::{ViewSource, ViewState, view_thumbnail_request};
 use partlens::ui::search_place::SearchPage;
 use partlens::ui::{App, Place};
-use partlens::workspace::{LocalServiceLauncher, WorkspaceConfig};
 
+use app_support::search::*;
 use app_support::*;
-
-/// The sample library shipped in `assets/samples`.
-fn samples_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("assets")
-        .join("samples")
-}
-
-/// The local workspace in `data_dir`, seeded with the sample library.
-fn sample_workspace(data_dir: &Path) -> Arc<LocalServiceLauncher> {
-    Arc::new(LocalServiceLauncher::new(WorkspaceConfig {
-        data_dir: data_dir.to_path_buf(),
-        samples_dir: Some(samples_dir()),
-        user: "tester".into(),
-        index_workers: Some(2),
-    }))
-}
-
-/// Presses Enter (in the focused field), steps until that started a new search, and waits for it.
-fn search_with_enter(harness: &mut Harness<'_, App>) {
-    let before = harness.state().search().searches_started();
-    harness.key_press(egui::Key::Enter);
-    step_until(harness, "Enter to start a search", |harness| {
-        harness.state().search().searches_started() > before
-    });
-    wait_for_search(harness);
-}
-
-/// Steps until the running search (started this frame or earlier) has its answer; fails on an error.
-fn wait_for_search(harness: &mut Harness<'_, App>) {
-    step_until(harness, "the search to finish", |harness| {
-        !harness.state().search().is_searching()
-    });
-    if let ResultsStatus::Failed { message } = harness.state().search().results().status() {
-        panic!("the search failed: {message}");
-    }
-    assert_eq!(
-        harness.state().search().results().status(),
-        &ResultsStatus::Ready
-    );
-}
-
-/// The stored file names of the results, in display order.
-fn result_files(harness: &Harness<'_, App>) -> Vec<String> {
-    harness
-        .state()
-        .search()
-        .results()
-        .ordered_rows()
-        .map(|row| row.file_name.clone())
-        .collect()
-}
-
-/// Types into the field with this accessible label (focusing it first, which may take a frame or two
-/// after a modal closed).
-fn type_into(harness: &mut Harness<'_, App>, label: &str, text: &str) {
-    step_until(harness, &format!("the focus in \"{label}\""), |harness| {
-        let field = harness.get_by_label(label);
-        if field.accesskit_node().is_focused() {
-            true
-        } else {
-            field.focus();
-            false
-        }
-    });
-    harness.get_by_label(label).type_text(text);
-    harness.step();
-}
 
 #[test]
 fn a_search_by_a_model_finds_it_first_and_its_slot_shows_the_service_picture() {
@@ -235,7 +163,7 @@ fn text_plus_an_exact_attribute_narrows_the_results_and_the_list_exports_to_csv(
     search_with_enter(&mut harness);
     let mut by_text = result_files(&harness);
     by_text.sort();
-    // The flange's DXF drawing shares the flange's supplier and material.
+    // The flange's DXF drawing and its STL and STEP models share the flange's supplier and material.
     assert_eq!(
         by_text,
         [
@@ -243,6 +171,7 @@ fn text_plus_an_exact_attribute_narrows_the_results_and_the_list_exports_to_csv(
             "Samples/flange.png",
             "Samples/gear.png",
             "Samples/hinge.png",
+            "Samples/models/flange.step",
             "Samples/models/flange.stl",
             "Samples/models/gear.stl",
             "Samples/plate-with-holes.png"
@@ -267,6 +196,7 @@ fn text_plus_an_exact_attribute_narrows_the_results_and_the_list_exports_to_csv(
             "Samples/drawings/flange-drawing.dxf",
             "Samples/flange.png",
             "Samples/hinge.png",
+            "Samples/models/flange.step",
             "Samples/models/flange.stl"
         ]
     );
@@ -278,60 +208,10 @@ fn text_plus_an_exact_attribute_narrows_the_results_and_the_list_exports_to_csv(
         csv.starts_with("rank,name,file name,uid,score,band,"),
         "{csv}"
     );
-    assert_eq!(csv.lines().count(), 5, "{csv}");
+    assert_eq!(csv.lines().count(), 6, "{csv}");
     assert!(csv.contains("steel|stainless steel"), "{csv}");
     step_until_label_contains(&mut harness, "The result list was saved to");
     close_app(&runtime, harness);
-}
-
-// ---- a company service with an admin and a user ------------------------------------------------
-
-/// A running service of company "Acme" with an admin ("boss") and a user ("alice").
-fn company_service(runtime: &tokio::runtime::Runtime, dir: &Path) -> RunningService {
-    std::fs::create_dir_all(dir).unwrap();
-    admin::add_user(dir, "Acme", "boss", "boss password", true).unwrap();
-    admin::add_user(dir, "Acme", "alice", "alice password", false).unwrap();
-    runtime.block_on(async {
-        let mut config = ServiceConfig::new(dir);
-        config.addr = "127.0.0.1:0".parse().unwrap();
-        RunningService::start(config).await.unwrap()
-    })
-}
-
-/// A client of the service logged in as the admin.
-fn admin_client(runtime: &tokio::runtime::Runtime, service: &RunningService) -> ApiClient {
-    runtime.block_on(async {
-        let mut client = ApiClient::new(&service.base_url()).unwrap();
-        client
-            .login(&Credentials {
-                client_id: "partlens".into(),
-                username: "boss".into(),
-                password: "boss password".into(),
-            })
-            .await
-            .unwrap();
-        client
-    })
-}
-
-/// Uploads a company-database file as the admin.
-fn add_database_file(
-    runtime: &tokio::runtime::Runtime,
-    client: &ApiClient,
-    path: &Path,
-    stored_path: &str,
-    attributes: &[&str],
-) -> FileUid {
-    let attributes: Vec<Attribute> = attributes
-        .iter()
-        .map(|text| Attribute::parse(text).unwrap())
-        .collect();
-    let request = UploadRequest::database(
-        UploadSource::Path(path.to_path_buf()),
-        stored_path,
-        attributes,
-    );
-    runtime.block_on(async { client.upload(&request, None).await.unwrap().uid })
 }
 
 /// The attributes of a file as the service has them.
@@ -347,34 +227,6 @@ fn attributes_of(
             .unwrap()
             .attributes
     })
-}
-
-/// Searches for `text`, opens the result called `name` and waits for its record.
-fn open_result(harness: &mut Harness<'_, App>, text: &str, name: &str) {
-    type_into(harness, "Search text", text);
-    search_with_enter(harness);
-    harness.get_by_label(&format!("Open {name}")).click();
-    harness.step();
-    assert_eq!(harness.state().search().page(), SearchPage::Detail);
-    step_until(harness, "the record", |harness| {
-        harness.state().search().detail().record().is_some()
-    });
-}
-
-/// An app on `service`, logged in through the form.
-fn app_on(
-    runtime: &tokio::runtime::Runtime,
-    data: &Path,
-    service: &RunningService,
-    user: &str,
-    password: &str,
-) -> Harness<'static, App> {
-    let mut parts = AppParts::new(data, sample_workspace(data));
-    parts.settings.service = ServiceChoice::remote(&service.base_url(), "partlens");
-    let mut harness = app_harness(runtime, &parts);
-    log_in_through_the_form(&mut harness, user, password);
-    wait_logged_in(&mut harness);
-    harness
 }
 
 #[test]

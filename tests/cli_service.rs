@@ -1,8 +1,9 @@
 //! partlens-cli against the real partlens-service, end to end: the built binary with real arguments,
 //! as a script runs it, against the service started in-process on 127.0.0.1:0 over a data directory
-//! holding the sample library (`assets/samples/`: twelve part drawings and four 3D models of some of
-//! those parts (`models/gear.stl`, with the drawing's attributes) uploaded as company-database
-//! files, and two query views of each drawn part). Real files, real indexing.
+//! holding the sample library (`assets/samples/`: twelve part drawings, four STL and three STEP
+//! models of some of those parts (`models/gear.stl`, `models/flange.step`, with the drawing's
+//! attributes) and three DXF/PDF drawings, uploaded as company-database files, and two query views
+//! of each drawn part). Real files, real indexing.
 //!
 //! One service serves every test of this file (starting it and indexing the library once keeps the
 //! file quick on two cores). Tests therefore never change the library's files or attributes: what a
@@ -204,9 +205,10 @@ async fn upload_library(base: &str, manifest: &SampleManifest) -> Vec<Part> {
         .buffered(2)
         .collect()
         .await;
-    // Twelve part pictures, four STL models (gear, washer, flange, stepped shaft), two DXF drawings
-    // (flange, stepped shaft) and a PDF drawing (L-bracket).
-    assert_eq!(parts.len(), 19);
+    // Twelve part pictures, four STL models (gear, washer, flange, stepped shaft), three STEP models
+    // (washer, flange, stepped shaft), two DXF drawings (flange, stepped shaft) and a PDF drawing
+    // (L-bracket).
+    assert_eq!(parts.len(), 22);
     parts
 }
 
@@ -224,13 +226,13 @@ fn uids_of(names: &[&str]) -> Vec<String> {
     names.iter().map(|name| part(name).uid.clone()).collect()
 }
 
-/// The UIDs of every library file of the part called `name`: its drawing and its model, if any.
+/// The UIDs of every library file of the part called `name`: its drawing and its models, if any.
 fn files_of(name: &str) -> Vec<String> {
-    let model = format!("models/{name}.stl");
+    let models = [format!("models/{name}.stl"), format!("models/{name}.step")];
     library()
         .parts
         .iter()
-        .filter(|part| part.name == name || part.name == model)
+        .filter(|part| part.name == name || models.contains(&part.name))
         .map(|part| part.uid.clone())
         .collect()
 }
@@ -517,7 +519,7 @@ fn a_chosen_uid_names_the_upload_and_a_second_upload_overwrites_it() {
         .to_owned();
     assert!(line.contains("only an admin may overwrite"), "{line}");
     assert!(line.contains("--uid"), "{line}");
-    cli(GUS, ["upload", &view("gear", 1), "--uid", &chosen]).refused(400);
+    cli(GUS, ["upload", &view("gear", 1), "--uid", &chosen]).refused(409);
     let line = cli(ADMIN, ["upload", &view("spring", 0), "--uid", &chosen]).ok_json();
     assert_eq!(line["uid"], chosen.as_str());
     let third = cli(ANN, ["search", "--uid", &chosen]).ok_json();
@@ -920,16 +922,18 @@ fn values_count_each_of_several_values_in_the_company() {
             ("brass".to_owned(), 2),
             ("cast iron".to_owned(), 1),
             ("spring steel".to_owned(), 1),
-            // Pictures 3, models of the flange and the washer 2, the flange's drawing 1.
-            ("stainless steel".to_owned(), 6),
-            // Pictures 5, models of the gear, flange and stepped shaft 3, their two DXF drawings 2.
-            ("steel".to_owned(), 10),
+            // Pictures 3, STL and STEP models of the flange and the washer 4, the flange's
+            // drawing 1.
+            ("stainless steel".to_owned(), 8),
+            // Pictures 5, STL models of the gear, flange and stepped shaft 3, STEP models of the
+            // flange and stepped shaft 2, their two DXF drawings 2.
+            ("steel".to_owned(), 12),
         ])
     );
     // Most frequent first.
     assert_eq!(
         cli(ANN, ["values", "material"]).ok_json()[0],
-        json!({"Name": "steel", "Count": 10})
+        json!({"Name": "steel", "Count": 12})
     );
     // The name is matched case-insensitively; a unit in the name narrows to it.
     assert_eq!(
@@ -1158,8 +1162,13 @@ fn two_views_of_a_part_in_mixed_formats_go_up_in_two_steps_and_rank_it_first() {
         for input in &inputs {
             assert_eq!(cli(ANN, ["status", input]).ok_json()["state"], "completed");
         }
+        // The part's picture or one of its models (which render like the picture) comes first.
         let ranked = result_uids(&result);
-        assert_eq!(ranked[0], part.uid, "{}: {result}", part.name);
+        assert!(
+            files_of(&part.name).contains(&ranked[0]),
+            "{}: {result}",
+            part.name
+        );
     }
 }
 
@@ -1191,14 +1200,14 @@ fn earlier_inputs_are_searched_by_uid_alone_or_with_more_files() {
         .to_owned();
     let by_uid = cli(ANN, ["search", "--uid", &first]).ok_json();
     assert_eq!(input_uids(&by_uid), vec![first.clone()]);
-    assert_eq!(result_uids(&by_uid)[0], part("flange").uid);
+    assert!(files_of("flange").contains(&result_uids(&by_uid)[0]));
 
     // A FILE beside --uid: one call, the new input appended to the earlier one.
     let with_file = cli(ANN, ["search", &view("flange", 1), "--uid", &first]).ok_json();
     let inputs = input_uids(&with_file);
     assert_eq!(inputs.len(), 2, "{with_file}");
     assert_eq!(inputs[0], first);
-    assert_eq!(result_uids(&with_file)[0], part("flange").uid);
+    assert!(files_of("flange").contains(&result_uids(&with_file)[0]));
 
     // The same in two steps.
     let two_step = cli(
@@ -1208,7 +1217,7 @@ fn earlier_inputs_are_searched_by_uid_alone_or_with_more_files() {
     .ok_json();
     assert_eq!(input_uids(&two_step).len(), 2, "{two_step}");
     assert_eq!(input_uids(&two_step)[0], first);
-    assert_eq!(result_uids(&two_step)[0], part("flange").uid);
+    assert!(files_of("flange").contains(&result_uids(&two_step)[0]));
 
     // Another company's user cannot search by Acme's input or see Acme's files.
     let other = cli(GUS, ["search", "--uid", &first]).ok_json();
@@ -1241,17 +1250,19 @@ fn text_and_attribute_filters_narrow_the_library() {
         uids_of(&[
             "flange-drawing",
             "flange",
+            "models/flange.step",
             "models/flange.stl",
             "hinge",
             "washer",
+            "models/washer.step",
             "models/washer.stl"
         ])
     );
     // A regular match finds the text inside a value; exact needs the whole value.
     assert_eq!(
         search(&["--attr", "supplier=keystone"]).len(),
-        5,
-        "bolt, hex nut, spring, washer and its model"
+        6,
+        "bolt, hex nut, spring, washer and its two models"
     );
     assert!(search(&["--exact", "supplier=Keystone"]).is_empty());
     // Prefixes, with or without the trailing *.
@@ -1266,7 +1277,12 @@ fn text_and_attribute_filters_narrow_the_library() {
     // Units ride in the name.
     assert_eq!(
         search(&["--exact", "diameter(mm)=160"]),
-        uids_of(&["flange-drawing", "flange", "models/flange.stl"])
+        uids_of(&[
+            "flange-drawing",
+            "flange",
+            "models/flange.step",
+            "models/flange.stl"
+        ])
     );
     // Drawings are told apart by their document type.
     assert_eq!(
@@ -1306,8 +1322,8 @@ fn text_and_attribute_filters_narrow_the_library() {
     )
     .ok_json();
     assert_eq!(result_uids(&result)[0], part("bolt").uid);
-    // Bolt, hex nut, washer and the washer's model.
-    assert_eq!(result["TotalResults"], 4, "{result}");
+    // Bolt, hex nut, washer and the washer's two models (STL and STEP).
+    assert_eq!(result["TotalResults"], 5, "{result}");
 }
 
 #[test]
@@ -1444,6 +1460,12 @@ fn search_refusals_and_inputs_that_cannot_be_indexed_name_the_reason() {
     let inputs = [upload.json()["uid"].as_str().unwrap().to_owned()];
     let status = cli(ANN, ["status", &inputs[0]]).ok_json();
     assert_eq!(status["state"], "failed", "{status}");
+    let reason = status["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.starts_with("cannot decode the .png content"),
+        "{status}"
+    );
+    assert_eq!(upload.json()["reason"], reason);
     let waited = cli(ANN, ["status", &inputs[0], "--wait"]);
     assert_eq!(waited.json()["state"], "failed");
     assert!(waited.error().contains("HTTP 422"), "{waited:?}");

@@ -731,11 +731,11 @@ async fn binary_direct_returns_the_indexed_record_and_formats_are_indexed() {
             .unwrap();
         assert_eq!(thumbnail.status(), 200, "{extension}");
     }
-    // A format without a picture is stored and has empty image URLs.
+    // A format the service does not read (DWG) is stored and has empty image URLs.
     let reply = ann
         .put_binary(
-            "/api/FileBinaryDirect?file=Models%2Fpart.step&isSearchInput=false",
-            b"ISO-10303-21;\n".repeat(100),
+            "/api/FileBinaryDirect?file=Drawings%2Fpart.dwg&isSearchInput=false",
+            b"AC1032 drawing\n".repeat(100),
         )
         .await;
     reply.expect(200);
@@ -772,7 +772,7 @@ async fn file_status_reports_every_state_without_caching() {
     let done = ann
         .upload_search_input(".png", &png(Shape::Disc, 7), false)
         .await;
-    let reply = status(done).await;
+    let reply = status(done.clone()).await;
     reply.expect(200);
     let timestamp = reply.string();
     assert!(
@@ -785,8 +785,17 @@ async fn file_status_reports_every_state_without_caching() {
     let reply = status(broken.clone()).await;
     reply.expect(422);
     assert_eq!(reply.text(), "failed");
+    // Why, in words: a header beside the spec's body, and a field of the file's record.
+    let reason = reply.header("x-failure-reason").unwrap();
+    assert!(
+        reason.starts_with("cannot decode the .png content"),
+        "{reason}"
+    );
     let record = ann.get(&format!("/api/File?fileUID={broken}")).await.json();
     assert_eq!(record["IndexingFinished"], false);
+    assert_eq!(record["IndexingError"], reason.as_str());
+    let indexed = ann.get(&format!("/api/File?fileUID={done}")).await.json();
+    assert!(indexed.get("IndexingError").is_none());
     let reply = status(UNKNOWN_UID.to_owned()).await;
     reply.expect(404);
     assert_eq!(reply.json()["status"], 404);
@@ -816,7 +825,9 @@ async fn file_status_reports_every_state_without_caching() {
             .file_status(&FileUid::parse(&broken).unwrap())
             .await
             .unwrap(),
-        FileStatus::Failed
+        FileStatus::Failed {
+            reason: Some(reason)
+        }
     );
 }
 

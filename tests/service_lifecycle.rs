@@ -8,7 +8,7 @@
 
 mod service_support;
 
-use std::io::{BufRead as _, Write as _};
+use std::io::Write as _;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -19,7 +19,7 @@ use partlens::api::encoding::{
 };
 use partlens::service::engine::ViewDescriptor;
 use partlens::service::store::DATABASE_FILE;
-use service_support::{Shape, TestService, png, wait_until};
+use service_support::{Shape, TestService, png, serve_binary, wait_until};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn delete_follows_the_permission_matrix() {
@@ -65,11 +65,29 @@ async fn delete_follows_the_permission_matrix() {
         refused.expect(403);
         assert_eq!(refused.text(), "false");
     }
+    // Nor by uploading another file to its path under a new UID, which replaces (deletes) it.
+    for session in [&ann, &bob] {
+        let refused = session
+            .put_binary(
+                &format!(
+                    "/api/FileBinary?file=Parts%2Fdisc.png&isSearchInput=false&uid={}",
+                    uuid::Uuid::new_v4()
+                ),
+                png(Shape::Disc, 10),
+            )
+            .await;
+        refused.expect(403);
+        assert_eq!(refused.text(), "false");
+    }
     let record = ann
         .get(&format!("/api/File?fileUID={database_file}"))
         .await
         .json();
     assert_eq!(record["FileName"], "Parts/disc.png");
+    assert_eq!(
+        ann.get("/api/File?fileName=Parts%2Fdisc.png").await.json()["UID"],
+        database_file.as_str()
+    );
     delete(&ann, &database_file).await.expect(403);
     ann.get(&format!("/api/File?fileUID={anns_input}"))
         .await
@@ -176,7 +194,8 @@ async fn another_company_sees_nothing() {
             .await
             .is_empty()
     );
-    // Its own files carry its own VizSpaceID; reusing Acme's UID is refused.
+    // Its own files carry its own VizSpaceID; reusing Acme's UID is refused (409, without saying
+    // whose it is).
     let own = gus
         .upload_database_file("Parts/disc.png", png(Shape::Disc, 7), &[])
         .await;
@@ -188,7 +207,7 @@ async fn another_company_sees_nothing() {
         png(Shape::Disc, 8),
     )
     .await
-    .expect(400);
+    .expect(409);
     // And Acme still sees its own.
     assert_eq!(ann.search_uids("FT=disc").await, vec![uid]);
 }
@@ -461,48 +480,6 @@ async fn an_async_job_interrupted_by_a_restart_finishes_afterwards() {
         parts[1]
     );
     service.stop().await;
-}
-
-/// Kills the child when dropped, so a failed assertion leaves no process behind.
-struct Child(std::process::Child);
-
-impl Drop for Child {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// Starts `partlens-service serve` on 127.0.0.1:0 over `data` (with `extra` serve options) and
-/// returns it with its base URL, read from its first line.
-async fn serve_binary(data: &std::path::Path, extra: &[&str]) -> (Child, String) {
-    let mut server = Child(
-        Command::new(env!("CARGO_BIN_EXE_partlens-service"))
-            .arg("--data")
-            .arg(data)
-            .args(["serve", "--addr", "127.0.0.1:0"])
-            .args(extra)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    let stdout = server.0.stdout.take().unwrap();
-    let first_line = tokio::task::spawn_blocking(move || {
-        let mut line = String::new();
-        std::io::BufReader::new(stdout)
-            .read_line(&mut line)
-            .unwrap();
-        line
-    })
-    .await
-    .unwrap();
-    let base = first_line
-        .trim_end()
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("first line: {first_line:?}"))
-        .to_owned();
-    (server, base)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -1088,7 +1065,8 @@ async fn a_delete_whose_bytes_cannot_be_removed_still_deletes_the_file_whole() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_file_replaced_at_its_path_whose_bytes_cannot_be_removed_is_still_replaced() {
     let service = TestService::start().await;
-    let ann = service.session("ann").await;
+    // Replacing a database file deletes it, so it takes an admin.
+    let ann = service.session("admin").await;
     let old = ann
         .upload_database_file("Held/part.png", png(Shape::Disc, 130), &[])
         .await;

@@ -16,6 +16,11 @@ pub const CALL_TIMEOUT: Duration = Duration::from_secs(120);
 /// How long connecting to the service may take.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// How long an idle connection stays in the pool: shorter than the local service keeps an idle
+/// connection open (its header read timeout, 15 s), so a request never goes out on a connection
+/// the service is closing at that moment.
+pub const POOL_IDLE_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// A bearer token; its `Debug` never shows the value.
 #[derive(Clone, PartialEq, Eq)]
 pub struct AccessToken(String);
@@ -82,6 +87,7 @@ impl ApiClient {
     pub fn new(base_url: &str) -> Result<Self, ApiError> {
         let http = reqwest::Client::builder()
             .connect_timeout(CONNECT_TIMEOUT)
+            .pool_idle_timeout(POOL_IDLE_TIMEOUT)
             .user_agent(concat!("partlens/", env!("CARGO_PKG_VERSION")))
             .build()
             .map_err(|error| ApiError::Network(format!("cannot set up HTTP: {error}")))?;

@@ -28,8 +28,8 @@ pub use error::ApiError;
 pub use files::{FileRef, GetFileRequest};
 pub use filter::{FilterTerm, SearchFilter};
 pub use model::{
-    AttributeValue, FileAttribute, FileMap, FileStatus, PmiData, PmiItem, PmiPage, SearchResult,
-    SearchResultItem, TokenReply,
+    AttributeValue, FAILURE_REASON_FIELD, FAILURE_REASON_HEADER, FileAttribute, FileMap,
+    FileStatus, PmiData, PmiItem, PmiPage, SearchResult, SearchResultItem, TokenReply,
 };
 pub use pmi::FeedbackRequest;
 pub use reply::{Decoded, FileRecord};

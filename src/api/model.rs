@@ -158,6 +158,15 @@ impl FileMap {
     pub fn assembly_child_uids(&self) -> Vec<FileUid> {
         relation_uids(&self.assembly_children)
     }
+
+    /// Why the file could not be indexed, when the service says (`IndexingError`, a field this
+    /// project's service adds to a failed file's record).
+    pub fn indexing_error(&self) -> Option<&str> {
+        self.extra
+            .get(FAILURE_REASON_FIELD)
+            .and_then(serde_json::Value::as_str)
+            .filter(|reason| !reason.is_empty())
+    }
 }
 
 /// The picture to show or search by: the large image, else the thumbnail (trimmed); `None` when
@@ -168,6 +177,11 @@ pub fn picture_url<'a>(large_image_url: &'a str, thumbnail_url: &'a str) -> Opti
         .map(str::trim)
         .find(|url| !url.is_empty())
 }
+/// The FileStatus response header that says, in words, why a file could not be indexed (this
+/// project's service adds it to the spec's 422 `failed`).
+pub const FAILURE_REASON_HEADER: &str = "X-Failure-Reason";
+/// The FileMap field that says, in words, why a file could not be indexed.
+pub const FAILURE_REASON_FIELD: &str = "IndexingError";
 
 /// The name to show for a record: its display name, else the last part of its stored name.
 pub fn title_of<'a>(display_name: &'a str, file_name: &'a str) -> &'a str {
@@ -536,7 +550,11 @@ pub enum FileStatus {
         indexed_at: String,
     },
     /// 422 `failed`: indexing failed; stop and re-upload.
-    Failed,
+    Failed {
+        /// Why, in words, when the service says (the `X-Failure-Reason` header).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+    },
     /// 404: never uploaded or deleted; stop.
     Unknown,
 }
@@ -552,7 +570,7 @@ impl FileStatus {
         match self {
             Self::InProgress => "in_progress",
             Self::Completed { .. } => "completed",
-            Self::Failed => "failed",
+            Self::Failed { .. } => "failed",
             Self::Unknown => "unknown",
         }
     }
@@ -683,7 +701,7 @@ mod tests {
             }
             .is_terminal()
         );
-        assert!(FileStatus::Failed.is_terminal());
+        assert!(FileStatus::Failed { reason: None }.is_terminal());
         assert!(FileStatus::Unknown.is_terminal());
     }
 }

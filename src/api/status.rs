@@ -1,11 +1,12 @@
-//! `GET /api/FileStatus`: the indexing state of an upload.
+//! `GET /api/FileStatus`: the indexing state of an upload, with the reason a failed one gives in
+//! the `X-Failure-Reason` header (this project's service sends it; others may not).
 
 use reqwest::Method;
 
 use super::client::{ApiClient, CALL_TIMEOUT};
 use super::encoding::{QueryString, plain_reply};
 use super::error::ApiError;
-use super::model::FileStatus;
+use super::model::{FAILURE_REASON_HEADER, FileStatus};
 use super::uid::FileUid;
 
 /// Reads a FileStatus reply: 204 in progress, 200 completed with its timestamp, 422 failed, 404 unknown.
@@ -21,7 +22,7 @@ pub fn file_status_from_reply(status: u16, body: &str) -> Result<FileStatus, Api
                 Ok(FileStatus::Completed { indexed_at })
             }
         }
-        422 => Ok(FileStatus::Failed),
+        422 => Ok(FileStatus::Failed { reason: None }),
         404 => Ok(FileStatus::Unknown),
         other => Err(ApiError::from_status(other, body)),
     }
@@ -37,8 +38,20 @@ impl ApiClient {
             .timeout(CALL_TIMEOUT);
         let response = builder.send().await?;
         let status = response.status().as_u16();
+        let failure_reason = response
+            .headers()
+            .get(FAILURE_REASON_HEADER)
+            .and_then(|value| value.to_str().ok())
+            .map(str::trim)
+            .filter(|reason| !reason.is_empty())
+            .map(str::to_owned);
         let body = response.text().await?;
-        file_status_from_reply(status, &body)
+        Ok(match file_status_from_reply(status, &body)? {
+            FileStatus::Failed { .. } => FileStatus::Failed {
+                reason: failure_reason,
+            },
+            other => other,
+        })
     }
 }
 
@@ -66,7 +79,7 @@ mod tests {
         );
         assert_eq!(
             file_status_from_reply(422, "failed").unwrap(),
-            FileStatus::Failed
+            FileStatus::Failed { reason: None }
         );
         assert_eq!(
             file_status_from_reply(404, "{\"title\":\"Not Found\"}").unwrap(),

@@ -49,6 +49,10 @@ enum Command {
         /// [default: 2].
         #[arg(long, value_name = "N")]
         index_workers: Option<usize>,
+        /// The address clients reach the service at (e.g. https://parts.example.com behind a
+        /// proxy); image links are built on it [default: http:// and the bound address].
+        #[arg(long, value_name = "URL", value_parser = parse_public_url)]
+        public_url: Option<String>,
     },
     /// Manages users.
     User {
@@ -122,6 +126,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             addr,
             max_body_bytes,
             index_workers,
+            public_url,
         } => {
             let mut config = ServiceConfig::new(cli.data);
             config.addr = addr;
@@ -131,6 +136,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             if let Some(workers) = index_workers {
                 config.index_workers = workers;
             }
+            config.public_url = public_url;
             serve(config)
         }
         Command::User {
@@ -161,6 +167,18 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
     }
+}
+
+/// Checks `--public-url`: an absolute http(s) URL without query or fragment.
+fn parse_public_url(text: &str) -> Result<String, String> {
+    let url = url::Url::parse(text.trim()).map_err(|error| format!("not a URL: {error}"))?;
+    if !matches!(url.scheme(), "http" | "https") || url.host().is_none() {
+        return Err("use an http:// or https:// URL with a host".into());
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err("the URL may not have a query or fragment".into());
+    }
+    Ok(url.as_str().trim_end_matches('/').to_owned())
 }
 
 /// Reads one line from standard input, without its line ending.

@@ -2,6 +2,7 @@
 
 use crate::api::ApiError;
 use crate::tasks::search_flow::FileSearchError;
+use crate::tasks::sync::SyncError;
 
 /// The error of a command. Its `Display` is the sentence printed after `partlens-cli: `; the
 /// [`ApiError`] sentences already name the HTTP status where there is one.
@@ -24,6 +25,14 @@ pub enum CliError {
     /// deadline). The JSON result has already been printed; this only sets the exit code and the line.
     #[error("{0}")]
     Indexing(String),
+    /// A sync could not start (the folder, the CSV, the prefix or its record cannot be used);
+    /// nothing was sent.
+    #[error(transparent)]
+    Sync(#[from] SyncError),
+    /// A sync ran but not everything went through (files failed, or the run stopped early). The
+    /// JSON summary has already been printed; this only sets the exit code and the line.
+    #[error("{0}")]
+    Unfinished(String),
 }
 
 impl CliError {

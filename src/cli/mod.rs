@@ -13,6 +13,7 @@ pub mod pmi;
 pub mod search;
 pub mod session;
 pub mod status;
+pub mod sync;
 pub mod upload;
 
 use std::process::ExitCode;
@@ -34,7 +35,8 @@ all exit with status 2). Quote values holding | in a shell: 'region=EU|US'.
 Examples:
   echo \"$PW\" | partlens-cli --user alice --password-stdin upload drawing.png --async --wait
   partlens-cli search bracket.png --text \"pump housing\" --exact material=steel | jq .TotalResults
-  partlens-cli attrs set --name Design/bracket.step material=steel 'region=EU|US'";
+  partlens-cli attrs set --name Design/bracket.step material=steel 'region=EU|US'
+  partlens-cli sync ./library --to Library --attributes ./library/attributes.csv --delete";
 
 /// The long help of `attributes` (shown by `--help`).
 const ATTRIBUTES_HELP: &str = "List the attributes used by your company (GET /api/FileAttributes): the \
@@ -92,6 +94,9 @@ pub enum Command {
     /// Download a file's thumbnail (or large image) to a path.
     #[command(long_about = image::IMAGE_HELP)]
     Image(image::ImageArgs),
+    /// Keep a folder of part files in step with the company database (new and changed files).
+    #[command(long_about = sync::SYNC_HELP)]
+    Sync(sync::SyncArgs),
 }
 
 /// Runs one parsed invocation and returns the process exit code: 0 on success, 1 when the service or
@@ -133,6 +138,7 @@ pub async fn dispatch(cli: Cli) -> Result<(), CliError> {
         Command::Feedback(args) => pmi::run_feedback(args, &mut session).await,
         Command::Search(args) => search::run(args, &mut session).await,
         Command::Image(args) => image::run(args, &mut session).await,
+        Command::Sync(args) => sync::run(args, &mut session).await,
     }
 }
 

@@ -60,6 +60,11 @@ impl Session {
         Self { args, client: None }
     }
 
+    /// The service address as given (`--service` or `PARTLENS_SERVICE`).
+    pub fn service_address(&self) -> &str {
+        &self.args.service
+    }
+
     /// The logged-in client. The first call reads the password and logs in (`POST /api/Token`);
     /// later calls reuse the token.
     pub async fn client(&mut self) -> Result<&ApiClient, CliError> {

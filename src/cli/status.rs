@@ -15,7 +15,8 @@ use crate::tasks::poll::{WaitOutcome, wait_for_indexing};
 /// The long help of `status` (shown by `--help`).
 pub const STATUS_HELP: &str = "Show the indexing state of an uploaded file (GET /api/FileStatus).\n\n\
 Prints {\"uid\": \"...\", \"state\": \"in_progress|completed|failed|unknown\", \"indexed_at\": \"...|null\"}; \
-indexed_at is the service's ISO 8601 index timestamp once completed, null otherwise.\n\n\
+indexed_at is the service's ISO 8601 index timestamp once completed, null otherwise. A failed file \
+also gets \"reason\": why, in the service's words, when the service says (X-Failure-Reason).\n\n\
 With --wait it polls every 2 s, backing off to 5 s, until the state is completed, failed or unknown, \
 then prints the final state; it exits with status 1 (after printing) unless indexing completed.";
 
@@ -35,6 +36,9 @@ struct StatusLine<'a> {
     uid: &'a str,
     state: &'static str,
     indexed_at: Option<&'a str>,
+    /// Why indexing failed, in the service's words (only for a failed file whose service says).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<&'a str>,
 }
 
 /// How a wait for indexing ended.
@@ -55,10 +59,15 @@ impl IndexingEnd {
                 waited.as_secs()
             )));
         }
-        match self.status {
+        match &self.status {
             FileStatus::Completed { .. } => None,
-            FileStatus::Failed => Some(CliError::Indexing(format!(
+            FileStatus::Failed { reason: None } => Some(CliError::Indexing(format!(
                 "indexing of file {uid} failed (HTTP 422); upload the file again"
+            ))),
+            FileStatus::Failed {
+                reason: Some(reason),
+            } => Some(CliError::Indexing(format!(
+                "indexing of file {uid} failed (HTTP 422): {reason}; fix or replace the file and upload it again"
             ))),
             FileStatus::Unknown => Some(CliError::Indexing(format!(
                 "file {uid} is unknown to the service (HTTP 404): never uploaded, or deleted"
@@ -113,10 +122,15 @@ pub async fn run(args: StatusArgs, session: &mut Session) -> Result<(), CliError
         FileStatus::Completed { indexed_at } => Some(indexed_at.as_str()),
         _ => None,
     };
+    let reason = match &end.status {
+        FileStatus::Failed { reason } => reason.as_deref(),
+        _ => None,
+    };
     print_json(&StatusLine {
         uid: uid.as_str(),
         state: end.status.name(),
         indexed_at,
+        reason,
     })?;
     match end.failure(&uid) {
         Some(error) if args.wait => Err(error),

@@ -43,8 +43,9 @@ Without --database the file becomes a search input (the service is told only its
 Prints {\"uid\": \"...\", \"state\": \"completed|in_progress|failed\"}: after a synchronous upload the \
 state is read once from the service (failed when the content could not be indexed); --async (search \
 inputs) returns at once, in_progress; --wait polls the indexing state every 2 s, backing off to 5 s, \
-with a deadline that grows with the file size, and prints the final state. When the state is failed \
-or unknown (or still in_progress after --wait) the command prints the JSON and exits with status 1.\n\n\
+with a deadline that grows with the file size, and prints the final state. A failed file also gets \
+\"reason\": why, in the service's words, when the service says. When the state is failed or \
+unknown (or still in_progress after --wait) the command prints the JSON and exits with status 1.\n\n\
 The file is streamed from disk; the service needs at least 1024 bytes (1024 base64 characters with \
 --encoding base64).";
 
@@ -80,6 +81,9 @@ pub struct UploadArgs {
 struct UploadLine<'a> {
     uid: &'a str,
     state: &'static str,
+    /// Why indexing failed, in the service's words (only for a failed file whose service says).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<&'a str>,
 }
 
 /// Builds the upload request from the arguments, refusing what the interface does not allow.
@@ -153,6 +157,10 @@ pub async fn run(args: UploadArgs, session: &mut Session) -> Result<(), CliError
     print_json(&UploadLine {
         uid: outcome.uid.as_str(),
         state: end.status.name(),
+        reason: match &end.status {
+            FileStatus::Failed { reason } => reason.as_deref(),
+            _ => None,
+        },
     })?;
     match end.failure(&outcome.uid) {
         // Without --wait, still being indexed is an answer, not a failure.

@@ -16,6 +16,19 @@ pub enum GeometryError {
     /// The content does not parse as its format, names things that are not there, or has no surface.
     #[error("{0}")]
     Malformed(String),
+    /// Reading took longer than the reader's time budget.
+    #[error("reading the model took longer than its budget of {seconds} s")]
+    OutOfTime {
+        /// The budget, in seconds.
+        seconds: f64,
+    },
+    /// The format is one this build does not read, or the file uses a part of it no reader here
+    /// understands.
+    #[error("{0}")]
+    Unsupported(String),
+    /// The reader itself failed on the content (a panic inside a third-party reader, caught).
+    #[error("{0}")]
+    ReaderFailed(String),
     /// The extension names no format these readers understand.
     #[error("not a mesh format")]
     UnknownFormat,

@@ -1,22 +1,16 @@
 //! Reading mesh files (STL ascii and binary, OBJ, PLY ascii and binary) into one [`Mesh`] with the
-//! ecosystem's readers, within limits: a file larger than [`MAX_MODEL_BYTES`] or with more than
-//! [`MAX_TRIANGLES`] triangles or [`MAX_VERTICES`] vertices is refused before it can exhaust memory,
-//! and whatever does not parse (or parses into no surface) is [`GeometryError::Malformed`].
+//! ecosystem's readers, within the limits of `builder.rs`: a file larger than
+//! [`MAX_MODEL_BYTES`](super::MAX_MODEL_BYTES) or with more triangles or vertices than the builder
+//! takes is refused before it can exhaust memory, and whatever does not parse (or parses into no
+//! surface) is [`GeometryError::Malformed`].
 
-use std::collections::HashMap;
 use std::io::Cursor;
 
 use ply_rs_bw::parser::Parser;
 use ply_rs_bw::ply::{DefaultElement, Property};
 
+use super::builder::{MAX_MODEL_BYTES, MAX_TRIANGLES, MAX_VERTICES, MeshBuilder, malformed};
 use super::{GeometryError, Mesh};
-
-/// Largest model file the readers take, in bytes.
-pub const MAX_MODEL_BYTES: usize = 256 * 1024 * 1024;
-/// Most triangles a mesh may have (after polygons are split into triangles).
-pub const MAX_TRIANGLES: usize = 4_000_000;
-/// Most vertices a mesh may declare.
-pub const MAX_VERTICES: usize = 6_000_000;
 
 /// Reads `bytes` as the mesh format `extension` names (`.stl`, `.obj`, `.ply`, lower-case).
 pub(super) fn read_mesh_file(extension: &str, bytes: &[u8]) -> Result<Mesh, GeometryError> {
@@ -39,63 +33,6 @@ pub(super) fn read_mesh_file(extension: &str, bytes: &[u8]) -> Result<Mesh, Geom
     Ok(mesh)
 }
 
-/// Collects triangles, welding vertices that have exactly the same coordinates (STL stores each
-/// triangle's corners separately; closedness and volume need them shared).
-#[derive(Default)]
-struct MeshBuilder {
-    mesh: Mesh,
-    welded: HashMap<[u32; 3], u32>,
-}
-
-impl MeshBuilder {
-    fn vertex(&mut self, point: [f32; 3]) -> Result<u32, GeometryError> {
-        if point.iter().any(|value| !value.is_finite()) {
-            return Err(malformed("a vertex is not a finite number"));
-        }
-        // +0.0 and −0.0 are the same point.
-        let key = point.map(|value| (value + 0.0).to_bits());
-        if let Some(&index) = self.welded.get(&key) {
-            return Ok(index);
-        }
-        if self.mesh.vertices.len() >= MAX_VERTICES {
-            return Err(GeometryError::OverLimit(format!(
-                "more than {MAX_VERTICES} vertices"
-            )));
-        }
-        let index = u32::try_from(self.mesh.vertices.len()).map_err(malformed)?;
-        self.mesh.vertices.push(point);
-        self.welded.insert(key, index);
-        Ok(index)
-    }
-
-    fn triangle(&mut self, corners: [[f32; 3]; 3]) -> Result<(), GeometryError> {
-        let indices = [
-            self.vertex(corners[0])?,
-            self.vertex(corners[1])?,
-            self.vertex(corners[2])?,
-        ];
-        self.push(indices)
-    }
-
-    fn push(&mut self, indices: [u32; 3]) -> Result<(), GeometryError> {
-        if self.mesh.triangles.len() >= MAX_TRIANGLES {
-            return Err(GeometryError::OverLimit(format!(
-                "more than {MAX_TRIANGLES} triangles"
-            )));
-        }
-        self.mesh.triangles.push(indices);
-        Ok(())
-    }
-
-    /// Adds a polygon given by corner positions as a fan of triangles.
-    fn polygon(&mut self, corners: &[[f32; 3]]) -> Result<(), GeometryError> {
-        for pair in corners.windows(2).skip(1) {
-            self.triangle([corners[0], pair[0], pair[1]])?;
-        }
-        Ok(())
-    }
-}
-
 fn read_stl(bytes: &[u8]) -> Result<Mesh, GeometryError> {
     // Triangles are read one at a time (a binary STL's claimed count allocates nothing), so a
     // false claim ends in a read error and a true huge one at the builder's limit.
@@ -106,7 +43,7 @@ fn read_stl(bytes: &[u8]) -> Result<Mesh, GeometryError> {
         let triangle = triangle.map_err(malformed)?;
         builder.triangle(triangle.vertices.map(|vertex| vertex.0))?;
     }
-    Ok(builder.mesh)
+    Ok(builder.finish())
 }
 
 fn read_obj(bytes: &[u8]) -> Result<Mesh, GeometryError> {
@@ -134,7 +71,7 @@ fn read_obj(bytes: &[u8]) -> Result<Mesh, GeometryError> {
             builder.triangle([corner(face[0])?, corner(face[1])?, corner(face[2])?])?;
         }
     }
-    Ok(builder.mesh)
+    Ok(builder.finish())
 }
 
 fn read_ply(bytes: &[u8]) -> Result<Mesh, GeometryError> {
@@ -186,12 +123,7 @@ fn read_ply(bytes: &[u8]) -> Result<Mesh, GeometryError> {
         }
         builder.polygon(&corners)?;
     }
-    Ok(builder.mesh)
-}
-
-/// A reader's complaint as a [`GeometryError::Malformed`].
-fn malformed(reason: impl std::fmt::Display) -> GeometryError {
-    GeometryError::Malformed(reason.to_string())
+    Ok(builder.finish())
 }
 
 /// A scalar PLY property as a coordinate.

@@ -2,20 +2,42 @@
 //! limits. A leaf module: it depends on nothing else in the crate (no service, no egui), so the
 //! service's engine and the app alike can read models.
 //!
-//! Readers: STL (ascii and binary), OBJ and PLY (ascii and binary) in `mesh_formats.rs`. Each refuses
-//! content over its limits ([`MAX_MODEL_BYTES`], [`MAX_TRIANGLES`], [`MAX_VERTICES`]) before it can
-//! exhaust memory, and says why a file cannot be read with a [`GeometryError`].
+//! Readers: STL (ascii and binary), OBJ and PLY (ascii and binary) in `mesh_formats.rs`; STEP
+//! (AP203, AP214, AP242) in [`step`], pure Rust; the words of IGES files in `iges.rs`. With the
+//! cargo feature `occt`, [`occt`] reads IGES files and the STEP files the pure-Rust reader cannot
+//! mesh, through the system's OpenCASCADE. Every mesh goes through `builder.rs`, which welds shared
+//! corners and refuses more than [`MAX_TRIANGLES`] triangles or [`MAX_VERTICES`] vertices; each
+//! reader states its own further limits (size, time, nesting, counts). A file that cannot be read
+//! says why with a [`GeometryError`]; a CAD file whose shape cannot be meshed still gives its
+//! product data ([`ModelReading`]).
+//!
+//! Beside the readers: what a mesh measures ([`measure`]: bounding box, area, closedness, volume),
+//! fewer triangles for display ([`decimate`]) and the crease and boundary edges a drawing of it shows
+//! ([`edges`]).
 
+mod builder;
+pub mod decimate;
+pub mod edges;
 mod error;
+mod iges;
+pub mod measure;
 mod mesh;
 mod mesh_formats;
+mod model;
+#[cfg(feature = "occt")]
+pub mod occt;
+pub mod step;
 
+pub use builder::{MAX_MODEL_BYTES, MAX_TRIANGLES, MAX_VERTICES};
+pub use decimate::decimate;
+pub use edges::{FeatureEdge, face_normals, feature_edges};
 pub use error::GeometryError;
+pub use measure::{MeshMeasurements, is_closed, volume};
 pub use mesh::Mesh;
-pub use mesh_formats::{MAX_MODEL_BYTES, MAX_TRIANGLES, MAX_VERTICES};
+pub use model::{ModelDescription, ModelReading};
 
 /// Model formats the readers here understand (lower-case extensions with the dot).
-pub const MODEL_EXTENSIONS: &[&str] = &[".stl", ".obj", ".ply"];
+pub const MODEL_EXTENSIONS: &[&str] = &[".stl", ".obj", ".ply", ".step", ".stp", ".igs", ".iges"];
 
 /// True when files with this extension are read as models (any case).
 pub fn is_model_extension(extension: &str) -> bool {
@@ -23,7 +45,53 @@ pub fn is_model_extension(extension: &str) -> bool {
 }
 
 /// Reads `bytes` as the model format `extension` names (lower-case with the dot, one of
-/// [`MODEL_EXTENSIONS`]) into a mesh with a surface.
+/// [`MODEL_EXTENSIONS`]): its words and its mesh in millimetres where the format has units.
+pub fn read_model(extension: &str, bytes: &[u8]) -> ModelReading {
+    match extension {
+        ".step" | ".stp" => read_step_model(bytes),
+        ".igs" | ".iges" => read_iges_model(bytes),
+        _ => ModelReading {
+            description: ModelDescription::default(),
+            mesh: mesh_formats::read_mesh_file(extension, bytes),
+        },
+    }
+}
+
+/// A STEP file: the pure-Rust reader; with the `occt` feature, OpenCASCADE for a shape it cannot
+/// mesh (no B-rep shell, surfaces truck does not convert, truck failing), within the time left.
+/// Files the pure-Rust reader refused as malformed or over a limit are not handed on.
+fn read_step_model(bytes: &[u8]) -> ModelReading {
+    #[cfg(feature = "occt")]
+    let started = std::time::Instant::now();
+    let reading = step::read_step(bytes);
+    #[cfg(feature = "occt")]
+    if let Err(GeometryError::Unsupported(_) | GeometryError::ReaderFailed(_)) = &reading.mesh {
+        let budget = step::StepBudget {
+            time: step::STEP_TIME_BUDGET.saturating_sub(started.elapsed()),
+            ..step::StepBudget::default()
+        };
+        return ModelReading {
+            mesh: occt::read_with_occt(occt::CadFormat::Step, bytes, budget),
+            description: reading.description,
+        };
+    }
+    reading
+}
+
+/// An IGES file: its words always; its mesh from OpenCASCADE in a build with the `occt` feature.
+fn read_iges_model(bytes: &[u8]) -> ModelReading {
+    let description = iges::describe_iges(bytes);
+    #[cfg(feature = "occt")]
+    let mesh = occt::read_with_occt(occt::CadFormat::Iges, bytes, step::StepBudget::default());
+    #[cfg(not(feature = "occt"))]
+    let mesh = Err(GeometryError::Unsupported(
+        "IGES models are meshed only by a build with the occt feature (OpenCASCADE)".to_owned(),
+    ));
+    ModelReading { description, mesh }
+}
+
+/// Reads `bytes` as the model format `extension` names into a mesh with a surface (the words of
+/// the file, if any, are dropped: see [`read_model`]).
 pub fn read_mesh(extension: &str, bytes: &[u8]) -> Result<Mesh, GeometryError> {
-    mesh_formats::read_mesh_file(extension, bytes)
+    read_model(extension, bytes).mesh
 }

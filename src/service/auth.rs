@@ -2,7 +2,9 @@
 //! `POST /api/Token` (and the image links, which carry their own token) starts with.
 //!
 //! The client sends the lower-case hex SHA-1 of the password; the store keeps only an argon2 hash of
-//! that digest. Tokens are 32 random bytes in hex; the store keeps only their SHA-256.
+//! that digest, made with fixed parameters ([`PASSWORD_MEMORY_KIB`], [`PASSWORD_ITERATIONS`], one
+//! lane), so every check costs the same; a stored hash asking for more is refused rather than
+//! computed. Tokens are 32 random bytes in hex; the store keeps only their SHA-256.
 
 use std::sync::OnceLock;
 
@@ -19,19 +21,44 @@ use super::store::{accounts, unix_now};
 
 pub use super::store::accounts::Caller;
 
+/// Memory of one password hash, KiB (argon2id; OWASP's 19 MiB).
+pub const PASSWORD_MEMORY_KIB: u32 = 19 * 1024;
+/// Passes of one password hash.
+pub const PASSWORD_ITERATIONS: u32 = 2;
+
+/// The hasher with the service's fixed cost.
+fn hasher() -> Argon2<'static> {
+    let params =
+        argon2::Params::new(PASSWORD_MEMORY_KIB, PASSWORD_ITERATIONS, 1, None).unwrap_or_default();
+    Argon2::new(argon2::Algorithm::Argon2id, argon2::Version::V0x13, params)
+}
+
 /// The argon2 hash (PHC string) of a password digest as the client sends it (hex SHA-1, compared
 /// in lower case).
 pub fn hash_password_digest(sha1_hex: &str) -> Result<String, ServiceError> {
-    Argon2::default()
+    hasher()
         .hash_password(sha1_hex.trim().to_ascii_lowercase().as_bytes())
         .map(|hash| hash.to_string())
         .map_err(|error| ServiceError::Internal(format!("cannot hash the password: {error}")))
 }
 
 /// True when the digest matches the stored hash. Slow on purpose (argon2): call it off the runtime.
+/// A stored hash whose parameters cost more than the service's own is refused unchecked.
 pub fn verify_password_digest(sha1_hex: &str, stored_hash: &str) -> bool {
-    Argon2::default()
-        .verify_password(sha1_hex.trim().to_ascii_lowercase().as_bytes(), stored_hash)
+    let Ok(parsed) = argon2::password_hash::phc::PasswordHash::new(stored_hash) else {
+        return false;
+    };
+    let affordable = argon2::Params::try_from(&parsed).is_ok_and(|params| {
+        params.m_cost() <= PASSWORD_MEMORY_KIB
+            && params.t_cost() <= PASSWORD_ITERATIONS
+            && params.p_cost() <= 1
+    });
+    if !affordable {
+        tracing::warn!("a stored password hash costs more than this service computes; refused");
+        return false;
+    }
+    hasher()
+        .verify_password(sha1_hex.trim().to_ascii_lowercase().as_bytes(), &parsed)
         .is_ok()
 }
 
@@ -95,6 +122,16 @@ mod tests {
             &hash
         ));
         assert!(!verify_password_digest(&digest, "not a hash"));
+        // A hash asking for more memory than the service's cost is never computed.
+        let costly = argon2::Argon2::new(
+            argon2::Algorithm::Argon2id,
+            argon2::Version::V0x13,
+            argon2::Params::new(PASSWORD_MEMORY_KIB * 2, 1, 1, None).unwrap(),
+        )
+        .hash_password(digest.as_bytes())
+        .unwrap()
+        .to_string();
+        assert!(!verify_password_digest(&digest, &costly));
     }
 
     #[test]

@@ -3,6 +3,9 @@
 //!
 //! Upload bodies stream to a temporary file. The base64 body of `PUT /api/File` (a JSON string) is
 //! decoded while it streams, so neither the text nor the bytes are ever held whole in memory.
+//!
+//! A body whose next piece does not come within the connection limits' body read timeout ends with
+//! [`BodyTimedOut`] (put there by the connection layer); it is answered 408.
 
 use std::path::{Path, PathBuf};
 
@@ -12,6 +15,7 @@ use base64::Engine as _;
 use futures_util::StreamExt as _;
 use tokio::io::AsyncWriteExt as _;
 
+use super::disk::{create_private_file_async, move_into_place};
 use super::error::ServiceError;
 use crate::api::encoding::BASE64;
 
@@ -32,10 +36,14 @@ impl TempFile {
         self.path.as_deref().unwrap_or(Path::new(""))
     }
 
-    /// Moves it to `destination` (same file system); it is then no longer removed on drop.
+    /// Moves it to `destination` (same file system; the folder is made again if it went missing);
+    /// it is then no longer removed on drop.
     pub fn persist(mut self, destination: &Path) -> std::io::Result<()> {
-        if let Some(path) = self.path.take() {
-            std::fs::rename(&path, destination)?;
+        if let Some(path) = self.path.take()
+            && let Err(error) = move_into_place(&path, destination)
+        {
+            self.path = Some(path);
+            return Err(error);
         }
         Ok(())
     }
@@ -82,7 +90,20 @@ pub fn check_declared_length(headers: &HeaderMap, limit: u64) -> Result<(), Serv
     }
 }
 
-fn unreadable(error: impl std::fmt::Display) -> ServiceError {
+/// A request body stalled: its next piece did not arrive within the body read timeout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("the request body stalled for longer than the body read timeout")]
+pub struct BodyTimedOut;
+
+/// What a failure to read a body is answered with: 408 when it stalled, else 400.
+pub fn unreadable(error: axum::Error) -> ServiceError {
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(&error);
+    while let Some(current) = cause {
+        if current.is::<BodyTimedOut>() {
+            return ServiceError::RequestTimeout;
+        }
+        cause = current.source();
+    }
     ServiceError::BadRequest(format!("the request body could not be read: {error}"))
 }
 
@@ -116,7 +137,7 @@ pub async fn receive_upload(
 ) -> Result<ReceivedUpload, ServiceError> {
     check_declared_length(headers, limit)?;
     let temp = TempFile::new(destination);
-    let mut file = tokio::io::BufWriter::new(tokio::fs::File::create(temp.path()).await?);
+    let mut file = tokio::io::BufWriter::new(create_private_file_async(temp.path()).await?);
     let mut decoder = match encoding {
         BodyEncoding::Raw => None,
         BodyEncoding::Base64JsonString => Some(Base64JsonStringDecoder::default()),

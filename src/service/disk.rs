@@ -3,6 +3,11 @@
 //!
 //! Files are named by UID only: the stored path a client gives is a name in the record, never a path
 //! on this disk, so no upload can write outside these folders whatever its name says.
+//!
+//! Privacy: on Unix the data directory and its folders are made `0700` and every file the service
+//! writes `0600` (the database included), whatever the umask, so other users of the machine read
+//! nothing. A folder that disappears while the service runs (someone cleaned `tmp/`) is made again
+//! when a file is next written into it, instead of failing every upload until a restart.
 
 use std::path::{Path, PathBuf};
 
@@ -54,16 +59,18 @@ impl Disk {
         Self { root: root.into() }
     }
 
-    /// Creates the folders and empties `tmp/` (what is there belongs to requests of an earlier run).
+    /// Creates the folders (private: `0700`) and empties `tmp/` (what is there belongs to requests
+    /// of an earlier run).
     pub fn create_folders(&self) -> std::io::Result<()> {
+        create_private_dir(&self.root)?;
         for folder in [self.files_dir(), self.images_dir()] {
-            std::fs::create_dir_all(folder)?;
+            create_private_dir(&folder)?;
         }
         let tmp = self.tmp_dir();
         if tmp.exists() {
             std::fs::remove_dir_all(&tmp)?;
         }
-        std::fs::create_dir_all(tmp)
+        create_private_dir(&tmp)
     }
 
     fn files_dir(&self) -> PathBuf {
@@ -116,5 +123,116 @@ pub fn remove_if_present(path: &Path) -> std::io::Result<()> {
     match std::fs::remove_file(path) {
         Err(error) if error.kind() != std::io::ErrorKind::NotFound => Err(error),
         _ => Ok(()),
+    }
+}
+
+/// Creates a folder and its missing parents, and makes it private (`0700` on Unix) whether it was
+/// there or not.
+pub fn create_private_dir(path: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(path)?;
+    make_private(path, 0o700)
+}
+
+/// Sets the permission bits of `path` (Unix only; elsewhere nothing).
+pub fn make_private(path: &Path, mode: u32) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (path, mode);
+        Ok(())
+    }
+}
+
+fn private_file_options() -> std::fs::OpenOptions {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options
+}
+
+/// Creates (or truncates) a file readable only by the service's user (`0600` on Unix). When its
+/// folder is missing, the folder is made (private) and the file created there.
+pub fn create_private_file(path: &Path) -> std::io::Result<std::fs::File> {
+    match private_file_options().open(path) {
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            if let Some(parent) = path.parent() {
+                create_private_dir(parent)?;
+            }
+            private_file_options().open(path)
+        }
+        other => other,
+    }
+}
+
+/// Makes sure a file exists (created empty when missing, never truncated) and is private.
+pub fn ensure_private_file(path: &Path) -> std::io::Result<()> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options.open(path)?;
+    make_private(path, 0o600)
+}
+
+/// [`create_private_file`] on a blocking thread, as a tokio file.
+pub async fn create_private_file_async(path: &Path) -> std::io::Result<tokio::fs::File> {
+    let path = path.to_owned();
+    let file = tokio::task::spawn_blocking(move || create_private_file(&path))
+        .await
+        .map_err(std::io::Error::other)??;
+    Ok(tokio::fs::File::from_std(file))
+}
+
+/// Writes `bytes` to a new private file at `path` (see [`create_private_file`]).
+pub fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let mut file = create_private_file(path)?;
+    file.write_all(bytes)?;
+    file.flush()
+}
+
+/// Moves `from` to `to` (same file system); when `to`'s folder is missing it is made first.
+pub fn move_into_place(from: &Path, to: &Path) -> std::io::Result<()> {
+    match std::fs::rename(from, to) {
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound && from.exists() => {
+            if let Some(parent) = to.parent() {
+                create_private_dir(parent)?;
+            }
+            std::fs::rename(from, to)
+        }
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_folders_are_made_again_and_everything_is_private() {
+        let dir = tempfile::tempdir().unwrap();
+        let disk = Disk::new(dir.path().join("data"));
+        disk.create_folders().unwrap();
+        std::fs::remove_dir_all(disk.tmp_dir()).unwrap();
+        std::fs::remove_dir_all(disk.images_dir()).unwrap();
+        let temp = disk.temp_path();
+        write_private(&temp, b"bytes").unwrap();
+        let image = disk.image_path("u", ImageKind::Large);
+        move_into_place(&temp, &image).unwrap();
+        assert_eq!(std::fs::read(&image).unwrap(), b"bytes");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            let mode = |path: &Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode(&image), 0o600);
+            assert_eq!(mode(&disk.images_dir()), 0o700);
+            assert_eq!(mode(&disk.tmp_dir()), 0o700);
+            assert_eq!(mode(&dir.path().join("data")), 0o700);
+        }
     }
 }

@@ -1,6 +1,8 @@
 //! The service's one error type. It is what the library functions return (start, admin) and what a
 //! handler returns; as a response it carries the interface's status and body: 401 with an empty body,
-//! 403 with `false`, problem details for 400/404/413/500, the OAuth error object for the token endpoint.
+//! 403 with `false`, problem details for 400/404/408/409/413/429/500/507 (429 with `Retry-After`),
+//! the OAuth error object for the token endpoint. A full disk, wherever it is met (a file write,
+//! SQLite), is 507, not 500.
 
 use std::net::SocketAddr;
 
@@ -22,6 +24,24 @@ pub enum ServiceError {
     /// The file or resource does not exist for the caller's company.
     #[error("{0}")]
     NotFound(String),
+    /// The request body stalled longer than the body read timeout (408; the connection is closed).
+    #[error("the request body stalled; send it again without pauses")]
+    RequestTimeout,
+    /// Too many attempts (failed logins): 429 with `Retry-After`.
+    #[error("{detail}")]
+    TooManyRequests {
+        /// Whole seconds until an attempt may succeed again.
+        retry_after_secs: u64,
+        /// What was limited, in words.
+        detail: String,
+    },
+    /// The disk is full (or a file would pass the size the system allows): 507, nothing kept.
+    #[error("the service's disk is full; nothing was stored")]
+    InsufficientStorage,
+    /// The request conflicts with what exists (a UID or feedback ID taken); the body never says by
+    /// whom.
+    #[error("{0}")]
+    Conflict(String),
     /// The request body is larger than the configured maximum.
     #[error("the request body is larger than the limit of {limit} bytes")]
     PayloadTooLarge {
@@ -61,14 +81,39 @@ impl ServiceError {
         Self::NotFound(format!("no file {file} in this account"))
     }
 
+    /// True when the error is the disk being full: no space, a quota, or a file past the size the
+    /// system allows this process (`RLIMIT_FSIZE`). Such failures are answered 507, not 500.
+    pub fn is_disk_full(&self) -> bool {
+        match self {
+            Self::InsufficientStorage => true,
+            Self::Io(error) => matches!(
+                error.kind(),
+                std::io::ErrorKind::StorageFull
+                    | std::io::ErrorKind::FileTooLarge
+                    | std::io::ErrorKind::QuotaExceeded
+            ),
+            Self::Database(rusqlite::Error::SqliteFailure(error, _)) => {
+                error.code == rusqlite::ErrorCode::DiskFull
+            }
+            _ => false,
+        }
+    }
+
     /// The HTTP status this error is answered with.
     pub fn status(&self) -> StatusCode {
+        if self.is_disk_full() {
+            return StatusCode::INSUFFICIENT_STORAGE;
+        }
         match self {
             Self::BadRequest(_) | Self::TokenRefused { .. } => StatusCode::BAD_REQUEST,
             Self::Unauthorized => StatusCode::UNAUTHORIZED,
             Self::Forbidden(_) => StatusCode::FORBIDDEN,
             Self::NotFound(_) => StatusCode::NOT_FOUND,
             Self::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
+            Self::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
+            Self::InsufficientStorage => StatusCode::INSUFFICIENT_STORAGE,
+            Self::Conflict(_) => StatusCode::CONFLICT,
             Self::Bind { .. } | Self::Database(_) | Self::Io(_) | Self::Internal(_) => {
                 StatusCode::INTERNAL_SERVER_ERROR
             }
@@ -87,7 +132,11 @@ fn problem(status: StatusCode, detail: &str) -> Response {
     let kind = match status.as_u16() {
         400 => "https://tools.ietf.org/html/rfc9110#section-15.5.1",
         404 => "https://tools.ietf.org/html/rfc9110#section-15.5.5",
+        408 => "https://tools.ietf.org/html/rfc9110#section-15.5.9",
+        409 => "https://tools.ietf.org/html/rfc9110#section-15.5.10",
         413 => "https://tools.ietf.org/html/rfc9110#section-15.5.14",
+        429 => "https://tools.ietf.org/html/rfc6585#section-4",
+        507 => "https://tools.ietf.org/html/rfc4918#section-11.5",
         _ => "https://tools.ietf.org/html/rfc9110#section-15.6.1",
     };
     let body = serde_json::json!({
@@ -106,6 +155,10 @@ fn problem(status: StatusCode, detail: &str) -> Response {
 
 impl IntoResponse for ServiceError {
     fn into_response(self) -> Response {
+        if self.is_disk_full() && !matches!(self, Self::InsufficientStorage) {
+            tracing::warn!(error = %self, "a write failed: the disk is full");
+            return ServiceError::InsufficientStorage.into_response();
+        }
         let status = self.status();
         match &self {
             Self::Unauthorized => status.into_response(),
@@ -130,13 +183,52 @@ impl IntoResponse for ServiceError {
                 )
                     .into_response()
             }
-            Self::BadRequest(detail) | Self::NotFound(detail) => problem(status, detail),
-            Self::PayloadTooLarge { .. } => problem(status, &self.to_string()),
+            Self::BadRequest(detail) | Self::NotFound(detail) | Self::Conflict(detail) => {
+                problem(status, detail)
+            }
+            Self::PayloadTooLarge { .. } | Self::RequestTimeout | Self::InsufficientStorage => {
+                problem(status, &self.to_string())
+            }
+            Self::TooManyRequests {
+                retry_after_secs,
+                detail,
+            } => {
+                let mut response = problem(status, detail);
+                response.headers_mut().insert(
+                    header::RETRY_AFTER,
+                    axum::http::HeaderValue::from(*retry_after_secs),
+                );
+                response
+            }
             Self::Bind { .. } | Self::Database(_) | Self::Io(_) | Self::Internal(_) => {
                 // The one place an unexpected failure is reported; the client only learns it failed.
                 tracing::error!(error = %self, "request failed");
                 problem(status, "the service failed; retry later")
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_disk_is_507_whichever_layer_saw_it() {
+        let sqlite_full = ServiceError::Database(rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_FULL),
+            None,
+        ));
+        let too_large = ServiceError::Io(std::io::Error::from(std::io::ErrorKind::FileTooLarge));
+        let no_space = ServiceError::Io(std::io::Error::from(std::io::ErrorKind::StorageFull));
+        for error in [sqlite_full, too_large, no_space] {
+            assert_eq!(error.status(), StatusCode::INSUFFICIENT_STORAGE, "{error}");
+            assert_eq!(
+                error.into_response().status(),
+                StatusCode::INSUFFICIENT_STORAGE
+            );
+        }
+        let other = ServiceError::Io(std::io::Error::from(std::io::ErrorKind::PermissionDenied));
+        assert_eq!(other.status(), StatusCode::INTERNAL_SERVER_ERROR);
     }
 }

@@ -2,8 +2,12 @@
 //! own short-lived token, so an image can be fetched (by an `<img>`, a browser, another process)
 //! without the bearer token.
 //!
-//! The token is `<expiry>.<HMAC-SHA256(fid|type|expiry)>` under a secret kept in the store of the data
-//! directory: nothing to look up per image, and links stay valid across a restart until they expire.
+//! The token is `<expiry>.<user id>.<HMAC-SHA256>` under a secret kept in the store of the data
+//! directory. The HMAC covers the file and image, the expiry, and what the link is bound to: the user
+//! it was made for with their credential stamp (which changes when their password is reset), their
+//! company, and the file's generation (its upload time, new on every upload or overwrite). So a link
+//! stops working when the password is reset, when the file is overwritten or deleted, and when its
+//! UID is later used by another company's file; links stay valid across a restart until they expire.
 
 use std::time::Duration;
 
@@ -15,6 +19,46 @@ type HmacSha256 = hmac::Hmac<sha2::Sha256>;
 
 /// The name of the secret in the store.
 pub const SECRET_NAME: &str = "image_link_secret";
+
+/// What a link is bound to; all of it must still hold when the image is fetched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LinkBinding<'a> {
+    /// The user the link was made for.
+    pub user_id: i64,
+    /// That user's credential stamp (changes with the password).
+    pub credential_stamp: &'a str,
+    /// The company of both the user and the file.
+    pub company_id: &'a str,
+    /// The file's generation: its upload time.
+    pub generation: &'a str,
+}
+
+/// A token as read from a URL, before it is checked against the store.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LinkToken {
+    /// Unix seconds after which it is refused.
+    pub expires_at: i64,
+    /// The user it was made for.
+    pub user_id: i64,
+    signature: Vec<u8>,
+}
+
+impl LinkToken {
+    /// Reads `<expiry>.<user id>.<hex signature>`; `None` when it is not of that shape.
+    pub fn parse(token: &str) -> Option<Self> {
+        let mut parts = token.split('.');
+        let (Some(expiry), Some(user), Some(signature), None) =
+            (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
+            return None;
+        };
+        Some(Self {
+            expires_at: expiry.parse().ok()?,
+            user_id: user.parse().ok()?,
+            signature: hex::decode(signature).ok()?,
+        })
+    }
+}
 
 /// Signs and checks image tokens.
 #[derive(Clone)]
@@ -42,43 +86,75 @@ impl ImageLinks {
         rand::random::<[u8; 32]>().to_vec()
     }
 
-    fn mac(&self, uid: &str, kind: ImageKind, expires_at: i64) -> HmacSha256 {
+    fn mac(
+        &self,
+        uid: &str,
+        kind: ImageKind,
+        expires_at: i64,
+        binding: &LinkBinding<'_>,
+    ) -> HmacSha256 {
         // HMAC takes keys of any length, so this cannot fail; an empty key is still a valid key.
         let mut mac = HmacSha256::new_from_slice(&self.secret)
             .unwrap_or_else(|_| HmacSha256::new(&Default::default()));
-        mac.update(format!("{uid}|{}|{expires_at}", kind.type_number()).as_bytes());
+        mac.update(
+            format!(
+                "{uid}|{}|{expires_at}|{}|{}|{}|{}",
+                kind.type_number(),
+                binding.user_id,
+                binding.credential_stamp,
+                binding.company_id,
+                binding.generation
+            )
+            .as_bytes(),
+        );
         mac
     }
 
     /// A token for one image of one file, valid from `now` (Unix seconds) for the lifetime.
-    pub fn token(&self, uid: &str, kind: ImageKind, now: i64) -> String {
+    pub fn token(&self, uid: &str, kind: ImageKind, now: i64, binding: &LinkBinding<'_>) -> String {
         let expires_at = now + self.lifetime.as_secs() as i64;
-        let signature = self.mac(uid, kind, expires_at).finalize().into_bytes();
-        format!("{expires_at}.{}", hex::encode(signature))
+        let signature = self
+            .mac(uid, kind, expires_at, binding)
+            .finalize()
+            .into_bytes();
+        format!(
+            "{expires_at}.{}.{}",
+            binding.user_id,
+            hex::encode(signature)
+        )
     }
 
-    /// True when `token` was made by [`ImageLinks::token`] for this file and image and has not expired.
-    pub fn verify(&self, uid: &str, kind: ImageKind, token: &str, now: i64) -> bool {
-        let Some((expiry, signature)) = token.split_once('.') else {
-            return false;
-        };
-        let (Ok(expires_at), Ok(signature)) = (expiry.parse::<i64>(), hex::decode(signature))
-        else {
-            return false;
-        };
-        expires_at > now
+    /// True when `token` was made by [`ImageLinks::token`] for this file, image and binding (as the
+    /// store has them now) and has not expired.
+    pub fn verify(
+        &self,
+        uid: &str,
+        kind: ImageKind,
+        token: &LinkToken,
+        now: i64,
+        binding: &LinkBinding<'_>,
+    ) -> bool {
+        token.expires_at > now
+            && token.user_id == binding.user_id
             && self
-                .mac(uid, kind, expires_at)
-                .verify_slice(&signature)
+                .mac(uid, kind, token.expires_at, binding)
+                .verify_slice(&token.signature)
                 .is_ok()
     }
 
-    /// The absolute URL of an image, on the origin the client used (`base` = `http://host:port`).
-    pub fn url(&self, base: &str, uid: &str, kind: ImageKind, now: i64) -> String {
+    /// The absolute URL of an image on the service's public origin (`http://host:port`).
+    pub fn url(
+        &self,
+        origin: &str,
+        uid: &str,
+        kind: ImageKind,
+        now: i64,
+        binding: &LinkBinding<'_>,
+    ) -> String {
         format!(
-            "{base}/api/Image?fid={uid}&type={}&token={}",
+            "{origin}/api/Image?fid={uid}&type={}&token={}",
             kind.type_number(),
-            self.token(uid, kind, now)
+            self.token(uid, kind, now, binding)
         )
     }
 }
@@ -87,27 +163,76 @@ impl ImageLinks {
 mod tests {
     use super::*;
 
+    const BOUND: LinkBinding<'static> = LinkBinding {
+        user_id: 7,
+        credential_stamp: "stamp",
+        company_id: "acme",
+        generation: "2026-01-01T00:00:00.000Z",
+    };
+
+    fn check(links: &ImageLinks, uid: &str, kind: ImageKind, token: &str, now: i64) -> bool {
+        LinkToken::parse(token).is_some_and(|parsed| links.verify(uid, kind, &parsed, now, &BOUND))
+    }
+
     #[test]
     fn a_token_opens_only_its_image_until_it_expires() {
         let links = ImageLinks::new(b"k".to_vec(), Duration::from_secs(60));
-        let token = links.token("a", ImageKind::Thumbnail, 1000);
-        assert!(links.verify("a", ImageKind::Thumbnail, &token, 1059));
-        assert!(!links.verify("a", ImageKind::Thumbnail, &token, 1060));
-        assert!(!links.verify("b", ImageKind::Thumbnail, &token, 1000));
-        assert!(!links.verify("a", ImageKind::Large, &token, 1000));
+        let token = links.token("a", ImageKind::Thumbnail, 1000, &BOUND);
+        assert!(check(&links, "a", ImageKind::Thumbnail, &token, 1059));
+        assert!(!check(&links, "a", ImageKind::Thumbnail, &token, 1060));
+        assert!(!check(&links, "b", ImageKind::Thumbnail, &token, 1000));
+        assert!(!check(&links, "a", ImageKind::Large, &token, 1000));
         let other_secret = ImageLinks::new(b"j".to_vec(), Duration::from_secs(60));
-        assert!(!other_secret.verify("a", ImageKind::Thumbnail, &token, 1000));
+        assert!(!check(
+            &other_secret,
+            "a",
+            ImageKind::Thumbnail,
+            &token,
+            1000
+        ));
         let tampered = token.replacen("1060", "9999", 1);
-        assert!(!links.verify("a", ImageKind::Thumbnail, &tampered, 1000));
-        assert!(!links.verify("a", ImageKind::Thumbnail, "garbage", 1000));
+        assert!(!check(&links, "a", ImageKind::Thumbnail, &tampered, 1000));
+        assert!(!check(&links, "a", ImageKind::Thumbnail, "garbage", 1000));
+        assert!(!check(&links, "a", ImageKind::Thumbnail, "1.2.3.4", 1000));
+    }
+
+    #[test]
+    fn a_token_holds_only_while_its_binding_does() {
+        let links = ImageLinks::new(b"k".to_vec(), Duration::from_secs(60));
+        let token = LinkToken::parse(&links.token("a", ImageKind::Large, 0, &BOUND)).unwrap();
+        assert_eq!(token.user_id, 7);
+        assert!(links.verify("a", ImageKind::Large, &token, 1, &BOUND));
+        for changed in [
+            LinkBinding {
+                credential_stamp: "after a password reset",
+                ..BOUND
+            },
+            LinkBinding {
+                company_id: "globex",
+                ..BOUND
+            },
+            LinkBinding {
+                generation: "2026-01-02T00:00:00.000Z",
+                ..BOUND
+            },
+            LinkBinding {
+                user_id: 8,
+                ..BOUND
+            },
+        ] {
+            assert!(
+                !links.verify("a", ImageKind::Large, &token, 1, &changed),
+                "{changed:?}"
+            );
+        }
     }
 
     #[test]
     fn urls_carry_fid_type_and_token() {
         let links = ImageLinks::new(b"k".to_vec(), Duration::from_secs(60));
-        let url = links.url("http://127.0.0.1:9", "a", ImageKind::Large, 0);
+        let url = links.url("http://127.0.0.1:9", "a", ImageKind::Large, 0, &BOUND);
         assert!(
-            url.starts_with("http://127.0.0.1:9/api/Image?fid=a&type=1&token=60."),
+            url.starts_with("http://127.0.0.1:9/api/Image?fid=a&type=1&token=60.7."),
             "{url}"
         );
     }

@@ -9,6 +9,14 @@
 //! At most one analysis a CPU core runs at a time, whether it comes from a synchronous upload or a
 //! worker: decoding holds up to [`engine::MAX_DECODED_BYTES`] each, so forty simultaneous synchronous
 //! uploads queue for a slot instead of holding forty decoded images at once.
+//!
+//! What one analysis may produce is capped ([`ServiceLimits`]: text, PMI items and image pixels are
+//! counted by the engine as it reads; the part of the search text an analysis adds is checked before
+//! it is saved); past a cap the file fails (422) with the reason in words.
+//!
+//! A stored descriptor that cannot be read back (a damaged database page, a descriptor written by an
+//! incompatible build) makes its file unindexed, not an error: the file is queued to be indexed again
+//! from its stored bytes, with one warning in the log.
 
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
@@ -17,10 +25,12 @@ use tokio::sync::{Notify, Semaphore};
 use tokio_util::sync::CancellationToken;
 
 use super::body::TempFile;
-use super::disk::{Disk, ImageKind, remove_if_present};
+use super::disk::{Disk, ImageKind, remove_if_present, write_private};
 use super::engine::{self, VisualIndex};
 use super::error::ServiceError;
-use super::store::files::{self, IndexState, IndexedContent};
+use super::failure_reason::FailureReason;
+use super::limits::ServiceLimits;
+use super::store::files::{self, IndexState, IndexedContent, IndexingFailure};
 use super::store::jobs::{self, ClaimedJob};
 use super::store::{Store, iso_now};
 
@@ -32,6 +42,7 @@ pub type SharedVisualIndex = Arc<RwLock<VisualIndex>>;
 pub struct Indexer {
     store: Store,
     disk: Disk,
+    limits: Arc<ServiceLimits>,
     visual_index: SharedVisualIndex,
     wake: Arc<Notify>,
     stop: CancellationToken,
@@ -44,11 +55,17 @@ fn analysis_slot_count() -> usize {
 }
 
 impl Indexer {
-    /// An indexer over a store and data directory.
-    pub fn new(store: Store, disk: Disk, visual_index: SharedVisualIndex) -> Self {
+    /// An indexer over a store and data directory, analysing within `limits`.
+    pub fn new(
+        store: Store,
+        disk: Disk,
+        visual_index: SharedVisualIndex,
+        limits: ServiceLimits,
+    ) -> Self {
         Self {
             store,
             disk,
+            limits: Arc::new(limits),
             visual_index,
             wake: Arc::new(Notify::new()),
             stop: CancellationToken::new(),
@@ -62,16 +79,16 @@ impl Indexer {
     }
 
     /// Rebuilds the visual index from the stored views of every indexed database file, and puts work
-    /// left unfinished by an earlier run back in the queue. Returns (indexed files, queued jobs).
-    ///
-    /// A file whose stored descriptors this engine cannot read (made by an earlier engine, whose
-    /// descriptors mean something else, or damaged) is queued to be indexed again from its stored
-    /// content: until then it is in progress, and afterwards it is searchable as if it were new.
+    /// left unfinished by an earlier run back in the queue, with every file (database file or search
+    /// input) whose stored views this engine cannot read: made by an earlier engine, whose
+    /// descriptors mean something else, or damaged. Such a file is in progress until it is indexed
+    /// again from its stored content. Returns (indexed files, queued jobs).
     pub async fn recover(&self) -> Result<(usize, usize), ServiceError> {
         let visual_index = self.visual_index.clone();
         self.store
             .write(move |connection| {
                 let now = iso_now();
+                let mut queued = jobs::requeue_unfinished(connection, &now)?;
                 let stored = files::all_indexed_views(connection)?;
                 let mut rebuilt = VisualIndex::new();
                 for file in stored {
@@ -84,17 +101,12 @@ impl Indexer {
                         Ok(views) if !file.is_search_input => rebuilt.insert(file.uid, views),
                         Ok(_) => {}
                         Err(error) => {
-                            if matches!(error, engine::EngineError::OutdatedDescriptor { .. }) {
-                                tracing::info!(uid = file.uid, %error, "indexing again");
-                            } else {
-                                tracing::warn!(uid = file.uid, %error, "indexing again");
+                            if requeue_damaged(connection, &file.uid, &error.to_string(), &now)? {
+                                queued += 1;
                             }
-                            files::set_state(connection, &file.uid, IndexState::Queued)?;
-                            jobs::enqueue(connection, &file.uid, &now)?;
                         }
                     }
                 }
-                let queued = jobs::requeue_unfinished(connection, &now)?;
                 let count = rebuilt.len();
                 *visual_index
                     .write()
@@ -113,6 +125,33 @@ impl Indexer {
                 tokio::spawn(async move { indexer.work(number).await })
             })
             .collect()
+    }
+
+    /// Queues files whose stored views could not be read back (`(uid, what was wrong)`) to be
+    /// indexed again, takes them out of the visual index meanwhile, and wakes the workers.
+    pub async fn reindex_damaged(
+        &self,
+        damaged: Vec<(String, String)>,
+    ) -> Result<(), ServiceError> {
+        let visual_index = self.visual_index.clone();
+        self.store
+            .write(move |connection| {
+                let now = iso_now();
+                for (uid, error) in &damaged {
+                    if requeue_damaged(connection, uid, error, &now)? {
+                        visual_index
+                            .write()
+                            .map_err(|_| {
+                                ServiceError::Internal("the visual index is poisoned".into())
+                            })?
+                            .remove(uid);
+                    }
+                }
+                Ok(())
+            })
+            .await?;
+        self.wake_workers();
+        Ok(())
     }
 
     /// Tells idle workers that a job was queued.
@@ -198,13 +237,17 @@ impl Indexer {
             Ok(bytes) => {
                 // A panic in a decoder is a failed file, not a dead worker.
                 let extension = job.extension.clone();
-                std::panic::catch_unwind(move || engine::analyze(&extension, &bytes))
-                    .unwrap_or_else(|_| {
-                        Err(engine::EngineError::Undecodable {
-                            extension: job.extension.clone(),
-                            reason: "the decoder failed".into(),
-                        })
+                let limits = self.limits.clone();
+                std::panic::catch_unwind(move || {
+                    engine::analyze_within(&extension, &bytes, &limits.extraction)
+                        .and_then(|analysis| within_limits(&extension, analysis, &limits))
+                })
+                .unwrap_or_else(|_| {
+                    Err(engine::EngineError::Undecodable {
+                        extension: job.extension.clone(),
+                        reason: "the decoder failed".into(),
                     })
+                })
             }
             // Deleted meanwhile (then nothing is saved below), or lost: a failed file either way.
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
@@ -215,11 +258,11 @@ impl Indexer {
             }
             Err(error) => return Err(error.into()),
         };
-        let analysis = match analysis {
-            Ok(analysis) => Some(analysis),
+        let (analysis, failure) = match analysis {
+            Ok(analysis) => (Some(analysis), None),
             Err(error) => {
                 tracing::info!(uid = job.uid, %error, "content cannot be indexed");
-                None
+                (None, Some(indexing_failure(&error)))
             }
         };
         // Images are written aside first and moved into place only if this revision is still the
@@ -227,7 +270,7 @@ impl Indexer {
         let set_aside = |bytes: Option<&Vec<u8>>| -> Result<Option<TempFile>, ServiceError> {
             let Some(bytes) = bytes else { return Ok(None) };
             let temp = TempFile::new(self.disk.temp_path());
-            std::fs::write(temp.path(), bytes)?;
+            write_private(temp.path(), bytes)?;
             Ok(Some(temp))
         };
         let thumbnail = set_aside(analysis.as_ref().and_then(|a| a.thumbnail_jpeg.as_ref()))?;
@@ -247,13 +290,19 @@ impl Indexer {
         let disk = self.disk.clone();
         let visual_index = self.visual_index.clone();
         self.store.write_blocking(|connection| {
-            if !files::save_indexing(
-                connection,
-                &job.uid,
-                job.revision,
-                content.as_ref(),
-                &iso_now(),
-            )? {
+            let saved = match &failure {
+                Some(failure) => {
+                    files::save_failed_indexing(connection, &job.uid, job.revision, failure)?
+                }
+                None => files::save_indexing(
+                    connection,
+                    &job.uid,
+                    job.revision,
+                    content.as_ref(),
+                    &iso_now(),
+                )?,
+            };
+            if !saved {
                 return Ok(None);
             }
             for (kind, image) in [(ImageKind::Thumbnail, thumbnail), (ImageKind::Large, large)] {
@@ -279,6 +328,87 @@ impl Indexer {
                 IndexState::Failed
             }))
         })
+    }
+}
+
+/// Checks what an analysis produced against the caps no reader counted itself (every format):
+/// extracted text, PMI items and the search text the analysis adds.
+fn within_limits(
+    extension: &str,
+    analysis: engine::Analysis,
+    limits: &ServiceLimits,
+) -> Result<engine::Analysis, engine::EngineError> {
+    let over = |reason: String| engine::EngineError::OverLimit {
+        extension: extension.to_owned(),
+        reason,
+    };
+    let text_limit = limits.extraction.max_text_bytes;
+    if analysis.text.len() > text_limit {
+        return Err(over(format!(
+            "it holds more than {text_limit} bytes of text (the limit of one file)"
+        )));
+    }
+    let items: usize = analysis.pmi_pages.iter().map(|page| page.items.len()).sum();
+    if items > limits.extraction.max_pmi_items {
+        return Err(over(format!(
+            "it holds {items} PMI items; at most {} are kept for one file",
+            limits.extraction.max_pmi_items
+        )));
+    }
+    let search_text = analysis.text.len()
+        + analysis
+            .extracted_attributes
+            .iter()
+            .map(|attribute| attribute.len() + 1)
+            .sum::<usize>();
+    if search_text > limits.max_search_text_bytes {
+        return Err(over(format!(
+            "its text and extracted attributes come to {search_text} bytes; at most {} are \
+             searched for one file",
+            limits.max_search_text_bytes
+        )));
+    }
+    Ok(analysis)
+}
+
+/// Marks a completed file whose stored views are damaged as queued again (its views dropped) and
+/// logs it; true when it was requeued (a file in another state is left alone: it is already being
+/// indexed or failed).
+fn requeue_damaged(
+    connection: &rusqlite::Connection,
+    uid: &str,
+    error: &str,
+    now: &str,
+) -> Result<bool, ServiceError> {
+    let completed = files::find_any(connection, uid)?
+        .is_some_and(|record| record.state == IndexState::Completed);
+    if !completed {
+        return Ok(false);
+    }
+    tracing::warn!(
+        uid,
+        error,
+        "stored views cannot be read (an earlier engine's, or damaged); the file is indexed again"
+    );
+    jobs::requeue_for_indexing(connection, uid, now)?;
+    Ok(true)
+}
+
+/// What is saved of a file the engine could not analyse: the reason in words, and the words of a
+/// model whose shape could not be read (so it stays findable by them).
+fn indexing_failure(error: &engine::EngineError) -> IndexingFailure {
+    let (text, extracted_attributes) = match error {
+        engine::EngineError::ShapeUnreadable {
+            text,
+            extracted_attributes,
+            ..
+        } => (text.clone(), extracted_attributes.clone()),
+        _ => (String::new(), Vec::new()),
+    };
+    IndexingFailure {
+        reason: FailureReason::from(error).as_str().to_owned(),
+        text,
+        extracted_attributes,
     }
 }
 
@@ -332,7 +462,12 @@ mod tests {
             })
             .await
             .unwrap();
-        assert_eq!(record.unwrap().state, IndexState::Failed);
+        let record = record.unwrap();
+        assert_eq!(record.state, IndexState::Failed);
+        assert_eq!(
+            record.failure_reason.as_deref(),
+            Some("the service failed while indexing the file")
+        );
         assert_eq!(queued, 0);
     }
 }

@@ -1,19 +1,24 @@
-//! The wire shapes of stored files: the FileMap of `GET /api/File` and the result items of search,
-//! built with the client's own types (`crate::api::model`) so both sides share one shape.
+//! The wire shapes of stored files: the FileMap of `GET /api/File` (with `IndexingError`, the reason
+//! in words, on a file that failed to index) and the result items of search, built with the
+//! client's own types (`crate::api::model`) so both sides share one shape.
 
 use crate::api::Attribute;
 use crate::api::model::{ExtraFields, FileMap, ResultAttribute, SearchResultItem, ShapeResult};
 
 use super::disk::ImageKind;
-use super::image_links::ImageLinks;
+use super::failure_reason::FAILURE_REASON_FIELD;
+use super::image_links::{ImageLinks, LinkBinding};
+use super::store::accounts::Caller;
 use super::store::files::{FileRecord, IndexState};
 
-/// Builds the image URLs of a record, on the origin the client used.
+/// Builds the image URLs of records for one caller, on the service's public origin.
 pub struct ImageUrls<'a> {
     /// Signs the tokens.
     pub links: &'a ImageLinks,
-    /// `http://host:port` as the client reached the service.
+    /// The public origin (`http://host:port`).
     pub origin: &'a str,
+    /// Who the links are made for (they are bound to this user's credentials and company).
+    pub viewer: &'a Caller,
     /// Now, Unix seconds.
     pub now: i64,
 }
@@ -21,9 +26,16 @@ pub struct ImageUrls<'a> {
 impl ImageUrls<'_> {
     /// The thumbnail and large-image URLs of a record; empty when it has no picture.
     pub fn of(&self, record: &FileRecord) -> (String, String) {
+        let binding = LinkBinding {
+            user_id: self.viewer.user_id,
+            credential_stamp: &self.viewer.credential_stamp,
+            company_id: &record.company_id,
+            generation: &record.uploaded_at,
+        };
         let url = |present: bool, kind| {
             if present {
-                self.links.url(self.origin, &record.uid, kind, self.now)
+                self.links
+                    .url(self.origin, &record.uid, kind, self.now, &binding)
             } else {
                 String::new()
             }
@@ -38,6 +50,13 @@ impl ImageUrls<'_> {
 /// The FileMap of a record with its saved attributes (wire form, as uploaded).
 pub fn file_map(record: &FileRecord, attributes: Vec<String>, urls: &ImageUrls<'_>) -> FileMap {
     let (thumbnail_url, large_image_url) = urls.of(record);
+    let mut extra = ExtraFields::new();
+    if let (IndexState::Failed, Some(reason)) = (record.state, &record.failure_reason) {
+        extra.insert(
+            FAILURE_REASON_FIELD.into(),
+            serde_json::Value::String(reason.clone()),
+        );
+    }
     FileMap {
         uid: record.uid.clone(),
         viz_space_id: record.company_id.clone(),
@@ -52,7 +71,7 @@ pub fn file_map(record: &FileRecord, attributes: Vec<String>, urls: &ImageUrls<'
         indexing_finished: record.state == IndexState::Completed,
         assembly_parents: Vec::new(),
         assembly_children: Vec::new(),
-        extra: ExtraFields::new(),
+        extra,
     }
 }
 

@@ -3,11 +3,15 @@
 //!
 //! - With inputs: the query views are the views of every input, in order; each candidate is scored in
 //!   0..1 by matching each query view to a different view of the candidate; best first, ties by UID.
-//!   An input that is not indexed (yet), failed, is not the caller's, or whose stored views this
-//!   engine cannot read (an earlier engine's: indexed again at the next start) contributes no view;
-//!   with no view at all there are no matches.
+//!   An input that is not indexed (yet), failed, or is not the caller's contributes no view; with no
+//!   view at all there are no matches.
 //! - Without inputs: every match, score null, ordered by display name then UID.
 //! - `TotalResults` counts all matches; `ResultsList` holds the first `max_results` of them.
+//! - Limits, checked on the parsed filter before any SQL is built: at most
+//!   [`ServiceLimits::max_filter_conditions`] conditions (each free-text word and each attribute term
+//!   counts one) and [`ServiceLimits::max_search_inputs`] input UIDs; past either, 400.
+//! - An input whose stored descriptor cannot be read back is treated as not indexed (no views) and
+//!   queued to be indexed again, with one warning in the log; the search still answers.
 
 use std::collections::{HashMap, HashSet};
 
@@ -17,6 +21,7 @@ use crate::api::{FilterTerm, SearchFilter};
 use super::engine::ViewDescriptor;
 use super::error::ServiceError;
 use super::image_links::ImageLinks;
+use super::limits::ServiceLimits;
 use super::params::canonical_uid;
 use super::records::{ImageUrls, result_item};
 use super::state::AppState;
@@ -54,6 +59,37 @@ impl SearchQuery {
             max_results,
         }
     }
+
+    /// How many conditions the filter holds: each word of a free-text term and each attribute term.
+    pub fn condition_count(&self) -> usize {
+        self.terms
+            .iter()
+            .map(|term| match term {
+                FilterTerm::Text(words) => words.split_whitespace().count(),
+                _ => 1,
+            })
+            .sum()
+    }
+
+    /// Refuses (400) a search over the limits of conditions or inputs. Runs before SQL is built.
+    pub fn check_within(&self, limits: &ServiceLimits) -> Result<(), ServiceError> {
+        let conditions = self.condition_count();
+        if conditions > limits.max_filter_conditions {
+            return Err(ServiceError::BadRequest(format!(
+                "the filter holds {conditions} conditions (free-text words and attribute terms); \
+                 one search takes at most {}",
+                limits.max_filter_conditions
+            )));
+        }
+        if self.input_uids.len() > limits.max_search_inputs {
+            return Err(ServiceError::BadRequest(format!(
+                "the filter names {} input files; one search takes at most {}",
+                self.input_uids.len(),
+                limits.max_search_inputs
+            )));
+        }
+        Ok(())
+    }
 }
 
 /// Reads the `maxResults` extension parameter (1..=10000; 200 when absent).
@@ -69,11 +105,10 @@ pub fn max_results_param(value: Option<&str>) -> Result<usize, ServiceError> {
     }
 }
 
-/// Runs a search for the caller; `origin` is where image URLs point.
+/// Runs a search for the caller.
 pub async fn run(
     state: &AppState,
     caller: &Caller,
-    origin: &str,
     query: SearchQuery,
 ) -> Result<SearchResult, ServiceError> {
     let input_uids = query
@@ -81,33 +116,36 @@ pub async fn run(
         .iter()
         .map(|uid| canonical_uid(uid, "fileUID"))
         .collect::<Result<Vec<_>, _>>()?;
+    query.check_within(&state.config.limits)?;
     let company_id = caller.company_id.clone();
     let terms = query.terms.clone();
-    let (candidates, query_views) = state
+    let (candidates, query_views, damaged) = state
         .store
         .read(move |connection| {
             let candidates = search::matching_database_files(connection, &company_id, &terms)?;
             let mut views = Vec::new();
+            let mut damaged = Vec::new();
             for uid in &input_uids {
                 let indexed = files::find(connection, &company_id, uid)?
                     .is_some_and(|record| record.state == IndexState::Completed);
-                if indexed {
-                    // Descriptors this engine cannot read (an earlier engine's, or damaged) are
-                    // indexed again at the next start (`Indexer::recover`); until then the input
-                    // contributes no view, as one not indexed yet.
-                    let stored = files::views_of(connection, uid)?
-                        .iter()
-                        .map(|bytes| ViewDescriptor::from_bytes(bytes))
-                        .collect::<Result<Vec<_>, _>>();
-                    match stored {
-                        Ok(stored) => views.extend(stored),
-                        Err(error) => tracing::warn!(uid, %error, "input views unreadable"),
-                    }
+                if !indexed {
+                    continue;
+                }
+                let read: Result<Vec<ViewDescriptor>, _> = files::views_of(connection, uid)?
+                    .iter()
+                    .map(|bytes| ViewDescriptor::from_bytes(bytes))
+                    .collect();
+                match read {
+                    Ok(read) => views.extend(read),
+                    Err(error) => damaged.push((uid.clone(), error.to_string())),
                 }
             }
-            Ok((candidates, views))
+            Ok((candidates, views, damaged))
         })
         .await?;
+    if !damaged.is_empty() {
+        state.indexer.reindex_damaged(damaged).await?;
+    }
     let ranked: Vec<(String, Option<f32>)> = if query.input_uids.is_empty() {
         candidates
             .into_iter()
@@ -159,7 +197,8 @@ pub async fn run(
     let links: &ImageLinks = &state.image_links;
     let urls = ImageUrls {
         links,
-        origin,
+        origin: &state.public_origin,
+        viewer: caller,
         now: unix_now(),
     };
     // A file deleted or changed between the two reads is simply left out, and not counted.

@@ -1,5 +1,6 @@
 //! Starting and stopping the service: open the store, rebuild the visual index, put unfinished jobs
-//! back in the queue, bind, serve in a tokio task, start the indexing workers.
+//! back in the queue, bind, serve in a tokio task (within the connection limits of
+//! `connections`), start the indexing workers and the cleaner of expired search inputs.
 
 use std::net::SocketAddr;
 use std::sync::{Arc, RwLock};
@@ -7,12 +8,14 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-use super::config::ServiceConfig;
+use super::config::{ServiceConfig, public_origin};
+use super::connections;
 use super::disk::Disk;
 use super::engine::VisualIndex;
 use super::error::ServiceError;
 use super::image_links::{ImageLinks, SECRET_NAME};
 use super::indexing::Indexer;
+use super::login_guard::LoginGuard;
 use super::routes;
 use super::state::ServiceState;
 use super::store::{Store, accounts};
@@ -28,6 +31,7 @@ pub struct RunningService {
     indexer: Indexer,
     server: Option<tokio::task::JoinHandle<()>>,
     workers: Vec<tokio::task::JoinHandle<()>>,
+    cleaner: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl RunningService {
@@ -46,6 +50,7 @@ impl RunningService {
             store.clone(),
             disk.clone(),
             Arc::new(RwLock::new(VisualIndex::new())),
+            config.limits.clone(),
         );
         let (indexed, queued) = indexer.recover().await?;
         let listener = tokio::net::TcpListener::bind(config.addr)
@@ -56,7 +61,18 @@ impl RunningService {
             })?;
         let addr = listener.local_addr()?;
         let workers = indexer.start_workers(config.index_workers);
+        let stop = CancellationToken::new();
+        let cleaner = tokio::spawn(super::expiry::run_cleaner(
+            store.clone(),
+            disk.clone(),
+            config.limits.search_input_lifetime,
+            config.limits.expiry_sweep_interval,
+            stop.clone(),
+        ));
+        let connection_limits = config.limits.connections.clone();
         let state = Arc::new(ServiceState {
+            public_origin: public_origin(config.public_url.as_deref(), addr),
+            login_guard: LoginGuard::new(config.limits.login.clone()),
             config,
             local_addr: addr,
             store,
@@ -64,16 +80,13 @@ impl RunningService {
             indexer: indexer.clone(),
             image_links,
         });
-        let stop = CancellationToken::new();
-        let app = axum::ServiceExt::<axum::extract::Request>::into_make_service(routes::app(state));
-        let stopped = stop.clone();
-        let server = tokio::spawn(async move {
-            let serving =
-                axum::serve(listener, app).with_graceful_shutdown(stopped.cancelled_owned());
-            if let Err(error) = serving.await {
-                tracing::error!(%error, "the service stopped serving");
-            }
-        });
+        let app = routes::app(state);
+        let server = tokio::spawn(connections::serve(
+            listener,
+            app,
+            connection_limits,
+            stop.clone(),
+        ));
         tracing::info!(%addr, indexed, queued, "service started");
         Ok(Self {
             addr,
@@ -81,6 +94,7 @@ impl RunningService {
             indexer,
             server: Some(server),
             workers,
+            cleaner: Some(cleaner),
         })
     }
 
@@ -109,6 +123,9 @@ impl RunningService {
         }
         for worker in self.workers.drain(..) {
             let _ = worker.await;
+        }
+        if let Some(cleaner) = self.cleaner.take() {
+            let _ = cleaner.await;
         }
         tracing::info!(addr = %self.addr, "service stopped");
     }

@@ -1,5 +1,5 @@
-//! What every handler shares: the configuration, the store, the data directory, the indexer and the
-//! image-link signer.
+//! What every handler shares: the configuration, the store, the data directory, the indexer, the
+//! image-link signer with the public origin, and the login throttle.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -8,14 +8,17 @@ use super::config::ServiceConfig;
 use super::disk::Disk;
 use super::image_links::ImageLinks;
 use super::indexing::Indexer;
+use super::login_guard::LoginGuard;
 use super::store::Store;
 
 /// The shared state of a running service.
 pub struct ServiceState {
     /// How the service was set up.
     pub config: ServiceConfig,
-    /// The address actually bound (the fallback origin of image URLs).
+    /// The address actually bound.
     pub local_addr: SocketAddr,
+    /// The origin image URLs are built on (the configured public URL, else the bound address).
+    pub public_origin: String,
     /// Records, users, tokens, queue.
     pub store: Store,
     /// Files and images on disk.
@@ -24,6 +27,8 @@ pub struct ServiceState {
     pub indexer: Indexer,
     /// Signs the image URLs.
     pub image_links: ImageLinks,
+    /// Throttles password checks.
+    pub login_guard: LoginGuard,
 }
 
 /// The state as handlers receive it.
@@ -48,10 +53,13 @@ pub(crate) async fn state_for_tests(
         store.clone(),
         disk.clone(),
         Arc::new(RwLock::new(super::engine::VisualIndex::new())),
+        super::limits::ServiceLimits::default(),
     );
     let config = ServiceConfig::new(data_dir);
     let state = Arc::new(ServiceState {
         local_addr: config.addr,
+        public_origin: super::config::public_origin(None, config.addr),
+        login_guard: LoginGuard::new(config.limits.login.clone()),
         config,
         store,
         disk,
@@ -62,6 +70,7 @@ pub(crate) async fn state_for_tests(
         user_id: 1,
         company_id,
         admin: false,
+        credential_stamp: String::new(),
     };
     (state, caller)
 }

@@ -5,10 +5,14 @@
 //! - `overwriteFile` (database files): `true` or omitted replaces the file already stored at that path
 //!   in place, keeping its UID; `false` refuses the upload with 400 and a message saying so.
 //! - `uid` of an existing file of the caller's company overwrites it (a UID used by another company is
-//!   refused with 400). Overwriting another user's search input needs an admin (403 otherwise);
-//!   database files may be uploaded and replaced by every user of the company, but only an admin may
-//!   overwrite one with a search input (that takes it out of the database, like a delete: 403).
-//! - A replaced file keeps its attributes unless the upload sends `attributes`.
+//!   refused with 409, worded as for any UID that cannot be used, so it reveals no other company's
+//!   UIDs). Overwriting another user's search input needs an admin (403 otherwise);
+//!   database files may be uploaded and overwritten in place (same UID) by every user of the
+//!   company, but what deletes one needs an admin, as `DELETE /api/File` does (403 otherwise):
+//!   overwriting it with a search input (that takes it out of the database) and uploading a file of
+//!   another UID to its stored path (that replaces it).
+//! - A replaced file keeps its attributes unless the upload sends `attributes`, which are held to
+//!   the attribute caps of a file (400 before the body is read).
 //! - `indexAsync` is honoured for search inputs only; database files are indexed during the call.
 //! - Content that cannot be decoded still gets its UID; its status is then 422 `failed`.
 //! - `isGZipCompressed=true`: the bytes are gunzipped before they are stored.
@@ -141,11 +145,17 @@ impl UploadParams {
 pub async fn upload(
     state: &AppState,
     caller: &Caller,
-    params: UploadParams,
+    mut params: UploadParams,
     headers: &HeaderMap,
     body: Body,
     encoding: BodyEncoding,
 ) -> Result<FileRecord, ServiceError> {
+    // Attributes over the caps are refused before the body is read.
+    if let Some(list) = params.attributes.take() {
+        let list = attributes::one_per_name(list);
+        state.config.limits.attribute_caps().check(&list)?;
+        params.attributes = Some(list);
+    }
     let limit = state.config.max_body_bytes;
     let received = receive_upload(body, headers, limit, encoding, state.disk.temp_path()).await?;
     if received.measured_size < MIN_UPLOAD_SIZE {
@@ -178,7 +188,7 @@ async fn gunzip(
         let input = std::fs::File::open(file.path())?;
         let mut decoder =
             flate2::read::GzDecoder::new(std::io::BufReader::new(input)).take(limit + 1);
-        let mut writer = std::io::BufWriter::new(std::fs::File::create(output.path())?);
+        let mut writer = std::io::BufWriter::new(super::disk::create_private_file(output.path())?);
         let size = std::io::copy(&mut decoder, &mut writer).map_err(|error| {
             ServiceError::BadRequest(format!(
                 "isGZipCompressed=true but the bytes are not gzip: {error}"
@@ -286,8 +296,9 @@ fn check_overwrite_allowed(
         return Ok(());
     };
     if existing.company_id != caller.company_id {
-        return Err(ServiceError::BadRequest(format!(
-            "the UID {uid} is already used; choose another or leave uid out"
+        // 409 whoever holds it: the answer must not tell one company's UIDs from another's.
+        return Err(ServiceError::Conflict(format!(
+            "the UID {uid} cannot be used; choose another or leave uid out"
         )));
     }
     if existing.is_search_input && !may_delete(caller, &existing) {
@@ -316,7 +327,8 @@ struct Placement {
 
 /// UID choice: the UID asked for; else that of the database file already at the stored path
 /// (overwritten in place); else a new one. A file already at the path is refused with
-/// `overwriteFile=false`.
+/// `overwriteFile=false`; replacing it by a file of another UID deletes it, so it needs the
+/// permission a delete needs (an admin; 403 otherwise).
 fn choose_uid(
     connection: &Connection,
     caller: &Caller,
@@ -338,7 +350,16 @@ fn choose_uid(
         )));
     }
     let (uid, replaced) = match (&params.uid, path_holder) {
-        (Some(uid), Some(holder)) if holder.uid != *uid => (uid.clone(), Some(holder.uid)),
+        (Some(uid), Some(holder)) if holder.uid != *uid => {
+            if !may_delete(caller, &holder) {
+                return Err(ServiceError::Forbidden(
+                    "only an admin may replace a company file with a file of another UID: that \
+                     deletes it"
+                        .into(),
+                ));
+            }
+            (uid.clone(), Some(holder.uid))
+        }
         (Some(uid), _) => (uid.clone(), None),
         (None, Some(holder)) => (holder.uid, None),
         (None, None) => (uuid::Uuid::new_v4().hyphenated().to_string(), None),
@@ -499,7 +520,7 @@ mod tests {
         std::fs::write(file.path(), b"ISO-10303-21;\n".repeat(100)).unwrap();
         let params = UploadParams {
             target: UploadTarget::SearchInput {
-                extension: ".step".into(),
+                extension: ".dwg".into(),
             },
             index_async: false,
             uid: Some(uid.clone()),

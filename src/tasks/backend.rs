@@ -7,9 +7,12 @@
 //! dispatcher [`Backend::send`]. The work itself is in one file a concern, each adding to
 //! `impl Backend`: [`super::session`] (connect, log in and out, 401s), [`super::jobs`] (uploads and
 //! indexing), [`super::search`] (searches and the result list), [`super::records`] (records,
-//! attributes, deletes), [`super::images`] (thumbnails and large images) and [`super::pmi`] (drawing
-//! data and feedback). Those files import this one; this one imports none of them (only the plain
-//! data of `jobs/` and the image loader of `thumbnails`).
+//! attributes, deletes), [`super::images`] (thumbnails and large images), [`super::pmi`] (drawing
+//! data and feedback), [`super::models`] (3D models for the preview) and [`super::sync`] (library
+//! syncs). Those files import this one; this one imports none of them (only the plain data of
+//! `jobs/`, the image and model loaders of `thumbnails` and `models`, and the sync state of `sync`).
+//!
+//! The search history's store is shared here too; [`super::history`] runs its commands.
 //!
 //! No UI toolkit here: the front end gives a repaint callback.
 
@@ -24,12 +27,15 @@ use tokio_util::sync::CancellationToken;
 use super::command::Command;
 use super::event::{Event, NoticeLevel, SessionInfo};
 use super::file_picker::FilePicker;
+use super::history::{HistoryStore, SharedHistory};
 use super::jobs::job::{Job, JobId};
 use super::jobs::job_store::JobStore;
 use super::jobs::poll::PollPolicy;
-use super::local_workspace::{LocalWorkspaceLauncher, RunningWorkspace};
+use super::local_workspace::{LocalWorkspaceLauncher, RunningWorkspace, StoredContent};
+use super::models::ModelLoader;
 use super::secrets::SecretStore;
 use super::service_choice::ServiceChoice;
+use super::sync::SyncTasks;
 use super::thumbnails::ImageLoader;
 use crate::api::{ApiClient, Credentials};
 
@@ -74,9 +80,15 @@ pub(super) struct Shared {
     pub(super) state: Mutex<State>,
     /// Thumbnails and large images being fetched and decoded.
     pub(super) images: ImageLoader,
+    /// 3D models being read for the preview.
+    pub(super) models: ModelLoader,
     /// The cancellation token of each running search, by search id (own lock: searches start and end
     /// without touching the rest of the state).
     pub(super) searches: Mutex<HashMap<u64, CancellationToken>>,
+    /// The search history (own lock, taken on blocking threads only).
+    pub(super) history: SharedHistory,
+    /// Library syncs: the running ones and those to carry on after a login (own locks).
+    pub(super) syncs: SyncTasks,
 }
 
 /// A logged-in client and the login it came from.
@@ -106,6 +118,7 @@ pub(super) struct LocalWorkspace {
     pub(super) credentials: Credentials,
     pub(super) company: String,
     pub(super) service: Box<dyn RunningWorkspace>,
+    pub(super) content: Arc<dyn StoredContent>,
 }
 
 /// A job that has a task running.
@@ -172,6 +185,8 @@ impl Backend {
             Ok(jobs) => (jobs, None),
             Err(error) => (Vec::new(), Some(error)),
         };
+        let (history, history_problem) = HistoryStore::open(&parts.data_dir);
+        let history_snapshot = history.snapshot();
         let backend = Self {
             shared: Arc::new(Shared {
                 runtime: parts.runtime,
@@ -183,7 +198,10 @@ impl Backend {
                 job_store,
                 upload_slots: Arc::new(Semaphore::new(parts.upload_slots.max(1))),
                 images: ImageLoader::default(),
+                models: ModelLoader::default(),
                 searches: Mutex::new(HashMap::new()),
+                history: Arc::new(Mutex::new(history)),
+                syncs: SyncTasks::new(&parts.data_dir),
                 state: Mutex::new(State {
                     service: None,
                     connection: Connection::Idle,
@@ -220,6 +238,14 @@ impl Backend {
             );
         }
         backend.emit(Event::JobsRestored(jobs));
+        if let Some(error) = history_problem {
+            backend.notice(
+                NoticeLevel::Warning,
+                format!("{error}. It was set aside and the search history starts empty."),
+            );
+        }
+        backend.emit(Event::HistoryChanged(history_snapshot));
+        backend.restore_library_syncs();
         (backend, receiver)
     }
 
@@ -269,11 +295,24 @@ impl Backend {
                 suggested_name,
                 csv,
             } => self.export_csv(suggested_name, csv),
+            Command::ExportComparison {
+                suggested_name,
+                csv,
+            } => self.export_comparison(suggested_name, csv),
             Command::Search { id, request } => self.run_search(id, request),
             Command::CancelSearch(id) => self.cancel_search(id),
             Command::LoadImage(request) => self.load_image(request),
             Command::CancelImage(key) => {
                 self.shared.images.cancel(&key);
+            }
+            Command::LoadModel(request) => self.load_model(request),
+            Command::PickModelFile => {
+                let backend = self.clone();
+                let picker = self.shared.picker.clone();
+                self.spawn(async move {
+                    let path = picker.pick_model_file().await;
+                    backend.emit(Event::ModelFilePicked(path));
+                });
             }
             command @ (Command::LoadAttributeNames
             | Command::LoadAttributeValues(_)
@@ -284,6 +323,15 @@ impl Backend {
             command @ (Command::LoadPmi(_) | Command::SendFeedback(_)) => {
                 self.run_pmi_command(command);
             }
+            command @ (Command::RecordSearch(_)
+            | Command::NameSearch { .. }
+            | Command::RemoveSearch(_)
+            | Command::ClearHistory) => self.run_history_command(command),
+            Command::PickSyncFolder => self.pick_sync_folder(),
+            Command::PickSyncCsv => self.pick_sync_csv(),
+            Command::PreviewSync(setup) => self.preview_library_sync(setup),
+            Command::StartSync(setup) => self.start_library_sync(setup),
+            Command::PauseSync(key) => self.pause_library_sync(key),
         }
     }
 

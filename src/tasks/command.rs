@@ -1,10 +1,13 @@
 //! What the front end asks the backend to do. Plain data: views push Commands, the app hands them to
 //! the [`Backend`](super::backend::Backend), which answers with [`Event`](super::event::Event)s.
 
+use super::history::SearchDraft;
 use super::jobs::job::{JobId, UploadSpec};
 use super::jobs::poll::PollPolicy;
+use super::models::ModelRequest;
 use super::search::view_search::ViewSearchRequest;
 use super::service_choice::ServiceChoice;
+use super::sync::{SyncKey, SyncSetup};
 use super::thumbnails::ImageRequest;
 use crate::api::{Attribute, FeedbackRequest, FileUid};
 
@@ -97,6 +100,21 @@ pub enum Command {
     /// `Event::FeedbackSent` or `FeedbackFailed`. A 401 parks it (`Event::FeedbackAwaitingLogin`) and
     /// it is sent again after the login (with the same feedback id, so the service keeps one).
     SendFeedback(FeedbackRequest),
+    /// Keep a finished search in the history (with a copy of each view, to upload it again if the
+    /// service loses it); answers `Event::HistoryChanged`.
+    RecordSearch(SearchDraft),
+    /// Save a search of the history under a name (kept until removed), or take its name away
+    /// (`None`); answers `Event::HistoryChanged`, or a notice saying why not.
+    NameSearch {
+        /// The history entry.
+        id: u64,
+        /// The name, or `None` to unsave.
+        name: Option<String>,
+    },
+    /// Take a search off the history; answers `Event::HistoryChanged`.
+    RemoveSearch(u64),
+    /// Take every search without a name off the history; answers `Event::HistoryChanged`.
+    ClearHistory,
     /// Ask where to save the result list and write this CSV text there; answers with a notice.
     ExportCsv {
         /// The file name the dialog offers.
@@ -104,6 +122,30 @@ pub enum Command {
         /// The CSV text.
         csv: String,
     },
+    /// Read a 3D model for the preview, from where this computer has it; answers
+    /// `Event::ModelLoaded` or `ModelUnavailable`.
+    LoadModel(ModelRequest),
+    /// Ask the user for a model file to show in 3D; answers `Event::ModelFilePicked`.
+    PickModelFile,
+    /// Ask where to save a comparison and write this CSV text there; answers with a notice.
+    ExportComparison {
+        /// The file name the dialog offers.
+        suggested_name: String,
+        /// The CSV text.
+        csv: String,
+    },
+    /// Ask the user for the folder of a library sync; answers `Event::SyncFolderPicked`.
+    PickSyncFolder,
+    /// Ask the user for the attributes CSV of a library sync; answers `Event::SyncCsvPicked`.
+    PickSyncCsv,
+    /// Read what a library sync would work on (folder, record, CSV; nothing is sent); answers
+    /// `Event::SyncPreviewed`.
+    PreviewSync(SyncSetup),
+    /// Run a library sync, or carry it on where it stopped; answers `Event::SyncUpdated` as it
+    /// goes. A 401 parks it until the next login.
+    StartSync(SyncSetup),
+    /// Pause the library sync with this key (it carries on when started again).
+    PauseSync(SyncKey),
 }
 
 impl std::fmt::Display for Command {
@@ -150,7 +192,30 @@ impl std::fmt::Display for Command {
                     .map(|uid| format!(" of {uid}"))
                     .unwrap_or_default()
             ),
+            Self::RecordSearch(draft) => {
+                write!(
+                    f,
+                    "keep a search of {} views in the history",
+                    draft.views.len()
+                )
+            }
+            Self::NameSearch { id, name } => match name {
+                Some(_) => write!(f, "save search {id} under a name"),
+                None => write!(f, "unsave search {id}"),
+            },
+            Self::RemoveSearch(id) => write!(f, "remove search {id} from the history"),
+            Self::ClearHistory => f.write_str("clear the search history"),
             Self::ExportCsv { csv, .. } => write!(f, "export {} bytes of CSV", csv.len()),
+            Self::LoadModel(request) => write!(f, "load the model {}", request.key),
+            Self::PickModelFile => f.write_str("pick a model file"),
+            Self::ExportComparison { csv, .. } => {
+                write!(f, "export {} bytes of comparison CSV", csv.len())
+            }
+            Self::PickSyncFolder => f.write_str("pick a folder to sync"),
+            Self::PickSyncCsv => f.write_str("pick an attributes CSV"),
+            Self::PreviewSync(setup) => write!(f, "preview the sync of {}", setup.folder.display()),
+            Self::StartSync(setup) => write!(f, "sync {}", setup.folder.display()),
+            Self::PauseSync(key) => write!(f, "pause sync {key}"),
         }
     }
 }

@@ -1,10 +1,14 @@
 //! What the backend tells the front end. Plain data; every Event is followed by a repaint request.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
+use super::history::SearchHistory;
 use super::jobs::job::{Job, JobId};
+use super::models::ModelPreview;
 use super::search::search_flow::FileSearchProgress;
 use super::service_choice::ServiceChoice;
+use super::sync::{SyncPreview, SyncRun, SyncSetup};
 use super::thumbnails::DecodedImage;
 use crate::api::{ApiError, Attribute, AttributeValue, FileRecord, FileUid, PmiData, SearchResult};
 
@@ -97,6 +101,14 @@ pub enum Event {
         /// The result.
         result: SearchResult,
     },
+    /// Before search `id` runs: the service no longer has these kept inputs (404 or 422 on their
+    /// status), so their views go up again, after the views that were new, in this order.
+    SearchInputsGone {
+        /// The search.
+        id: u64,
+        /// The input UIDs the service no longer has.
+        uids: Vec<FileUid>,
+    },
     /// Search `id` failed or was cancelled; the sentence says why and what to do.
     SearchFailed {
         /// The search.
@@ -104,6 +116,8 @@ pub enum Event {
         /// What happened.
         message: String,
     },
+    /// The search history changed (or was read at start): every entry, newest first.
+    HistoryChanged(SearchHistory),
     /// The company's attribute names.
     AttributeNames(Vec<String>),
     /// The values of an attribute, with counts.
@@ -194,4 +208,33 @@ pub enum Event {
         /// The file.
         uid: FileUid,
     },
+    /// A 3D model is read and ready to draw.
+    ModelLoaded {
+        /// The key it was requested under.
+        key: String,
+        /// The model, reduced for display, with its measurements.
+        preview: Arc<ModelPreview>,
+    },
+    /// A 3D model cannot be shown (no copy on this computer, not a model format, over a limit).
+    ModelUnavailable {
+        /// The key it was requested under.
+        key: String,
+        /// Why, and what to do.
+        reason: String,
+    },
+    /// The user chose a model file to show (none when cancelled).
+    ModelFilePicked(Option<PathBuf>),
+    /// The user chose the folder of a library sync (`None` when the dialog was cancelled).
+    SyncFolderPicked(Option<PathBuf>),
+    /// The user chose the attributes CSV of a library sync (`None` when cancelled).
+    SyncCsvPicked(Option<PathBuf>),
+    /// What a library sync would work on.
+    SyncPreviewed {
+        /// The setup the preview was asked for.
+        setup: SyncSetup,
+        /// The preview, or why the folder, the CSV or the setup cannot be used.
+        preview: Result<SyncPreview, String>,
+    },
+    /// A library sync started, moved on, paused, stopped or ended.
+    SyncUpdated(SyncRun),
 }

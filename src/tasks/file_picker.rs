@@ -1,4 +1,5 @@
-//! Choosing files to upload (and where to save an export) with the platform's file dialogs.
+//! Choosing files to upload, where to save an export, and the folder and attributes CSV of a library
+//! sync, with the platform's file dialogs.
 //!
 //! The dialog is awaited inside a task, never on the UI thread (rfd's `AsyncFileDialog`). Tests
 //! inject their choices through the [`FilePicker`] trait. Drag and drop does not work on native
@@ -8,6 +9,13 @@ use std::path::PathBuf;
 
 use futures_util::future::BoxFuture;
 
+/// The extensions of part files (pictures, 3D models, drawings, archives): the upload dialog offers
+/// them and a library sync uploads them (lower case, without the dot).
+pub const PART_EXTENSIONS: &[&str] = &[
+    "png", "jpg", "jpeg", "bmp", "tif", "tiff", "webp", "gif", "stl", "obj", "ply", "step", "stp",
+    "iges", "igs", "dxf", "pdf", "zip", "ifz",
+];
+
 /// Asks the user for files.
 pub trait FilePicker: Send + Sync {
     /// The files the user chose; empty when the dialog was cancelled or could not open.
@@ -16,6 +24,25 @@ pub trait FilePicker: Send + Sync {
     /// Where to save a file, starting from `suggested_name`; `None` when the dialog was cancelled or
     /// could not open.
     fn save_file(&self, suggested_name: String) -> BoxFuture<'static, Option<PathBuf>>;
+
+    /// One model file to show in 3D; `None` when cancelled. By default the first file of
+    /// [`FilePicker::pick_files`].
+    fn pick_model_file(&self) -> BoxFuture<'static, Option<PathBuf>> {
+        let files = self.pick_files();
+        Box::pin(async move { files.await.into_iter().next() })
+    }
+
+    /// A folder (the folder of a library sync); `None` when the dialog was cancelled or could not
+    /// open.
+    fn pick_folder(&self) -> BoxFuture<'static, Option<PathBuf>> {
+        Box::pin(async { None })
+    }
+
+    /// One CSV file (the attributes of a library sync); `None` when the dialog was cancelled or
+    /// could not open.
+    fn pick_csv(&self) -> BoxFuture<'static, Option<PathBuf>> {
+        Box::pin(async { None })
+    }
 }
 
 /// The native dialog (xdg-desktop-portal on Linux, the system dialog on macOS and Windows).
@@ -27,13 +54,7 @@ impl FilePicker for NativeFilePicker {
         Box::pin(async {
             let dialog = rfd::AsyncFileDialog::new()
                 .set_title("Add files to upload")
-                .add_filter(
-                    "Parts (images, models, drawings)",
-                    &[
-                        "png", "jpg", "jpeg", "bmp", "tif", "tiff", "webp", "gif", "stl", "obj",
-                        "ply", "step", "stp", "iges", "igs", "dxf", "pdf", "zip", "ifz",
-                    ],
-                )
+                .add_filter("Parts (images, models, drawings)", PART_EXTENSIONS)
                 .add_filter("All files", &["*"]);
             dialog
                 .pick_files()
@@ -45,13 +66,47 @@ impl FilePicker for NativeFilePicker {
         })
     }
 
+    fn pick_model_file(&self) -> BoxFuture<'static, Option<PathBuf>> {
+        Box::pin(async {
+            rfd::AsyncFileDialog::new()
+                .set_title("Open a model file to see in 3D")
+                .add_filter("3D models", &["stl", "obj", "ply"])
+                .add_filter("All files", &["*"])
+                .pick_file()
+                .await
+                .map(|handle| handle.path().to_path_buf())
+        })
+    }
+
     fn save_file(&self, suggested_name: String) -> BoxFuture<'static, Option<PathBuf>> {
         Box::pin(async move {
             rfd::AsyncFileDialog::new()
-                .set_title("Save the result list")
+                .set_title("Save as CSV")
                 .set_file_name(suggested_name)
                 .add_filter("CSV", &["csv"])
                 .save_file()
+                .await
+                .map(|handle| handle.path().to_path_buf())
+        })
+    }
+
+    fn pick_folder(&self) -> BoxFuture<'static, Option<PathBuf>> {
+        Box::pin(async {
+            rfd::AsyncFileDialog::new()
+                .set_title("Choose the folder to sync")
+                .pick_folder()
+                .await
+                .map(|handle| handle.path().to_path_buf())
+        })
+    }
+
+    fn pick_csv(&self) -> BoxFuture<'static, Option<PathBuf>> {
+        Box::pin(async {
+            rfd::AsyncFileDialog::new()
+                .set_title("Choose the attributes CSV")
+                .add_filter("CSV", &["csv", "txt"])
+                .add_filter("All files", &["*"])
+                .pick_file()
                 .await
                 .map(|handle| handle.path().to_path_buf())
         })
@@ -63,6 +118,7 @@ impl FilePicker for NativeFilePicker {
 pub struct PreparedFilePicker {
     choices: std::sync::Mutex<std::collections::VecDeque<Vec<PathBuf>>>,
     save_paths: std::sync::Mutex<std::collections::VecDeque<PathBuf>>,
+    folders: std::sync::Mutex<std::collections::VecDeque<PathBuf>>,
 }
 
 impl PreparedFilePicker {
@@ -71,6 +127,15 @@ impl PreparedFilePicker {
         Self {
             choices: std::sync::Mutex::new(choices.into_iter().collect()),
             save_paths: std::sync::Mutex::default(),
+            folders: std::sync::Mutex::default(),
+        }
+    }
+
+    /// The same picker, answering the folder dialog with these folders in order, then nothing.
+    pub fn with_folders(self, folders: impl IntoIterator<Item = PathBuf>) -> Self {
+        Self {
+            folders: std::sync::Mutex::new(folders.into_iter().collect()),
+            ..self
         }
     }
 
@@ -100,6 +165,26 @@ impl FilePicker for PreparedFilePicker {
             .lock()
             .ok()
             .and_then(|mut paths| paths.pop_front());
+        Box::pin(async move { next })
+    }
+
+    fn pick_folder(&self) -> BoxFuture<'static, Option<PathBuf>> {
+        let next = self
+            .folders
+            .lock()
+            .ok()
+            .and_then(|mut folders| folders.pop_front());
+        Box::pin(async move { next })
+    }
+
+    /// The first file of the next prepared list of choices.
+    fn pick_csv(&self) -> BoxFuture<'static, Option<PathBuf>> {
+        let next = self
+            .choices
+            .lock()
+            .ok()
+            .and_then(|mut choices| choices.pop_front())
+            .and_then(|choice| choice.into_iter().next());
         Box::pin(async move { next })
     }
 }

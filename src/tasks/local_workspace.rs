@@ -1,12 +1,15 @@
 //! The seam between the task layer and the local workspace: `tasks` does not know the local service;
 //! `main.rs` (and tests) hand the backend a [`LocalWorkspaceLauncher`] that starts it, makes sure the OS
-//! user has an account, logs in and fills a new workspace with the sample library.
+//! user has an account, logs in and fills a new workspace with the sample library. The opened
+//! workspace also answers where its store keeps a file's content ([`StoredContent`]), which the 3D
+//! preview reads models from (the interface has no call that returns a file's bytes).
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
 
-use crate::api::{ApiClient, Credentials};
+use crate::api::{ApiClient, Credentials, FileUid};
 
 /// Reports what opening the workspace is doing ("Adding the sample library (3 of 12)").
 pub type WorkspaceProgressFn = Arc<dyn Fn(String) + Send + Sync>;
@@ -34,6 +37,25 @@ pub struct OpenedWorkspace {
     pub company: String,
     /// The running service.
     pub service: Box<dyn RunningWorkspace>,
+    /// Where the service's store keeps the content of its files.
+    pub content: Arc<dyn StoredContent>,
+}
+
+/// A file's content as the local workspace's store keeps it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredFile {
+    /// The stored bytes on this computer.
+    pub path: PathBuf,
+    /// The file's extension as the service records it (lower-case with the dot: `.stl`).
+    pub extension: String,
+    /// The stored path (`FileName`), for messages.
+    pub stored_path: String,
+}
+
+/// Where the local workspace keeps the content of its files, by UID.
+pub trait StoredContent: Send + Sync {
+    /// The stored content of file `uid`, when the workspace has that file and its bytes.
+    fn stored_file(&self, uid: &FileUid) -> BoxFuture<'static, Option<StoredFile>>;
 }
 
 impl std::fmt::Debug for OpenedWorkspace {

@@ -7,22 +7,28 @@
 //! Where things live: [`backend`] (shared state, dispatcher), [`session`] (connect, log in, 401s),
 //! [`jobs`] (uploads and indexing), [`search`] (searches and the result list), [`records`] (a file's
 //! record, attributes, delete), [`images`] and [`thumbnails`] (pictures), [`pmi`] (drawing data and
-//! feedback), [`wording`] (the sentences users read when something fails).
+//! feedback), [`history`] (searches kept and saved), [`models`] (3D models read for the preview),
+//! [`sync`] (library sync: a folder kept in step with the company database),
+//! [`wording`] (the sentences users read when something fails).
 
 pub mod atomic_write;
 pub mod backend;
 pub mod command;
+pub mod data_dir;
 pub mod event;
 pub mod file_picker;
+pub mod history;
 mod images;
 pub mod jobs;
 pub mod local_workspace;
+pub mod models;
 mod pmi;
 mod records;
 pub mod search;
 pub mod secrets;
 pub mod service_choice;
 mod session;
+pub mod sync;
 pub mod thumbnails;
 pub mod wording;
 
@@ -36,8 +42,8 @@ pub use event::{Event, NoticeLevel, SessionInfo};
 pub use file_picker::{FilePicker, NativeFilePicker, PreparedFilePicker};
 pub use jobs::job::{Job, JobId, JobPhase, JobRole, UploadSpec};
 pub use local_workspace::{
-    LocalWorkspaceLauncher, NoLocalWorkspace, OpenedWorkspace, RunningWorkspace, WorkspaceError,
-    WorkspaceProgressFn,
+    LocalWorkspaceLauncher, NoLocalWorkspace, OpenedWorkspace, RunningWorkspace, StoredContent,
+    StoredFile, WorkspaceError, WorkspaceProgressFn,
 };
 pub use secrets::{KeyringStore, MemoryStore, SecretError, SecretStore};
 pub use service_choice::ServiceChoice;

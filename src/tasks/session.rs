@@ -100,6 +100,7 @@ impl Backend {
                         credentials: opened.credentials,
                         company: opened.company,
                         service: opened.service,
+                        content: opened.content,
                     });
                     backend.finish_login(seq, client, user, Some(company));
                 }
@@ -310,6 +311,7 @@ impl Backend {
                 .collect();
             (info, parked, resume)
         };
+        let service_key = info.service.key();
         self.emit(Event::LoggedIn(info));
         for command in parked {
             self.send(command);
@@ -317,6 +319,7 @@ impl Backend {
         for id in resume {
             self.start_job(id);
         }
+        self.resume_library_syncs(&service_key);
     }
 
     /// Ends the session of a remote service and forgets its remembered token.

@@ -23,6 +23,8 @@ pub enum Attempt {
     LoadPmi,
     /// Sending feedback on extracted attributes.
     SendFeedback,
+    /// Syncing one file of a library folder (uploading it, setting its attributes, deleting it).
+    Sync,
 }
 
 /// The words [`explain`] builds its sentences from.
@@ -142,6 +144,18 @@ impl Attempt {
                 unreadable: "",
                 kept: Some("the form is kept"),
                 about_a_file: true,
+            },
+            Self::Sync => Words {
+                failed: "The file was not synced",
+                refused: "the file",
+                check: "Correct the file and sync again",
+                forbidden: "Only an admin may replace or delete company files; ask an admin to \
+                            run the sync",
+                again: "sync again",
+                unreachable: "Sync again when the service is back",
+                unreadable: "Put the file back and sync again",
+                kept: None,
+                about_a_file: false,
             },
         }
     }

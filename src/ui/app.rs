@@ -3,6 +3,7 @@
 //!
 //! `logic` drains the backend's events into the app's state (it runs even while the window is
 //! hidden); `ui` draws and collects the views' commands, which are carried out at the end of the frame.
+//! Keyboard: Ctrl+O add files, Ctrl+F search field, Ctrl+H search history.
 //! Nothing here awaits or touches the network.
 
 use std::path::PathBuf;
@@ -12,12 +13,13 @@ use super::app_command::{AppCommand, CommandQueue};
 use super::attributes::AttributeDrafts;
 use super::drop_overlay;
 use super::jobs::jobs_ui;
+use super::library_sync::LibrarySync;
 use super::login::LoginView;
 use super::notices::Notices;
 use super::place::Place;
 use super::pmi::feedback::FeedbackDrafts;
 use super::search_bar::SEARCH_FIELD_ID;
-use super::search_place::SearchPlace;
+use super::search_place::{SearchPage, SearchPlace};
 use super::settings::{STORAGE_KEY, Settings, SettingsView};
 use super::theme;
 use super::top_bar::{TopBarStatus, top_bar_ui};
@@ -78,6 +80,7 @@ pub struct App {
     settings_view: SettingsView,
     search: SearchPlace,
     notices: Notices,
+    library_sync: LibrarySync,
 }
 
 impl App {
@@ -108,8 +111,11 @@ impl App {
             })
             .unwrap_or_default();
         let mut search = SearchPlace::new(drafts, feedback_drafts);
+        let mut commands = CommandQueue::default();
         if !options.initial_views.is_empty() {
             search.add_views(options.initial_views);
+            // `partlens --search` runs the search at once; it waits for the login like any work.
+            search.run_search(&mut commands);
             place = Place::Search;
         }
         let mut upload = UploadView::default();
@@ -117,6 +123,7 @@ impl App {
             upload.stage(options.initial_files);
             place = Place::Upload;
         }
+        super::model_view::gpu::install(cc);
         let ctx = cc.egui_ctx.clone();
         backend.set_repaint(Arc::new(move || ctx.request_repaint()));
         theme::apply(&cc.egui_ctx, settings.theme);
@@ -135,11 +142,12 @@ impl App {
             connection: ConnectionState::Connecting("Connecting…".into()),
             session: None,
             jobs: Vec::new(),
-            commands: CommandQueue::default(),
+            commands,
             login: LoginView::default(),
             upload,
             search,
             notices: Notices::default(),
+            library_sync: LibrarySync::default(),
         }
     }
 
@@ -188,8 +196,22 @@ impl App {
         self.login.is_open()
     }
 
+    /// Library sync: the preview in Settings and the syncs in the jobs panel.
+    pub fn library_sync(&self) -> &LibrarySync {
+        &self.library_sync
+    }
+
     fn handle_event(&mut self, ctx: &egui::Context, event: Event) {
         let Some(event) = self.search.handle_event(ctx, event) else {
+            if let Some(draft) = self.search.take_search_to_record() {
+                self.commands.backend(Command::RecordSearch(draft));
+            }
+            return;
+        };
+        let Some(event) = self
+            .library_sync
+            .handle_event(event, &mut self.settings.library_sync)
+        else {
             return;
         };
         match event {
@@ -273,10 +295,22 @@ impl App {
         use egui::{Key, KeyboardShortcut, Modifiers};
         let open = KeyboardShortcut::new(Modifiers::COMMAND, Key::O);
         let find = KeyboardShortcut::new(Modifiers::COMMAND, Key::F);
-        let (open, find) =
-            ctx.input_mut(|input| (input.consume_shortcut(&open), input.consume_shortcut(&find)));
+        let history = KeyboardShortcut::new(Modifiers::COMMAND, Key::H);
+        let (open, find, history) = ctx.input_mut(|input| {
+            (
+                input.consume_shortcut(&open),
+                input.consume_shortcut(&find),
+                input.consume_shortcut(&history),
+            )
+        });
         if open {
             self.commands.backend(Command::PickFiles);
+        }
+        if history {
+            if self.place != Place::Search || self.search.page() != SearchPage::History {
+                self.search.toggle_history();
+            }
+            self.place = Place::Search;
         }
         if find {
             self.commands.push(AppCommand::FocusSearch);
@@ -366,7 +400,7 @@ impl eframe::App for App {
         let status = TopBarStatus {
             service: &service_label,
             session: self.session.as_ref(),
-            running_jobs: self.running_jobs(),
+            running_jobs: self.running_jobs() + self.library_sync.active_runs(),
         };
         egui::Panel::top("top_bar")
             .frame(
@@ -395,17 +429,21 @@ impl eframe::App for App {
                         self.search.ui(ui, &mut self.commands);
                     }
                     Place::Upload => self.upload.ui(ui, &mut self.commands),
-                    Place::Jobs => jobs_ui(
-                        ui,
-                        &self.jobs,
-                        &self.settings.service.key(),
-                        &mut self.commands,
-                    ),
+                    Place::Jobs => {
+                        self.library_sync.runs_ui(ui, &mut self.commands);
+                        jobs_ui(
+                            ui,
+                            &self.jobs,
+                            &self.settings.service.key(),
+                            &mut self.commands,
+                        );
+                    }
                     Place::Settings => self.settings_view.ui(
                         ui,
                         &mut self.settings,
                         self.session.is_some(),
                         &self.data_dir,
+                        &mut self.library_sync,
                         &mut self.commands,
                     ),
                 }

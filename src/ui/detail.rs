@@ -3,19 +3,25 @@
 //! as collapsible JSON (for the fields the interface leaves open), and deleting the file after a
 //! confirmation, with 401, 403 and 404 explained in words.
 //!
-//! "Drawing data (PMI)" (or Ctrl+D) opens the file's PMI viewer.
+//! "Drawing data (PMI)" (or Ctrl+D) opens the file's PMI viewer. A model (STL, OBJ, PLY) is shown
+//! in 3D with its measurements when this computer has its file ([`super::detail_model`]), else the
+//! picture stays with the reason.
 //!
 //! The view sends what the task layer does (reload, delete, the image) as `Command`s and returns
 //! [`DetailIntent`]s for what leads elsewhere (another file, the editor, the drawing data, a search).
 
+use std::path::PathBuf;
+
 use egui::{Rect, Vec2};
 
 use super::app_command::CommandQueue;
+use super::detail_model::{DetailModel, DetailPicture};
 use super::load_state::LoadState;
 use super::picture::{Picture, paint_caption, picture};
 use super::texture_cache::TextureCache;
 use crate::api::{ApiError, FileMap, FileRecord, FileUid};
 use crate::tasks::Command;
+use crate::tasks::models::is_model_file_name;
 use crate::tasks::thumbnails::ImageRequest;
 use crate::tasks::wording::{Attempt, explain};
 
@@ -93,6 +99,10 @@ pub struct DetailView {
     raw_pretty: String,
     scene_rect: Rect,
     delete: DeleteState,
+    /// The 3D preview, for a model record.
+    model: Option<DetailModel>,
+    /// Files on this computer known to hold the content of the file shown.
+    model_hints: Vec<PathBuf>,
 }
 
 impl Default for DetailView {
@@ -102,6 +112,8 @@ impl Default for DetailView {
             raw_pretty: String::new(),
             scene_rect: Rect::ZERO,
             delete: DeleteState::Idle,
+            model: None,
+            model_hints: Vec::new(),
         }
     }
 }
@@ -121,8 +133,32 @@ impl DetailView {
         };
     }
 
+    /// Files on this computer that hold the content of the file being shown (the query bar's views
+    /// indexed under its UID): the 3D preview may read the model from them.
+    pub fn set_model_hints(&mut self, paths: Vec<PathBuf>) {
+        self.model_hints = paths;
+    }
+
+    /// The 3D preview of a model record.
+    pub fn model(&self) -> Option<&DetailModel> {
+        self.model.as_ref()
+    }
+
+    /// The 3D preview of a model record, to file answers in.
+    pub fn model_mut(&mut self) -> Option<&mut DetailModel> {
+        self.model.as_mut()
+    }
+
     /// Shows a record (its JSON, with every field the service sent, goes under "Raw record").
     pub fn set_record(&mut self, record: FileRecord) {
+        // A reloaded record (after a save) keeps the preview and its camera.
+        if self.model.is_none() && is_model_file_name(&record.value.file_name) {
+            self.model = Some(DetailModel::of_file(
+                record.value.file_uid(),
+                &record.value.file_name,
+                self.model_hints.clone(),
+            ));
+        }
         self.raw_pretty =
             serde_json::to_string_pretty(&record.json).unwrap_or_else(|_| record.json.to_string());
         self.status = LoadState::Ready(record);
@@ -236,6 +272,9 @@ impl DetailView {
             egui::ScrollArea::vertical()
                 .id_salt("detail fields")
                 .show(&mut columns[1], |ui| {
+                    if let Some(model) = &self.model {
+                        model.measurements_ui(ui);
+                    }
                     self.fields_ui(ui, record, intents);
                     ui.separator();
                     self.actions_ui(ui, record, &uid, commands, intents);
@@ -259,6 +298,17 @@ impl DetailView {
         textures: &mut TextureCache<egui::TextureHandle>,
         commands: &mut CommandQueue,
     ) {
+        let mut model_note = None;
+        if let Some(model) = &mut self.model {
+            model.mode_ui(ui, commands);
+            match model.viewport_ui(ui, IMAGE_HEIGHT, commands) {
+                DetailPicture::Model => return,
+                DetailPicture::Picture(note) => model_note = note,
+            }
+        }
+        if let Some(note) = model_note {
+            ui.colored_label(super::theme::warning_color(ui), note);
+        }
         ui.horizontal(|ui| {
             if ui.button("Zoom in").clicked() {
                 self.scene_rect = zoomed(self.scene_rect, 0.8);
@@ -483,7 +533,7 @@ mod tests {
         serde_json::json!({
             "UID": UID,
             "VizSpaceID": "acme",
-            "FileName": "Brackets/bracket-01.stl",
+            "FileName": "Brackets/bracket-01.png",
             "DisplayName": "Bracket 01",
             "Attributes": ["material=steel", "region=EU|US", "weight(kg)=1.2"],
             "ExtractedAttributes": ["Volume=12.5"],
@@ -517,7 +567,7 @@ mod tests {
         harness.run();
         // Heading and display-name field.
         assert_eq!(harness.get_all_by_label("Bracket 01").count(), 2);
-        harness.get_by_label("Brackets/bracket-01.stl");
+        harness.get_by_label("Brackets/bracket-01.png");
         harness.get_by_label("region: EU, US");
         harness.get_by_label("weight (kg): 1.2");
         harness.get_by_label("Volume=12.5");

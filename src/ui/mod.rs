@@ -9,12 +9,17 @@
 pub mod app;
 pub mod app_command;
 pub mod attributes;
+pub mod compare;
 pub mod detail;
+pub mod detail_model;
 pub mod drafts;
 pub mod drop_overlay;
+pub mod history;
 pub mod jobs;
+pub mod library_sync;
 pub mod load_state;
 pub mod login;
+pub mod model_view;
 pub mod notices;
 pub mod picture;
 pub mod place;

@@ -1,22 +1,32 @@
-//! The Search place: the query bar over the results (grid or table), a result's detail, its
-//! attribute editor and its drawing data (PMI viewer with the feedback form). It owns the thumbnail
-//! cache and the page shown, hands the backend's answers to the views, and carries out the views'
+//! The Search place: the query bar over the results (grid or table), a result's detail (a model in
+//! 3D), its attribute editor, its drawing data (PMI viewer with the feedback form) and the comparison
+//! of ticked results. It owns the thumbnail cache, the 3D models asked for (a model result turns in
+//! its card on hover) and the page shown, hands the backend's answers to the views, and carries out the views'
 //! intents: going from one page to another and starting, cancelling and repeating searches. The
 //! views send their work for the task layer as commands themselves.
 //!
 //! Only the latest search counts: each gets an id, and answers to an older one are dropped.
+//!
+//! The search history is a page of this place too ([`super::history`]): a kept search goes back
+//! into the query bar and runs from there; every finished search is handed to the app for the
+//! history ([`SearchPlace::take_search_to_record`]).
 
 use std::path::PathBuf;
 
 use super::app_command::CommandQueue;
 use super::attributes::{AttributeDrafts, AttributeEditor};
+use super::compare::{CompareIntent, CompareView};
 use super::detail::{DetailIntent, DetailView};
+use super::history::{HistoryIntent, HistoryPage};
+use super::model_view::{ModelCache, ModelEntry, turntable_ui};
 use super::pmi::feedback::FeedbackDrafts;
 use super::pmi::{PmiIntent, PmiView};
 use super::results::{ResultsIntent, ResultsView, rows_from_result};
-use super::search_bar::{SearchBar, SearchIntent, SearchPlan, ViewSource};
+use super::search_bar::{SearchBar, SearchIntent, SearchPlan, ViewSource, ViewState};
 use super::texture_cache::{TextureCache, load_decoded};
 use crate::api::FileUid;
+use crate::tasks::history::SearchDraft;
+use crate::tasks::models::ModelRequest;
 use crate::tasks::search::view_search::ViewSearchRequest;
 use crate::tasks::{Command, Event};
 
@@ -32,6 +42,10 @@ pub enum SearchPage {
     Attributes,
     /// One file's drawing data: PMI pages, free text, extracted attributes and feedback.
     Pmi,
+    /// The searches kept in the history and the saved searches.
+    History,
+    /// Ticked results side by side.
+    Compare,
 }
 
 /// The Search place's state.
@@ -44,8 +58,13 @@ pub struct SearchPlace {
     editor: AttributeEditor,
     pmi: PmiView,
     textures: TextureCache<egui::TextureHandle>,
+    models: ModelCache,
+    compare: CompareView,
     last_search_id: u64,
     running_search: Option<u64>,
+    history: HistoryPage,
+    /// A search that finished and is not in the history yet (the app sends it there).
+    to_record: Option<SearchDraft>,
 }
 
 impl SearchPlace {
@@ -108,6 +127,16 @@ impl SearchPlace {
         &self.editor
     }
 
+    /// The 3D models asked for (a model result's card turns it on hover).
+    pub fn models(&self) -> &ModelCache {
+        &self.models
+    }
+
+    /// The comparison of ticked results.
+    pub fn compare(&self) -> &CompareView {
+        &self.compare
+    }
+
     /// The thumbnail cache.
     pub fn textures(&self) -> &TextureCache<egui::TextureHandle> {
         &self.textures
@@ -140,6 +169,31 @@ impl SearchPlace {
         self.page = SearchPage::Results;
     }
 
+    /// The history page.
+    pub fn history(&self) -> &HistoryPage {
+        &self.history
+    }
+
+    /// Shows the history page, or the results when it is shown (Ctrl+H).
+    pub fn toggle_history(&mut self) {
+        self.page = if self.page == SearchPage::History {
+            SearchPage::Results
+        } else {
+            SearchPage::History
+        };
+    }
+
+    /// The search that just finished, for the history (once).
+    pub fn take_search_to_record(&mut self) -> Option<SearchDraft> {
+        self.to_record.take()
+    }
+
+    /// Runs the search the bar holds now (as "Find parts" does); `partlens --search` starts this
+    /// way. A refusal shows in the bar.
+    pub fn run_search(&mut self, commands: &mut CommandQueue) {
+        self.search_again(commands);
+    }
+
     /// Takes the backend's answers that belong to this place; hands back the others.
     pub fn handle_event(&mut self, ctx: &egui::Context, event: Event) -> Option<Event> {
         match event {
@@ -163,6 +217,10 @@ impl SearchPlace {
                 if self.running_search == Some(id) {
                     self.running_search = None;
                     self.bar.finish(&input_uids);
+                    self.to_record = Some(
+                        self.bar
+                            .history_draft(u64::try_from(result.total_results).unwrap_or(0)),
+                    );
                     self.results
                         .set_results(rows_from_result(&result), Some(result.total_results));
                 }
@@ -174,6 +232,14 @@ impl SearchPlace {
                     self.results.set_failed(message);
                 }
             }
+            Event::SearchInputsGone { id, uids } => {
+                if self.running_search == Some(id) {
+                    self.bar.reupload(&uids);
+                    let stage = self.bar.stage().unwrap_or("Searching…").to_owned();
+                    self.results.set_loading(stage);
+                }
+            }
+            Event::HistoryChanged(history) => self.history.set_history(history),
             Event::AttributeNames(names) => self.bar.set_attribute_names(names),
             Event::AttributeValues { name, values } => {
                 self.bar.set_attribute_values(&name, values);
@@ -181,6 +247,33 @@ impl SearchPlace {
             Event::RecordLoaded { uid, record } => {
                 if self.detail.is_showing(&uid) {
                     self.detail.set_record(record);
+                    // A model already read for its card is not read again.
+                    if let Some(model) = self.detail.model_mut()
+                        && let Some(preview) = self.models.ready(model.key())
+                    {
+                        let key = model.key().to_owned();
+                        model.answer(&key, ModelEntry::Ready(preview));
+                    }
+                }
+            }
+            Event::ModelLoaded { key, preview } => {
+                self.models.answer(&key, ModelEntry::Ready(preview.clone()));
+                if let Some(model) = self.detail.model_mut() {
+                    model.answer(&key, ModelEntry::Ready(preview));
+                }
+            }
+            Event::ModelUnavailable { key, reason } => {
+                self.models
+                    .answer(&key, ModelEntry::Unavailable(reason.clone()));
+                if let Some(model) = self.detail.model_mut() {
+                    model.answer(&key, ModelEntry::Unavailable(reason));
+                }
+            }
+            Event::ModelFilePicked(path) => {
+                if let Some(path) = path
+                    && let Some(model) = self.detail.model_mut()
+                {
+                    model.open_file(path);
                 }
             }
             Event::RecordFailed { uid, error } => {
@@ -226,6 +319,12 @@ impl SearchPlace {
                     self.detail.set_delete_result(Err(&error));
                 }
             }
+            Event::ImageLoaded(image) if self.compare.wants(&image.key) => {
+                self.compare.image_loaded(ctx, image);
+            }
+            Event::ImageFailed { key, message } if self.compare.wants(&key) => {
+                self.compare.image_failed(&key, message);
+            }
             Event::ImageLoaded(image) => {
                 // A card that scrolled away meanwhile does not get a texture.
                 if self.textures.is_pending(&image.key) {
@@ -264,8 +363,17 @@ impl SearchPlace {
                 }
                 ui.separator();
                 let intents = self.results.ui(ui, &mut self.textures, commands);
+                self.hovered_model_ui(ui, commands);
                 for intent in intents {
                     self.results_intent(intent, commands);
+                }
+            }
+            SearchPage::Compare => {
+                let intents = self.compare.ui(ui, commands);
+                for intent in intents {
+                    match intent {
+                        CompareIntent::Back => self.page = SearchPage::Results,
+                    }
                 }
             }
             SearchPage::Detail => {
@@ -296,7 +404,50 @@ impl SearchPlace {
                     }
                 }
             }
+            SearchPage::History => {
+                let intents = self.history.ui(ui, &mut self.textures, commands);
+                for intent in intents {
+                    match intent {
+                        HistoryIntent::Run(id) => self.run_kept_search(id, commands),
+                        HistoryIntent::Back => self.page = SearchPage::Results,
+                    }
+                }
+            }
         }
+    }
+
+    /// Turns the model of a hovered result card in place of its picture, once this computer has it
+    /// (asked for on the first hover; a model that cannot be had leaves the picture).
+    fn hovered_model_ui(&mut self, ui: &egui::Ui, commands: &mut CommandQueue) {
+        let Some((row, rect)) = self.results.hovered_model().cloned() else {
+            return;
+        };
+        let known = self.known_paths(&row.uid);
+        let request = ModelRequest::stored_file(row.uid.clone(), &row.file_name, known);
+        if let ModelEntry::Ready(preview) = self.models.request(request, commands)
+            && rect.is_positive()
+        {
+            let preview = preview.clone();
+            turntable_ui(ui, rect, &preview);
+        }
+    }
+
+    /// Files on this computer known to hold the content of `uid`: the query bar's views indexed
+    /// under it.
+    fn known_paths(&self, uid: &FileUid) -> Vec<PathBuf> {
+        let canonical = uid.canonical();
+        self.bar
+            .views()
+            .iter()
+            .filter_map(|slot| match (&slot.source, &slot.state) {
+                (ViewSource::File(path), ViewState::Indexed(input))
+                    if input.canonical() == canonical =>
+                {
+                    Some(path.clone())
+                }
+                _ => None,
+            })
+            .collect()
     }
 
     fn start_search(&mut self, plan: SearchPlan, commands: &mut CommandQueue) {
@@ -311,6 +462,7 @@ impl SearchPlace {
                 uploads: plan.uploads.into_iter().map(|(_, view)| view).collect(),
                 filter: plan.filter,
                 extra_params: Vec::new(),
+                kept: plan.kept,
             },
         });
     }
@@ -348,6 +500,7 @@ impl SearchPlace {
 
     fn open_detail(&mut self, uid: FileUid, commands: &mut CommandQueue) {
         self.detail.set_loading(uid.clone());
+        self.detail.set_model_hints(self.known_paths(&uid));
         self.page = SearchPage::Detail;
         commands.backend(Command::LoadRecord(uid));
     }
@@ -355,7 +508,20 @@ impl SearchPlace {
     fn search_intent(&mut self, intent: SearchIntent, commands: &mut CommandQueue) {
         match intent {
             SearchIntent::Run(plan) => self.start_search(plan, commands),
+            SearchIntent::ShowHistory => self.page = SearchPage::History,
         }
+    }
+
+    /// A search of the history goes back into the query bar and runs by its kept UIDs.
+    fn run_kept_search(&mut self, id: u64, commands: &mut CommandQueue) {
+        let history = self.history.history().clone();
+        let Some(entry) = history.entry(id) else {
+            return;
+        };
+        self.cancel_search(commands);
+        self.bar.restore(&history, entry);
+        self.page = SearchPage::Results;
+        self.search_again(commands);
     }
 
     fn results_intent(&mut self, intent: ResultsIntent, commands: &mut CommandQueue) {
@@ -366,6 +532,10 @@ impl SearchPlace {
             } => self.more_like_this(name, image_url, commands),
             ResultsIntent::RetrySearch => self.search_again(commands),
             ResultsIntent::CancelSearch => self.cancel_search(commands),
+            ResultsIntent::Compare(rows) => {
+                self.compare.open(rows, commands);
+                self.page = SearchPage::Compare;
+            }
             ResultsIntent::ClearFilters => {
                 self.bar.clear_filters();
                 if self.bar.plan().is_ok() {

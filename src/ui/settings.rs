@@ -1,14 +1,17 @@
 //! Settings: the service (local workspace or a remote address with its client id), the indexing
-//! status polling interval, the thumbnail cache size and the theme. Persisted with eframe's storage.
+//! status polling interval, the thumbnail cache size, the theme, and the library sync being set up
+//! (drawn by [`super::library_sync`]). Persisted with eframe's storage.
 
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
 use super::app_command::{AppCommand, CommandQueue};
+use super::library_sync::LibrarySync;
 use super::theme::ThemeChoice;
 use crate::tasks::jobs::poll::PollPolicy;
 use crate::tasks::service_choice::DEFAULT_CLIENT_ID;
+use crate::tasks::sync::SyncSetup;
 use crate::tasks::{Command, ServiceChoice};
 
 /// The key under which eframe's storage keeps the settings.
@@ -35,6 +38,8 @@ pub struct Settings {
     pub thumbnail_cache_mib: u32,
     /// The theme.
     pub theme: ThemeChoice,
+    /// The library sync being set up in Settings (folder, prefix, CSV and its columns).
+    pub library_sync: SyncSetup,
 }
 
 impl Default for Settings {
@@ -47,6 +52,7 @@ impl Default for Settings {
             poll_interval_secs: 2.0,
             thumbnail_cache_mib: 256,
             theme: ThemeChoice::System,
+            library_sync: SyncSetup::default(),
         }
     }
 }
@@ -119,13 +125,14 @@ impl SettingsView {
     }
 
     /// Draws the view; changes go straight into `settings`, service changes through "Connect";
-    /// `logged_in` offers "Log out".
+    /// `logged_in` offers "Log out"; `library_sync` draws its card.
     pub fn ui(
         &mut self,
         ui: &mut egui::Ui,
         settings: &mut Settings,
         logged_in: bool,
         data_dir: &std::path::Path,
+        library_sync: &mut LibrarySync,
         commands: &mut CommandQueue,
     ) {
         ui.heading("Settings");
@@ -136,6 +143,8 @@ impl SettingsView {
             Self::indexing_ui(ui, settings, commands);
             ui.add_space(12.0);
             Self::appearance_ui(ui, settings);
+            ui.add_space(12.0);
+            library_sync.settings_ui(ui, &mut settings.library_sync, commands);
             ui.add_space(12.0);
             ui.label(egui::RichText::new(format!("Data folder: {}", data_dir.display())).weak());
         });

@@ -32,7 +32,7 @@ pub fn top_bar_ui(
                     Place::Search => "Find parts by views, text and attributes (Ctrl+F).",
                     Place::Upload => "Upload files (Ctrl+O).",
                     Place::Jobs => "Uploads and their indexing.",
-                    Place::Settings => "Service, polling, cache and theme.",
+                    Place::Settings => "Service, polling, cache, theme and library sync.",
                 });
             if response.clicked() {
                 commands.push(AppCommand::Navigate(place));

@@ -1,9 +1,14 @@
 //! Shared pieces of the app tests: a tokio runtime owned by the test, the real `App` built in an
 //! egui_kittest harness with a temporary data directory, injected secrets and file choices, stepping
 //! until a condition holds (with a deadline), logging in through the form, dropped files, and test
-//! images.
+//! images; [`search`] holds the Search place's helpers (sample workspace, running a search).
 
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+pub mod search;
+// Not every test file searches.
+#[allow(unused_imports)]
+pub use search::*;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -49,6 +54,8 @@ pub struct AppParts {
     pub picker: Arc<dyn FilePicker>,
     /// Settings to start with.
     pub settings: Settings,
+    /// Views given on the command line (`partlens --search VIEW…`).
+    pub initial_views: Vec<PathBuf>,
 }
 
 impl AppParts {
@@ -60,6 +67,7 @@ impl AppParts {
             secrets: Arc::new(MemoryStore::new()),
             picker: Arc::new(PreparedFilePicker::default()),
             settings: fast_settings(),
+            initial_views: Vec::new(),
         }
     }
 }
@@ -78,7 +86,7 @@ pub fn app_harness(runtime: &tokio::runtime::Runtime, parts: &AppParts) -> Harne
         data_dir: parts.data_dir.clone(),
         settings: Some(parts.settings.clone()),
         initial_files: Vec::new(),
-        initial_views: Vec::new(),
+        initial_views: parts.initial_views.clone(),
     };
     Harness::builder()
         .with_size(egui::vec2(1100.0, 720.0))

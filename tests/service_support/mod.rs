@@ -1,10 +1,13 @@
 //! Shared helpers of the service tests: an in-process service on 127.0.0.1:0 over a temporary data
-//! directory, logged-in sessions speaking raw HTTP, test images, waiting with a deadline.
+//! directory, the `partlens-service` binary as a child process, logged-in sessions speaking raw
+//! HTTP, test images, waiting with a deadline.
 
 // Not every test file uses every helper; a failure in a helper is a failed test.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use std::future::Future;
+use std::io::BufRead as _;
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use image::{ImageFormat, RgbImage};
@@ -289,6 +292,17 @@ impl Session {
         reply.string()
     }
 
+    /// The saved attributes of a file, as its record lists them.
+    pub async fn attributes_of(&self, uid: &str) -> Vec<String> {
+        let record = self.get(&format!("/api/File?fileUID={uid}")).await.json();
+        record["Attributes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|text| text.as_str().unwrap().to_owned())
+            .collect()
+    }
+
     /// `GET /api/Search` with an inner filter string.
     pub async fn search(&self, inner_filter: &str) -> Reply {
         let mut query = QueryString::new();
@@ -380,4 +394,75 @@ where
         assert!(started.elapsed() < deadline, "gave up waiting for {what}");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+}
+
+/// A child process that is killed when dropped, so a failed assertion leaves no process behind.
+pub struct Child(pub std::process::Child);
+
+impl Drop for Child {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// The command line of `partlens-service --data DATA serve --addr 127.0.0.1:0 EXTRA…`.
+pub fn serve_command(data: &std::path::Path, extra: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_partlens-service"));
+    command
+        .arg("--data")
+        .arg(data)
+        .args(["serve", "--addr", "127.0.0.1:0"])
+        .args(extra);
+    command
+}
+
+/// Starts a service command (see [`serve_command`]) and returns it with its base URL, read from its
+/// first line (`listening on URL`).
+pub async fn serve_child(mut command: Command) -> (Child, String) {
+    let mut server = Child(
+        command
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let stdout = server.0.stdout.take().unwrap();
+    let first_line = tokio::task::spawn_blocking(move || {
+        let mut line = String::new();
+        std::io::BufReader::new(stdout)
+            .read_line(&mut line)
+            .unwrap();
+        line
+    })
+    .await
+    .unwrap();
+    let base = first_line
+        .trim_end()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("first line: {first_line:?}"))
+        .to_owned();
+    (server, base)
+}
+
+/// Starts `partlens-service serve` on 127.0.0.1:0 over `data` (with `extra` serve options) and
+/// returns it with its base URL.
+pub async fn serve_binary(data: &std::path::Path, extra: &[&str]) -> (Child, String) {
+    serve_child(serve_command(data, extra)).await
+}
+
+/// Overwrites the stored view descriptors of a file in the database of `data` with bytes that are
+/// not a descriptor, as a damaged database page would leave them (beside a running service: the
+/// store is in WAL mode).
+pub fn damage_descriptors(data: &std::path::Path, uid: &str) {
+    let database =
+        rusqlite::Connection::open(data.join(partlens::service::store::DATABASE_FILE)).unwrap();
+    database.busy_timeout(Duration::from_secs(10)).unwrap();
+    let changed = database
+        .execute(
+            "UPDATE views SET descriptor = x'00ff00' WHERE file_uid = ?1",
+            [uid],
+        )
+        .unwrap();
+    assert!(changed > 0, "{uid} has no stored views");
 }

@@ -21,14 +21,7 @@ pub fn decode(extension: &str, bytes: &[u8]) -> Result<DynamicImage, EngineError
         extension: extension.to_owned(),
         reason,
     };
-    let mut reader = ImageReader::new(Cursor::new(bytes))
-        .with_guessed_format()
-        .map_err(|error| undecodable(error.to_string()))?;
-    if reader.format().is_none() {
-        let named = ImageFormat::from_extension(extension.trim_start_matches('.'))
-            .ok_or_else(|| undecodable("unknown image format".to_owned()))?;
-        reader.set_format(named);
-    }
+    let mut reader = reader(extension, bytes)?;
     let mut limits = Limits::default();
     limits.max_image_width = Some(MAX_IMAGE_SIDE);
     limits.max_image_height = Some(MAX_IMAGE_SIDE);
@@ -60,6 +53,39 @@ pub fn decode(extension: &str, bytes: &[u8]) -> Result<DynamicImage, EngineError
         return Err(undecodable("the image has no pixels".to_owned()));
     }
     Ok(image)
+}
+
+/// A reader of `bytes` whose format is sniffed from the content, else taken from `extension`.
+fn reader<'a>(
+    extension: &str,
+    bytes: &'a [u8],
+) -> Result<ImageReader<Cursor<&'a [u8]>>, EngineError> {
+    let undecodable = |reason: String| EngineError::Undecodable {
+        extension: extension.to_owned(),
+        reason,
+    };
+    let mut reader = ImageReader::new(Cursor::new(bytes))
+        .with_guessed_format()
+        .map_err(|error| undecodable(error.to_string()))?;
+    if reader.format().is_none() {
+        let named = ImageFormat::from_extension(extension.trim_start_matches('.'))
+            .ok_or_else(|| undecodable("unknown image format".to_owned()))?;
+        reader.set_format(named);
+    }
+    Ok(reader)
+}
+
+/// Width and height as the image's header states them, read without decoding a pixel (the pixel
+/// cap of [`super::ExtractionLimits`] is checked on them before [`decode`] runs).
+pub fn dimensions(extension: &str, bytes: &[u8]) -> Result<(u32, u32), EngineError> {
+    let reader = reader(extension, bytes)?;
+    std::panic::catch_unwind(move || reader.into_dimensions())
+        .map_err(|_| "the decoder gave up on malformed content".to_owned())
+        .and_then(|read| read.map_err(|error| error.to_string()))
+        .map_err(|reason| EngineError::Undecodable {
+            extension: extension.to_owned(),
+            reason,
+        })
 }
 
 /// The image as 8-bit RGB with any transparency composited over white: transparent drawings are

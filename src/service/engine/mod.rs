@@ -14,12 +14,15 @@
 //! tests draw are in [`crate::service::samples`].
 
 mod blocks;
+#[cfg(test)]
+mod cad_tests;
 mod descriptor;
 pub mod drawing;
 mod framing;
 mod images;
 mod index;
 mod legacy_descriptor;
+mod limits;
 pub mod mesh;
 mod normalise;
 mod photo_descriptor;
@@ -33,6 +36,10 @@ use crate::api::PmiPage;
 pub use descriptor::{Generation, ViewDescriptor};
 pub use images::{MAX_DECODED_BYTES, MAX_IMAGE_SIDE};
 pub use index::{SHAPE_WEIGHT, VisualIndex, match_views, rank_by_matching_every_file};
+pub use limits::{
+    DEFAULT_MAX_IMAGE_PIXELS, DEFAULT_MAX_PMI_ITEMS, DEFAULT_MAX_TEXT_BYTES, ExtractionLimits,
+    OverLimit, TextBudget,
+};
 pub use mesh::ShapeDistribution;
 
 /// Image formats the engine decodes and indexes visually (lower-case extensions with the dot).
@@ -73,6 +80,28 @@ pub enum EngineError {
         /// What the decoder said.
         reason: String,
     },
+    /// The content decodes but yields more than a cap of [`ExtractionLimits`] allows (a small file
+    /// that expands into gigabytes of text, a picture of too many pixels).
+    #[error("the {extension} content is over a limit: {reason}")]
+    OverLimit {
+        /// The extension the file was uploaded with.
+        extension: String,
+        /// Which cap, in words.
+        reason: String,
+    },
+    /// A model whose words (product data) were read but whose shape could not be: the file fails
+    /// (422) and its words stay searchable.
+    #[error("cannot read the shape of the {extension} model: {reason}")]
+    ShapeUnreadable {
+        /// The extension the file was uploaded with.
+        extension: String,
+        /// What the model reader said.
+        reason: String,
+        /// Text read from the file (product names, descriptions).
+        text: String,
+        /// Attributes read from the file (part numbers, materials…), `name=value`.
+        extracted_attributes: Vec<String>,
+    },
     /// A stored descriptor could not be read back.
     #[error("stored descriptor is damaged: {0}")]
     DamagedDescriptor(String),
@@ -101,31 +130,51 @@ pub enum Pipeline {
     Legacy,
 }
 
-/// Analyses a file's bytes with today's engine: [`analyze_with`] and [`Pipeline::Current`].
+/// Analyses a file's bytes within the default [`ExtractionLimits`]; see [`analyze_within`].
 pub fn analyze(extension: &str, bytes: &[u8]) -> Result<Analysis, EngineError> {
-    analyze_with(Pipeline::Current, extension, bytes)
+    analyze_within(extension, bytes, &ExtractionLimits::default())
+}
+
+/// Analyses a file's bytes with today's engine: [`analyze_with`] and [`Pipeline::Current`].
+pub fn analyze_within(
+    extension: &str,
+    bytes: &[u8],
+    limits: &ExtractionLimits,
+) -> Result<Analysis, EngineError> {
+    analyze_with(Pipeline::Current, extension, bytes, limits)
 }
 
 /// Analyses a file's bytes. `extension` is lower-case with the dot (`.png`). Images are decoded and
-/// described; meshes (STL, OBJ, PLY) are read and rendered from several viewpoints (see [`mesh`]);
-/// drawings (`.dxf`, `.pdf`) are rendered and read (see [`drawing`]); bytes that do not decode give
-/// [`EngineError::Undecodable`]. Other formats are accepted with no views (stored and
-/// text-searchable).
+/// described; models (STL, OBJ, PLY, STEP: [`crate::geometry`]) are read and rendered from many
+/// viewpoints (see [`mesh`]); drawings (`.dxf`, `.pdf`) are rendered and read (see [`drawing`]);
+/// bytes that do not decode give [`EngineError::Undecodable`], content past a cap of `limits`
+/// [`EngineError::OverLimit`]. Other formats are accepted with no views (stored and
+/// text-searchable). `pipeline` chooses today's engine or, for comparisons, the one before photo
+/// search.
 pub fn analyze_with(
     pipeline: Pipeline,
     extension: &str,
     bytes: &[u8],
+    limits: &ExtractionLimits,
 ) -> Result<Analysis, EngineError> {
     let extension = extension.to_ascii_lowercase();
     if crate::geometry::is_model_extension(&extension) {
         return mesh::analyze(pipeline, &extension, bytes);
     }
     if drawing::is_drawing_extension(&extension) {
-        return drawing::analyze_drawing(&extension, bytes);
+        return drawing::analyze_drawing(&extension, bytes, limits);
     }
     if !is_image_extension(&extension) {
         return Ok(Analysis::default());
     }
+    // The header's claim is checked before a pixel is decoded.
+    let (width, height) = images::dimensions(&extension, bytes)?;
+    limits::check_pixels(width, height, limits).map_err(|OverLimit(reason)| {
+        EngineError::OverLimit {
+            extension: extension.clone(),
+            reason,
+        }
+    })?;
     let image = images::decode(&extension, bytes)?;
     let unrenderable = |error: image::ImageError| EngineError::Undecodable {
         extension: extension.clone(),
@@ -184,7 +233,7 @@ mod tests {
             analyze(".png", b"not a png at all"),
             Err(EngineError::Undecodable { .. })
         ));
-        let other = analyze(".step", b"ISO-10303-21;").unwrap();
+        let other = analyze(".dwg", b"AC1032 drawing").unwrap();
         assert!(other.views.is_empty());
     }
 

@@ -1,9 +1,11 @@
 //! The committed sample library (`assets/samples/`, made by `examples/make_samples.rs`,
-//! `examples/make_sample_models.rs` and `examples/make_sample_drawings.rs`) works with the engine:
-//! each part picture's two query views, alone and together, rank that part first among the whole
-//! library (its STL model or its DXF/PDF drawing may come before its picture, every other part
-//! clearly behind); the pictures of a part find its model among the models, and every model finds
-//! itself. Models and drawings have no query views of their own.
+//! `examples/make_sample_models.rs`, `examples/make_sample_drawings.rs` and
+//! `examples/make_sample_cad_models.rs`) works with the engine: each part picture's two query views,
+//! alone and together, rank that part first among the whole library (its STL or STEP model or its
+//! DXF/PDF drawing may come before its picture, every other part clearly behind); the pictures of a
+//! part find a model of it first among the models, and every model finds itself (or the part's
+//! model in the other format, which renders the same). Models and drawings have no query views of
+//! their own.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -40,11 +42,10 @@ static VIEWS: LazyLock<HashMap<String, Vec<ViewDescriptor>>> = LazyLock::new(|| 
     for part in sample_parts() {
         files.push(part.file.clone());
         files.extend(part.views.iter().cloned());
-        if let Some(name) = part
-            .file
-            .strip_prefix("models/")
-            .and_then(|file| file.strip_suffix(".stl"))
-        {
+        if let Some(name) = part.file.strip_prefix("models/").and_then(|file| {
+            file.strip_suffix(".stl")
+                .or_else(|| file.strip_suffix(".step"))
+        }) {
             files.push(format!("views/{name}-a.png"));
             files.push(format!("views/{name}-b.jpg"));
         }
@@ -138,15 +139,24 @@ fn sample_models_are_found_from_the_part_pictures_and_from_themselves() {
         .filter(|part| part.file.starts_with("models/"))
         .map(|part| (part.file.as_str(), part.stored_path.as_str()))
         .collect();
-    assert!(models.len() >= 4, "{models:?}");
+    assert!(models.len() >= 7, "{models:?}");
     let mut library = VisualIndex::new();
     for part in &parts {
         library.insert(part.stored_path.clone(), views_of(&part.file));
     }
     let is_model = |key: &str| key.starts_with("Samples/models/");
     let mut failures = Vec::new();
-    for &(file, stored_path) in &models {
-        let name = file.trim_start_matches("models/").trim_end_matches(".stl");
+    for (file, stored_path) in &models {
+        let name = file
+            .trim_start_matches("models/")
+            .trim_end_matches(".stl")
+            .trim_end_matches(".step");
+        // The part's STL and STEP models render alike: either may come first.
+        let model_of_this_part = |key: &str| {
+            key.strip_prefix("Samples/models/")
+                .and_then(|file| file.split('.').next())
+                == Some(name)
+        };
         let model_views = views_of(file);
         assert_eq!(model_views.len(), super::mesh::VIEW_DIRECTIONS, "{file}");
         // Each of the part's pictures, alone and together, puts its model first among the models.
@@ -157,14 +167,17 @@ fn sample_models_are_found_from_the_part_pictures_and_from_themselves() {
                 .collect();
         for query in pictures.chunks(1).chain([pictures.as_slice()]) {
             let ranked = library.rank(query, is_model, 4);
-            if ranked[0].0 != stored_path {
+            if !model_of_this_part(&ranked[0].0) {
                 failures.push(format!("{name} ({} views): {ranked:?}", query.len()));
             }
         }
-        // The model finds itself first in the whole library, clearly ahead of other parts (the
-        // picture and the DXF drawing of the same part may come close).
+        // The model finds itself first in the whole library (or its twin in the other format,
+        // scoring as high), clearly ahead of other parts (the picture and the DXF drawing of the
+        // same part may come close).
         let ranked = library.rank(&model_views, |_| true, usize::MAX);
-        assert_eq!(ranked[0].0, stored_path, "{ranked:?}");
+        assert!(model_of_this_part(&ranked[0].0), "{ranked:?}");
+        let itself = ranked.iter().find(|(key, _)| key == stored_path).unwrap();
+        assert!(itself.1 > 0.999, "{ranked:?}");
         let of_this_part = |key: &str| key.contains(name);
         let other = ranked[1..]
             .iter()
@@ -173,9 +186,9 @@ fn sample_models_are_found_from_the_part_pictures_and_from_themselves() {
         if ranked[0].1 <= 0.999 || other.1 >= ranked[0].1 - 0.1 {
             failures.push(format!("{name} finds itself: {:?}", &ranked[..4]));
         }
-        // Among the pictures and drawings, one of its part (picture or DXF drawing) comes first; for
-        // the stepped shaft may come second: seen end-on a turned part is concentric circles, which
-        // is what the washer picture is.
+        // Among the pictures and drawings, one of its part (picture or DXF drawing) comes first; the
+        // stepped shaft's may come second: seen end-on a turned part is concentric circles, which is
+        // what the washer picture is.
         let ranked = library.rank(&model_views, |key| !is_model(key), 3);
         let drawing_at = ranked.iter().position(|(key, _)| of_this_part(key));
         let expected = if name == "stepped-shaft" { 1 } else { 0 };

@@ -1,5 +1,10 @@
 //! Attributes: `GET /api/FileAttributes` (names used by the company), `PUT /api/FileAttributes`
 //! (replace or add, body double-encoded), `DELETE /api/FileAttributes`, `GET /api/AttributeValues`.
+//!
+//! Limits: the body is read up to [`MAX_ATTRIBUTES_BODY_BYTES`] (413 past it); a file holds at most
+//! `ServiceLimits::max_attributes_per_file` attributes and `max_values_per_file` values (400 past
+//! either, nothing written). The body is parsed and checked before the write transaction starts,
+//! so the store's writer is held only for the inserts.
 
 use axum::body::Body;
 use axum::extract::State;
@@ -100,13 +105,23 @@ pub async fn set_attributes(
             Ok(attribute)
         })
         .collect::<Result<Vec<_>, ServiceError>>()?;
+    let caps = state.config.limits.attribute_caps();
+    // A full replacement is checked before the transaction; an addition needs the saved list, so
+    // it is checked inside it. Either way nothing is written past a cap.
+    let parsed = if delete_existing {
+        let list = attributes::one_per_name(parsed);
+        caps.check(&list)?;
+        list
+    } else {
+        parsed
+    };
     state
         .store
         .write(move |connection| {
             if delete_existing {
                 attributes::replace(connection, &caller.company_id, &uid, &parsed)
             } else {
-                attributes::merge(connection, &caller.company_id, &uid, &parsed)
+                attributes::merge(connection, &caller.company_id, &uid, &parsed, &caps)
             }
         })
         .await?;

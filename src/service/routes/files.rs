@@ -7,7 +7,7 @@ use axum::response::{IntoResponse, Response};
 use crate::service::error::ServiceError;
 use crate::service::params::{optional_uid_param, required_uid_param, text_param};
 use crate::service::records::{ImageUrls, file_map};
-use crate::service::routes::{Origin, Params, json, json_bool};
+use crate::service::routes::{Params, json, json_bool};
 use crate::service::state::AppState;
 use crate::service::store::accounts::Caller;
 use crate::service::store::files::{self, FileRecord};
@@ -15,10 +15,10 @@ use crate::service::store::{attributes, unix_now};
 use crate::service::stored_path::lookup_path;
 use crate::service::upload::may_delete;
 
-/// The FileMap reply of a record (also used by `PUT /api/FileBinaryDirect`).
+/// The FileMap reply of a record for `caller` (also used by `PUT /api/FileBinaryDirect`).
 pub async fn file_map_reply(
     state: &AppState,
-    origin: &str,
+    caller: &Caller,
     record: FileRecord,
 ) -> Result<Response, ServiceError> {
     let uid = record.uid.clone();
@@ -28,7 +28,8 @@ pub async fn file_map_reply(
         .await?;
     let urls = ImageUrls {
         links: &state.image_links,
-        origin,
+        origin: &state.public_origin,
+        viewer: caller,
         now: unix_now(),
     };
     json(&file_map(&record, texts, &urls))
@@ -39,7 +40,6 @@ pub async fn get_file(
     caller: Caller,
     State(state): State<AppState>,
     Params(query): Params,
-    Origin(origin): Origin,
 ) -> Result<Response, ServiceError> {
     let company_id = caller.company_id.clone();
     let record = if let Some(uid) = optional_uid_param(&query, "fileUID")? {
@@ -64,7 +64,7 @@ pub async fn get_file(
     } else {
         return Err(ServiceError::BadRequest("give fileUID or fileName".into()));
     };
-    file_map_reply(&state, &origin, record).await
+    file_map_reply(&state, &caller, record).await
 }
 
 /// Deletes a file: admins any file of their company, other users their own search inputs (403

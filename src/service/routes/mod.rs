@@ -15,12 +15,13 @@ pub mod token;
 pub mod upload;
 
 use std::convert::Infallible;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use axum::Router;
-use axum::extract::{FromRequestParts, Request};
+use axum::extract::{ConnectInfo, FromRequestParts, Request};
 use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode, Uri, header};
 use axum::middleware::Next;
@@ -46,33 +47,21 @@ impl<S: Send + Sync> FromRequestParts<S> for Params {
     }
 }
 
-/// `http://host:port` as the client reached the service (from the `Host` header; the bound address
-/// when the header is missing or odd). Image URLs are built on it.
-#[derive(Clone, Debug)]
-pub struct Origin(pub String);
+/// The address of the client a request came from (the peer of its connection; `0.0.0.0` when the
+/// request did not come over a connection, as in unit tests). Forwarding headers are not trusted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClientAddress(pub IpAddr);
 
-impl FromRequestParts<AppState> for Origin {
+impl<S: Send + Sync> FromRequestParts<S> for ClientAddress {
     type Rejection = Infallible;
 
-    async fn from_request_parts(
-        parts: &mut Parts,
-        state: &AppState,
-    ) -> Result<Self, Self::Rejection> {
-        let host = parts
-            .headers
-            .get(header::HOST)
-            .and_then(|value| value.to_str().ok())
-            .map(str::trim)
-            .filter(|host| {
-                !host.is_empty()
-                    && host
-                        .chars()
-                        .all(|c| c.is_ascii_alphanumeric() || ".-:[]".contains(c))
-            });
-        Ok(Self(match host {
-            Some(host) => format!("http://{host}"),
-            None => format!("http://{}", state.local_addr),
-        }))
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        Ok(Self(
+            parts
+                .extensions
+                .get::<ConnectInfo<SocketAddr>>()
+                .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |info| info.0.ip()),
+        ))
     }
 }
 
@@ -137,30 +126,65 @@ pub fn router(state: AppState) -> Router {
         .with_state(state)
 }
 
-/// The whole service as one `tower` service: request log around route normalisation around the
-/// router.
+/// The whole service as one `tower` service: request log around the body guards (stalled bodies,
+/// unread bodies) around route normalisation around the router.
 pub fn app(
     state: AppState,
 ) -> impl tower::Service<Request, Response = Response, Error = Infallible, Future = impl Send + 'static>
 + Clone
 + Send
 + 'static {
+    let body_read_timeout = state.config.limits.connections.body_read_timeout;
     let normalised = tower::util::MapRequestLayer::new(normalise_path).layer(router(state));
-    let closing = axum::middleware::from_fn(close_if_body_unread).layer(normalised);
+    let deadline = axum::middleware::from_fn_with_state(body_read_timeout, time_out_stalled_bodies)
+        .layer(normalised);
+    let closing = axum::middleware::from_fn(close_if_body_unread).layer(deadline);
     axum::middleware::from_fn(log_request).layer(closing)
 }
 
-/// Adds `Connection: close` to the reply of a request whose body the handler did not read to the
-/// end (a refusal before the upload was read, a 413): the rest of that body is still on the
-/// connection, so the client must not send its next request there.
-async fn close_if_body_unread(request: Request, next: Next) -> Response {
-    let has_body = request.headers().contains_key(header::TRANSFER_ENCODING)
+/// True when a request has a body on the wire.
+fn has_body(request: &Request) -> bool {
+    request.headers().contains_key(header::TRANSFER_ENCODING)
         || request
             .headers()
             .get(header::CONTENT_LENGTH)
             .and_then(|value| value.to_str().ok())
-            .is_some_and(|value| value.trim() != "0");
-    if !has_body {
+            .is_some_and(|value| value.trim() != "0")
+}
+
+/// Ends a request body whose next piece does not arrive within `timeout` with
+/// [`BodyTimedOut`](super::body::BodyTimedOut), which handlers answer with 408.
+async fn time_out_stalled_bodies(
+    axum::extract::State(timeout): axum::extract::State<std::time::Duration>,
+    request: Request,
+    next: Next,
+) -> Response {
+    if !has_body(&request) {
+        return next.run(request).await;
+    }
+    let (parts, body) = request.into_parts();
+    let guarded =
+        futures_util::stream::unfold(Some(body.into_data_stream()), move |data| async move {
+            let mut data = data?;
+            match tokio::time::timeout(timeout, data.next()).await {
+                Ok(Some(Ok(chunk))) => Some((Ok(chunk), Some(data))),
+                Ok(Some(Err(error))) => Some((Err(axum::BoxError::from(error)), None)),
+                Ok(None) => None,
+                Err(_) => Some((Err(axum::BoxError::from(super::body::BodyTimedOut)), None)),
+            }
+        });
+    next.run(Request::from_parts(
+        parts,
+        axum::body::Body::from_stream(guarded),
+    ))
+    .await
+}
+
+/// Adds `Connection: close` to the reply of a request whose body the handler did not read to the
+/// end (a refusal before the upload was read, a 413, a stalled body): the rest of that body is
+/// still on the connection, so the client must not send its next request there.
+async fn close_if_body_unread(request: Request, next: Next) -> Response {
+    if !has_body(&request) {
         return next.run(request).await;
     }
     let finished = Arc::new(AtomicBool::new(false));

@@ -46,7 +46,8 @@ pub async fn pmi_data(
 }
 
 /// Stores feedback on the extracted attributes of a file; replies with the feedback ID. A missing
-/// `feedback` is stored empty; `feedback` over 300 or `user` over 100 characters is a 400.
+/// `feedback` is stored empty; `feedback` over 300 or `user` over 100 characters is a 400; a
+/// `feedbackId` held by another company is a 409 that does not say so.
 pub async fn feedback(
     caller: Caller,
     State(state): State<AppState>,
@@ -101,8 +102,9 @@ pub async fn feedback(
             if saved {
                 Ok(())
             } else {
-                Err(ServiceError::BadRequest(
-                    "this feedbackId is already used; send another or leave it out".into(),
+                // 409, worded as for any ID that cannot be used: it does not tell whose it is.
+                Err(ServiceError::Conflict(
+                    "this feedbackId cannot be used; send another or leave it out".into(),
                 ))
             }
         })

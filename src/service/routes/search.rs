@@ -1,19 +1,25 @@
 //! `GET /api/Search` (by input UIDs and/or FT conditions in `filterStr`) and `PUT /api/Search` (up to
-//! ten input files uploaded in the call). Extension: `maxResults` (1..=10000, default 200).
+//! ten input files uploaded in the call, streamed). Extension: `maxResults` (1..=10000, default
+//! 200). The filter's limits (conditions, inputs) are checked before anything is read or stored.
 
 use axum::body::Body;
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::Response;
 
+use futures_util::StreamExt as _;
+use tokio::io::AsyncWriteExt as _;
+
 use crate::api::SearchFilter;
-use crate::api::encoding::{QueryString, base64_decode, decode_double_encoded_strings};
+use crate::api::encoding::QueryString;
 use crate::api::limits::MAX_SEARCH_FILES;
-use crate::service::body::{TempFile, read_limited};
+use crate::service::body::{TempFile, check_declared_length, unreadable};
+use crate::service::disk::create_private_file_async;
 use crate::service::error::ServiceError;
 use crate::service::params::canonical_uid;
-use crate::service::routes::{Origin, Params, json};
+use crate::service::routes::{Params, json};
 use crate::service::search::{SearchQuery, max_results_param, run};
+use crate::service::search_body::{SearchBodyDecoder, SearchBodyEvent};
 use crate::service::state::AppState;
 use crate::service::store::accounts::Caller;
 use crate::service::stored_path::parse_search_input_extension;
@@ -29,7 +35,6 @@ pub async fn search_by_filter(
     caller: Caller,
     State(state): State<AppState>,
     Params(query): Params,
-    Origin(origin): Origin,
 ) -> Result<Response, ServiceError> {
     if query.get("filterStr").is_none() {
         return Err(ServiceError::BadRequest(
@@ -38,16 +43,17 @@ pub async fn search_by_filter(
     }
     let max_results = max_results_param(query.get("maxResults"))?;
     let search = SearchQuery::from_filter(&filter_of(&query), max_results);
-    json(&run(&state, &caller, &origin, search).await?)
+    json(&run(&state, &caller, search).await?)
 }
 
 /// Uploads up to ten files of one extension as search inputs (indexed during the call) and searches
-/// by them, appended to any `fileUID` list already in `filterStr`.
+/// by them, appended to any `fileUID` list already in `filterStr`. The body streams through
+/// [`SearchBodyDecoder`] into temporary files: it is never held whole (its size is bounded by the
+/// service's body limit, 413 past it).
 pub async fn search_with_files(
     caller: Caller,
     State(state): State<AppState>,
     Params(query): Params,
-    Origin(origin): Origin,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ServiceError> {
@@ -58,36 +64,19 @@ pub async fn search_with_files(
     })?)?;
     let max_results = max_results_param(query.get("maxResults"))?;
     let mut search = SearchQuery::from_filter(&filter_of(&query), max_results);
-    // Earlier inputs are checked before anything is uploaded, so a bad one leaves no new input behind.
+    // The filter and earlier inputs are checked before anything is uploaded, so a bad one leaves no
+    // new input behind.
+    search.check_within(&state.config.limits)?;
     for uid in &search.input_uids {
         canonical_uid(uid, "fileUID")?;
     }
-    let body = read_limited(body, &headers, state.config.max_body_bytes).await?;
-    let encoded = decode_double_encoded_strings(&body)
-        .map_err(|error| ServiceError::BadRequest(error.to_string()))?;
-    if encoded.is_empty() {
+    let files = receive_search_files(&state, &headers, body).await?;
+    if files.is_empty() {
         return Err(ServiceError::BadRequest(
             "the body holds no file: send a JSON string holding an array of base64 files".into(),
         ));
     }
-    if encoded.len() > MAX_SEARCH_FILES {
-        return Err(ServiceError::BadRequest(format!(
-            "{} files were sent; one search takes at most {MAX_SEARCH_FILES}",
-            encoded.len()
-        )));
-    }
-    let mut contents = Vec::with_capacity(encoded.len());
-    for (number, text) in encoded.iter().enumerate() {
-        let bytes = base64_decode(text).map_err(|error| {
-            ServiceError::BadRequest(format!("file {} of the body: {error}", number + 1))
-        })?;
-        contents.push(bytes);
-    }
-    drop(encoded);
-    for bytes in contents {
-        let temp = TempFile::new(state.disk.temp_path());
-        let size = bytes.len() as u64;
-        tokio::fs::write(temp.path(), bytes).await?;
+    for (temp, size) in files {
         let params = UploadParams {
             target: UploadTarget::SearchInput {
                 extension: extension.clone(),
@@ -102,5 +91,52 @@ pub async fn search_with_files(
         let record = store_and_index(&state, &caller, params, temp, size).await?;
         search.input_uids.push(record.uid);
     }
-    json(&run(&state, &caller, &origin, search).await?)
+    json(&run(&state, &caller, search).await?)
+}
+
+/// Streams the body of `PUT /api/Search` into one temporary file per file it holds, refusing more
+/// than the body limit (413), more than [`MAX_SEARCH_FILES`] files or a malformed body (400).
+async fn receive_search_files(
+    state: &AppState,
+    headers: &HeaderMap,
+    body: Body,
+) -> Result<Vec<(TempFile, u64)>, ServiceError> {
+    let limit = state.config.max_body_bytes;
+    check_declared_length(headers, limit)?;
+    let mut decoder = SearchBodyDecoder::new(MAX_SEARCH_FILES);
+    let mut files: Vec<(TempFile, u64)> = Vec::new();
+    let mut writer: Option<tokio::io::BufWriter<tokio::fs::File>> = None;
+    let mut stream = body.into_data_stream();
+    let mut received = 0u64;
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(unreadable)?;
+        received += chunk.len() as u64;
+        if received > limit {
+            return Err(ServiceError::PayloadTooLarge { limit });
+        }
+        for event in decoder.feed(&chunk).map_err(ServiceError::BadRequest)? {
+            match event {
+                SearchBodyEvent::FileStarted => {
+                    let temp = TempFile::new(state.disk.temp_path());
+                    writer = Some(tokio::io::BufWriter::new(
+                        create_private_file_async(temp.path()).await?,
+                    ));
+                    files.push((temp, 0));
+                }
+                SearchBodyEvent::Bytes(bytes) => {
+                    if let (Some(writer), Some((_, size))) = (writer.as_mut(), files.last_mut()) {
+                        writer.write_all(&bytes).await?;
+                        *size += bytes.len() as u64;
+                    }
+                }
+                SearchBodyEvent::FileEnded => {
+                    if let Some(mut finished) = writer.take() {
+                        finished.flush().await?;
+                    }
+                }
+            }
+        }
+    }
+    decoder.finish().map_err(ServiceError::BadRequest)?;
+    Ok(files)
 }

@@ -1,11 +1,13 @@
 //! `GET /api/FileStatus`: 204 while indexing, 200 with the ISO 8601 index time when done, 422
-//! `failed`, 404 unknown; every reply `Cache-Control: no-store`.
+//! `failed` (the spec's body; why, in words, in the `X-Failure-Reason` header), 404 unknown; every
+//! reply `Cache-Control: no-store`.
 
 use axum::extract::State;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use crate::service::error::ServiceError;
+use crate::service::failure_reason::{FAILURE_REASON_HEADER, FailureReason};
 use crate::service::params::required_uid_param;
 use crate::service::routes::{Params, json_string};
 use crate::service::state::AppState;
@@ -30,12 +32,24 @@ pub async fn file_status(
     Ok(match record.state {
         IndexState::Queued | IndexState::InProgress => StatusCode::NO_CONTENT.into_response(),
         IndexState::Completed => json_string(record.indexed_at.as_deref().unwrap_or_default()),
-        IndexState::Failed => (
-            StatusCode::UNPROCESSABLE_ENTITY,
-            [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
-            "failed",
-        )
-            .into_response(),
+        IndexState::Failed => {
+            let mut response = (
+                StatusCode::UNPROCESSABLE_ENTITY,
+                [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+                "failed",
+            )
+                .into_response();
+            // Stored reasons are ASCII on one line; an older or damaged one is made so here.
+            let reason = record
+                .failure_reason
+                .as_deref()
+                .map(FailureReason::new)
+                .and_then(|reason| HeaderValue::from_str(reason.as_str()).ok());
+            if let Some(reason) = reason {
+                response.headers_mut().insert(FAILURE_REASON_HEADER, reason);
+            }
+            response
+        }
     })
 }
 

@@ -1,5 +1,7 @@
 //! `POST /api/Token`: the OAuth password grant. The form's `password` is the hex SHA-1 of the
-//! user's password; refusals are 400 with an OAuth `error` object.
+//! user's password; refusals are 400 with an OAuth `error` object. Password checks are throttled
+//! (`service::login_guard`): a user name or client address with too many recent failures gets 429
+//! with `Retry-After`, and only a few checks run at once.
 
 use axum::body::Body;
 use axum::extract::State;
@@ -10,7 +12,7 @@ use crate::api::encoding::QueryString;
 use crate::service::auth::{new_token, token_hash, verify_against_nothing, verify_password_digest};
 use crate::service::body::read_limited;
 use crate::service::error::ServiceError;
-use crate::service::routes::json;
+use crate::service::routes::{ClientAddress, json};
 use crate::service::state::AppState;
 use crate::service::store::{accounts, unix_now};
 
@@ -25,6 +27,7 @@ const INVALID_GRANT: ServiceError = ServiceError::TokenRefused {
 /// Issues a bearer token for a user of a registered client.
 pub async fn issue(
     State(state): State<AppState>,
+    ClientAddress(address): ClientAddress,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ServiceError> {
@@ -59,7 +62,19 @@ pub async fn issue(
     let (username, digest) = (username.to_owned(), digest.to_owned());
     let lifetime = state.config.token_lifetime.as_secs() as i64;
     let store = state.store.clone();
+    let guard = state.login_guard.clone();
+    guard.admit(&username, address).await?;
+    let slot = guard.slot().await?;
+    // Checked again: failures counted while this request waited for its slot count too.
+    if let Err(refused) = guard.check(&username, address) {
+        drop(slot);
+        guard.delay_refusal().await;
+        return Err(refused);
+    }
     let token = tokio::task::spawn_blocking(move || {
+        // The slot is held until the outcome is counted, even if the client gives up meanwhile: a
+        // request that gets the slot next sees this failure.
+        let slot = slot;
         let (client_known, login) = store.read_blocking(|connection| {
             Ok((
                 accounts::client_exists(connection, &client_id)?,
@@ -74,12 +89,18 @@ pub async fn issue(
         }
         let user_id = match login {
             Some((user_id, hash)) if verify_password_digest(&digest, &hash) => user_id,
-            Some(_) => return Err(INVALID_GRANT),
+            Some(_) => {
+                guard.record_failure(&username, address);
+                return Err(INVALID_GRANT);
+            }
             None => {
                 verify_against_nothing(&digest);
+                guard.record_failure(&username, address);
                 return Err(INVALID_GRANT);
             }
         };
+        guard.record_success(&username);
+        drop(slot);
         let token = new_token();
         let now = unix_now();
         let hash = token_hash(&token);

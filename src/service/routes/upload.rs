@@ -9,7 +9,7 @@ use axum::response::Response;
 use crate::service::body::BodyEncoding;
 use crate::service::error::ServiceError;
 use crate::service::routes::files::file_map_reply;
-use crate::service::routes::{Origin, Params, json_string};
+use crate::service::routes::{Params, json_string};
 use crate::service::state::AppState;
 use crate::service::store::accounts::Caller;
 use crate::service::upload::{UploadParams, upload};
@@ -53,11 +53,10 @@ pub async fn put_file_binary_direct(
     caller: Caller,
     State(state): State<AppState>,
     Params(query): Params,
-    Origin(origin): Origin,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ServiceError> {
     let params = UploadParams::from_query(&query, false)?;
     let record = upload(&state, &caller, params, &headers, body, BodyEncoding::Raw).await?;
-    file_map_reply(&state, &origin, record).await
+    file_map_reply(&state, &caller, record).await
 }

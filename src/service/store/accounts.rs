@@ -14,6 +14,30 @@ pub struct Caller {
     pub company_id: String,
     /// Admins may delete company-database files.
     pub admin: bool,
+    /// A digest of the user's password hash: it changes when the password is reset, and image
+    /// links are bound to it (see `service::image_links`).
+    pub credential_stamp: String,
+}
+
+/// The credential stamp of a stored password hash (see [`Caller::credential_stamp`]).
+pub fn credential_stamp(password_hash: &str) -> String {
+    use sha2::Digest as _;
+    hex::encode(&sha2::Sha256::digest(password_hash.as_bytes())[..16])
+}
+
+/// The company and credential stamp of user `user_id`, if the user exists.
+pub fn credential_of_user(
+    connection: &Connection,
+    user_id: i64,
+) -> Result<Option<(String, String)>, ServiceError> {
+    Ok(connection
+        .query_row(
+            "SELECT company_id, password_hash FROM users WHERE id = ?1",
+            [user_id],
+            |row| Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?)),
+        )
+        .optional()?
+        .map(|(company_id, hash)| (company_id, credential_stamp(&hash))))
 }
 
 /// The id of the company called `name`, created when it does not exist.
@@ -132,7 +156,8 @@ pub fn caller_of_token(
 ) -> Result<Option<Caller>, ServiceError> {
     Ok(connection
         .query_row(
-            "SELECT u.id, u.company_id, u.admin FROM tokens t JOIN users u ON u.id = t.user_id
+            "SELECT u.id, u.company_id, u.admin, u.password_hash FROM tokens t
+               JOIN users u ON u.id = t.user_id
              WHERE t.token_hash = ?1 AND t.expires_at > ?2",
             params![token_hash, now],
             |row| {
@@ -140,6 +165,7 @@ pub fn caller_of_token(
                     user_id: row.get(0)?,
                     company_id: row.get(1)?,
                     admin: row.get(2)?,
+                    credential_stamp: credential_stamp(&row.get::<_, String>(3)?),
                 })
             },
         )

@@ -76,11 +76,13 @@ pub struct FileRecord {
     pub has_thumbnail: bool,
     /// A large image is on disk.
     pub has_large_image: bool,
+    /// Why indexing failed, in words (a failed file indexed by an older service may have none).
+    pub failure_reason: Option<String>,
 }
 
 const COLUMNS: &str = "uid, company_id, owner_user_id, is_search_input, stored_path, display_name, \
      extension, size, state, revision, uploaded_at, indexed_at, text, extracted_attributes, pmi, \
-     has_thumbnail, has_large_image";
+     has_thumbnail, has_large_image, failure_reason";
 
 fn record_from_row(row: &Row<'_>) -> rusqlite::Result<FileRecord> {
     let extracted: String = row.get(13)?;
@@ -103,6 +105,7 @@ fn record_from_row(row: &Row<'_>) -> rusqlite::Result<FileRecord> {
         pmi_json: row.get(14)?,
         has_thumbnail: row.get(15)?,
         has_large_image: row.get(16)?,
+        failure_reason: row.get(17)?,
     })
 }
 
@@ -221,7 +224,7 @@ pub fn upsert(
                     stored_path = ?5, path_key = ?6, display_name = ?7, extension = ?8, size = ?9,
                     state = ?10, revision = ?11, uploaded_at = ?12, indexed_at = NULL, text = '',
                     extracted_attributes = '[]', pmi = '[]', has_thumbnail = 0,
-                    has_large_image = 0, callback_param = ?13
+                    has_large_image = 0, callback_param = ?13, failure_reason = NULL
                  WHERE uid = ?1",
                 params![
                     content.uid,
@@ -326,7 +329,8 @@ pub fn save_indexing(
         Some(content) => {
             connection.execute(
                 "UPDATE files SET state = 'completed', indexed_at = ?2, text = ?3,
-                    extracted_attributes = ?4, pmi = ?5, has_thumbnail = ?6, has_large_image = ?7
+                    extracted_attributes = ?4, pmi = ?5, has_thumbnail = ?6, has_large_image = ?7,
+                    failure_reason = NULL
                  WHERE uid = ?1",
                 params![
                     uid,
@@ -349,12 +353,58 @@ pub fn save_indexing(
             search_text::refresh(connection, uid)?;
         }
         None => {
-            connection.execute(
-                "UPDATE files SET state = 'failed', indexed_at = NULL WHERE uid = ?1",
-                [uid],
-            )?;
+            let failure = IndexingFailure {
+                reason: "the service failed while indexing the file".to_owned(),
+                ..IndexingFailure::default()
+            };
+            return save_failed_indexing(connection, uid, revision, &failure);
         }
     }
+    connection.execute("DELETE FROM jobs WHERE file_uid = ?1", [uid])?;
+    Ok(true)
+}
+
+/// Why one revision of a file could not be indexed, with what was read of it before it failed.
+#[derive(Clone, Debug, Default)]
+pub struct IndexingFailure {
+    /// The reason in words (ASCII, one line: see `service::failure_reason`).
+    pub reason: String,
+    /// Text read before the failure (kept searchable).
+    pub text: String,
+    /// Attributes read before the failure (kept searchable and shown).
+    pub extracted_attributes: Vec<String>,
+}
+
+/// Saves that indexing `revision` of a file failed, why, and what was read of it: its views and
+/// pictures are cleared, its text and extracted attributes kept searchable. Returns false (and saves
+/// nothing) when the file is gone or was overwritten meanwhile.
+pub fn save_failed_indexing(
+    connection: &Connection,
+    uid: &str,
+    revision: i64,
+    failure: &IndexingFailure,
+) -> Result<bool, ServiceError> {
+    let current: Option<i64> = connection
+        .query_row("SELECT revision FROM files WHERE uid = ?1", [uid], |row| {
+            row.get(0)
+        })
+        .optional()?;
+    if current != Some(revision) {
+        return Ok(false);
+    }
+    connection.execute(
+        "UPDATE files SET state = 'failed', indexed_at = NULL, failure_reason = ?2, text = ?3,
+            extracted_attributes = ?4, pmi = '[]', has_thumbnail = 0, has_large_image = 0
+         WHERE uid = ?1",
+        params![
+            uid,
+            failure.reason,
+            failure.text,
+            serde_json::to_string(&failure.extracted_attributes).unwrap_or_else(|_| "[]".into()),
+        ],
+    )?;
+    connection.execute("DELETE FROM views WHERE file_uid = ?1", [uid])?;
+    search_text::refresh(connection, uid)?;
     connection.execute("DELETE FROM jobs WHERE file_uid = ?1", [uid])?;
     Ok(true)
 }

@@ -28,6 +28,18 @@ pub fn enqueue(connection: &Connection, uid: &str, now: &str) -> Result<(), Serv
     Ok(())
 }
 
+/// Queues a file to be indexed again from its stored bytes: its state becomes queued and its stored
+/// views are dropped (they could not be read back).
+pub fn requeue_for_indexing(
+    connection: &Connection,
+    uid: &str,
+    now: &str,
+) -> Result<(), ServiceError> {
+    super::files::set_state(connection, uid, IndexState::Queued)?;
+    connection.execute("DELETE FROM views WHERE file_uid = ?1", [uid])?;
+    enqueue(connection, uid, now)
+}
+
 /// Takes the oldest queued job and marks its file in progress.
 pub fn claim_next(connection: &Connection) -> Result<Option<ClaimedJob>, ServiceError> {
     let job = connection

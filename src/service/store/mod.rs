@@ -1,13 +1,15 @@
 //! The SQLite store: records, attributes, users, tokens, feedback and the indexing queue, in one
 //! database file under the data directory.
 //!
-//! WAL mode with a busy timeout, so `admin` commands can write while a service runs on the same
+//! The database file is private to the service's user (`0600` on Unix; its WAL and shared-memory
+//! files follow). WAL mode with a busy timeout, so `admin` commands can write while a service runs on the same
 //! directory. Work runs on tokio's blocking threads, never on the async runtime: writes go through one
 //! connection (our own writers queue on its mutex instead of failing with `SQLITE_BUSY`), reads take a
 //! connection from a small pool (WAL lets them run beside the writer).
 
 pub mod accounts;
 pub mod attributes;
+pub mod expiry;
 pub mod feedback;
 pub mod files;
 pub mod jobs;
@@ -58,8 +60,11 @@ impl Store {
     /// Opens (creating if needed) the database of a data directory and brings its schema up to date.
     /// Blocking: call it from a blocking context or at start-up.
     pub fn open_blocking(data_dir: &Path) -> Result<Self, ServiceError> {
-        std::fs::create_dir_all(data_dir)?;
+        super::disk::create_private_dir(data_dir)?;
         let path = data_dir.join(DATABASE_FILE);
+        // Private before SQLite opens it: its WAL and shared-memory files take the database
+        // file's permissions.
+        super::disk::ensure_private_file(&path)?;
         let mut writer = connect(&path)?;
         schema::migrate(&mut writer)?;
         Ok(Self {

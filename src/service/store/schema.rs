@@ -113,6 +113,10 @@ const MIGRATIONS: &[&str] = &[
         value  BLOB NOT NULL
     );
     "#,
+    // 2: why a file could not be indexed, in words (NULL while it has not failed).
+    r#"
+    ALTER TABLE files ADD COLUMN failure_reason TEXT;
+    "#,
 ];
 
 /// Brings the schema up to date and makes sure the default client exists.

@@ -1,5 +1,6 @@
-//! The metadata side of search: which of a company's indexed database files satisfy every FT
-//! condition, done in SQL over the lower-cased search text and the per-value attribute rows.
+//! The metadata side of search: which of a company's database files (indexed, or failed with the
+//! words read from them) satisfy every FT condition, done in SQL over the lower-cased search text
+//! and the per-value attribute rows.
 
 use std::collections::HashSet;
 
@@ -45,12 +46,14 @@ fn attribute_condition(
     arguments.extend(value_arguments);
 }
 
-/// The SQL (and its arguments) selecting the UID and display name of the company's indexed database
-/// files that satisfy every term.
+/// The SQL (and its arguments) selecting the UID and display name of the company's database files
+/// whose indexing has ended (completed, or failed: a file whose content could not be indexed is
+/// still found by its name, attributes and whatever words were read from it) that satisfy every
+/// term.
 fn matching_sql(company_id: &str, terms: &[FilterTerm]) -> (String, Vec<Value>) {
     let mut sql = String::from(
         "SELECT f.uid, f.display_name FROM files f
-         WHERE f.company_id = ? AND f.is_search_input = 0 AND f.state = 'completed'",
+         WHERE f.company_id = ? AND f.is_search_input = 0 AND f.state IN ('completed', 'failed')",
     );
     let mut arguments = vec![Value::Text(company_id.to_owned())];
     for term in terms {

@@ -153,11 +153,19 @@ impl Backend {
             Ok(WaitOutcome::Finished(FileStatus::Completed { indexed_at })) => {
                 JobEnd::Done { uid, indexed_at }
             }
-            Ok(WaitOutcome::Finished(FileStatus::Failed)) => JobEnd::Failed(
-                "The service could not index this file (it reported the indexing failed). Check \
-                 that the file opens, fix or replace it, then retry."
-                    .into(),
-            ),
+            Ok(WaitOutcome::Finished(FileStatus::Failed { reason })) => {
+                JobEnd::Failed(match reason {
+                    Some(reason) => format!(
+                        "The service could not index this file: {reason}. Check that the file opens, \
+                     fix or replace it, then retry."
+                    ),
+                    None => {
+                        "The service could not index this file (it reported the indexing failed). \
+                         Check that the file opens, fix or replace it, then retry."
+                            .into()
+                    }
+                })
+            }
             Ok(WaitOutcome::Finished(FileStatus::Unknown)) => JobEnd::Failed(
                 "The service no longer has this file (it was deleted). Retry to upload it again."
                     .into(),

@@ -1,9 +1,11 @@
 //! Searching from the app: the backend's search commands (run a search with its uploads and indexing
 //! waits, cancel it), saving the result list as CSV, and the search workflows themselves:
-//! [`search_flow`] (by files, shared with the CLI) and [`view_search`] (by the query bar's views).
+//! [`search_flow`] (by files, shared with the CLI), [`view_search`] (by the query bar's views) and
+//! [`kept_inputs`] (views searched by an earlier UID: uploaded again when the service lost them).
 //!
 //! A search that meets a 401 is parked and runs again after the login (like jobs).
 
+pub mod kept_inputs;
 pub mod search_flow;
 pub mod view_search;
 
@@ -12,6 +14,7 @@ use std::sync::{MutexGuard, PoisonError};
 
 use tokio_util::sync::CancellationToken;
 
+use self::kept_inputs::recheck_kept_inputs;
 use self::search_flow::FileSearchError;
 use self::view_search::{ViewSearchRequest, run_view_search};
 use super::backend::Backend;
@@ -32,7 +35,8 @@ pub fn search_failure_message(error: &FileSearchError) -> String {
 }
 
 impl Backend {
-    /// Runs a search; answers `SearchProgress`, then `SearchFinished` or `SearchFailed`.
+    /// Runs a search; answers `SearchInputsGone` when kept inputs go up again, `SearchProgress`, then
+    /// `SearchFinished` or `SearchFailed`.
     pub(in crate::tasks) fn run_search(&self, id: u64, request: ViewSearchRequest) {
         let command = Command::Search {
             id,
@@ -46,9 +50,17 @@ impl Backend {
         let backend = self.clone();
         self.spawn(async move {
             let reporter = backend.clone();
-            let outcome = run_view_search(&client, &request, &policy, &cancel, move |progress| {
-                reporter.emit(Event::SearchProgress { id, progress });
-            })
+            let outcome = async {
+                let (request, gone) = recheck_kept_inputs(&client, request, &cancel).await?;
+                if !gone.is_empty() {
+                    reporter.emit(Event::SearchInputsGone { id, uids: gone });
+                }
+                let reporter = reporter.clone();
+                run_view_search(&client, &request, &policy, &cancel, move |progress| {
+                    reporter.emit(Event::SearchProgress { id, progress });
+                })
+                .await
+            }
             .await;
             backend.running_searches().remove(&id);
             match outcome {
@@ -88,6 +100,16 @@ impl Backend {
 
     /// Asks where to save the CSV text and writes it there; a notice says where, or why not.
     pub(in crate::tasks) fn export_csv(&self, suggested_name: String, csv: String) {
+        self.save_csv(suggested_name, csv, "The result list");
+    }
+
+    /// Asks where to save a comparison's CSV text and writes it there, like [`Self::export_csv`].
+    pub(in crate::tasks) fn export_comparison(&self, suggested_name: String, csv: String) {
+        self.save_csv(suggested_name, csv, "The comparison");
+    }
+
+    /// Asks where to save `csv` and writes it there atomically; the notice names `what` was saved.
+    fn save_csv(&self, suggested_name: String, csv: String, what: &'static str) {
         let backend = self.clone();
         let picker = self.shared.picker.clone();
         self.spawn(async move {
@@ -97,12 +119,12 @@ impl Backend {
             match crate::tasks::atomic_write::write_atomically(&path, csv.as_bytes()).await {
                 Ok(()) => backend.notice(
                     NoticeLevel::Info,
-                    format!("The result list was saved to {}.", path.display()),
+                    format!("{what} was saved to {}.", path.display()),
                 ),
                 Err(error) => backend.notice(
                     NoticeLevel::Error,
                     format!(
-                        "The result list could not be saved to {}: {error}. Choose another folder.",
+                        "{what} could not be saved to {}: {error}. Choose another folder.",
                         path.display()
                     ),
                 ),

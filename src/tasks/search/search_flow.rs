@@ -143,7 +143,7 @@ pub async fn run_file_search(
         let new_inputs = input_uids.len().saturating_sub(views.len());
         for (view, uid) in input_uids.iter().skip(new_inputs).enumerate() {
             let state = client.file_status(uid).await?;
-            if matches!(state, FileStatus::Failed | FileStatus::Unknown) {
+            if matches!(state, FileStatus::Failed { .. } | FileStatus::Unknown) {
                 return Err(FileSearchError::IndexingFailed {
                     view,
                     name: views[view].file_name(),

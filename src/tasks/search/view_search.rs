@@ -6,7 +6,7 @@
 //! [`run_file_search`]: one single-call `PUT /api/Search` when they share an extension, otherwise
 //! two-step with asynchronous indexing (`indexAsync=true`, progress while polling).
 //! A result's image is downloaded first ([`ApiClient::fetch_image`], the URL exactly as given) and
-//! uploaded under a name whose extension matches its bytes.
+//! uploaded under a name whose extension matches its bytes; a sketch goes up from its bytes in memory.
 
 use std::path::PathBuf;
 
@@ -15,7 +15,7 @@ use tokio_util::sync::CancellationToken;
 use super::search_flow::{
     FileSearchError, FileSearchOptions, FileSearchOutcome, FileSearchProgress, run_file_search,
 };
-use crate::api::{ApiClient, ApiError, SearchFilter, SearchRequest, UploadSource};
+use crate::api::{ApiClient, ApiError, FileUid, SearchFilter, SearchRequest, UploadSource};
 use crate::tasks::jobs::poll::PollPolicy;
 
 /// Where a view's bytes come from.
@@ -30,6 +30,54 @@ pub enum ViewSource {
         /// The image URL, used exactly as given.
         image_url: String,
     },
+    /// A picture made in the app (the sketch pad's drawing), in memory.
+    Sketch(SketchImage),
+}
+
+/// A picture made in the app, kept in memory: a PNG with the file name it goes up under.
+#[derive(Clone, PartialEq, Eq)]
+pub struct SketchImage {
+    name: String,
+    png: bytes::Bytes,
+    key: String,
+}
+
+impl SketchImage {
+    /// The PNG `png`, uploaded as `name` (whose extension says the format).
+    pub fn new(name: impl Into<String>, png: bytes::Bytes) -> Self {
+        use sha1::Digest as _;
+        let key = format!("sketch:{}", hex::encode(sha1::Sha1::digest(&png)));
+        Self {
+            name: name.into(),
+            png,
+            key,
+        }
+    }
+
+    /// The file name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The PNG bytes.
+    pub fn png(&self) -> &bytes::Bytes {
+        &self.png
+    }
+
+    /// A key naming these bytes (their SHA-1), for the thumbnail cache.
+    pub fn key(&self) -> &str {
+        &self.key
+    }
+}
+
+impl std::fmt::Debug for SketchImage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The bytes are noise in a log or a failed assertion.
+        f.debug_struct("SketchImage")
+            .field("name", &self.name)
+            .field("bytes", &self.png.len())
+            .finish_non_exhaustive()
+    }
 }
 
 impl ViewSource {
@@ -41,6 +89,7 @@ impl ViewSource {
                 .map(|name| name.to_string_lossy().into_owned())
                 .unwrap_or_else(|| path.display().to_string()),
             Self::ResultImage { name, .. } => name.clone(),
+            Self::Sketch(image) => image.name.clone(),
         }
     }
 }
@@ -54,6 +103,19 @@ pub struct ViewSearchRequest {
     pub filter: SearchFilter,
     /// Further search parameters the interface leaves open (for example `maxResults`).
     pub extra_params: Vec<(String, String)>,
+    /// The views whose kept UIDs ride in the filter, with where their bytes are: the backend checks
+    /// that the service still has each and uploads one it no longer has again
+    /// ([`super::kept_inputs`]).
+    pub kept: Vec<KeptInput>,
+}
+
+/// A view searched by the input UID it got earlier, with where its bytes are.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KeptInput {
+    /// The search-input UID.
+    pub uid: FileUid,
+    /// Where to upload it from again if the service no longer has it.
+    pub source: ViewSource,
 }
 
 /// The file name a downloaded result image is uploaded under: the result's name made safe, with the
@@ -108,6 +170,10 @@ pub async fn upload_source(
             let name = result_image_file_name(name, &bytes)?;
             Ok(UploadSource::Bytes { name, bytes })
         }
+        ViewSource::Sketch(image) => Ok(UploadSource::Bytes {
+            name: image.name.clone(),
+            bytes: image.png.clone(),
+        }),
     }
 }
 
@@ -207,6 +273,7 @@ mod tests {
             uploads: Vec::new(),
             filter: SearchFilter::new(),
             extra_params: Vec::new(),
+            kept: Vec::new(),
         };
         let error = run_view_search(
             &client,

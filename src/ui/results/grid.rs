@@ -1,13 +1,17 @@
 //! The results as a virtualised grid of cards: thumbnail, name, score with its band, the key
-//! attributes, "More like this". Only the rows of cards on screen are laid out.
+//! attributes, "More like this", and a checkbox that ticks it for comparison. Only the rows of cards
+//! on screen are laid out. A hovered card of a 3D model records its picture's rectangle, where the
+//! Search place turns the model.
 
-use egui::{Align, Layout, Sense, UiBuilder, Vec2};
+use egui::{Align, Layout, Rect, Sense, UiBuilder, Vec2};
 
 use super::rows::ResultRow;
 use super::{
-    ResultsIntent, ResultsView, more_like_this_button_ui, opens_detail, score_label_ui,
-    thumbnail_ui,
+    ResultsIntent, ResultsView, compare_checkbox_ui, more_like_this_button_ui, opens_detail,
+    score_label_ui, thumbnail_ui,
 };
+use crate::api::FileUid;
+use crate::tasks::models::is_model_file_name;
 use crate::ui::app_command::CommandQueue;
 use crate::ui::texture_cache::TextureCache;
 
@@ -37,6 +41,14 @@ impl ResultsView {
             as usize)
             .max(1);
         let row_count = self.rows.len().div_ceil(columns);
+        let Self {
+            rows,
+            order,
+            key_attributes,
+            selected,
+            hovered_model,
+            ..
+        } = self;
         egui::ScrollArea::vertical()
             .id_salt("results grid")
             .auto_shrink(false)
@@ -44,17 +56,15 @@ impl ResultsView {
                 for grid_row in visible_rows {
                     ui.horizontal(|ui| {
                         let first = grid_row * columns;
-                        let last = (first + columns).min(self.order.len());
-                        for &index in &self.order[first..last] {
-                            let row = &self.rows[index];
-                            result_card_ui(
-                                ui,
-                                row,
-                                &self.key_attributes,
-                                textures,
-                                commands,
-                                intents,
-                            );
+                        let last = (first + columns).min(order.len());
+                        for &index in &order[first..last] {
+                            let row = &rows[index];
+                            let card = CardParts {
+                                key_attributes,
+                                selected: &mut *selected,
+                                hovered_model: &mut *hovered_model,
+                            };
+                            result_card_ui(ui, row, card, textures, commands, intents);
                         }
                     });
                 }
@@ -62,12 +72,19 @@ impl ResultsView {
     }
 }
 
-/// One card of the grid: thumbnail, name, score with band, key attributes, "More like this". A click
-/// anywhere else on the card opens the detail view.
+/// What a card reads and changes beside its row.
+struct CardParts<'a> {
+    key_attributes: &'a [String],
+    selected: &'a mut Vec<FileUid>,
+    hovered_model: &'a mut Option<(ResultRow, Rect)>,
+}
+
+/// One card of the grid: thumbnail, name, score with band, key attributes, "More like this", the
+/// compare checkbox. A click anywhere else on the card opens the detail view.
 fn result_card_ui(
     ui: &mut egui::Ui,
     row: &ResultRow,
-    key_attributes: &[String],
+    parts: CardParts<'_>,
     textures: &mut TextureCache<egui::TextureHandle>,
     commands: &mut CommandQueue,
     intents: &mut Vec<ResultsIntent>,
@@ -102,9 +119,12 @@ fn result_card_ui(
         Sense::hover(),
     );
     thumbnail_ui(&card, thumbnail_rect, row, textures, commands);
+    if response.hovered() && is_model_file_name(&row.file_name) {
+        *parts.hovered_model = Some((row.clone(), thumbnail_rect.intersect(card.clip_rect())));
+    }
     card.add(egui::Label::new(egui::RichText::new(&row.name).strong()).truncate());
     score_label_ui(&mut card, row);
-    for name in key_attributes {
+    for name in parts.key_attributes {
         let value = row.attribute_text(name);
         let text = if value.is_empty() {
             format!("{name}: —")
@@ -114,7 +134,12 @@ fn result_card_ui(
         card.add(egui::Label::new(egui::RichText::new(text).small()).truncate());
     }
     card.with_layout(Layout::bottom_up(Align::Min), |ui| {
-        more_like_this_button_ui(ui, row, intents);
+        ui.horizontal(|ui| {
+            more_like_this_button_ui(ui, row, intents);
+            ui.with_layout(Layout::right_to_left(Align::Center), |ui| {
+                compare_checkbox_ui(ui, row, parts.selected);
+            });
+        });
     });
 }
 

@@ -4,7 +4,8 @@
 //!
 //! The view sends what the task layer does (thumbnails, the file picker, the CSV export) as
 //! `Command`s and returns [`ResultsIntent`]s for what reaches beyond it (open a result, search by it,
-//! search again). Only the rows on screen are laid out (`ScrollArea::show_rows`, `TableBuilder`
+//! search again, compare the ticked results). A card whose result is a 3D model reports itself while
+//! hovered ([`ResultsView::hovered_model`]), so the Search place can turn the model in it. Only the rows on screen are laid out (`ScrollArea::show_rows`, `TableBuilder`
 //! `body.rows`), and sorting happens when the sort changes, never per frame, so a frame costs the
 //! same for 100 or 10,000 results.
 
@@ -79,7 +80,12 @@ pub enum ResultsIntent {
     CancelSearch,
     /// Remove the text and attribute filters (after a search found nothing).
     ClearFilters,
+    /// Compare these results (two or more, in the order they were ticked).
+    Compare(Vec<ResultRow>),
 }
+
+/// Most results compared at once.
+pub const MAX_COMPARED: usize = 6;
 
 /// The results view: rows, their order, layout and status.
 #[derive(Debug, Default)]
@@ -93,6 +99,10 @@ pub struct ResultsView {
     key_attributes: Vec<String>,
     total_results: Option<i64>,
     notice: Option<String>,
+    /// The results ticked for comparison, in the order they were ticked.
+    selected: Vec<FileUid>,
+    /// The card of a 3D model under the pointer this frame, with its picture's rectangle.
+    hovered_model: Option<(ResultRow, Rect)>,
 }
 
 impl ResultsView {
@@ -131,6 +141,7 @@ impl ResultsView {
             self.sort = SortOrder::default();
         }
         self.rows = rows;
+        self.selected.clear();
         self.order = sorted_order(&self.rows, &self.sort);
         self.total_results = total;
         self.status = ResultsStatus::Ready;
@@ -148,6 +159,39 @@ impl ResultsView {
             self.rows.remove(index);
             self.order = sorted_order(&self.rows, &self.sort);
         }
+        self.selected
+            .retain(|selected| selected.canonical() != canonical);
+    }
+
+    /// True when the result is ticked for comparison.
+    pub fn is_selected(&self, uid: &FileUid) -> bool {
+        let canonical = uid.canonical();
+        self.selected
+            .iter()
+            .any(|selected| selected.canonical() == canonical)
+    }
+
+    /// Ticks a result for comparison, or unticks it (at most [`MAX_COMPARED`] are ticked).
+    pub fn toggle_selected(&mut self, uid: &FileUid) {
+        toggle(&mut self.selected, uid);
+    }
+
+    /// The ticked results, in the order they were ticked.
+    pub fn selected_rows(&self) -> Vec<ResultRow> {
+        self.selected
+            .iter()
+            .filter_map(|uid| {
+                self.rows
+                    .iter()
+                    .find(|row| row.uid.canonical() == uid.canonical())
+            })
+            .cloned()
+            .collect()
+    }
+
+    /// The card of a 3D model under the pointer in the last frame, and where its picture is.
+    pub fn hovered_model(&self) -> Option<&(ResultRow, Rect)> {
+        self.hovered_model.as_ref()
     }
 
     /// Shows a file's new attributes (after they were saved).
@@ -174,6 +218,8 @@ impl ResultsView {
     }
 
     fn clear_rows(&mut self) {
+        self.selected.clear();
+        self.hovered_model = None;
         self.rows.clear();
         self.order.clear();
         self.attribute_columns.clear();
@@ -258,6 +304,7 @@ impl ResultsView {
         commands: &mut CommandQueue,
     ) -> Vec<ResultsIntent> {
         let mut intents = Vec::new();
+        self.hovered_model = None;
         match self.status.clone() {
             ResultsStatus::NotSearched => {
                 state_message_ui(
@@ -303,7 +350,7 @@ impl ResultsView {
                 });
             }
             ResultsStatus::Ready => {
-                self.toolbar_ui(ui, commands);
+                self.toolbar_ui(ui, commands, &mut intents);
                 ui.separator();
                 match self.layout {
                     ResultsLayout::Grid => self.grid_ui(ui, textures, commands, &mut intents),
@@ -314,7 +361,12 @@ impl ResultsView {
         intents
     }
 
-    fn toolbar_ui(&mut self, ui: &mut egui::Ui, commands: &mut CommandQueue) {
+    fn toolbar_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        commands: &mut CommandQueue,
+        intents: &mut Vec<ResultsIntent>,
+    ) {
         ui.horizontal(|ui| {
             let shown = self.rows.len();
             let count = match self.total_results {
@@ -384,6 +436,21 @@ impl ResultsView {
                     }
                 }
             }
+            ui.separator();
+            let ticked = self.selected.len();
+            let compare = ui
+                .add_enabled(
+                    ticked >= 2,
+                    egui::Button::new(format!("Compare ({ticked})")),
+                )
+                .on_hover_text("Compare the ticked results side by side")
+                .on_disabled_hover_text("Tick two or more results to compare them");
+            if compare.clicked() {
+                intents.push(ResultsIntent::Compare(self.selected_rows()));
+            }
+            if ticked > 0 && ui.button("Clear selection").clicked() {
+                self.selected.clear();
+            }
         });
         if let Some(notice) = &self.notice {
             ui.label(notice);
@@ -412,6 +479,44 @@ fn opens_detail(response: &egui::Response, row: &ResultRow, intents: &mut Vec<Re
     });
     if response.clicked() {
         intents.push(ResultsIntent::OpenDetail(row.uid.clone()));
+    }
+}
+
+/// Ticks `uid` in `selected`, or unticks it; at most [`MAX_COMPARED`] are ticked.
+fn toggle(selected: &mut Vec<FileUid>, uid: &FileUid) {
+    let canonical = uid.canonical();
+    if let Some(index) = selected
+        .iter()
+        .position(|ticked| ticked.canonical() == canonical)
+    {
+        selected.remove(index);
+    } else if selected.len() < MAX_COMPARED {
+        selected.push(uid.clone());
+    }
+}
+
+/// The checkbox that ticks a result for comparison (grid and table): "Compare {name}" to assistive
+/// technology and tests; disabled when [`MAX_COMPARED`] others are ticked.
+fn compare_checkbox_ui(ui: &mut egui::Ui, row: &ResultRow, selected: &mut Vec<FileUid>) {
+    let canonical = row.uid.canonical();
+    let mut ticked = selected.iter().any(|uid| uid.canonical() == canonical);
+    let enabled = ticked || selected.len() < MAX_COMPARED;
+    let response = ui
+        .add_enabled(enabled, egui::Checkbox::without_text(&mut ticked))
+        .on_hover_text("Tick to compare")
+        .on_disabled_hover_text(format!("At most {MAX_COMPARED} results can be compared"));
+    let name = row.name.clone();
+    let shown = ticked;
+    response.widget_info(|| {
+        egui::WidgetInfo::selected(
+            egui::Role::CheckBox,
+            enabled,
+            shown,
+            format!("Compare {name}"),
+        )
+    });
+    if response.changed() {
+        toggle(selected, &row.uid);
     }
 }
 

@@ -1,5 +1,5 @@
-//! The results as a sortable table: rank, thumbnail, name, score, a column per attribute and the
-//! actions; a click on a header sorts by it (again: the other way). Only the rows on screen are laid
+//! The results as a sortable table: the compare checkbox, rank, thumbnail, name, score, a column per
+//! attribute and the actions; a click on a header sorts by it (again: the other way). Only the rows on screen are laid
 //! out.
 
 use egui::{Align, Layout, Rect, Sense, Vec2};
@@ -7,8 +7,8 @@ use egui_extras::{Column, TableBuilder};
 
 use super::rows::{SortColumn, SortOrder};
 use super::{
-    ResultsIntent, ResultsView, more_like_this_button_ui, opens_detail, score_label_ui,
-    thumbnail_ui,
+    ResultsIntent, ResultsView, compare_checkbox_ui, more_like_this_button_ui, opens_detail,
+    score_label_ui, thumbnail_ui,
 };
 use crate::ui::app_command::CommandQueue;
 use crate::ui::texture_cache::TextureCache;
@@ -30,6 +30,7 @@ impl ResultsView {
         let sort = self.sort.clone();
         let rows = &self.rows;
         let order = &self.order;
+        let selected = &mut self.selected;
         egui::ScrollArea::horizontal()
             .id_salt("results table scroll")
             .show(ui, |ui| {
@@ -39,6 +40,7 @@ impl ResultsView {
                     .resizable(true)
                     .sense(Sense::click())
                     .cell_layout(Layout::left_to_right(Align::Center))
+                    .column(Column::exact(24.0))
                     .column(Column::exact(32.0))
                     .column(Column::exact(TABLE_ROW_HEIGHT + 8.0))
                     .column(Column::initial(220.0).at_least(80.0).clip(true))
@@ -51,6 +53,9 @@ impl ResultsView {
                 table = table.min_scrolled_height(0.0);
                 table
                     .header(24.0, |mut header| {
+                        header.col(|ui| {
+                            ui.label("").on_hover_text("Tick results to compare them");
+                        });
                         header.col(|ui| {
                             sort_header_ui(ui, "#", &SortColumn::Rank, &sort, &mut clicked_column);
                         });
@@ -93,6 +98,9 @@ impl ResultsView {
                     .body(|body| {
                         body.rows(TABLE_ROW_HEIGHT, order.len(), |mut table_row| {
                             let row = &rows[order[table_row.index()]];
+                            table_row.col(|ui| {
+                                compare_checkbox_ui(ui, row, selected);
+                            });
                             table_row.col(|ui| {
                                 ui.label(row.rank.to_string());
                             });

@@ -12,6 +12,8 @@
 //! and returns the search to run as a [`SearchIntent`].
 
 pub mod filters;
+pub mod history;
+pub mod sketch;
 pub mod views;
 
 use std::collections::{HashMap, HashSet};
@@ -26,6 +28,7 @@ use super::texture_cache::TextureCache;
 use crate::api::{AttributeValue, FileUid, SearchFilter};
 use crate::tasks::Command;
 use crate::tasks::search::search_flow::FileSearchProgress;
+use crate::tasks::search::view_search::KeptInput;
 
 /// Most views one search takes (the interface's limit).
 pub const MAX_VIEWS: usize = crate::api::limits::MAX_SEARCH_FILES;
@@ -41,6 +44,8 @@ pub struct SearchPlan {
     pub uploads: Vec<(u64, ViewSource)>,
     /// Indexed input UIDs, text and attribute terms.
     pub filter: SearchFilter,
+    /// The indexed views with where their bytes are, to upload again if the service lost them.
+    pub kept: Vec<KeptInput>,
 }
 
 impl SearchPlan {
@@ -62,6 +67,8 @@ impl SearchPlan {
 pub enum SearchIntent {
     /// Run this search (the bar now shows it running).
     Run(SearchPlan),
+    /// Show the searches kept in the history.
+    ShowHistory,
 }
 
 /// The query bar's state.
@@ -80,6 +87,7 @@ pub struct SearchBar {
     active_filter: Option<usize>,
     stage: Option<String>,
     message: Option<String>,
+    sketch_pad: sketch::SketchPad,
 }
 
 impl SearchBar {
@@ -209,14 +217,18 @@ impl SearchBar {
     /// there is none.
     pub fn plan(&self) -> Result<SearchPlan, String> {
         let terms = self.terms_filter()?;
-        let indexed: Vec<FileUid> = self
+        let kept: Vec<KeptInput> = self
             .views
             .iter()
             .filter_map(|slot| match &slot.state {
-                ViewState::Indexed(uid) => Some(uid.clone()),
+                ViewState::Indexed(uid) => Some(KeptInput {
+                    uid: uid.clone(),
+                    source: slot.source.clone(),
+                }),
                 _ => None,
             })
             .collect();
+        let indexed: Vec<FileUid> = kept.iter().map(|kept| kept.uid.clone()).collect();
         let uploads: Vec<(u64, ViewSource)> = self
             .views
             .iter()
@@ -232,15 +244,18 @@ impl SearchBar {
         Ok(SearchPlan {
             uploads,
             filter: terms.with_uids(indexed),
+            kept,
         })
     }
 
     /// Plans a search and marks it running; the plan goes to the app. While one runs, none starts.
+    /// A drawing on the open sketch pad that changed since it last went into its view goes there
+    /// first.
     pub fn start(&mut self) -> Result<SearchPlan, String> {
         if self.running.is_some() {
             return Err("A search is already running; wait for it or cancel it.".to_owned());
         }
-        let plan = self.plan();
+        let plan = self.use_changed_sketch().and_then(|()| self.plan());
         match plan {
             Ok(plan) => {
                 for slot in &mut self.views {
@@ -375,6 +390,10 @@ impl SearchBar {
         }
         let mut run = false;
         self.views_ui(ui, textures, commands);
+        if self.sketch_pad.is_open() {
+            ui.add_space(4.0);
+            self.sketch_pad_ui(ui);
+        }
         ui.add_space(4.0);
         ui.horizontal(|ui| {
             let label = ui.label("Search text");
@@ -398,6 +417,13 @@ impl SearchBar {
             }
             if ui.button("Add filter").clicked() {
                 self.filters.push(FilterRow::default());
+            }
+            if ui
+                .button("History")
+                .on_hover_text("Searches you ran and saved searches (Ctrl+H).")
+                .clicked()
+            {
+                intents.push(SearchIntent::ShowHistory);
             }
         });
         if self.filters_ui(ui, commands) {
@@ -444,8 +470,9 @@ mod tests {
     fn runs(intents: &[SearchIntent]) -> Vec<&SearchPlan> {
         intents
             .iter()
-            .map(|intent| match intent {
-                SearchIntent::Run(plan) => plan,
+            .filter_map(|intent| match intent {
+                SearchIntent::Run(plan) => Some(plan),
+                SearchIntent::ShowHistory => None,
             })
             .collect()
     }

@@ -7,7 +7,7 @@ use egui::{Color32, Rect, Sense, Vec2};
 use super::{MAX_VIEWS, SearchBar};
 use crate::api::FileUid;
 use crate::tasks::Command;
-use crate::tasks::thumbnails::{ImageRequest, ImageSource, is_image_name};
+use crate::tasks::thumbnails::{ImageRequest, ImageSource, THUMBNAIL_MAX_SIDE, is_image_name};
 use crate::ui::app_command::CommandQueue;
 use crate::ui::picture::{Picture, paint_caption, paint_fitted, picture};
 use crate::ui::texture_cache::TextureCache;
@@ -58,11 +58,11 @@ impl ViewKind {
 pub fn view_kind(source: &ViewSource) -> ViewKind {
     match source {
         ViewSource::File(path) => ViewKind::of_name(&path.to_string_lossy()),
-        ViewSource::ResultImage { .. } => ViewKind::Image,
+        ViewSource::ResultImage { .. } | ViewSource::Sketch(_) => ViewKind::Image,
     }
 }
 
-/// The image request for a view slot's thumbnail: an image is drawn from its own bytes; a model or
+/// The image request for a view slot's thumbnail: an image (or a sketch) is drawn from its own bytes; a model or
 /// drawing, which the app cannot draw, shows the picture the service rendered of it once it is
 /// indexed (its input UID is known); before that, none.
 pub fn view_thumbnail_request(slot: &ViewSlot) -> Option<ImageRequest> {
@@ -75,6 +75,12 @@ pub fn view_thumbnail_request(slot: &ViewSlot) -> Option<ImageRequest> {
         }
         (ViewSource::File(_), _) => None,
         (ViewSource::ResultImage { image_url, .. }, _) => Some(ImageRequest::thumbnail(image_url)),
+        (ViewSource::Sketch(image), _) => Some(ImageRequest {
+            key: image.key().to_owned(),
+            source: ImageSource::Bytes(image.png().clone()),
+            max_side: THUMBNAIL_MAX_SIDE,
+            record: None,
+        }),
     }
 }
 
@@ -152,6 +158,8 @@ impl SearchBar {
                 }
                 if let Some(id) = removed {
                     self.remove_view(id);
+                    // The slots were drawn before the removal: draw them again.
+                    ui.ctx().request_repaint();
                 }
                 ui.vertical(|ui| {
                     let full = self.views.len() >= MAX_VIEWS;
@@ -162,10 +170,22 @@ impl SearchBar {
                     {
                         commands.backend(Command::PickViews);
                     }
+                    let sketching = self.sketch_pad().is_open();
+                    if ui
+                        .add(egui::Button::new("Sketch").selected(sketching))
+                        .on_hover_text(if sketching {
+                            "Hide the sketch pad (the drawing is kept)."
+                        } else {
+                            "Draw the part and search by the drawing."
+                        })
+                        .clicked()
+                    {
+                        self.set_sketch_open(!sketching);
+                    }
                     let hint = if hovering_files {
                         "Drop to add as views".to_owned()
                     } else if self.views.is_empty() {
-                        "Drop up to 10 images or models of one part here".to_owned()
+                        "Drop up to 10 images or models of one part here, or sketch it".to_owned()
                     } else {
                         format!("{} of {MAX_VIEWS} views", self.views.len())
                     };
@@ -215,7 +235,7 @@ fn view_slot_ui(
 
 /// A view slot's thumbnail: an image from its own bytes, a model or drawing the picture the service
 /// rendered of it once indexed; until then (or without one) its extension stands in.
-fn slot_thumbnail_ui(
+pub(crate) fn slot_thumbnail_ui(
     ui: &egui::Ui,
     rect: Rect,
     slot: &ViewSlot,

@@ -6,6 +6,9 @@
 //! ATTRIB (in INSERTs), DIMENSION (its block when present, else lines from its definition points),
 //! TOLERANCE, INSERT (nested, with arrays). Other entities, invisible ones and those on layers that
 //! are off are skipped.
+//!
+//! Texts are counted in a [`TextBudget`] as they are placed: a block reference repeats its block's
+//! texts, so a few kilobytes of nested blocks over an MTEXT could otherwise place a gigabyte of text.
 
 use std::collections::{HashMap, HashSet};
 use std::io::Cursor;
@@ -16,6 +19,7 @@ use dxf::enums::{
 };
 use dxf::{Block, Drawing, Point, Vector};
 
+use super::super::limits::{OverLimit, TextBudget};
 use super::PmiItemKind;
 use super::curves;
 use super::scene::{PlacedText, Point2, Scene, Transform};
@@ -51,6 +55,15 @@ pub enum DxfReadError {
     /// Nothing to draw or read.
     #[error("the drawing is empty")]
     Empty,
+    /// More text or texts than the budget of one file allows.
+    #[error("{0}")]
+    OverLimit(OverLimit),
+}
+
+impl From<OverLimit> for DxfReadError {
+    fn from(error: OverLimit) -> Self {
+        Self::OverLimit(error)
+    }
 }
 
 /// Parses DXF bytes (ASCII or binary) into the crate's model.
@@ -65,12 +78,13 @@ pub fn parse(bytes: &[u8]) -> Result<Drawing, DxfReadError> {
 }
 
 /// The scene of a parsed drawing: paper space when it has something drawn, otherwise model space.
-pub fn scene_of(drawing: &Drawing) -> Result<Scene, DxfReadError> {
+/// Placed texts are counted in `budget`.
+pub fn scene_of(drawing: &Drawing, budget: &mut TextBudget) -> Result<Scene, DxfReadError> {
     // (The `dxf` crate reads no VIEWPORT entities, so any paper-space entity is drawn content.)
     let paper_space = drawing
         .entities()
         .any(|entity| entity.common.is_in_paper_space);
-    let mut reader = SceneReader::new(drawing);
+    let mut reader = SceneReader::new(drawing, budget);
     for entity in drawing
         .entities()
         .filter(|entity| entity.common.is_in_paper_space == paper_space)
@@ -84,7 +98,8 @@ pub fn scene_of(drawing: &Drawing) -> Result<Scene, DxfReadError> {
     Ok(scene)
 }
 
-struct SceneReader<'a> {
+struct SceneReader<'a, 'b> {
+    budget: &'b mut TextBudget,
     blocks: HashMap<String, &'a Block>,
     /// Names (upper-case) of the layers that are off.
     layers_off: HashSet<String>,
@@ -112,8 +127,8 @@ fn finite_or(value: f64, fallback: f64) -> f64 {
     if value.is_finite() { value } else { fallback }
 }
 
-impl<'a> SceneReader<'a> {
-    fn new(drawing: &'a Drawing) -> Self {
+impl<'a, 'b> SceneReader<'a, 'b> {
+    fn new(drawing: &'a Drawing, budget: &'b mut TextBudget) -> Self {
         let blocks = drawing
             .blocks()
             .map(|block| (block.name.to_uppercase(), block))
@@ -131,6 +146,7 @@ impl<'a> SceneReader<'a> {
             .map(|layer| layer.name.to_uppercase())
             .collect();
         Self {
+            budget,
             blocks,
             layers_off,
             dimension_text_height: if height.is_finite() && height > 0.0 {
@@ -171,13 +187,15 @@ impl<'a> SceneReader<'a> {
         Ok(())
     }
 
-    fn text(&mut self, text: PlacedText) {
+    fn text(&mut self, text: PlacedText) -> Result<(), DxfReadError> {
         let frame_ok = [text.frame.apply([0.0, 0.0]), text.frame.apply([1.0, 1.0])]
             .iter()
             .all(|[x, y]| x.is_finite() && y.is_finite());
         if !text.text.is_empty() && text.height.is_finite() && text.height > 0.0 && frame_ok {
+            self.budget.take_item(&text.text)?;
             self.scene.texts.push(text);
         }
+        Ok(())
     }
 
     fn entity(
@@ -284,8 +302,7 @@ impl<'a> SceneReader<'a> {
                     &map,
                     frame,
                     text.text_height,
-                ));
-                Ok(())
+                ))
             }
             EntityType::MText(mtext) => {
                 let mut raw = mtext.extended_text.concat();
@@ -311,8 +328,7 @@ impl<'a> SceneReader<'a> {
                 placed_text.line_pitch = LINE_PITCH
                     * mtext.initial_text_height
                     * finite_or(mtext.line_spacing_factor, 1.0).clamp(0.25, 4.0);
-                self.text(placed_text);
-                Ok(())
+                self.text(placed_text)
             }
             EntityType::Tolerance(tolerance) => {
                 let cleaned =
@@ -333,14 +349,10 @@ impl<'a> SceneReader<'a> {
                     map,
                     frame,
                     height,
-                ));
-                Ok(())
+                ))
             }
             EntityType::Insert(insert) => self.insert(insert, map, depth),
-            EntityType::Attribute(attribute) => {
-                self.attribute(attribute, map);
-                Ok(())
-            }
+            EntityType::Attribute(attribute) => self.attribute(attribute, map),
             EntityType::RotatedDimension(dimension) => {
                 let base = &dimension.dimension_base;
                 let (p2, p3) = (
@@ -503,14 +515,17 @@ impl<'a> SceneReader<'a> {
             map,
             frame,
             height,
-        ));
-        Ok(())
+        ))
     }
 
     /// A title-block value. Also reached for ATTRIBs outside an INSERT: the `dxf` crate stops
     /// gathering an INSERT's ATTRIBs at an embedded MTEXT (which it writes itself), leaving the rest
     /// as separate entities in the same coordinates.
-    fn attribute(&mut self, attribute: &dxf::entities::Attribute, map: &Transform) {
+    fn attribute(
+        &mut self,
+        attribute: &dxf::entities::Attribute,
+        map: &Transform,
+    ) -> Result<(), DxfReadError> {
         let cleaned = text_clean::clean_single_line(&attribute.value);
         let frame = single_line_frame(
             &point(&attribute.location),
@@ -533,7 +548,7 @@ impl<'a> SceneReader<'a> {
             attribute.text_height,
         );
         placed_text.visible = !attribute.is_invisible();
-        self.text(placed_text);
+        self.text(placed_text)
     }
 
     fn insert(
@@ -545,7 +560,7 @@ impl<'a> SceneReader<'a> {
         // ATTRIBs are placed in the coordinates the INSERT itself lives in.
         for attribute in insert.attributes() {
             self.entities += 1;
-            self.attribute(attribute, map);
+            self.attribute(attribute, map)?;
         }
         let Some(block) = self.blocks.get(&insert.name.to_uppercase()).copied() else {
             return Ok(());
@@ -734,6 +749,11 @@ mod tests {
     };
 
     use super::*;
+    use crate::service::engine::ExtractionLimits;
+
+    fn scene(drawing: &Drawing) -> Result<Scene, DxfReadError> {
+        scene_of(drawing, &mut TextBudget::new(&ExtractionLimits::default()))
+    }
 
     fn p(x: f64, y: f64) -> Point {
         Point::new(x, y, 0.0)
@@ -744,7 +764,7 @@ mod tests {
         for specific in entities {
             drawing.add_entity(Entity::new(specific));
         }
-        scene_of(&drawing)
+        scene(&drawing)
     }
 
     fn close(a: Point2, b: Point2) -> bool {
@@ -786,7 +806,7 @@ mod tests {
             p(-5.0, 7.0),
         ))));
         drawing.add_entity(Entity::new(EntityType::LwPolyline(light)));
-        let scene = scene_of(&drawing).unwrap();
+        let scene = scene(&drawing).unwrap();
         assert_eq!(scene.strokes.len(), 3);
         assert!(contains_point(&scene, [-5.0, 7.0]));
         assert!(contains_point(&scene, [20.0, 10.0]));
@@ -906,7 +926,7 @@ mod tests {
             },
         );
         drawing.add_entity(Entity::new(EntityType::Insert(insert)));
-        let scene = scene_of(&drawing).unwrap();
+        let scene = scene(&drawing).unwrap();
         // Base point to the insertion point, scaled by 3, turned a quarter; the array's second
         // column is 100 further along the turned x axis.
         assert_eq!(scene.strokes.len(), 2);
@@ -988,7 +1008,7 @@ mod tests {
             p(0.0, 0.0),
             p(1.0, 0.0),
         ))));
-        let scene = scene_of(&drawing).unwrap();
+        let scene = scene(&drawing).unwrap();
         assert_eq!(scene.strokes, vec![vec![[0.0, 0.0], [1.0, 0.0]]]);
     }
 
@@ -1003,7 +1023,7 @@ mod tests {
         let mut bytes = Vec::new();
         drawing.save_binary(&mut bytes).unwrap();
         assert!(bytes.starts_with(b"AutoCAD Binary DXF"));
-        let scene = scene_of(&parse(&bytes).unwrap()).unwrap();
+        let scene = scene(&parse(&bytes).unwrap()).unwrap();
         assert!(contains_point(&scene, [5.0, 4.0]));
     }
 
@@ -1017,8 +1037,49 @@ mod tests {
         let mut sheet = Entity::new(EntityType::Line(Line::new(p(0.0, 0.0), p(420.0, 297.0))));
         sheet.common.is_in_paper_space = true;
         drawing.add_entity(sheet);
-        let scene = scene_of(&drawing).unwrap();
+        let scene = scene(&drawing).unwrap();
         assert_eq!(scene.strokes, vec![vec![[0.0, 0.0], [420.0, 297.0]]]);
+    }
+
+    #[test]
+    fn nested_blocks_repeating_a_text_stop_at_the_text_cap() {
+        // Level 0 holds one MTEXT of 1,000 characters; each level above inserts the one below
+        // twice, so the drawing places 2^10 = 1,024 copies: 1 MB of text from a few entities.
+        let mut drawing = Drawing::new();
+        let mut level = Block {
+            name: "L0".into(),
+            ..Default::default()
+        };
+        level.entities.push(Entity::new(EntityType::MText(MText {
+            text: "W".repeat(1_000),
+            initial_text_height: 2.5,
+            ..Default::default()
+        })));
+        drawing.add_block(level);
+        for depth in 1..=10 {
+            let mut level = Block {
+                name: format!("L{depth}"),
+                ..Default::default()
+            };
+            for _ in 0..2 {
+                level.entities.push(Entity::new(EntityType::Insert(Insert {
+                    name: format!("L{}", depth - 1),
+                    ..Default::default()
+                })));
+            }
+            drawing.add_block(level);
+        }
+        drawing.add_entity(Entity::new(EntityType::Insert(Insert {
+            name: "L10".into(),
+            ..Default::default()
+        })));
+        let limits = ExtractionLimits {
+            max_text_bytes: 100_000,
+            ..ExtractionLimits::default()
+        };
+        let refused = scene_of(&drawing, &mut TextBudget::new(&limits)).unwrap_err();
+        assert!(matches!(refused, DxfReadError::OverLimit(_)), "{refused:?}");
+        assert_eq!(scene(&drawing).unwrap().texts.len(), 1_024);
     }
 
     #[test]
@@ -1038,10 +1099,7 @@ mod tests {
             name: "LOOP".into(),
             ..Default::default()
         })));
-        assert!(matches!(
-            scene_of(&drawing),
-            Err(DxfReadError::TooComplex(_))
-        ));
+        assert!(matches!(scene(&drawing), Err(DxfReadError::TooComplex(_))));
         // An array of a million copies.
         let huge = Insert {
             name: "ANY".into(),
@@ -1055,10 +1113,7 @@ mod tests {
             ..Default::default()
         });
         drawing.add_entity(Entity::new(EntityType::Insert(huge)));
-        assert!(matches!(
-            scene_of(&drawing),
-            Err(DxfReadError::TooComplex(_))
-        ));
+        assert!(matches!(scene(&drawing), Err(DxfReadError::TooComplex(_))));
         // Too many entities.
         let lines = (0..=MAX_ENTITIES)
             .map(|_| EntityType::Line(Line::new(p(0.0, 0.0), p(1.0, 1.0))))

@@ -29,7 +29,7 @@ mod title_block;
 
 use image::DynamicImage;
 
-use super::{Analysis, EngineError, ViewDescriptor, images};
+use super::{Analysis, EngineError, ExtractionLimits, TextBudget, ViewDescriptor, images};
 
 pub use dxf_scene::{MAX_BLOCK_DEPTH, MAX_DXF_BYTES, MAX_ENTITIES, MAX_POINTS};
 pub use pdf_scene::{MAX_PDF_BYTES, MAX_PDF_PAGES};
@@ -69,12 +69,18 @@ pub fn is_drawing_extension(extension: &str) -> bool {
     DRAWING_EXTENSIONS.contains(&extension.to_ascii_lowercase().as_str())
 }
 
-/// Analyses a drawing by its extension (`.dxf` or `.pdf`, lower-case).
-pub fn analyze_drawing(extension: &str, bytes: &[u8]) -> Result<Analysis, EngineError> {
+/// Analyses a drawing by its extension (`.dxf` or `.pdf`, lower-case), within `limits`: the text
+/// and PMI items are counted while the reader places them.
+pub fn analyze_drawing(
+    extension: &str,
+    bytes: &[u8],
+    limits: &ExtractionLimits,
+) -> Result<Analysis, EngineError> {
+    let mut budget = TextBudget::new(limits);
     if extension == ".pdf" {
-        analyze_pdf(bytes)
+        analyze_pdf(bytes, &mut budget)
     } else {
-        analyze_dxf(bytes)
+        analyze_dxf(bytes, &mut budget)
     }
 }
 
@@ -85,12 +91,22 @@ fn undecodable(extension: &str) -> impl Fn(String) -> EngineError + '_ {
     }
 }
 
+fn over_limit(extension: &str, reason: String) -> EngineError {
+    EngineError::OverLimit {
+        extension: extension.to_owned(),
+        reason,
+    }
+}
+
 /// Analyses a DXF drawing: the rendered page becomes the view, thumbnail and large image; its texts
 /// the PMI (page 1), the free text and the extracted attributes.
-pub fn analyze_dxf(bytes: &[u8]) -> Result<Analysis, EngineError> {
+pub fn analyze_dxf(bytes: &[u8], budget: &mut TextBudget) -> Result<Analysis, EngineError> {
     let undecodable = undecodable(".dxf");
     let drawing = dxf_scene::parse(bytes).map_err(|error| undecodable(error.to_string()))?;
-    let scene = dxf_scene::scene_of(&drawing).map_err(|error| undecodable(error.to_string()))?;
+    let scene = dxf_scene::scene_of(&drawing, budget).map_err(|error| match error {
+        dxf_scene::DxfReadError::OverLimit(reason) => over_limit(".dxf", reason.0),
+        other => undecodable(other.to_string()),
+    })?;
     drop(drawing);
     let (min, max) = scene
         .extents()
@@ -103,9 +119,12 @@ pub fn analyze_dxf(bytes: &[u8]) -> Result<Analysis, EngineError> {
 
 /// Analyses a PDF drawing: one PMI page a document page, page 1 rendered for the view, thumbnail and
 /// large image.
-pub fn analyze_pdf(bytes: &[u8]) -> Result<Analysis, EngineError> {
+pub fn analyze_pdf(bytes: &[u8], budget: &mut TextBudget) -> Result<Analysis, EngineError> {
     let undecodable = undecodable(".pdf");
-    let pages = pdf_scene::read_pages(bytes).map_err(|error| undecodable(error.to_string()))?;
+    let pages = pdf_scene::read_pages(bytes, budget).map_err(|error| match error {
+        pdf_scene::PdfReadError::OverLimit(reason) => over_limit(".pdf", reason.0),
+        other => undecodable(other.to_string()),
+    })?;
     let mut reader = PagesRead::default();
     for pdf_page in &pages {
         let longest = (pdf_page.max[0] - pdf_page.min[0]).max(pdf_page.max[1] - pdf_page.min[1]);
@@ -171,6 +190,10 @@ mod tests {
         SAMPLE_DRAWINGS, SAMPLE_PDF_DRAWING, sample_drawing_dxf, sample_drawing_pdf,
     };
 
+    fn budget() -> TextBudget {
+        TextBudget::new(&ExtractionLimits::default())
+    }
+
     /// Every PMI box is a real box inside the page's image.
     fn assert_boxes_inside_the_page(page: &crate::api::PmiPage) {
         for item in &page.items {
@@ -189,7 +212,7 @@ mod tests {
     #[test]
     fn the_flange_drawing_gives_a_page_its_pmi_text_and_attributes() {
         let sample = &SAMPLE_DRAWINGS[0];
-        let analysis = analyze_dxf(&sample_drawing_dxf(sample).unwrap()).unwrap();
+        let analysis = analyze_dxf(&sample_drawing_dxf(sample).unwrap(), &mut budget()).unwrap();
         assert_eq!(analysis.views.len(), 1);
         let large = image::load_from_memory(analysis.large_png.as_deref().unwrap()).unwrap();
         let page = &analysis.pmi_pages[0];
@@ -244,7 +267,11 @@ mod tests {
 
     #[test]
     fn the_shaft_drawing_has_its_toleranced_diameter() {
-        let analysis = analyze_dxf(&sample_drawing_dxf(&SAMPLE_DRAWINGS[1]).unwrap()).unwrap();
+        let analysis = analyze_dxf(
+            &sample_drawing_dxf(&SAMPLE_DRAWINGS[1]).unwrap(),
+            &mut budget(),
+        )
+        .unwrap();
         let texts: Vec<&str> = analysis.pmi_pages[0]
             .items
             .iter()
@@ -258,7 +285,7 @@ mod tests {
     #[test]
     fn the_pdf_drawing_gives_its_page_dimensions_note_and_title_block() {
         let bytes = sample_drawing_pdf(&SAMPLE_PDF_DRAWING).unwrap();
-        let analysis = analyze_drawing(".pdf", &bytes).unwrap();
+        let analysis = analyze_drawing(".pdf", &bytes, &ExtractionLimits::default()).unwrap();
         let page = &analysis.pmi_pages[0];
         // A4 landscape (842 × 595 pt) at 100 dpi is 1169 px wide: scaled to the large image's 1024.
         assert_eq!(page.image_size, [1024, 724]);
@@ -323,13 +350,16 @@ mod tests {
             b"0\nSECTION\n2\nENTITIES\n0\nLINE\n10\nnot-a-number\n",
         ] {
             assert!(
-                matches!(analyze_dxf(bytes), Err(EngineError::Undecodable { .. })),
+                matches!(
+                    analyze_dxf(bytes, &mut budget()),
+                    Err(EngineError::Undecodable { .. })
+                ),
                 "{:?}",
                 String::from_utf8_lossy(bytes)
             );
             assert!(
                 matches!(
-                    analyze_drawing(".pdf", bytes),
+                    analyze_drawing(".pdf", bytes, &ExtractionLimits::default()),
                     Err(EngineError::Undecodable { .. })
                 ),
                 "{:?}",

@@ -1,5 +1,7 @@
 //! Reading a PDF drawing (the `lopdf` crate) into one [`Scene`] a page, in PDF points (y up), within
-//! limits: bytes, pages, decompressed content, operators, points and form nesting.
+//! limits: bytes, pages, decompressed content, operators, points and form nesting, and the text and
+//! texts of the whole document counted as they are placed (a [`TextBudget`]: many pages may share
+//! one compressed content stream, so a small file can place the same long text a hundred times).
 //!
 //! The content stream is interpreted as far as a drawing needs: the graphics state (`q`/`Q`/`cm`,
 //! fill and stroke colours), paths (`m l c v y re h` painted by `S s f F f* B B* b b*`, `n` discards;
@@ -16,6 +18,7 @@ use std::collections::{BTreeMap, HashMap};
 use lopdf::content::Content;
 use lopdf::{Dictionary, Document, Encoding, Object, ObjectId};
 
+use super::super::limits::{OverLimit, TextBudget};
 use super::PmiItemKind;
 use super::scene::{PlacedText, Point2, Scene, Transform};
 
@@ -53,6 +56,15 @@ pub enum PdfReadError {
     /// No pages.
     #[error("the document has no pages")]
     NoPages,
+    /// More text or texts than the budget of one file allows.
+    #[error("{0}")]
+    OverLimit(OverLimit),
+}
+
+impl From<OverLimit> for PdfReadError {
+    fn from(error: OverLimit) -> Self {
+        Self::OverLimit(error)
+    }
 }
 
 /// One page: its media box (points) and its scene.
@@ -66,8 +78,11 @@ pub struct PdfPage {
     pub scene: Scene,
 }
 
-/// Reads the pages of a PDF (at most [`MAX_PDF_PAGES`]).
-pub fn read_pages(bytes: &[u8]) -> Result<Vec<PdfPage>, PdfReadError> {
+/// Reads the pages of a PDF (at most [`MAX_PDF_PAGES`]), counting the placed texts in `text_budget`.
+pub fn read_pages(
+    bytes: &[u8],
+    text_budget: &mut TextBudget,
+) -> Result<Vec<PdfPage>, PdfReadError> {
     if bytes.len() > MAX_PDF_BYTES {
         return Err(PdfReadError::TooLarge);
     }
@@ -88,7 +103,7 @@ pub fn read_pages(bytes: &[u8]) -> Result<Vec<PdfPage>, PdfReadError> {
     for page_id in pages.values().take(MAX_PDF_PAGES) {
         let (min, max) = media_box(&document, *page_id);
         let scene = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            page_scene(&document, *page_id, &mut budget)
+            page_scene(&document, *page_id, &mut budget, text_budget)
         }))
         .map_err(|_| PdfReadError::Malformed("a page could not be interpreted".into()))??;
         read.push(PdfPage { min, max, scene });
@@ -147,6 +162,7 @@ fn page_scene(
     document: &Document,
     page_id: ObjectId,
     budget: &mut Budget,
+    text_budget: &mut TextBudget,
 ) -> Result<Scene, PdfReadError> {
     let content = document
         .get_page_content_with_limit(page_id, MAX_CONTENT_BYTES)
@@ -166,6 +182,7 @@ fn page_scene(
     let mut interpreter = Interpreter {
         document,
         budget,
+        text_budget,
         scene: Scene::default(),
         encodings: HashMap::new(),
     };
@@ -223,6 +240,7 @@ fn shows(components: &[f64], operator: &str) -> bool {
 struct Interpreter<'a, 'b> {
     document: &'a Document,
     budget: &'b mut Budget,
+    text_budget: &'b mut TextBudget,
     scene: Scene,
     encodings: HashMap<Vec<u8>, Option<Encoding<'a>>>,
 }
@@ -455,7 +473,7 @@ impl<'a> Interpreter<'a, '_> {
         if let Some(Object::String(bytes, _)) = operand {
             let font = text.font.clone();
             let decoded = self.decode(fonts, &font, bytes);
-            self.place(state, text, &decoded, 0.0);
+            self.place(state, text, &decoded, 0.0)?;
         }
         Ok(())
     }
@@ -484,13 +502,18 @@ impl<'a> Interpreter<'a, '_> {
                 }
             }
         }
-        self.place(state, text, &joined, adjustment);
-        Ok(())
+        self.place(state, text, &joined, adjustment)
     }
 
     /// Places a shown string and advances the text matrix past it. `adjustment` is the TJ kerning
-    /// total in thousandths of an em (positive moves left).
-    fn place(&mut self, state: &GraphicsState, text: &mut TextState, shown: &str, adjustment: f64) {
+    /// total in thousandths of an em (positive moves left). The text is counted in the budget.
+    fn place(
+        &mut self,
+        state: &GraphicsState,
+        text: &mut TextState,
+        shown: &str,
+        adjustment: f64,
+    ) -> Result<(), PdfReadError> {
         let size = text.size;
         let scale = text.horizontal_scale;
         let frame = state
@@ -508,7 +531,7 @@ impl<'a> Interpreter<'a, '_> {
         text.matrix = text.matrix.then_inner(&Transform::translate(advance, 0.0));
         let cleaned: String = shown.chars().filter(|c| !c.is_control()).collect();
         if cleaned.trim().is_empty() || size == 0.0 {
-            return;
+            return Ok(());
         }
         // A run that starts where the previous one on the same baseline ended continues it.
         if let Some(previous) = self.scene.texts.last_mut() {
@@ -526,16 +549,18 @@ impl<'a> Interpreter<'a, '_> {
             };
             let gap = (start[0] - end[0]).hypot(start[1] - end[1]);
             if same_direction && em > 0.0 && gap < 0.6 * em && !previous.text.contains('\n') {
+                self.text_budget.take_text(&cleaned)?;
                 if gap > 0.2 * em && !previous.text.ends_with(' ') && !cleaned.starts_with(' ') {
                     previous.text.push(' ');
                 }
                 previous.text.push_str(&cleaned);
                 previous.text = previous.text.trim().to_owned();
                 previous.kind = text_kind(&previous.text);
-                return;
+                return Ok(());
             }
         }
         let trimmed = cleaned.trim().to_owned();
+        self.text_budget.take_item(&trimmed)?;
         self.scene.texts.push(PlacedText {
             kind: text_kind(&trimmed),
             text: trimmed,
@@ -546,6 +571,7 @@ impl<'a> Interpreter<'a, '_> {
             line_pitch: 1.2,
             visible: true,
         });
+        Ok(())
     }
 
     fn form(
@@ -708,6 +734,11 @@ pub fn text_kind(text: &str) -> PmiItemKind {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::service::engine::ExtractionLimits;
+
+    fn read(bytes: &[u8]) -> Result<Vec<PdfPage>, PdfReadError> {
+        read_pages(bytes, &mut TextBudget::new(&ExtractionLimits::default()))
+    }
 
     #[test]
     fn texts_that_read_like_dimensions_are_dimensions() {
@@ -796,7 +827,7 @@ mod tests {
 
     #[test]
     fn paths_are_drawn_with_the_ctm_and_white_paint_is_paper() {
-        let pages = read_pages(&pdf(
+        let pages = read(&pdf(
             &["1 g 0 0 400 200 re f 0 G 0 g 2 0 0 2 10 10 cm 0 0 m 10 0 l S 0 0 m 5 5 5 0 v h f"],
             None,
         ))
@@ -816,7 +847,7 @@ mod tests {
 
     #[test]
     fn texts_are_placed_joined_and_decoded_across_pages_and_forms() {
-        let pages = read_pages(&pdf(
+        let pages = read(&pdf(
             &[
                 // Two runs on one baseline become one text; TJ's big kern is a space.
                 "BT /F1 10 Tf 50 100 Td (NOTE:) Tj ( SEE) Tj ET \
@@ -859,17 +890,36 @@ mod tests {
     }
 
     #[test]
+    fn pages_that_repeat_a_long_text_stop_at_the_text_cap() {
+        let long = format!("BT /F1 10 Tf 10 10 Td ({}) Tj ET", "W".repeat(5_000));
+        let bytes = pdf(&vec![long.as_str(); 100], None);
+        assert_eq!(read(&bytes).unwrap().len(), 100);
+        let limits = ExtractionLimits {
+            max_text_bytes: 100_000,
+            ..ExtractionLimits::default()
+        };
+        let refused = read_pages(&bytes, &mut TextBudget::new(&limits)).unwrap_err();
+        assert!(matches!(refused, PdfReadError::OverLimit(_)), "{refused:?}");
+        let limits = ExtractionLimits {
+            max_pmi_items: 99,
+            ..ExtractionLimits::default()
+        };
+        let refused = read_pages(&bytes, &mut TextBudget::new(&limits)).unwrap_err();
+        assert!(refused.to_string().contains("99 texts"), "{refused}");
+    }
+
+    #[test]
     fn hostile_pdfs_are_refused() {
         assert!(matches!(
-            read_pages(b"%PDF-1.4 nothing else"),
+            read(b"%PDF-1.4 nothing else"),
             Err(PdfReadError::Malformed(_) | PdfReadError::NoPages)
         ));
         assert!(matches!(
-            read_pages(b"not a pdf"),
+            read(b"not a pdf"),
             Err(PdfReadError::Malformed(_) | PdfReadError::NoPages)
         ));
         assert_eq!(
-            read_pages(&vec![0; MAX_PDF_BYTES + 1]),
+            read(&vec![0; MAX_PDF_BYTES + 1]),
             Err(PdfReadError::TooLarge)
         );
     }

@@ -2,9 +2,8 @@
 //! count, surface area and, when the surface is closed, its volume. Units are taken to be
 //! millimetres (STL, OBJ and PLY carry none; millimetres are what CAD exports by default).
 
-use std::collections::HashMap;
-
 use super::Mesh;
+use crate::geometry::{is_closed, volume};
 
 /// The extracted attributes of a mesh, `name=value`, in file units taken as millimetres.
 pub fn mesh_attributes(mesh: &Mesh) -> Vec<String> {
@@ -25,46 +24,6 @@ pub fn mesh_attributes(mesh: &Mesh) -> Vec<String> {
         attributes.push(format!("volume(mm3)={}", format_number(volume(mesh))));
     }
     attributes
-}
-
-/// True when every edge is shared by exactly two triangles that run it in opposite directions:
-/// a watertight, consistently oriented surface, whose enclosed volume is meaningful.
-pub fn is_closed(mesh: &Mesh) -> bool {
-    let mut edges: HashMap<(u32, u32), i32> = HashMap::with_capacity(mesh.triangles.len() * 3);
-    for triangle in &mesh.triangles {
-        for (from, to) in [
-            (triangle[0], triangle[1]),
-            (triangle[1], triangle[2]),
-            (triangle[2], triangle[0]),
-        ] {
-            if from == to {
-                return false;
-            }
-            // +1 for one direction, −1 for the other: a closed, oriented surface sums to 0 per edge.
-            let (key, step) = if from < to {
-                ((from, to), 1)
-            } else {
-                ((to, from), -1)
-            };
-            *edges.entry(key).or_insert(0) += step;
-        }
-    }
-    !edges.is_empty() && edges.values().all(|&balance| balance == 0)
-}
-
-/// Enclosed volume of a closed mesh (divergence theorem: signed tetrahedra to the origin).
-pub fn volume(mesh: &Mesh) -> f64 {
-    let signed: f64 = mesh
-        .triangles
-        .iter()
-        .map(|triangle| {
-            let [a, b, c] = triangle.map(|index| mesh.vertices[index as usize].map(f64::from));
-            (a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0])
-                + a[2] * (b[0] * c[1] - b[1] * c[0]))
-                / 6.0
-        })
-        .sum();
-    signed.abs()
 }
 
 /// A measurement with three significant decimals at most, no trailing zeros (`12.5`, `0.012`, `40`).

@@ -1,7 +1,8 @@
-//! 3D models in the engine: read into a mesh by [`crate::geometry`] (STL, OBJ, PLY), put in
-//! a standard pose (`normalise.rs`), rendered shaded from [`VIEW_DIRECTIONS`] directions all around
-//! it (`viewpoints.rs`, `render.rs`) and framed as a photograph is, so that every view gets the same
-//! 2D descriptor as a picture, described by a D2 shape distribution for model-to-model similarity
+//! 3D models in the engine: read into a mesh by [`crate::geometry`] (STL, OBJ, PLY, STEP; the
+//! words a STEP file holds become the file's text and extracted attributes), put in a standard pose
+//! (`normalise.rs`), rendered shaded from [`VIEW_DIRECTIONS`] directions all around it
+//! (`viewpoints.rs`, `render.rs`) and framed as a photograph is, so that every view gets the same 2D
+//! descriptor as a picture, described by a D2 shape distribution for model-to-model similarity
 //! (`d2.rs`), and measured (`analysis.rs`). The thumbnail stays an isometric line drawing.
 //!
 //! A model therefore has many views and the ordinary multi-view matching applies: a picture of
@@ -20,7 +21,8 @@ use image::DynamicImage;
 use super::{Analysis, EngineError, Pipeline, ViewDescriptor, images};
 use crate::geometry::{self, GeometryError, Mesh};
 
-pub use analysis::{is_closed, mesh_attributes, volume};
+pub use crate::geometry::{is_closed, volume};
+pub use analysis::mesh_attributes;
 pub use d2::{D2_BINS, ShapeDistribution};
 pub use normalise::standard_pose;
 pub use render::{PICTURE_VIEW, VIEWPOINTS, Viewpoint, render, render_framed};
@@ -44,14 +46,29 @@ fn unreadable(extension: &str, error: GeometryError) -> EngineError {
 /// of the full 300), at about 2.5 ms of CPU a view; 92 views index a model well inside 1 s.
 pub const VIEW_DIRECTIONS: usize = 92;
 
-/// Analyses a mesh file with `pipeline`: today's engine renders it shaded from every
+/// Analyses a model file with `pipeline`: today's engine renders it shaded from every
 /// [`VIEW_DIRECTIONS`] direction, framed as a photograph is framed, one descriptor a direction (each
 /// carrying the D2 distribution); the legacy engine draws one line drawing per [`VIEWPOINTS`] entry.
-/// Thumbnail and large image are the isometric line drawing; attributes are measured.
+/// Thumbnail and large image are the isometric line drawing; the file's words (product data) and
+/// measured attributes are kept. A model whose words were read but whose shape was not is
+/// [`EngineError::ShapeUnreadable`], carrying the words.
 pub fn analyze(pipeline: Pipeline, extension: &str, bytes: &[u8]) -> Result<Analysis, EngineError> {
-    let mesh =
-        geometry::read_mesh(extension, bytes).map_err(|error| unreadable(extension, error))?;
-    let extracted_attributes = mesh_attributes(&mesh);
+    let reading = geometry::read_model(extension, bytes);
+    let description = reading.description;
+    let mesh = match reading.mesh {
+        Ok(mesh) => mesh,
+        Err(error) if description.is_empty() => return Err(unreadable(extension, error)),
+        Err(error) => {
+            return Err(EngineError::ShapeUnreadable {
+                extension: extension.to_owned(),
+                reason: error.to_string(),
+                text: description.text,
+                extracted_attributes: description.attributes,
+            });
+        }
+    };
+    let mut extracted_attributes = description.attributes;
+    extracted_attributes.extend(mesh_attributes(&mesh));
     let posed = standard_pose(&mesh);
     let shape = ShapeDistribution::of_mesh(&posed);
     let picture = DynamicImage::ImageRgb8(render(&posed, &VIEWPOINTS[PICTURE_VIEW], VIEW_SIDE));
@@ -78,7 +95,7 @@ pub fn analyze(pipeline: Pipeline, extension: &str, bytes: &[u8]) -> Result<Anal
         views,
         thumbnail_jpeg: Some(images::thumbnail_jpeg(&picture).map_err(unrenderable)?),
         large_png: Some(images::large_png(&picture).map_err(unrenderable)?),
-        text: String::new(),
+        text: description.text,
         extracted_attributes,
         pmi_pages: Vec::new(),
     })

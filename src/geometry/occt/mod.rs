@@ -1,0 +1,232 @@
+//! The OpenCASCADE reader (cargo feature `occt`): STEP and IGES files read, healed
+//! (`ShapeFix_Shape`) and meshed (`BRepMesh_IncrementalMesh`) by the system's OpenCASCADE 7.4–7.7
+//! through the C++ shim beside this file (`occt_shim.cpp`, built and linked by `build.rs`).
+//!
+//! Limits: the file at most [`MAX_OCCT_BYTES`] (an IGES file is written to a temporary file for the
+//! call, which OpenCASCADE 7.6 needs, and removed after it); reading, healing and meshing stop at the time budget
+//! (OpenCASCADE polls a progress indicator that says "stop" once the deadline has passed) and the
+//! mesh at the triangle budget (the same budgets as the pure-Rust STEP reader's, see
+//! [`StepBudget`]); the mesh then goes through the shared builder and its limits. OpenCASCADE keeps
+//! global state, so one file is read at a time; its console messages are switched off; a C++
+//! exception comes back as [`GeometryError::ReaderFailed`]. A crash inside OpenCASCADE itself (a
+//! segmentation fault) cannot be caught in-process: that is the price of the native reader, and why
+//! it is a feature.
+//!
+//! This is the one place in the crate with `unsafe` code: the calls into the shim.
+
+use std::ffi::{CStr, CString, c_char};
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use super::builder::MeshBuilder;
+use super::step::{StepBudget, TOLERANCE_OF_SIZE};
+use super::{GeometryError, Mesh};
+
+/// Largest file handed to OpenCASCADE, in bytes.
+pub const MAX_OCCT_BYTES: usize = super::step::MAX_STEP_BYTES;
+
+/// The formats OpenCASCADE reads here.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CadFormat {
+    /// ISO 10303-21 (`.step`, `.stp`).
+    Step,
+    /// IGES 5.x (`.igs`, `.iges`).
+    Iges,
+}
+
+/// One read at a time: OpenCASCADE's readers share global state.
+static OPENCASCADE: Mutex<()> = Mutex::new(());
+
+#[allow(unsafe_code)]
+mod ffi {
+    use std::ffi::{c_char, c_double, c_int};
+
+    /// `PartlensOcctMesh` of the shim.
+    #[repr(C)]
+    pub struct OcctMesh {
+        pub vertices: *mut f32,
+        pub vertex_count: usize,
+        pub triangles: *mut u32,
+        pub triangle_count: usize,
+    }
+
+    pub const OK: c_int = 0;
+    pub const OUT_OF_TIME: c_int = 2;
+    pub const TOO_MANY_TRIANGLES: c_int = 3;
+
+    unsafe extern "C" {
+        pub fn partlens_occt_read(
+            bytes: *const u8,
+            length: usize,
+            iges_path: *const c_char,
+            seconds: c_double,
+            max_triangles: usize,
+            deflection_of_size: c_double,
+            out: *mut OcctMesh,
+            message: *mut c_char,
+            message_length: usize,
+        ) -> c_int;
+        pub fn partlens_occt_free(mesh: *mut OcctMesh);
+        pub fn partlens_occt_version() -> *const c_char;
+    }
+}
+
+/// The OpenCASCADE version this build links (`7.6.3`).
+#[allow(unsafe_code)]
+pub fn occt_version() -> String {
+    // SAFETY: the shim returns a pointer to a static, NUL-terminated string literal.
+    let version = unsafe { CStr::from_ptr(ffi::partlens_occt_version()) };
+    version.to_string_lossy().into_owned()
+}
+
+/// Reads and meshes a STEP or IGES file within `budget`; lengths in millimetres.
+#[allow(unsafe_code)]
+pub fn read_with_occt(
+    format: CadFormat,
+    bytes: &[u8],
+    budget: StepBudget,
+) -> Result<Mesh, GeometryError> {
+    if bytes.len() > MAX_OCCT_BYTES {
+        return Err(GeometryError::TooLarge {
+            limit: MAX_OCCT_BYTES,
+        });
+    }
+    // OpenCASCADE 7.6 reads IGES only from a file: the bytes go to a file of our own for the call.
+    let iges_file = match format {
+        CadFormat::Iges => Some(ScratchFile::with(bytes)?),
+        CadFormat::Step => None,
+    };
+    let iges_path = iges_file.as_ref().map(ScratchFile::c_path);
+    let _one_at_a_time = OPENCASCADE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut mesh = ffi::OcctMesh {
+        vertices: std::ptr::null_mut(),
+        vertex_count: 0,
+        triangles: std::ptr::null_mut(),
+        triangle_count: 0,
+    };
+    let mut message = [0 as c_char; 512];
+    // SAFETY: `bytes` is valid for its length; `mesh` and `message` are valid for writing, and the
+    // shim writes at most `message.len()` bytes, NUL-terminated. The shim catches every C++
+    // exception, so none unwinds into Rust.
+    let outcome = unsafe {
+        ffi::partlens_occt_read(
+            bytes.as_ptr(),
+            bytes.len(),
+            iges_path.map_or(std::ptr::null(), CStr::as_ptr),
+            budget.time.as_secs_f64(),
+            budget.triangles,
+            TOLERANCE_OF_SIZE,
+            &mut mesh,
+            message.as_mut_ptr(),
+            message.len(),
+        )
+    };
+    let result = match outcome {
+        ffi::OK => copy_mesh(&mesh),
+        ffi::OUT_OF_TIME => Err(GeometryError::OutOfTime {
+            seconds: budget.time.as_secs_f64(),
+        }),
+        ffi::TOO_MANY_TRIANGLES => Err(GeometryError::OverLimit(words(&message))),
+        _ => Err(GeometryError::Malformed(words(&message))),
+    };
+    // SAFETY: `mesh` was filled by partlens_occt_read (or left empty); freeing it once is what the
+    // shim expects, and it tolerates empty meshes.
+    unsafe { ffi::partlens_occt_free(&mut mesh) };
+    result
+}
+
+/// A file of the bytes in the temporary folder, named uniquely, removed when dropped.
+struct ScratchFile {
+    path: PathBuf,
+    c_path: CString,
+}
+
+impl ScratchFile {
+    fn with(bytes: &[u8]) -> Result<Self, GeometryError> {
+        use std::io::Write;
+        let cannot = |error: std::io::Error| {
+            GeometryError::ReaderFailed(format!("cannot write the file for OpenCASCADE: {error}"))
+        };
+        let path = std::env::temp_dir().join(format!("partlens-occt-{}.igs", uuid::Uuid::new_v4()));
+        let c_path = CString::new(path.to_string_lossy().into_owned())
+            .map_err(|error| GeometryError::ReaderFailed(error.to_string()))?;
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .map_err(cannot)?;
+        let scratch = Self { path, c_path };
+        file.write_all(bytes).map_err(cannot)?;
+        Ok(scratch)
+    }
+
+    fn c_path(&self) -> &CStr {
+        &self.c_path
+    }
+}
+
+impl Drop for ScratchFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// The shim's message as a string (empty buffer: a general sentence).
+fn words(message: &[c_char]) -> String {
+    let bytes: Vec<u8> = message
+        .iter()
+        .take_while(|&&c| c != 0)
+        .map(|&c| c as u8)
+        .collect();
+    let text = String::from_utf8_lossy(&bytes).trim().to_owned();
+    if text.is_empty() {
+        "OpenCASCADE cannot read the file".to_owned()
+    } else {
+        text
+    }
+}
+
+/// Copies the shim's mesh into the shared builder (its limits and welding apply).
+#[allow(unsafe_code)]
+fn copy_mesh(mesh: &ffi::OcctMesh) -> Result<Mesh, GeometryError> {
+    if mesh.vertices.is_null() || mesh.triangles.is_null() {
+        return Err(GeometryError::Malformed(
+            "OpenCASCADE returned no mesh".to_owned(),
+        ));
+    }
+    // SAFETY: the shim allocated `vertex_count * 3` floats and `triangle_count * 3` indices at
+    // these non-null pointers; they stay valid until partlens_occt_free.
+    let (vertices, triangles) = unsafe {
+        (
+            std::slice::from_raw_parts(mesh.vertices, mesh.vertex_count * 3),
+            std::slice::from_raw_parts(mesh.triangles, mesh.triangle_count * 3),
+        )
+    };
+    let corner = |index: u32| -> Result<[f32; 3], GeometryError> {
+        let at = index as usize * 3;
+        vertices
+            .get(at..at + 3)
+            .map(|xyz| [xyz[0], xyz[1], xyz[2]])
+            .ok_or_else(|| GeometryError::Malformed("OpenCASCADE's mesh is damaged".to_owned()))
+    };
+    let mut builder = MeshBuilder::default();
+    for triangle in triangles.chunks_exact(3) {
+        builder.triangle([
+            corner(triangle[0])?,
+            corner(triangle[1])?,
+            corner(triangle[2])?,
+        ])?;
+    }
+    let mesh = builder.finish();
+    if mesh.surface_area() <= 0.0 {
+        return Err(GeometryError::Malformed(
+            "the mesh has no surface".to_owned(),
+        ));
+    }
+    Ok(mesh)
+}
+
+#[cfg(test)]
+mod occt_tests;

@@ -1,0 +1,139 @@
+//! STEP models (ISO 10303-21 files: AP203, AP214, AP242) read in pure Rust: parsed by ruststep,
+//! their B-rep shells converted and meshed by truck (planes, cylinders, cones, spheres, tori,
+//! B-spline, extruded and revolved surfaces), their header and product data read into words.
+//!
+//! A file goes through four steps, each refusing what would hurt the next one:
+//!
+//! 1. `text.rs`: at most [`MAX_STEP_BYTES`]; must be a complete exchange structure; brackets nest at
+//!    most [`text::MAX_NESTING`] deep; at most [`text::MAX_ENTITIES`] instances.
+//! 2. The ruststep parser; then `instances.rs`: no `#id` twice, no reference cycle or missing
+//!    instance under a shell, reference chains at most [`instances::MAX_REFERENCE_DEPTH`] long,
+//!    finite numbers, B-spline degrees and multiplicities at most
+//!    [`instances::MAX_SPLINE_INTEGER`] adding up to at most [`instances::MAX_KNOTS`] knots.
+//! 3. `product.rs`: part numbers, names, revisions, materials, protocol, CAD system (read even when
+//!    the shape cannot be meshed, so the file stays findable by them).
+//! 4. `tessellate.rs` under `budget.rs`: meshing stops within the time budget
+//!    ([`STEP_TIME_BUDGET`], counted from the start of reading) and the triangle budget
+//!    ([`STEP_TRIANGLE_BUDGET`]); a panic inside truck is caught and reported.
+//!
+//! Memory: the parsed file takes about 20 times its size at most (measured: see the README), so a
+//! file at the size limit stays under about 1.3 GiB while it is read.
+
+mod budget;
+mod instances;
+mod product;
+mod tessellate;
+mod text;
+
+use std::panic::AssertUnwindSafe;
+use std::time::Duration;
+
+use super::{GeometryError, ModelDescription, ModelReading};
+use budget::Budget;
+use instances::Instances;
+
+pub use instances::{MAX_KNOTS, MAX_REFERENCE_DEPTH, MAX_SPLINE_INTEGER};
+pub use product::{MAX_TEXT_BYTES, MAX_VALUE_CHARS};
+pub use tessellate::TOLERANCE_OF_SIZE;
+pub use text::{MAX_ENTITIES, MAX_NESTING};
+
+/// Largest STEP file read, in bytes.
+pub const MAX_STEP_BYTES: usize = 64 * 1024 * 1024;
+/// How long reading and meshing one STEP file may take.
+pub const STEP_TIME_BUDGET: Duration = Duration::from_secs(30);
+/// How many triangles meshing one STEP file may make (counted as sample points, two triangles a
+/// point).
+pub const STEP_TRIANGLE_BUDGET: usize = 2_000_000;
+
+/// What reading one STEP file may spend.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StepBudget {
+    /// Time from the start of reading to the end of meshing.
+    pub time: Duration,
+    /// Triangles meshing may make.
+    pub triangles: usize,
+}
+
+impl Default for StepBudget {
+    fn default() -> Self {
+        Self {
+            time: STEP_TIME_BUDGET,
+            triangles: STEP_TRIANGLE_BUDGET,
+        }
+    }
+}
+
+/// Reads a STEP file within the default budget.
+pub fn read_step(bytes: &[u8]) -> ModelReading {
+    read_step_within(bytes, StepBudget::default())
+}
+
+/// Reads a STEP file within `limits`: its description (whatever could be read) and its mesh in
+/// millimetres, or why there is none.
+pub fn read_step_within(bytes: &[u8], limits: StepBudget) -> ModelReading {
+    if bytes.len() > MAX_STEP_BYTES {
+        return ModelReading::unread(GeometryError::TooLarge {
+            limit: MAX_STEP_BYTES,
+        });
+    }
+    std::panic::catch_unwind(AssertUnwindSafe(|| read_within_limits(bytes, limits))).unwrap_or_else(
+        |panic| {
+            ModelReading::unread(GeometryError::ReaderFailed(tessellate::panic_words(
+                panic.as_ref(),
+            )))
+        },
+    )
+}
+
+fn read_within_limits(bytes: &[u8], limits: StepBudget) -> ModelReading {
+    let budget = Budget::new(limits.time, limits.triangles / 2);
+    let text = match text::prepare(bytes) {
+        Ok(text) => text,
+        Err(error) => return ModelReading::unread(error),
+    };
+    let exchange = match ruststep::parser::parse(&text) {
+        Ok(exchange) => exchange,
+        Err(error) => return ModelReading::unread(parse_error(&error.to_string())),
+    };
+    let entities = || exchange.data.iter().flat_map(|section| &section.entities);
+    let instances = match Instances::new(entities()) {
+        Ok(instances) => instances,
+        Err(error) => return ModelReading::unread(error),
+    };
+    let description = product::describe(&exchange.header, &instances);
+    let mesh = instances.check().and_then(|()| {
+        if budget.exceeded().is_some() {
+            return Err(GeometryError::OutOfTime {
+                seconds: limits.time.as_secs_f64(),
+            });
+        }
+        let unit = product::millimetres_per_unit(&instances);
+        tessellate::mesh_shells(entities(), unit, &budget)
+    });
+    ModelReading { description, mesh }
+}
+
+/// The parser's complaint in a few words with the line it names (its own text quotes the input).
+fn parse_error(rendered: &str) -> GeometryError {
+    let line = rendered.split("at line ").nth(1).and_then(|rest| {
+        let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+        digits.parse::<usize>().ok()
+    });
+    GeometryError::Malformed(match line {
+        Some(line) => format!("the STEP text does not parse (line {line})"),
+        None => "the STEP text does not parse".to_owned(),
+    })
+}
+
+impl ModelReading {
+    /// A reading with no description and no mesh.
+    fn unread(error: GeometryError) -> Self {
+        Self {
+            description: ModelDescription::default(),
+            mesh: Err(error),
+        }
+    }
+}
+
+#[cfg(test)]
+mod step_tests;

@@ -1,0 +1,214 @@
+//! The query bar and the search history: what the bar hands the history when a search finished (its
+//! views with their input UIDs, text and filters), how a kept search is put back into the bar to run
+//! again by its UIDs, and how views whose input the service lost go up again.
+
+use std::path::PathBuf;
+
+use super::views::{ViewSlot, ViewSource, ViewState};
+use super::{FilterOperator, FilterRow, MAX_VIEWS, SearchBar};
+use crate::api::{FileUid, FilterTerm};
+use crate::tasks::history::{DraftView, HistoryEntry, SearchDraft, SearchHistory};
+
+impl SearchBar {
+    /// The search that just finished, for the history: every view with its input UID, the text and
+    /// the filter terms (half-filled rows left out).
+    pub fn history_draft(&self, total_results: u64) -> SearchDraft {
+        SearchDraft {
+            views: self
+                .views
+                .iter()
+                .map(|slot| DraftView {
+                    source: slot.source.clone(),
+                    input_uid: match &slot.state {
+                        ViewState::Indexed(uid) => Some(uid.clone()),
+                        _ => None,
+                    },
+                })
+                .collect(),
+            text: self.text.trim().to_owned(),
+            filters: self
+                .filters
+                .iter()
+                .filter_map(|row| row.term().ok().flatten())
+                .collect(),
+            total_results,
+        }
+    }
+
+    /// Puts a kept search back into the bar: its views (from the history's copies, else the files
+    /// they came from) with the input UIDs they had, so running it searches by those UIDs without
+    /// uploading; its text and filters. A view with neither a copy nor a file but with a UID is
+    /// searched by the UID alone. Returns how many views had to be left out (nothing to search by).
+    pub fn restore(&mut self, history: &SearchHistory, entry: &HistoryEntry) -> usize {
+        self.views.clear();
+        self.filters.clear();
+        self.message = None;
+        self.stage = None;
+        self.active_filter = None;
+        self.text = entry.text.clone();
+        let mut left_out = 0;
+        for view in entry.views.iter().take(MAX_VIEWS) {
+            let path = history
+                .kept_path(view)
+                .or_else(|| view.original_path.clone())
+                .or_else(|| view.input_uid.as_ref().map(|_| PathBuf::from(&view.name)));
+            let Some(path) = path else {
+                left_out += 1;
+                continue;
+            };
+            let id = self.next_view_id;
+            self.next_view_id += 1;
+            self.views.push(ViewSlot {
+                id,
+                source: ViewSource::File(path),
+                state: match &view.input_uid {
+                    Some(uid) => ViewState::Indexed(uid.clone()),
+                    None => ViewState::New,
+                },
+            });
+        }
+        self.filters = entry.filters.iter().filter_map(filter_row).collect();
+        if left_out > 0 {
+            self.message = Some(format!(
+                "{left_out} view(s) of this search were not kept and are left out."
+            ));
+        }
+        left_out
+    }
+
+    /// The service no longer has these kept inputs: their views go up again with the running search,
+    /// after its new views, in this order (as the task layer uploads them).
+    pub fn reupload(&mut self, uids: &[FileUid]) {
+        let Some(batch) = &mut self.running else {
+            return;
+        };
+        let mut again = 0;
+        for uid in uids {
+            if let Some(slot) = self
+                .views
+                .iter_mut()
+                .find(|slot| matches!(&slot.state, ViewState::Indexed(kept) if kept == uid))
+            {
+                slot.state = ViewState::Uploading { sent: 0, total: 0 };
+                batch.push(slot.id);
+                again += 1;
+            }
+        }
+        if again > 0 {
+            self.stage = Some(format!(
+                "The service no longer has {again} view(s) of this search; uploading them again…"
+            ));
+        }
+    }
+}
+
+/// A filter row for a kept filter term (free text has its own field and is not a row).
+fn filter_row(term: &FilterTerm) -> Option<FilterRow> {
+    let (name, operator, value) = match term {
+        FilterTerm::Text(_) => return None,
+        FilterTerm::Regular { name, value } => (name, FilterOperator::Regular, value),
+        FilterTerm::Exact { name, value } => (name, FilterOperator::Exact, value),
+        FilterTerm::Prefix { name, prefix } => (name, FilterOperator::Prefix, prefix),
+    };
+    Some(FilterRow {
+        name: name.clone(),
+        operator,
+        value: value.clone(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tasks::history::HistoryView;
+    use crate::ui::search_bar::tests::{file, uid};
+
+    #[test]
+    fn a_kept_search_goes_back_into_the_bar_and_runs_by_its_uids() {
+        let mut bar = SearchBar::new();
+        bar.add_view(file("front.png")).unwrap();
+        bar.text = " flange ".into();
+        bar.add_filter(FilterRow {
+            name: "material".into(),
+            operator: FilterOperator::Exact,
+            value: "steel".into(),
+        });
+        bar.start().unwrap();
+        bar.finish(&[uid(1)]);
+        let draft = bar.history_draft(4);
+        assert_eq!(draft.text, "flange");
+        assert_eq!(draft.views[0].input_uid, Some(uid(1)));
+        assert_eq!(draft.total_results, 4);
+
+        let history = SearchHistory {
+            files_dir: PathBuf::from("/data/history/files"),
+            entries: Vec::new(),
+        };
+        let entry = HistoryEntry {
+            id: 1,
+            name: None,
+            last_run: chrono::Utc::now(),
+            runs: 1,
+            service: String::new(),
+            views: vec![
+                HistoryView {
+                    name: "front.png".into(),
+                    input_uid: Some(uid(1)),
+                    kept_file: Some(format!("{}/front.png", "a".repeat(40))),
+                    original_path: Some(PathBuf::from("/parts/front.png")),
+                    not_kept: None,
+                },
+                HistoryView {
+                    name: "huge.png".into(),
+                    input_uid: None,
+                    kept_file: None,
+                    original_path: Some(PathBuf::from("/parts/huge.png")),
+                    not_kept: Some("too large".into()),
+                },
+                HistoryView {
+                    name: "lost.png".into(),
+                    input_uid: None,
+                    kept_file: None,
+                    original_path: None,
+                    not_kept: Some("no copy".into()),
+                },
+            ],
+            text: draft.text.clone(),
+            filters: draft.filters.clone(),
+            total_results: Some(4),
+        };
+        let mut bar = SearchBar::new();
+        assert_eq!(bar.restore(&history, &entry), 1);
+        assert_eq!(bar.views().len(), 2);
+        assert_eq!(
+            bar.views()[0].source,
+            ViewSource::File(history.kept_path(&entry.views[0]).unwrap())
+        );
+        assert_eq!(bar.views()[0].state, ViewState::Indexed(uid(1)));
+        assert_eq!(bar.views()[1].state, ViewState::New);
+        assert_eq!(bar.filters()[0].operator, FilterOperator::Exact);
+        let plan = bar.plan().unwrap();
+        assert_eq!(plan.filter.file_uids, vec![uid(1)]);
+        assert_eq!(plan.kept.len(), 1);
+        assert_eq!(plan.upload_ids(), vec![bar.views()[1].id]);
+        assert!(bar.message().unwrap().contains("left out"));
+    }
+
+    #[test]
+    fn views_the_service_lost_go_up_again_after_the_new_ones() {
+        let mut bar = SearchBar::new();
+        let kept = bar.add_view(file("front.png")).unwrap();
+        bar.start().unwrap();
+        bar.finish(&[uid(1)]);
+        let new = bar.add_view(file("side.png")).unwrap();
+        let plan = bar.start().unwrap();
+        assert_eq!(plan.upload_ids(), vec![new]);
+        bar.reupload(&[uid(1)]);
+        assert!(matches!(bar.views()[0].state, ViewState::Uploading { .. }));
+        // The single call answers with both new inputs, the re-uploaded one last.
+        bar.finish(&[uid(2), uid(3)]);
+        assert_eq!(bar.views()[0].id, kept);
+        assert_eq!(bar.views()[0].state, ViewState::Indexed(uid(3)));
+        assert_eq!(bar.views()[1].state, ViewState::Indexed(uid(2)));
+    }
+}
