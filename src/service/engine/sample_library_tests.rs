@@ -158,7 +158,7 @@ fn sample_models_are_found_from_the_part_pictures_and_from_themselves() {
                 == Some(name)
         };
         let model_views = views_of(file);
-        assert_eq!(model_views.len(), super::mesh::VIEW_DIRECTIONS, "{file}");
+        assert_eq!(model_views.len(), super::mesh::VIEWS_PER_MODEL, "{file}");
         // Each of the part's pictures, alone and together, puts its model first among the models.
         let pictures: Vec<ViewDescriptor> =
             [format!("views/{name}-a.png"), format!("views/{name}-b.jpg")]

@@ -46,9 +46,15 @@ fn unreadable(extension: &str, error: GeometryError) -> EngineError {
 /// of the full 300), at about 2.5 ms of CPU a view; 92 views index a model well inside 1 s.
 pub const VIEW_DIRECTIONS: usize = 92;
 
+/// Views a model gets when it is indexed: one shaded view from each of the [`VIEW_DIRECTIONS`],
+/// and its picture (the isometric line drawing its thumbnail and large image show), so that the
+/// picture the service shows of a model finds that model.
+pub const VIEWS_PER_MODEL: usize = VIEW_DIRECTIONS + 1;
+
 /// Analyses a model file with `pipeline`: today's engine renders it shaded from every
-/// [`VIEW_DIRECTIONS`] direction, framed as a photograph is framed, one descriptor a direction (each
-/// carrying the D2 distribution); the legacy engine draws one line drawing per [`VIEWPOINTS`] entry.
+/// [`VIEW_DIRECTIONS`] direction, framed as a photograph is framed, one descriptor a direction, and
+/// describes its picture too ([`VIEWS_PER_MODEL`] views, each carrying the D2 distribution); the
+/// legacy engine draws one line drawing per [`VIEWPOINTS`] entry.
 /// Thumbnail and large image are the isometric line drawing; the file's words (product data) and
 /// measured attributes are kept. A model whose words were read but whose shape was not is
 /// [`EngineError::ShapeUnreadable`], carrying the words.
@@ -85,6 +91,7 @@ pub fn analyze(pipeline: Pipeline, extension: &str, bytes: &[u8]) -> Result<Anal
             .map(|view| {
                 ViewDescriptor::of_framed(&render_framed(&posed, view)).with_shape(shape.clone())
             })
+            .chain([ViewDescriptor::of_image(&picture).with_shape(shape.clone())])
             .collect(),
     };
     let unrenderable = |error: image::ImageError| EngineError::Undecodable {
