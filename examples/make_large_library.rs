@@ -2,12 +2,13 @@
 //! `partlens::service::samples::large_library`): pictures and models whose descriptors are seeded
 //! perturbations of really analysed part drawings, text-only records, attributes and text. Then,
 //! unless `--no-graph`, builds and saves the company's visual graph the way the service does when it
-//! finds one missing, so that a service started on the directory answers at once.
+//! finds one missing, so that a service started on the directory with `--ann-from-views`
+//! answers at once.
 //!
 //! ```text
 //! cargo run --release --example make_large_library -- --data /tmp/big --views 1000000 \
 //!     --text-only 450000 --user alice --password s3cret
-//! partlens-service --data /tmp/big serve        # log in as alice (admin of company "Acme")
+//! partlens-service --data /tmp/big serve --ann-from-views 0   # log in as alice (admin of "Acme")
 //! ```
 //!
 //! Options: `--data DIR` (required), `--views N` (default 100,000), `--text-only N` (default 0),
@@ -68,7 +69,11 @@ fn main() -> anyhow::Result<()> {
     );
     if graph {
         let store = Store::open_blocking(&data)?;
-        let settings = VisualSettings::default();
+        // The graph is opt-in in the service; here it was asked for: every company gets one.
+        let settings = VisualSettings {
+            ann_from_views: 0,
+            ..VisualSettings::default()
+        };
         let keeper = VisualKeeper::new(store.clone(), &data, settings);
         let loaded = Instant::now();
         store.write_blocking(|connection| keeper.recover_blocking(connection))?;

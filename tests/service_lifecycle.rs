@@ -17,6 +17,7 @@ use futures_util::StreamExt as _;
 use partlens::api::encoding::{
     QueryString, base64_file_body, double_encoded_strings, password_digest, search_files_body,
 };
+use partlens::service::engine::ViewDescriptor;
 use partlens::service::store::DATABASE_FILE;
 use service_support::{Shape, TestService, png, serve_binary, wait_until};
 
@@ -304,6 +305,80 @@ async fn a_restart_keeps_every_record_attribute_token_and_result() {
         .unwrap();
     assert_eq!(stored, "ok");
     service.session("bob").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn descriptors_of_an_earlier_engine_are_indexed_again_after_a_restart() {
+    let mut service = TestService::start().await;
+    let ann = service.session("ann").await;
+    let disc = ann
+        .upload_database_file("Parts/disc.png", png(Shape::Disc, 30), &[])
+        .await;
+    let bar = ann
+        .upload_database_file("Parts/bar.png", png(Shape::HorizontalBar, 31), &[])
+        .await;
+    let input = ann
+        .upload_search_input(".png", &png(Shape::Disc, 32), false)
+        .await;
+    service.stop().await;
+    // The database as the engine before photo search left it (its descriptors, version 1), and one
+    // file whose descriptors are damaged.
+    let database = rusqlite::Connection::open(service.dir.path().join(DATABASE_FILE)).unwrap();
+    let earlier = |seed: u32| {
+        let image = image::load_from_memory(&png(Shape::Disc, seed)).unwrap();
+        ViewDescriptor::of_image_legacy(&image).to_bytes()
+    };
+    for (uid, descriptor) in [
+        (&disc, earlier(30)),
+        (&input, earlier(32)),
+        (&bar, b"PLV\x07 not a descriptor".to_vec()),
+    ] {
+        let changed = database
+            .execute(
+                "UPDATE views SET descriptor = ?2 WHERE file_uid = ?1",
+                rusqlite::params![uid, descriptor],
+            )
+            .unwrap();
+        assert!(changed > 0);
+    }
+    drop(database);
+
+    service.restart_with(|_| {}).await;
+    let ann = service_support::Session {
+        base: service.base.clone(),
+        ..ann
+    };
+    // Searching while they are indexed again is never an error (search_uids wants 200), and ends
+    // with the right part first.
+    let found = wait_until(
+        Duration::from_secs(60),
+        "the files to be indexed again",
+        || {
+            let ann = ann.clone();
+            let input = input.clone();
+            async move {
+                let found = ann.search_uids(&format!("fileUID={input}")).await;
+                (found.len() == 2).then_some(found)
+            }
+        },
+    )
+    .await;
+    assert_eq!(found, vec![disc.clone(), bar.clone()]);
+    for uid in [&disc, &bar, &input] {
+        ann.get(&format!("/api/FileStatus?fileUID={uid}"))
+            .await
+            .expect(200);
+    }
+    // What is stored now is today's descriptor.
+    let database = rusqlite::Connection::open(service.dir.path().join(DATABASE_FILE)).unwrap();
+    let stored: Vec<u8> = database
+        .query_row(
+            "SELECT descriptor FROM views WHERE file_uid = ?1",
+            [&disc],
+            |row| row.get(0),
+        )
+        .unwrap();
+    assert!(ViewDescriptor::from_bytes(&stored).is_ok());
 }
 
 /// Replaces the origin of a URL (the restarted service listens on a new port).

@@ -74,7 +74,10 @@ impl Indexer {
 
     /// Loads the visual index (exact indexes from the stored views, graphs from their saved
     /// snapshots brought up to date), and puts work left unfinished by an earlier run back in the
-    /// queue, with every file whose stored views are damaged. Returns (indexed files, queued jobs).
+    /// queue, with every database file whose stored views this engine cannot read: made by an
+    /// earlier engine, whose descriptors mean something else, or damaged. Such a file is in progress
+    /// until it is indexed again from its stored content (a search input is, when it is searched
+    /// by). Returns (indexed files, queued jobs).
     pub async fn recover(&self) -> Result<(usize, usize), ServiceError> {
         let visual = self.visual.clone();
         self.store
@@ -361,7 +364,7 @@ fn requeue_damaged(
     tracing::warn!(
         uid,
         error,
-        "stored views are damaged; the file is indexed again"
+        "stored views cannot be read (an earlier engine's, or damaged); the file is indexed again"
     );
     jobs::requeue_for_indexing(connection, uid, now)?;
     Ok(true)

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use super::ViewDescriptor;
-use super::descriptor::{FEATURE_LEN, HASH_WORDS, view_similarity};
+use super::descriptor::{Generation, HASH_WORDS, view_similarity};
 use super::mesh::ShapeDistribution;
 
 /// Share of the score the D2 shape distributions take when the query and the candidate are both
@@ -193,7 +193,12 @@ struct FileRows {
 /// The in-memory index of every visually indexed file, keyed by canonical UID.
 #[derive(Clone, Debug, Default)]
 pub struct VisualIndex {
-    /// Row-major `rows × FEATURE_LEN` scaled features.
+    /// Which descriptors the index holds (the first inserted view's); views of another generation
+    /// or length are not indexed.
+    generation: Option<Generation>,
+    /// Features a row.
+    row_len: usize,
+    /// Row-major `rows × row_len` scaled features.
     features: Vec<i16>,
     /// One perceptual hash per row.
     hashes: Vec<[u64; HASH_WORDS]>,
@@ -216,9 +221,17 @@ impl VisualIndex {
     /// Adds or replaces a file's views.
     pub fn insert(&mut self, key: String, views: Vec<ViewDescriptor>) {
         self.remove(&key);
+        if self.generation.is_none()
+            && let Some(first) = views.first()
+        {
+            self.generation = Some(first.generation());
+            self.row_len = first.features().len();
+        }
         let views: Vec<ViewDescriptor> = views
             .into_iter()
-            .filter(|view| view.features().len() == FEATURE_LEN)
+            .filter(|view| {
+                Some(view.generation()) == self.generation && view.features().len() == self.row_len
+            })
             .collect();
         if views.is_empty() {
             return;
@@ -348,12 +361,21 @@ impl VisualIndex {
         let mut similarities = Vec::new();
         let mut scored = Vec::with_capacity(files.len());
         let query_shape = shape_of(query);
+        let (Some(generation), row_len) = (self.generation, self.row_len) else {
+            return files.iter().map(|file| (file.key.as_str(), 0.0)).collect();
+        };
         for file in files {
             similarities.clear();
             for view in query {
+                let comparable = view.generation() == generation;
                 for row in file.first_row..file.first_row + file.rows {
-                    let features = &self.features[row * FEATURE_LEN..(row + 1) * FEATURE_LEN];
+                    if !comparable {
+                        similarities.push(0.0);
+                        continue;
+                    }
+                    let features = &self.features[row * row_len..(row + 1) * row_len];
                     similarities.push(view_similarity(
+                        generation,
                         view.features(),
                         view.hash(),
                         features,
@@ -377,14 +399,13 @@ impl VisualIndex {
 
     /// Drops the rows of removed files and renumbers the rest.
     fn compact(&mut self) {
-        let mut features = Vec::with_capacity(self.view_count() * FEATURE_LEN);
+        let row_len = self.row_len;
+        let mut features = Vec::with_capacity(self.view_count() * row_len);
         let mut hashes = Vec::with_capacity(self.view_count());
         let mut files = Vec::with_capacity(self.positions.len());
         for file in self.files.drain(..).filter(|file| file.live) {
             let rows = file.first_row..file.first_row + file.rows;
-            features.extend_from_slice(
-                &self.features[rows.start * FEATURE_LEN..rows.end * FEATURE_LEN],
-            );
+            features.extend_from_slice(&self.features[rows.start * row_len..rows.end * row_len]);
             let first_row = hashes.len();
             hashes.extend_from_slice(&self.hashes[rows]);
             files.push(FileRows { first_row, ..file });

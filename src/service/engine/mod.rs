@@ -4,20 +4,28 @@
 //!
 //! The interface here is what the rest of the service uses: [`analyze`], [`ViewDescriptor`] (stored as
 //! bytes) and [`VisualIndex`]. The descriptor inside is the engine's own business: see
-//! `descriptor.rs` for its blocks and score, `normalise.rs` for how a view is framed, `images.rs` for
-//! safe decoding and the rendered pictures, `index.rs` for the contiguous index, [`drawing`] for DXF
-//! and PDF drawings (rendered page, PMI, text, title-block attributes). The synthetic parts the
-//! engine's quality tests draw are in [`crate::service::samples`].
+//! `descriptor.rs` for its stored form and score, `framing.rs` for how a photograph or a rendered
+//! view is separated from its background and framed, `photo_descriptor.rs` for its blocks (built
+//! from `blocks.rs`), [`mesh`] for the many shaded views of a model, `images.rs` for safe decoding
+//! and the rendered pictures, `index.rs` for the contiguous index, [`drawing`] for DXF and PDF
+//! drawings (rendered page, PMI, text, title-block attributes). The engine before photo search
+//! (`legacy_descriptor.rs` with `normalise.rs`, seven line drawings a model) stays callable as
+//! [`Pipeline::Legacy`] for the quality benchmark only. The synthetic parts the engine's quality
+//! tests draw are in [`crate::service::samples`].
 
+mod blocks;
 #[cfg(test)]
 mod cad_tests;
 mod descriptor;
 pub mod drawing;
+mod framing;
 mod images;
 mod index;
+mod legacy_descriptor;
 mod limits;
 pub mod mesh;
 mod normalise;
+mod photo_descriptor;
 #[cfg(test)]
 mod quality_tests;
 #[cfg(test)]
@@ -25,7 +33,7 @@ mod sample_library_tests;
 
 use crate::api::PmiPage;
 
-pub use descriptor::ViewDescriptor;
+pub use descriptor::{Generation, ViewDescriptor};
 pub use images::{MAX_DECODED_BYTES, MAX_IMAGE_SIDE};
 pub use index::{SHAPE_WEIGHT, VisualIndex, match_views, rank_by_matching_every_file};
 pub use limits::{
@@ -97,6 +105,12 @@ pub enum EngineError {
     /// A stored descriptor could not be read back.
     #[error("stored descriptor is damaged: {0}")]
     DamagedDescriptor(String),
+    /// A stored descriptor was made by an earlier engine: the file must be indexed again.
+    #[error("stored descriptor version {version} was made by an earlier engine")]
+    OutdatedDescriptor {
+        /// The stored version byte.
+        version: u8,
+    },
 }
 
 /// True when files with this extension are decoded as images.
@@ -104,25 +118,48 @@ pub fn is_image_extension(extension: &str) -> bool {
     IMAGE_EXTENSIONS.contains(&extension.to_ascii_lowercase().as_str())
 }
 
+/// Which generation of the engine describes a file. Files are indexed with [`Pipeline::Current`];
+/// [`Pipeline::Legacy`] is the engine before photo search (seven line drawings a model, the
+/// descriptor of the time), kept so that the quality benchmark can measure both in the same run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Pipeline {
+    /// Today's engine.
+    #[default]
+    Current,
+    /// The engine before photo search, for comparisons only.
+    Legacy,
+}
+
 /// Analyses a file's bytes within the default [`ExtractionLimits`]; see [`analyze_within`].
 pub fn analyze(extension: &str, bytes: &[u8]) -> Result<Analysis, EngineError> {
     analyze_within(extension, bytes, &ExtractionLimits::default())
 }
 
-/// Analyses a file's bytes. `extension` is lower-case with the dot (`.png`). Images are decoded and
-/// described; models (STL, OBJ, PLY, STEP: [`crate::geometry`]) are read and rendered from several
-/// viewpoints (see [`mesh`]);
-/// drawings (`.dxf`, `.pdf`) are rendered and read (see [`drawing`]); bytes that do not decode give
-/// [`EngineError::Undecodable`], content past a cap of `limits` [`EngineError::OverLimit`]. Other
-/// formats are accepted with no views (stored and text-searchable).
+/// Analyses a file's bytes with today's engine: [`analyze_with`] and [`Pipeline::Current`].
 pub fn analyze_within(
+    extension: &str,
+    bytes: &[u8],
+    limits: &ExtractionLimits,
+) -> Result<Analysis, EngineError> {
+    analyze_with(Pipeline::Current, extension, bytes, limits)
+}
+
+/// Analyses a file's bytes. `extension` is lower-case with the dot (`.png`). Images are decoded and
+/// described; models (STL, OBJ, PLY, STEP: [`crate::geometry`]) are read and rendered from many
+/// viewpoints (see [`mesh`]); drawings (`.dxf`, `.pdf`) are rendered and read (see [`drawing`]);
+/// bytes that do not decode give [`EngineError::Undecodable`], content past a cap of `limits`
+/// [`EngineError::OverLimit`]. Other formats are accepted with no views (stored and
+/// text-searchable). `pipeline` chooses today's engine or, for comparisons, the one before photo
+/// search.
+pub fn analyze_with(
+    pipeline: Pipeline,
     extension: &str,
     bytes: &[u8],
     limits: &ExtractionLimits,
 ) -> Result<Analysis, EngineError> {
     let extension = extension.to_ascii_lowercase();
     if crate::geometry::is_model_extension(&extension) {
-        return mesh::analyze(&extension, bytes);
+        return mesh::analyze(pipeline, &extension, bytes);
     }
     if drawing::is_drawing_extension(&extension) {
         return drawing::analyze_drawing(&extension, bytes, limits);
@@ -144,7 +181,10 @@ pub fn analyze_within(
         reason: error.to_string(),
     };
     Ok(Analysis {
-        views: vec![ViewDescriptor::of_image(&image)],
+        views: vec![match pipeline {
+            Pipeline::Current => ViewDescriptor::of_image(&image),
+            Pipeline::Legacy => ViewDescriptor::of_image_legacy(&image),
+        }],
         thumbnail_jpeg: Some(images::thumbnail_jpeg(&image).map_err(unrenderable)?),
         large_png: Some(images::large_png(&image).map_err(unrenderable)?),
         text: String::new(),
@@ -217,14 +257,22 @@ mod tests {
             &png(128, 128, |x, _| if x < 64 { [10; 3] } else { [250; 3] }),
         )
         .unwrap();
-        let top_dark = analyze(
+        // Not the left-dark picture turned (a turned picture is the same to the descriptor).
+        let dark_disc = analyze(
             ".png",
-            &png(64, 64, |_, y| if y < 32 { [0; 3] } else { [255; 3] }),
+            &png(64, 64, |x, y| {
+                let (dx, dy) = (x as i32 - 32, y as i32 - 32);
+                if dx * dx + dy * dy < 200 {
+                    [0; 3]
+                } else {
+                    [255; 3]
+                }
+            }),
         )
         .unwrap();
         let mut index = VisualIndex::new();
         index.insert("b".into(), left_dark_again.views.clone());
-        index.insert("a".into(), top_dark.views.clone());
+        index.insert("a".into(), dark_disc.views.clone());
         index.insert("c".into(), left_dark_again.views);
         let ranked = index.rank(&left_dark.views, |_| true, 10);
         assert_eq!(ranked[0].0, "b");

@@ -1,9 +1,10 @@
-//! Normalising a picture before it is described, so that what is drawn counts and how it was captured
-//! does not: the background colour is estimated from the border and every pixel gets an "ink" weight
-//! (how far it is from the background, whatever the polarity or shade); the view is then framed on
-//! the content's enclosing circle around its ink centroid (crop to content, pad square) and resampled
-//! to a fixed size. Framing on a circle rather than a bounding box keeps the scale and centre of a
-//! part unchanged when the part is rotated.
+//! Normalising a picture before the legacy descriptor (`legacy_descriptor.rs`) describes it, so that
+//! what is drawn counts and how it was captured does not (today's descriptor frames views with
+//! `framing.rs`, which shares `content_frame` with this): the background colour is estimated from
+//! the border and every pixel gets an "ink" weight (how far it is from the background, whatever the
+//! polarity or shade); the view is then framed on the content's enclosing circle around its ink
+//! centroid (crop to content, pad square) and resampled to a fixed size. Framing on a circle rather
+//! than a bounding box keeps the scale and centre of a part unchanged when the part is rotated.
 
 use image::{DynamicImage, RgbImage, imageops::FilterType};
 
@@ -141,15 +142,15 @@ fn ink_map(image: &RgbImage, background: [u8; 3]) -> Vec<f32> {
 
 /// A square frame in coarse pixels.
 #[derive(Clone, Copy, Debug, PartialEq)]
-struct Frame {
-    centre_x: f32,
-    centre_y: f32,
-    half_side: f32,
+pub(super) struct Frame {
+    pub(super) centre_x: f32,
+    pub(super) centre_y: f32,
+    pub(super) half_side: f32,
 }
 
 /// The square framing the content: centred on the ink centroid, half its side the radius enclosing
 /// [`ENCLOSED_INK`] of the ink plus a margin. An image without ink is framed whole.
-fn content_frame(ink: &[f32], width: usize, height: usize) -> Frame {
+pub(super) fn content_frame(ink: &[f32], width: usize, height: usize) -> Frame {
     let mut mass = 0.0_f64;
     let mut sum_x = 0.0_f64;
     let mut sum_y = 0.0_f64;

@@ -159,28 +159,36 @@ fn identical_pictures_score_one_and_unrelated_parts_clearly_lower() {
         assert!(view.similarity(&again) > 0.99, "{name}");
         for (other, other_view) in &library {
             if other != name {
+                // Below the app's "very similar" band (0.85). Today's descriptor compares outlines
+                // as a photograph shows them: the flange and the washer drawings are both a disc
+                // with holes (0.84; it was under 0.8 with the line-drawing descriptor).
                 let score = view.similarity(other_view);
-                assert!(score < 0.8, "{name} vs {other}: {score}");
+                assert!(score < 0.85, "{name} vs {other}: {score}");
             }
         }
     }
 }
 
 #[test]
-fn a_matching_hash_alone_does_not_make_a_different_picture_similar() {
-    let library = library();
-    let (_, gear) = &library[0];
-    let (_, spring) = library.iter().find(|(name, _)| name == "spring").unwrap();
-    let mut bytes = spring.to_bytes();
-    let gear_bytes = gear.to_bytes();
-    // Give the spring the gear's hash (the bytes just before the checksum), then fix the checksum.
-    let body_len = bytes.len() - 4;
-    let hash_start = body_len - 32;
-    bytes[hash_start..body_len].copy_from_slice(&gear_bytes[hash_start..body_len]);
-    let bytes = with_fixed_checksum(bytes);
-    let spring_with_gear_hash = ViewDescriptor::from_bytes(&bytes).unwrap();
-    let score = gear.similarity(&spring_with_gear_hash);
-    assert!(score < 0.5, "score {score}");
+fn descriptors_of_the_engine_before_photo_search_are_outdated_not_compared() {
+    let picture = DynamicImage::ImageRgb8(draw_part("gear", &Pose::default(), SIDE).unwrap());
+    let legacy = ViewDescriptor::of_image_legacy(&picture);
+    let today = ViewDescriptor::of_image(&picture);
+    // Stored by the earlier engine: read back as "index again", whatever its length.
+    for bytes in [legacy.to_bytes(), legacy.to_bytes()[..10].to_vec()] {
+        assert!(matches!(
+            ViewDescriptor::from_bytes(&bytes),
+            Err(EngineError::OutdatedDescriptor { version: 1 })
+        ));
+    }
+    // Descriptors of different engines mean different things: never similar, even of one picture.
+    assert_eq!(legacy.similarity(&today), 0.0);
+    assert!(legacy.similarity(&legacy) > 0.99);
+    let mut index = VisualIndex::new();
+    index.insert("today".into(), vec![today.clone()]);
+    index.insert("legacy".into(), vec![legacy.clone()]);
+    assert_eq!(index.len(), 1, "one index holds one engine's descriptors");
+    assert_eq!(index.rank(&[legacy], |_| true, 10)[0].1, 0.0);
 }
 
 /// Stored descriptor bytes with the checksum recomputed after an edit (FNV-1a, as stored).

@@ -419,25 +419,43 @@ pub fn views_of(connection: &Connection, uid: &str) -> Result<Vec<Vec<u8>>, Serv
     Ok(views)
 }
 
-/// A file's UID with its stored view descriptors.
-pub type StoredViews = (String, Vec<Vec<u8>>);
+/// An indexed file's stored view descriptors.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StoredViews {
+    /// Canonical UID.
+    pub uid: String,
+    /// A search input (never a search result) rather than a company-database file.
+    pub is_search_input: bool,
+    /// The stored descriptors, in order.
+    pub views: Vec<Vec<u8>>,
+}
 
-/// The views of every indexed company-database file (the visual index is rebuilt from these).
-pub fn all_database_views(connection: &Connection) -> Result<Vec<StoredViews>, ServiceError> {
+/// The views of every indexed file, company-database files and search inputs alike (the visual index
+/// is rebuilt from the former; both are checked for descriptors an earlier engine stored).
+pub fn all_indexed_views(connection: &Connection) -> Result<Vec<StoredViews>, ServiceError> {
     let mut statement = connection.prepare(
-        "SELECT v.file_uid, v.descriptor FROM views v JOIN files f ON f.uid = v.file_uid
-         WHERE f.is_search_input = 0 AND f.state = 'completed'
+        "SELECT v.file_uid, f.is_search_input, v.descriptor FROM views v
+         JOIN files f ON f.uid = v.file_uid
+         WHERE f.state = 'completed'
          ORDER BY v.file_uid, v.position",
     )?;
     let mut files: Vec<StoredViews> = Vec::new();
     let rows = statement.query_map([], |row| {
-        Ok((row.get::<_, String>(0)?, row.get::<_, Vec<u8>>(1)?))
+        Ok((
+            row.get::<_, String>(0)?,
+            row.get::<_, bool>(1)?,
+            row.get::<_, Vec<u8>>(2)?,
+        ))
     })?;
     for row in rows {
-        let (uid, descriptor) = row?;
+        let (uid, is_search_input, descriptor) = row?;
         match files.last_mut() {
-            Some((last, views)) if *last == uid => views.push(descriptor),
-            _ => files.push((uid, vec![descriptor])),
+            Some(last) if last.uid == uid => last.views.push(descriptor),
+            _ => files.push(StoredViews {
+                uid,
+                is_search_input,
+                views: vec![descriptor],
+            }),
         }
     }
     Ok(files)

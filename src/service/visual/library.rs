@@ -36,7 +36,9 @@ pub struct VisualSettings {
 impl Default for VisualSettings {
     fn default() -> Self {
         Self {
-            ann_from_views: 50_000,
+            // Off until the graph's recall holds on large libraries (README, "Visual search at
+            // scale"): the exact scan answers every company unless a deployment opts in.
+            ann_from_views: usize::MAX,
             ann: AnnSettings::default(),
             save_after_changes: 1_000,
             build_threads: std::thread::available_parallelism().map_or(1, std::num::NonZero::get),

@@ -178,7 +178,7 @@ f 4 1 5
     assert_eq!(read_mesh(".obj", &with_material).unwrap(), mesh);
     // The engine dispatches OBJ (any case) to the mesh pipeline.
     let analysis = crate::service::engine::analyze(".OBJ", obj).unwrap();
-    assert_eq!(analysis.views.len(), VIEWPOINTS.len());
+    assert_eq!(analysis.views.len(), super::VIEWS_PER_MODEL);
 }
 
 #[test]
@@ -270,7 +270,7 @@ fn broken_and_hostile_meshes_are_undecodable_not_panics() {
 fn a_mesh_gets_views_pictures_and_attributes_and_rendering_is_deterministic() {
     let stl = as_stl(&cuboid([40.0, 20.0, 10.0], IDENTITY));
     let analysis = crate::service::engine::analyze(".STL", &stl).unwrap();
-    assert_eq!(analysis.views.len(), VIEWPOINTS.len());
+    assert_eq!(analysis.views.len(), super::VIEWS_PER_MODEL);
     assert!(analysis.views.iter().all(|view| view.shape().is_some()));
     let thumbnail = image::load_from_memory(analysis.thumbnail_jpeg.as_deref().unwrap()).unwrap();
     assert_eq!(

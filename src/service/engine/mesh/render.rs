@@ -119,17 +119,30 @@ struct Surfaces {
 }
 
 impl Surfaces {
+    /// The whole part on the picture: its enclosing sphere takes [`PART_EXTENT`] of the side.
     fn rasterise(mesh: &Mesh, view: &Viewpoint, side: usize) -> Self {
-        let half = side as f32 / 2.0;
-        let scale = half * PART_EXTENT;
+        Self::rasterise_window(mesh, view, side, [0.0, 0.0], 1.0 / PART_EXTENT)
+    }
+
+    /// The square of half-side `half` around `centre` (in the view's right and up coordinates,
+    /// part units) on a `side`² picture.
+    fn rasterise_window(
+        mesh: &Mesh,
+        view: &Viewpoint,
+        side: usize,
+        centre: [f32; 2],
+        half: f32,
+    ) -> Self {
+        let half_px = side as f32 / 2.0;
+        let scale = half_px / half.max(1e-6);
         let towards = view.towards_viewer();
         let projected: Vec<[f32; 3]> = mesh
             .vertices
             .iter()
             .map(|&point| {
                 [
-                    half + dot(point, view.right) * scale,
-                    half - dot(point, view.up) * scale,
+                    half_px + (dot(point, view.right) - centre[0]) * scale,
+                    half_px - (dot(point, view.up) - centre[1]) * scale,
                     dot(point, towards),
                 ]
             })
@@ -259,6 +272,61 @@ pub fn render(mesh: &Mesh, view: &Viewpoint, side: u32) -> RgbImage {
         }
     })
 }
+
+/// Side of the coarse silhouette a framed rendering finds its frame on.
+const FRAMING_SIDE: usize = 128;
+
+/// The mesh (in its standard pose, radius 1) seen from `view` and framed the way a photograph of it
+/// is framed before it is described (`framing.rs`): a coarse silhouette gives the frame (the
+/// circle around its centroid), then the framed square is rendered shaded (every surface filled and shaded by how
+/// it faces a light from the upper left in front of the viewer, on white), straight at the framed
+/// size. Saves rendering a large picture and framing it again.
+pub fn render_framed(mesh: &Mesh, view: &Viewpoint) -> crate::service::engine::framing::FramedView {
+    use crate::service::engine::framing::{FRAMED_SIDE, FramedView};
+    let coarse = Surfaces::rasterise(mesh, view, FRAMING_SIDE);
+    let coverage: Vec<f32> = coarse
+        .triangle
+        .iter()
+        .map(|&t| if t == EMPTY { 0.0 } else { 1.0 })
+        .collect();
+    let frame =
+        crate::service::engine::normalise::content_frame(&coverage, FRAMING_SIDE, FRAMING_SIDE);
+    // Coarse pixels to part units: the coarse picture spans ±1/PART_EXTENT.
+    let unit = 2.0 / PART_EXTENT / FRAMING_SIDE as f32;
+    let centre = [
+        (frame.centre_x - FRAMING_SIDE as f32 / 2.0) * unit,
+        (FRAMING_SIDE as f32 / 2.0 - frame.centre_y) * unit,
+    ];
+    let surfaces =
+        Surfaces::rasterise_window(mesh, view, FRAMED_SIDE, centre, frame.half_side * unit);
+    let towards = view.towards_viewer();
+    let light = normalised([
+        towards[0] + 0.5 * (view.up[0] - view.right[0]),
+        towards[1] + 0.5 * (view.up[1] - view.right[1]),
+        towards[2] + 0.5 * (view.up[2] - view.right[2]),
+    ]);
+    let mut silhouette = Vec::with_capacity(FRAMED_SIDE * FRAMED_SIDE);
+    let mut luminance = Vec::with_capacity(FRAMED_SIDE * FRAMED_SIDE);
+    for &triangle in &surfaces.triangle {
+        if triangle == EMPTY {
+            silhouette.push(0.0);
+            luminance.push(1.0);
+        } else {
+            let lit = dot(surfaces.normals[triangle as usize], light).abs();
+            silhouette.push(1.0);
+            luminance.push((SHADED_DARKEST + (SHADED_LIGHTEST - SHADED_DARKEST) * lit) / 255.0);
+        }
+    }
+    FramedView {
+        silhouette,
+        luminance,
+    }
+}
+
+/// Shading range of a shaded rendering's surfaces (darkest to lightest grey): darker than paper
+/// everywhere, so the whole part stands out as it does in a photograph.
+const SHADED_DARKEST: f32 = 60.0;
+const SHADED_LIGHTEST: f32 = 215.0;
 
 /// Widens line pixels by `reach` pixels each way (a square pen).
 fn thicken(lines: &[bool], side: usize, reach: isize) -> Vec<bool> {

@@ -1,0 +1,361 @@
+//! The building blocks of view descriptors, shared by today's descriptor and the legacy one: gradients
+//! of a square map, soft binning, orientation histograms on a grid (HOG-like) and relative to the
+//! centre (radial edges), Zernike moment magnitudes, the generic Fourier descriptor and a density
+//! layout. Each returns a raw block; `descriptor.rs` normalises and weights it.
+
+use std::sync::LazyLock;
+
+/// Highest Zernike order.
+const ZERNIKE_ORDER: usize = 10;
+/// Zernike moments kept: every (n, m) with m ≤ n ≤ 10, n − m even, except Z00 (the mass, divided
+/// out) and Z11 (zero about the centroid).
+pub(super) const ZERNIKE_LEN: usize = 34;
+
+/// Halves the side of a square map by averaging 2×2 blocks.
+pub(super) fn downsample_half(map: &[f32], side: usize) -> Vec<f32> {
+    let half = side / 2;
+    let mut small = vec![0.0; half * half];
+    for y in 0..half {
+        for x in 0..half {
+            let top = 2 * y * side + 2 * x;
+            let bottom = top + side;
+            small[y * half + x] = (map[top] + map[top + 1] + map[bottom] + map[bottom + 1]) / 4.0;
+        }
+    }
+    small
+}
+
+/// Gradient magnitude and unsigned orientation (0..π) of every inner pixel of a square map.
+pub(super) struct Gradients {
+    pub(super) side: usize,
+    pub(super) magnitude: Vec<f32>,
+    pub(super) orientation: Vec<f32>,
+}
+
+impl Gradients {
+    pub(super) fn of(map: &[f32], side: usize) -> Self {
+        let mut magnitude = vec![0.0; side * side];
+        let mut orientation = vec![0.0; side * side];
+        for y in 1..side - 1 {
+            for x in 1..side - 1 {
+                let at = y * side + x;
+                // Sobel: smooths across the edge, so one-pixel lines give clean orientations.
+                let gx = (map[at - side + 1] + 2.0 * map[at + 1] + map[at + side + 1])
+                    - (map[at - side - 1] + 2.0 * map[at - 1] + map[at + side - 1]);
+                let gy = (map[at + side - 1] + 2.0 * map[at + side] + map[at + side + 1])
+                    - (map[at - side - 1] + 2.0 * map[at - side] + map[at - side + 1]);
+                magnitude[at] = (gx * gx + gy * gy).sqrt();
+                orientation[at] = gy.atan2(gx).rem_euclid(std::f32::consts::PI);
+            }
+        }
+        Self {
+            side,
+            magnitude,
+            orientation,
+        }
+    }
+}
+
+/// Splits a continuous bin position into two neighbouring bins and their weights; `wrap` for
+/// circular quantities (orientation), clamping otherwise.
+pub(super) fn soft_bins(position: f32, bins: usize, wrap: bool) -> [(usize, f32); 2] {
+    let floor = position.floor();
+    let fraction = position - floor;
+    let lower = floor as i64;
+    let fix = |bin: i64| -> usize {
+        if wrap {
+            bin.rem_euclid(bins as i64) as usize
+        } else {
+            bin.clamp(0, bins as i64 - 1) as usize
+        }
+    };
+    [(fix(lower), 1.0 - fraction), (fix(lower + 1), fraction)]
+}
+
+/// HOG-like grid: orientation histograms of a map's edges in `cells`² cells and `bins` orientations,
+/// trilinear voting.
+pub(super) fn edge_grid(gradients: &Gradients, cells: usize, bins_count: usize) -> Vec<f32> {
+    let side = gradients.side;
+    let cell = side as f32 / cells as f32;
+    let bin_width = std::f32::consts::PI / bins_count as f32;
+    let mut histogram = vec![0.0; cells * cells * bins_count];
+    for y in 0..side {
+        for x in 0..side {
+            let at = y * side + x;
+            let magnitude = gradients.magnitude[at];
+            if magnitude <= 0.0 {
+                continue;
+            }
+            let bins = soft_bins(
+                gradients.orientation[at] / bin_width - 0.5,
+                bins_count,
+                true,
+            );
+            let columns = soft_bins((x as f32 + 0.5) / cell - 0.5, cells, false);
+            let rows = soft_bins((y as f32 + 0.5) / cell - 0.5, cells, false);
+            for (row, row_weight) in rows {
+                for (column, column_weight) in columns {
+                    let base = (row * cells + column) * bins_count;
+                    for (bin, bin_weight) in bins {
+                        histogram[base + bin] +=
+                            magnitude * row_weight * column_weight * bin_weight;
+                    }
+                }
+            }
+        }
+    }
+    histogram
+}
+
+/// Edge orientation relative to the direction from the frame centre (the ink centroid), in rings:
+/// unchanged by any rotation of the part. `rings_count` rings × `bins_count` relative orientations.
+pub(super) fn radial_edges(
+    gradients: &Gradients,
+    rings_count: usize,
+    bins_count: usize,
+) -> Vec<f32> {
+    let side = gradients.side;
+    let centre = side as f32 / 2.0;
+    let bin_width = std::f32::consts::PI / bins_count as f32;
+    let mut histogram = vec![0.0; rings_count * bins_count];
+    for y in 0..side {
+        for x in 0..side {
+            let at = y * side + x;
+            let magnitude = gradients.magnitude[at];
+            if magnitude <= 0.0 {
+                continue;
+            }
+            let dx = x as f32 + 0.5 - centre;
+            let dy = y as f32 + 0.5 - centre;
+            let radius = (dx * dx + dy * dy).sqrt() / centre;
+            let relative =
+                (gradients.orientation[at] - dy.atan2(dx)).rem_euclid(std::f32::consts::PI);
+            let bins = soft_bins(relative / bin_width - 0.5, bins_count, true);
+            let rings = soft_bins(radius * rings_count as f32 - 0.5, rings_count, false);
+            for (ring, ring_weight) in rings {
+                for (bin, bin_weight) in bins {
+                    histogram[ring * bins_count + bin] += magnitude * ring_weight * bin_weight;
+                }
+            }
+        }
+    }
+    histogram
+}
+
+/// One kept Zernike moment: order n, repetition m, and its radial polynomial as
+/// (power of the radius, coefficient) terms.
+struct ZernikeTerm {
+    n: usize,
+    m: usize,
+    radial: Vec<(usize, f32)>,
+}
+
+/// Every kept Zernike moment.
+static ZERNIKE_TERMS: LazyLock<Vec<ZernikeTerm>> = LazyLock::new(|| {
+    let factorial = |k: usize| (1..=k).map(|i| i as f64).product::<f64>();
+    let mut terms = Vec::with_capacity(ZERNIKE_LEN);
+    for n in 0..=ZERNIKE_ORDER {
+        for m in (n % 2..=n).step_by(2) {
+            if (n, m) == (0, 0) || (n, m) == (1, 1) {
+                continue;
+            }
+            let coefficients = (0..=(n - m) / 2)
+                .map(|k| {
+                    let sign = if k % 2 == 0 { 1.0 } else { -1.0 };
+                    let value = sign * factorial(n - k)
+                        / (factorial(k) * factorial((n + m) / 2 - k) * factorial((n - m) / 2 - k));
+                    (n - 2 * k, value as f32)
+                })
+                .collect();
+            terms.push(ZernikeTerm {
+                n,
+                m,
+                radial: coefficients,
+            });
+        }
+    }
+    terms
+});
+
+/// Magnitudes of the Zernike moments of a square map (`side`²) over its inscribed disc, divided by the
+/// ink mass: unchanged by rotation, and by scale and shift once the view is framed.
+pub(super) fn zernike_magnitudes(map: &[f32], side: usize) -> Vec<f32> {
+    let centre = side as f32 / 2.0;
+    let terms = &*ZERNIKE_TERMS;
+    let mut real = vec![0.0_f32; terms.len()];
+    let mut imaginary = vec![0.0_f32; terms.len()];
+    let mut mass = 0.0_f32;
+    let mut powers = [0.0_f32; ZERNIKE_ORDER + 1];
+    let mut cosines = [0.0_f32; ZERNIKE_ORDER + 1];
+    let mut sines = [0.0_f32; ZERNIKE_ORDER + 1];
+    for y in 0..side {
+        for x in 0..side {
+            let value = map[y * side + x];
+            if value <= 0.0 {
+                continue;
+            }
+            let dx = (x as f32 + 0.5 - centre) / centre;
+            let dy = (y as f32 + 0.5 - centre) / centre;
+            let radius = (dx * dx + dy * dy).sqrt();
+            if radius > 1.0 {
+                continue;
+            }
+            mass += value;
+            let (cos_1, sin_1) = if radius > 0.0 {
+                (dx / radius, dy / radius)
+            } else {
+                (1.0, 0.0)
+            };
+            powers[0] = 1.0;
+            cosines[0] = 1.0;
+            sines[0] = 0.0;
+            for k in 1..=ZERNIKE_ORDER {
+                powers[k] = powers[k - 1] * radius;
+                cosines[k] = cosines[k - 1] * cos_1 - sines[k - 1] * sin_1;
+                sines[k] = sines[k - 1] * cos_1 + cosines[k - 1] * sin_1;
+            }
+            for (index, term) in terms.iter().enumerate() {
+                let radial: f32 = term
+                    .radial
+                    .iter()
+                    .map(|&(power, coefficient)| coefficient * powers[power])
+                    .sum();
+                real[index] += value * radial * cosines[term.m];
+                imaginary[index] -= value * radial * sines[term.m];
+            }
+        }
+    }
+    if mass <= 0.0 {
+        return vec![0.0; ZERNIKE_LEN];
+    }
+    terms
+        .iter()
+        .enumerate()
+        .map(|(index, term)| {
+            let scale = (term.n as f32 + 1.0) / mass;
+            (real[index] * real[index] + imaginary[index] * imaginary[index]).sqrt() * scale
+        })
+        .collect()
+}
+
+/// Density of a square map (`side`²) on a `cells`² grid, each pixel shared between its nearest
+/// cells (bilinear).
+pub(super) fn layout(map: &[f32], side: usize, cells: usize) -> Vec<f32> {
+    let cell = side as f32 / cells as f32;
+    let mut grid = vec![0.0; cells * cells];
+    for y in 0..side {
+        let rows = soft_bins((y as f32 + 0.5) / cell - 0.5, cells, false);
+        for x in 0..side {
+            let value = map[y * side + x];
+            if value <= 0.0 {
+                continue;
+            }
+            let columns = soft_bins((x as f32 + 0.5) / cell - 0.5, cells, false);
+            for (row, row_weight) in rows {
+                for (column, column_weight) in columns {
+                    grid[row * cells + column] += value * row_weight * column_weight;
+                }
+            }
+        }
+    }
+    grid
+}
+
+/// Shape of a generic Fourier descriptor: rings and angles of the polar grid, radial and angular
+/// frequencies kept (every pair below both), and the angular frequencies kept beyond those for the
+/// radial frequency 0 alone (gear teeth, bolt circles).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct FourierShape {
+    /// Rings of the polar grid.
+    pub(super) rings: usize,
+    /// Angles of the polar grid.
+    pub(super) angles: usize,
+    /// Radial frequencies kept.
+    pub(super) radial: usize,
+    /// Angular frequencies kept at every radial frequency.
+    pub(super) angular: usize,
+    /// Highest angular frequency kept at radial frequency 0.
+    pub(super) high_angular: usize,
+}
+
+impl FourierShape {
+    /// Values the descriptor has.
+    pub(super) const fn len(&self) -> usize {
+        self.radial * self.angular - 1 + (self.high_angular + 1).saturating_sub(self.angular)
+    }
+}
+
+/// The generic Fourier descriptor (Zhang & Lu) of a square map about its centre: the magnitudes of
+/// the 2D Fourier transform of its polar image (area-weighted), divided by the DC term. A rotation of
+/// the map is a shift along the angle and a mirror image reverses it; both change only phases.
+pub(super) fn generic_fourier(map: &[f32], side: usize, shape: FourierShape) -> Vec<f32> {
+    let FourierShape {
+        rings,
+        angles,
+        radial,
+        angular,
+        high_angular,
+    } = shape;
+    let centre = side as f32 / 2.0;
+    let sample = |x: f32, y: f32| -> f32 {
+        let (left, top) = (x.floor(), y.floor());
+        let (fx, fy) = (x - left, y - top);
+        let at = |ix: isize, iy: isize| -> f32 {
+            if ix < 0 || iy < 0 || ix >= side as isize || iy >= side as isize {
+                0.0
+            } else {
+                map[iy as usize * side + ix as usize]
+            }
+        };
+        let (ix, iy) = (left as isize, top as isize);
+        (at(ix, iy) * (1.0 - fx) + at(ix + 1, iy) * fx) * (1.0 - fy)
+            + (at(ix, iy + 1) * (1.0 - fx) + at(ix + 1, iy + 1) * fx) * fy
+    };
+    let frequencies = high_angular.max(angular) + 1;
+    let turns: Vec<(f32, f32)> = (0..angles)
+        .map(|t| (std::f32::consts::TAU * t as f32 / angles as f32).sin_cos())
+        .collect();
+    // Per ring, its angular spectrum.
+    let mut spectra = vec![[0.0_f32; 2]; rings * frequencies];
+    let mut values = vec![0.0_f32; angles];
+    for ring in 0..rings {
+        let share = (ring as f32 + 0.5) / rings as f32;
+        let radius = share * centre;
+        for (value, &(sin, cos)) in values.iter_mut().zip(&turns) {
+            *value = share * sample(centre + radius * cos - 0.5, centre + radius * sin - 0.5);
+        }
+        for k in 0..frequencies {
+            let (mut re, mut im) = (0.0, 0.0);
+            for (t, value) in values.iter().enumerate() {
+                let (sin, cos) = turns[(k * t) % angles];
+                re += value * cos;
+                im -= value * sin;
+            }
+            spectra[ring * frequencies + k] = [re, im];
+        }
+    }
+    // Across the rings, for one angular frequency.
+    let magnitude = |rho: usize, k: usize| -> f32 {
+        let (mut re, mut im) = (0.0_f32, 0.0_f32);
+        for ring in 0..rings {
+            let [a, b] = spectra[ring * frequencies + k];
+            let (sin, cos) = (std::f32::consts::TAU * (rho * ring) as f32 / rings as f32).sin_cos();
+            re += a * cos + b * sin;
+            im += b * cos - a * sin;
+        }
+        (re * re + im * im).sqrt()
+    };
+    let dc = magnitude(0, 0).max(1e-6);
+    let mut features = Vec::with_capacity(shape.len());
+    for rho in 0..radial {
+        for k in 0..angular {
+            if (rho, k) != (0, 0) {
+                features.push(magnitude(rho, k) / dc);
+            }
+        }
+    }
+    for k in angular..=high_angular {
+        features.push(magnitude(0, k) / dc);
+    }
+    features
+}

@@ -1,0 +1,166 @@
+//! Today's view descriptor: what a photograph of a part, a shaded rendering of its model and a
+//! drawing of it have in common, whatever the background colour, tint, grain, blur, in-plane
+//! rotation, scale and shift. It looks at a view framed by `framing.rs` (silhouette and luminance,
+//! framed on the silhouette's circle) through blocks that are all unchanged by a rotation or mirror
+//! image of the view:
+//!
+//! | block | what it sees |
+//! |---|---|
+//! | silhouette Zernike | Zernike moment magnitudes (order ≤ 10) of the silhouette |
+//! | silhouette Fourier | generic Fourier descriptor of the silhouette |
+//! | edge Zernike | Zernike moment magnitudes of the edge map |
+//! | edge Fourier | generic Fourier descriptor of the edge map |
+//! | radial edges | edge orientation relative to the direction from the centre, in rings |
+//!
+//! The edge map is the silhouette's outline plus the luminance edges inside the part (creases,
+//! holes, steps), with the part's luminance normalised first, so tint and exposure do not count.
+//! A line drawing's silhouette (thin lines around background) is filled first, so that a drawing and
+//! a photograph of one part have the same silhouette.
+
+use super::blocks::{
+    FourierShape, Gradients, ZERNIKE_LEN, downsample_half, generic_fourier, radial_edges,
+    zernike_magnitudes,
+};
+use super::framing::{FRAMED_SIDE, FramedView};
+
+/// Side of the maps the blocks are computed on.
+const SIDE: usize = FRAMED_SIDE / 2;
+
+/// The generic Fourier descriptor's polar grid and the frequencies it keeps.
+const FOURIER_SHAPE: FourierShape = FourierShape {
+    rings: 16,
+    angles: 64,
+    radial: 4,
+    angular: 13,
+    high_angular: 32,
+};
+/// Values of a generic Fourier block.
+const FOURIER_LEN: usize = FOURIER_SHAPE.len();
+/// Radial edges: rings and relative-orientation bins.
+const RADIAL_RINGS: usize = 4;
+const RADIAL_BINS: usize = 8;
+/// How much the luminance edges inside the part count next to its outline (the outline's weight is
+/// 1). Measured on the quality set (42 views a model): 0 (outline only) found the right kind first
+/// for 77 % of single photographs against 89 % with 1.5; 3 did worse than 1.5 (85 % against 87 %).
+const INSIDE_WEIGHT: f32 = 1.5;
+
+/// Length and weight of each block, in order; the weights sum to 1. Measured on the quality set, any
+/// one block alone found the right kind first for 57–77 % of single photographs, the five with
+/// equal weights for 87–89 %.
+pub(super) const BLOCKS: [(usize, f32); 5] = [
+    (ZERNIKE_LEN, 0.2),
+    (FOURIER_LEN, 0.2),
+    (ZERNIKE_LEN, 0.2),
+    (FOURIER_LEN, 0.2),
+    (RADIAL_RINGS * RADIAL_BINS, 0.2),
+];
+
+/// The edge map of a framed view (see the module comment), as gradients for the orientation blocks.
+fn edges(silhouette: &[f32], luminance: &[f32]) -> Gradients {
+    let outline = Gradients::of(silhouette, SIDE);
+    // Luminance statistics over the part.
+    let (mut mass, mut sum, mut squares) = (0.0_f32, 0.0_f32, 0.0_f32);
+    for (&weight, &value) in silhouette.iter().zip(luminance) {
+        mass += weight;
+        sum += weight * value;
+        squares += weight * value * value;
+    }
+    let mean = if mass > 0.0 { sum / mass } else { 0.0 };
+    let spread = if mass > 0.0 {
+        (squares / mass - mean * mean).max(0.0).sqrt().max(0.04)
+    } else {
+        1.0
+    };
+    let normalised: Vec<f32> = silhouette
+        .iter()
+        .zip(luminance)
+        .map(|(&weight, &value)| weight * (value - mean) / spread)
+        .collect();
+    let inner = Gradients::of(&normalised, SIDE);
+    // Inside only: a pixel counts as inside as far as its whole 3×3 neighbourhood is part.
+    let mut magnitude = outline.magnitude.clone();
+    let mut orientation = outline.orientation.clone();
+    for y in 1..SIDE - 1 {
+        for x in 1..SIDE - 1 {
+            let at = y * SIDE + x;
+            let mut core = 1.0_f32;
+            for dy in 0..3 {
+                for dx in 0..3 {
+                    core = core.min(silhouette[(y + dy - 1) * SIDE + x + dx - 1]);
+                }
+            }
+            let inside = INSIDE_WEIGHT * core * inner.magnitude[at];
+            if inside > magnitude[at] {
+                orientation[at] = inner.orientation[at];
+            }
+            magnitude[at] += inside;
+        }
+    }
+    Gradients {
+        side: SIDE,
+        magnitude,
+        orientation,
+    }
+}
+
+/// Below this foreground weight a pixel may be background (see [`filled`]).
+const OPEN: f32 = 0.5;
+/// A silhouette covering less than this share of what its outline encloses is a line drawing.
+const LINE_DRAWING_SOLIDITY: f32 = 0.5;
+
+/// The silhouette of a line drawing filled: everything its lines enclose is part, only background
+/// reachable from the border stays background, so that a drawing's closed outline has the silhouette
+/// a photograph of the part has (its lines are still edges). A photograph or a rendering, whose part
+/// covers most of what its outline encloses, keeps its silhouette with the holes through the part:
+/// filling them too cost two points of family top-1 on the quality set.
+fn filled(silhouette: &[f32]) -> Vec<f32> {
+    let mut outside = vec![false; SIDE * SIDE];
+    let mut pending: Vec<usize> = (0..SIDE)
+        .flat_map(|i| [i, (SIDE - 1) * SIDE + i, i * SIDE, i * SIDE + SIDE - 1])
+        .collect();
+    while let Some(at) = pending.pop() {
+        if outside[at] || silhouette[at] >= OPEN {
+            continue;
+        }
+        outside[at] = true;
+        let (x, y) = (at % SIDE, at / SIDE);
+        if x > 0 {
+            pending.push(at - 1);
+        }
+        if x + 1 < SIDE {
+            pending.push(at + 1);
+        }
+        if y > 0 {
+            pending.push(at - SIDE);
+        }
+        if y + 1 < SIDE {
+            pending.push(at + SIDE);
+        }
+    }
+    let solid: Vec<f32> = silhouette
+        .iter()
+        .zip(&outside)
+        .map(|(&weight, &out)| if out { weight } else { 1.0 })
+        .collect();
+    let drawn: f32 = silhouette.iter().sum();
+    let enclosed: f32 = solid.iter().sum();
+    if drawn < LINE_DRAWING_SOLIDITY * enclosed {
+        solid
+    } else {
+        silhouette.to_vec()
+    }
+}
+
+/// The descriptor's raw blocks, in [`BLOCKS`] order.
+pub(super) fn describe(view: &FramedView) -> Vec<Vec<f32>> {
+    let silhouette = filled(&downsample_half(&view.silhouette, FRAMED_SIDE));
+    let luminance = downsample_half(&view.luminance, FRAMED_SIDE);
+    let edge_map = edges(&silhouette, &luminance);
+    vec![
+        zernike_magnitudes(&silhouette, SIDE),
+        generic_fourier(&silhouette, SIDE, FOURIER_SHAPE),
+        zernike_magnitudes(&edge_map.magnitude, SIDE),
+        generic_fourier(&edge_map.magnitude, SIDE, FOURIER_SHAPE),
+        radial_edges(&edge_map, RADIAL_RINGS, RADIAL_BINS),
+    ]
+}
