@@ -95,49 +95,49 @@ pub struct Calibration {
 ///
 /// | kind | same part | other parts | very similar ≥ | similar ≥ |
 /// |---|---|---|---|---|
-/// | picture → picture | 24, 0.814 / 0.902 | 264, 0.580 / 0.757 | 0.75 | 0.59 |
-/// | picture → model | 14, 0.744 / 0.854 | 154, 0.738 / 0.862 | 0.93 | 0.75 |
-/// | model → model | 6, 0.952 / 0.954 | 36, 0.786 / 0.786 | 0.96 | 0.79 |
-/// | drawing → drawing | 6, 0.953 / 0.999 | 24, 0.681 / 0.682 | 0.96 | 0.68 |
+/// | picture → picture | 24, 0.843 / 0.939 | 264, 0.714 / 0.841 | 0.83 | 0.72 |
+/// | picture → model | 14, 0.740 / 0.824 | 154, 0.753 / 0.812 | 0.82 | 0.77 |
+/// | model → model | 6, 0.975 / 0.984 | 36, 0.785 / 0.787 | 0.98 | 0.79 |
+/// | drawing → drawing | 6, 0.754 / 1.000 | 24, 0.734 / 0.736 | 0.76 | 0.62 |
 ///
-/// So the same 0.85 is "very similar" between two pictures (no other part reached 0.76) but only
-/// "similar" between a picture and a model, where other parts reach 0.86.
+/// So the same 0.83 is "very similar" between two pictures or a picture and a model but only
+/// "similar" between two models, where other parts reach 0.79 and the same part scores 0.98.
 pub const CALIBRATION: [Calibration; 4] = [
     Calibration {
         kind: QueryKind::PictureToPicture,
         thresholds: Thresholds {
-            very_similar: 0.75,
-            similar: 0.59,
+            very_similar: 0.83,
+            similar: 0.72,
         },
-        same_part: (24, 0.902),
-        other_parts: (264, 0.580),
+        same_part: (24, 0.939),
+        other_parts: (264, 0.714),
     },
     Calibration {
         kind: QueryKind::PictureToModel,
         thresholds: Thresholds {
-            very_similar: 0.93,
-            similar: 0.75,
+            very_similar: 0.82,
+            similar: 0.77,
         },
-        same_part: (14, 0.854),
-        other_parts: (154, 0.738),
+        same_part: (14, 0.824),
+        other_parts: (154, 0.753),
     },
     Calibration {
         kind: QueryKind::ModelToModel,
         thresholds: Thresholds {
-            very_similar: 0.96,
+            very_similar: 0.98,
             similar: 0.79,
         },
-        same_part: (6, 0.954),
-        other_parts: (36, 0.786),
+        same_part: (6, 0.984),
+        other_parts: (36, 0.785),
     },
     Calibration {
         kind: QueryKind::DrawingToDrawing,
         thresholds: Thresholds {
-            very_similar: 0.96,
-            similar: 0.68,
+            very_similar: 0.76,
+            similar: 0.62,
         },
-        same_part: (6, 0.999),
-        other_parts: (24, 0.681),
+        same_part: (6, 1.000),
+        other_parts: (24, 0.734),
     },
 ];
 

@@ -373,7 +373,7 @@ mod tests {
                 ScoreBand::VerySimilar
             };
             assert_eq!(sample.band(), Some(expected), "{kind:?} at {score}");
-            sample.score = Some(thresholds.very_similar.min(IDENTICAL_SCORE - 0.001));
+            sample.score = Some(thresholds.very_similar);
             assert!(
                 matches!(
                     sample.band(),
