@@ -8,9 +8,7 @@
 
 mod service_support;
 
-use std::io::BufRead as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::{Duration, SystemTime};
 
 use partlens::api::encoding::QueryString;
@@ -178,48 +176,16 @@ async fn the_graph_answers_like_the_exact_scan_through_changes_and_restarts() {
     service.stop().await;
 }
 
-/// Kills the child when dropped, so a failed assertion leaves no process behind.
-struct Child(std::process::Child);
-
-impl Drop for Child {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 /// Starts `partlens-service serve` on 127.0.0.1:0 over `data` and returns it with its base URL.
 /// Without indexing workers: an upload the kill interrupted is put back in the queue at the next
 /// start and stays there, so every run after the kill sees the same committed files.
-async fn serve_binary(data: &Path, ann_from_views: usize) -> (Child, String) {
-    let mut server = Child(
-        Command::new(env!("CARGO_BIN_EXE_partlens-service"))
-            .arg("--data")
-            .arg(data)
-            .args(["serve", "--addr", "127.0.0.1:0", "--index-workers", "0"])
-            .arg("--ann-from-views")
-            .arg(ann_from_views.to_string())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    let stdout = server.0.stdout.take().unwrap();
-    let first_line = tokio::task::spawn_blocking(move || {
-        let mut line = String::new();
-        std::io::BufReader::new(stdout)
-            .read_line(&mut line)
-            .unwrap();
-        line
-    })
+async fn serve_binary(data: &Path, ann_from_views: usize) -> (service_support::Child, String) {
+    let ann_from_views = ann_from_views.to_string();
+    service_support::serve_binary(
+        data,
+        &["--index-workers", "0", "--ann-from-views", &ann_from_views],
+    )
     .await
-    .unwrap();
-    let base = first_line
-        .trim_end()
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("first line: {first_line:?}"))
-        .to_owned();
-    (server, base)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -163,30 +163,25 @@ mod tests {
 
     #[test]
     fn kinds_follow_the_query_and_the_result() {
-        assert_eq!(
-            QueryKind::between(ViewKind::Image, "gear.png"),
-            QueryKind::PictureToPicture
-        );
-        assert_eq!(
-            QueryKind::between(ViewKind::Image, "flange.STEP"),
-            QueryKind::PictureToModel
-        );
-        assert_eq!(
-            QueryKind::between(ViewKind::Model, "flange.png"),
-            QueryKind::PictureToModel
-        );
-        assert_eq!(
-            QueryKind::between(ViewKind::Model, "gear.stl"),
-            QueryKind::ModelToModel
-        );
-        assert_eq!(
-            QueryKind::between(ViewKind::Drawing, "flange-drawing.pdf"),
-            QueryKind::DrawingToDrawing
-        );
-        assert_eq!(
-            QueryKind::between(ViewKind::Drawing, "gear.png"),
-            QueryKind::Mixed
-        );
+        let cases = [
+            (ViewKind::Image, "gear.png", QueryKind::PictureToPicture),
+            (ViewKind::Image, "flange.STEP", QueryKind::PictureToModel),
+            (ViewKind::Model, "flange.png", QueryKind::PictureToModel),
+            (ViewKind::Model, "gear.stl", QueryKind::ModelToModel),
+            (
+                ViewKind::Drawing,
+                "flange-drawing.pdf",
+                QueryKind::DrawingToDrawing,
+            ),
+            (ViewKind::Drawing, "gear.png", QueryKind::Mixed),
+        ];
+        for (query, result, kind) in cases {
+            assert_eq!(
+                QueryKind::between(query, result),
+                kind,
+                "{query:?} → {result}"
+            );
+        }
     }
 
     #[test]
