@@ -1,14 +1,18 @@
 //! Search at scale: the approximate visual index (HNSW graph + exact re-ranking) next to the exact
 //! scan in the same run, on synthetic company libraries of 10,000, 100,000 and (with `-- 1m`)
 //! 1,000,000 views written into a real store (`service::samples::large_library`: pictures and 7-view
-//! models from really analysed part drawings with seeded perturbations, as many text-only records
-//! as visual files, attributes and text). Prints markdown tables:
+//! models whose views are seeded blends of really analysed part drawings, see
+//! `samples::synthetic_views`, as many text-only records as visual files, attributes and text).
+//! Prints markdown tables:
 //!
 //! - search p50 / p95 for 1 and 3 query views, without a filter, with a selective attribute
 //!   filter (one supplier of 50), with a broad one (the most common material, 30 %), and with a
 //!   free-text word, each through `service::search::rank_visually` exactly as the service runs it
 //!   (metadata resolved in SQLite, candidates re-ranked from the stored descriptors), exact scan and
-//!   graph on the same store, with recall@10 of the graph against the exact scan;
+//!   graph on the same store, with recall@10 of the graph against the exact scan (strict: the
+//!   exact top ten's files found; with ties: a found file also counts when its exact score is
+//!   within 0.001 of the exact tenth, as ann-benchmarks counts recall) and how far apart the exact
+//!   top ten lie (first minus tenth score: near 0 means the ten are a tie among many);
 //! - memory a view, graph build time, restart to the first answered search (snapshot loaded);
 //! - free-text search without views (the metadata-only search) through the trigram index against
 //!   the substring scan it replaced.
@@ -18,6 +22,9 @@
 //! cargo bench --bench visual_scale -- 1m        # also 1M views (about half an hour, ~6 GB RAM)
 //! cargo bench --bench visual_scale -- only-1m   # just 1M
 //! cargo bench --bench visual_scale -- in-memory # graph and exact scan alone at 100k and 1M views
+//! cargo bench --bench visual_scale -- in-memory views=100000   # chosen sizes (either mode)
+//! PARTLENS_BENCH_ANN=16,128,256,100 cargo bench …  # graph settings: M, ef_add, ef_search, views/query view
+//! PARTLENS_BENCH_SWEEP=800:600,1600:1000 cargo bench … -- in-memory  # more search settings, one graph
 //! ```
 //!
 //! `in-memory` measures the search path without the store (no disk for a million views' database):
@@ -50,6 +57,58 @@ const QUERIES: usize = 60;
 const LIMIT: usize = 50;
 /// Results compared for recall.
 const RECALL_AT: usize = 10;
+
+/// Scores within this much of the exact 10th score count as ties (ann-benchmarks' recall counts
+/// a returned item whose distance is within 1e-3 of the k-th true distance the same way).
+const TIE: f32 = 0.001;
+
+/// How much of the exact top [`RECALL_AT`] an approximate ranking holds.
+#[derive(Clone, Copy, Debug, Default)]
+struct Recall {
+    /// Files of the exact top ten the approximate top ten holds.
+    found: usize,
+    /// Files of the approximate top ten that are in the exact top ten or tie with its tenth score
+    /// (the approximate path scores exactly, so its scores are the exact scores).
+    found_with_ties: usize,
+    /// Files in the exact top ten.
+    wanted: usize,
+    /// Sum over queries of the exact first score minus the exact tenth (how far apart the top ten
+    /// are: near 0 means the top ten is a tie among many).
+    top_spread: f64,
+    /// Queries counted.
+    queries: usize,
+}
+
+impl Recall {
+    fn add(&mut self, exact: &[(String, f32)], approximate: &[(String, f32)]) {
+        let truth: HashSet<&String> = exact.iter().take(RECALL_AT).map(|(uid, _)| uid).collect();
+        let tenth = exact[..exact.len().min(RECALL_AT)]
+            .last()
+            .map_or(f32::NEG_INFINITY, |(_, score)| *score);
+        self.wanted += truth.len();
+        for (uid, score) in approximate.iter().take(RECALL_AT) {
+            let exact_hit = truth.contains(uid);
+            self.found += usize::from(exact_hit);
+            self.found_with_ties += usize::from(exact_hit || *score >= tenth - TIE);
+        }
+        if let (Some((_, first)), true) = (exact.first(), tenth.is_finite()) {
+            self.top_spread += f64::from(first - tenth);
+            self.queries += 1;
+        }
+    }
+
+    fn strict(&self) -> f64 {
+        self.found as f64 / self.wanted.max(1) as f64
+    }
+
+    fn with_ties(&self) -> f64 {
+        (self.found_with_ties.min(self.wanted)) as f64 / self.wanted.max(1) as f64
+    }
+
+    fn spread(&self) -> f64 {
+        self.top_spread / self.queries.max(1) as f64
+    }
+}
 
 /// Resident memory of this process in bytes (Linux), for memory figures.
 fn resident_bytes() -> Option<usize> {
@@ -111,12 +170,63 @@ fn queries(pool: &SyntheticViews, views: usize, seed: u64) -> Vec<Vec<ViewDescri
         .collect()
 }
 
+/// The graph's settings: the defaults, or `PARTLENS_BENCH_ANN=connectivity,expansion_add,
+/// expansion_search,views_per_query_view` to try others.
+fn ann_settings() -> AnnSettings {
+    let mut settings = AnnSettings::default();
+    if let Ok(text) = std::env::var("PARTLENS_BENCH_ANN") {
+        let values: Vec<usize> = text
+            .split(',')
+            .map(|value| match value.trim().parse() {
+                Ok(value) => value,
+                Err(error) => panic!("PARTLENS_BENCH_ANN: {value:?}: {error}"),
+            })
+            .collect();
+        if let [
+            connectivity,
+            expansion_add,
+            expansion_search,
+            views_per_query_view,
+        ] = values[..]
+        {
+            settings.connectivity = connectivity;
+            settings.expansion_add = expansion_add;
+            settings.expansion_search = expansion_search;
+            settings.views_per_query_view = views_per_query_view;
+        } else {
+            panic!("PARTLENS_BENCH_ANN wants four numbers");
+        }
+    }
+    eprintln!("graph settings: {settings:?}");
+    settings
+}
+
 fn keeper(store: &Store, dir: &std::path::Path, ann_from_views: usize) -> VisualKeeper {
     let settings = VisualSettings {
         ann_from_views,
+        ann: ann_settings(),
         ..VisualSettings::default()
     };
     VisualKeeper::new(store.clone(), dir, settings)
+}
+
+/// The search settings the in-memory mode tries on one graph (candidate list `ef`, nearest views a
+/// query view): the default first, then `PARTLENS_BENCH_SWEEP=ef:views,ef:views,…` when set.
+fn search_sweep() -> Vec<(usize, usize)> {
+    let defaults = ann_settings();
+    let mut sweep = vec![(defaults.expansion_search, defaults.views_per_query_view)];
+    if let Ok(text) = std::env::var("PARTLENS_BENCH_SWEEP") {
+        for pair in text.split(',') {
+            let parsed = pair.split_once(':').and_then(|(ef, views)| {
+                Some((ef.trim().parse().ok()?, views.trim().parse().ok()?))
+            });
+            match parsed {
+                Some(pair) => sweep.push(pair),
+                None => panic!("PARTLENS_BENCH_SWEEP: {pair:?} is not ef:views"),
+            }
+        }
+    }
+    sweep
 }
 
 /// Synthetic files held in memory for [`in_memory`]: (GUID, views), a sixth of them 7-view models.
@@ -171,7 +281,7 @@ fn in_memory(
     let before_graph = resident_bytes();
     let started = Instant::now();
     let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
-    let graph = match AnnIndex::build(&files, AnnSettings::default(), threads) {
+    let graph = match AnnIndex::build(&files, ann_settings(), threads) {
         Ok(Some(graph)) => graph,
         Ok(None) => panic!("no view to build a graph of"),
         Err(error) => panic!("the graph does not build: {error}"),
@@ -184,7 +294,7 @@ fn in_memory(
         "{views} views in memory: graph built in {:.1} s",
         build.as_secs_f64()
     );
-    let mut approximate = AnnSearch::new(AnnSettings::default());
+    let mut approximate = AnnSearch::new(ann_settings());
     approximate.set_company(COMPANY, graph);
     let per_view = |bytes: usize| bytes / views.max(1);
     let scale_line = format!(
@@ -218,47 +328,59 @@ fn in_memory(
         ("listed (1 file in 50)", FileFilter::Only(&selective)),
         ("checked (30 %)", FileFilter::Checked(&check)),
     ];
-    let mut lines = Vec::new();
-    for (query_label, query_set) in [("1", single), ("3", triple)] {
-        for (label, filter) in &filters {
-            let mut exact_times = Vec::new();
-            let mut graph_times = Vec::new();
-            let (mut found, mut wanted) = (0, 0);
+    // The exact answers and times once; the graph's for each search setting of the sweep (one
+    // graph, searched with several candidate lists: the recall / time trade-off).
+    let mut exact_answers = Vec::new();
+    for (_, query_set) in [("1", single), ("3", triple)] {
+        for (_, filter) in &filters {
+            let mut answers = Vec::new();
+            let mut times = Vec::new();
             for query in query_set {
-                let run = |search: &dyn ViewSearch| {
-                    let started = Instant::now();
-                    match search.rank(COMPANY, query, *filter, LIMIT, &stored) {
-                        Ok(ranked) => (ranked, started.elapsed()),
-                        Err(error) => panic!("a search fails: {error}"),
-                    }
-                };
-                let (exact_ranked, exact_time) = run(&exact);
-                let (graph_ranked, graph_time) = run(&approximate);
-                exact_times.push(exact_time);
-                graph_times.push(graph_time);
-                let truth: HashSet<&String> = exact_ranked
-                    .iter()
-                    .take(RECALL_AT)
-                    .map(|(uid, _)| uid)
-                    .collect();
-                wanted += truth.len();
-                found += graph_ranked
-                    .iter()
-                    .take(RECALL_AT)
-                    .filter(|(uid, _)| truth.contains(uid))
-                    .count();
+                let started = Instant::now();
+                match exact.rank(COMPANY, query, *filter, LIMIT, &stored) {
+                    Ok(ranked) => answers.push(ranked),
+                    Err(error) => panic!("a search fails: {error}"),
+                }
+                times.push(started.elapsed());
             }
-            let exact_p50 = percentile(&mut exact_times, 0.5);
-            let graph_p50 = percentile(&mut graph_times, 0.5);
-            lines.push(format!(
-                "| {views} (in memory) | {query_label} | {label} | – | {} ms | {} ms | {} ms | {} ms | {:.1}× | {:.3} |",
-                millis(exact_p50),
-                millis(percentile(&mut exact_times, 0.95)),
-                millis(graph_p50),
-                millis(percentile(&mut graph_times, 0.95)),
-                exact_p50.as_secs_f64() / graph_p50.as_secs_f64().max(1e-9),
-                found as f64 / wanted.max(1) as f64
-            ));
+            exact_answers.push((answers, times));
+        }
+    }
+    let mut lines = Vec::new();
+    for (expansion_search, views_per_query_view) in search_sweep() {
+        approximate.set_search_settings(expansion_search, views_per_query_view);
+        let mut case = 0;
+        for (query_label, query_set) in [("1", single), ("3", triple)] {
+            for (label, filter) in &filters {
+                let (answers, exact_times) = &mut exact_answers[case];
+                case += 1;
+                let mut graph_times = Vec::new();
+                let mut recall = Recall::default();
+                for (query, exact_ranked) in query_set.iter().zip(answers.iter()) {
+                    let started = Instant::now();
+                    let graph_ranked =
+                        match approximate.rank(COMPANY, query, *filter, LIMIT, &stored) {
+                            Ok(ranked) => ranked,
+                            Err(error) => panic!("a search fails: {error}"),
+                        };
+                    graph_times.push(started.elapsed());
+                    recall.add(exact_ranked, &graph_ranked);
+                }
+                let exact_p50 = percentile(exact_times, 0.5);
+                let graph_p50 = percentile(&mut graph_times, 0.5);
+                lines.push(format!(
+                    "| {views} (in memory) | {query_label} | {label} | ef {expansion_search}, {views_per_query_view} a view | {} ms | {} ms | {} ms | {} ms | {:.1}× | {:.3} | {:.3} | {:.4} |",
+                    millis(exact_p50),
+                    millis(percentile(exact_times, 0.95)),
+                    millis(graph_p50),
+                    millis(percentile(&mut graph_times, 0.95)),
+                    exact_p50.as_secs_f64() / graph_p50.as_secs_f64().max(1e-9),
+                    recall.strict(),
+                    recall.with_ties(),
+                    recall.spread(),
+                ));
+                eprintln!("{}", lines.last().map_or("", String::as_str));
+            }
         }
     }
     (lines, scale_line)
@@ -275,13 +397,28 @@ fn main() {
     if only_million {
         sizes = vec![1_000_000];
     }
-    let in_memory_sizes: Vec<usize> = if arguments.iter().any(|arg| arg == "in-memory") {
+    let mut in_memory_sizes: Vec<usize> = if arguments.iter().any(|arg| arg == "in-memory") {
         sizes.clear();
         vec![100_000, 1_000_000]
     } else {
         Vec::new()
     };
-    let pool = match SyntheticViews::analysed(240, 2) {
+    // `views=N,M`: these library sizes instead (for the chosen mode).
+    if let Some(list) = arguments.iter().find_map(|arg| arg.strip_prefix("views=")) {
+        let chosen: Vec<usize> = list
+            .split(',')
+            .map(|value| match value.parse() {
+                Ok(value) => value,
+                Err(error) => panic!("views={list}: {error}"),
+            })
+            .collect();
+        if in_memory_sizes.is_empty() {
+            sizes = chosen;
+        } else {
+            in_memory_sizes = chosen;
+        }
+    }
+    let pool = match SyntheticViews::analysed(600, 2) {
         Ok(pool) => pool,
         Err(error) => panic!("the query pool does not analyse: {error}"),
     };
@@ -403,8 +540,7 @@ fn main() {
             for case in cases() {
                 let mut exact_times = Vec::with_capacity(QUERIES);
                 let mut graph_times = Vec::with_capacity(QUERIES);
-                let mut found = 0;
-                let mut wanted = 0;
+                let mut recall = Recall::default();
                 let mut matches = 0;
                 for query in query_set.iter() {
                     let run = |keeper: &VisualKeeper| {
@@ -433,31 +569,23 @@ fn main() {
                         "both paths count the same matches"
                     );
                     matches = exact_total;
-                    let truth: HashSet<&String> = exact_ranked
-                        .iter()
-                        .take(RECALL_AT)
-                        .map(|(uid, _)| uid)
-                        .collect();
-                    wanted += truth.len();
-                    found += graph_ranked
-                        .iter()
-                        .take(RECALL_AT)
-                        .filter(|(uid, _)| truth.contains(uid))
-                        .count();
+                    recall.add(&exact_ranked, &graph_ranked);
                 }
-                let recall = found as f64 / wanted.max(1) as f64;
                 let exact_p50 = percentile(&mut exact_times, 0.5);
                 let graph_p50 = percentile(&mut graph_times, 0.5);
                 search_lines.push(format!(
-                    "| {views} | {query_label} | {} | {matches} | {} ms | {} ms | {} ms | {} ms | {:.1}× | {:.3} |",
+                    "| {views} | {query_label} | {} | {matches} | {} ms | {} ms | {} ms | {} ms | {:.1}× | {:.3} | {:.3} | {:.4} |",
                     case.label,
                     millis(exact_p50),
                     millis(percentile(&mut exact_times, 0.95)),
                     millis(graph_p50),
                     millis(percentile(&mut graph_times, 0.95)),
                     exact_p50.as_secs_f64() / graph_p50.as_secs_f64().max(1e-9),
-                    recall
+                    recall.strict(),
+                    recall.with_ties(),
+                    recall.spread(),
                 ));
+                eprintln!("{}", search_lines.last().map_or("", String::as_str));
             }
         }
 
@@ -511,9 +639,9 @@ fn main() {
          exact scan.\n"
     );
     println!(
-        "| views | query views | filter | matches | exact p50 | exact p95 | graph p50 | graph p95 | speed-up (p50) | recall@{RECALL_AT} |"
+        "| views | query views | filter | matches | exact p50 | exact p95 | graph p50 | graph p95 | speed-up (p50) | recall@{RECALL_AT} | with ties ±{TIE} | exact 1st − 10th score |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
     for line in &search_lines {
         println!("{line}");
     }

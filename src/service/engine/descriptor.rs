@@ -278,30 +278,14 @@ impl ViewDescriptor {
     /// that need many realistic, distinct descriptors without analysing as many images. The padding
     /// after the blocks stays zero, so the result is stored and read back like an analysed one.
     pub fn perturbed(&self, noise: &[f32], amount: f32, flipped_bits: &[usize]) -> Self {
-        let layout = match self.generation {
-            Generation::Current => photo_descriptor::BLOCKS.to_vec(),
-            Generation::Legacy => legacy_descriptor::BLOCKS.to_vec(),
-        };
-        let blocks_len: usize = layout.iter().map(|(len, _)| len).sum();
-        let mut features: Vec<f32> = self.features[..blocks_len.min(self.features.len())]
-            .iter()
-            .map(|&value| f32::from(value) / FEATURE_SCALE)
-            .collect();
+        let layout = self.layout();
+        let mut features = self.unscaled_blocks(&layout);
         if !noise.is_empty() {
             for (index, value) in features.iter_mut().enumerate() {
                 *value += amount * noise[index % noise.len()] * value.abs().max(0.02);
             }
         }
-        let mut start = 0;
-        for (len, weight) in layout {
-            let block = &mut features[start..start + len];
-            let norm = block.iter().map(|value| value * value).sum::<f32>().sqrt();
-            if norm > f32::EPSILON {
-                let scale = weight.sqrt() / norm;
-                block.iter_mut().for_each(|value| *value *= scale);
-            }
-            start += len;
-        }
+        renormalise_blocks(&mut features, &layout);
         let mut hash = self.hash;
         if self.generation == Generation::Legacy {
             for &bit in flipped_bits {
@@ -315,6 +299,65 @@ impl ViewDescriptor {
             hash,
             ..self.clone()
         }
+    }
+
+    /// The weighted mean of this view and `others` (weights relative, any scale), renormalised block
+    /// by block: a view "between" real views, such as an intermediate viewpoint of one part. Views
+    /// of another generation or length are left out; the hash and D2 distribution are this view's.
+    /// For benchmarks that need libraries whose views vary continuously (see
+    /// `samples::synthetic_views`).
+    pub fn blended(&self, weight: f32, others: &[(&Self, f32)]) -> Self {
+        let layout = self.layout();
+        let mut features: Vec<f32> = self
+            .unscaled_blocks(&layout)
+            .into_iter()
+            .map(|value| value * weight)
+            .collect();
+        for (other, other_weight) in others {
+            if other.generation != self.generation || other.features.len() != self.features.len() {
+                continue;
+            }
+            for (value, other_value) in features.iter_mut().zip(other.unscaled_blocks(&layout)) {
+                *value += other_weight * other_value;
+            }
+        }
+        renormalise_blocks(&mut features, &layout);
+        let len = self.features.len();
+        Self {
+            features: quantise(&features, len),
+            ..self.clone()
+        }
+    }
+
+    /// The block layout of this view's generation.
+    fn layout(&self) -> Vec<(usize, f32)> {
+        match self.generation {
+            Generation::Current => photo_descriptor::BLOCKS.to_vec(),
+            Generation::Legacy => legacy_descriptor::BLOCKS.to_vec(),
+        }
+    }
+
+    /// The blocks' values as floats (without the padding).
+    fn unscaled_blocks(&self, layout: &[(usize, f32)]) -> Vec<f32> {
+        let blocks_len: usize = layout.iter().map(|(len, _)| len).sum();
+        self.features[..blocks_len.min(self.features.len())]
+            .iter()
+            .map(|&value| f32::from(value) / FEATURE_SCALE)
+            .collect()
+    }
+}
+
+/// Scales every block of `features` (laid out as `layout`) back to the length its weight gives it.
+fn renormalise_blocks(features: &mut [f32], layout: &[(usize, f32)]) {
+    let mut start = 0;
+    for &(len, weight) in layout {
+        let block = &mut features[start..start + len];
+        let norm = block.iter().map(|value| value * value).sum::<f32>().sqrt();
+        if norm > f32::EPSILON {
+            let scale = weight.sqrt() / norm;
+            block.iter_mut().for_each(|value| *value *= scale);
+        }
+        start += len;
     }
 }
 

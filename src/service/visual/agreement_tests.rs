@@ -265,3 +265,53 @@ fn files_the_graph_cannot_key_are_refused() {
     approximate.remove(COMPANY, &uid(2)).unwrap();
     approximate.remove(COMPANY, "not-a-guid").unwrap();
 }
+
+#[test]
+fn a_multi_view_query_finds_the_file_best_for_its_views_together() {
+    // Two unlike query views A and B; many one-view files near each of them; one file "between"
+    // them (their blend). The blend is nearest to neither view alone, but best for both together
+    // (a one-view file's score is the mean of its similarities to the query views).
+    let pool = pool();
+    let a = pool.base(0).clone();
+    let b = pool.base(1).clone();
+    let mut random = seeded(21);
+    let mut files: HashMap<String, Vec<ViewDescriptor>> = HashMap::new();
+    for number in 0..60 {
+        let near = if number % 2 == 0 { &a } else { &b };
+        let noise: Vec<f32> = (0..97)
+            .map(|_| rand::RngExt::random_range(&mut random, -1.0..1.0))
+            .collect();
+        files.insert(uid(number), vec![near.perturbed(&noise, 0.02, &[])]);
+    }
+    let between = uid(1000);
+    files.insert(between.clone(), vec![a.blended(1.0, &[(&b, 1.0)])]);
+    let query = vec![a.clone(), b.clone()];
+    let settings = AnnSettings {
+        views_per_query_view: 5,
+        direct_views: 0,
+        ..AnnSettings::default()
+    };
+    let (exact, approximate) = both(&files, settings);
+    let want = exact
+        .rank(COMPANY, &query, FileFilter::Everything, 1, &files)
+        .unwrap();
+    assert_eq!(want.first().map(|(uid, _)| uid), Some(&between));
+    // Neither view alone has it among its five nearest files...
+    for view in &query {
+        let alone = exact
+            .rank(
+                COMPANY,
+                std::slice::from_ref(view),
+                FileFilter::Everything,
+                5,
+                &files,
+            )
+            .unwrap();
+        assert!(alone.iter().all(|(uid, _)| uid != &between));
+    }
+    // ...but the graph, asked for five views a query view, finds it first.
+    let got = approximate
+        .rank(COMPANY, &query, FileFilter::Everything, 1, &files)
+        .unwrap();
+    assert_eq!(got, want);
+}

@@ -5,8 +5,8 @@
 //!
 //! - [`ExactScan`]: every view of every allowed file scored against every query view (the engine's
 //!   contiguous [`VisualIndex`] per company). The reference: its scores and order define the answer.
-//! - [`AnnSearch`]: an approximate nearest-neighbour graph (HNSW, `usearch`) per company over 8-bit
-//!   quantised view features finds candidate files; the candidates are then scored exactly like
+//! - [`AnnSearch`]: an approximate nearest-neighbour graph (HNSW, `usearch`) per company over
+//!   half-precision view features finds candidate files; the candidates are then scored exactly like
 //!   the exact scan does, from their full stored descriptors, so every score a user sees is the
 //!   exact score and the order is the exact order wherever the candidates hold the exact answer.
 //!

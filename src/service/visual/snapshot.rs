@@ -24,8 +24,8 @@ use crate::service::error::ServiceError;
 
 /// The folder of the data directory the graphs are saved in.
 pub const SNAPSHOT_FOLDER: &str = "visual";
-/// First bytes of a file table.
-const MAGIC: &[u8; 8] = b"PLVISTB1";
+/// First bytes of a file table (`…B1`: the graph held `i8` vectors, rebuilt when found).
+const MAGIC: &[u8; 8] = b"PLVISTB2";
 /// Bytes of one file entry: GUID, slot, view count.
 const ENTRY_BYTES: usize = 16 + 4 + 2;
 /// Bytes of the header after the magic: snapshot id, journal position, dimensions, scale, five
