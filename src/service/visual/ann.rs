@@ -4,7 +4,8 @@
 //!
 //! How candidates are found for a query of n views: the graph is asked for the
 //! [`AnnSettings::views_per_query_view`] nearest views of each query view (more when more results are
-//! wanted); their files, together, are the candidates. Metadata filters:
+//! wanted) and, for n > 1, of the views' mean (the files best for the views together), the searches
+//! on parallel threads; their files, together, are the candidates. Metadata filters:
 //!
 //! - a selective filter (the files are listed, [`FileFilter::Only`]): when the listed files have few
 //!   views they are all compared with the query on their quantised vectors (no graph); otherwise the
