@@ -481,3 +481,71 @@ pub(super) fn orientation_pairs(
     }
     histogram
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SIDE: usize = 64;
+
+    /// A square map painted where `inside(x, y)` holds (pixel centres, in −1..1 about the centre).
+    fn map(inside: impl Fn(f32, f32) -> bool) -> Vec<f32> {
+        (0..SIDE * SIDE)
+            .map(|at| {
+                let x = ((at % SIDE) as f32 + 0.5) / SIDE as f32 * 2.0 - 1.0;
+                let y = ((at / SIDE) as f32 + 0.5) / SIDE as f32 * 2.0 - 1.0;
+                if inside(x, y) { 1.0 } else { 0.0 }
+            })
+            .collect()
+    }
+
+    /// The map turned a quarter (exactly, on the pixel grid).
+    fn quarter_turn(map: &[f32]) -> Vec<f32> {
+        (0..SIDE * SIDE)
+            .map(|at| map[(at % SIDE) * SIDE + (SIDE - 1 - at / SIDE)])
+            .collect()
+    }
+
+    fn close(a: &[f32], b: &[f32]) -> bool {
+        a.iter()
+            .zip(b)
+            .all(|(x, y)| (x - y).abs() <= 1e-3 * x.abs().max(y.abs()).max(1.0))
+    }
+
+    #[test]
+    fn orientation_pairs_see_straight_edges_and_corners_and_ignore_a_turn() {
+        let bar = map(|x, y| x.abs() < 0.7 && y.abs() < 0.25);
+        let disc = map(|x, y| x * x + y * y < 0.5);
+        let pairs = |map: &[f32]| orientation_pairs(&Gradients::of(map, SIDE), &[3, 12], 8);
+        assert!(close(&pairs(&bar), &pairs(&quarter_turn(&bar))));
+        // A bar's edges 12 pixels apart are mostly parallel (first bin) or at right angles (last);
+        // a circle's are spread by its curvature, in the bins between.
+        let middle_share = |histogram: &[f32]| {
+            let far = &histogram[8..16];
+            far[1..7].iter().sum::<f32>() / far.iter().sum::<f32>()
+        };
+        assert!(middle_share(&pairs(&bar)) < 0.2, "{:?}", pairs(&bar));
+        assert!(middle_share(&pairs(&disc)) > 0.5, "{:?}", pairs(&disc));
+        // Nothing drawn, nothing counted.
+        assert!(
+            pairs(&vec![0.0; SIDE * SIDE])
+                .iter()
+                .all(|&value| value == 0.0)
+        );
+    }
+
+    #[test]
+    fn the_outline_profile_tells_a_disc_from_a_bar_and_ignores_a_turn() {
+        let bar = map(|x, y| x.abs() < 0.7 && y.abs() < 0.25);
+        let disc = map(|x, y| x * x + y * y < 0.5);
+        let profile = |map: &[f32]| outline_profile(map, SIDE, 64, 16);
+        assert_eq!(profile(&bar).len(), 17);
+        assert!(close(&profile(&bar), &profile(&quarter_turn(&bar))));
+        // A disc reaches as far in every direction: no frequency but the mean.
+        let round = profile(&disc);
+        assert!((round[0] - 0.5_f32.sqrt()).abs() < 0.05, "{round:?}");
+        assert!(round[1..].iter().all(|&value| value < 0.03), "{round:?}");
+        // A bar reaches twice as far along it as across: its second harmonic is strong.
+        assert!(profile(&bar)[2] > 0.1, "{:?}", profile(&bar));
+    }
+}
