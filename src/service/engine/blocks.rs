@@ -359,3 +359,193 @@ pub(super) fn generic_fourier(map: &[f32], side: usize, shape: FourierShape) -> 
     }
     features
 }
+
+/// The outline as seen from the centre of a square map: per direction (`angles` of them), the
+/// distance from the centre of the farthest silhouette pixel (weight ≥ ½) on that ray, as a share of
+/// the half side; then the profile's mean, and the magnitudes of its Fourier coefficients
+/// 1..=`frequencies` divided by that mean. Unchanged by rotation (a shift of the profile) and mirror
+/// image (its reversal), and by scale once the view is framed.
+pub(super) fn outline_profile(
+    map: &[f32],
+    side: usize,
+    angles: usize,
+    frequencies: usize,
+) -> Vec<f32> {
+    let centre = side as f32 / 2.0;
+    let steps = side;
+    let profile: Vec<f32> = (0..angles)
+        .map(|a| {
+            let (sin, cos) = (std::f32::consts::TAU * a as f32 / angles as f32).sin_cos();
+            let mut reach = 0.0;
+            for step in 0..steps {
+                let radius = (step as f32 + 0.5) / steps as f32 * centre;
+                let x = (centre + radius * cos) as isize;
+                let y = (centre + radius * sin) as isize;
+                if x >= 0
+                    && y >= 0
+                    && (x as usize) < side
+                    && (y as usize) < side
+                    && map[y as usize * side + x as usize] >= 0.5
+                {
+                    reach = radius / centre;
+                }
+            }
+            reach
+        })
+        .collect();
+    let mean = profile.iter().sum::<f32>() / angles as f32;
+    let mut features = Vec::with_capacity(frequencies + 1);
+    features.push(mean);
+    for k in 1..=frequencies {
+        let (mut re, mut im) = (0.0_f32, 0.0_f32);
+        for (a, value) in profile.iter().enumerate() {
+            let (sin, cos) = (std::f32::consts::TAU * (k * a) as f32 / angles as f32).sin_cos();
+            re += value * cos;
+            im -= value * sin;
+        }
+        features.push((re * re + im * im).sqrt() / angles as f32 / mean.max(1e-3));
+    }
+    features
+}
+
+/// Share of the strongest edge below which a pixel takes no part in [`orientation_pairs`].
+const PAIR_EDGE_FLOOR: f32 = 0.1;
+
+/// How edge orientations agree at a distance (a co-occurrence of orientations): for every pair of
+/// edge pixels `distance` apart (each of `distances`), the difference of their orientations folded
+/// to 0..π/2, as a soft histogram of `bins` bins weighted by the geometric mean of their magnitudes;
+/// one histogram a distance, concatenated. Straight edges and parallel walls put their pairs at 0,
+/// corners at their angle (a hexagon's at π/3), curves spread them by their curvature: what tells a
+/// hex nut from a pipe elbow when their outlines' moments agree. Unchanged by rotation and mirror
+/// image (only differences of orientation count) and, once the view is framed, by scale.
+pub(super) fn orientation_pairs(
+    gradients: &Gradients,
+    distances: &[usize],
+    bins: usize,
+) -> Vec<f32> {
+    let side = gradients.side;
+    let strongest = gradients.magnitude.iter().copied().fold(0.0_f32, f32::max);
+    let floor = PAIR_EDGE_FLOOR * strongest;
+    let strong: Vec<usize> = (0..side * side)
+        .filter(|&at| gradients.magnitude[at] > floor)
+        .collect();
+    // A pair's weight is the geometric mean of its magnitudes: the square roots, once a pixel.
+    let root: Vec<f32> = gradients
+        .magnitude
+        .iter()
+        .map(|&magnitude| {
+            if magnitude > floor {
+                magnitude.sqrt()
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    let mut histogram = vec![0.0; distances.len() * bins];
+    let half_pi = std::f32::consts::FRAC_PI_2;
+    for (slot, &distance) in distances.iter().enumerate() {
+        let d = distance as isize;
+        // Offsets on the upper half ring (each unordered pair once).
+        let offsets: Vec<(isize, isize)> = (-d..=d)
+            .flat_map(|dy| (-d..=d).map(move |dx| (dx, dy)))
+            .filter(|&(dx, dy)| {
+                let r = ((dx * dx + dy * dy) as f32).sqrt();
+                (r - d as f32).abs() < 0.5 && (dy > 0 || (dy == 0 && dx > 0))
+            })
+            .collect();
+        let slot_bins = &mut histogram[slot * bins..(slot + 1) * bins];
+        for &at in &strong {
+            let (x, y) = ((at % side) as isize, (at / side) as isize);
+            for &(dx, dy) in &offsets {
+                let (nx, ny) = (x + dx, y + dy);
+                if nx < 0 || ny < 0 || nx >= side as isize || ny >= side as isize {
+                    continue;
+                }
+                let other = ny as usize * side + nx as usize;
+                let weight = root[at] * root[other];
+                if weight <= 0.0 {
+                    continue;
+                }
+                // Orientations are in 0..π: their difference folded to 0..π/2.
+                let mut difference =
+                    (gradients.orientation[at] - gradients.orientation[other]).abs();
+                if difference > half_pi {
+                    difference = std::f32::consts::PI - difference;
+                }
+                for (bin, share) in soft_bins(difference / half_pi * bins as f32 - 0.5, bins, false)
+                {
+                    slot_bins[bin] += weight * share;
+                }
+            }
+        }
+    }
+    histogram
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SIDE: usize = 64;
+
+    /// A square map painted where `inside(x, y)` holds (pixel centres, in −1..1 about the centre).
+    fn map(inside: impl Fn(f32, f32) -> bool) -> Vec<f32> {
+        (0..SIDE * SIDE)
+            .map(|at| {
+                let x = ((at % SIDE) as f32 + 0.5) / SIDE as f32 * 2.0 - 1.0;
+                let y = ((at / SIDE) as f32 + 0.5) / SIDE as f32 * 2.0 - 1.0;
+                if inside(x, y) { 1.0 } else { 0.0 }
+            })
+            .collect()
+    }
+
+    /// The map turned a quarter (exactly, on the pixel grid).
+    fn quarter_turn(map: &[f32]) -> Vec<f32> {
+        (0..SIDE * SIDE)
+            .map(|at| map[(at % SIDE) * SIDE + (SIDE - 1 - at / SIDE)])
+            .collect()
+    }
+
+    fn close(a: &[f32], b: &[f32]) -> bool {
+        a.iter()
+            .zip(b)
+            .all(|(x, y)| (x - y).abs() <= 1e-3 * x.abs().max(y.abs()).max(1.0))
+    }
+
+    #[test]
+    fn orientation_pairs_see_straight_edges_and_corners_and_ignore_a_turn() {
+        let bar = map(|x, y| x.abs() < 0.7 && y.abs() < 0.25);
+        let disc = map(|x, y| x * x + y * y < 0.5);
+        let pairs = |map: &[f32]| orientation_pairs(&Gradients::of(map, SIDE), &[3, 12], 8);
+        assert!(close(&pairs(&bar), &pairs(&quarter_turn(&bar))));
+        // A bar's edges 12 pixels apart are mostly parallel (first bin) or at right angles (last);
+        // a circle's are spread by its curvature, in the bins between.
+        let middle_share = |histogram: &[f32]| {
+            let far = &histogram[8..16];
+            far[1..7].iter().sum::<f32>() / far.iter().sum::<f32>()
+        };
+        assert!(middle_share(&pairs(&bar)) < 0.2, "{:?}", pairs(&bar));
+        assert!(middle_share(&pairs(&disc)) > 0.5, "{:?}", pairs(&disc));
+        // Nothing drawn, nothing counted.
+        assert!(
+            pairs(&vec![0.0; SIDE * SIDE])
+                .iter()
+                .all(|&value| value == 0.0)
+        );
+    }
+
+    #[test]
+    fn the_outline_profile_tells_a_disc_from_a_bar_and_ignores_a_turn() {
+        let bar = map(|x, y| x.abs() < 0.7 && y.abs() < 0.25);
+        let disc = map(|x, y| x * x + y * y < 0.5);
+        let profile = |map: &[f32]| outline_profile(map, SIDE, 64, 16);
+        assert_eq!(profile(&bar).len(), 17);
+        assert!(close(&profile(&bar), &profile(&quarter_turn(&bar))));
+        // A disc reaches as far in every direction: no frequency but the mean.
+        let round = profile(&disc);
+        assert!((round[0] - 0.5_f32.sqrt()).abs() < 0.05, "{round:?}");
+        assert!(round[1..].iter().all(|&value| value < 0.03), "{round:?}");
+        // A bar reaches twice as far along it as across: its second harmonic is strong.
+        assert!(profile(&bar)[2] > 0.1, "{:?}", profile(&bar));
+    }
+}

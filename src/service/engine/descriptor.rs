@@ -11,10 +11,12 @@
 //! concatenated: the weighted sum of per-block cosines is one dot product, which is what makes
 //! [`super::VisualIndex`] a tight loop. Weights sum to 1, so identical views score 1.
 //!
-//! Stored form: the magic `PLV`, a version byte (3 a view, 4 a view of a mesh with its D2
+//! Stored form: the magic `PLV`, a version byte (5 a view, 6 a view of a mesh with its D2
 //! distribution), the features as little-endian `i16`, the D2 distribution, and an FNV-1a checksum.
-//! Versions 1 and 2 are the legacy descriptor: they are read as [`EngineError::OutdatedDescriptor`],
-//! so the service indexes such a file again instead of comparing descriptors of different meaning.
+//! Versions 1 and 2 are the legacy descriptor, 3 and 4 today's descriptor before its orientation-pair
+//! and outline-profile blocks (same length, other blocks): they are read as
+//! [`EngineError::OutdatedDescriptor`], so the service indexes such a file again instead of
+//! comparing descriptors of different meaning.
 
 use super::EngineError;
 use super::framing::frame;
@@ -57,9 +59,13 @@ const STORED_MAGIC: &[u8; 3] = b"PLV";
 /// Stored versions of the legacy descriptor: a picture's view, a mesh's view with its D2.
 const LEGACY_VERSION: u8 = 1;
 const LEGACY_VERSION_WITH_SHAPE: u8 = 2;
+/// Stored versions of today's descriptor before its blocks changed (issue 9's single-photograph
+/// goal): read as outdated.
+const EARLIER_VERSION: u8 = 3;
+const EARLIER_VERSION_WITH_SHAPE: u8 = 4;
 /// Stored versions of today's descriptor.
-const STORED_VERSION: u8 = 3;
-const STORED_VERSION_WITH_SHAPE: u8 = 4;
+const STORED_VERSION: u8 = 5;
+const STORED_VERSION_WITH_SHAPE: u8 = 6;
 /// Stored length of today's descriptor: magic, version, features, checksum.
 const STORED_LEN: usize = STORED_MAGIC.len() + 1 + FEATURE_LEN * 2 + 4;
 /// Stored length of a mesh's view: the D2 distribution sits before the checksum.
@@ -162,8 +168,9 @@ impl ViewDescriptor {
         bytes
     }
 
-    /// Reads a descriptor stored with [`ViewDescriptor::to_bytes`]. A legacy descriptor is
-    /// [`EngineError::OutdatedDescriptor`] (the file must be indexed again); anything else that is
+    /// Reads a descriptor stored with [`ViewDescriptor::to_bytes`]. A legacy descriptor, or one of
+    /// today's stored before its blocks last changed, is [`EngineError::OutdatedDescriptor`] (the
+    /// file must be indexed again); anything else that is
     /// not today's descriptor (another version, a wrong length, a bad checksum, values out of range)
     /// is [`EngineError::DamagedDescriptor`].
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, EngineError> {
@@ -177,7 +184,10 @@ impl ViewDescriptor {
         let expected = match bytes[STORED_MAGIC.len()] {
             STORED_VERSION => STORED_LEN,
             STORED_VERSION_WITH_SHAPE => STORED_LEN_WITH_SHAPE,
-            version @ (LEGACY_VERSION | LEGACY_VERSION_WITH_SHAPE) => {
+            version @ (LEGACY_VERSION
+            | LEGACY_VERSION_WITH_SHAPE
+            | EARLIER_VERSION
+            | EARLIER_VERSION_WITH_SHAPE) => {
                 return Err(EngineError::OutdatedDescriptor { version });
             }
             version => {

@@ -95,49 +95,50 @@ pub struct Calibration {
 ///
 /// | kind | same part | other parts | very similar ≥ | similar ≥ |
 /// |---|---|---|---|---|
-/// | picture → picture | 24, 0.843 / 0.939 | 264, 0.714 / 0.841 | 0.83 | 0.72 |
-/// | picture → model | 14, 0.740 / 0.824 | 154, 0.753 / 0.812 | 0.82 | 0.77 |
-/// | model → model | 6, 0.975 / 0.984 | 36, 0.785 / 0.787 | 0.98 | 0.79 |
-/// | drawing → drawing | 6, 0.754 / 1.000 | 24, 0.734 / 0.736 | 0.76 | 0.62 |
+/// | picture → picture | 24, 0.841 / 0.941 | 264, 0.709 / 0.847 | 0.85 | 0.75 |
+/// | picture → model | 14, 0.776 / 0.869 | 154, 0.803 / 0.867 | 0.87 | 0.82 |
+/// | model → model | 6, 0.975 / 0.985 | 36, 0.823 / 0.826 | 0.98 | 0.83 |
+/// | drawing → drawing | 6, 0.838 / 0.999 | 24, 0.710 / 0.711 | 0.84 | 0.68 |
 ///
-/// So the same 0.83 is "very similar" between two pictures or a picture and a model but only
-/// "similar" between two models, where other parts reach 0.79 and the same part scores 0.98.
+/// So the same 0.85 is "very similar" between two pictures or two drawings but only "similar"
+/// between a picture and a model (other parts reach 0.87) or two models (where the same part scores
+/// 0.98).
 pub const CALIBRATION: [Calibration; 4] = [
     Calibration {
         kind: QueryKind::PictureToPicture,
         thresholds: Thresholds {
-            very_similar: 0.83,
-            similar: 0.72,
+            very_similar: 0.85,
+            similar: 0.75,
         },
-        same_part: (24, 0.939),
-        other_parts: (264, 0.714),
+        same_part: (24, 0.941),
+        other_parts: (264, 0.709),
     },
     Calibration {
         kind: QueryKind::PictureToModel,
         thresholds: Thresholds {
-            very_similar: 0.82,
-            similar: 0.77,
+            very_similar: 0.87,
+            similar: 0.82,
         },
-        same_part: (14, 0.824),
-        other_parts: (154, 0.753),
+        same_part: (14, 0.869),
+        other_parts: (154, 0.803),
     },
     Calibration {
         kind: QueryKind::ModelToModel,
         thresholds: Thresholds {
             very_similar: 0.98,
-            similar: 0.79,
+            similar: 0.83,
         },
-        same_part: (6, 0.984),
-        other_parts: (36, 0.785),
+        same_part: (6, 0.985),
+        other_parts: (36, 0.823),
     },
     Calibration {
         kind: QueryKind::DrawingToDrawing,
         thresholds: Thresholds {
-            very_similar: 0.76,
-            similar: 0.62,
+            very_similar: 0.84,
+            similar: 0.68,
         },
-        same_part: (6, 1.000),
-        other_parts: (24, 0.734),
+        same_part: (6, 0.999),
+        other_parts: (24, 0.710),
     },
 ];
 
