@@ -415,8 +415,24 @@ impl AnnIndex {
     ) -> Result<Vec<u32>, ServiceError> {
         let search = |&(vector, wanted): &(&[f32], usize)| {
             let wanted = wanted.saturating_mul(factor).min(self.views).max(1);
-            // The graph searches with max(expansion_search, wanted) candidates.
             let _turn = self.gate.enter();
+            if wanted == self.views {
+                // Every view is wanted: a scan of them all is exact and costs what the graph would,
+                // and it finds what a graph search can miss (among many near-identical views some
+                // nodes are not reached from the entry point).
+                return self
+                    .graph
+                    .exact_search::<f32>(vector, wanted)
+                    .map(|found| {
+                        found
+                            .keys
+                            .into_iter()
+                            .filter(|&key| admit.is_none_or(|admit| admit(slot_of(key))))
+                            .collect()
+                    })
+                    .map_err(graph_error);
+            }
+            // The graph searches with max(expansion_search, wanted) candidates.
             match admit {
                 None => self.graph.search::<f32>(vector, wanted),
                 Some(admit) => self
