@@ -110,6 +110,28 @@ impl Recall {
     }
 }
 
+/// One row of the search table: `first` (the row's leading cells), then times, speed-up and recall.
+fn search_row(
+    first: &str,
+    exact_times: &mut [Duration],
+    graph_times: &mut [Duration],
+    recall: &Recall,
+) -> String {
+    let exact_p50 = percentile(exact_times, 0.5);
+    let graph_p50 = percentile(graph_times, 0.5);
+    format!(
+        "| {first} | {} ms | {} ms | {} ms | {} ms | {:.1}× | {:.3} | {:.3} | {:.4} |",
+        millis(exact_p50),
+        millis(percentile(exact_times, 0.95)),
+        millis(graph_p50),
+        millis(percentile(graph_times, 0.95)),
+        exact_p50.as_secs_f64() / graph_p50.as_secs_f64().max(1e-9),
+        recall.strict(),
+        recall.with_ties(),
+        recall.spread(),
+    )
+}
+
 /// Resident memory of this process in bytes (Linux), for memory figures.
 fn resident_bytes() -> Option<usize> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
@@ -366,18 +388,14 @@ fn in_memory(
                     graph_times.push(started.elapsed());
                     recall.add(exact_ranked, &graph_ranked);
                 }
-                let exact_p50 = percentile(exact_times, 0.5);
-                let graph_p50 = percentile(&mut graph_times, 0.5);
-                lines.push(format!(
-                    "| {views} (in memory) | {query_label} | {label} | ef {expansion_search}, {views_per_query_view} a view | {} ms | {} ms | {} ms | {} ms | {:.1}× | {:.3} | {:.3} | {:.4} |",
-                    millis(exact_p50),
-                    millis(percentile(exact_times, 0.95)),
-                    millis(graph_p50),
-                    millis(percentile(&mut graph_times, 0.95)),
-                    exact_p50.as_secs_f64() / graph_p50.as_secs_f64().max(1e-9),
-                    recall.strict(),
-                    recall.with_ties(),
-                    recall.spread(),
+                lines.push(search_row(
+                    &format!(
+                        "{views} (in memory) | {query_label} | {label} | ef {expansion_search}, \
+                         {views_per_query_view} a view"
+                    ),
+                    exact_times,
+                    &mut graph_times,
+                    &recall,
                 ));
                 eprintln!("{}", lines.last().map_or("", String::as_str));
             }
@@ -571,19 +589,11 @@ fn main() {
                     matches = exact_total;
                     recall.add(&exact_ranked, &graph_ranked);
                 }
-                let exact_p50 = percentile(&mut exact_times, 0.5);
-                let graph_p50 = percentile(&mut graph_times, 0.5);
-                search_lines.push(format!(
-                    "| {views} | {query_label} | {} | {matches} | {} ms | {} ms | {} ms | {} ms | {:.1}× | {:.3} | {:.3} | {:.4} |",
-                    case.label,
-                    millis(exact_p50),
-                    millis(percentile(&mut exact_times, 0.95)),
-                    millis(graph_p50),
-                    millis(percentile(&mut graph_times, 0.95)),
-                    exact_p50.as_secs_f64() / graph_p50.as_secs_f64().max(1e-9),
-                    recall.strict(),
-                    recall.with_ties(),
-                    recall.spread(),
+                search_lines.push(search_row(
+                    &format!("{views} | {query_label} | {} | {matches}", case.label),
+                    &mut exact_times,
+                    &mut graph_times,
+                    &recall,
                 ));
                 eprintln!("{}", search_lines.last().map_or("", String::as_str));
             }
