@@ -16,6 +16,7 @@ pub mod jobs;
 pub mod schema;
 pub mod search;
 pub mod search_text;
+pub mod text_terms;
 pub mod visual_journal;
 
 use std::path::{Path, PathBuf};

@@ -171,10 +171,59 @@ const MIGRATIONS: &[&str] = &[
         DELETE FROM file_text_keys WHERE file_uid = old.uid;
     END;
     "#,
+    // 5: free text through the terms of the search text instead of the whole text (reasons in
+    // `text_terms`): the distinct terms with a trigram index, the (term, file) postings, each file's
+    // term ids beside its key. `text_terms::rebuild` fills them from the stored files after this step
+    // (the terms are split in Rust, by the rule the query words are split by).
+    r#"
+    DROP TRIGGER search_text_added;
+    DROP TRIGGER search_text_changed;
+    DROP TRIGGER search_text_removed;
+    DROP TABLE search_text_index;
+    ALTER TABLE file_text_keys ADD COLUMN term_ids TEXT NOT NULL DEFAULT '[]';
+    CREATE TABLE search_terms (
+        id    INTEGER PRIMARY KEY,
+        term  TEXT NOT NULL UNIQUE
+    );
+    CREATE VIRTUAL TABLE search_term_index USING fts5(
+        term, content = '', contentless_delete = 1, tokenize = 'trigram case_sensitive 1'
+    );
+    CREATE TABLE search_postings (
+        term_id   INTEGER NOT NULL,
+        file_key  INTEGER NOT NULL,
+        PRIMARY KEY (term_id, file_key)
+    ) WITHOUT ROWID;
+    CREATE TRIGGER search_term_added AFTER INSERT ON search_terms BEGIN
+        INSERT INTO search_term_index (rowid, term) VALUES (new.id, new.term);
+    END;
+    CREATE TRIGGER search_term_removed AFTER DELETE ON search_terms BEGIN
+        DELETE FROM search_term_index WHERE rowid = old.id;
+    END;
+    CREATE TRIGGER search_text_added AFTER INSERT ON files BEGIN
+        INSERT INTO file_text_keys (file_uid) VALUES (new.uid);
+    END;
+    CREATE TRIGGER search_text_removed AFTER DELETE ON files BEGIN
+        DELETE FROM search_postings
+            WHERE file_key = (SELECT id FROM file_text_keys WHERE file_uid = old.uid)
+              AND term_id IN (SELECT value FROM json_each((SELECT CASE WHEN json_valid(term_ids)
+                  THEN term_ids ELSE '[]' END FROM file_text_keys WHERE file_uid = old.uid)));
+        DELETE FROM search_terms
+            WHERE id IN (SELECT value FROM json_each((SELECT CASE WHEN json_valid(term_ids)
+                  THEN term_ids ELSE '[]' END FROM file_text_keys WHERE file_uid = old.uid)))
+              AND NOT EXISTS (SELECT 1 FROM search_postings p WHERE p.term_id = search_terms.id);
+        DELETE FROM file_text_keys WHERE file_uid = old.uid;
+    END;
+    "#,
 ];
 
 /// Brings the schema up to date and makes sure the default client exists.
 pub fn migrate(connection: &mut Connection) -> Result<(), ServiceError> {
+    migrate_to(connection, MIGRATIONS.len())
+}
+
+/// Brings the schema up to step `last` (at most the latest); the tests of a migration start from
+/// the step before it.
+pub(crate) fn migrate_to(connection: &mut Connection, last: usize) -> Result<(), ServiceError> {
     let transaction =
         connection.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     let version: i64 = transaction.query_row("PRAGMA user_version", [], |row| row.get(0))?;
@@ -184,8 +233,16 @@ pub fn migrate(connection: &mut Connection) -> Result<(), ServiceError> {
             "the data directory was written by a newer partlens-service (schema {version}, this one knows {known})"
         )));
     }
-    for (step, sql) in MIGRATIONS.iter().enumerate().skip(version as usize) {
+    for (step, sql) in MIGRATIONS
+        .iter()
+        .enumerate()
+        .take(last)
+        .skip(version as usize)
+    {
         transaction.execute_batch(sql)?;
+        if step + 1 == super::text_terms::TERM_INDEX_SCHEMA_STEP {
+            super::text_terms::rebuild(&transaction)?;
+        }
         transaction.pragma_update(None, "user_version", step as i64 + 1)?;
     }
     if version == 0 {

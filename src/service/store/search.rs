@@ -3,8 +3,9 @@
 //! and the per-value attribute rows.
 //!
 //! Conditions go through indexes, each a sub-select the planner can start from: free-text words of
-//! three characters or more through the trigram index of the search text (`search_text_index`,
-//! schema step 4), shorter ones by scanning the text; exact and prefix attribute terms through the
+//! three characters or more through the term index of the search text ([`super::text_terms`]: a
+//! trigram index of the distinct terms, then the files holding the terms that matched), shorter ones
+//! by scanning the text; exact and prefix attribute terms through the
 //! `(attribute_id, value_key)` index (a prefix as a range of that index); a regular attribute term
 //! (a substring of a value) by scanning the values of that attribute. The plain scan the text index
 //! replaced is kept as [`matching_database_files_by_scanning`], the benchmark's baseline.
@@ -15,6 +16,7 @@ use rusqlite::Connection;
 use rusqlite::types::Value;
 
 use super::attributes::{name_key, value_key};
+use super::text_terms::FILE_KEYS_HOLDING_WORD;
 use crate::api::FilterTerm;
 use crate::api::attribute::split_unit;
 use crate::service::error::ServiceError;
@@ -69,28 +71,71 @@ fn prefix_end(prefix: &str) -> String {
     format!("{prefix}\u{10FFFF}")
 }
 
-/// True when some term lists files through an index (an attribute term, or a free-text word of three
-/// characters or more), so the query can start from those files instead of the company's.
-fn some_term_lists_files(terms: &[FilterTerm]) -> bool {
-    terms.iter().any(|term| match term {
-        FilterTerm::Text(words) => words
-            .split_whitespace()
-            .any(|word| word.chars().count() >= 3),
-        FilterTerm::Regular { .. } | FilterTerm::Exact { .. } | FilterTerm::Prefix { .. } => true,
-    })
+/// A free-text word of three characters or more that at least this share of all stored files hold
+/// is checked on each of the company's files (`instr` over its search text) instead of listing the
+/// files from the term index: listing costs a few look-ups a file found (at 100,000 records a word
+/// every record holds took 430 ms listed against 130 ms scanned), so from about a third of the files
+/// reading them all in order is cheaper.
+const BROAD_WORD_SHARE: f64 = 0.25;
+
+/// A word is listed from the term index whatever its share while fewer files than this hold it (a
+/// small library is fast either way, and its searches take the same path as a large one's).
+const BROAD_WORD_MIN_FILES: i64 = 2_000;
+
+/// True when at least [`BROAD_WORD_SHARE`] of all stored files, and at least
+/// [`BROAD_WORD_MIN_FILES`], hold `word` (an FTS5 phrase): counts
+/// the word's postings, stopping at that share, so a selective word costs its few postings and a
+/// broad one no more than a fraction of the scan it is then given.
+fn word_is_broad(connection: &Connection, phrase: &str) -> Result<bool, ServiceError> {
+    let files: i64 = connection
+        .prepare_cached("SELECT coalesce(max(id), 0) FROM file_text_keys")?
+        .query_row([], |row| row.get(0))?;
+    let enough = ((files as f64 * BROAD_WORD_SHARE).ceil() as i64).max(BROAD_WORD_MIN_FILES);
+    let held: i64 = connection
+        .prepare_cached(&format!(
+            "SELECT count(*) FROM ({FILE_KEYS_HOLDING_WORD} LIMIT ?)"
+        ))?
+        .query_row(rusqlite::params![phrase, enough], |row| row.get(0))?;
+    Ok(held >= enough)
 }
 
 /// The SQL (and its arguments) selecting the UID and display name of the company's database files
 /// whose indexing has ended (completed, or failed: a file whose content could not be indexed is
 /// still found by its name, attributes and whatever words were read from it) that satisfy every
-/// term, through the indexes. `uids_listed`: the caller adds a list of UIDs.
+/// term, through the indexes. `uids_listed`: the caller adds a list of UIDs (a few files to check, so
+/// free-text words are checked on them rather than listed).
 ///
 /// When a term or the caller lists files, the company conditions are written `+f.company_id` (and so
 /// on), which keeps SQLite from using the company index for them: it then starts from the listed
 /// files and looks each up by its UID, instead of reading every file of the company and checking it
 /// against the list (what it chose otherwise: 60–140 ms a filter at 100,000 files).
-fn matching_sql(company_id: &str, terms: &[FilterTerm], uids_listed: bool) -> (String, Vec<Value>) {
-    let mut sql = String::from(if uids_listed || some_term_lists_files(terms) {
+fn matching_sql(
+    connection: &Connection,
+    company_id: &str,
+    terms: &[FilterTerm],
+    uids_listed: bool,
+) -> Result<(String, Vec<Value>), ServiceError> {
+    // Free-text words: listed through the term index, or checked on each file.
+    let mut listed_words = Vec::new();
+    let mut checked_words = Vec::new();
+    for term in terms {
+        if let FilterTerm::Text(words) = term {
+            for word in words.split_whitespace() {
+                let word = word.to_lowercase();
+                let phrase = substring_phrase(&word);
+                if uids_listed || word.chars().count() < 3 || word_is_broad(connection, &phrase)? {
+                    checked_words.push(word);
+                } else {
+                    listed_words.push(phrase);
+                }
+            }
+        }
+    }
+    let some_term_lists_files = !listed_words.is_empty()
+        || terms
+            .iter()
+            .any(|term| !matches!(term, FilterTerm::Text(_)));
+    let mut sql = String::from(if uids_listed || some_term_lists_files {
         "SELECT f.uid, f.display_name FROM files f
          WHERE +f.company_id = ? AND +f.is_search_input = 0 AND +f.state IN ('completed', 'failed')"
     } else {
@@ -98,20 +143,13 @@ fn matching_sql(company_id: &str, terms: &[FilterTerm], uids_listed: bool) -> (S
          WHERE f.company_id = ? AND f.is_search_input = 0 AND f.state IN ('completed', 'failed')"
     });
     let mut arguments = vec![Value::Text(company_id.to_owned())];
-    let mut indexed_words = Vec::new();
+    for word in checked_words {
+        sql.push_str(" AND instr(f.search_text, ?) > 0");
+        arguments.push(Value::Text(word));
+    }
     for term in terms {
         match term {
-            FilterTerm::Text(words) => {
-                for word in words.split_whitespace() {
-                    let word = word.to_lowercase();
-                    if word.chars().count() >= 3 {
-                        indexed_words.push(substring_phrase(&word));
-                    } else {
-                        sql.push_str(" AND instr(f.search_text, ?) > 0");
-                        arguments.push(Value::Text(word));
-                    }
-                }
-            }
+            FilterTerm::Text(_) => {}
             FilterTerm::Regular { name, value } => attribute_condition(
                 &mut sql,
                 &mut arguments,
@@ -146,14 +184,13 @@ fn matching_sql(company_id: &str, terms: &[FilterTerm], uids_listed: bool) -> (S
             }
         }
     }
-    if !indexed_words.is_empty() {
-        sql.push_str(
-            " AND f.uid IN (SELECT k.file_uid FROM search_text_index t
-               JOIN file_text_keys k ON k.id = t.rowid WHERE search_text_index MATCH ?)",
-        );
-        arguments.push(Value::Text(indexed_words.join(" AND ")));
+    for phrase in listed_words {
+        sql.push_str(&format!(
+            " AND f.uid IN (SELECT k.file_uid FROM file_text_keys k WHERE k.id IN ({FILE_KEYS_HOLDING_WORD}))"
+        ));
+        arguments.push(Value::Text(phrase));
     }
-    (sql, arguments)
+    Ok((sql, arguments))
 }
 
 /// The same selection as [`matching_sql`] without the indexes: free text by `instr` over every
@@ -255,7 +292,7 @@ pub fn matching_database_files(
     company_id: &str,
     terms: &[FilterTerm],
 ) -> Result<Vec<Candidate>, ServiceError> {
-    let (mut sql, arguments) = matching_sql(company_id, terms, false);
+    let (mut sql, arguments) = matching_sql(connection, company_id, terms, false)?;
     sql.push_str(" ORDER BY f.display_name COLLATE NOCASE, f.uid");
     query_candidates(connection, &sql, arguments)
 }
@@ -280,7 +317,7 @@ pub fn some_matching_database_files(
     terms: &[FilterTerm],
     cap: usize,
 ) -> Result<Vec<String>, ServiceError> {
-    let (mut sql, mut arguments) = matching_sql(company_id, terms, false);
+    let (mut sql, mut arguments) = matching_sql(connection, company_id, terms, false)?;
     sql.push_str(" LIMIT ?");
     arguments.push(Value::Integer(i64::try_from(cap).unwrap_or(i64::MAX)));
     Ok(query_candidates(connection, &sql, arguments)?
@@ -295,7 +332,7 @@ pub fn count_matching_with_views(
     company_id: &str,
     terms: &[FilterTerm],
 ) -> Result<usize, ServiceError> {
-    let (sql, arguments) = matching_sql(company_id, terms, false);
+    let (sql, arguments) = matching_sql(connection, company_id, terms, false)?;
     let sql = format!(
         "SELECT count(*) FROM ({sql} AND EXISTS (SELECT 1 FROM views v WHERE v.file_uid = f.uid))"
     );
@@ -317,7 +354,7 @@ pub fn still_matching(
     if uids.is_empty() {
         return Ok(HashSet::new());
     }
-    let (mut sql, mut arguments) = matching_sql(company_id, terms, true);
+    let (mut sql, mut arguments) = matching_sql(connection, company_id, terms, true)?;
     sql.push_str(" AND f.uid IN (");
     sql.push_str(&vec!["?"; uids.len()].join(", "));
     sql.push(')');
@@ -409,20 +446,99 @@ mod tests {
             vec![FilterTerm::parse("material=st*")],
             vec![FilterTerm::Text("iron".into())],
         ] {
-            let (sql, arguments) = matching_sql(&company, &terms, false);
+            let (sql, arguments) = matching_sql(&connection, &company, &terms, false).unwrap();
             let lines = plan(&connection, &sql, arguments);
             assert!(
                 by_uid(&lines) && !by_company(&lines),
                 "{terms:?}: {lines:?}"
             );
         }
-        let (mut sql, mut arguments) = matching_sql(&company, &[], true);
+        // A free-text word reads the postings of the terms that hold it, not all postings.
+        let (sql, arguments) = matching_sql(
+            &connection,
+            &company,
+            &[FilterTerm::Text("iron".into())],
+            false,
+        )
+        .unwrap();
+        let lines = plan(&connection, &sql, arguments);
+        assert!(
+            lines
+                .iter()
+                .any(|line| line == "SEARCH p USING PRIMARY KEY (term_id=?)"),
+            "{lines:?}"
+        );
+        let (mut sql, mut arguments) = matching_sql(&connection, &company, &[], true).unwrap();
         sql.push_str(" AND f.uid IN (?, ?)");
         arguments.extend([Value::Text("1".into()), Value::Text("2".into())]);
         let lines = plan(&connection, &sql, arguments);
         assert!(by_uid(&lines) && !by_company(&lines), "{lines:?}");
-        let (sql, arguments) = matching_sql(&company, &[], false);
+        let (sql, arguments) = matching_sql(&connection, &company, &[], false).unwrap();
         assert!(by_company(&plan(&connection, &sql, arguments)));
+    }
+
+    #[test]
+    fn a_word_most_files_hold_is_checked_on_each_and_a_rare_one_listed() {
+        let owned: Vec<(String, String, String)> = (0..8_000)
+            .map(|number| {
+                let text = if number % 1_000 == 7 {
+                    "common rare"
+                } else {
+                    "common"
+                };
+                (
+                    format!("{number}"),
+                    format!("Parts/part {number}.png"),
+                    text.to_owned(),
+                )
+            })
+            .collect();
+        let files: Vec<(&str, &str, &[&str], &str)> = owned
+            .iter()
+            .map(|(uid, path, text)| (uid.as_str(), path.as_str(), &[][..], text.as_str()))
+            .collect();
+        let (connection, company) = store(&files);
+        let lists_from_terms = |lines: &[String]| {
+            lines
+                .iter()
+                .any(|line| line == "SEARCH p USING PRIMARY KEY (term_id=?)")
+        };
+        for (word, broad, found) in [("common", true, 8_000), ("rare", false, 8)] {
+            let terms = [FilterTerm::Text(word.into())];
+            let (sql, arguments) = matching_sql(&connection, &company, &terms, false).unwrap();
+            assert_eq!(
+                lists_from_terms(&plan(&connection, &sql, arguments)),
+                !broad,
+                "{word}"
+            );
+            let indexed = matching_database_files(&connection, &company, &terms).unwrap();
+            assert_eq!(indexed.len(), found, "{word}");
+            assert_eq!(
+                indexed,
+                matching_database_files_by_scanning(&connection, &company, &terms).unwrap()
+            );
+        }
+        // Checking a few listed files never reads the postings.
+        let (mut sql, mut arguments) = matching_sql(
+            &connection,
+            &company,
+            &[FilterTerm::Text("rare".into())],
+            true,
+        )
+        .unwrap();
+        sql.push_str(" AND f.uid IN (?)");
+        arguments.push(Value::Text("7".into()));
+        assert!(!lists_from_terms(&plan(&connection, &sql, arguments)));
+        assert_eq!(
+            still_matching(
+                &connection,
+                &company,
+                &[FilterTerm::Text("rare".into())],
+                &["7".into(), "8".into()]
+            )
+            .unwrap(),
+            HashSet::from(["7".to_owned()])
+        );
     }
 
     #[test]

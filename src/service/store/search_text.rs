@@ -3,7 +3,8 @@
 //!
 //! Its own module because both the file records (`files.rs`) and the saved attributes
 //! (`attributes.rs`) change what it holds: each calls [`refresh`] after a write, and this module
-//! reads the tables itself, so neither of them imports the other through it.
+//! reads the tables itself, so neither of them imports the other through it. The term index that
+//! free text is searched through follows the new text in the same call ([`super::text_terms`]).
 
 use rusqlite::{Connection, OptionalExtension, params};
 
@@ -40,11 +41,12 @@ pub fn refresh(connection: &Connection, uid: &str) -> Result<(), ServiceError> {
         search_text.push('\n');
     }
     search_text.push_str(&text);
+    let search_text = search_text.to_lowercase();
     connection.execute(
         "UPDATE files SET search_text = ?2 WHERE uid = ?1",
-        params![uid, search_text.to_lowercase()],
+        params![uid, search_text],
     )?;
-    Ok(())
+    super::text_terms::index_file(connection, uid, &search_text)
 }
 
 #[cfg(test)]

@@ -1,0 +1,215 @@
+//! Free-text search at scale: text-only records written into a real store by
+//! `service::samples::large_library` (stored path, display name, six attributes and a text of 12
+//! words from a 4,000-word vocabulary each), searched through `store::search::matching_database_files`
+//! (the term index, `store::text_terms`) against `matching_database_files_by_scanning` (`instr` over
+//! every record's search text, what free text was before the text index) in the same run, on the same
+//! store, checking both find the same files.
+//!
+//! ```text
+//! cargo bench --bench text_scale                     # 10,000 and 100,000 records
+//! cargo bench --bench text_scale -- 1m               # also 1,000,000 records (~1 GB of disk)
+//! cargo bench --bench text_scale -- records=50000    # chosen sizes
+//! ```
+//!
+//! Kinds of query, each [`QUERIES`] times with other words: a vocabulary word (about 0.3 % of the
+//! records hold one), two vocabulary words together, a part number (one record), part of a part
+//! number (`0012`: a few hundred records), and a broad word (`supplier`, every record). The scan
+//! baseline runs on the first [`SCANNED_QUERIES`] queries of each kind (it reads every record).
+//! Prints markdown tables for the README's performance section.
+
+use std::time::{Duration, Instant};
+
+use partlens::api::FilterTerm;
+use partlens::service::samples::large_library::{
+    LibrarySpec, VOCABULARY, generate, part_number, vocabulary_word,
+};
+use partlens::service::samples::parts::PART_NAMES;
+use partlens::service::store::{DATABASE_FILE, Store, search};
+
+/// Queries of each kind (index).
+const QUERIES: usize = 60;
+/// Queries of each kind also run through the scan.
+const SCANNED_QUERIES: usize = 20;
+
+fn percentile(times: &mut [Duration], share: f64) -> Duration {
+    if times.is_empty() {
+        return Duration::ZERO;
+    }
+    times.sort();
+    times[((times.len() - 1) as f64 * share).round() as usize]
+}
+
+fn millis(duration: Duration) -> String {
+    format!("{:.2}", duration.as_secs_f64() * 1000.0)
+}
+
+/// One kind of query: its label and the terms of query `number` for a library of `records`.
+struct QueryKind {
+    label: &'static str,
+    terms: fn(usize, usize) -> Vec<FilterTerm>,
+}
+
+fn query_kinds() -> Vec<QueryKind> {
+    vec![
+        QueryKind {
+            label: "a vocabulary word",
+            terms: |number, _| vec![FilterTerm::Text(vocabulary_word(number * 61 % VOCABULARY))],
+        },
+        QueryKind {
+            label: "two vocabulary words",
+            terms: |number, _| {
+                vec![FilterTerm::Text(format!(
+                    "{} {}",
+                    vocabulary_word(number * 61 % VOCABULARY),
+                    vocabulary_word(number * 97 % VOCABULARY)
+                ))]
+            },
+        },
+        QueryKind {
+            label: "a part number",
+            terms: |number, records| {
+                vec![FilterTerm::Text(part_number(
+                    number * 7_919 % records.max(1),
+                ))]
+            },
+        },
+        QueryKind {
+            label: "part of a part number",
+            terms: |number, records| {
+                let digits = part_number(number * 104_729 % records.max(1));
+                vec![FilterTerm::Text(digits[4..8].to_owned())]
+            },
+        },
+        QueryKind {
+            label: "a word in every record",
+            terms: |_, _| vec![FilterTerm::Text("supplier".into())],
+        },
+    ]
+}
+
+fn main() {
+    let arguments: Vec<String> = std::env::args().collect();
+    let mut sizes: Vec<usize> = vec![10_000, 100_000];
+    if arguments.iter().any(|arg| arg == "1m") {
+        sizes.push(1_000_000);
+    }
+    if let Some(chosen) = arguments
+        .iter()
+        .find_map(|arg| arg.strip_prefix("records="))
+    {
+        sizes = chosen
+            .split(',')
+            .filter_map(|size| size.trim().parse().ok())
+            .collect();
+    }
+    let mut search_lines = Vec::new();
+    let mut scale_lines = Vec::new();
+    for records in sizes {
+        let dir = match tempfile::tempdir() {
+            Ok(dir) => dir,
+            Err(error) => panic!("no temporary directory: {error}"),
+        };
+        let mut spec = LibrarySpec::new("Big", 0);
+        spec.text_only_records = records;
+        spec.pool_pictures = PART_NAMES.len();
+        let generated = match generate(dir.path(), &spec, |written, total| {
+            if written % 100_000 == 0 || written == total {
+                eprintln!("{written} / {total} records written");
+            }
+        }) {
+            Ok(generated) => generated,
+            Err(error) => panic!("the library is not written: {error}"),
+        };
+        let database_bytes: u64 = std::fs::read_dir(dir.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|entry| {
+                entry
+                    .file_name()
+                    .to_string_lossy()
+                    .starts_with(DATABASE_FILE)
+            })
+            .filter_map(|entry| entry.metadata().ok())
+            .map(|metadata| metadata.len())
+            .sum();
+        scale_lines.push(format!(
+            "| {} | {:.1} s | {:.0} MB |",
+            generated.records,
+            generated.writing.as_secs_f64(),
+            database_bytes as f64 / 1e6
+        ));
+        let store = match Store::open_blocking(dir.path()) {
+            Ok(store) => store,
+            Err(error) => panic!("the store does not open: {error}"),
+        };
+        let company = generated.company_id.clone();
+        for kind in query_kinds() {
+            let mut indexed_times = Vec::new();
+            let mut scanned_times = Vec::new();
+            let mut same = true;
+            let mut found = 0;
+            for number in 0..QUERIES {
+                let terms = (kind.terms)(number, records);
+                let timed = store.read_blocking(|connection| {
+                    let started = Instant::now();
+                    let indexed = search::matching_database_files(connection, &company, &terms)?;
+                    let indexed_time = started.elapsed();
+                    let scanned = if number < SCANNED_QUERIES {
+                        let started = Instant::now();
+                        let scanned = search::matching_database_files_by_scanning(
+                            connection, &company, &terms,
+                        )?;
+                        Some((scanned, started.elapsed()))
+                    } else {
+                        None
+                    };
+                    Ok((indexed, indexed_time, scanned))
+                });
+                let (indexed, indexed_time, scanned) = match timed {
+                    Ok(timed) => timed,
+                    Err(error) => panic!("a text search fails: {error}"),
+                };
+                if let Some((scanned, scanned_time)) = scanned {
+                    same &= indexed == scanned;
+                    scanned_times.push(scanned_time);
+                }
+                found += indexed.len();
+                indexed_times.push(indexed_time);
+            }
+            let indexed_p50 = percentile(&mut indexed_times, 0.5);
+            let scanned_p50 = percentile(&mut scanned_times, 0.5);
+            search_lines.push(format!(
+                "| {} | {} | {} | {} ms | {} ms | {} ms | {} ms | {:.0}× | {} |",
+                generated.records,
+                kind.label,
+                found / QUERIES,
+                millis(indexed_p50),
+                millis(percentile(&mut indexed_times, 0.95)),
+                millis(scanned_p50),
+                millis(percentile(&mut scanned_times, 0.95)),
+                scanned_p50.as_secs_f64() / indexed_p50.as_secs_f64().max(1e-9),
+                if same { "yes" } else { "NO" }
+            ));
+            eprintln!("{}", search_lines.last().map_or("", String::as_str));
+        }
+    }
+    println!("## Free text at scale\n");
+    println!(
+        "{QUERIES} queries a kind through the term index, the first {SCANNED_QUERIES} also through \
+         the scan.\n"
+    );
+    println!(
+        "| records | query | matches | index p50 | index p95 | scan p50 | scan p95 | speed-up (p50) | same files |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|");
+    for line in &search_lines {
+        println!("{line}");
+    }
+    println!();
+    println!("| records | written in | database on disk |");
+    println!("|---|---|---|");
+    for line in &scale_lines {
+        println!("{line}");
+    }
+}
