@@ -371,6 +371,12 @@ fn renormalise_blocks(features: &mut [f32], layout: &[(usize, f32)]) {
     }
 }
 
+/// The similarity of two current-generation views from the dot product of their features (as
+/// stored, `value × FEATURE_SCALE`), computed elsewhere (the approximate index's own vectors).
+pub(crate) fn similarity_from_feature_dot(dot: f32) -> f32 {
+    (dot / (FEATURE_SCALE * FEATURE_SCALE)).clamp(0.0, 1.0)
+}
+
 /// The similarity of two views of one generation from their parts: the one formula both the index
 /// and [`ViewDescriptor::similarity`] use, so that they agree to the last bit.
 pub(crate) fn view_similarity(

@@ -36,15 +36,37 @@ fn file_score(
     query_shape: Option<&ShapeDistribution>,
     candidate_shape: Option<&ShapeDistribution>,
 ) -> f32 {
+    let views = views_score(
+        similarities,
+        queries,
+        candidates,
+        query_shape.is_some(),
+        candidate_shape.is_some(),
+    );
+    match (query_shape, candidate_shape) {
+        (Some(query), Some(candidate)) if queries > 0 && candidates > 0 => {
+            (1.0 - SHAPE_WEIGHT) * views + SHAPE_WEIGHT * query.similarity(candidate)
+        }
+        _ => views,
+    }
+}
+
+/// The part of [`file_score`] that comes from the view similarities: the whole score unless both
+/// sides are meshes (then their D2 distributions add [`SHAPE_WEIGHT`]). The approximate index
+/// estimates scores with it from its own vectors before it reads the stored descriptors of the
+/// best candidates.
+pub(crate) fn views_score(
+    similarities: &[f32],
+    queries: usize,
+    candidates: usize,
+    query_is_mesh: bool,
+    candidate_is_mesh: bool,
+) -> f32 {
     if queries == 0 || candidates == 0 {
         return 0.0;
     }
-    match (query_shape, candidate_shape) {
-        (Some(query), Some(candidate)) => {
-            (1.0 - SHAPE_WEIGHT) * greedy_mean(similarities, queries, candidates)
-                + SHAPE_WEIGHT * query.similarity(candidate)
-        }
-        (Some(_), None) => {
+    match (query_is_mesh, candidate_is_mesh) {
+        (true, false) => {
             let best_of = |c: usize| {
                 (0..queries)
                     .map(|q| similarities[q * candidates + c])
@@ -52,7 +74,7 @@ fn file_score(
             };
             (0..candidates).map(best_of).sum::<f32>() / candidates as f32
         }
-        (None, Some(_)) => {
+        (false, true) => {
             let best_of = |q: usize| {
                 similarities[q * candidates..(q + 1) * candidates]
                     .iter()
@@ -61,7 +83,7 @@ fn file_score(
             };
             (0..queries).map(best_of).sum::<f32>() / queries as f32
         }
-        (None, None) => greedy_mean(similarities, queries, candidates),
+        (true, true) | (false, false) => greedy_mean(similarities, queries, candidates),
     }
 }
 

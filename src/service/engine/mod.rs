@@ -33,8 +33,10 @@ mod sample_library_tests;
 
 use crate::api::PmiPage;
 
+pub(crate) use descriptor::similarity_from_feature_dot;
 pub use descriptor::{Generation, ViewDescriptor};
 pub use images::{MAX_DECODED_BYTES, MAX_IMAGE_SIDE};
+pub(crate) use index::views_score;
 pub use index::{SHAPE_WEIGHT, VisualIndex, match_views, rank_by_matching_every_file};
 pub use limits::{
     DEFAULT_MAX_IMAGE_PIXELS, DEFAULT_MAX_PMI_ITEMS, DEFAULT_MAX_TEXT_BYTES, ExtractionLimits,

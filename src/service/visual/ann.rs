@@ -13,6 +13,13 @@
 //! - a broad filter ([`FileFilter::Checked`]): the graph's candidates are checked in a batch and the
 //!   search asks for four times as many while too few pass.
 //!
+//! Then the shortlist: each candidate's score is estimated on the graph's own vectors (the engine's
+//! pairing rules, `engine::views_score`, on half-precision similarities: within about 1e-4 of the
+//! exact score), and only the candidates within [`ESTIMATE_MARGIN`] of the (`limit` +
+//! [`SHORTLIST_EXTRA`])th estimate are read from the store and scored exactly. Reading descriptors
+//! from SQLite was most of a search's time through the store (a three-view query has up to 1,200
+//! candidate files). A mesh query is not shortlisted: its D2 part is not in the graph.
+//!
 //! Limits: keys are file GUIDs (anything else is refused); at most 65,535 views a file (more are
 //! left out); at most [`SEARCH_THREADS`] searches at a time per company (more wait for a turn).
 //! Memory a view: the `f16` vector (two bytes a feature, see `quantise.rs` for why not one) plus
@@ -23,9 +30,9 @@ use std::sync::{Condvar, Mutex};
 
 use usearch::{Index, IndexOptions, MetricKind, ScalarKind};
 
-use super::quantise::{Quantiser, dot_f32};
+use super::quantise::Quantiser;
 use super::{FileFilter, Ranked, StoredViews, ViewSearch, best_first, score_exactly};
-use crate::service::engine::ViewDescriptor;
+use crate::service::engine::{Generation, ViewDescriptor, views_score};
 use crate::service::error::ServiceError;
 
 /// Searches one graph runs at a time (each needs a reserved scratch context in `usearch`).
@@ -36,6 +43,14 @@ const VIEW_BITS: u32 = 16;
 const MAX_VIEWS_PER_FILE: usize = (1 << VIEW_BITS) - 1;
 /// Capacity reserved at least when a graph grows.
 const MIN_CAPACITY: usize = 1024;
+/// Candidates scored exactly beyond the results asked for (see [`AnnIndex::shortlist`]).
+const SHORTLIST_EXTRA: usize = 20;
+/// How far below the shortlist's last estimated score a candidate may lie and still be scored
+/// exactly. An estimate differs from the exact score only by the rounding of the graph's `f16`
+/// vectors (and the rare clipped feature): at most 1.3e-4 on the test library of pictures and
+/// meshes (`estimated_scores_follow_the_exact_ones_within_the_margin` holds it under a quarter of
+/// this margin).
+const ESTIMATE_MARGIN: f32 = 0.002;
 
 /// How the graph is built and searched.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -72,12 +87,24 @@ impl Default for AnnSettings {
     }
 }
 
-/// One file of a graph: its GUID and how many views it has there (0: the slot is free).
+/// One file of a graph: its GUID, how many views it has there (0: the slot is free) and whether
+/// they are a mesh's (they carry its D2 distribution, which changes how they are scored).
 #[derive(Clone, Copy, Debug)]
 struct Slot {
     uid: u128,
     views: u16,
+    mesh: bool,
 }
+
+/// A free slot.
+const FREE_SLOT: Slot = Slot {
+    uid: 0,
+    views: 0,
+    mesh: false,
+};
+
+/// One file of a saved graph's table: GUID, slot, view count, whether it is a mesh.
+pub(crate) type SavedFile = (u128, u32, u16, bool);
 
 /// A counting gate: at most [`SEARCH_THREADS`] searches inside the graph at once.
 #[derive(Debug, Default)]
@@ -353,7 +380,7 @@ impl AnnIndex {
                 .map_err(graph_error)?;
         }
         self.views -= views;
-        self.slots[slot as usize] = Slot { uid: 0, views: 0 };
+        self.slots[slot as usize] = FREE_SLOT;
         self.free_slots.push(slot);
         Ok(())
     }
@@ -379,6 +406,7 @@ impl AnnIndex {
         let slot = Slot {
             uid: number,
             views: count as u16,
+            mesh: views.iter().any(|view| view.shape().is_some()),
         };
         let at = match self.free_slots.pop() {
             Some(at) => {
@@ -472,19 +500,27 @@ impl AnnIndex {
         Ok(files)
     }
 
-    /// The listed files ranked on their quantised vectors (each query view against each view of the
-    /// file, best pair per query view, averaged): an estimate for choosing which to score exactly.
-    fn direct_candidates(
+    /// Estimated scores of the files in `slots` for the query `vectors` (`query_is_mesh`: the query
+    /// carries a mesh's D2 distribution): the engine's scoring of view similarities
+    /// (`engine::views_score`, the same pairing rules) on the graph's half-precision vectors. For a
+    /// query that is not a mesh this is the exact score up to the vectors' rounding (see
+    /// [`ESTIMATE_MARGIN`]); for a mesh query the D2 part is left out.
+    fn estimates(
         &self,
-        query: &[Vec<f32>],
+        vectors: &[Vec<f32>],
+        query_is_mesh: bool,
         slots: &[u32],
-        keep: usize,
-    ) -> Result<Vec<u32>, ServiceError> {
+    ) -> Result<Vec<(f32, u32)>, ServiceError> {
         let mut buffer = vec![0_f32; self.quantiser.dimensions()];
-        let mut estimates: Vec<(f32, u32)> = Vec::with_capacity(slots.len());
+        let mut similarities = Vec::new();
+        let mut estimates = Vec::with_capacity(slots.len());
         for &slot in slots {
-            let views = usize::from(self.slots[slot as usize].views);
-            let mut best = vec![f32::NEG_INFINITY; query.len()];
+            let Some(file) = self.slots.get(slot as usize).filter(|file| file.views > 0) else {
+                continue;
+            };
+            let views = usize::from(file.views);
+            similarities.clear();
+            similarities.resize(vectors.len() * views, 0.0);
             for position in 0..views {
                 let found = self
                     .graph
@@ -493,17 +529,70 @@ impl AnnIndex {
                 if found == 0 {
                     continue;
                 }
-                for (best, vector) in best.iter_mut().zip(query) {
-                    *best = (*best).max(dot_f32(vector, &buffer));
+                for (query_view, vector) in vectors.iter().enumerate() {
+                    similarities[query_view * views + position] =
+                        self.quantiser.similarity(vector, &buffer);
                 }
             }
-            estimates.push((best.iter().sum(), slot));
+            let estimate = views_score(
+                &similarities,
+                vectors.len(),
+                views,
+                query_is_mesh,
+                file.mesh,
+            );
+            estimates.push((estimate, slot));
         }
+        Ok(estimates)
+    }
+
+    /// The listed files with the best estimated scores (at most `keep`), for a listed filter whose
+    /// files are compared directly rather than through the graph.
+    fn direct_candidates(
+        &self,
+        vectors: &[Vec<f32>],
+        query_is_mesh: bool,
+        slots: &[u32],
+        keep: usize,
+    ) -> Result<Vec<u32>, ServiceError> {
+        let mut estimates = self.estimates(vectors, query_is_mesh, slots)?;
         if estimates.len() > keep {
             estimates.select_nth_unstable_by(keep - 1, |a, b| b.0.total_cmp(&a.0));
             estimates.truncate(keep);
         }
         Ok(estimates.into_iter().map(|(_, slot)| slot).collect())
+    }
+
+    /// The candidates worth reading from the store and scoring exactly: those whose estimated
+    /// score is within [`ESTIMATE_MARGIN`] of the (`limit` + [`SHORTLIST_EXTRA`])th best estimate.
+    /// Every candidate when the estimate is not the exact score up to rounding (a mesh query, whose
+    /// D2 part the graph does not hold, or views of another generation or length).
+    fn shortlist(
+        &self,
+        query: &[ViewDescriptor],
+        vectors: &[Vec<f32>],
+        slots: Vec<u32>,
+        limit: usize,
+    ) -> Result<Vec<u32>, ServiceError> {
+        let keep = limit.saturating_add(SHORTLIST_EXTRA);
+        let estimable = vectors.len() == query.len()
+            && query
+                .iter()
+                .all(|view| view.generation() == Generation::Current && view.shape().is_none());
+        if !estimable || slots.len() <= keep {
+            return Ok(slots);
+        }
+        let mut estimates = self.estimates(vectors, false, &slots)?;
+        estimates.sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
+        let Some(&(last_kept, _)) = estimates.get(keep - 1) else {
+            return Ok(estimates.into_iter().map(|(_, slot)| slot).collect());
+        };
+        let floor = last_kept - ESTIMATE_MARGIN;
+        Ok(estimates
+            .into_iter()
+            .take_while(|&(estimate, _)| estimate >= floor)
+            .map(|(_, slot)| slot)
+            .collect())
     }
 
     fn uids_of(&self, slots: &[u32]) -> Vec<String> {
@@ -531,6 +620,7 @@ impl AnnIndex {
         if vectors.is_empty() || limit == 0 || self.views == 0 {
             return Ok(Vec::new());
         }
+        let query_is_mesh = query.iter().any(|view| view.shape().is_some());
         // Enough nearest views per query view that `limit` files are among them, with room for
         // files that several query views find.
         let wanted = self
@@ -552,6 +642,7 @@ impl AnnIndex {
         match filter {
             FileFilter::Everything => {
                 let slots = self.graph_candidates(&searches, 1, None)?;
+                let slots = self.shortlist(query, &vectors, slots, limit)?;
                 let scored = score_exactly(query, &self.uids_of(&slots), stored)?;
                 Ok(best_first(scored, limit))
             }
@@ -569,11 +660,12 @@ impl AnnIndex {
                 let slots = if listed.len() <= keep {
                     listed
                 } else if listed_views <= self.settings.direct_views {
-                    self.direct_candidates(&vectors, &listed, keep)?
+                    self.direct_candidates(&vectors, query_is_mesh, &listed, keep)?
                 } else {
                     let listed: HashSet<u32> = listed.into_iter().collect();
                     self.graph_candidates(&searches, 1, Some(&|slot| listed.contains(&slot)))?
                 };
+                let slots = self.shortlist(query, &vectors, slots, limit)?;
                 let scored = score_exactly(query, &self.uids_of(&slots), stored)?;
                 Ok(best_first(scored, limit))
             }
@@ -588,7 +680,13 @@ impl AnnIndex {
                         .filter(|uid| passing.contains(uid))
                         .collect();
                     if passed.len() >= limit || wanted.saturating_mul(factor) >= self.views {
-                        let scored = score_exactly(query, &passed, stored)?;
+                        let slots: Vec<u32> = passed
+                            .iter()
+                            .filter_map(|uid| uid_number(uid).ok())
+                            .filter_map(|number| self.by_uid.get(&number).copied())
+                            .collect();
+                        let slots = self.shortlist(query, &vectors, slots, limit)?;
+                        let scored = score_exactly(query, &self.uids_of(&slots), stored)?;
                         return Ok(best_first(scored, limit));
                     }
                     factor = factor.saturating_mul(4);
@@ -605,13 +703,13 @@ impl AnnIndex {
         self.graph.change_expansion_search(expansion_search);
     }
 
-    /// Every indexed file with its view count (saving).
-    pub(crate) fn files(&self) -> impl Iterator<Item = (u128, u32, u16)> + '_ {
+    /// Every indexed file with its slot, view count and kind (saving).
+    pub(crate) fn files(&self) -> impl Iterator<Item = SavedFile> + '_ {
         self.slots
             .iter()
             .enumerate()
             .filter(|(_, slot)| slot.views > 0)
-            .map(|(at, slot)| (slot.uid, at as u32, slot.views))
+            .map(|(at, slot)| (slot.uid, at as u32, slot.views, slot.mesh))
     }
 
     /// The graph (saving).
@@ -625,21 +723,25 @@ impl AnnIndex {
         graph: Index,
         quantiser: Quantiser,
         settings: AnnSettings,
-        files: &[(u128, u32, u16)],
+        files: &[SavedFile],
     ) -> Result<Self, ServiceError> {
         let slot_count = files
             .iter()
-            .map(|&(_, slot, _)| slot as usize + 1)
+            .map(|&(_, slot, _, _)| slot as usize + 1)
             .max()
             .unwrap_or(0);
-        let mut slots = vec![Slot { uid: 0, views: 0 }; slot_count];
+        let mut slots = vec![FREE_SLOT; slot_count];
         let mut by_uid = HashMap::with_capacity(files.len());
         let mut views = 0;
-        for &(uid, slot, count) in files {
+        for &(uid, slot, count, mesh) in files {
             if count == 0 || slots[slot as usize].views != 0 || by_uid.insert(uid, slot).is_some() {
                 return Err(graph_error("the saved file table repeats a file or a slot"));
             }
-            slots[slot as usize] = Slot { uid, views: count };
+            slots[slot as usize] = Slot {
+                uid,
+                views: count,
+                mesh,
+            };
             views += usize::from(count);
         }
         if views != graph.size() {
@@ -766,5 +868,123 @@ impl ViewSearch for AnnSearch {
 
     fn heap_bytes(&self) -> usize {
         self.companies.values().map(AnnIndex::heap_bytes).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::service::engine::{ShapeDistribution, match_views};
+    use crate::service::samples::synthetic_views::{SyntheticViews, seeded};
+
+    /// A D2 distribution with all its weight in the first bin (any valid one will do).
+    fn shape() -> ShapeDistribution {
+        let mut bytes = vec![0_u8; ShapeDistribution::STORED_LEN];
+        bytes[..2].copy_from_slice(&u16::MAX.to_le_bytes());
+        ShapeDistribution::from_bytes(&bytes).unwrap()
+    }
+
+    fn uid(number: usize) -> String {
+        format!("00000000-0000-4000-8000-{number:012x}")
+    }
+
+    #[test]
+    fn estimated_scores_follow_the_exact_ones_within_the_margin() {
+        let pictures = crate::service::samples::parts::PART_NAMES.len();
+        let pool = SyntheticViews::analysed(pictures, 2).unwrap();
+        let mut random = seeded(21);
+        // Pictures of one to three views, and a third of the files meshes of seven views (their
+        // views carry a D2 distribution, so a picture query takes each its best view of them).
+        let files: Vec<(String, Vec<ViewDescriptor>)> = (0..300)
+            .map(|number| {
+                let views = if number % 3 == 0 {
+                    pool.file_views(number, 7, &mut random)
+                        .into_iter()
+                        .map(|view| view.with_shape(Some(shape())))
+                        .collect()
+                } else {
+                    pool.file_views(number, 1 + number % 3, &mut random)
+                };
+                (uid(number), views)
+            })
+            .collect();
+        let index = AnnIndex::build(&files, AnnSettings::default(), 2)
+            .unwrap()
+            .unwrap();
+        let slots: Vec<u32> = files
+            .iter()
+            .map(|(uid, _)| index.by_uid[&uid_number(uid).unwrap()])
+            .collect();
+        let mut largest_error = 0.0_f32;
+        for query_views in 1..=4 {
+            for query in 0..10 {
+                let query = pool.file_views(query * 11 + query_views, query_views, &mut random);
+                let vectors: Vec<Vec<f32>> = query
+                    .iter()
+                    .map(|view| index.quantiser.vector(view).unwrap())
+                    .collect();
+                let estimates = index.estimates(&vectors, false, &slots).unwrap();
+                assert_eq!(estimates.len(), files.len());
+                for ((estimate, slot), (_, views)) in estimates.iter().zip(&files) {
+                    assert_eq!(index.slots[*slot as usize].mesh, views[0].shape().is_some());
+                    let exact = match_views(&query, views);
+                    largest_error = largest_error.max((estimate - exact).abs());
+                }
+            }
+        }
+        assert!(
+            largest_error < ESTIMATE_MARGIN / 4.0,
+            "an estimate is {largest_error} off its exact score"
+        );
+        assert!(largest_error > 0.0, "the estimates are not computed apart");
+    }
+
+    #[test]
+    fn the_shortlist_keeps_the_exact_best_and_drops_the_clearly_worse() {
+        let pictures = crate::service::samples::parts::PART_NAMES.len();
+        let pool = SyntheticViews::analysed(pictures, 2).unwrap();
+        let mut random = seeded(22);
+        let files: Vec<(String, Vec<ViewDescriptor>)> = (0..400)
+            .map(|number| (uid(number), pool.file_views(number, 1, &mut random)))
+            .collect();
+        let index = AnnIndex::build(&files, AnnSettings::default(), 2)
+            .unwrap()
+            .unwrap();
+        let all: Vec<u32> = (0..files.len() as u32).collect();
+        let query = pool.file_views(5, 2, &mut random);
+        let vectors: Vec<Vec<f32>> = query
+            .iter()
+            .map(|view| index.quantiser.vector(view).unwrap())
+            .collect();
+        let limit = 10;
+        let kept = index
+            .shortlist(&query, &vectors, all.clone(), limit)
+            .unwrap();
+        assert!(kept.len() >= limit + SHORTLIST_EXTRA);
+        assert!(kept.len() < files.len(), "nothing was left out");
+        let mut exact: Vec<(f32, u32)> = files
+            .iter()
+            .zip(&all)
+            .map(|((_, views), &slot)| (match_views(&query, views), slot))
+            .collect();
+        exact.sort_by(|a, b| b.0.total_cmp(&a.0));
+        for (_, slot) in &exact[..limit] {
+            assert!(
+                kept.contains(slot),
+                "an exact top-{limit} file was left out"
+            );
+        }
+        // A mesh query's estimate leaves out its D2 part: nothing is left out for it.
+        let mesh_query: Vec<ViewDescriptor> = query
+            .iter()
+            .map(|view| view.clone().with_shape(Some(shape())))
+            .collect();
+        assert_eq!(
+            index
+                .shortlist(&mesh_query, &vectors, all.clone(), limit)
+                .unwrap()
+                .len(),
+            files.len()
+        );
     }
 }

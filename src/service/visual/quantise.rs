@@ -18,7 +18,7 @@
 //! Only the descriptor's public shape is used (a feature vector whose dot product the similarity is
 //! built on), so another descriptor drops in without changes here.
 
-use crate::service::engine::ViewDescriptor;
+use crate::service::engine::{ViewDescriptor, similarity_from_feature_dot};
 
 /// Share of feature values that may be clipped when the scale is chosen.
 const CLIPPED_SHARE: f64 = 1e-4;
@@ -94,6 +94,14 @@ impl Quantiser {
                 .map(|&value| (f32::from(value) * self.scale).clamp(-127.0, 127.0))
                 .collect()
         })
+    }
+}
+
+impl Quantiser {
+    /// The view similarity of two of this quantiser's vectors: the descriptor's similarity up to
+    /// the rounding of the vectors (an estimate, see `ann.rs`).
+    pub fn similarity(&self, a: &[f32], b: &[f32]) -> f32 {
+        similarity_from_feature_dot(dot_f32(a, b) / (self.scale * self.scale))
     }
 }
 

@@ -18,16 +18,19 @@ use std::path::{Path, PathBuf};
 
 use usearch::Index;
 
-use super::ann::{AnnIndex, AnnSettings, view_key};
+use super::ann::{AnnIndex, AnnSettings, SavedFile, view_key};
 use super::quantise::Quantiser;
 use crate::service::error::ServiceError;
 
 /// The folder of the data directory the graphs are saved in.
 pub const SNAPSHOT_FOLDER: &str = "visual";
-/// First bytes of a file table (`…B1`: the graph held `i8` vectors, rebuilt when found).
-const MAGIC: &[u8; 8] = b"PLVISTB2";
-/// Bytes of one file entry: GUID, slot, view count.
-const ENTRY_BYTES: usize = 16 + 4 + 2;
+/// First bytes of a file table. Tables of earlier versions are not read (the graph is built again):
+/// `…B1` held `i8` vectors, `…B2` did not say which files are meshes.
+const MAGIC: &[u8; 8] = b"PLVISTB3";
+/// Bytes of one file entry: GUID, slot, view count, flags (bit 0: a mesh's views).
+const ENTRY_BYTES: usize = 16 + 4 + 2 + 1;
+/// The flag of a mesh's views in an entry's flags.
+const MESH_FLAG: u8 = 1;
 /// Bytes of the header after the magic: snapshot id, journal position, dimensions, scale, five
 /// settings, file count.
 const HEADER_BYTES: usize = 8 + 8 + 4 + 4 + 5 * 4 + 8;
@@ -102,7 +105,7 @@ pub fn save(
         .map_err(|error| damaged(format!("cannot write {graph_file}: {error}")))?;
     std::fs::File::open(&graph_path)?.sync_all()?;
 
-    let files: Vec<(u128, u32, u16)> = index.files().collect();
+    let files: Vec<SavedFile> = index.files().collect();
     let quantiser = index.quantiser();
     let settings = index.settings();
     let mut table = Vec::with_capacity(MAGIC.len() + HEADER_BYTES + files.len() * ENTRY_BYTES + 8);
@@ -121,10 +124,11 @@ pub fn save(
         table.extend_from_slice(&(setting as u32).to_le_bytes());
     }
     table.extend_from_slice(&(files.len() as u64).to_le_bytes());
-    for (uid, slot, views) in &files {
+    for (uid, slot, views, mesh) in &files {
         table.extend_from_slice(&uid.to_le_bytes());
         table.extend_from_slice(&slot.to_le_bytes());
         table.extend_from_slice(&views.to_le_bytes());
+        table.push(if *mesh { MESH_FLAG } else { 0 });
     }
     let checksum = fnv1a64(&table);
     table.extend_from_slice(&checksum.to_le_bytes());
@@ -151,7 +155,7 @@ struct Table {
     journal_position: i64,
     quantiser: Quantiser,
     settings: AnnSettings,
-    files: Vec<(u128, u32, u16)>,
+    files: Vec<SavedFile>,
 }
 
 fn read_table(path: &Path) -> Result<Table, ServiceError> {
@@ -205,6 +209,7 @@ fn read_table(path: &Path) -> Result<Table, ServiceError> {
                 u128::from_le_bytes(entry[..16].try_into().unwrap_or([0; 16])),
                 u32::from_le_bytes(entry[16..20].try_into().unwrap_or([0; 4])),
                 u16::from_le_bytes(entry[20..22].try_into().unwrap_or([0; 2])),
+                entry[22] & MESH_FLAG != 0,
             )
         })
         .collect();
@@ -234,7 +239,7 @@ pub fn load(folder: &Path, company: &str) -> Result<Option<Snapshot>, ServiceErr
     if graph.dimensions() != table.quantiser.dimensions() {
         return Err(damaged("the graph and its table disagree on dimensions"));
     }
-    for &(_, slot, views) in &table.files {
+    for &(_, slot, views, _) in &table.files {
         for position in 0..usize::from(views) {
             if !graph.contains(view_key(slot, position)) {
                 return Err(damaged("a view of the table is missing from the graph"));
