@@ -9,9 +9,12 @@
 //! cargo bench --bench text_scale                     # 10,000 and 100,000 records
 //! cargo bench --bench text_scale -- 1m               # also 1,000,000 records (~1 GB of disk)
 //! cargo bench --bench text_scale -- records=50000    # chosen sizes
+//! cargo bench --bench text_scale -- records=1000000 keep=/tmp/text1m  # write the library there once,
+//!                                                     # search it again on later runs
 //! ```
 //!
-//! Kinds of query, each [`QUERIES`] times with other words: a vocabulary word (about 0.3 % of the
+//! After [`WARM_UP_QUERIES`] untimed searches for other words, kinds of query, each [`QUERIES`]
+//! times with other words: a vocabulary word (about 0.3 % of the
 //! records hold one), two vocabulary words together, a part number (one record), part of a part
 //! number (`0012`: a few hundred records), and a broad word (`supplier`, every record). The scan
 //! baseline runs on the first [`SCANNED_QUERIES`] queries of each kind (it reads every record).
@@ -20,16 +23,19 @@
 use std::time::{Duration, Instant};
 
 use partlens::api::FilterTerm;
+use partlens::service::error::ServiceError;
 use partlens::service::samples::large_library::{
     LibrarySpec, VOCABULARY, generate, part_number, vocabulary_word,
 };
 use partlens::service::samples::parts::PART_NAMES;
-use partlens::service::store::{DATABASE_FILE, Store, search};
+use partlens::service::store::{DATABASE_FILE, Store, accounts, search};
 
 /// Queries of each kind (index).
 const QUERIES: usize = 60;
 /// Queries of each kind also run through the scan.
 const SCANNED_QUERIES: usize = 20;
+/// Untimed queries of other words before the timed ones (see `main`).
+const WARM_UP_QUERIES: usize = 60;
 
 fn percentile(times: &mut [Duration], share: f64) -> Duration {
     if times.is_empty() {
@@ -87,6 +93,56 @@ fn query_kinds() -> Vec<QueryKind> {
     ]
 }
 
+/// A library of `records` text-only records in `dir`: written there, or the one a run with `keep=`
+/// wrote before.
+struct Library {
+    company_id: String,
+    records: usize,
+    /// How long writing took (`None`: it was there already).
+    writing: Option<Duration>,
+}
+
+fn library(dir: &std::path::Path, records: usize) -> Result<Library, ServiceError> {
+    const COMPANY: &str = "Big";
+    if dir.join(DATABASE_FILE).exists() {
+        let store = Store::open_blocking(dir)?;
+        let (company_id, stored) = store.write_blocking(|connection| {
+            let company_id = accounts::ensure_company(connection, COMPANY)?;
+            let stored: i64 = connection.query_row(
+                "SELECT count(*) FROM files WHERE company_id = ?1",
+                [&company_id],
+                |row| row.get(0),
+            )?;
+            Ok((company_id, stored))
+        })?;
+        if stored as usize == records {
+            return Ok(Library {
+                company_id,
+                records,
+                writing: None,
+            });
+        }
+        return Err(ServiceError::Internal(format!(
+            "{} holds {stored} records, not {records}: remove it or keep elsewhere",
+            dir.display()
+        )));
+    }
+    std::fs::create_dir_all(dir)?;
+    let mut spec = LibrarySpec::new(COMPANY, 0);
+    spec.text_only_records = records;
+    spec.pool_pictures = PART_NAMES.len();
+    let generated = generate(dir, &spec, |written, total| {
+        if written % 100_000 == 0 || written == total {
+            eprintln!("{written} / {total} records written");
+        }
+    })?;
+    Ok(Library {
+        company_id: generated.company_id,
+        records: generated.records,
+        writing: Some(generated.writing),
+    })
+}
+
 fn main() {
     let arguments: Vec<String> = std::env::args().collect();
     let mut sizes: Vec<usize> = vec![10_000, 100_000];
@@ -102,25 +158,27 @@ fn main() {
             .filter_map(|size| size.trim().parse().ok())
             .collect();
     }
+    // `keep=DIR`: each size's library in DIR/<records> (written when not there yet), kept.
+    let kept = arguments
+        .iter()
+        .find_map(|arg| arg.strip_prefix("keep="))
+        .map(std::path::PathBuf::from);
     let mut search_lines = Vec::new();
     let mut scale_lines = Vec::new();
     for records in sizes {
-        let dir = match tempfile::tempdir() {
+        let temporary = match tempfile::tempdir() {
             Ok(dir) => dir,
             Err(error) => panic!("no temporary directory: {error}"),
         };
-        let mut spec = LibrarySpec::new("Big", 0);
-        spec.text_only_records = records;
-        spec.pool_pictures = PART_NAMES.len();
-        let generated = match generate(dir.path(), &spec, |written, total| {
-            if written % 100_000 == 0 || written == total {
-                eprintln!("{written} / {total} records written");
-            }
-        }) {
+        let dir = kept.as_ref().map_or_else(
+            || temporary.path().to_path_buf(),
+            |kept| kept.join(records.to_string()),
+        );
+        let generated = match library(&dir, records) {
             Ok(generated) => generated,
             Err(error) => panic!("the library is not written: {error}"),
         };
-        let database_bytes: u64 = std::fs::read_dir(dir.path())
+        let database_bytes: u64 = std::fs::read_dir(&dir)
             .into_iter()
             .flatten()
             .flatten()
@@ -134,16 +192,31 @@ fn main() {
             .map(|metadata| metadata.len())
             .sum();
         scale_lines.push(format!(
-            "| {} | {:.1} s | {:.0} MB |",
+            "| {} | {} | {:.0} MB |",
             generated.records,
-            generated.writing.as_secs_f64(),
+            generated.writing.map_or("(kept)".into(), |writing| format!(
+                "{:.1} s",
+                writing.as_secs_f64()
+            )),
             database_bytes as f64 / 1e6
         ));
-        let store = match Store::open_blocking(dir.path()) {
+        let store = match Store::open_blocking(&dir) {
             Ok(store) => store,
             Err(error) => panic!("the store does not open: {error}"),
         };
         let company = generated.company_id.clone();
+        // Warm-up, as a service that has been answering searches is: other words than the timed
+        // ones, so the shared index pages are in the caches but not the timed words' own.
+        for number in 0..WARM_UP_QUERIES {
+            let terms = [FilterTerm::Text(vocabulary_word(
+                (number * 61 + 30) % VOCABULARY,
+            ))];
+            if let Err(error) = store.read_blocking(|connection| {
+                search::matching_database_files(connection, &company, &terms)
+            }) {
+                panic!("a text search fails: {error}");
+            }
+        }
         for kind in query_kinds() {
             let mut indexed_times = Vec::new();
             let mut scanned_times = Vec::new();

@@ -173,14 +173,33 @@ const MIGRATIONS: &[&str] = &[
     "#,
     // 5: free text through the terms of the search text instead of the whole text (reasons in
     // `text_terms`): the distinct terms with a trigram index, the (term, file) postings, each file's
-    // term ids beside its key. `text_terms::rebuild` fills them from the stored files after this step
-    // (the terms are split in Rust, by the rule the query words are split by).
+    // term ids. `text_terms::rebuild` fills them from the stored files after this step (the terms
+    // are split in Rust, by the rule the query words are split by). Each file's text key becomes a
+    // row of `file_listing`, which also holds what a search lists and checks of the file (a copy of
+    // those columns of `files`, kept in step by triggers): the files a word finds are read from
+    // one compact row each instead of the wide `files` rows (at a million records, a word held
+    // by 3,000 of them: 27 ms through `files`, 13 ms through `file_listing`).
     r#"
     DROP TRIGGER search_text_added;
     DROP TRIGGER search_text_changed;
     DROP TRIGGER search_text_removed;
     DROP TABLE search_text_index;
-    ALTER TABLE file_text_keys ADD COLUMN term_ids TEXT NOT NULL DEFAULT '[]';
+    CREATE TABLE file_listing (
+        id               INTEGER PRIMARY KEY,  -- the file's key in the postings
+        uid              TEXT NOT NULL UNIQUE,
+        company_id       TEXT NOT NULL,
+        is_search_input  INTEGER NOT NULL,
+        state            TEXT NOT NULL,
+        display_name     TEXT NOT NULL
+    );
+    INSERT INTO file_listing (id, uid, company_id, is_search_input, state, display_name)
+        SELECT k.id, f.uid, f.company_id, f.is_search_input, f.state, f.display_name
+        FROM file_text_keys k JOIN files f ON f.uid = k.file_uid;
+    DROP TABLE file_text_keys;
+    CREATE TABLE file_terms (
+        file_key  INTEGER PRIMARY KEY,         -- file_listing.id
+        term_ids  TEXT NOT NULL                -- JSON array of search_terms.id
+    );
     CREATE TABLE search_terms (
         id    INTEGER PRIMARY KEY,
         term  TEXT NOT NULL UNIQUE
@@ -199,19 +218,31 @@ const MIGRATIONS: &[&str] = &[
     CREATE TRIGGER search_term_removed AFTER DELETE ON search_terms BEGIN
         DELETE FROM search_term_index WHERE rowid = old.id;
     END;
-    CREATE TRIGGER search_text_added AFTER INSERT ON files BEGIN
-        INSERT INTO file_text_keys (file_uid) VALUES (new.uid);
+    CREATE TRIGGER file_listing_added AFTER INSERT ON files BEGIN
+        INSERT INTO file_listing (uid, company_id, is_search_input, state, display_name)
+            VALUES (new.uid, new.company_id, new.is_search_input, new.state, new.display_name);
     END;
-    CREATE TRIGGER search_text_removed AFTER DELETE ON files BEGIN
+    CREATE TRIGGER file_listing_changed
+        AFTER UPDATE OF uid, company_id, is_search_input, state, display_name ON files
+    BEGIN
+        UPDATE file_listing SET uid = new.uid, company_id = new.company_id,
+            is_search_input = new.is_search_input, state = new.state,
+            display_name = new.display_name
+        WHERE uid = old.uid;
+    END;
+    CREATE TRIGGER file_listing_removed AFTER DELETE ON files BEGIN
         DELETE FROM search_postings
-            WHERE file_key = (SELECT id FROM file_text_keys WHERE file_uid = old.uid)
-              AND term_id IN (SELECT value FROM json_each((SELECT CASE WHEN json_valid(term_ids)
-                  THEN term_ids ELSE '[]' END FROM file_text_keys WHERE file_uid = old.uid)));
+            WHERE file_key = (SELECT id FROM file_listing WHERE uid = old.uid)
+              AND term_id IN (SELECT value FROM json_each((SELECT CASE WHEN json_valid(t.term_ids)
+                  THEN t.term_ids ELSE '[]' END FROM file_terms t
+                  WHERE t.file_key = (SELECT id FROM file_listing WHERE uid = old.uid))));
         DELETE FROM search_terms
-            WHERE id IN (SELECT value FROM json_each((SELECT CASE WHEN json_valid(term_ids)
-                  THEN term_ids ELSE '[]' END FROM file_text_keys WHERE file_uid = old.uid)))
+            WHERE id IN (SELECT value FROM json_each((SELECT CASE WHEN json_valid(t.term_ids)
+                  THEN t.term_ids ELSE '[]' END FROM file_terms t
+                  WHERE t.file_key = (SELECT id FROM file_listing WHERE uid = old.uid))))
               AND NOT EXISTS (SELECT 1 FROM search_postings p WHERE p.term_id = search_terms.id);
-        DELETE FROM file_text_keys WHERE file_uid = old.uid;
+        DELETE FROM file_terms WHERE file_key = (SELECT id FROM file_listing WHERE uid = old.uid);
+        DELETE FROM file_listing WHERE uid = old.uid;
     END;
     "#,
 ];

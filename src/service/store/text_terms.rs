@@ -15,11 +15,15 @@
 //! search text it lies inside one whitespace-separated term; it occurs in the text exactly when it
 //! occurs in one of the text's terms, as `instr` over the whole text finds it.
 //!
+//! A posting names the file by its key, the id of its `file_listing` row (stable, unlike the implicit
+//! rowid of `files`), which also holds what a search lists and checks of the file (see
+//! `search.rs`).
+//!
 //! Kept in step in the same transaction as the search text: [`index_file`] after every change of a
-//! file's search text (`search_text::refresh`), the `search_text_removed` trigger when a file record
-//! is deleted (it reads the file's term ids, kept as a JSON array beside its key in
-//! `file_text_keys.term_ids`, so it deletes postings by key instead of scanning them). A term no file
-//! holds any longer is deleted with its trigram row.
+//! file's search text (`search_text::refresh`), the `file_listing_removed` trigger when a file record
+//! is deleted (it reads the file's term ids, kept as a JSON array in `file_terms`, so it deletes
+//! postings by key instead of scanning them). A term no file holds any longer is deleted with its
+//! trigram row.
 //!
 //! Limits: a file's terms are bounded by its search text, at most
 //! `ServiceLimits::max_search_text_bytes` (2 MiB), so at most about 700,000 distinct terms a file
@@ -36,7 +40,7 @@ use crate::service::error::ServiceError;
 /// it fills the index from the files already stored ([`rebuild`]).
 pub const TERM_INDEX_SCHEMA_STEP: usize = 5;
 
-/// The SQL sub-select of the keys (`file_text_keys.id`) of files whose search text contains the
+/// The SQL sub-select of the keys (`file_listing.id`) of files whose search text contains the
 /// word bound to its one parameter, given as an FTS5 phrase (see `search::substring_phrase`); the
 /// word must be three characters or more (the trigram index finds nothing shorter).
 pub const FILE_KEYS_HOLDING_WORD: &str = "SELECT p.file_key FROM search_postings p
@@ -82,7 +86,10 @@ pub fn index_file(
     search_text: &str,
 ) -> Result<(), ServiceError> {
     let Some((file_key, stored_ids)) = connection
-        .prepare_cached("SELECT id, term_ids FROM file_text_keys WHERE file_uid = ?1")?
+        .prepare_cached(
+            "SELECT l.id, coalesce(t.term_ids, '[]') FROM file_listing l
+             LEFT JOIN file_terms t ON t.file_key = l.id WHERE l.uid = ?1",
+        )?
         .query_row([uid], |row| {
             Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?))
         })
@@ -120,7 +127,10 @@ pub fn index_file(
     if new != old {
         let ids: Vec<String> = new.iter().map(i64::to_string).collect();
         connection
-            .prepare_cached("UPDATE file_text_keys SET term_ids = ?2 WHERE id = ?1")?
+            .prepare_cached(
+                "INSERT INTO file_terms (file_key, term_ids) VALUES (?1, ?2)
+                 ON CONFLICT (file_key) DO UPDATE SET term_ids = excluded.term_ids",
+            )?
             .execute(params![file_key, format!("[{}]", ids.join(","))])?;
     }
     Ok(())
@@ -180,8 +190,8 @@ mod tests {
     fn postings(connection: &Connection) -> Vec<(String, String)> {
         connection
             .prepare(
-                "SELECT t.term, k.file_uid FROM search_postings p
-                 JOIN search_terms t ON t.id = p.term_id JOIN file_text_keys k ON k.id = p.file_key
+                "SELECT t.term, k.uid FROM search_postings p
+                 JOIN search_terms t ON t.id = p.term_id JOIN file_listing k ON k.id = p.file_key
                  ORDER BY 1, 2",
             )
             .unwrap()
@@ -220,7 +230,7 @@ mod tests {
     fn files_holding(connection: &Connection, word: &str) -> Vec<String> {
         let mut uids: Vec<String> = connection
             .prepare(&format!(
-                "SELECT file_uid FROM file_text_keys WHERE id IN ({FILE_KEYS_HOLDING_WORD})"
+                "SELECT uid FROM file_listing WHERE id IN ({FILE_KEYS_HOLDING_WORD})"
             ))
             .unwrap()
             .query_map([format!("\"{word}\"")], |row| row.get(0))
@@ -268,7 +278,55 @@ mod tests {
             postings_from_texts(&connection).len() as i64,
             "file a alone is left, each of its terms once"
         );
-        assert_eq!(count(&connection, "SELECT count(*) FROM file_text_keys"), 1);
+        assert_eq!(count(&connection, "SELECT count(*) FROM file_listing"), 1);
+        assert_eq!(count(&connection, "SELECT count(*) FROM file_terms"), 1);
+    }
+
+    #[test]
+    fn the_listing_row_follows_the_file_record() {
+        let mut connection = Connection::open_in_memory().unwrap();
+        schema::migrate(&mut connection).unwrap();
+        let company = accounts::ensure_company(&connection, "Acme").unwrap();
+        // The listed columns of `table`, by UID.
+        let columns = |connection: &Connection, table: &str| {
+            connection
+                .prepare(&format!(
+                    "SELECT uid, company_id, is_search_input, state, display_name
+                     FROM {table} ORDER BY uid"
+                ))
+                .unwrap()
+                .query_map([], |row| {
+                    Ok((
+                        row.get::<_, String>(0)?,
+                        row.get::<_, String>(1)?,
+                        row.get::<_, i64>(2)?,
+                        row.get::<_, String>(3)?,
+                        row.get::<_, String>(4)?,
+                    ))
+                })
+                .unwrap()
+                .collect::<rusqlite::Result<Vec<_>>>()
+                .unwrap()
+        };
+        let listing = |connection: &Connection| columns(connection, "file_listing");
+        let from_files = |connection: &Connection| columns(connection, "files");
+        stored(&connection, &company, "a", "parts/flange.png");
+        stored(&connection, &company, "b", "parts/shaft.png");
+        assert_eq!(listing(&connection), from_files(&connection));
+        assert_eq!(listing(&connection)[0].3, "in_progress");
+        crate::service::store::files::set_state(&connection, "a", IndexState::Completed).unwrap();
+        // Overwritten under another name.
+        stored(&connection, &company, "b", "parts/stepped shaft.png");
+        connection
+            .execute("UPDATE files SET is_search_input = 1 WHERE uid = 'b'", [])
+            .unwrap();
+        assert_eq!(listing(&connection), from_files(&connection));
+        assert_eq!(listing(&connection)[0].3, "completed");
+        assert_eq!(listing(&connection)[1].4, "stepped shaft.png");
+        connection
+            .execute("DELETE FROM files WHERE uid = 'a'", [])
+            .unwrap();
+        assert_eq!(listing(&connection), from_files(&connection));
     }
 
     #[test]
@@ -279,19 +337,20 @@ mod tests {
         stored(&connection, &company, "a", "parts/bracket.png");
         set_text(&connection, "a", "gusset plate");
         connection
-            .execute("UPDATE file_text_keys SET term_ids = 'not json'", [])
+            .execute("UPDATE file_terms SET term_ids = 'not json'", [])
             .unwrap();
         set_text(&connection, "a", "gusset rib");
         assert_eq!(postings(&connection), postings_from_texts(&connection));
         assert_eq!(files_holding(&connection, "plate"), Vec::<String>::new());
         // A delete with a damaged list still succeeds (the trigger reads it as empty).
         connection
-            .execute("UPDATE file_text_keys SET term_ids = 'not json'", [])
+            .execute("UPDATE file_terms SET term_ids = 'not json'", [])
             .unwrap();
         connection
             .execute("DELETE FROM files WHERE uid = 'a'", [])
             .unwrap();
-        assert_eq!(count(&connection, "SELECT count(*) FROM file_text_keys"), 0);
+        assert_eq!(count(&connection, "SELECT count(*) FROM file_listing"), 0);
+        assert_eq!(count(&connection, "SELECT count(*) FROM file_terms"), 0);
     }
 
     #[test]
@@ -330,6 +389,14 @@ mod tests {
             .unwrap();
         schema::migrate(&mut connection).unwrap();
         assert_eq!(files_holding(&connection, "urled"), ["old"]);
+        let listed: (String, String) = connection
+            .query_row(
+                "SELECT state, display_name FROM file_listing WHERE uid = 'old'",
+                [],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .unwrap();
+        assert_eq!(listed, ("completed".to_owned(), "b.png".to_owned()));
         assert_eq!(postings(&connection), postings_from_texts(&connection));
     }
 }
