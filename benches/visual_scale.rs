@@ -23,6 +23,8 @@
 //! cargo bench --bench visual_scale -- only-1m   # just 1M
 //! cargo bench --bench visual_scale -- in-memory # graph and exact scan alone at 100k and 1M views
 //! cargo bench --bench visual_scale -- in-memory views=100000   # chosen sizes (either mode)
+//! cargo bench --bench visual_scale -- only-1m keep=/tmp/visual  # write the 1M library there once,
+//!                                                 # search it again on later runs
 //! PARTLENS_BENCH_ANN=16,128,256,100 cargo bench …  # graph settings: M, ef_add, ef_search, views/query view
 //! PARTLENS_BENCH_SWEEP=800:600,1600:1000 cargo bench … -- in-memory  # more search settings, one graph
 //! ```
@@ -39,13 +41,15 @@ use std::time::{Duration, Instant};
 
 use partlens::api::FilterTerm;
 use partlens::service::engine::{ViewDescriptor, VisualIndex};
+use partlens::service::error::ServiceError;
+use partlens::service::filter_scopes::FilterScopes;
 use partlens::service::samples::large_library::{
-    LibrarySpec, MATERIALS, generate, supplier, vocabulary_word,
+    BATCH_FILES, LibrarySpec, MATERIALS, generate, supplier, vocabulary_word,
 };
 use partlens::service::samples::parts::PART_NAMES;
 use partlens::service::samples::synthetic_views::{SyntheticViews, seeded};
 use partlens::service::search::rank_visually;
-use partlens::service::store::{Store, search};
+use partlens::service::store::{DATABASE_FILE, Store, accounts, search};
 use partlens::service::visual::{
     AnnIndex, AnnSearch, AnnSettings, ExactScan, FileFilter, LibraryMode, ViewSearch, VisualKeeper,
     VisualSettings,
@@ -404,6 +408,68 @@ fn in_memory(
     (lines, scale_line)
 }
 
+/// A library of `views` views in `dir` (as many text-only records as half the views: about one
+/// record a view, since a sixth of the visual files are 7-view models): written there, or the one a
+/// run with `keep=` wrote before.
+struct Library {
+    company_id: String,
+    records: usize,
+    visual_files: usize,
+    views: usize,
+    /// How long writing took (`None`: it was there already).
+    writing: Option<Duration>,
+}
+
+fn library(dir: &std::path::Path, views: usize) -> Result<Library, ServiceError> {
+    const COMPANY: &str = "Bench";
+    if dir.join(DATABASE_FILE).exists() {
+        let store = Store::open_blocking(dir)?;
+        return store.write_blocking(|connection| {
+            let company_id = accounts::ensure_company(connection, COMPANY)?;
+            let count = |sql: &str| -> Result<usize, ServiceError> {
+                let count: i64 = connection.query_row(sql, [&company_id], |row| row.get(0))?;
+                Ok(count as usize)
+            };
+            let stored_views = count(
+                "SELECT count(*) FROM views v JOIN files f ON f.uid = v.file_uid
+                 WHERE f.company_id = ?1",
+            )?;
+            if stored_views != views {
+                return Err(ServiceError::Internal(format!(
+                    "{} holds {stored_views} views, not {views}: remove it or keep elsewhere",
+                    dir.display()
+                )));
+            }
+            Ok(Library {
+                records: count("SELECT count(*) FROM files WHERE company_id = ?1")?,
+                visual_files: count(
+                    "SELECT count(*) FROM files f WHERE f.company_id = ?1
+                       AND EXISTS (SELECT 1 FROM views v WHERE v.file_uid = f.uid)",
+                )?,
+                company_id,
+                views,
+                writing: None,
+            })
+        });
+    }
+    std::fs::create_dir_all(dir)?;
+    let mut spec = LibrarySpec::new(COMPANY, views);
+    spec.text_only_records = views / 2;
+    let started = Instant::now();
+    let generated = generate(dir, &spec, |written, total| {
+        if written % 100_000 < BATCH_FILES {
+            eprintln!("{written} / {total} records written");
+        }
+    })?;
+    Ok(Library {
+        company_id: generated.company_id,
+        records: generated.records,
+        visual_files: generated.visual_files,
+        views: generated.views,
+        writing: Some(started.elapsed()),
+    })
+}
+
 fn main() {
     let arguments: Vec<String> = std::env::args().collect();
     let with_million = arguments.iter().any(|arg| arg == "1m");
@@ -445,31 +511,39 @@ fn main() {
     let mut search_lines = Vec::new();
     let mut scale_lines = Vec::new();
     let mut text_lines = Vec::new();
+    let mut first_lines = Vec::new();
     for &views in &in_memory_sizes {
         let (lines, scale_line) = in_memory(&pool, views, &single, &triple);
         search_lines.extend(lines);
         scale_lines.push(scale_line);
     }
+    // `keep=DIR`: each size's library in DIR/<views> (written when not there yet), kept.
+    let kept = arguments
+        .iter()
+        .find_map(|arg| arg.strip_prefix("keep="))
+        .map(std::path::PathBuf::from);
     for views in sizes {
-        let dir = match tempfile::tempdir() {
+        let temporary = match tempfile::tempdir() {
             Ok(dir) => dir,
             Err(error) => panic!("no temporary directory: {error}"),
         };
-        let mut spec = LibrarySpec::new("Bench", views);
-        // As many text-only records as visual files (a model has 7 views, a picture 1; a sixth are
-        // models, so about two views a file): about one record a view.
-        spec.text_only_records = views / 2;
-        let started = Instant::now();
-        let generated = match generate(dir.path(), &spec, |_, _| {}) {
+        let dir = kept.as_ref().map_or_else(
+            || temporary.path().to_path_buf(),
+            |kept| kept.join(views.to_string()),
+        );
+        let generated = match library(&dir, views) {
             Ok(generated) => generated,
             Err(error) => panic!("the library does not generate: {error}"),
         };
-        let generation = started.elapsed();
+        let generation = generated.writing;
         eprintln!(
-            "{views} views: library written in {:.1} s",
-            generation.as_secs_f64()
+            "{views} views: library written in {}",
+            generation.map_or("(kept)".into(), |writing| format!(
+                "{:.1} s",
+                writing.as_secs_f64()
+            ))
         );
-        let store = match Store::open_blocking(dir.path()) {
+        let store = match Store::open_blocking(&dir) {
             Ok(store) => store,
             Err(error) => panic!("the store does not open: {error}"),
         };
@@ -477,7 +551,7 @@ fn main() {
 
         // The exact scan: every view in memory.
         let before_exact = resident_bytes();
-        let exact = keeper(&store, dir.path(), usize::MAX);
+        let exact = keeper(&store, &dir, usize::MAX);
         let started = Instant::now();
         if let Err(error) = store.write_blocking(|connection| exact.recover_blocking(connection)) {
             panic!("the exact index does not load: {error}");
@@ -492,7 +566,7 @@ fn main() {
             .map(|(after, before)| after.saturating_sub(before));
 
         // The graph: built from the store (as the service does when none is saved), then saved.
-        let approximate = keeper(&store, dir.path(), 0);
+        let approximate = keeper(&store, &dir, 0);
         if let Err(error) =
             store.write_blocking(|connection| approximate.recover_blocking(connection))
         {
@@ -509,7 +583,7 @@ fn main() {
         // Restart: a new keeper loads the saved graph; time to the first answered search.
         let before_graph = resident_bytes();
         let started = Instant::now();
-        let restarted = keeper(&store, dir.path(), 0);
+        let restarted = keeper(&store, &dir, 0);
         if let Err(error) =
             store.write_blocking(|connection| restarted.recover_blocking(connection))
         {
@@ -519,6 +593,7 @@ fn main() {
             rank_visually(
                 connection,
                 &*restarted.read()?,
+                &FilterScopes::new(),
                 &company,
                 &[],
                 &single[0],
@@ -539,14 +614,17 @@ fn main() {
         assert_eq!(mode, LibraryMode::Approximate, "the graph was not loaded");
         let per_view = |bytes: usize| bytes / generated.views.max(1);
         scale_lines.push(format!(
-            "| {views} | {} | {} | {} B | {} | {} B | {} | {:.1} s | {:.1} s | {:.1} s | {:.2} s |",
+            "| {views} | {} | {} | {} B | {} | {} B | {} | {} | {:.1} s | {:.1} s | {:.2} s |",
             generated.records,
             generated.visual_files,
             per_view(exact_bytes),
             exact_resident.map_or("–".into(), |bytes| format!("{} B", per_view(bytes))),
             per_view(graph_bytes),
             graph_resident.map_or("–".into(), |bytes| format!("{} B", per_view(bytes))),
-            generation.as_secs_f64(),
+            generation.map_or("(kept)".into(), |writing| format!(
+                "{:.1} s",
+                writing.as_secs_f64()
+            )),
             exact_load.as_secs_f64(),
             build.as_secs_f64(),
             restart.as_secs_f64(),
@@ -560,6 +638,10 @@ fn main() {
                 let mut graph_times = Vec::with_capacity(QUERIES);
                 let mut recall = Recall::default();
                 let mut matches = 0;
+                // Filter resolutions kept for this case's searches, as the service keeps them:
+                // the first search of the case resolves its filter (reported on its own below).
+                let kept_scopes = FilterScopes::new();
+                let scopes = &kept_scopes;
                 for query in query_set.iter() {
                     let run = |keeper: &VisualKeeper| {
                         let started = Instant::now();
@@ -567,6 +649,7 @@ fn main() {
                             rank_visually(
                                 connection,
                                 &*keeper.read()?,
+                                scopes,
                                 &company,
                                 &case.terms,
                                 query,
@@ -588,6 +671,14 @@ fn main() {
                     );
                     matches = exact_total;
                     recall.add(&exact_ranked, &graph_ranked);
+                }
+                if !case.terms.is_empty() {
+                    first_lines.push(format!(
+                        "| {views} | {query_label} | {} | {} ms | {} ms |",
+                        case.label,
+                        millis(graph_times[0]),
+                        millis(percentile(&mut graph_times[1..].to_vec(), 0.5)),
+                    ));
                 }
                 search_lines.push(search_row(
                     &format!("{views} | {query_label} | {} | {matches}", case.label),
@@ -653,6 +744,16 @@ fn main() {
     );
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
     for line in &search_lines {
+        println!("{line}");
+    }
+    println!();
+    println!(
+        "Graph searches with a filter: the first search of a case (its filter resolved) and the \
+         later ones (the resolution kept).\n"
+    );
+    println!("| views | query views | filter | first search | later p50 |");
+    println!("|---|---|---|---|---|");
+    for line in &first_lines {
         println!("{line}");
     }
     println!();

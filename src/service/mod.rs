@@ -14,6 +14,7 @@ pub mod engine;
 pub mod error;
 pub mod expiry;
 pub mod failure_reason;
+pub mod filter_scopes;
 pub mod image_links;
 pub mod indexing;
 pub mod limits;

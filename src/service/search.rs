@@ -18,6 +18,8 @@
 //! (each scored exactly); its metadata conditions are resolved first when they select at most
 //! [`SELECTIVE_FILES`] files (those are the only candidates), and otherwise checked on the graph's
 //! candidates after the ranking; `TotalResults` still counts every file with views that matches.
+//! The resolution (the files listed, or the count) is kept for the next searches with the same
+//! filter while the store's metadata is unchanged ([`super::filter_scopes`]).
 
 use std::collections::{HashMap, HashSet};
 
@@ -28,6 +30,7 @@ use crate::api::{FilterTerm, SearchFilter};
 
 use super::engine::ViewDescriptor;
 use super::error::ServiceError;
+use super::filter_scopes::{FilterScopes, Resolved};
 use super::image_links::ImageLinks;
 use super::limits::ServiceLimits;
 use super::params::canonical_uid;
@@ -49,13 +52,13 @@ pub const MAX_RESULTS_LIMIT: usize = 10_000;
 pub const SELECTIVE_FILES: usize = 20_000;
 
 /// Which files a visual search may return, as resolved from the metadata conditions.
-enum Scope {
+enum Scope<'a> {
     /// No condition: every indexed file.
     Everything,
     /// Exactly these.
-    Only(HashSet<String>),
-    /// Too many to list: checked after ranking.
-    Broad,
+    Only(&'a HashSet<String>),
+    /// Too many to list: checked after ranking; this many files with views match.
+    Broad(usize),
 }
 
 /// A search as the endpoints received it.
@@ -128,44 +131,74 @@ pub fn max_results_param(value: Option<&str>) -> Result<usize, ServiceError> {
     }
 }
 
+/// How a graph search resolves its metadata filter: the files it selects when at most
+/// [`SELECTIVE_FILES`], else how many files with views match it.
+fn resolve_for_graph(
+    connection: &Connection,
+    company_id: &str,
+    terms: &[FilterTerm],
+) -> Result<Resolved, ServiceError> {
+    let broad = |connection| -> Result<Resolved, ServiceError> {
+        Ok(Resolved::Broad {
+            matching_with_views: search::count_matching_with_views(connection, company_id, terms)?,
+        })
+    };
+    // One condition that many files hold is not listed only to find there are too many (at a
+    // million records, listing 20,001 of the files a broad term holds took 1.3 s).
+    if search::one_condition_held_by_more_than(connection, company_id, terms, SELECTIVE_FILES)? {
+        return broad(connection);
+    }
+    let some =
+        search::some_matching_database_files(connection, company_id, terms, SELECTIVE_FILES + 1)?;
+    Ok(if some.len() > SELECTIVE_FILES {
+        broad(connection)?
+    } else {
+        Resolved::Listed(some.into_iter().collect())
+    })
+}
+
 /// Ranks the company's files that satisfy `terms` by visual similarity to `query_views`, with one
 /// read connection: the metadata conditions are resolved (all of them for the exact scan; for a
 /// graph, listed when they select at most [`SELECTIVE_FILES`] files and checked after ranking
-/// otherwise), the library ranks, and the matches are counted. Returns the ranking (every match for
-/// the exact scan, the best `limit` for a graph) and the number of matches.
+/// otherwise, the resolution kept in `scopes`), the library ranks, and the matches are counted.
+/// Returns the ranking (every match for the exact scan, the best `limit` for a graph) and the
+/// number of matches.
 pub fn rank_visually(
     connection: &Connection,
     library: &VisualLibrary,
+    scopes: &FilterScopes,
     company_id: &str,
     terms: &[FilterTerm],
     query_views: &[ViewDescriptor],
     limit: usize,
 ) -> Result<(Ranked, usize), ServiceError> {
     let approximate = library.mode(company_id) == LibraryMode::Approximate;
-    let scope = if terms.is_empty() {
-        Scope::Everything
+    let resolved = if terms.is_empty() {
+        None
     } else if approximate {
-        let some = search::some_matching_database_files(
-            connection,
-            company_id,
-            terms,
-            SELECTIVE_FILES + 1,
-        )?;
-        if some.len() > SELECTIVE_FILES {
-            Scope::Broad
-        } else {
-            Scope::Only(some.into_iter().collect())
-        }
+        let generation = search::metadata_generation(connection)?;
+        Some(scopes.resolve(company_id, terms, generation, || {
+            resolve_for_graph(connection, company_id, terms)
+        })?)
     } else {
         let all = search::matching_database_files(connection, company_id, terms)?;
-        Scope::Only(all.into_iter().map(|candidate| candidate.uid).collect())
+        Some(std::sync::Arc::new(Resolved::Listed(
+            all.into_iter().map(|candidate| candidate.uid).collect(),
+        )))
+    };
+    let scope = match resolved.as_deref() {
+        None => Scope::Everything,
+        Some(Resolved::Listed(allowed)) => Scope::Only(allowed),
+        Some(Resolved::Broad {
+            matching_with_views,
+        }) => Scope::Broad(*matching_with_views),
     };
     let stored = StoreViews { connection };
     let check = |uids: &[String]| search::still_matching(connection, company_id, terms, uids);
     let filter = match &scope {
         Scope::Everything => FileFilter::Everything,
         Scope::Only(allowed) => FileFilter::Only(allowed),
-        Scope::Broad => FileFilter::Checked(&check),
+        Scope::Broad(_) => FileFilter::Checked(&check),
     };
     if !approximate {
         // The exact scan ranks every match: that is how they are counted.
@@ -182,7 +215,7 @@ pub fn rank_visually(
             .map_or(0, |index| {
                 allowed.iter().filter(|uid| index.contains(uid)).count()
             }),
-        Scope::Broad => search::count_matching_with_views(connection, company_id, terms)?,
+        Scope::Broad(matching_with_views) => *matching_with_views,
     };
     Ok((ranked, total))
 }
@@ -247,6 +280,7 @@ pub async fn run(
     } else {
         let store = state.store.clone();
         let visual = state.indexer.visual().clone();
+        let shared = state.clone();
         let company_id = caller.company_id.clone();
         let terms = query.terms.clone();
         let limit = query.max_results;
@@ -255,6 +289,7 @@ pub async fn run(
                 rank_visually(
                     connection,
                     &*visual.read()?,
+                    &shared.filter_scopes,
                     &company_id,
                     &terms,
                     &query_views,

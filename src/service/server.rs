@@ -68,6 +68,7 @@ impl RunningService {
         let connection_limits = config.limits.connections.clone();
         let state = Arc::new(ServiceState {
             public_origin: public_origin(config.public_url.as_deref(), addr),
+            filter_scopes: super::filter_scopes::FilterScopes::new(),
             login_guard: LoginGuard::new(config.limits.login.clone()),
             config,
             local_addr: addr,

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use super::config::ServiceConfig;
 use super::disk::Disk;
+use super::filter_scopes::FilterScopes;
 use super::image_links::ImageLinks;
 use super::indexing::Indexer;
 use super::login_guard::LoginGuard;
@@ -29,6 +30,8 @@ pub struct ServiceState {
     pub image_links: ImageLinks,
     /// Throttles password checks.
     pub login_guard: LoginGuard,
+    /// Metadata filters of graph searches, resolved and kept.
+    pub filter_scopes: FilterScopes,
 }
 
 /// The state as handlers receive it.
@@ -53,6 +56,7 @@ pub(crate) async fn state_for_tests(
     let state = Arc::new(ServiceState {
         local_addr: config.addr,
         public_origin: super::config::public_origin(None, config.addr),
+        filter_scopes: super::filter_scopes::FilterScopes::new(),
         login_guard: LoginGuard::new(config.limits.login.clone()),
         config,
         store,

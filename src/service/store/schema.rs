@@ -245,6 +245,43 @@ const MIGRATIONS: &[&str] = &[
         DELETE FROM file_listing WHERE uid = old.uid;
     END;
     "#,
+    // 6: a counter every change to what a search filters on moves (records, their listed columns
+    // and search text, attribute values, views), in the same transaction as the change: a metadata
+    // filter resolved at one value of it holds until the value changes (`service::filter_scopes`),
+    // whichever process wrote.
+    r#"
+    CREATE TABLE metadata_generation (
+        id     INTEGER PRIMARY KEY CHECK (id = 1),
+        value  INTEGER NOT NULL
+    );
+    INSERT INTO metadata_generation (id, value) VALUES (1, 0);
+    CREATE TRIGGER metadata_file_added AFTER INSERT ON files BEGIN
+        UPDATE metadata_generation SET value = value + 1;
+    END;
+    CREATE TRIGGER metadata_file_removed AFTER DELETE ON files BEGIN
+        UPDATE metadata_generation SET value = value + 1;
+    END;
+    CREATE TRIGGER metadata_file_changed
+        AFTER UPDATE OF uid, company_id, is_search_input, state, display_name, search_text ON files
+    BEGIN
+        UPDATE metadata_generation SET value = value + 1;
+    END;
+    CREATE TRIGGER metadata_value_added AFTER INSERT ON attribute_values BEGIN
+        UPDATE metadata_generation SET value = value + 1;
+    END;
+    CREATE TRIGGER metadata_value_removed AFTER DELETE ON attribute_values BEGIN
+        UPDATE metadata_generation SET value = value + 1;
+    END;
+    CREATE TRIGGER metadata_value_changed AFTER UPDATE ON attribute_values BEGIN
+        UPDATE metadata_generation SET value = value + 1;
+    END;
+    CREATE TRIGGER metadata_view_added AFTER INSERT ON views BEGIN
+        UPDATE metadata_generation SET value = value + 1;
+    END;
+    CREATE TRIGGER metadata_view_removed AFTER DELETE ON views BEGIN
+        UPDATE metadata_generation SET value = value + 1;
+    END;
+    "#,
 ];
 
 /// Brings the schema up to date and makes sure the default client exists.

@@ -28,6 +28,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::{Condvar, Mutex};
 
+use half::slice::HalfFloatSliceExt;
 use usearch::{Index, IndexOptions, MetricKind, ScalarKind};
 
 use super::quantise::Quantiser;
@@ -47,10 +48,11 @@ const MIN_CAPACITY: usize = 1024;
 const SHORTLIST_EXTRA: usize = 20;
 /// How far below the shortlist's last estimated score a candidate may lie and still be scored
 /// exactly. An estimate differs from the exact score only by the rounding of the graph's `f16`
-/// vectors (and the rare clipped feature): at most 1.3e-4 on the test library of pictures and
-/// meshes (`estimated_scores_follow_the_exact_ones_within_the_margin` holds it under a quarter of
-/// this margin).
-const ESTIMATE_MARGIN: f32 = 0.002;
+/// vectors: at most 1.0e-4 on the test library of pictures and meshes
+/// (`estimated_scores_follow_the_exact_ones_within_the_margin` holds it under a quarter of this
+/// margin). Wider costs time in dense libraries, where hundreds of files lie within 0.002 of the
+/// 70th (at 200k synthetic views, 150–750 files a three-view query).
+const ESTIMATE_MARGIN: f32 = 0.001;
 
 /// How the graph is built and searched.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -183,6 +185,42 @@ fn uid_text(uid: u128) -> String {
     uuid::Uuid::from_u128(uid).hyphenated().to_string()
 }
 
+/// A view's vector read back from the graph, with the buffers that reading needs (kept across reads).
+///
+/// Read as the graph's raw half-precision values and widened here, eight at a time with the CPU's
+/// conversion instructions where it has them (`half`): asking `usearch` for `f32` widens one value
+/// at a time, which took half of a three-view search's time (profiled at 200k views).
+struct StoredVector {
+    bits: Vec<i16>,
+    halves: Vec<half::f16>,
+    widened: Vec<f32>,
+}
+
+impl StoredVector {
+    fn new(dimensions: usize) -> Self {
+        Self {
+            bits: vec![0; dimensions],
+            halves: vec![half::f16::ZERO; dimensions],
+            widened: vec![0.0; dimensions],
+        }
+    }
+
+    /// The vector stored under `key`, or `None` when the graph has none.
+    fn read(&mut self, graph: &Index, key: u64) -> Result<Option<&[f32]>, ServiceError> {
+        let found = graph
+            .get::<usearch::f16>(key, usearch::f16::from_mut_i16s(&mut self.bits))
+            .map_err(graph_error)?;
+        if found == 0 {
+            return Ok(None);
+        }
+        for (half, &bits) in self.halves.iter_mut().zip(&self.bits) {
+            *half = half::f16::from_bits(bits as u16);
+        }
+        self.halves.convert_to_f32_slice(&mut self.widened);
+        Ok(Some(&self.widened))
+    }
+}
+
 /// The mean of equally long vectors.
 fn mean_vector(vectors: &[Vec<f32>]) -> Vec<f32> {
     let mut mean = vec![0.0_f32; vectors.first().map_or(0, Vec::len)];
@@ -228,6 +266,72 @@ fn new_graph(
         .reserve_capacity_and_threads(capacity.max(MIN_CAPACITY), SEARCH_THREADS)
         .map_err(graph_error)?;
     Ok(graph)
+}
+
+/// One graph search's views, their distances, and whether it returned every view it could.
+type SearchResult = (Vec<u64>, Vec<f32>, bool);
+
+/// What graph searches found: the files, without repeats, in the order found, and for each an upper
+/// bound of its estimated score: the mean over query views of the best similarity that view's
+/// search found among the file's views or, when it found none of them, the similarity of the last
+/// view it returned (a view it did not return is no nearer, were the search exact; 0 when it
+/// returned every view). A file's estimate takes for each query view at most its best view (one to
+/// one pairing can only take less), so it is at most the bound.
+struct Found {
+    slots: Vec<u32>,
+    bounds: Vec<f32>,
+}
+
+impl Found {
+    /// The files `passes` lets through, with their bounds.
+    fn keep(self, passes: impl Fn(u32) -> bool) -> Self {
+        let (slots, bounds) = self
+            .slots
+            .into_iter()
+            .zip(self.bounds)
+            .filter(|&(slot, _)| passes(slot))
+            .unzip();
+        Self { slots, bounds }
+    }
+}
+
+/// Buffers for estimating scores, kept across the candidates of one search.
+struct EstimateScratch {
+    vector: StoredVector,
+    similarities: Vec<f32>,
+}
+
+impl EstimateScratch {
+    fn new(dimensions: usize) -> Self {
+        Self {
+            vector: StoredVector::new(dimensions),
+            similarities: Vec::new(),
+        }
+    }
+}
+
+/// The files whose estimates are within [`ESTIMATE_MARGIN`] of the `keep`th best (all of them when
+/// there are no more than `keep`).
+fn select_best(mut estimates: Vec<(f32, u32)>, keep: usize) -> Vec<u32> {
+    estimates.sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
+    let floor = match keep.checked_sub(1).and_then(|last| estimates.get(last)) {
+        Some(&(last_kept, _)) => last_kept - ESTIMATE_MARGIN,
+        None => f32::NEG_INFINITY,
+    };
+    estimates
+        .into_iter()
+        .take_while(|&(estimate, _)| estimate >= floor)
+        .map(|(_, slot)| slot)
+        .collect()
+}
+
+/// The `keep` files with the best estimates.
+fn take_best(mut estimates: Vec<(f32, u32)>, keep: usize) -> Vec<u32> {
+    if estimates.len() > keep && keep > 0 {
+        estimates.select_nth_unstable_by(keep - 1, |a, b| b.0.total_cmp(&a.0));
+        estimates.truncate(keep);
+    }
+    estimates.into_iter().map(|(_, slot)| slot).collect()
 }
 
 impl AnnIndex {
@@ -433,14 +537,18 @@ impl AnnIndex {
 
     /// The files of the nearest views of each searched vector (as many as it asks for, times
     /// `factor`; optionally only views `admit` lets through), without repeats, in the order of the
-    /// searches. Several vectors are searched on parallel threads (a query's latency, not the
-    /// service's throughput: each search takes its own turn at the gate).
+    /// searches, each with a bound of its estimated score for the query whose views are the first
+    /// `query_views` searched vectors (see [`Found`]). Several vectors are searched on parallel
+    /// threads (a query's latency, not the service's throughput: each search takes its own turn at
+    /// the gate).
     fn graph_candidates(
         &self,
         searches: &[(&[f32], usize)],
+        query_views: usize,
         factor: usize,
         admit: Option<&(dyn Fn(u32) -> bool + Sync)>,
-    ) -> Result<Vec<u32>, ServiceError> {
+    ) -> Result<Found, ServiceError> {
+        // Each search's views with their distances, and whether it returned every view it could.
         let search = |&(vector, wanted): &(&[f32], usize)| {
             let wanted = wanted.saturating_mul(factor).min(self.views).max(1);
             let _turn = self.gate.enter();
@@ -452,11 +560,13 @@ impl AnnIndex {
                     .graph
                     .exact_search::<f32>(vector, wanted)
                     .map(|found| {
-                        found
+                        let (keys, distances) = found
                             .keys
                             .into_iter()
-                            .filter(|&key| admit.is_none_or(|admit| admit(slot_of(key))))
-                            .collect()
+                            .zip(found.distances)
+                            .filter(|&(key, _)| admit.is_none_or(|admit| admit(slot_of(key))))
+                            .unzip();
+                        (keys, distances, true)
                     })
                     .map_err(graph_error);
             }
@@ -467,10 +577,13 @@ impl AnnIndex {
                     .graph
                     .filtered_search::<f32, _>(vector, wanted, |key| admit(slot_of(key))),
             }
-            .map(|found| found.keys)
+            .map(|found| {
+                let complete = found.keys.len() < wanted;
+                (found.keys, found.distances, complete)
+            })
             .map_err(graph_error)
         };
-        let found: Vec<Result<Vec<u64>, ServiceError>> = match searches {
+        let results: Vec<Result<SearchResult, ServiceError>> = match searches {
             [one] => vec![search(one)],
             _ => std::thread::scope(|scope| {
                 let threads: Vec<_> = searches
@@ -487,112 +600,153 @@ impl AnnIndex {
                     .collect()
             }),
         };
-        let mut seen = HashSet::new();
-        let mut files = Vec::new();
-        for keys in found {
-            for key in keys? {
+        let similarity = |distance: f32| self.quantiser.similarity_of_dot(1.0 - distance);
+        let mut floors = Vec::with_capacity(query_views);
+        let mut at: HashMap<u32, usize> = HashMap::new();
+        let mut slots = Vec::new();
+        let mut best: Vec<Vec<f32>> = Vec::new();
+        for (number, result) in results.into_iter().enumerate() {
+            let (keys, distances, complete) = result?;
+            let bounded = number < query_views;
+            if bounded {
+                floors.push(match distances.last() {
+                    Some(&last) if !complete => similarity(last),
+                    _ => 0.0,
+                });
+            }
+            for (key, distance) in keys.into_iter().zip(distances) {
                 let slot = slot_of(key);
-                if seen.insert(slot) {
-                    files.push(slot);
+                let index = *at.entry(slot).or_insert_with(|| {
+                    slots.push(slot);
+                    best.push(vec![f32::NEG_INFINITY; query_views]);
+                    slots.len() - 1
+                });
+                if bounded {
+                    let seen = &mut best[index][number];
+                    *seen = seen.max(similarity(distance));
                 }
             }
         }
-        Ok(files)
+        let bounds = best
+            .iter()
+            .map(|seen| {
+                let total: f32 = seen
+                    .iter()
+                    .zip(&floors)
+                    .map(|(&seen, &floor)| if seen.is_finite() { seen } else { floor })
+                    .sum();
+                total / query_views.max(1) as f32
+            })
+            .collect();
+        Ok(Found { slots, bounds })
     }
 
-    /// Estimated scores of the files in `slots` for the query `vectors` (`query_is_mesh`: the query
-    /// carries a mesh's D2 distribution): the engine's scoring of view similarities
+    /// The estimated score of the file in `slot` for the query `vectors` (`query_is_mesh`: the
+    /// query carries a mesh's D2 distribution): the engine's scoring of view similarities
     /// (`engine::views_score`, the same pairing rules) on the graph's half-precision vectors. For a
     /// query that is not a mesh this is the exact score up to the vectors' rounding (see
-    /// [`ESTIMATE_MARGIN`]); for a mesh query the D2 part is left out.
+    /// [`ESTIMATE_MARGIN`]); for a mesh query the D2 part is left out. `None` for a free slot.
+    fn estimate(
+        &self,
+        scratch: &mut EstimateScratch,
+        vectors: &[Vec<f32>],
+        query_is_mesh: bool,
+        slot: u32,
+    ) -> Result<Option<f32>, ServiceError> {
+        let Some(file) = self.slots.get(slot as usize).filter(|file| file.views > 0) else {
+            return Ok(None);
+        };
+        let views = usize::from(file.views);
+        let similarities = &mut scratch.similarities;
+        similarities.clear();
+        similarities.resize(vectors.len() * views, 0.0);
+        for position in 0..views {
+            let Some(stored) = scratch.vector.read(&self.graph, view_key(slot, position))? else {
+                continue;
+            };
+            for (query_view, query_vector) in vectors.iter().enumerate() {
+                similarities[query_view * views + position] =
+                    self.quantiser.similarity(query_vector, stored);
+            }
+        }
+        Ok(Some(views_score(
+            similarities,
+            vectors.len(),
+            views,
+            query_is_mesh,
+            file.mesh,
+        )))
+    }
+
+    /// Estimated scores of the files in `slots` (see [`Self::estimate`]).
     fn estimates(
         &self,
         vectors: &[Vec<f32>],
         query_is_mesh: bool,
         slots: &[u32],
     ) -> Result<Vec<(f32, u32)>, ServiceError> {
-        let mut buffer = vec![0_f32; self.quantiser.dimensions()];
-        let mut similarities = Vec::new();
+        let mut scratch = EstimateScratch::new(self.quantiser.dimensions());
         let mut estimates = Vec::with_capacity(slots.len());
         for &slot in slots {
-            let Some(file) = self.slots.get(slot as usize).filter(|file| file.views > 0) else {
-                continue;
-            };
-            let views = usize::from(file.views);
-            similarities.clear();
-            similarities.resize(vectors.len() * views, 0.0);
-            for position in 0..views {
-                let found = self
-                    .graph
-                    .get::<f32>(view_key(slot, position), &mut buffer)
-                    .map_err(graph_error)?;
-                if found == 0 {
-                    continue;
-                }
-                for (query_view, vector) in vectors.iter().enumerate() {
-                    similarities[query_view * views + position] =
-                        self.quantiser.similarity(vector, &buffer);
-                }
+            if let Some(estimate) = self.estimate(&mut scratch, vectors, query_is_mesh, slot)? {
+                estimates.push((estimate, slot));
             }
-            let estimate = views_score(
-                &similarities,
-                vectors.len(),
-                views,
-                query_is_mesh,
-                file.mesh,
-            );
-            estimates.push((estimate, slot));
         }
         Ok(estimates)
     }
 
-    /// The listed files with the best estimated scores (at most `keep`), for a listed filter whose
-    /// files are compared directly rather than through the graph.
-    fn direct_candidates(
-        &self,
-        vectors: &[Vec<f32>],
-        query_is_mesh: bool,
-        slots: &[u32],
-        keep: usize,
-    ) -> Result<Vec<u32>, ServiceError> {
-        let mut estimates = self.estimates(vectors, query_is_mesh, slots)?;
-        if estimates.len() > keep {
-            estimates.select_nth_unstable_by(keep - 1, |a, b| b.0.total_cmp(&a.0));
-            estimates.truncate(keep);
-        }
-        Ok(estimates.into_iter().map(|(_, slot)| slot).collect())
+    /// True when an estimate is the exact score up to rounding: every query view has a vector and
+    /// is of today's descriptor, and the query is not a mesh (the graph does not hold D2
+    /// distributions).
+    fn estimable(query: &[ViewDescriptor], vectors: &[Vec<f32>]) -> bool {
+        vectors.len() == query.len()
+            && query
+                .iter()
+                .all(|view| view.generation() == Generation::Current && view.shape().is_none())
     }
 
     /// The candidates worth reading from the store and scoring exactly: those whose estimated
     /// score is within [`ESTIMATE_MARGIN`] of the (`limit` + [`SHORTLIST_EXTRA`])th best estimate.
-    /// Every candidate when the estimate is not the exact score up to rounding (a mesh query, whose
-    /// D2 part the graph does not hold, or views of another generation or length).
+    /// Every candidate when the estimate is not the exact score up to rounding (see
+    /// [`Self::estimable`]).
+    ///
+    /// Candidates are estimated in the order of their bounds, best first, and the rest are left
+    /// out once a bound is below the shortlist's last estimate by more than the margin: such a file
+    /// could not enter it (when the graph found each query view's nearest views exactly). Reading
+    /// a view's vector from the graph is most of an estimate, and a three-view query has hundreds
+    /// of candidates that one query view found and the others did not.
     fn shortlist(
         &self,
         query: &[ViewDescriptor],
         vectors: &[Vec<f32>],
-        slots: Vec<u32>,
+        found: Found,
         limit: usize,
     ) -> Result<Vec<u32>, ServiceError> {
         let keep = limit.saturating_add(SHORTLIST_EXTRA);
-        let estimable = vectors.len() == query.len()
-            && query
-                .iter()
-                .all(|view| view.generation() == Generation::Current && view.shape().is_none());
-        if !estimable || slots.len() <= keep {
-            return Ok(slots);
+        if !Self::estimable(query, vectors) || found.slots.len() <= keep {
+            return Ok(found.slots);
         }
-        let mut estimates = self.estimates(vectors, false, &slots)?;
-        estimates.sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
-        let Some(&(last_kept, _)) = estimates.get(keep - 1) else {
-            return Ok(estimates.into_iter().map(|(_, slot)| slot).collect());
-        };
-        let floor = last_kept - ESTIMATE_MARGIN;
-        Ok(estimates
-            .into_iter()
-            .take_while(|&(estimate, _)| estimate >= floor)
-            .map(|(_, slot)| slot)
-            .collect())
+        let mut order: Vec<(f32, u32)> = found.bounds.into_iter().zip(found.slots).collect();
+        order.sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
+        let mut scratch = EstimateScratch::new(self.quantiser.dimensions());
+        let mut estimates = Vec::new();
+        // The best `keep` estimates so far, best first.
+        let mut best: Vec<f32> = Vec::with_capacity(keep + 1);
+        for (bound, slot) in order {
+            if best.len() == keep && bound < best[keep - 1] - ESTIMATE_MARGIN {
+                break;
+            }
+            let Some(estimate) = self.estimate(&mut scratch, vectors, false, slot)? else {
+                continue;
+            };
+            estimates.push((estimate, slot));
+            let at = best.partition_point(|&better| better >= estimate);
+            if at < keep {
+                best.insert(at, estimate);
+                best.truncate(keep);
+            }
+        }
+        Ok(select_best(estimates, keep))
     }
 
     fn uids_of(&self, slots: &[u32]) -> Vec<String> {
@@ -639,12 +793,14 @@ impl AnnIndex {
             .chain(&mean)
             .map(|vector| (vector.as_slice(), wanted))
             .collect();
+        let exactly = |slots: &[u32]| -> Result<Ranked, ServiceError> {
+            let scored = score_exactly(query, &self.uids_of(slots), stored)?;
+            Ok(best_first(scored, limit))
+        };
         match filter {
             FileFilter::Everything => {
-                let slots = self.graph_candidates(&searches, 1, None)?;
-                let slots = self.shortlist(query, &vectors, slots, limit)?;
-                let scored = score_exactly(query, &self.uids_of(&slots), stored)?;
-                Ok(best_first(scored, limit))
+                let found = self.graph_candidates(&searches, vectors.len(), 1, None)?;
+                exactly(&self.shortlist(query, &vectors, found, limit)?)
             }
             FileFilter::Only(allowed) => {
                 let listed: Vec<u32> = allowed
@@ -657,37 +813,42 @@ impl AnnIndex {
                     .map(|&slot| usize::from(self.slots[slot as usize].views))
                     .sum();
                 let keep = wanted.max(limit);
-                let slots = if listed.len() <= keep {
-                    listed
+                if listed.len() <= keep {
+                    exactly(&listed)
                 } else if listed_views <= self.settings.direct_views {
-                    self.direct_candidates(&vectors, query_is_mesh, &listed, keep)?
+                    // Every listed file estimated: the best of them are the candidates.
+                    let estimates = self.estimates(&vectors, query_is_mesh, &listed)?;
+                    if Self::estimable(query, &vectors) {
+                        exactly(&select_best(
+                            estimates,
+                            limit.saturating_add(SHORTLIST_EXTRA),
+                        ))
+                    } else {
+                        exactly(&take_best(estimates, keep))
+                    }
                 } else {
                     let listed: HashSet<u32> = listed.into_iter().collect();
-                    self.graph_candidates(&searches, 1, Some(&|slot| listed.contains(&slot)))?
-                };
-                let slots = self.shortlist(query, &vectors, slots, limit)?;
-                let scored = score_exactly(query, &self.uids_of(&slots), stored)?;
-                Ok(best_first(scored, limit))
+                    let found = self.graph_candidates(
+                        &searches,
+                        vectors.len(),
+                        1,
+                        Some(&|slot| listed.contains(&slot)),
+                    )?;
+                    exactly(&self.shortlist(query, &vectors, found, limit)?)
+                }
             }
             FileFilter::Checked(check) => {
                 let mut factor = 1;
                 loop {
-                    let slots = self.graph_candidates(&searches, factor, None)?;
-                    let uids = self.uids_of(&slots);
-                    let passing = check(&uids)?;
-                    let passed: Vec<String> = uids
-                        .into_iter()
-                        .filter(|uid| passing.contains(uid))
-                        .collect();
-                    if passed.len() >= limit || wanted.saturating_mul(factor) >= self.views {
-                        let slots: Vec<u32> = passed
-                            .iter()
-                            .filter_map(|uid| uid_number(uid).ok())
-                            .filter_map(|number| self.by_uid.get(&number).copied())
-                            .collect();
-                        let slots = self.shortlist(query, &vectors, slots, limit)?;
-                        let scored = score_exactly(query, &self.uids_of(&slots), stored)?;
-                        return Ok(best_first(scored, limit));
+                    let found = self.graph_candidates(&searches, vectors.len(), factor, None)?;
+                    let passing = check(&self.uids_of(&found.slots))?;
+                    let found = found.keep(|slot| {
+                        self.slots
+                            .get(slot as usize)
+                            .is_some_and(|file| passing.contains(&uid_text(file.uid)))
+                    });
+                    if found.slots.len() >= limit || wanted.saturating_mul(factor) >= self.views {
+                        return exactly(&self.shortlist(query, &vectors, found, limit)?);
                     }
                     factor = factor.saturating_mul(4);
                 }
@@ -957,8 +1118,12 @@ mod tests {
             .map(|view| index.quantiser.vector(view).unwrap())
             .collect();
         let limit = 10;
+        let unbounded = |slots: &[u32]| Found {
+            slots: slots.to_vec(),
+            bounds: vec![f32::INFINITY; slots.len()],
+        };
         let kept = index
-            .shortlist(&query, &vectors, all.clone(), limit)
+            .shortlist(&query, &vectors, unbounded(&all), limit)
             .unwrap();
         assert!(kept.len() >= limit + SHORTLIST_EXTRA);
         assert!(kept.len() < files.len(), "nothing was left out");
@@ -981,10 +1146,90 @@ mod tests {
             .collect();
         assert_eq!(
             index
-                .shortlist(&mesh_query, &vectors, all.clone(), limit)
+                .shortlist(&mesh_query, &vectors, unbounded(&all), limit)
                 .unwrap()
                 .len(),
             files.len()
         );
+    }
+
+    #[test]
+    fn a_found_file_scores_no_more_than_its_bound_and_the_shortlist_stops_early() {
+        let pictures = crate::service::samples::parts::PART_NAMES.len();
+        let pool = SyntheticViews::analysed(pictures, 2).unwrap();
+        let mut random = seeded(23);
+        let files: Vec<(String, Vec<ViewDescriptor>)> = (0..600)
+            .map(|number| {
+                let views = if number % 4 == 0 {
+                    pool.file_views(number, 7, &mut random)
+                        .into_iter()
+                        .map(|view| view.with_shape(Some(shape())))
+                        .collect()
+                } else {
+                    pool.file_views(number, 1 + number % 2, &mut random)
+                };
+                (uid(number), views)
+            })
+            .collect();
+        let index = AnnIndex::build(&files, AnnSettings::default(), 2)
+            .unwrap()
+            .unwrap();
+        let all_views = index.view_count();
+        for query_views in [1, 3] {
+            let query = pool.file_views(17 + query_views, query_views, &mut random);
+            let vectors: Vec<Vec<f32>> = query
+                .iter()
+                .map(|view| index.quantiser.vector(view).unwrap())
+                .collect();
+            // Searches of every view (exact), and of a few (the graph's nearest 40 each).
+            for wanted in [all_views, 40] {
+                let searches: Vec<(&[f32], usize)> = vectors
+                    .iter()
+                    .map(|vector| (vector.as_slice(), wanted))
+                    .collect();
+                let found = index
+                    .graph_candidates(&searches, vectors.len(), 1, None)
+                    .unwrap();
+                assert_eq!(found.slots.len(), found.bounds.len());
+                let estimates = index.estimates(&vectors, false, &found.slots).unwrap();
+                for ((estimate, slot), bound) in estimates.iter().zip(&found.bounds) {
+                    assert!(
+                        *estimate <= bound + 1e-4,
+                        "{query_views} views, {wanted} wanted: file {slot} estimated {estimate} over its bound {bound}"
+                    );
+                }
+                if wanted == all_views {
+                    // Every file found, every bound exact for one query view.
+                    assert_eq!(found.slots.len(), files.len());
+                }
+            }
+        }
+        // With exact bounds the shortlist estimates few files beyond the ones it keeps, and keeps
+        // the best.
+        let query = pool.file_views(40, 3, &mut random);
+        let vectors: Vec<Vec<f32>> = query
+            .iter()
+            .map(|view| index.quantiser.vector(view).unwrap())
+            .collect();
+        let searches: Vec<(&[f32], usize)> = vectors
+            .iter()
+            .map(|vector| (vector.as_slice(), all_views))
+            .collect();
+        let found = index
+            .graph_candidates(&searches, vectors.len(), 1, None)
+            .unwrap();
+        let kept = index.shortlist(&query, &vectors, found, 5).unwrap();
+        let mut exact: Vec<(f32, u32)> = index
+            .estimates(
+                &vectors,
+                false,
+                &(0..files.len() as u32).collect::<Vec<_>>(),
+            )
+            .unwrap();
+        exact.sort_by(|a, b| b.0.total_cmp(&a.0));
+        for (_, slot) in &exact[..5] {
+            assert!(kept.contains(slot));
+        }
+        assert!(kept.len() < files.len() / 2, "kept {}", kept.len());
     }
 }
