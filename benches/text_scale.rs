@@ -20,6 +20,8 @@
 //! baseline runs on the first [`SCANNED_QUERIES`] queries of each kind (it reads every record).
 //! Prints markdown tables for the README's performance section.
 
+mod support;
+
 use std::time::{Duration, Instant};
 
 use partlens::api::FilterTerm;
@@ -29,6 +31,7 @@ use partlens::service::samples::large_library::{
 };
 use partlens::service::samples::parts::PART_NAMES;
 use partlens::service::store::{DATABASE_FILE, Store, accounts, search};
+use support::{millis, percentile};
 
 /// Queries of each kind (index).
 const QUERIES: usize = 60;
@@ -36,18 +39,6 @@ const QUERIES: usize = 60;
 const SCANNED_QUERIES: usize = 20;
 /// Untimed queries of other words before the timed ones (see `main`).
 const WARM_UP_QUERIES: usize = 60;
-
-fn percentile(times: &mut [Duration], share: f64) -> Duration {
-    if times.is_empty() {
-        return Duration::ZERO;
-    }
-    times.sort();
-    times[((times.len() - 1) as f64 * share).round() as usize]
-}
-
-fn millis(duration: Duration) -> String {
-    format!("{:.2}", duration.as_secs_f64() * 1000.0)
-}
 
 /// One kind of query: its label and the terms of query `number` for a library of `records`.
 struct QueryKind {
@@ -159,10 +150,7 @@ fn main() {
             .collect();
     }
     // `keep=DIR`: each size's library in DIR/<records> (written when not there yet), kept.
-    let kept = arguments
-        .iter()
-        .find_map(|arg| arg.strip_prefix("keep="))
-        .map(std::path::PathBuf::from);
+    let kept = support::kept_folder(&arguments);
     let mut search_lines = Vec::new();
     let mut scale_lines = Vec::new();
     for records in sizes {
@@ -170,10 +158,7 @@ fn main() {
             Ok(dir) => dir,
             Err(error) => panic!("no temporary directory: {error}"),
         };
-        let dir = kept.as_ref().map_or_else(
-            || temporary.path().to_path_buf(),
-            |kept| kept.join(records.to_string()),
-        );
+        let dir = support::library_folder(kept.as_ref(), records, &temporary);
         let generated = match library(&dir, records) {
             Ok(generated) => generated,
             Err(error) => panic!("the library is not written: {error}"),

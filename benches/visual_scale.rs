@@ -36,6 +36,8 @@
 //! (metadata resolved in SQLite, the candidates' descriptors read from it), which the store runs at
 //! 10k and 100k views measure.
 
+mod support;
+
 use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
@@ -54,6 +56,7 @@ use partlens::service::visual::{
     AnnIndex, AnnSearch, AnnSettings, ExactScan, FileFilter, LibraryMode, ViewSearch, VisualKeeper,
     VisualSettings,
 };
+use support::{millis, percentile};
 
 /// Queries timed per case.
 const QUERIES: usize = 60;
@@ -144,18 +147,6 @@ fn resident_bytes() -> Option<usize> {
     Some(kilobytes * 1024)
 }
 
-fn percentile(times: &mut [Duration], share: f64) -> Duration {
-    if times.is_empty() {
-        return Duration::ZERO;
-    }
-    times.sort();
-    times[((times.len() - 1) as f64 * share).round() as usize]
-}
-
-fn millis(duration: Duration) -> String {
-    format!("{:.2}", duration.as_secs_f64() * 1000.0)
-}
-
 /// One filter case.
 struct Case {
     label: &'static str,
@@ -197,7 +188,7 @@ fn queries(pool: &SyntheticViews, views: usize, seed: u64) -> Vec<Vec<ViewDescri
 }
 
 /// The graph's settings: the defaults, or `PARTLENS_BENCH_ANN=connectivity,expansion_add,
-/// expansion_search,views_per_query_view` to try others.
+/// expansion_search,views_per_query_view,views_per_view_of_several` to try others.
 fn ann_settings() -> AnnSettings {
     let mut settings = AnnSettings::default();
     if let Ok(text) = std::env::var("PARTLENS_BENCH_ANN") {
@@ -213,14 +204,16 @@ fn ann_settings() -> AnnSettings {
             expansion_add,
             expansion_search,
             views_per_query_view,
+            views_per_view_of_several,
         ] = values[..]
         {
             settings.connectivity = connectivity;
             settings.expansion_add = expansion_add;
             settings.expansion_search = expansion_search;
             settings.views_per_query_view = views_per_query_view;
+            settings.views_per_view_of_several = views_per_view_of_several;
         } else {
-            panic!("PARTLENS_BENCH_ANN wants four numbers");
+            panic!("PARTLENS_BENCH_ANN wants five numbers");
         }
     }
     eprintln!("graph settings: {settings:?}");
@@ -236,18 +229,24 @@ fn keeper(store: &Store, dir: &std::path::Path, ann_from_views: usize) -> Visual
     VisualKeeper::new(store.clone(), dir, settings)
 }
 
-/// The search settings the in-memory mode tries on one graph (candidate list `ef`, nearest views a
-/// query view): the default first, then `PARTLENS_BENCH_SWEEP=ef:views,ef:views,…` when set.
-fn search_sweep() -> Vec<(usize, usize)> {
+/// The search settings the in-memory mode tries on one graph: the default first, then
+/// `PARTLENS_BENCH_SWEEP=ef:views,…` when set (candidate list `ef`, nearest views asked for each
+/// query view, whether the query has one view or several).
+fn search_sweep() -> Vec<AnnSettings> {
     let defaults = ann_settings();
-    let mut sweep = vec![(defaults.expansion_search, defaults.views_per_query_view)];
+    let mut sweep = vec![defaults];
     if let Ok(text) = std::env::var("PARTLENS_BENCH_SWEEP") {
         for pair in text.split(',') {
             let parsed = pair.split_once(':').and_then(|(ef, views)| {
                 Some((ef.trim().parse().ok()?, views.trim().parse().ok()?))
             });
             match parsed {
-                Some(pair) => sweep.push(pair),
+                Some((expansion_search, views)) => sweep.push(AnnSettings {
+                    expansion_search,
+                    views_per_query_view: views,
+                    views_per_view_of_several: views,
+                    ..defaults
+                }),
                 None => panic!("PARTLENS_BENCH_SWEEP: {pair:?} is not ef:views"),
             }
         }
@@ -373,8 +372,15 @@ fn in_memory(
         }
     }
     let mut lines = Vec::new();
-    for (expansion_search, views_per_query_view) in search_sweep() {
-        approximate.set_search_settings(expansion_search, views_per_query_view);
+    for settings in search_sweep() {
+        approximate.set_search_settings(&settings);
+        let views_asked = |query_views: &str| {
+            if query_views == "1" {
+                settings.views_per_query_view
+            } else {
+                settings.views_per_view_of_several
+            }
+        };
         let mut case = 0;
         for (query_label, query_set) in [("1", single), ("3", triple)] {
             for (label, filter) in &filters {
@@ -394,8 +400,9 @@ fn in_memory(
                 }
                 lines.push(search_row(
                     &format!(
-                        "{views} (in memory) | {query_label} | {label} | ef {expansion_search}, \
-                         {views_per_query_view} a view"
+                        "{views} (in memory) | {query_label} | {label} | ef {}, {} a view",
+                        settings.expansion_search,
+                        views_asked(query_label)
                     ),
                     exact_times,
                     &mut graph_times,
@@ -518,19 +525,13 @@ fn main() {
         scale_lines.push(scale_line);
     }
     // `keep=DIR`: each size's library in DIR/<views> (written when not there yet), kept.
-    let kept = arguments
-        .iter()
-        .find_map(|arg| arg.strip_prefix("keep="))
-        .map(std::path::PathBuf::from);
+    let kept = support::kept_folder(&arguments);
     for views in sizes {
         let temporary = match tempfile::tempdir() {
             Ok(dir) => dir,
             Err(error) => panic!("no temporary directory: {error}"),
         };
-        let dir = kept.as_ref().map_or_else(
-            || temporary.path().to_path_buf(),
-            |kept| kept.join(views.to_string()),
-        );
+        let dir = support::library_folder(kept.as_ref(), views, &temporary);
         let generated = match library(&dir, views) {
             Ok(generated) => generated,
             Err(error) => panic!("the library does not generate: {error}"),

@@ -45,6 +45,7 @@ fn queries(pool: &SyntheticViews, seed: u64) -> Vec<Vec<ViewDescriptor>> {
 fn exhaustive() -> AnnSettings {
     AnnSettings {
         views_per_query_view: 10_000,
+        views_per_view_of_several: 10_000,
         direct_views: 0,
         ..AnnSettings::default()
     }
@@ -153,6 +154,7 @@ fn with_few_candidates_the_graph_still_finds_the_exact_best_files() {
     let queries = queries(&pool, 5);
     let settings = AnnSettings {
         views_per_query_view: 60,
+        views_per_view_of_several: 60,
         direct_views: 200,
         ..AnnSettings::default()
     };
@@ -288,6 +290,7 @@ fn a_multi_view_query_finds_the_file_best_for_its_views_together() {
     let query = vec![a.clone(), b.clone()];
     let settings = AnnSettings {
         views_per_query_view: 5,
+        views_per_view_of_several: 5,
         direct_views: 0,
         ..AnnSettings::default()
     };

@@ -134,6 +134,9 @@ impl VisualKeeper {
             if library.wants_graph(views) {
                 match snapshot::load(&self.folder, &company) {
                     Ok(Some(mut saved)) => {
+                        // Searched as this service is set up, whatever the settings it was saved
+                        // with (how it was built stays the saved graph's).
+                        saved.index.set_search_settings(&settings.ann);
                         let changed = replay(
                             connection,
                             &company,
@@ -405,4 +408,58 @@ fn replay(
         }
     }
     Ok(changed.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::service::samples::large_library::{LibrarySpec, generate};
+    use crate::service::visual::AnnSettings;
+
+    #[test]
+    fn a_saved_graph_is_searched_as_the_service_is_set_up_now() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut spec = LibrarySpec::new("Big", 60);
+        spec.pool_pictures = 24;
+        let generated = generate(dir.path(), &spec, |_, _| {}).unwrap();
+        let store = Store::open_blocking(dir.path()).unwrap();
+        let on_graph = |ann: AnnSettings| VisualSettings {
+            ann_from_views: 0,
+            ann,
+            ..VisualSettings::default()
+        };
+        let saved_with = AnnSettings {
+            connectivity: 8,
+            expansion_search: 50,
+            views_per_query_view: 10,
+            views_per_view_of_several: 20,
+            direct_views: 30,
+            ..AnnSettings::default()
+        };
+        let first = VisualKeeper::new(store.clone(), dir.path(), on_graph(saved_with));
+        store
+            .write_blocking(|connection| first.recover_blocking(connection))
+            .unwrap();
+        first.build_blocking(&generated.company_id).unwrap();
+        first.save_blocking(&generated.company_id).unwrap();
+
+        let now = AnnSettings::default();
+        let restarted = VisualKeeper::new(store.clone(), dir.path(), on_graph(now));
+        store
+            .write_blocking(|connection| restarted.recover_blocking(connection))
+            .unwrap();
+        let library = restarted.read().unwrap();
+        assert_eq!(library.mode(&generated.company_id), LibraryMode::Approximate);
+        let loaded = library
+            .approximate()
+            .company(&generated.company_id)
+            .unwrap()
+            .settings();
+        // How it was built is the saved graph's; how it is searched, the service's.
+        assert_eq!(loaded.connectivity, saved_with.connectivity);
+        assert_eq!(loaded.expansion_search, now.expansion_search);
+        assert_eq!(loaded.views_per_query_view, now.views_per_query_view);
+        assert_eq!(loaded.views_per_view_of_several, now.views_per_view_of_several);
+        assert_eq!(loaded.direct_views, now.direct_views);
+    }
 }

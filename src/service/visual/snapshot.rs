@@ -31,9 +31,9 @@ const MAGIC: &[u8; 8] = b"PLVISTB3";
 const ENTRY_BYTES: usize = 16 + 4 + 2 + 1;
 /// The flag of a mesh's views in an entry's flags.
 const MESH_FLAG: u8 = 1;
-/// Bytes of the header after the magic: snapshot id, journal position, dimensions, scale, five
+/// Bytes of the header after the magic: snapshot id, journal position, dimensions, scale, six
 /// settings, file count.
-const HEADER_BYTES: usize = 8 + 8 + 4 + 4 + 5 * 4 + 8;
+const HEADER_BYTES: usize = 8 + 8 + 4 + 4 + 6 * 4 + 8;
 /// The largest file table read (a billion files' worth is far past any graph this service holds).
 pub const MAX_TABLE_BYTES: u64 = 22 * 1024 * 1024 * 1024;
 
@@ -119,6 +119,7 @@ pub fn save(
         settings.expansion_add,
         settings.expansion_search,
         settings.views_per_query_view,
+        settings.views_per_view_of_several,
         settings.direct_views,
     ] {
         table.extend_from_slice(&(setting as u32).to_le_bytes());
@@ -189,6 +190,7 @@ fn read_table(path: &Path) -> Result<Table, ServiceError> {
         expansion_add: setting(),
         expansion_search: setting(),
         views_per_query_view: setting(),
+        views_per_view_of_several: setting(),
         direct_views: setting(),
     };
     let count = u64_of(take(8)) as usize;
