@@ -16,7 +16,7 @@
 //! The visual ranking goes through the [`super::visual`] library. A company on the exact scan gets
 //! every match ranked, as always. A company on an approximate graph gets the `max_results` best
 //! (each scored exactly); its metadata conditions are resolved first when they select at most
-//! [`SELECTIVE_FILES`] files (those are the only candidates), and otherwise checked on the graph's
+//! [`SELECTIVE_FILES`] files with views (those are the only candidates), and otherwise checked on the graph's
 //! candidates after the ranking; `TotalResults` still counts every file with views that matches.
 //! The resolution (the files listed, or the count) is kept for the next searches with the same
 //! filter while the store's metadata is unchanged ([`super::filter_scopes`]).
@@ -47,8 +47,9 @@ pub const DEFAULT_MAX_RESULTS: usize = 200;
 /// The largest `maxResults` accepted.
 pub const MAX_RESULTS_LIMIT: usize = 10_000;
 
-/// A metadata filter that selects at most this many files is resolved before an approximate visual
-/// search (the files listed); one that selects more is checked on the graph's candidates.
+/// A metadata filter that selects at most this many files with views is resolved before an
+/// approximate visual search (the files listed); one that selects more is checked on the graph's
+/// candidates.
 pub const SELECTIVE_FILES: usize = 20_000;
 
 /// Which files a visual search may return, as resolved from the metadata conditions.
@@ -131,27 +132,31 @@ pub fn max_results_param(value: Option<&str>) -> Result<usize, ServiceError> {
     }
 }
 
-/// How a graph search resolves its metadata filter: the files it selects when at most
-/// [`SELECTIVE_FILES`], else how many files with views match it.
+/// How a graph search resolves its metadata filter: the files with views it selects when at most
+/// `selective` ([`SELECTIVE_FILES`]), else how many files with views match it.
 fn resolve_for_graph(
     connection: &Connection,
     company_id: &str,
     terms: &[FilterTerm],
+    selective: usize,
 ) -> Result<Resolved, ServiceError> {
-    let broad = |connection| -> Result<Resolved, ServiceError> {
-        Ok(Resolved::Broad {
-            matching_with_views: search::count_matching_with_views(connection, company_id, terms)?,
-        })
-    };
-    // One condition that many files hold is not listed only to find there are too many (at a
-    // million records, listing 20,001 of the files a broad term holds took 1.3 s).
-    if search::one_condition_held_by_more_than(connection, company_id, terms, SELECTIVE_FILES)? {
-        return broad(connection);
+    // One condition that many files hold is counted before anything is listed: listing 20,001
+    // files only to find there are too many took 1.3 s at a million records. The index counts
+    // every file holding it (records without views too), so the count of those with views decides.
+    if search::one_condition_held_by_more_than(connection, company_id, terms, selective)? {
+        let matching_with_views = search::count_matching_with_views(connection, company_id, terms)?;
+        if matching_with_views > selective {
+            return Ok(Resolved::Broad {
+                matching_with_views,
+            });
+        }
     }
     let some =
-        search::some_matching_database_files(connection, company_id, terms, SELECTIVE_FILES + 1)?;
-    Ok(if some.len() > SELECTIVE_FILES {
-        broad(connection)?
+        search::some_matching_files_with_views(connection, company_id, terms, selective + 1)?;
+    Ok(if some.len() > selective {
+        Resolved::Broad {
+            matching_with_views: search::count_matching_with_views(connection, company_id, terms)?,
+        }
     } else {
         Resolved::Listed(some.into_iter().collect())
     })
@@ -178,7 +183,7 @@ pub fn rank_visually(
     } else if approximate {
         let generation = search::metadata_generation(connection)?;
         Some(scopes.resolve(company_id, terms, generation, || {
-            resolve_for_graph(connection, company_id, terms)
+            resolve_for_graph(connection, company_id, terms, SELECTIVE_FILES)
         })?)
     } else {
         let all = search::matching_database_files(connection, company_id, terms)?;
@@ -355,4 +360,64 @@ pub async fn run(
         results,
         extra: ExtraFields::new(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::service::samples::large_library::{LibrarySpec, MATERIALS, generate};
+    use crate::service::store::Store;
+
+    #[test]
+    fn a_graph_search_lists_the_files_with_views_a_filter_selects_until_there_are_too_many() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut spec = LibrarySpec::new("Big", 120);
+        spec.pool_pictures = 24;
+        spec.text_only_records = 300;
+        let generated = generate(dir.path(), &spec, |_, _| {}).unwrap();
+        let store = Store::open_blocking(dir.path()).unwrap();
+        let company = generated.company_id;
+        let material = [FilterTerm::parse(&format!("material=[{}]", MATERIALS[0].0))];
+        store
+            .read_blocking(|connection| {
+                let with_views =
+                    search::count_matching_with_views(connection, &company, &material)?;
+                let held = search::matching_database_files(connection, &company, &material)?.len();
+                assert!(
+                    with_views > 5 && held > 2 * with_views,
+                    "{with_views} of {held}"
+                );
+                // More files hold the term than the limit, but few enough of them have views:
+                // those are listed, and only those.
+                let limit = with_views;
+                assert!(search::one_condition_held_by_more_than(
+                    connection, &company, &material, limit
+                )?);
+                match resolve_for_graph(connection, &company, &material, limit)? {
+                    Resolved::Listed(listed) => assert_eq!(listed.len(), with_views),
+                    other => panic!("{other:?}"),
+                }
+                // One file with views more than the limit: too many to list, counted.
+                assert_eq!(
+                    resolve_for_graph(connection, &company, &material, with_views - 1)?,
+                    Resolved::Broad {
+                        matching_with_views: with_views
+                    }
+                );
+                // A filter of two conditions takes the listing, with the same outcome.
+                let two = [material[0].clone(), FilterTerm::parse("category=*")];
+                assert_eq!(
+                    resolve_for_graph(connection, &company, &two, with_views - 1)?,
+                    Resolved::Broad {
+                        matching_with_views: with_views
+                    }
+                );
+                assert!(matches!(
+                    resolve_for_graph(connection, &company, &two, with_views)?,
+                    Resolved::Listed(listed) if listed.len() == with_views
+                ));
+                Ok(())
+            })
+            .unwrap();
+    }
 }

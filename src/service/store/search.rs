@@ -328,16 +328,17 @@ pub fn matching_database_files_by_scanning(
     query_candidates(connection, &sql, arguments)
 }
 
-/// The UIDs of at most `cap` of the company's indexed database files that satisfy every term, in no
-/// particular order: enough to tell a selective filter (all of them listed) from a broad one.
-pub fn some_matching_database_files(
+/// The UIDs of at most `cap` of the company's indexed database files with views that satisfy every
+/// term, in no particular order: enough to tell a selective filter (all of them listed) from a
+/// broad one, for a visual search (a file without views is never among its results).
+pub fn some_matching_files_with_views(
     connection: &Connection,
     company_id: &str,
     terms: &[FilterTerm],
     cap: usize,
 ) -> Result<Vec<String>, ServiceError> {
     let (mut sql, mut arguments) = matching_sql(connection, company_id, terms, false)?;
-    sql.push_str(" LIMIT ?");
+    sql.push_str(" AND EXISTS (SELECT 1 FROM views v WHERE v.file_uid = f.uid) LIMIT ?");
     arguments.push(Value::Integer(i64::try_from(cap).unwrap_or(i64::MAX)));
     Ok(query_candidates(connection, &sql, arguments)?
         .into_iter()

@@ -33,7 +33,7 @@ use half::slice::HalfFloatSliceExt;
 use usearch::{Index, IndexOptions, MetricKind, ScalarKind};
 
 use super::quantise::Quantiser;
-use super::{FileFilter, Ranked, StoredViews, ViewSearch, best_first, score_exactly};
+use super::{CheckFiles, FileFilter, Ranked, StoredViews, ViewSearch, best_first, score_exactly};
 use crate::service::engine::{Generation, ViewDescriptor, views_score};
 use crate::service::error::ServiceError;
 
@@ -47,6 +47,8 @@ const MAX_VIEWS_PER_FILE: usize = (1 << VIEW_BITS) - 1;
 const MIN_CAPACITY: usize = 1024;
 /// Candidates scored exactly beyond the results asked for (see [`AnnIndex::shortlist`]).
 const SHORTLIST_EXTRA: usize = 20;
+/// Candidates checked against a broad filter at a time (see [`AnnIndex::checked_shortlist`]).
+const CHECK_BATCH: usize = 128;
 /// How far below the shortlist's last estimated score a candidate may lie and still be scored
 /// exactly. An estimate differs from the exact score only by the rounding of the graph's `f16`
 /// vectors: at most 1.0e-4 on the test library of pictures and meshes
@@ -290,19 +292,6 @@ struct Found {
     bounds: Vec<f32>,
 }
 
-impl Found {
-    /// The files `passes` lets through, with their bounds.
-    fn keep(self, passes: impl Fn(u32) -> bool) -> Self {
-        let (slots, bounds) = self
-            .slots
-            .into_iter()
-            .zip(self.bounds)
-            .filter(|&(slot, _)| passes(slot))
-            .unzip();
-        Self { slots, bounds }
-    }
-}
-
 /// Buffers for estimating scores, kept across the candidates of one search.
 struct EstimateScratch {
     vector: StoredVector,
@@ -318,28 +307,79 @@ impl EstimateScratch {
     }
 }
 
-/// The files whose estimates are within [`ESTIMATE_MARGIN`] of the `keep`th best (all of them when
-/// there are no more than `keep`).
-fn select_best(mut estimates: Vec<(f32, u32)>, keep: usize) -> Vec<u32> {
-    estimates.sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
+/// A file's estimated score (see [`AnnIndex::estimate`]) and the most its exact score can be.
+///
+/// The two differ for a file of several views that are not a mesh's, against a query of several
+/// views: its views are paired with the query's one to one, greedily, best pair first, and which
+/// pairs come first can change with the least rounding, so the estimate may land on other pairs
+/// than the exact score does. Each query view taking its best view of the file bounds every pairing
+/// from above, so `upper` is that. Otherwise the estimate is the exact score up to rounding and
+/// `upper` is the estimate.
+#[derive(Clone, Copy, Debug)]
+struct Estimate {
+    score: f32,
+    upper: f32,
+    slot: u32,
+}
+
+/// The files whose estimates are within [`ESTIMATE_MARGIN`] of the `keep`th best estimate, or
+/// could be (their `upper`); all of them when there are no more than `keep`.
+fn select_best(mut estimates: Vec<Estimate>, keep: usize) -> Vec<u32> {
+    estimates.sort_unstable_by(|a, b| b.score.total_cmp(&a.score));
     let floor = match keep.checked_sub(1).and_then(|last| estimates.get(last)) {
-        Some(&(last_kept, _)) => last_kept - ESTIMATE_MARGIN,
+        Some(last_kept) => last_kept.score - ESTIMATE_MARGIN,
         None => f32::NEG_INFINITY,
     };
     estimates
         .into_iter()
-        .take_while(|&(estimate, _)| estimate >= floor)
-        .map(|(_, slot)| slot)
+        .filter(|estimate| estimate.upper >= floor)
+        .map(|estimate| estimate.slot)
         .collect()
 }
 
 /// The `keep` files with the best estimates.
-fn take_best(mut estimates: Vec<(f32, u32)>, keep: usize) -> Vec<u32> {
+fn take_best(mut estimates: Vec<Estimate>, keep: usize) -> Vec<u32> {
     if estimates.len() > keep && keep > 0 {
-        estimates.select_nth_unstable_by(keep - 1, |a, b| b.0.total_cmp(&a.0));
+        estimates.select_nth_unstable_by(keep - 1, |a, b| b.score.total_cmp(&a.score));
         estimates.truncate(keep);
     }
-    estimates.into_iter().map(|(_, slot)| slot).collect()
+    estimates
+        .into_iter()
+        .map(|estimate| estimate.slot)
+        .collect()
+}
+
+/// The best `keep` scores seen so far, best first: the floor a candidate's bound must reach.
+struct BestScores {
+    keep: usize,
+    scores: Vec<f32>,
+}
+
+impl BestScores {
+    fn new(keep: usize) -> Self {
+        Self {
+            keep,
+            scores: Vec::with_capacity(keep + 1),
+        }
+    }
+
+    fn add(&mut self, score: f32) {
+        let at = self.scores.partition_point(|&better| better >= score);
+        if at < self.keep {
+            self.scores.insert(at, score);
+            self.scores.truncate(self.keep);
+        }
+    }
+
+    /// True when a file whose score is at most `upper` cannot come within the margin of the best
+    /// `keep` (there are `keep` of them and it is lower by more than the margin).
+    fn excludes(&self, upper: f32) -> bool {
+        self.scores.len() == self.keep
+            && self
+                .scores
+                .last()
+                .is_some_and(|&last| upper < last - ESTIMATE_MARGIN)
+    }
 }
 
 impl AnnIndex {
@@ -660,7 +700,7 @@ impl AnnIndex {
         vectors: &[Vec<f32>],
         query_is_mesh: bool,
         slot: u32,
-    ) -> Result<Option<f32>, ServiceError> {
+    ) -> Result<Option<Estimate>, ServiceError> {
         let Some(file) = self.slots.get(slot as usize).filter(|file| file.views > 0) else {
             return Ok(None);
         };
@@ -677,13 +717,14 @@ impl AnnIndex {
                     self.quantiser.similarity(query_vector, stored);
             }
         }
-        Ok(Some(views_score(
-            similarities,
-            vectors.len(),
-            views,
-            query_is_mesh,
-            file.mesh,
-        )))
+        let score = views_score(similarities, vectors.len(), views, query_is_mesh, file.mesh);
+        let paired_greedily = !query_is_mesh && !file.mesh && vectors.len() > 1 && views > 1;
+        let upper = if paired_greedily {
+            views_score(similarities, vectors.len(), views, false, true)
+        } else {
+            score
+        };
+        Ok(Some(Estimate { score, upper, slot }))
     }
 
     /// Estimated scores of the files in `slots` (see [`Self::estimate`]).
@@ -692,12 +733,12 @@ impl AnnIndex {
         vectors: &[Vec<f32>],
         query_is_mesh: bool,
         slots: &[u32],
-    ) -> Result<Vec<(f32, u32)>, ServiceError> {
+    ) -> Result<Vec<Estimate>, ServiceError> {
         let mut scratch = EstimateScratch::new(self.quantiser.dimensions());
         let mut estimates = Vec::with_capacity(slots.len());
         for &slot in slots {
             if let Some(estimate) = self.estimate(&mut scratch, vectors, query_is_mesh, slot)? {
-                estimates.push((estimate, slot));
+                estimates.push(estimate);
             }
         }
         Ok(estimates)
@@ -738,23 +779,69 @@ impl AnnIndex {
         order.sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
         let mut scratch = EstimateScratch::new(self.quantiser.dimensions());
         let mut estimates = Vec::new();
-        // The best `keep` estimates so far, best first.
-        let mut best: Vec<f32> = Vec::with_capacity(keep + 1);
+        let mut best = BestScores::new(keep);
         for (bound, slot) in order {
-            if best.len() == keep && bound < best[keep - 1] - ESTIMATE_MARGIN {
+            if best.excludes(bound) {
                 break;
             }
             let Some(estimate) = self.estimate(&mut scratch, vectors, false, slot)? else {
                 continue;
             };
-            estimates.push((estimate, slot));
-            let at = best.partition_point(|&better| better >= estimate);
-            if at < keep {
-                best.insert(at, estimate);
-                best.truncate(keep);
-            }
+            best.add(estimate.score);
+            estimates.push(estimate);
         }
         Ok(select_best(estimates, keep))
+    }
+
+    /// The shortlist (see [`Self::shortlist`]) of the candidates a broad filter lets through, and
+    /// whether at least `limit` passed. The candidates are checked in batches, most promising first
+    /// (by the most their score can be), until the rest could not enter the shortlist: a broad
+    /// filter lets most of them through, so a few hundred checks usually do instead of one for each
+    /// of the thousands of candidates. Every candidate is checked when estimates are not exact
+    /// scores up to rounding (see [`Self::estimable`]).
+    fn checked_shortlist(
+        &self,
+        query: &[ViewDescriptor],
+        vectors: &[Vec<f32>],
+        found: Found,
+        limit: usize,
+        check: &CheckFiles<'_>,
+    ) -> Result<(Vec<u32>, bool), ServiceError> {
+        let uid_of = |slot: u32| {
+            self.slots
+                .get(slot as usize)
+                .map_or_else(String::new, |file| uid_text(file.uid))
+        };
+        if !Self::estimable(query, vectors) {
+            let passing = check(&self.uids_of(&found.slots))?;
+            let passed: Vec<u32> = found
+                .slots
+                .into_iter()
+                .filter(|&slot| passing.contains(&uid_of(slot)))
+                .collect();
+            let enough = passed.len() >= limit;
+            return Ok((passed, enough));
+        }
+        let keep = limit.saturating_add(SHORTLIST_EXTRA);
+        let mut estimates = self.estimates(vectors, false, &found.slots)?;
+        estimates.sort_unstable_by(|a, b| b.upper.total_cmp(&a.upper));
+        let mut passed = Vec::new();
+        let mut best = BestScores::new(keep);
+        for batch in estimates.chunks(CHECK_BATCH) {
+            if best.excludes(batch[0].upper) {
+                break;
+            }
+            let uids: Vec<String> = batch.iter().map(|estimate| uid_of(estimate.slot)).collect();
+            let passing = check(&uids)?;
+            for (estimate, uid) in batch.iter().zip(&uids) {
+                if passing.contains(uid) {
+                    best.add(estimate.score);
+                    passed.push(*estimate);
+                }
+            }
+        }
+        let enough = passed.len() >= limit;
+        Ok((select_best(passed, keep), enough))
     }
 
     fn uids_of(&self, slots: &[u32]) -> Vec<String> {
@@ -851,14 +938,10 @@ impl AnnIndex {
                 let mut factor = 1;
                 loop {
                     let found = self.graph_candidates(&searches, vectors.len(), factor, None)?;
-                    let passing = check(&self.uids_of(&found.slots))?;
-                    let found = found.keep(|slot| {
-                        self.slots
-                            .get(slot as usize)
-                            .is_some_and(|file| passing.contains(&uid_text(file.uid)))
-                    });
-                    if found.slots.len() >= limit || wanted.saturating_mul(factor) >= self.views {
-                        return exactly(&self.shortlist(query, &vectors, found, limit)?);
+                    let (passed, enough) =
+                        self.checked_shortlist(query, &vectors, found, limit, check)?;
+                    if enough || wanted.saturating_mul(factor) >= self.views {
+                        return exactly(&passed);
                     }
                     factor = factor.saturating_mul(4);
                 }
@@ -1070,11 +1153,14 @@ mod tests {
         let pictures = crate::service::samples::parts::PART_NAMES.len();
         let pool = SyntheticViews::analysed(pictures, 2).unwrap();
         let mut random = seeded(21);
-        // Pictures of one to three views, and a third of the files meshes of seven views (their
-        // views carry a D2 distribution, so a picture query takes each its best view of them).
+        // Pictures of one to three views, a sixth of the files seven views paired one to one
+        // (no D2 distribution), and a third meshes of seven views (their views carry a D2
+        // distribution, so a picture query takes each its best view of them).
         let files: Vec<(String, Vec<ViewDescriptor>)> = (0..300)
             .map(|number| {
-                let views = if number % 3 == 0 {
+                let views = if number % 6 == 1 {
+                    pool.file_views(number, 7, &mut random)
+                } else if number % 3 == 0 {
                     pool.file_views(number, 7, &mut random)
                         .into_iter()
                         .map(|view| view.with_shape(Some(shape())))
@@ -1102,10 +1188,20 @@ mod tests {
                     .collect();
                 let estimates = index.estimates(&vectors, false, &slots).unwrap();
                 assert_eq!(estimates.len(), files.len());
-                for ((estimate, slot), (_, views)) in estimates.iter().zip(&files) {
-                    assert_eq!(index.slots[*slot as usize].mesh, views[0].shape().is_some());
+                for (estimate, (_, views)) in estimates.iter().zip(&files) {
+                    let file = index.slots[estimate.slot as usize];
+                    assert_eq!(file.mesh, views[0].shape().is_some());
                     let exact = match_views(&query, views);
-                    largest_error = largest_error.max((estimate - exact).abs());
+                    // Never above the most it can be, whatever pairs the rounding led to.
+                    assert!(
+                        exact <= estimate.upper + 1e-4,
+                        "exact {exact} over the upper estimate {}",
+                        estimate.upper
+                    );
+                    let paired_greedily = !file.mesh && query.len() > 1 && views.len() > 1;
+                    if !paired_greedily {
+                        largest_error = largest_error.max((estimate.score - exact).abs());
+                    }
                 }
             }
         }
@@ -1208,10 +1304,12 @@ mod tests {
                     .unwrap();
                 assert_eq!(found.slots.len(), found.bounds.len());
                 let estimates = index.estimates(&vectors, false, &found.slots).unwrap();
-                for ((estimate, slot), bound) in estimates.iter().zip(&found.bounds) {
+                for (estimate, bound) in estimates.iter().zip(&found.bounds) {
                     assert!(
-                        *estimate <= bound + 1e-4,
-                        "{query_views} views, {wanted} wanted: file {slot} estimated {estimate} over its bound {bound}"
+                        estimate.upper <= bound + 1e-4,
+                        "{query_views} views, {wanted} wanted: file {} estimated at most {} over its bound {bound}",
+                        estimate.slot,
+                        estimate.upper
                     );
                 }
                 if wanted == all_views {
@@ -1241,7 +1339,10 @@ mod tests {
                 false,
                 &(0..files.len() as u32).collect::<Vec<_>>(),
             )
-            .unwrap();
+            .unwrap()
+            .into_iter()
+            .map(|estimate| (estimate.score, estimate.slot))
+            .collect();
         exact.sort_by(|a, b| b.0.total_cmp(&a.0));
         for (_, slot) in &exact[..5] {
             assert!(kept.contains(slot));

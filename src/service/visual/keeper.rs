@@ -449,7 +449,10 @@ mod tests {
             .write_blocking(|connection| restarted.recover_blocking(connection))
             .unwrap();
         let library = restarted.read().unwrap();
-        assert_eq!(library.mode(&generated.company_id), LibraryMode::Approximate);
+        assert_eq!(
+            library.mode(&generated.company_id),
+            LibraryMode::Approximate
+        );
         let loaded = library
             .approximate()
             .company(&generated.company_id)
@@ -459,7 +462,10 @@ mod tests {
         assert_eq!(loaded.connectivity, saved_with.connectivity);
         assert_eq!(loaded.expansion_search, now.expansion_search);
         assert_eq!(loaded.views_per_query_view, now.views_per_query_view);
-        assert_eq!(loaded.views_per_view_of_several, now.views_per_view_of_several);
+        assert_eq!(
+            loaded.views_per_view_of_several,
+            now.views_per_view_of_several
+        );
         assert_eq!(loaded.direct_views, now.direct_views);
     }
 }
