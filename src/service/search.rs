@@ -217,9 +217,7 @@ pub fn rank_visually(
         Scope::Only(allowed) => library
             .approximate()
             .company(company_id)
-            .map_or(0, |index| {
-                allowed.iter().filter(|uid| index.contains(uid)).count()
-            }),
+            .map_or(0, |index| index.count_listed(allowed)),
         Scope::Broad(matching_with_views) => *matching_with_views,
     };
     Ok((ranked, total))

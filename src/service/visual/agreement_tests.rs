@@ -191,6 +191,36 @@ fn with_few_candidates_the_graph_still_finds_the_exact_best_files() {
 }
 
 #[test]
+fn a_long_list_of_files_is_found_and_estimated_on_several_threads_and_answers_like_the_exact_scan()
+{
+    let pool = pool();
+    let files = library(&pool, 2_400, 8);
+    let queries = queries(&pool, 9);
+    let (exact, approximate) = both(&files, AnnSettings::default());
+    let mut listed: HashSet<String> = files
+        .keys()
+        .filter(|uid| !uid.ends_with('0'))
+        .cloned()
+        .collect();
+    let held = listed.len();
+    assert!(held >= super::ann::PARALLEL_FROM_FILES, "{held} listed");
+    // Neither a file the graph does not hold nor a word that is not a GUID is counted or found.
+    listed.insert(uid(99_999));
+    listed.insert("not a guid".to_owned());
+    let index = approximate.company(COMPANY).unwrap();
+    assert_eq!(index.count_listed(&listed), held);
+    for (number, query) in queries.iter().enumerate() {
+        let filter = FileFilter::Only(&listed);
+        let want = exact.rank(COMPANY, query, filter, 10, &files).unwrap();
+        let got = approximate
+            .rank(COMPANY, query, filter, 10, &files)
+            .unwrap();
+        assert_eq!(want.len(), 10, "query {number}");
+        assert_eq!(got, want, "query {number}");
+    }
+}
+
+#[test]
 fn a_saved_graph_loads_back_the_same_and_damage_is_refused() {
     let pool = pool();
     let files = library(&pool, 120, 6);
