@@ -50,8 +50,8 @@ enum Command {
         #[arg(long, value_name = "N")]
         index_workers: Option<usize>,
         /// A company is searched visually through an approximate nearest-neighbour graph (saved
-        /// under DIR/visual/) from this many views on, by the exact scan below [default: never; the
-        /// graph is experimental: its recall on large libraries is not yet good enough].
+        /// under DIR/visual/) from this many views on, by the exact scan below [default: 50000;
+        /// 0: always; a number larger than any library: never].
         #[arg(long, value_name = "VIEWS")]
         ann_from_views: Option<usize>,
         /// The address clients reach the service at (e.g. https://parts.example.com behind a

@@ -11,9 +11,10 @@
 //!   exact score and the order is the exact order wherever the candidates hold the exact answer.
 //!
 //! [`VisualLibrary`] is what the service runs: a company uses the exact scan while it is small and
-//! the graph once it has [`VisualSettings::ann_from_views`] views (built in the background while the
-//! exact scan goes on answering), and the graphs are saved beside the database so that a restart
-//! loads them instead of building them again (see `library.rs` and `snapshot.rs`).
+//! the graph once it has [`VisualSettings::ann_from_views`] views ([`DEFAULT_ANN_FROM_VIEWS`] unless
+//! set; built in the background while the exact scan goes on answering), and the graphs are saved
+//! beside the database so that a restart loads them instead of building them again (see
+//! `library.rs` and `snapshot.rs`).
 //!
 //! Multi-view semantics are the engine's (`engine::match_views`): a candidate's score is always
 //! computed by it, whichever implementation found the candidate.
@@ -32,7 +33,7 @@ use std::collections::HashSet;
 pub use ann::{AnnIndex, AnnSearch, AnnSettings};
 pub use exact::ExactScan;
 pub use keeper::{StoreViews, VisualKeeper};
-pub use library::{LibraryMode, VisualLibrary, VisualSettings};
+pub use library::{DEFAULT_ANN_FROM_VIEWS, LibraryMode, VisualLibrary, VisualSettings};
 pub use quantise::Quantiser;
 pub use snapshot::SNAPSHOT_FOLDER;
 
