@@ -1310,6 +1310,44 @@ mod tests {
         format!("00000000-0000-4000-8000-{number:012x}")
     }
 
+    fn pool() -> SyntheticViews {
+        let pictures = crate::service::samples::parts::PART_NAMES.len();
+        SyntheticViews::analysed(pictures, 2).unwrap()
+    }
+
+    /// What a test file is made as.
+    enum Made {
+        /// A picture of this many views.
+        Picture(usize),
+        /// Seven views paired one to one with a query's (no D2 distribution).
+        Paired,
+        /// A mesh's seven views (with a D2 distribution).
+        Mesh,
+    }
+
+    /// `count` files from the pool, each made as `made` says for its number.
+    fn mixed_files(
+        pool: &SyntheticViews,
+        count: usize,
+        random: &mut rand::rngs::StdRng,
+        made: impl Fn(usize) -> Made,
+    ) -> Vec<(String, Vec<ViewDescriptor>)> {
+        (0..count)
+            .map(|number| {
+                let views = match made(number) {
+                    Made::Picture(views) => pool.file_views(number, views, random),
+                    Made::Paired => pool.file_views(number, 7, random),
+                    Made::Mesh => pool
+                        .file_views(number, 7, random)
+                        .into_iter()
+                        .map(|view| view.with_shape(Some(shape())))
+                        .collect(),
+                };
+                (uid(number), views)
+            })
+            .collect()
+    }
+
     #[test]
     fn work_in_chunks_covers_every_item_once_and_in_order() {
         for items in [0, 1, PARALLEL_FROM_FILES - 1, PARALLEL_FROM_FILES, 5_001] {
@@ -1324,27 +1362,20 @@ mod tests {
 
     #[test]
     fn estimated_scores_follow_the_exact_ones_within_the_margin() {
-        let pictures = crate::service::samples::parts::PART_NAMES.len();
-        let pool = SyntheticViews::analysed(pictures, 2).unwrap();
+        let pool = pool();
         let mut random = seeded(21);
         // Pictures of one to three views, a sixth of the files seven views paired one to one
         // (no D2 distribution), and a third meshes of seven views (their views carry a D2
         // distribution, so a picture query takes each its best view of them).
-        let files: Vec<(String, Vec<ViewDescriptor>)> = (0..300)
-            .map(|number| {
-                let views = if number % 6 == 1 {
-                    pool.file_views(number, 7, &mut random)
-                } else if number % 3 == 0 {
-                    pool.file_views(number, 7, &mut random)
-                        .into_iter()
-                        .map(|view| view.with_shape(Some(shape())))
-                        .collect()
-                } else {
-                    pool.file_views(number, 1 + number % 3, &mut random)
-                };
-                (uid(number), views)
-            })
-            .collect();
+        let files = mixed_files(&pool, 300, &mut random, |number| {
+            if number % 6 == 1 {
+                Made::Paired
+            } else if number % 3 == 0 {
+                Made::Mesh
+            } else {
+                Made::Picture(1 + number % 3)
+            }
+        });
         let index = AnnIndex::build(&files, AnnSettings::default(), 2)
             .unwrap()
             .unwrap();
@@ -1388,8 +1419,7 @@ mod tests {
 
     #[test]
     fn the_shortlist_keeps_the_exact_best_and_drops_the_clearly_worse() {
-        let pictures = crate::service::samples::parts::PART_NAMES.len();
-        let pool = SyntheticViews::analysed(pictures, 2).unwrap();
+        let pool = pool();
         let mut random = seeded(22);
         let files: Vec<(String, Vec<ViewDescriptor>)> = (0..400)
             .map(|number| (uid(number), pool.file_views(number, 1, &mut random)))
@@ -1442,22 +1472,15 @@ mod tests {
 
     #[test]
     fn a_found_file_scores_no_more_than_its_bound_and_the_shortlist_stops_early() {
-        let pictures = crate::service::samples::parts::PART_NAMES.len();
-        let pool = SyntheticViews::analysed(pictures, 2).unwrap();
+        let pool = pool();
         let mut random = seeded(23);
-        let files: Vec<(String, Vec<ViewDescriptor>)> = (0..600)
-            .map(|number| {
-                let views = if number % 4 == 0 {
-                    pool.file_views(number, 7, &mut random)
-                        .into_iter()
-                        .map(|view| view.with_shape(Some(shape())))
-                        .collect()
-                } else {
-                    pool.file_views(number, 1 + number % 2, &mut random)
-                };
-                (uid(number), views)
-            })
-            .collect();
+        let files = mixed_files(&pool, 600, &mut random, |number| {
+            if number % 4 == 0 {
+                Made::Mesh
+            } else {
+                Made::Picture(1 + number % 2)
+            }
+        });
         let index = AnnIndex::build(&files, AnnSettings::default(), 2)
             .unwrap()
             .unwrap();
