@@ -878,12 +878,7 @@ impl AnnIndex {
 
     /// How many files of `allowed` the graph holds.
     pub fn count_listed(&self, allowed: &HashSet<String>) -> usize {
-        let allowed: Vec<&str> = allowed.iter().map(String::as_str).collect();
-        in_chunks(&allowed, |chunk| {
-            chunk.iter().filter(|uid| self.contains(uid)).count()
-        })
-        .into_iter()
-        .sum()
+        self.listed_slots(allowed).len()
     }
 
     /// True when an estimate is the exact score up to rounding: every query view has a vector and
