@@ -211,13 +211,17 @@ pub fn rank_visually(
         let total = ranked.len();
         return Ok((ranked, total));
     }
-    let ranked = library.rank(company_id, query_views, filter, limit, &stored)?;
+    // The graph counts a listed filter's files as it finds them.
+    let (ranked, listed) = match library.approximate().company(company_id) {
+        Some(index) => index.rank_counted(query_views, filter, limit, &stored)?,
+        None => (
+            library.rank(company_id, query_views, filter, limit, &stored)?,
+            None,
+        ),
+    };
     let total = match &scope {
         Scope::Everything => library.file_count(company_id),
-        Scope::Only(allowed) => library
-            .approximate()
-            .company(company_id)
-            .map_or(0, |index| index.count_listed(allowed)),
+        Scope::Only(_) => listed.unwrap_or(0),
         Scope::Broad(matching_with_views) => *matching_with_views,
     };
     Ok((ranked, total))

@@ -217,7 +217,15 @@ fn a_long_list_of_files_is_found_and_estimated_on_several_threads_and_answers_li
             .unwrap();
         assert_eq!(want.len(), 10, "query {number}");
         assert_eq!(got, want, "query {number}");
+        // Counted on the way as the separate count counts them.
+        let (counted, held_counted) = index.rank_counted(query, filter, 10, &files).unwrap();
+        assert_eq!(counted, want, "query {number}");
+        assert_eq!(held_counted, Some(held), "query {number}");
     }
+    let (_, unlisted) = index
+        .rank_counted(&queries[0], FileFilter::Everything, 10, &files)
+        .unwrap();
+    assert_eq!(unlisted, None, "nothing listed, nothing counted");
 }
 
 #[test]

@@ -10,15 +10,16 @@
 //!
 //! - a selective filter (the files are listed, [`FileFilter::Only`]): when the listed files have few
 //!   views they are all compared with the query on their quantised vectors (no graph; from
-//!   [`PARALLEL_FROM_FILES`] listed files on, split over up to [`MOST_LISTING_THREADS`] threads);
+//!   [`PARALLEL_FROM_VIEWS`] listed views on, split over up to [`MOST_LISTING_THREADS`] threads);
 //!   otherwise the graph search only admits views of listed files;
-//! - a broad filter ([`FileFilter::Checked`]): the graph's candidates are checked in a batch and the
-//!   search asks for four times as many while too few pass.
+//! - a broad filter ([`FileFilter::Checked`]): the graph's candidates are checked in batches, most
+//!   promising first, and the search asks for four times as many while too few pass.
 //!
 //! Then the shortlist: each candidate's score is estimated on the graph's own vectors (the engine's
 //! pairing rules, `engine::views_score`, on half-precision similarities: within about 1e-4 of the
-//! exact score), and only the candidates within [`ESTIMATE_MARGIN`] of the (`limit` +
-//! [`SHORTLIST_EXTRA`])th estimate are read from the store and scored exactly. Reading descriptors
+//! exact score), best bound first, in batches of [`ESTIMATE_BATCH`] split over the cores, and only
+//! the candidates within [`ESTIMATE_MARGIN`] of the (`limit` + [`SHORTLIST_EXTRA`])th estimate are
+//! read from the store and scored exactly. Reading descriptors
 //! from SQLite was most of a search's time through the store (a three-view query has up to 1,200
 //! candidate files). A mesh query is not shortlisted: its D2 part is not in the graph.
 //!
@@ -41,24 +42,38 @@ use crate::service::error::ServiceError;
 /// Searches one graph runs at a time (each needs a reserved scratch context in `usearch`).
 pub const SEARCH_THREADS: usize = 16;
 
-/// Listed files from which a search finds and estimates them on several threads: reading a view's
-/// vector from a large graph is a few cache misses (about 0.8 µs a view at 1M views), so 10,000
-/// listed files of two views each took 16 ms on one thread, and finding their slots 4 ms.
+/// Listed files from which a search finds their slots on several threads (10,000 listed files took
+/// 4 ms on one thread at 1M views; estimating them, 16 ms, is split by [`PARALLEL_FROM_VIEWS`]).
 pub(crate) const PARALLEL_FROM_FILES: usize = 2_048;
+
+/// Views from which a search estimates files on several threads (reading a view's vector is about
+/// 0.8 µs at 1M views; starting a thread, tens of µs).
+const PARALLEL_FROM_VIEWS: usize = 1_024;
+
+/// Candidates estimated at a time in the shortlist (see [`AnnIndex::shortlist`]): between batches
+/// the candidates that could no longer enter it are left out.
+const ESTIMATE_BATCH: usize = 256;
+
+/// Candidates checked against a broad filter at a time (see [`AnnIndex::shortlist`]).
+const CHECK_BATCH: usize = 64;
 
 /// Most threads one search splits its listed files over.
 const MOST_LISTING_THREADS: usize = 4;
 
 /// `work` done on `items` in consecutive chunks, one a thread (as many threads as the machine has
-/// cores, at most [`MOST_LISTING_THREADS`]) when there are at least [`PARALLEL_FROM_FILES`] items;
-/// the chunks' results in order.
-fn in_chunks<T: Sync, R: Send>(items: &[T], work: impl Fn(&[T]) -> R + Sync) -> Vec<R> {
-    let threads = if items.len() < PARALLEL_FROM_FILES {
-        1
-    } else {
+/// cores, at most [`MOST_LISTING_THREADS`]) when `parallel`, else on this thread; the chunks'
+/// results in order.
+fn in_chunks<T: Sync, R: Send>(
+    items: &[T],
+    parallel: bool,
+    work: impl Fn(&[T]) -> R + Sync,
+) -> Vec<R> {
+    let threads = if parallel && items.len() > 1 {
         std::thread::available_parallelism()
             .map_or(1, std::num::NonZeroUsize::get)
             .min(MOST_LISTING_THREADS)
+    } else {
+        1
     };
     if threads <= 1 {
         return vec![work(items)];
@@ -87,8 +102,6 @@ const MAX_VIEWS_PER_FILE: usize = (1 << VIEW_BITS) - 1;
 const MIN_CAPACITY: usize = 1024;
 /// Candidates scored exactly beyond the results asked for (see [`AnnIndex::shortlist`]).
 const SHORTLIST_EXTRA: usize = 20;
-/// Candidates checked against a broad filter at a time (see [`AnnIndex::checked_shortlist`]).
-const CHECK_BATCH: usize = 128;
 /// How far below the shortlist's last estimated score a candidate may lie and still be scored
 /// exactly. An estimate differs from the exact score only by the rounding of the graph's `f16`
 /// vectors: at most 1.0e-4 on the test library of pictures and meshes
@@ -845,7 +858,12 @@ impl AnnIndex {
         query_is_mesh: bool,
         slots: &[u32],
     ) -> Result<Vec<Estimate>, ServiceError> {
-        let chunks = in_chunks(slots, |chunk| {
+        let views: usize = slots
+            .iter()
+            .filter_map(|&slot| self.slots.get(slot as usize))
+            .map(|file| usize::from(file.views))
+            .sum();
+        let chunks = in_chunks(slots, views >= PARALLEL_FROM_VIEWS, |chunk| {
             let mut scratch = EstimateScratch::new(self.quantiser.dimensions());
             let mut estimates = Vec::with_capacity(chunk.len());
             for &slot in chunk {
@@ -866,7 +884,7 @@ impl AnnIndex {
     /// are not GUIDs, are left out).
     fn listed_slots(&self, allowed: &HashSet<String>) -> Vec<u32> {
         let allowed: Vec<&str> = allowed.iter().map(String::as_str).collect();
-        in_chunks(&allowed, |chunk| {
+        in_chunks(&allowed, allowed.len() >= PARALLEL_FROM_FILES, |chunk| {
             chunk
                 .iter()
                 .filter_map(|uid| uid_number(uid).ok())
@@ -891,26 +909,45 @@ impl AnnIndex {
                 .all(|view| view.generation() == Generation::Current && view.shape().is_none())
     }
 
-    /// The candidates worth reading from the store and scoring exactly: those whose estimated
-    /// score is within [`ESTIMATE_MARGIN`] of the (`limit` + [`SHORTLIST_EXTRA`])th best estimate.
-    /// Every candidate when the estimate is not the exact score up to rounding (see
-    /// [`Self::estimable`]).
+    /// The candidates worth reading from the store and scoring exactly, and whether at least
+    /// `limit` candidates passed `check` (a broad filter; every candidate passes without one):
+    /// those passing whose estimated score is within [`ESTIMATE_MARGIN`] of the (`limit` +
+    /// [`SHORTLIST_EXTRA`])th best estimate. Every candidate (that passes) when the estimate is not
+    /// the exact score up to rounding (see [`Self::estimable`]).
     ///
-    /// Candidates are estimated in the order of their bounds, best first, and the rest are left
-    /// out once a bound is below the shortlist's last estimate by more than the margin: such a file
-    /// could not enter it (when the graph found each query view's nearest views exactly). Reading
-    /// a view's vector from the graph is most of an estimate, and a three-view query has hundreds
-    /// of candidates that one query view found and the others did not.
+    /// Candidates are estimated in the order of their bounds, best first, in batches of
+    /// [`ESTIMATE_BATCH`] split over the cores, and the rest are left out once a bound is below
+    /// the shortlist's last estimate by more than the margin: such a file could not enter it (when
+    /// the graph found each query view's nearest views exactly). Reading a view's vector from the
+    /// graph is most of an estimate, and a three-view query has hundreds of candidates (most of
+    /// them models of several views) that one query view found and the others did not. A batch's
+    /// estimates are checked against the filter most promising first, [`CHECK_BATCH`] at a time,
+    /// and only while they could still enter, so a broad filter, which lets most candidates
+    /// through, is asked about a few hundred of them, not thousands.
     fn shortlist(
         &self,
         query: &[ViewDescriptor],
         vectors: &[Vec<f32>],
         found: Found,
         limit: usize,
-    ) -> Result<Vec<u32>, ServiceError> {
+        check: Option<&CheckFiles<'_>>,
+    ) -> Result<(Vec<u32>, bool), ServiceError> {
         let keep = limit.saturating_add(SHORTLIST_EXTRA);
-        if !Self::estimable(query, vectors) || found.slots.len() <= keep {
-            return Ok(found.slots);
+        if !Self::estimable(query, vectors) {
+            let Some(check) = check else {
+                return Ok((found.slots, true));
+            };
+            let passing = check(&self.uids_of(&found.slots))?;
+            let passed: Vec<u32> = found
+                .slots
+                .into_iter()
+                .filter(|&slot| passing.contains(&self.uid_of(slot)))
+                .collect();
+            let enough = passed.len() >= limit;
+            return Ok((passed, enough));
+        }
+        if check.is_none() && found.slots.len() <= keep {
+            return Ok((found.slots, true));
         }
         // (the tightest bound, the bound that holds whatever the floor, slot)
         let one_view = |slot: u32| {
@@ -932,77 +969,73 @@ impl AnnIndex {
         // A file with a view at or below 0 for one of n query views scores at most (n − 1)/n.
         let n = vectors.len() as f32;
         let one_view_ceiling = (n - 1.0) / n;
-        let mut scratch = EstimateScratch::new(self.quantiser.dimensions());
-        let mut estimates = Vec::new();
-        let mut best = BestScores::new(keep);
-        for (tightest, bound, slot) in order {
-            if best.excludes(tightest) {
-                if tightest == bound || best.excludes(one_view_ceiling) {
-                    // Every file after this one is bounded lower still.
-                    break;
-                }
-                if best.excludes(bound) {
-                    continue;
-                }
-            }
-            let Some(estimate) = self.estimate(&mut scratch, vectors, false, slot)? else {
-                continue;
-            };
-            best.add(estimate.score);
-            estimates.push(estimate);
-        }
-        Ok(select_best(estimates, keep))
-    }
-
-    /// The shortlist (see [`Self::shortlist`]) of the candidates a broad filter lets through, and
-    /// whether at least `limit` passed. The candidates are checked in batches, most promising first
-    /// (by the most their score can be), until the rest could not enter the shortlist: a broad
-    /// filter lets most of them through, so a few hundred checks usually do instead of one for each
-    /// of the thousands of candidates. Every candidate is checked when estimates are not exact
-    /// scores up to rounding (see [`Self::estimable`]).
-    fn checked_shortlist(
-        &self,
-        query: &[ViewDescriptor],
-        vectors: &[Vec<f32>],
-        found: Found,
-        limit: usize,
-        check: &CheckFiles<'_>,
-    ) -> Result<(Vec<u32>, bool), ServiceError> {
-        let uid_of = |slot: u32| {
-            self.slots
-                .get(slot as usize)
-                .map_or_else(String::new, |file| uid_text(file.uid))
-        };
-        if !Self::estimable(query, vectors) {
-            let passing = check(&self.uids_of(&found.slots))?;
-            let passed: Vec<u32> = found
-                .slots
-                .into_iter()
-                .filter(|&slot| passing.contains(&uid_of(slot)))
-                .collect();
-            let enough = passed.len() >= limit;
-            return Ok((passed, enough));
-        }
-        let keep = limit.saturating_add(SHORTLIST_EXTRA);
-        let mut estimates = self.estimates(vectors, false, &found.slots)?;
-        estimates.sort_unstable_by(|a, b| b.upper.total_cmp(&a.upper));
         let mut passed = Vec::new();
         let mut best = BestScores::new(keep);
-        for batch in estimates.chunks(CHECK_BATCH) {
-            if best.excludes(batch[0].upper) {
-                break;
+        let mut rest = order.into_iter();
+        let mut batch = Vec::with_capacity(ESTIMATE_BATCH);
+        let mut last_batch = false;
+        while !last_batch {
+            batch.clear();
+            for (tightest, bound, slot) in rest.by_ref() {
+                if best.excludes(tightest) {
+                    if tightest == bound || best.excludes(one_view_ceiling) {
+                        // Every file after this one is bounded lower still.
+                        last_batch = true;
+                        break;
+                    }
+                    if best.excludes(bound) {
+                        continue;
+                    }
+                }
+                batch.push(slot);
+                if batch.len() == ESTIMATE_BATCH {
+                    break;
+                }
             }
-            let uids: Vec<String> = batch.iter().map(|estimate| uid_of(estimate.slot)).collect();
-            let passing = check(&uids)?;
-            for (estimate, uid) in batch.iter().zip(&uids) {
-                if passing.contains(uid) {
+            if batch.len() < ESTIMATE_BATCH {
+                last_batch = true;
+            }
+            let mut estimates = self.estimates(vectors, false, &batch)?;
+            let Some(check) = check else {
+                for estimate in &estimates {
                     best.add(estimate.score);
-                    passed.push(*estimate);
+                }
+                passed.extend(estimates);
+                continue;
+            };
+            // Checked most promising first, a few at a time, so that the ones that can no longer
+            // enter once the best have passed are not asked about.
+            estimates.sort_unstable_by(|a, b| b.upper.total_cmp(&a.upper));
+            for group in estimates.chunks(CHECK_BATCH) {
+                if best.excludes(group[0].upper) {
+                    break;
+                }
+                let group: Vec<&Estimate> = group
+                    .iter()
+                    .filter(|estimate| !best.excludes(estimate.upper))
+                    .collect();
+                let uids: Vec<String> = group
+                    .iter()
+                    .map(|estimate| self.uid_of(estimate.slot))
+                    .collect();
+                let passing = check(&uids)?;
+                for (estimate, uid) in group.into_iter().zip(&uids) {
+                    if passing.contains(uid) {
+                        best.add(estimate.score);
+                        passed.push(*estimate);
+                    }
                 }
             }
         }
         let enough = passed.len() >= limit;
         Ok((select_best(passed, keep), enough))
+    }
+
+    /// The GUID text of the file in `slot` (empty for a free slot).
+    fn uid_of(&self, slot: u32) -> String {
+        self.slots
+            .get(slot as usize)
+            .map_or_else(String::new, |file| uid_text(file.uid))
     }
 
     fn uids_of(&self, slots: &[u32]) -> Vec<String> {
@@ -1023,12 +1056,28 @@ impl AnnIndex {
         limit: usize,
         stored: &dyn StoredViews,
     ) -> Result<Ranked, ServiceError> {
+        Ok(self.rank_counted(query, filter, limit, stored)?.0)
+    }
+
+    /// [`Self::rank`], and for a filter that lists files ([`FileFilter::Only`]) how many of them
+    /// the graph holds ([`Self::count_listed`]), found on the way.
+    pub fn rank_counted(
+        &self,
+        query: &[ViewDescriptor],
+        filter: FileFilter<'_>,
+        limit: usize,
+        stored: &dyn StoredViews,
+    ) -> Result<(Ranked, Option<usize>), ServiceError> {
         let vectors: Vec<Vec<f32>> = query
             .iter()
             .filter_map(|view| self.quantiser.vector(view))
             .collect();
         if vectors.is_empty() || limit == 0 || self.views == 0 {
-            return Ok(Vec::new());
+            let listed = match filter {
+                FileFilter::Only(allowed) => Some(self.count_listed(allowed)),
+                _ => None,
+            };
+            return Ok((Vec::new(), listed));
         }
         let query_is_mesh = query.iter().any(|view| view.shape().is_some());
         // Enough nearest views per query view that `limit` files are among them, with room for
@@ -1055,13 +1104,16 @@ impl AnnIndex {
             let scored = score_exactly(query, &self.uids_of(slots), stored)?;
             Ok(best_first(scored, limit))
         };
-        match filter {
+        let mut listed_count = None;
+        let ranked = match filter {
             FileFilter::Everything => {
                 let found = self.graph_candidates(&searches, vectors.len(), 1, None)?;
-                exactly(&self.shortlist(query, &vectors, found, limit)?)
+                let (short, _) = self.shortlist(query, &vectors, found, limit, None)?;
+                exactly(&short)
             }
             FileFilter::Only(allowed) => {
                 let listed = self.listed_slots(allowed);
+                listed_count = Some(listed.len());
                 let listed_views: usize = listed
                     .iter()
                     .map(|&slot| usize::from(self.slots[slot as usize].views))
@@ -1088,7 +1140,7 @@ impl AnnIndex {
                         1,
                         Some(&|slot| listed.contains(&slot)),
                     )?;
-                    exactly(&self.shortlist(query, &vectors, found, limit)?)
+                    exactly(&self.shortlist(query, &vectors, found, limit, None)?.0)
                 }
             }
             FileFilter::Checked(check) => {
@@ -1096,14 +1148,15 @@ impl AnnIndex {
                 loop {
                     let found = self.graph_candidates(&searches, vectors.len(), factor, None)?;
                     let (passed, enough) =
-                        self.checked_shortlist(query, &vectors, found, limit, check)?;
+                        self.shortlist(query, &vectors, found, limit, Some(check))?;
                     if enough || wanted.saturating_mul(factor) >= self.views {
-                        return exactly(&passed);
+                        break exactly(&passed);
                     }
                     factor = factor.saturating_mul(4);
                 }
             }
-        }
+        }?;
+        Ok((ranked, listed_count))
     }
 
     /// Changes how the graph is searched (not how it was built): the candidate list, the nearest
@@ -1345,13 +1398,18 @@ mod tests {
 
     #[test]
     fn work_in_chunks_covers_every_item_once_and_in_order() {
-        for items in [0, 1, PARALLEL_FROM_FILES - 1, PARALLEL_FROM_FILES, 5_001] {
+        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+        for items in [0, 1, 2, 255, 5_001] {
             let numbers: Vec<usize> = (0..items).collect();
-            let chunks = in_chunks(&numbers, <[usize]>::to_vec);
-            if items < PARALLEL_FROM_FILES {
-                assert_eq!(chunks.len(), 1, "{items} items");
+            let alone = in_chunks(&numbers, false, <[usize]>::to_vec);
+            assert_eq!(alone.len(), 1, "{items} items on one thread");
+            assert_eq!(alone.concat(), numbers, "{items} items on one thread");
+            let split = in_chunks(&numbers, true, <[usize]>::to_vec);
+            if items > 1 && cores > 1 {
+                assert!(split.len() > 1, "{items} items on {cores} cores");
             }
-            assert_eq!(chunks.concat(), numbers, "{items} items");
+            assert!(split.len() <= MOST_LISTING_THREADS, "{items} items");
+            assert_eq!(split.concat(), numbers, "{items} items split");
         }
     }
 
@@ -1435,8 +1493,9 @@ mod tests {
             mean_bounds: Vec::new(),
         };
         let kept = index
-            .shortlist(&query, &vectors, unbounded(&all), limit)
-            .unwrap();
+            .shortlist(&query, &vectors, unbounded(&all), limit, None)
+            .unwrap()
+            .0;
         assert!(kept.len() >= limit + SHORTLIST_EXTRA);
         assert!(kept.len() < files.len(), "nothing was left out");
         let mut exact: Vec<(f32, u32)> = files
@@ -1458,8 +1517,9 @@ mod tests {
             .collect();
         assert_eq!(
             index
-                .shortlist(&mesh_query, &vectors, unbounded(&all), limit)
+                .shortlist(&mesh_query, &vectors, unbounded(&all), limit, None)
                 .unwrap()
+                .0
                 .len(),
             files.len()
         );
@@ -1549,7 +1609,7 @@ mod tests {
         let found = index
             .graph_candidates(&searches, vectors.len(), 1, None)
             .unwrap();
-        let kept = index.shortlist(&query, &vectors, found, 5).unwrap();
+        let (kept, _) = index.shortlist(&query, &vectors, found, 5, None).unwrap();
         let mut exact: Vec<(f32, u32)> = index
             .estimates(
                 &vectors,
@@ -1565,6 +1625,82 @@ mod tests {
             assert!(kept.contains(slot));
         }
         assert!(kept.len() < files.len() / 2, "kept {}", kept.len());
+    }
+
+    #[test]
+    fn a_broad_filter_is_asked_only_about_candidates_that_could_enter_and_the_best_passing_are_kept()
+     {
+        let pool = pool();
+        let mut random = seeded(29);
+        let files = mixed_files(&pool, 900, &mut random, |number| {
+            if number % 5 == 0 {
+                Made::Paired
+            } else {
+                Made::Picture(1)
+            }
+        });
+        let index = AnnIndex::build(&files, AnnSettings::default(), 2)
+            .unwrap()
+            .unwrap();
+        let all_views = index.view_count();
+        let passes = |uid: &str| uid.ends_with(['1', '4', '7']);
+        let asked = Mutex::new(Vec::<usize>::new());
+        let check = |uids: &[String]| -> Result<HashSet<String>, ServiceError> {
+            if let Ok(mut asked) = asked.lock() {
+                asked.push(uids.len());
+            }
+            Ok(uids.iter().filter(|uid| passes(uid)).cloned().collect())
+        };
+        for query_views in [1, 3] {
+            let query = pool.file_views(50 + query_views, query_views, &mut random);
+            let vectors: Vec<Vec<f32>> = query
+                .iter()
+                .map(|view| index.quantiser.vector(view).unwrap())
+                .collect();
+            // Every view found: more candidates than one batch, every bound exact.
+            let searches: Vec<(&[f32], usize)> = vectors
+                .iter()
+                .map(|vector| (vector.as_slice(), all_views))
+                .collect();
+            let found = index
+                .graph_candidates(&searches, vectors.len(), 1, None)
+                .unwrap();
+            assert!(found.slots.len() > ESTIMATE_BATCH);
+            asked.lock().unwrap().clear();
+            let (kept, enough) = index
+                .shortlist(&query, &vectors, found, 10, Some(&check))
+                .unwrap();
+            assert!(enough);
+            let asked: Vec<usize> = asked.lock().unwrap().clone();
+            assert!(asked.iter().all(|&group| group <= CHECK_BATCH), "{asked:?}");
+            let asked_about: usize = asked.iter().sum();
+            assert!(
+                asked_about < files.len() / 2,
+                "{query_views} views: asked about {asked_about} of {}",
+                files.len()
+            );
+            for &slot in &kept {
+                assert!(
+                    passes(&index.uid_of(slot)),
+                    "a file the filter refuses was kept"
+                );
+            }
+            // The best passing files, by estimate, are all kept.
+            let mut best: Vec<Estimate> = index
+                .estimates(
+                    &vectors,
+                    false,
+                    &(0..files.len() as u32).collect::<Vec<_>>(),
+                )
+                .unwrap()
+                .into_iter()
+                .filter(|estimate| passes(&index.uid_of(estimate.slot)))
+                .collect();
+            best.sort_by(|a, b| b.score.total_cmp(&a.score));
+            for estimate in &best[..10] {
+                assert!(kept.contains(&estimate.slot), "{query_views} views");
+            }
+        }
     }
     #[test]
     fn the_best_pairing_bounds_the_greedy_one_and_is_the_best_of_all_pairings() {
