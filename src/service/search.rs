@@ -30,7 +30,7 @@ use crate::api::{FilterTerm, SearchFilter};
 
 use super::engine::ViewDescriptor;
 use super::error::ServiceError;
-use super::filter_scopes::{FilterScopes, Resolved};
+use super::filter_scopes::{FilterScopes, GuidSet, Resolved};
 use super::image_links::ImageLinks;
 use super::limits::ServiceLimits;
 use super::params::canonical_uid;
@@ -58,8 +58,9 @@ enum Scope<'a> {
     Everything,
     /// Exactly these.
     Only(&'a HashSet<String>),
-    /// Too many to list: checked after ranking; this many files with views match.
-    Broad(usize),
+    /// Too many to restrict the graph's search to: its candidates are checked against these
+    /// files with views.
+    Broad(&'a GuidSet),
 }
 
 /// A search as the endpoints received it.
@@ -132,22 +133,24 @@ pub fn max_results_param(value: Option<&str>) -> Result<usize, ServiceError> {
     }
 }
 
-/// How a graph search resolves its metadata filter: the files with views it selects when at most
-/// `selective` ([`SELECTIVE_FILES`]), else how many files with views match it.
+/// How a graph search resolves its metadata filter: the files with views it selects, listed when at
+/// most `selective` ([`SELECTIVE_FILES`]) (the search is restricted to them), else held by GUID
+/// (the search's candidates are checked against them).
 fn resolve_for_graph(
     connection: &Connection,
     company_id: &str,
     terms: &[FilterTerm],
     selective: usize,
 ) -> Result<Resolved, ServiceError> {
-    // One condition that many files hold is counted before anything is listed: listing 20,001
-    // files only to find there are too many took 1.3 s at a million records. The index counts
-    // every file holding it (records without views too), so the count of those with views decides.
+    // One condition that many files hold is told from the index before anything is listed:
+    // listing 20,001 files by name only to find there are too many took 1.3 s at a million
+    // records. The index counts every file holding it (records without views too), so the files
+    // with views it matches decide.
     if search::one_condition_held_by_more_than(connection, company_id, terms, selective)? {
-        let matching_with_views = search::count_matching_with_views(connection, company_id, terms)?;
-        if matching_with_views > selective {
+        let matching = search::matching_uids_with_views(connection, company_id, terms)?;
+        if matching.len() > selective {
             return Ok(Resolved::Broad {
-                matching_with_views,
+                matching_with_views: GuidSet::new(matching),
             });
         }
     }
@@ -155,7 +158,9 @@ fn resolve_for_graph(
         search::some_matching_files_with_views(connection, company_id, terms, selective + 1)?;
     Ok(if some.len() > selective {
         Resolved::Broad {
-            matching_with_views: search::count_matching_with_views(connection, company_id, terms)?,
+            matching_with_views: GuidSet::new(search::matching_uids_with_views(
+                connection, company_id, terms,
+            )?),
         }
     } else {
         Resolved::Listed(some.into_iter().collect())
@@ -164,8 +169,9 @@ fn resolve_for_graph(
 
 /// Ranks the company's files that satisfy `terms` by visual similarity to `query_views`, with one
 /// read connection: the metadata conditions are resolved (all of them for the exact scan; for a
-/// graph, listed when they select at most [`SELECTIVE_FILES`] files and checked after ranking
-/// otherwise, the resolution kept in `scopes`), the library ranks, and the matches are counted.
+/// graph, listed when they select at most [`SELECTIVE_FILES`] files, else held in memory to check
+/// the graph's candidates against, the resolution kept in `scopes`), the library ranks, and the
+/// matches are counted.
 /// Returns the ranking (every match for the exact scan, the best `limit` for a graph) and the
 /// number of matches.
 pub fn rank_visually(
@@ -196,10 +202,20 @@ pub fn rank_visually(
         Some(Resolved::Listed(allowed)) => Scope::Only(allowed),
         Some(Resolved::Broad {
             matching_with_views,
-        }) => Scope::Broad(*matching_with_views),
+        }) => Scope::Broad(matching_with_views),
     };
     let stored = StoreViews { connection };
-    let check = |uids: &[String]| search::still_matching(connection, company_id, terms, uids);
+    // A broad filter's files are held in memory: the graph's candidates are checked there.
+    let check = |uids: &[String]| -> Result<HashSet<String>, ServiceError> {
+        Ok(match &scope {
+            Scope::Broad(matching) => uids
+                .iter()
+                .filter(|uid| matching.contains(uid))
+                .cloned()
+                .collect(),
+            _ => search::still_matching(connection, company_id, terms, uids)?,
+        })
+    };
     let filter = match &scope {
         Scope::Everything => FileFilter::Everything,
         Scope::Only(allowed) => FileFilter::Only(allowed),
@@ -222,7 +238,7 @@ pub fn rank_visually(
     let total = match &scope {
         Scope::Everything => library.file_count(company_id),
         Scope::Only(_) => listed.unwrap_or(0),
-        Scope::Broad(matching_with_views) => *matching_with_views,
+        Scope::Broad(matching_with_views) => matching_with_views.len(),
     };
     Ok((ranked, total))
 }
@@ -382,8 +398,11 @@ mod tests {
         let material = [FilterTerm::parse(&format!("material=[{}]", MATERIALS[0].0))];
         store
             .read_blocking(|connection| {
-                let with_views =
-                    search::count_matching_with_views(connection, &company, &material)?;
+                let matching = search::matching_uids_with_views(connection, &company, &material)?;
+                let with_views = matching.len();
+                let broad = || Resolved::Broad {
+                    matching_with_views: GuidSet::new(&matching),
+                };
                 let held = search::matching_database_files(connection, &company, &material)?.len();
                 assert!(
                     with_views > 5 && held > 2 * with_views,
@@ -399,20 +418,17 @@ mod tests {
                     Resolved::Listed(listed) => assert_eq!(listed.len(), with_views),
                     other => panic!("{other:?}"),
                 }
-                // One file with views more than the limit: too many to list, counted.
+                // One file with views more than the limit: too many to restrict the graph's search
+                // to, held to check its candidates against.
                 assert_eq!(
                     resolve_for_graph(connection, &company, &material, with_views - 1)?,
-                    Resolved::Broad {
-                        matching_with_views: with_views
-                    }
+                    broad()
                 );
                 // A filter of two conditions takes the listing, with the same outcome.
                 let two = [material[0].clone(), FilterTerm::parse("category=*")];
                 assert_eq!(
                     resolve_for_graph(connection, &company, &two, with_views - 1)?,
-                    Resolved::Broad {
-                        matching_with_views: with_views
-                    }
+                    broad()
                 );
                 assert!(matches!(
                     resolve_for_graph(connection, &company, &two, with_views)?,

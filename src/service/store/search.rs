@@ -346,20 +346,22 @@ pub fn some_matching_files_with_views(
         .collect())
 }
 
-/// How many of the company's indexed database files with views satisfy every term.
-pub fn count_matching_with_views(
+/// The UIDs of the company's indexed database files with views that satisfy every term (in no
+/// particular order).
+pub fn matching_uids_with_views(
     connection: &Connection,
     company_id: &str,
     terms: &[FilterTerm],
-) -> Result<usize, ServiceError> {
+) -> Result<Vec<String>, ServiceError> {
     let (sql, arguments) = matching_sql(connection, company_id, terms, false)?;
     let sql = format!(
-        "SELECT count(*) FROM ({sql} AND EXISTS (SELECT 1 FROM views v WHERE v.file_uid = f.uid))"
+        "SELECT uid FROM ({sql} AND EXISTS (SELECT 1 FROM views v WHERE v.file_uid = f.uid))"
     );
-    let count: i64 = connection.query_row(&sql, rusqlite::params_from_iter(arguments), |row| {
-        row.get(0)
-    })?;
-    Ok(count.max(0) as usize)
+    let mut statement = connection.prepare(&sql)?;
+    let uids = statement
+        .query_map(rusqlite::params_from_iter(arguments), |row| row.get(0))?
+        .collect::<rusqlite::Result<Vec<String>>>()?;
+    Ok(uids)
 }
 
 /// True when the filter is one condition (an exact or prefix attribute term, or one free-text word
