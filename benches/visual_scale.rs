@@ -28,7 +28,8 @@
 //! cargo bench --bench visual_scale -- only-1m keep=/tmp/visual reuse-graph graph-only cases=supplier
 //!                                                 # profiling: the saved graph searched again (not
 //!                                                 # rebuilt), no exact scan (no recall), some cases
-//! PARTLENS_BENCH_ANN=16,128,256,100 cargo bench …  # graph settings: M, ef_add, ef_search, views/query view
+//! PARTLENS_BENCH_ANN=16,128,400,300,800,60000 cargo bench …  # graph settings: M, ef_add, ef_search,
+//!                                                 # views a query view (one, several), [direct views]
 //! PARTLENS_BENCH_SWEEP=800:600,1600:1000 cargo bench … -- in-memory  # more search settings, one graph
 //! ```
 //!
@@ -200,7 +201,7 @@ fn queries(pool: &SyntheticViews, views: usize, seed: u64) -> Vec<Vec<ViewDescri
 }
 
 /// The graph's settings: the defaults, or `PARTLENS_BENCH_ANN=connectivity,expansion_add,
-/// expansion_search,views_per_query_view,views_per_view_of_several` to try others.
+/// expansion_search,views_per_query_view,views_per_view_of_several[,direct_views]` to try others.
 fn ann_settings() -> AnnSettings {
     let mut settings = AnnSettings::default();
     if let Ok(text) = std::env::var("PARTLENS_BENCH_ANN") {
@@ -217,15 +218,20 @@ fn ann_settings() -> AnnSettings {
             expansion_search,
             views_per_query_view,
             views_per_view_of_several,
+            ref direct @ ..,
         ] = values[..]
+            && direct.len() <= 1
         {
             settings.connectivity = connectivity;
             settings.expansion_add = expansion_add;
             settings.expansion_search = expansion_search;
             settings.views_per_query_view = views_per_query_view;
             settings.views_per_view_of_several = views_per_view_of_several;
+            if let Some(&direct_views) = direct.first() {
+                settings.direct_views = direct_views;
+            }
         } else {
-            panic!("PARTLENS_BENCH_ANN wants five numbers");
+            panic!("PARTLENS_BENCH_ANN wants five or six numbers");
         }
     }
     eprintln!("graph settings: {settings:?}");

@@ -18,8 +18,8 @@
 //! Then the shortlist: each candidate's score is estimated on the graph's own vectors (the engine's
 //! pairing rules, `engine::views_score`, on half-precision similarities: within about 1e-4 of the
 //! exact score), best bound first, in batches of [`ESTIMATE_BATCH`] split over the cores, and only
-//! the candidates within [`ESTIMATE_MARGIN`] of the (`limit` + [`SHORTLIST_EXTRA`])th estimate are
-//! read from the store and scored exactly. Reading descriptors
+//! the candidates within [`ESTIMATE_MARGIN`] of the `limit`th estimate are read from the store
+//! and scored exactly. Reading descriptors
 //! from SQLite was most of a search's time through the store (a three-view query has up to 1,200
 //! candidate files). A mesh query is not shortlisted: its D2 part is not in the graph.
 //!
@@ -100,21 +100,29 @@ const VIEW_BITS: u32 = 16;
 const MAX_VIEWS_PER_FILE: usize = (1 << VIEW_BITS) - 1;
 /// Capacity reserved at least when a graph grows.
 const MIN_CAPACITY: usize = 1024;
-/// Candidates scored exactly beyond the results asked for (see [`AnnIndex::shortlist`]).
-const SHORTLIST_EXTRA: usize = 20;
-/// How far below the shortlist's last estimated score a candidate may lie and still be scored
+/// How far below the `limit`th best estimated score a candidate may lie and still be scored
 /// exactly. An estimate differs from the exact score only by the rounding of the graph's `f16`
 /// vectors: at most 1.0e-4 on the test library of pictures and meshes
 /// (`estimated_scores_follow_the_exact_ones_within_the_margin` holds it under half of this
-/// margin).
+/// margin). When every estimate is within e of its exact score, the exact best `limit` all have
+/// estimates within 2e of the `limit`th best estimate (the `limit` best estimated files all score
+/// at least that estimate − e, so the `limit`th exact score does too, and a file scoring that
+/// much is estimated at least e lower), so half of the margin is the rounding it allows for. (The
+/// shortlist used to keep 20 more than `limit` besides: with the margin that only added reads; at
+/// 1M views a three-view search read 162 files from the store for 50 results.)
 const ESTIMATE_MARGIN: f32 = 0.0005;
 
-/// At most this many times (`limit` + [`SHORTLIST_EXTRA`]) candidates are scored exactly for being
-/// within the margin (the best estimates first). In a dense library hundreds of files lie within
-/// 0.001 of the 70th best (at 1M synthetic views, three-view queries: 150 to 1,440 files, a file's
-/// descriptors read from the store at about 20 µs); the ones left out differ from those kept by
-/// less than the estimates' rounding.
+/// At most this many times `limit`, plus [`SHORTLIST_CAP_EXTRA`], candidates are scored exactly for
+/// being within the margin (the best estimates first). In a dense library hundreds of files lie within 0.001 of the 70th best
+/// (at 1M synthetic views, three-view queries: 150 to 1,440 files, a file's descriptors read from
+/// the store at about 20 µs); the ones left out differ from those kept by less than the estimates'
+/// rounding.
 const SHORTLIST_CAP_FACTOR: usize = 4;
+
+/// Added to the cap on the shortlist: among near ties few results asked for need more room than
+/// four times their number (on the test library, 10 results among files within 1e-5 of each other
+/// needed more than 40; the cap was four times 30 when the shortlist kept 20 more besides).
+const SHORTLIST_CAP_EXTRA: usize = 80;
 
 /// How the graph is built and searched.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -427,7 +435,8 @@ fn best_pairing_mean(similarities: &[f32], queries: usize, candidates: usize) ->
 }
 
 /// The files whose estimates are within [`ESTIMATE_MARGIN`] of the `keep`th best estimate (the
-/// best [`SHORTLIST_CAP_FACTOR`] × `keep` of them), and those below whose exact score could be
+/// best [`SHORTLIST_CAP_FACTOR`] × `keep` + [`SHORTLIST_CAP_EXTRA`] of them), and those below
+/// whose exact score could be
 /// (their `upper`); all of them when there are no more than `keep`.
 fn select_best(mut estimates: Vec<Estimate>, keep: usize) -> Vec<u32> {
     estimates.sort_unstable_by(|a, b| b.score.total_cmp(&a.score));
@@ -435,7 +444,9 @@ fn select_best(mut estimates: Vec<Estimate>, keep: usize) -> Vec<u32> {
         Some(last_kept) => last_kept.score - ESTIMATE_MARGIN,
         None => f32::NEG_INFINITY,
     };
-    let cap = keep.saturating_mul(SHORTLIST_CAP_FACTOR);
+    let cap = keep
+        .saturating_mul(SHORTLIST_CAP_FACTOR)
+        .saturating_add(SHORTLIST_CAP_EXTRA);
     let within = estimates
         .iter()
         .take_while(|estimate| estimate.score >= floor)
@@ -911,9 +922,9 @@ impl AnnIndex {
 
     /// The candidates worth reading from the store and scoring exactly, and whether at least
     /// `limit` candidates passed `check` (a broad filter; every candidate passes without one):
-    /// those passing whose estimated score is within [`ESTIMATE_MARGIN`] of the (`limit` +
-    /// [`SHORTLIST_EXTRA`])th best estimate. Every candidate (that passes) when the estimate is not
-    /// the exact score up to rounding (see [`Self::estimable`]).
+    /// those passing whose estimated score is within [`ESTIMATE_MARGIN`] of the `limit`th best
+    /// estimate. Every candidate (that passes) when the estimate is not the exact score up to
+    /// rounding (see [`Self::estimable`]).
     ///
     /// Candidates are estimated in the order of their bounds, best first, in batches of
     /// [`ESTIMATE_BATCH`] split over the cores, and the rest are left out once a bound is below
@@ -932,7 +943,7 @@ impl AnnIndex {
         limit: usize,
         check: Option<&CheckFiles<'_>>,
     ) -> Result<(Vec<u32>, bool), ServiceError> {
-        let keep = limit.saturating_add(SHORTLIST_EXTRA);
+        let keep = limit;
         if !Self::estimable(query, vectors) {
             let Some(check) = check else {
                 return Ok((found.slots, true));
@@ -1125,10 +1136,7 @@ impl AnnIndex {
                     // Every listed file estimated: the best of them are the candidates.
                     let estimates = self.estimates(&vectors, query_is_mesh, &listed)?;
                     if Self::estimable(query, &vectors) {
-                        exactly(&select_best(
-                            estimates,
-                            limit.saturating_add(SHORTLIST_EXTRA),
-                        ))
+                        exactly(&select_best(estimates, limit))
                     } else {
                         exactly(&take_best(estimates, keep))
                     }
@@ -1496,7 +1504,7 @@ mod tests {
             .shortlist(&query, &vectors, unbounded(&all), limit, None)
             .unwrap()
             .0;
-        assert!(kept.len() >= limit + SHORTLIST_EXTRA);
+        assert!(kept.len() >= limit);
         assert!(kept.len() < files.len(), "nothing was left out");
         let mut exact: Vec<(f32, u32)> = files
             .iter()
@@ -1764,7 +1772,10 @@ mod tests {
         estimates.push(estimate(0.5, 0.95, 5_000));
         estimates.push(estimate(0.5, 0.6, 6_000));
         let kept = select_best(estimates, 10);
-        assert_eq!(kept.len(), 10 * SHORTLIST_CAP_FACTOR + 1);
+        assert_eq!(
+            kept.len(),
+            10 * SHORTLIST_CAP_FACTOR + SHORTLIST_CAP_EXTRA + 1
+        );
         assert_eq!(&kept[..3], &[0, 1, 2], "the best estimates first");
         assert!(kept.contains(&5_000) && !kept.contains(&6_000));
         // Fewer than asked: all of them.
