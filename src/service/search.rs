@@ -30,7 +30,7 @@ use crate::api::{FilterTerm, SearchFilter};
 
 use super::engine::ViewDescriptor;
 use super::error::ServiceError;
-use super::filter_scopes::{FilterScopes, GuidSet, Resolved};
+use super::filter_scopes::{FilterScopes, Resolved};
 use super::image_links::ImageLinks;
 use super::limits::ServiceLimits;
 use super::params::canonical_uid;
@@ -39,7 +39,9 @@ use super::state::AppState;
 use super::store::accounts::Caller;
 use super::store::files::{self, IndexState};
 use super::store::{attributes, search, unix_now};
-use super::visual::{FileFilter, LibraryMode, Ranked, StoreViews, ViewSearch, VisualLibrary};
+use super::visual::{
+    FileFilter, GuidSet, LibraryMode, Ranked, StoreViews, ViewSearch, VisualLibrary,
+};
 
 /// Results returned when the caller does not say (`maxResults`).
 pub const DEFAULT_MAX_RESULTS: usize = 200;
@@ -205,21 +207,10 @@ pub fn rank_visually(
         }) => Scope::Broad(matching_with_views),
     };
     let stored = StoreViews { connection };
-    // A broad filter's files are held in memory: the graph's candidates are checked there.
-    let check = |uids: &[String]| -> Result<HashSet<String>, ServiceError> {
-        Ok(match &scope {
-            Scope::Broad(matching) => uids
-                .iter()
-                .filter(|uid| matching.contains(uid))
-                .cloned()
-                .collect(),
-            _ => search::still_matching(connection, company_id, terms, uids)?,
-        })
-    };
     let filter = match &scope {
         Scope::Everything => FileFilter::Everything,
         Scope::Only(allowed) => FileFilter::Only(allowed),
-        Scope::Broad(_) => FileFilter::Checked(&check),
+        Scope::Broad(matching) => FileFilter::Among(matching),
     };
     if !approximate {
         // The exact scan ranks every match: that is how they are counted.

@@ -566,7 +566,8 @@ mod tests {
     }
 
     async fn wait_until(what: &str, mut condition: impl FnMut() -> bool) {
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        // Generous: the whole test suite may be running on two cores beside it.
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
         while !condition() {
             assert!(tokio::time::Instant::now() < deadline, "timed out: {what}");
             tokio::time::sleep(Duration::from_millis(5)).await;

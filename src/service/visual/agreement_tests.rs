@@ -6,9 +6,8 @@
 use std::collections::{HashMap, HashSet};
 
 use super::ann::{AnnIndex, AnnSettings};
-use super::{AnnSearch, ExactScan, FileFilter, ViewSearch, snapshot};
+use super::{AnnSearch, ExactScan, FileFilter, GuidSet, ViewSearch, snapshot};
 use crate::service::engine::ViewDescriptor;
-use crate::service::error::ServiceError;
 use crate::service::samples::synthetic_views::{SyntheticViews, seeded};
 
 const COMPANY: &str = "7d0b4f1e-0000-4000-8000-000000000001";
@@ -78,19 +77,17 @@ fn assert_agree(
         .cloned()
         .collect();
     let few: HashSet<String> = stored.keys().take(3).cloned().collect();
-    let even = |uids: &[String]| -> Result<HashSet<String>, ServiceError> {
-        Ok(uids
-            .iter()
-            .filter(|uid| uid.ends_with(['0', '2', '4', '6', '8']))
-            .cloned()
-            .collect())
-    };
+    let even = GuidSet::new(
+        stored
+            .keys()
+            .filter(|uid| uid.ends_with(['0', '2', '4', '6', '8'])),
+    );
     for (number, query) in queries.iter().enumerate() {
         for (label, filter) in [
             ("everything", FileFilter::Everything),
             ("listed", FileFilter::Only(&listed)),
             ("few", FileFilter::Only(&few)),
-            ("checked", FileFilter::Checked(&even)),
+            ("among", FileFilter::Among(&even)),
         ] {
             let want = exact.rank(COMPANY, query, filter, 10, stored).unwrap();
             let got = approximate

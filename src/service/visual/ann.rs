@@ -12,8 +12,9 @@
 //!   views they are all compared with the query on their quantised vectors (no graph; from
 //!   [`PARALLEL_FROM_VIEWS`] listed views on, split over up to [`MOST_LISTING_THREADS`] threads);
 //!   otherwise the graph search only admits views of listed files;
-//! - a broad filter ([`FileFilter::Checked`]): the graph's candidates are checked in batches, most
-//!   promising first, and the search asks for four times as many while too few pass.
+//! - a broad filter ([`FileFilter::Among`]): the graph's candidates that are not of its files are
+//!   dropped before anything is estimated (a binary search each), and the search asks for four
+//!   times as many while too few are left.
 //!
 //! Then the shortlist: each candidate's score is estimated on the graph's own vectors (the engine's
 //! pairing rules, `engine::views_score`, on half-precision similarities: within about 1e-4 of the
@@ -35,7 +36,7 @@ use half::slice::HalfFloatSliceExt;
 use usearch::{Index, IndexOptions, MetricKind, ScalarKind};
 
 use super::quantise::Quantiser;
-use super::{CheckFiles, FileFilter, Ranked, StoredViews, ViewSearch, best_first, score_exactly};
+use super::{FileFilter, GuidSet, Ranked, StoredViews, ViewSearch, best_first, score_exactly};
 use crate::service::engine::{Generation, ViewDescriptor, views_score};
 use crate::service::error::ServiceError;
 
@@ -53,9 +54,6 @@ const PARALLEL_FROM_VIEWS: usize = 1_024;
 /// Candidates estimated at a time in the shortlist (see [`AnnIndex::shortlist`]): between batches
 /// the candidates that could no longer enter it are left out.
 const ESTIMATE_BATCH: usize = 256;
-
-/// Candidates checked against a broad filter at a time (see [`AnnIndex::shortlist`]).
-const CHECK_BATCH: usize = 64;
 
 /// Most threads one search splits its listed files over.
 const MOST_LISTING_THREADS: usize = 4;
@@ -920,45 +918,26 @@ impl AnnIndex {
                 .all(|view| view.generation() == Generation::Current && view.shape().is_none())
     }
 
-    /// The candidates worth reading from the store and scoring exactly, and whether at least
-    /// `limit` candidates passed `check` (a broad filter; every candidate passes without one):
-    /// those passing whose estimated score is within [`ESTIMATE_MARGIN`] of the `limit`th best
-    /// estimate. Every candidate (that passes) when the estimate is not the exact score up to
-    /// rounding (see [`Self::estimable`]).
+    /// The candidates worth reading from the store and scoring exactly: those whose estimated score
+    /// is within [`ESTIMATE_MARGIN`] of the `limit`th best estimate. Every candidate when the
+    /// estimate is not the exact score up to rounding (see [`Self::estimable`]).
     ///
     /// Candidates are estimated in the order of their bounds, best first, in batches of
     /// [`ESTIMATE_BATCH`] split over the cores, and the rest are left out once a bound is below
     /// the shortlist's last estimate by more than the margin: such a file could not enter it (when
     /// the graph found each query view's nearest views exactly). Reading a view's vector from the
     /// graph is most of an estimate, and a three-view query has hundreds of candidates (most of
-    /// them models of several views) that one query view found and the others did not. A batch's
-    /// estimates are checked against the filter most promising first, [`CHECK_BATCH`] at a time,
-    /// and only while they could still enter, so a broad filter, which lets most candidates
-    /// through, is asked about a few hundred of them, not thousands.
+    /// them models of several views) that one query view found and the others did not.
     fn shortlist(
         &self,
         query: &[ViewDescriptor],
         vectors: &[Vec<f32>],
         found: Found,
         limit: usize,
-        check: Option<&CheckFiles<'_>>,
-    ) -> Result<(Vec<u32>, bool), ServiceError> {
+    ) -> Result<Vec<u32>, ServiceError> {
         let keep = limit;
-        if !Self::estimable(query, vectors) {
-            let Some(check) = check else {
-                return Ok((found.slots, true));
-            };
-            let passing = check(&self.uids_of(&found.slots))?;
-            let passed: Vec<u32> = found
-                .slots
-                .into_iter()
-                .filter(|&slot| passing.contains(&self.uid_of(slot)))
-                .collect();
-            let enough = passed.len() >= limit;
-            return Ok((passed, enough));
-        }
-        if check.is_none() && found.slots.len() <= keep {
-            return Ok((found.slots, true));
+        if !Self::estimable(query, vectors) || found.slots.len() <= keep {
+            return Ok(found.slots);
         }
         // (the tightest bound, the bound that holds whatever the floor, slot)
         let one_view = |slot: u32| {
@@ -980,7 +959,7 @@ impl AnnIndex {
         // A file with a view at or below 0 for one of n query views scores at most (n − 1)/n.
         let n = vectors.len() as f32;
         let one_view_ceiling = (n - 1.0) / n;
-        let mut passed = Vec::new();
+        let mut estimated = Vec::new();
         let mut best = BestScores::new(keep);
         let mut rest = order.into_iter();
         let mut batch = Vec::with_capacity(ESTIMATE_BATCH);
@@ -1006,47 +985,43 @@ impl AnnIndex {
             if batch.len() < ESTIMATE_BATCH {
                 last_batch = true;
             }
-            let mut estimates = self.estimates(vectors, false, &batch)?;
-            let Some(check) = check else {
-                for estimate in &estimates {
-                    best.add(estimate.score);
-                }
-                passed.extend(estimates);
-                continue;
-            };
-            // Checked most promising first, a few at a time, so that the ones that can no longer
-            // enter once the best have passed are not asked about.
-            estimates.sort_unstable_by(|a, b| b.upper.total_cmp(&a.upper));
-            for group in estimates.chunks(CHECK_BATCH) {
-                if best.excludes(group[0].upper) {
-                    break;
-                }
-                let group: Vec<&Estimate> = group
-                    .iter()
-                    .filter(|estimate| !best.excludes(estimate.upper))
-                    .collect();
-                let uids: Vec<String> = group
-                    .iter()
-                    .map(|estimate| self.uid_of(estimate.slot))
-                    .collect();
-                let passing = check(&uids)?;
-                for (estimate, uid) in group.into_iter().zip(&uids) {
-                    if passing.contains(uid) {
-                        best.add(estimate.score);
-                        passed.push(*estimate);
-                    }
-                }
+            let estimates = self.estimates(vectors, false, &batch)?;
+            for estimate in &estimates {
+                best.add(estimate.score);
             }
+            estimated.extend(estimates);
         }
-        let enough = passed.len() >= limit;
-        Ok((select_best(passed, keep), enough))
+        Ok(select_best(estimated, keep))
     }
 
-    /// The GUID text of the file in `slot` (empty for a free slot).
-    fn uid_of(&self, slot: u32) -> String {
-        self.slots
-            .get(slot as usize)
-            .map_or_else(String::new, |file| uid_text(file.uid))
+    /// `found` without the files that are not of `matching` (a broad filter).
+    fn among(&self, found: Found, matching: &GuidSet) -> Found {
+        let admitted: Vec<bool> = found
+            .slots
+            .iter()
+            .map(|&slot| {
+                self.slots
+                    .get(slot as usize)
+                    .is_some_and(|file| file.views > 0 && matching.contains_number(file.uid))
+            })
+            .collect();
+        let kept = |values: Vec<f32>| -> Vec<f32> {
+            values
+                .into_iter()
+                .zip(&admitted)
+                .filter_map(|(value, &admit)| admit.then_some(value))
+                .collect()
+        };
+        Found {
+            slots: found
+                .slots
+                .into_iter()
+                .zip(&admitted)
+                .filter_map(|(slot, &admit)| admit.then_some(slot))
+                .collect(),
+            bounds: kept(found.bounds),
+            mean_bounds: kept(found.mean_bounds),
+        }
     }
 
     fn uids_of(&self, slots: &[u32]) -> Vec<String> {
@@ -1119,8 +1094,7 @@ impl AnnIndex {
         let ranked = match filter {
             FileFilter::Everything => {
                 let found = self.graph_candidates(&searches, vectors.len(), 1, None)?;
-                let (short, _) = self.shortlist(query, &vectors, found, limit, None)?;
-                exactly(&short)
+                exactly(&self.shortlist(query, &vectors, found, limit)?)
             }
             FileFilter::Only(allowed) => {
                 let listed = self.listed_slots(allowed);
@@ -1148,17 +1122,16 @@ impl AnnIndex {
                         1,
                         Some(&|slot| listed.contains(&slot)),
                     )?;
-                    exactly(&self.shortlist(query, &vectors, found, limit, None)?.0)
+                    exactly(&self.shortlist(query, &vectors, found, limit)?)
                 }
             }
-            FileFilter::Checked(check) => {
+            FileFilter::Among(matching) => {
                 let mut factor = 1;
                 loop {
                     let found = self.graph_candidates(&searches, vectors.len(), factor, None)?;
-                    let (passed, enough) =
-                        self.shortlist(query, &vectors, found, limit, Some(check))?;
-                    if enough || wanted.saturating_mul(factor) >= self.views {
-                        break exactly(&passed);
+                    let found = self.among(found, matching);
+                    if found.slots.len() >= limit || wanted.saturating_mul(factor) >= self.views {
+                        break exactly(&self.shortlist(query, &vectors, found, limit)?);
                     }
                     factor = factor.saturating_mul(4);
                 }
@@ -1501,9 +1474,8 @@ mod tests {
             mean_bounds: Vec::new(),
         };
         let kept = index
-            .shortlist(&query, &vectors, unbounded(&all), limit, None)
-            .unwrap()
-            .0;
+            .shortlist(&query, &vectors, unbounded(&all), limit)
+            .unwrap();
         assert!(kept.len() >= limit);
         assert!(kept.len() < files.len(), "nothing was left out");
         let mut exact: Vec<(f32, u32)> = files
@@ -1525,9 +1497,8 @@ mod tests {
             .collect();
         assert_eq!(
             index
-                .shortlist(&mesh_query, &vectors, unbounded(&all), limit, None)
+                .shortlist(&mesh_query, &vectors, unbounded(&all), limit)
                 .unwrap()
-                .0
                 .len(),
             files.len()
         );
@@ -1617,7 +1588,7 @@ mod tests {
         let found = index
             .graph_candidates(&searches, vectors.len(), 1, None)
             .unwrap();
-        let (kept, _) = index.shortlist(&query, &vectors, found, 5, None).unwrap();
+        let kept = index.shortlist(&query, &vectors, found, 5).unwrap();
         let mut exact: Vec<(f32, u32)> = index
             .estimates(
                 &vectors,
@@ -1636,8 +1607,7 @@ mod tests {
     }
 
     #[test]
-    fn a_broad_filter_is_asked_only_about_candidates_that_could_enter_and_the_best_passing_are_kept()
-     {
+    fn a_broad_filter_leaves_only_its_files_among_the_candidates_and_the_best_of_them_are_kept() {
         let pool = pool();
         let mut random = seeded(29);
         let files = mixed_files(&pool, 900, &mut random, |number| {
@@ -1652,48 +1622,40 @@ mod tests {
             .unwrap();
         let all_views = index.view_count();
         let passes = |uid: &str| uid.ends_with(['1', '4', '7']);
-        let asked = Mutex::new(Vec::<usize>::new());
-        let check = |uids: &[String]| -> Result<HashSet<String>, ServiceError> {
-            if let Ok(mut asked) = asked.lock() {
-                asked.push(uids.len());
-            }
-            Ok(uids.iter().filter(|uid| passes(uid)).cloned().collect())
-        };
+        let matching = GuidSet::new(files.iter().map(|(uid, _)| uid).filter(|uid| passes(uid)));
+        let uid_of = |slot: u32| uid_text(index.slots[slot as usize].uid);
         for query_views in [1, 3] {
             let query = pool.file_views(50 + query_views, query_views, &mut random);
             let vectors: Vec<Vec<f32>> = query
                 .iter()
                 .map(|view| index.quantiser.vector(view).unwrap())
                 .collect();
-            // Every view found: more candidates than one batch, every bound exact.
+            // Every view found: more candidates than one batch of estimates, every bound exact.
+            let mean = (query_views > 1).then(|| mean_vector(&vectors));
             let searches: Vec<(&[f32], usize)> = vectors
                 .iter()
+                .chain(&mean)
                 .map(|vector| (vector.as_slice(), all_views))
                 .collect();
             let found = index
                 .graph_candidates(&searches, vectors.len(), 1, None)
                 .unwrap();
             assert!(found.slots.len() > ESTIMATE_BATCH);
-            asked.lock().unwrap().clear();
-            let (kept, enough) = index
-                .shortlist(&query, &vectors, found, 10, Some(&check))
-                .unwrap();
-            assert!(enough);
-            let asked: Vec<usize> = asked.lock().unwrap().clone();
-            assert!(asked.iter().all(|&group| group <= CHECK_BATCH), "{asked:?}");
-            let asked_about: usize = asked.iter().sum();
-            assert!(
-                asked_about < files.len() / 2,
-                "{query_views} views: asked about {asked_about} of {}",
-                files.len()
+            let among = index.among(found, &matching);
+            assert_eq!(among.slots.len(), matching.len(), "{query_views} views");
+            assert_eq!(among.bounds.len(), among.slots.len());
+            assert_eq!(
+                among.mean_bounds.len(),
+                if query_views > 1 {
+                    among.slots.len()
+                } else {
+                    0
+                }
             );
-            for &slot in &kept {
-                assert!(
-                    passes(&index.uid_of(slot)),
-                    "a file the filter refuses was kept"
-                );
-            }
-            // The best passing files, by estimate, are all kept.
+            assert!(among.slots.iter().all(|&slot| passes(&uid_of(slot))));
+            let kept = index.shortlist(&query, &vectors, among, 10).unwrap();
+            assert!(kept.len() < matching.len() / 2, "kept {}", kept.len());
+            // The best files of the filter, by estimate, are all kept.
             let mut best: Vec<Estimate> = index
                 .estimates(
                     &vectors,
@@ -1702,7 +1664,7 @@ mod tests {
                 )
                 .unwrap()
                 .into_iter()
-                .filter(|estimate| passes(&index.uid_of(estimate.slot)))
+                .filter(|estimate| passes(&uid_of(estimate.slot)))
                 .collect();
             best.sort_by(|a, b| b.score.total_cmp(&a.score));
             for estimate in &best[..10] {
@@ -1710,6 +1672,7 @@ mod tests {
             }
         }
     }
+
     #[test]
     fn the_best_pairing_bounds_the_greedy_one_and_is_the_best_of_all_pairings() {
         use rand::RngExt;

@@ -4,12 +4,9 @@
 
 use std::collections::HashMap;
 
-use super::{FileFilter, Ranked, StoredViews, ViewSearch, best_first};
+use super::{FileFilter, Ranked, StoredViews, ViewSearch};
 use crate::service::engine::{ViewDescriptor, VisualIndex};
 use crate::service::error::ServiceError;
-
-/// Files checked at a time when a broad filter is checked after ranking.
-const CHECK_BATCH: usize = 512;
 
 /// The exact scan over every company's views.
 #[derive(Clone, Debug, Default)]
@@ -81,24 +78,8 @@ impl ViewSearch for ExactScan {
         match filter {
             FileFilter::Everything => Ok(index.rank(query, |_| true, limit)),
             FileFilter::Only(allowed) => Ok(index.rank(query, |uid| allowed.contains(uid), limit)),
-            FileFilter::Checked(check) => {
-                // Everything in order, then checked a batch at a time until `limit` pass.
-                let ranked = index.rank(query, |_| true, usize::MAX);
-                let mut passed = Vec::with_capacity(limit.min(ranked.len()));
-                for batch in ranked.chunks(CHECK_BATCH) {
-                    let uids: Vec<String> = batch.iter().map(|(uid, _)| uid.clone()).collect();
-                    let passing = check(&uids)?;
-                    passed.extend(
-                        batch
-                            .iter()
-                            .filter(|(uid, _)| passing.contains(uid))
-                            .cloned(),
-                    );
-                    if passed.len() >= limit {
-                        break;
-                    }
-                }
-                Ok(best_first(passed, limit))
+            FileFilter::Among(matching) => {
+                Ok(index.rank(query, |uid| matching.contains(uid), limit))
             }
         }
     }

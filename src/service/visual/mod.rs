@@ -23,6 +23,7 @@
 mod agreement_tests;
 mod ann;
 mod exact;
+mod guid_set;
 mod keeper;
 mod library;
 mod quantise;
@@ -32,6 +33,7 @@ use std::collections::HashSet;
 
 pub use ann::{AnnIndex, AnnSearch, AnnSettings};
 pub use exact::ExactScan;
+pub use guid_set::GuidSet;
 pub use keeper::{StoreViews, VisualKeeper};
 pub use library::{DEFAULT_ANN_FROM_VIEWS, LibraryMode, VisualLibrary, VisualSettings};
 pub use quantise::Quantiser;
@@ -43,9 +45,6 @@ use super::error::ServiceError;
 /// Ranked files: canonical UID and score in 0..1, best first, ties by UID.
 pub type Ranked = Vec<(String, f32)>;
 
-/// A batch check of candidate files against the metadata conditions: the UIDs of those that pass.
-pub type CheckFiles<'a> = dyn Fn(&[String]) -> Result<HashSet<String>, ServiceError> + 'a;
-
 /// Which of the company's indexed files a search may return.
 #[derive(Clone, Copy)]
 pub enum FileFilter<'a> {
@@ -53,9 +52,9 @@ pub enum FileFilter<'a> {
     Everything,
     /// Exactly these files: a metadata filter resolved beforehand (a selective one).
     Only(&'a HashSet<String>),
-    /// Files the check lets through, asked about batches of candidates after the visual ranking: a
-    /// broad metadata filter, too many files to list, most of which pass.
-    Checked(&'a CheckFiles<'a>),
+    /// Files of this set: a broad metadata filter, too many files to restrict the search to, which
+    /// the visual ranking's candidates are checked against.
+    Among(&'a GuidSet),
 }
 
 /// Where the full stored descriptors of files come from, for the exact scoring of candidates.
