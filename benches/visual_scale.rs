@@ -28,6 +28,9 @@
 //! cargo bench --bench visual_scale -- only-1m keep=/tmp/visual reuse-graph graph-only cases=supplier
 //!                                                 # profiling: the saved graph searched again (not
 //!                                                 # rebuilt), no exact scan (no recall), some cases
+//!                                                 # (`reuse-graph` needs `graph-only`: the exact
+//!                                                 # scan's keeper discards a saved graph it does
+//!                                                 # not use, as the service does)
 //! PARTLENS_BENCH_ANN=16,128,400,300,800,60000 cargo bench …  # graph settings: M, ef_add, ef_search,
 //!                                                 # views a query view (one, several), [direct views]
 //! PARTLENS_BENCH_SWEEP=800:600,1600:1000 cargo bench … -- in-memory  # more search settings, one graph

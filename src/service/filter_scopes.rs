@@ -1,9 +1,9 @@
 //! Metadata filters of visual searches on an approximate graph, resolved once and reused.
 //!
 //! Resolving a filter is the slowest part of a filtered visual search in a large library: which files
-//! it selects (listed, when at most [`super::search::SELECTIVE_FILES`]) or, for a broad filter, how
-//! many files with views it matches (`TotalResults`). At a million records a term that 30 % of them
-//! hold takes SQLite over a second to count, while the graph answers in milliseconds. Engineers
+//! with views it selects (listed, when at most [`super::search::SELECTIVE_FILES`], else held by
+//! GUID). At a million records a term that 30 % of them hold takes SQLite over a second to list,
+//! while the graph answers in milliseconds. Engineers
 //! repeat a search with other pictures and the same filter (the history, refining a query), so the
 //! resolution is kept, keyed by company and terms, with the store's metadata generation it was made
 //! at (schema step 6: a counter every write to records, attribute values or views moves, in the
@@ -12,8 +12,9 @@
 //!
 //! A broad filter (more files than a graph search is restricted to) is kept as the GUIDs of the
 //! files with views it matches ([`GuidSet`]): the graph's candidates are checked against it in
-//! memory, about a microsecond each, where asking SQLite took 14 µs a candidate at a million
-//! records (the three-view search of a filter 30 % of the files match checks about 700).
+//! memory, a binary search each, where asking SQLite took 14 µs a candidate at a million records
+//! (the three-view search of a filter 30 % of the files match asked about some 700). Its size is
+//! `TotalResults`.
 //!
 //! Limits: at most [`MAX_KEPT`] resolutions (the least recently used is dropped); a listed one holds
 //! at most `SELECTIVE_FILES` UIDs (about 2 MB), a broad one 16 bytes a matching file (16 MB for a
