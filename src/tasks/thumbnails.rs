@@ -797,7 +797,7 @@ mod tests {
         let client = ApiClient::new(&server.base).unwrap();
         let loader = ImageLoader::new(1);
         let delivered = Arc::new(Mutex::new(Vec::new()));
-        for name in ["scrolled-away", "visible"] {
+        let request = |name: &str| {
             let delivered = delivered.clone();
             loader.request(
                 &tokio::runtime::Handle::current(),
@@ -805,11 +805,15 @@ mod tests {
                 ImageRequest::thumbnail(format!("{}/img/{name}.png", server.base)),
                 move |outcome| delivered.lock().unwrap().push(outcome.key),
             );
-        }
+        };
+        // One at a time: two requests made together race for the only permit.
+        request("scrolled-away");
         wait_until("the first request is held by the server", || {
             server.hits.load(Ordering::SeqCst) == 1
         })
         .await;
+        request("visible");
+        assert_eq!(loader.in_flight(), 2, "the second waits for the permit");
         assert!(loader.cancel(&format!("{}/img/scrolled-away.png", server.base)));
         // With the only permit freed, the second request goes out and completes.
         wait_until("the visible one reached the server", || {
