@@ -16,10 +16,10 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use partlens::geometry::{Mesh, read_mesh};
-use partlens::tasks::models::{DISPLAY_TRIANGLES, ModelPreview};
 use partlens::ui::model_view::ModelView;
 use partlens::ui::model_view::gpu;
+use partlens_geometry::{Mesh, read_mesh};
+use partlens_tasks::models::{DISPLAY_TRIANGLES, ModelPreview};
 
 /// Window size of the measured frames.
 const SCREEN: [f32; 2] = [1280.0, 800.0];

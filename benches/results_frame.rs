@@ -10,11 +10,11 @@
 
 use std::time::{Duration, Instant};
 
-use partlens::api::{Attribute, FileUid};
 use partlens::ui::app_command::CommandQueue;
 use partlens::ui::results::calibration::QueryKind;
 use partlens::ui::results::{ResultRow, ResultsLayout, ResultsView};
 use partlens::ui::texture_cache::{DEFAULT_BUDGET_BYTES, TextureCache};
+use partlens_api::{Attribute, FileUid};
 
 /// Window size of the measured frames.
 const SCREEN: [f32; 2] = [1280.0, 800.0];

@@ -1,15 +1,12 @@
-//! partlens: desktop client, command-line client and local implementation of the File Indexing and
-//! Search Service.
+//! partlens, the desktop app: the egui views ([`ui`]), the app's place on the desktop and its
+//! platform services ([`desktop`]: application id, keyring, file dialogs) and the local workspace
+//! ([`workspace`]: the service started in-process with a sample library).
 //!
-//! Layers (see DESIGN.md): `ui → tasks → api`, `cli → tasks → api`, `service → api` (the shared wire
-//! types and encodings), `service → geometry`. Nothing but the `partlens` binary uses `ui`;
-//! `geometry` (meshes and model readers) is a leaf that uses nothing else in the crate.
+//! The layers below it are crates of their own (docs/ARCHITECTURE.md): `partlens_tasks` (commands
+//! in, events out), `partlens_api` (the wire), `partlens_service` (the local service, for the local
+//! workspace), `partlens_engine` and `partlens_geometry`. Nothing imports this crate but the
+//! `partlens` binary and its tests.
 
-pub mod api;
-pub mod cli;
 pub mod desktop;
-pub mod geometry;
-pub mod service;
-pub mod tasks;
 pub mod ui;
 pub mod workspace;

@@ -10,11 +10,9 @@ use std::time::Duration;
 
 use anyhow::{Context as _, anyhow};
 use partlens::desktop;
-use partlens::tasks::{
-    Backend, BackendParts, DEFAULT_UPLOAD_SLOTS, KeyringStore, NativeFilePicker,
-};
 use partlens::ui::{App, AppOptions};
 use partlens::workspace::{self, LocalServiceLauncher, WorkspaceConfig};
+use partlens_tasks::{Backend, BackendParts, DEFAULT_UPLOAD_SLOTS};
 
 /// How long closing the app waits for the local service to stop.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
@@ -148,8 +146,8 @@ fn run() -> anyhow::Result<()> {
     let (backend, events) = Backend::new(BackendParts {
         runtime: runtime.handle().clone(),
         data_dir: data_dir.clone(),
-        secrets: Arc::new(KeyringStore),
-        picker: Arc::new(NativeFilePicker),
+        secrets: Arc::new(desktop::KeyringStore),
+        picker: Arc::new(desktop::NativeFilePicker),
         launcher: Arc::new(LocalServiceLauncher::new(WorkspaceConfig::new(&data_dir))),
         upload_slots: DEFAULT_UPLOAD_SLOTS,
     });

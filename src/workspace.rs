@@ -5,8 +5,8 @@
 //! The account's password is random and kept in `<workspace>/local-account.json` (mode 0600): it only
 //! ever goes to the service on the loopback address, and it lets the app log in again by itself when
 //! a token expires. The task layer reaches all this through
-//! [`crate::tasks::LocalWorkspaceLauncher`], and the stored content of the workspace's files (which
-//! the 3D preview reads models from) through [`crate::tasks::StoredContent`].
+//! [`partlens_tasks::LocalWorkspaceLauncher`], and the stored content of the workspace's files (which
+//! the 3D preview reads models from) through [`partlens_tasks::StoredContent`].
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
@@ -16,15 +16,15 @@ use std::time::Duration;
 use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 
-use crate::api::{ApiClient, Attribute, Credentials, FileUid, UploadRequest, UploadSource};
-use crate::service::disk::Disk;
-use crate::service::samples::{MANIFEST_FILE_NAME, read_manifest};
-use crate::service::store::{Store, files};
-use crate::service::{RunningService, ServiceConfig};
+use partlens_api::{ApiClient, Attribute, Credentials, FileUid, UploadRequest, UploadSource};
+use partlens_engine::samples::{MANIFEST_FILE_NAME, read_manifest};
+use partlens_service::disk::Disk;
+use partlens_service::store::{Store, files};
+use partlens_service::{RunningService, ServiceConfig};
 // The data directory is shared with the command line, so it lives in the task layer.
-pub use crate::tasks::data_dir::{DATA_DIR_ENV, default_data_dir};
-use crate::tasks::service_choice::DEFAULT_CLIENT_ID;
-use crate::tasks::{
+pub use partlens_tasks::data_dir::{DATA_DIR_ENV, default_data_dir};
+use partlens_tasks::service_choice::DEFAULT_CLIENT_ID;
+use partlens_tasks::{
     LocalWorkspaceLauncher, OpenedWorkspace, RunningWorkspace, StoredContent, StoredFile,
     WorkspaceError, WorkspaceProgressFn,
 };
@@ -312,7 +312,7 @@ fn prepare_account(service_dir: &Path, user: &str) -> Result<LocalAccount, Works
     };
     // Idempotent: creates the company and user, or resets the password of an existing user (for
     // instance after the store was deleted but the account file kept).
-    crate::service::admin::add_user(
+    partlens_service::admin::add_user(
         service_dir,
         &account.company,
         &account.user,

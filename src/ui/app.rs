@@ -24,7 +24,7 @@ use super::settings::{STORAGE_KEY, Settings, SettingsView};
 use super::theme;
 use super::top_bar::{TopBarStatus, top_bar_ui};
 use super::upload::UploadView;
-use crate::tasks::{Backend, Command, Event, Job, SessionInfo};
+use partlens_tasks::{Backend, Command, Event, Job, SessionInfo};
 
 /// The key under which eframe's storage keeps the place the user was at (its name from before places
 /// were called places, so a stored place is still found).
@@ -225,7 +225,8 @@ impl App {
                     self.settings.service = info.service.clone();
                     self.settings_view.reset(&self.settings);
                 }
-                if let crate::tasks::ServiceChoice::Remote { address, client_id } = &info.service {
+                if let partlens_tasks::ServiceChoice::Remote { address, client_id } = &info.service
+                {
                     self.settings.remote_address = address.clone();
                     self.settings.remote_client_id = client_id.clone();
                     self.settings.last_user = Some(info.user.clone());

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use super::place::Place;
-use crate::tasks::Command;
+use partlens_tasks::Command;
 
 /// A request from a view.
 #[derive(Clone, Debug, PartialEq)]

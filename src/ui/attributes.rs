@@ -13,10 +13,10 @@
 
 use super::app_command::CommandQueue;
 use super::drafts::{DraftsByFile, FileDraft};
-use crate::api::attribute::VALUE_DELIMITER;
-use crate::api::{ApiError, Attribute, FileUid};
-use crate::tasks::Command;
-use crate::tasks::wording::{Attempt, explain};
+use partlens_api::attribute::VALUE_DELIMITER;
+use partlens_api::{ApiError, Attribute, FileUid};
+use partlens_tasks::Command;
+use partlens_tasks::wording::{Attempt, explain};
 
 /// What the user is told when a typed value contains `|`.
 pub const PIPE_REFUSED: &str = "A value cannot contain \"|\": the service uses it to separate \

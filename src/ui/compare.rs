@@ -15,9 +15,9 @@ use egui::{Color32, Rect, Vec2};
 use super::app_command::CommandQueue;
 use super::picture::paint_caption;
 use super::results::ResultRow;
-use crate::api::Attribute;
-use crate::tasks::Command;
-use crate::tasks::thumbnails::{DecodedImage, ImageRequest};
+use partlens_api::Attribute;
+use partlens_tasks::Command;
+use partlens_tasks::thumbnails::{DecodedImage, ImageRequest};
 
 /// Longest side of a compared picture, in pixels (six pictures stay under 25 MB).
 pub const COMPARE_MAX_SIDE: u32 = 1024;
@@ -620,7 +620,7 @@ pub fn difference_image(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::FileUid;
+    use partlens_api::FileUid;
 
     fn row(rank: usize, name: &str, attributes: &[&str]) -> ResultRow {
         ResultRow {

@@ -19,11 +19,11 @@ use super::detail_model::{DetailModel, DetailPicture};
 use super::load_state::LoadState;
 use super::picture::{Picture, paint_caption, picture};
 use super::texture_cache::TextureCache;
-use crate::api::{ApiError, FileMap, FileRecord, FileUid};
-use crate::tasks::Command;
-use crate::tasks::models::is_model_file_name;
-use crate::tasks::thumbnails::ImageRequest;
-use crate::tasks::wording::{Attempt, explain};
+use partlens_api::{ApiError, FileMap, FileRecord, FileUid};
+use partlens_tasks::Command;
+use partlens_tasks::models::is_model_file_name;
+use partlens_tasks::thumbnails::ImageRequest;
+use partlens_tasks::wording::{Attempt, explain};
 
 /// Height of the image area, in points.
 const IMAGE_HEIGHT: f32 = 420.0;
@@ -72,7 +72,7 @@ pub enum DeleteState {
 
 /// The label of an assembly relation: its name where the record gives one, else its UID.
 fn relation_label(relation: &serde_json::Value) -> Option<(FileUid, String)> {
-    let uid = crate::api::model::relation_uids(std::slice::from_ref(relation))
+    let uid = partlens_api::model::relation_uids(std::slice::from_ref(relation))
         .into_iter()
         .next()?;
     let name = relation
@@ -717,7 +717,7 @@ mod tests {
             egui::TextureOptions::LINEAR,
         );
         harness.state_mut().textures.insert(
-            crate::tasks::thumbnails::large_image_key("http://127.0.0.1:9/l.png"),
+            partlens_tasks::thumbnails::large_image_key("http://127.0.0.1:9/l.png"),
             texture,
         );
         harness.run();

@@ -9,9 +9,9 @@ use egui::Vec2;
 
 use super::app_command::CommandQueue;
 use super::model_view::{ModelEntry, ModelView, measurements_ui};
-use crate::api::FileUid;
-use crate::tasks::Command;
-use crate::tasks::models::{ModelPreview, ModelRequest};
+use partlens_api::FileUid;
+use partlens_tasks::Command;
+use partlens_tasks::models::{ModelPreview, ModelRequest};
 
 /// The 3D preview of the record shown in the detail.
 #[derive(Debug)]

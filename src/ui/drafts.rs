@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::api::FileUid;
+use partlens_api::FileUid;
 
 /// A draft that belongs to one file.
 pub trait FileDraft {

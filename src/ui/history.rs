@@ -13,8 +13,8 @@ use egui::{Rect, Vec2};
 use super::app_command::CommandQueue;
 use super::search_bar::views::{ViewSlot, ViewSource, ViewState, slot_thumbnail_ui};
 use super::texture_cache::TextureCache;
-use crate::tasks::Command;
-use crate::tasks::history::{
+use partlens_tasks::Command;
+use partlens_tasks::history::{
     HistoryEntry, HistoryLimits, HistoryView, NameRefused, SearchHistory, check_name,
 };
 

@@ -5,7 +5,7 @@ use chrono::Utc;
 
 use super::app_command::CommandQueue;
 use super::theme;
-use crate::tasks::{Command, Job, JobPhase, JobRole};
+use partlens_tasks::{Command, Job, JobPhase, JobRole};
 
 /// How a phase reads in the list ("Uploading 42 %", "Indexing for 12 s").
 pub fn phase_text(job: &Job, now: chrono::DateTime<Utc>) -> String {
@@ -254,8 +254,8 @@ const ACTION_SLOT_WIDTH: f32 = 52.0;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::FileUid;
-    use crate::tasks::UploadSpec;
+    use partlens_api::FileUid;
+    use partlens_tasks::UploadSpec;
 
     fn job(phase: JobPhase) -> Job {
         let mut job = Job::new(

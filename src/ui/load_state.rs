@@ -2,7 +2,7 @@
 //! that says why), or ready with what was loaded. The detail view's record and the PMI viewer's
 //! drawing data both go through it.
 
-use crate::api::FileUid;
+use partlens_api::FileUid;
 
 /// Where loading `T` about one file is.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

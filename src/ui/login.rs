@@ -6,8 +6,8 @@
 
 use super::app_command::{AppCommand, CommandQueue};
 use super::settings::remote_service_rows_ui;
-use crate::tasks::service_choice::DEFAULT_CLIENT_ID;
-use crate::tasks::{Command, ServiceChoice};
+use partlens_tasks::service_choice::DEFAULT_CLIENT_ID;
+use partlens_tasks::{Command, ServiceChoice};
 
 /// The login form's state.
 #[derive(Debug)]

@@ -1,7 +1,7 @@
 //! The egui views of the desktop app, one file a view. Only `main.rs` uses this module.
 //!
 //! [`App`] is the shell (the [`Place`] shown, login modal, drop overlay, command drain). Views read
-//! state, send work for the task layer as [`crate::tasks::Command`]s through the [`CommandQueue`],
+//! state, send work for the task layer as [`partlens_tasks::Command`]s through the [`CommandQueue`],
 //! return intents for where they lead, and never await. Shared pieces: [`picture`] (pictures from
 //! the texture cache), [`load_state`] (loading something about one file), [`drafts`] (unsaved work
 //! kept per file).

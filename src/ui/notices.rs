@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use super::theme;
-use crate::tasks::NoticeLevel;
+use partlens_tasks::NoticeLevel;
 
 /// How long an information message stays.
 const INFO_LIFETIME: Duration = Duration::from_secs(10);

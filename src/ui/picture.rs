@@ -6,8 +6,8 @@ use egui::{Color32, Rect};
 
 use super::app_command::CommandQueue;
 use super::texture_cache::{Lookup, TextureCache};
-use crate::tasks::Command;
-use crate::tasks::thumbnails::ImageRequest;
+use partlens_tasks::Command;
+use partlens_tasks::thumbnails::ImageRequest;
 
 /// What a view shows for a picture this frame.
 pub enum Picture<'a> {

@@ -24,11 +24,11 @@ use super::pmi::{PmiIntent, PmiView};
 use super::results::{ResultsIntent, ResultsView, rows_from_result};
 use super::search_bar::{SearchBar, SearchIntent, SearchPlan, ViewSource, ViewState, view_kind};
 use super::texture_cache::{TextureCache, load_decoded};
-use crate::api::FileUid;
-use crate::tasks::history::SearchDraft;
-use crate::tasks::models::ModelRequest;
-use crate::tasks::search::view_search::ViewSearchRequest;
-use crate::tasks::{Command, Event};
+use partlens_api::FileUid;
+use partlens_tasks::history::SearchDraft;
+use partlens_tasks::models::ModelRequest;
+use partlens_tasks::search::view_search::ViewSearchRequest;
+use partlens_tasks::{Command, Event};
 
 /// Which page of the Search place is shown.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

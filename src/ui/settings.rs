@@ -9,10 +9,10 @@ use serde::{Deserialize, Serialize};
 use super::app_command::{AppCommand, CommandQueue};
 use super::library_sync::LibrarySync;
 use super::theme::ThemeChoice;
-use crate::tasks::jobs::poll::PollPolicy;
-use crate::tasks::service_choice::DEFAULT_CLIENT_ID;
-use crate::tasks::sync::SyncSetup;
-use crate::tasks::{Command, ServiceChoice};
+use partlens_tasks::jobs::poll::PollPolicy;
+use partlens_tasks::service_choice::DEFAULT_CLIENT_ID;
+use partlens_tasks::sync::SyncSetup;
+use partlens_tasks::{Command, ServiceChoice};
 
 /// The key under which eframe's storage keeps the settings.
 pub const STORAGE_KEY: &str = "partlens.settings";

@@ -366,7 +366,7 @@ impl<T: TextureBytes> TextureCache<T> {
 /// Uploads decoded pixels as an egui texture (on the UI thread; the decoding happened elsewhere).
 pub fn load_decoded(
     ctx: &egui::Context,
-    image: &crate::tasks::thumbnails::DecodedImage,
+    image: &partlens_tasks::thumbnails::DecodedImage,
 ) -> egui::TextureHandle {
     let pixels = egui::ColorImage::from_rgba_unmultiplied(image.size, &image.rgba);
     ctx.load_texture(image.key.clone(), pixels, egui::TextureOptions::LINEAR)

@@ -3,7 +3,7 @@
 
 use super::app_command::{AppCommand, CommandQueue};
 use super::place::Place;
-use crate::tasks::SessionInfo;
+use partlens_tasks::SessionInfo;
 
 /// What the top bar shows on its right side.
 pub struct TopBarStatus<'a> {

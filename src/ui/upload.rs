@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use super::app_command::{AppCommand, CommandQueue};
 use super::place::Place;
-use crate::api::Attribute;
-use crate::tasks::{Command, JobRole, UploadSpec};
+use partlens_api::Attribute;
+use partlens_tasks::{Command, JobRole, UploadSpec};
 
 /// The folder offered for a file that sits at the root of a drive.
 const FALLBACK_FOLDER: &str = "Uploads";
@@ -173,7 +173,7 @@ impl UploadView {
                         format!(
                             "Attribute {}: {}.",
                             row.name.trim(),
-                            crate::tasks::wording::clause(&error.to_string())
+                            partlens_tasks::wording::clause(&error.to_string())
                         )
                     },
                 )

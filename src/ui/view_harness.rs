@@ -6,7 +6,7 @@ use egui_kittest::Harness;
 
 use super::app_command::{AppCommand, CommandQueue};
 use super::texture_cache::TextureCache;
-use crate::tasks::Command;
+use partlens_tasks::Command;
 
 /// What a view test holds: the view, its texture cache, and every command and intent of its frames.
 pub(crate) struct Fixture<View, Intent> {

@@ -5,11 +5,11 @@
 use std::path::PathBuf;
 
 use super::{LibrarySync, PreviewState};
-use crate::tasks::Command;
-use crate::tasks::sync::{CsvMapping, SyncSetup};
 use crate::ui::app_command::{AppCommand, CommandQueue};
 use crate::ui::place::Place;
 use crate::ui::theme;
+use partlens_tasks::Command;
+use partlens_tasks::sync::{CsvMapping, SyncSetup};
 
 /// The size of the text fields (a path is long).
 const FIELD_SIZE: [f32; 2] = [380.0, 22.0];

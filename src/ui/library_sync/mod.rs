@@ -10,8 +10,8 @@ mod form;
 mod preview;
 mod runs;
 
-use crate::tasks::Event;
-use crate::tasks::sync::{SyncPreview, SyncRun, SyncSetup};
+use partlens_tasks::Event;
+use partlens_tasks::sync::{SyncPreview, SyncRun, SyncSetup};
 
 /// The preview of the setup being edited.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -97,7 +97,7 @@ impl LibrarySync {
             }
             Event::SyncCsvPicked(csv) => {
                 if let Some(csv) = csv {
-                    setup.attributes = Some(crate::tasks::sync::CsvMapping {
+                    setup.attributes = Some(partlens_tasks::sync::CsvMapping {
                         csv,
                         ..Default::default()
                     });
@@ -158,7 +158,7 @@ impl LibrarySync {
     }
 
     /// Takes a run off the jobs panel (it stays recorded; nothing is stopped).
-    fn dismiss(&mut self, key: &crate::tasks::sync::SyncKey) {
+    fn dismiss(&mut self, key: &partlens_tasks::sync::SyncKey) {
         self.runs
             .retain(|run| &run.key != key || run.phase.is_active());
     }

@@ -5,9 +5,9 @@
 //! the attributes they give. A change of the mapping asks for the preview again.
 
 use super::{LibrarySync, PreviewState};
-use crate::tasks::sync::attribute_csv::ColumnRole;
-use crate::tasks::sync::{CsvMapping, CsvPreview, SyncPreview, SyncSetup};
 use crate::ui::theme;
+use partlens_tasks::sync::attribute_csv::ColumnRole;
+use partlens_tasks::sync::{CsvMapping, CsvPreview, SyncPreview, SyncSetup};
 
 /// "1 file", "3 files".
 fn files_text(count: usize) -> String {

@@ -3,10 +3,10 @@
 //! its counts, failed), the files that failed with their reasons, and Pause, Resume and Dismiss.
 
 use super::LibrarySync;
-use crate::tasks::Command;
-use crate::tasks::sync::{SyncPhase, SyncRun, SyncStage, SyncSummary};
 use crate::ui::app_command::CommandQueue;
 use crate::ui::theme;
+use partlens_tasks::Command;
+use partlens_tasks::sync::{SyncPhase, SyncRun, SyncStage, SyncSummary};
 
 /// The folder's name as buttons name a sync ("Pause sync of parts").
 fn folder_name(run: &SyncRun) -> String {

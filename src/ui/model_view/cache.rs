@@ -6,9 +6,9 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::tasks::Command;
-use crate::tasks::models::{ModelPreview, ModelRequest};
 use crate::ui::app_command::CommandQueue;
+use partlens_tasks::Command;
+use partlens_tasks::models::{ModelPreview, ModelRequest};
 
 /// Most ready models kept.
 pub const MAX_READY_MODELS: usize = 12;
@@ -100,8 +100,8 @@ impl ModelCache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::geometry::Mesh;
     use crate::ui::app_command::AppCommand;
+    use partlens_geometry::Mesh;
 
     fn preview() -> Arc<ModelPreview> {
         let mesh = Mesh {

@@ -18,7 +18,7 @@ use egui::Color32;
 
 use super::camera::Camera;
 use super::shading::ModelStyle;
-use crate::tasks::models::ModelPreview;
+use partlens_tasks::models::ModelPreview;
 
 /// Colour format of the drawn texture. egui shows a native texture's values as they are (sRGB-encoded
 /// colours, like `Color32`), so the texture is plain `Unorm` and the shader writes encoded colours

@@ -20,8 +20,8 @@ use egui::{Rect, Sense, Vec2};
 use self::camera::{Camera, StandardView};
 use self::gpu::GpuView;
 use self::shading::{ModelStyle, model_mesh};
-use crate::tasks::models::ModelPreview;
 use crate::ui::results::thousands;
+use partlens_tasks::models::ModelPreview;
 
 pub use self::cache::{ModelCache, ModelEntry};
 

@@ -5,15 +5,15 @@
 //!
 //! One code path for every renderer egui runs on (wgpu, glow, and the test harness), with a cost
 //! that grows with the displayed triangles only: the preview is reduced to
-//! [`crate::tasks::models::DISPLAY_TRIANGLES`] when it is read, and `benches/model_frame.rs`
+//! [`partlens_tasks::models::DISPLAY_TRIANGLES`] when it is read, and `benches/model_frame.rs`
 //! measures a frame at that size.
 
 use egui::epaint::{Mesh, Vertex};
 use egui::{Color32, Pos2, Rect, Vec2};
 
 use super::camera::Camera;
-use crate::geometry::edges::NO_FACE;
-use crate::tasks::models::ModelPreview;
+use partlens_geometry::edges::NO_FACE;
+use partlens_tasks::models::ModelPreview;
 
 /// How the model is painted.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -198,8 +198,8 @@ fn sort_key(depth: f32, index: usize) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::geometry::Mesh as Triangles;
     use crate::ui::model_view::camera::StandardView;
+    use partlens_geometry::Mesh as Triangles;
 
     /// Two squares facing +Z, one at z = 0 and a smaller one at z = 1.
     fn two_layers() -> ModelPreview {

@@ -14,7 +14,7 @@
 use egui::emath::RectTransform;
 use egui::{Color32, Pos2, Rect, Sense, Stroke, StrokeKind, Vec2};
 
-use crate::api::{PmiItem, PmiPage};
+use partlens_api::{PmiItem, PmiPage};
 
 /// The closest and farthest zoom, relative to "the whole page fits".
 pub const ZOOM_RANGE: std::ops::RangeInclusive<f32> = 0.25..=24.0;

@@ -12,10 +12,10 @@
 //! feedback sent again (after a 401, or after a reply that got lost) replaces itself at the service
 //! instead of being stored twice.
 
-use crate::api::limits::{MAX_FEEDBACK_CHARS, MAX_FEEDBACK_USER_CHARS};
-use crate::api::{ApiError, FeedbackRequest, FileUid};
-use crate::tasks::wording::{Attempt, explain};
 use crate::ui::drafts::{DraftsByFile, FileDraft};
+use partlens_api::limits::{MAX_FEEDBACK_CHARS, MAX_FEEDBACK_USER_CHARS};
+use partlens_api::{ApiError, FeedbackRequest, FileUid};
+use partlens_tasks::wording::{Attempt, explain};
 
 /// Whether an extracted attribute is right or wrong.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -545,7 +545,7 @@ mod tests {
         assert_eq!(request.file_uid, Some(FileUid::from_reply(UID)));
         assert!(uuid::Uuid::parse_str(request.feedback_id.as_deref().unwrap()).is_ok());
         assert_eq!(
-            crate::api::encoding::feedback_body(&request.attributes),
+            partlens_api::encoding::feedback_body(&request.attributes),
             "\"part_number=FL-100,material=1.4301\""
         );
     }

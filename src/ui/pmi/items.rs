@@ -4,7 +4,7 @@
 use egui::{Sense, Vec2};
 
 use super::canvas::{type_color, type_name};
-use crate::api::PmiItem;
+use partlens_api::PmiItem;
 
 /// The indices of the items whose text or type name holds every word of `filter` (any case).
 pub fn filtered_items(items: &[PmiItem], filter: &str) -> Vec<usize> {

@@ -20,10 +20,10 @@ use super::app_command::CommandQueue;
 use super::load_state::LoadState;
 use super::picture::{Picture, picture};
 use super::texture_cache::TextureCache;
-use crate::api::{ApiError, FileUid, PmiData};
-use crate::tasks::Command;
-use crate::tasks::thumbnails::ImageRequest;
-use crate::tasks::wording::{Attempt, explain};
+use partlens_api::{ApiError, FileUid, PmiData};
+use partlens_tasks::Command;
+use partlens_tasks::thumbnails::ImageRequest;
+use partlens_tasks::wording::{Attempt, explain};
 
 /// Height of the page canvas and the items list, in points.
 const CANVAS_HEIGHT: f32 = 430.0;
@@ -429,8 +429,8 @@ mod tests {
     use egui_kittest::kittest::Queryable as _;
 
     use super::*;
-    use crate::api::{PmiItem, PmiPage};
     use crate::ui::view_harness;
+    use partlens_api::{PmiItem, PmiPage};
 
     const UID: &str = "3f2504e0-4f89-41d3-9a0c-0305e82c3301";
 

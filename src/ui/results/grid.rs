@@ -10,10 +10,10 @@ use super::{
     ResultsIntent, ResultsView, compare_checkbox_ui, more_like_this_button_ui, opens_detail,
     score_label_ui, thumbnail_ui,
 };
-use crate::api::FileUid;
-use crate::tasks::models::is_model_file_name;
 use crate::ui::app_command::CommandQueue;
 use crate::ui::texture_cache::TextureCache;
+use partlens_api::FileUid;
+use partlens_tasks::models::is_model_file_name;
 
 /// Width of a card in the grid, in points.
 pub const CARD_WIDTH: f32 = 196.0;
@@ -148,9 +148,9 @@ mod tests {
     use egui_kittest::kittest::Queryable as _;
 
     use super::*;
-    use crate::tasks::Command;
     use crate::ui::results::ResultsLayout;
     use crate::ui::results::tests::{harness, row, sample_harness, uid};
+    use partlens_tasks::Command;
 
     #[test]
     fn cards_show_score_band_and_key_attributes() {

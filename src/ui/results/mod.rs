@@ -25,9 +25,9 @@ pub use self::table::TABLE_ROW_HEIGHT;
 use super::app_command::CommandQueue;
 use super::picture::{Picture, paint_caption, paint_fitted, picture};
 use super::texture_cache::TextureCache;
-use crate::api::{Attribute, FileUid};
-use crate::tasks::Command;
-use crate::tasks::thumbnails::ImageRequest;
+use partlens_api::{Attribute, FileUid};
+use partlens_tasks::Command;
+use partlens_tasks::thumbnails::ImageRequest;
 
 /// How the results are laid out.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

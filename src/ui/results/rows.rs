@@ -6,9 +6,9 @@ use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::calibration::{QueryKind, Thresholds};
-use crate::api::model::picture_url;
-use crate::api::{Attribute, FileUid, SearchResult, SearchResultItem};
 use crate::ui::search_bar::ViewKind;
+use partlens_api::model::picture_url;
+use partlens_api::{Attribute, FileUid, SearchResult, SearchResultItem};
 
 /// A score at or above this is labelled "identical", whatever was searched.
 pub const IDENTICAL_SCORE: f64 = 0.98;

@@ -3,9 +3,9 @@
 //! and from suggestions under the row being edited.
 
 use super::SearchBar;
-use crate::api::{AttributeValue, FilterTerm};
-use crate::tasks::Command;
 use crate::ui::app_command::CommandQueue;
+use partlens_api::{AttributeValue, FilterTerm};
+use partlens_tasks::Command;
 
 /// How many completion suggestions are shown under a field.
 const SUGGESTIONS: usize = 6;

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 
 use super::views::{ViewSlot, ViewSource, ViewState};
 use super::{FilterOperator, FilterRow, MAX_VIEWS, SearchBar};
-use crate::api::{FileUid, FilterTerm};
-use crate::tasks::history::{DraftView, HistoryEntry, SearchDraft, SearchHistory};
+use partlens_api::{FileUid, FilterTerm};
+use partlens_tasks::history::{DraftView, HistoryEntry, SearchDraft, SearchHistory};
 
 impl SearchBar {
     /// The search that just finished, for the history: every view with its input UID, the text and
@@ -120,8 +120,8 @@ fn filter_row(term: &FilterTerm) -> Option<FilterRow> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tasks::history::HistoryView;
     use crate::ui::search_bar::tests::{file, uid};
+    use partlens_tasks::history::HistoryView;
 
     #[test]
     fn a_kept_search_goes_back_into_the_bar_and_runs_by_its_uids() {

@@ -25,13 +25,13 @@ pub use self::views::{
 };
 use super::app_command::CommandQueue;
 use super::texture_cache::TextureCache;
-use crate::api::{AttributeValue, FileUid, SearchFilter};
-use crate::tasks::Command;
-use crate::tasks::search::search_flow::FileSearchProgress;
-use crate::tasks::search::view_search::KeptInput;
+use partlens_api::{AttributeValue, FileUid, SearchFilter};
+use partlens_tasks::Command;
+use partlens_tasks::search::search_flow::FileSearchProgress;
+use partlens_tasks::search::view_search::KeptInput;
 
 /// Most views one search takes (the interface's limit).
-pub const MAX_VIEWS: usize = crate::api::limits::MAX_SEARCH_FILES;
+pub const MAX_VIEWS: usize = partlens_api::limits::MAX_SEARCH_FILES;
 
 /// The id of the search text field; Ctrl+F puts the focus there.
 pub const SEARCH_FIELD_ID: &str = "search_text_field";

@@ -5,14 +5,14 @@
 use egui::{Color32, Rect, Sense, Vec2};
 
 use super::{MAX_VIEWS, SearchBar};
-use crate::api::FileUid;
-use crate::tasks::Command;
-use crate::tasks::thumbnails::{ImageRequest, ImageSource, THUMBNAIL_MAX_SIDE, is_image_name};
 use crate::ui::app_command::CommandQueue;
 use crate::ui::picture::{Picture, paint_caption, paint_fitted, picture};
 use crate::ui::texture_cache::TextureCache;
+use partlens_api::FileUid;
+use partlens_tasks::Command;
+use partlens_tasks::thumbnails::{ImageRequest, ImageSource, THUMBNAIL_MAX_SIDE, is_image_name};
 
-pub use crate::tasks::search::view_search::ViewSource;
+pub use partlens_tasks::search::view_search::ViewSource;
 
 /// Size of a view slot's thumbnail.
 const SLOT_THUMBNAIL: Vec2 = Vec2::new(88.0, 66.0);

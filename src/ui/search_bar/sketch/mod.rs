@@ -18,7 +18,7 @@ use egui::{Color32, Pos2, Rect, Sense, Vec2};
 use self::strokes::{DEFAULT_WIDTH, MAX_STROKES, Shape, Sketch, Stroke, Tool, WIDTH_RANGE};
 use super::SearchBar;
 use super::views::{ViewSource, ViewState};
-pub use crate::tasks::search::view_search::SketchImage;
+pub use partlens_tasks::search::view_search::SketchImage;
 
 /// Size of the drawing area, in points.
 pub const PAD_SIZE: Vec2 = Vec2::new(400.0, 220.0);

@@ -12,7 +12,7 @@
 //!
 //! Cost: one pass over the pixels under each stroke's bounding box; at most
 //! [`super::strokes::MAX_STROKES`] strokes of at most [`super::strokes::MAX_POINTS_PER_STROKE`]
-//! points, on a 512² canvas. The PNG is at least [`crate::api::limits::MIN_UPLOAD_SIZE`] bytes (a
+//! points, on a 512² canvas. The PNG is at least [`partlens_api::limits::MIN_UPLOAD_SIZE`] bytes (a
 //! sparse sketch that compresses below that is stored uncompressed), so the service accepts it.
 
 use std::io::Cursor;
@@ -94,7 +94,7 @@ pub fn encode_png(image: &GrayImage) -> Result<Vec<u8>, image::ImageError> {
         Ok(bytes.into_inner())
     };
     let compressed = encode(CompressionType::Default)?;
-    if compressed.len() as u64 >= crate::api::limits::MIN_UPLOAD_SIZE {
+    if compressed.len() as u64 >= partlens_api::limits::MIN_UPLOAD_SIZE {
         return Ok(compressed);
     }
     encode(CompressionType::Uncompressed)
@@ -223,7 +223,7 @@ mod tests {
         for strokes in [vec![dot], vec![circle(100.0, 100.0, 80.0, 3.0)]] {
             let image = render(&strokes).unwrap();
             let png = encode_png(&image).unwrap();
-            assert!(png.len() as u64 >= crate::api::limits::MIN_UPLOAD_SIZE);
+            assert!(png.len() as u64 >= partlens_api::limits::MIN_UPLOAD_SIZE);
             let decoded = image::load_from_memory(&png).unwrap().to_luma8();
             assert_eq!(decoded, image);
         }

@@ -1,0 +1,370 @@
+//! Drawings (DXF, PDF): the first page rendered to a picture, and the PMI read from it — texts, dimensions,
+//! title-block values and tolerances with their boxes in page pixels — plus the drawing's text and
+//! the attributes it states.
+//!
+//! Flow: a format reader (`dxf_scene.rs`, `pdf_scene.rs`) makes a [`scene::Scene`] a page in drawing
+//! units; `page.rs` maps it to page pixels (a DXF's extents fitted to the large image's size; a PDF's
+//! media box at 100 dpi, less for sheets over 10.24 in, so page 1 is the large image 1:1); `render.rs` draws it (texts in glyphs of egui's bundled Hack font, `glyphs.rs`); `pmi.rs` turns its texts
+//! into PMI items in reading order; `title_block.rs` reads attributes; `text_clean.rs` turns stored
+//! text codes into readable text; `curves.rs` approximates arcs, ellipses and splines.
+//!
+//! PMI pages: a DXF has one (model space, or paper space when it has content); a PDF one a page (at
+//! most 100), page 1 rendered.
+//!
+//! PMI `type_id` numbering (the service's own; also documented on [`partlens_api::PmiItem`]):
+//! 1 text note (TEXT, MTEXT), 2 dimension (DIMENSION), 3 title-block attribute (ATTRIB of an
+//! INSERT), 4 tolerance / GD&T frame (TOLERANCE). PDF texts are 1 or 2 (a text that reads like a
+//! dimension).
+
+mod curves;
+mod dxf_scene;
+mod glyphs;
+mod page;
+mod pdf_scene;
+mod pmi;
+mod render;
+mod scene;
+mod text_clean;
+mod title_block;
+
+use image::DynamicImage;
+
+use super::{Analysis, EngineError, ExtractionLimits, TextBudget, ViewDescriptor, images};
+
+pub use dxf_scene::{MAX_BLOCK_DEPTH, MAX_DXF_BYTES, MAX_ENTITIES, MAX_POINTS};
+pub use pdf_scene::{MAX_PDF_BYTES, MAX_PDF_PAGES};
+
+/// Drawing formats the engine reads (lower-case extensions with the dot).
+pub const DRAWING_EXTENSIONS: &[&str] = &[".dxf", ".pdf"];
+/// Resolution of PDF pages in page pixels: 100 dpi (PDF units are 1/72 in).
+const PDF_PIXELS_PER_POINT: f64 = 100.0 / 72.0;
+
+/// What a PMI item is; its number is the wire's `type_id`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PmiItemKind {
+    /// 1: a text note (TEXT, MTEXT).
+    Note,
+    /// 2: a dimension's text (measured value or override).
+    Dimension,
+    /// 3: a title-block value (an ATTRIB of an INSERT).
+    TitleBlockAttribute,
+    /// 4: a tolerance or GD&T feature control frame.
+    Tolerance,
+}
+
+impl PmiItemKind {
+    /// The wire's `type_id`.
+    pub fn type_id(self) -> i64 {
+        match self {
+            Self::Note => 1,
+            Self::Dimension => 2,
+            Self::TitleBlockAttribute => 3,
+            Self::Tolerance => 4,
+        }
+    }
+}
+
+/// True when files with this extension are read as drawings.
+pub fn is_drawing_extension(extension: &str) -> bool {
+    DRAWING_EXTENSIONS.contains(&extension.to_ascii_lowercase().as_str())
+}
+
+/// Analyses a drawing by its extension (`.dxf` or `.pdf`, lower-case), within `limits`: the text
+/// and PMI items are counted while the reader places them.
+pub fn analyze_drawing(
+    extension: &str,
+    bytes: &[u8],
+    limits: &ExtractionLimits,
+) -> Result<Analysis, EngineError> {
+    let mut budget = TextBudget::new(limits);
+    if extension == ".pdf" {
+        analyze_pdf(bytes, &mut budget)
+    } else {
+        analyze_dxf(bytes, &mut budget)
+    }
+}
+
+fn undecodable(extension: &str) -> impl Fn(String) -> EngineError + '_ {
+    move |reason| EngineError::Undecodable {
+        extension: extension.to_owned(),
+        reason,
+    }
+}
+
+fn over_limit(extension: &str, reason: String) -> EngineError {
+    EngineError::OverLimit {
+        extension: extension.to_owned(),
+        reason,
+    }
+}
+
+/// Analyses a DXF drawing: the rendered page becomes the view, thumbnail and large image; its texts
+/// the PMI (page 1), the free text and the extracted attributes.
+pub fn analyze_dxf(bytes: &[u8], budget: &mut TextBudget) -> Result<Analysis, EngineError> {
+    let undecodable = undecodable(".dxf");
+    let drawing = dxf_scene::parse(bytes).map_err(|error| undecodable(error.to_string()))?;
+    let scene = dxf_scene::scene_of(&drawing, budget).map_err(|error| match error {
+        dxf_scene::DxfReadError::OverLimit(reason) => over_limit(".dxf", reason.0),
+        other => undecodable(other.to_string()),
+    })?;
+    drop(drawing);
+    let (min, max) = scene
+        .extents()
+        .ok_or_else(|| undecodable("the drawing has nothing to draw".to_owned()))?;
+    let page = page::Page::fitting(min, max);
+    let mut reader = PagesRead::default();
+    reader.add(&scene, &page).map_err(&undecodable)?;
+    Ok(reader.finish())
+}
+
+/// Analyses a PDF drawing: one PMI page a document page, page 1 rendered for the view, thumbnail and
+/// large image.
+pub fn analyze_pdf(bytes: &[u8], budget: &mut TextBudget) -> Result<Analysis, EngineError> {
+    let undecodable = undecodable(".pdf");
+    let pages = pdf_scene::read_pages(bytes, budget).map_err(|error| match error {
+        pdf_scene::PdfReadError::OverLimit(reason) => over_limit(".pdf", reason.0),
+        other => undecodable(other.to_string()),
+    })?;
+    let mut reader = PagesRead::default();
+    for pdf_page in &pages {
+        let longest = (pdf_page.max[0] - pdf_page.min[0]).max(pdf_page.max[1] - pdf_page.min[1]);
+        let pixels_per_point =
+            PDF_PIXELS_PER_POINT.min(f64::from(super::LARGE_IMAGE_SIZE) / longest.max(1.0));
+        let page = page::Page::sheet(pdf_page.min, pdf_page.max, pixels_per_point);
+        reader.add(&pdf_page.scene, &page).map_err(&undecodable)?;
+    }
+    Ok(reader.finish())
+}
+
+/// What the pages of one drawing gave so far.
+#[derive(Default)]
+struct PagesRead {
+    analysis: Analysis,
+    texts: Vec<scene::PlacedText>,
+    lines: Vec<String>,
+}
+
+impl PagesRead {
+    /// Reads one page; the first is also rendered.
+    fn add(&mut self, scene: &scene::Scene, page: &page::Page) -> Result<(), String> {
+        if self.analysis.pmi_pages.is_empty() {
+            let picture = DynamicImage::ImageRgb8(render::render(scene, page));
+            self.analysis.views = vec![ViewDescriptor::of_image(&picture)];
+            self.analysis.thumbnail_jpeg =
+                Some(images::thumbnail_jpeg(&picture).map_err(|error| error.to_string())?);
+            self.analysis.large_png =
+                Some(images::large_png(&picture).map_err(|error| error.to_string())?);
+        }
+        let items = pmi::page_items(scene, page);
+        let text = pmi::unstructured_text(&items);
+        if !text.is_empty() {
+            self.lines.push(text);
+        }
+        let number = i64::try_from(self.analysis.pmi_pages.len() + 1).unwrap_or(i64::MAX);
+        self.analysis
+            .pmi_pages
+            .push(pmi::pmi_page(number, page, items));
+        let mut texts = scene.texts.clone();
+        // Attributes follow reading order too (top to bottom, left to right in drawing units).
+        texts.sort_by(|a, b| {
+            let [ax, ay] = a.frame.apply([0.0, 0.0]);
+            let [bx, by] = b.frame.apply([0.0, 0.0]);
+            by.total_cmp(&ay).then(ax.total_cmp(&bx))
+        });
+        self.texts.extend(texts);
+        Ok(())
+    }
+
+    fn finish(mut self) -> Analysis {
+        let texts: Vec<&scene::PlacedText> = self.texts.iter().collect();
+        self.analysis.extracted_attributes = title_block::extracted_attributes(&texts);
+        self.analysis.text = self.lines.join("\n");
+        self.analysis
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::samples::drawings::{
+        SAMPLE_DRAWINGS, SAMPLE_PDF_DRAWING, sample_drawing_dxf, sample_drawing_pdf,
+    };
+
+    fn budget() -> TextBudget {
+        TextBudget::new(&ExtractionLimits::default())
+    }
+
+    /// Every PMI box is a real box inside the page's image.
+    fn assert_boxes_inside_the_page(page: &partlens_api::PmiPage) {
+        for item in &page.items {
+            let [left, top, right, bottom] = item.box_in_page;
+            assert!(
+                0 <= left && left < right && right <= page.image_size[0],
+                "{item:?}"
+            );
+            assert!(
+                0 <= top && top < bottom && bottom <= page.image_size[1],
+                "{item:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_flange_drawing_gives_a_page_its_pmi_text_and_attributes() {
+        let sample = &SAMPLE_DRAWINGS[0];
+        let analysis = analyze_dxf(&sample_drawing_dxf(sample).unwrap(), &mut budget()).unwrap();
+        assert_eq!(analysis.views.len(), 1);
+        let large = image::load_from_memory(analysis.large_png.as_deref().unwrap()).unwrap();
+        let page = &analysis.pmi_pages[0];
+        assert_eq!(page.page, 1);
+        assert_eq!(
+            page.image_size,
+            [i64::from(large.width()), i64::from(large.height())]
+        );
+        assert_eq!(
+            large.width().max(large.height()),
+            super::super::LARGE_IMAGE_SIZE
+        );
+        let dimensions: Vec<&str> = page
+            .items
+            .iter()
+            .filter(|item| item.type_id == 2)
+            .map(|item| item.text.as_str())
+            .collect();
+        assert!(dimensions.contains(&"Ø160"), "{dimensions:?}");
+        assert!(dimensions.contains(&"Ø60 H7 ±0.015"), "{dimensions:?}");
+        assert!(dimensions.contains(&"20"), "{dimensions:?}");
+        assert_boxes_inside_the_page(page);
+        assert!(
+            page.items
+                .iter()
+                .any(|item| item.type_id == 3 && item.text == "PL-1002"),
+            "{:?}",
+            page.items
+        );
+        assert!(analysis.text.contains("DEBURR BOLT HOLES"));
+        assert!(analysis.text.contains("4X Ø14 EQ SP ON Ø120 PCD"));
+        // The note reads top to bottom.
+        let notes = analysis.text.find("NOTES:").unwrap();
+        assert!(notes < analysis.text.find("BREAK ALL").unwrap());
+        for expected in [
+            "part_number=PL-1002",
+            "material=STAINLESS STEEL 1.4301",
+            "drawing_number=DWG-1002",
+            "revision=B",
+            "scale=1:2",
+        ] {
+            assert!(
+                analysis
+                    .extracted_attributes
+                    .iter()
+                    .any(|found| found == expected),
+                "{expected} in {:?}",
+                analysis.extracted_attributes
+            );
+        }
+    }
+
+    #[test]
+    fn the_shaft_drawing_has_its_toleranced_diameter() {
+        let analysis = analyze_dxf(
+            &sample_drawing_dxf(&SAMPLE_DRAWINGS[1]).unwrap(),
+            &mut budget(),
+        )
+        .unwrap();
+        let texts: Vec<&str> = analysis.pmi_pages[0]
+            .items
+            .iter()
+            .map(|item| item.text.as_str())
+            .collect();
+        assert!(texts.contains(&"Ø50 h6 ±0.008"), "{texts:?}");
+        assert!(texts.contains(&"320"), "{texts:?}");
+        assert!(analysis.text.contains("CHAMFER ALL ENDS 1 X 45°"));
+    }
+
+    #[test]
+    fn the_pdf_drawing_gives_its_page_dimensions_note_and_title_block() {
+        let bytes = sample_drawing_pdf(&SAMPLE_PDF_DRAWING).unwrap();
+        let analysis = analyze_drawing(".pdf", &bytes, &ExtractionLimits::default()).unwrap();
+        let page = &analysis.pmi_pages[0];
+        // A4 landscape (842 × 595 pt) at 100 dpi is 1169 px wide: scaled to the large image's 1024.
+        assert_eq!(page.image_size, [1024, 724]);
+        let large = image::load_from_memory(analysis.large_png.as_deref().unwrap()).unwrap();
+        assert_eq!(
+            [i64::from(large.width()), i64::from(large.height())],
+            page.image_size
+        );
+        assert_eq!(analysis.views.len(), 1);
+        let dimensions: Vec<&str> = page
+            .items
+            .iter()
+            .filter(|item| item.type_id == 2)
+            .map(|item| item.text.as_str())
+            .collect();
+        assert_eq!(dimensions, ["R4", "80", "2X Ø8 H7 ±0.015", "60"]);
+        assert_boxes_inside_the_page(page);
+        // The "60" under the side view: its box is where the text was written (x 160 pt, y 168 pt).
+        let sixty = page.items.iter().find(|item| item.text == "60").unwrap();
+        let scale = 1024.0 / 842.0;
+        assert!(
+            (sixty.box_in_page[0] as f64 - 160.0 * scale).abs() <= 1.0,
+            "{sixty:?}"
+        );
+        assert!(
+            (sixty.box_in_page[3] as f64 - (595.0 - 168.0) * scale).abs() <= 4.0,
+            "{sixty:?}"
+        );
+        assert!(analysis.text.contains("1. ANODISE BLACK AFTER MACHINING"));
+        for expected in [
+            "part_number=PL-1003",
+            "material=ALUMINIUM 6061-T6",
+            "drawing_number=DWG-1003",
+            "revision=C",
+            "title=L BRACKET",
+        ] {
+            assert!(
+                analysis
+                    .extracted_attributes
+                    .iter()
+                    .any(|found| found == expected),
+                "{expected} in {:?}",
+                analysis.extracted_attributes
+            );
+        }
+        // The white background is paper: the page corner is white, an outline is ink.
+        let large = large.to_rgb8();
+        assert_eq!(large.get_pixel(2, 2).0, [255, 255, 255]);
+        let [x, y] = [(100.0 * scale) as u32, ((595.0 - 200.0) * scale) as u32];
+        let dark = (y.saturating_sub(2)..y + 2)
+            .flat_map(|row| (x.saturating_sub(2)..x + 2).map(move |column| (column, row)))
+            .any(|(column, row)| large.get_pixel(column, row).0[0] < 128);
+        assert!(dark);
+    }
+
+    #[test]
+    fn hostile_dxf_content_is_undecodable() {
+        for bytes in [
+            &b"not a drawing at all"[..],
+            b"",
+            b"0\nSECTION\n2\nENTITIES\n0\nENDSEC\n0\nEOF\n",
+            b"0\nSECTION\n2\nENTITIES\n0\nLINE\n10\nnot-a-number\n",
+        ] {
+            assert!(
+                matches!(
+                    analyze_dxf(bytes, &mut budget()),
+                    Err(EngineError::Undecodable { .. })
+                ),
+                "{:?}",
+                String::from_utf8_lossy(bytes)
+            );
+            assert!(
+                matches!(
+                    analyze_drawing(".pdf", bytes, &ExtractionLimits::default()),
+                    Err(EngineError::Undecodable { .. })
+                ),
+                "{:?}",
+                String::from_utf8_lossy(bytes)
+            );
+        }
+    }
+}

@@ -1,0 +1,445 @@
+//! The in-memory visual index: every indexed view's descriptor in one contiguous matrix (one row of
+//! 16-bit features per view, hashes beside it), scanned with tight loops, optionally split over
+//! several cores when the index is large. Multi-view scoring follows
+//! [`match_views`] exactly; [`rank_by_matching_every_file`] is the plain baseline the index is tested
+//! and benchmarked against.
+
+use std::cmp::Ordering;
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
+use super::ViewDescriptor;
+use super::descriptor::{Generation, HASH_WORDS, view_similarity};
+use super::mesh::ShapeDistribution;
+
+/// Share of the score the D2 shape distributions take when the query and the candidate are both
+/// meshes (the views take the rest); pictures are scored on their views alone.
+pub const SHAPE_WEIGHT: f32 = 0.25;
+
+/// The mesh shape a set of views carries: the first view's that has one.
+fn shape_of(views: &[ViewDescriptor]) -> Option<&ShapeDistribution> {
+    views.iter().find_map(ViewDescriptor::shape)
+}
+
+/// A file's score from the query-major `queries × candidates` matrix of view similarities and the
+/// two sides' mesh shapes. The views of pictures must all be matched, each by a view of its own;
+/// the views of a mesh are alternatives (renderings from viewpoints a picture may or may not
+/// show, and two pictures may show the same one). So pictures against a mesh take each its best
+/// view of the mesh; a mesh against pictures is scored the other way round, each of the
+/// candidate's pictures taking its best view of the query mesh; pictures against pictures are
+/// matched as in [`match_views`]. When both sides are meshes (the same viewpoints), views are
+/// paired one to one and their D2 distributions take [`SHAPE_WEIGHT`] of the score.
+fn file_score(
+    similarities: &[f32],
+    queries: usize,
+    candidates: usize,
+    query_shape: Option<&ShapeDistribution>,
+    candidate_shape: Option<&ShapeDistribution>,
+) -> f32 {
+    let views = views_score(
+        similarities,
+        queries,
+        candidates,
+        query_shape.is_some(),
+        candidate_shape.is_some(),
+    );
+    match (query_shape, candidate_shape) {
+        (Some(query), Some(candidate)) if queries > 0 && candidates > 0 => {
+            (1.0 - SHAPE_WEIGHT) * views + SHAPE_WEIGHT * query.similarity(candidate)
+        }
+        _ => views,
+    }
+}
+
+/// The part of [`file_score`] that comes from the view similarities: the whole score unless both
+/// sides are meshes (then their D2 distributions add [`SHAPE_WEIGHT`]). The approximate index
+/// estimates scores with it from its own vectors before it reads the stored descriptors of the
+/// best candidates.
+pub fn views_score(
+    similarities: &[f32],
+    queries: usize,
+    candidates: usize,
+    query_is_mesh: bool,
+    candidate_is_mesh: bool,
+) -> f32 {
+    if queries == 0 || candidates == 0 {
+        return 0.0;
+    }
+    match (query_is_mesh, candidate_is_mesh) {
+        (true, false) => {
+            let best_of = |c: usize| {
+                (0..queries)
+                    .map(|q| similarities[q * candidates + c])
+                    .fold(f32::NEG_INFINITY, f32::max)
+            };
+            (0..candidates).map(best_of).sum::<f32>() / candidates as f32
+        }
+        (false, true) => {
+            let best_of = |q: usize| {
+                similarities[q * candidates..(q + 1) * candidates]
+                    .iter()
+                    .copied()
+                    .fold(f32::NEG_INFINITY, f32::max)
+            };
+            (0..queries).map(best_of).sum::<f32>() / queries as f32
+        }
+        (true, true) | (false, false) => greedy_mean(similarities, queries, candidates),
+    }
+}
+
+/// Scores a multi-view query against one candidate: each query view is matched to a different
+/// candidate view (greedy, best pairs first) while the candidate has views left; a query view left
+/// over when the candidate has fewer views than the query takes its best candidate view. The score is
+/// the mean over query views, so an unrelated query view lowers every candidate alike: it is an
+/// additional view every candidate must match, not an alternative. (Scoring a left-over view 0
+/// instead would cap a one-view file at 1/n for an n-view query however well it matches.)
+/// A mesh's views are alternatives rather than requirements, and meshes compare their D2 shapes
+/// too: see `file_score`.
+pub fn match_views(query: &[ViewDescriptor], candidate: &[ViewDescriptor]) -> f32 {
+    if query.is_empty() || candidate.is_empty() {
+        return 0.0;
+    }
+    let mut similarities = Vec::with_capacity(query.len() * candidate.len());
+    for query_view in query {
+        for candidate_view in candidate {
+            similarities.push(query_view.similarity(candidate_view));
+        }
+    }
+    file_score(
+        &similarities,
+        query.len(),
+        candidate.len(),
+        shape_of(query),
+        shape_of(candidate),
+    )
+}
+
+/// The assignment behind [`match_views`], on a query-major `queries × candidates` matrix of view
+/// similarities. Shared by the index so both give bit-identical scores.
+fn greedy_mean(similarities: &[f32], queries: usize, candidates: usize) -> f32 {
+    if queries == 0 || candidates == 0 {
+        return 0.0;
+    }
+    let best_of = |q: usize| {
+        similarities[q * candidates..(q + 1) * candidates]
+            .iter()
+            .copied()
+            .fold(f32::NEG_INFINITY, f32::max)
+    };
+    if queries == 1 || candidates == 1 {
+        // Distinct pairs leave nothing to choose: each query view takes its best candidate view.
+        return (0..queries).map(best_of).sum::<f32>() / queries as f32;
+    }
+    let mut pairs: Vec<(f32, usize, usize)> = similarities
+        .iter()
+        .enumerate()
+        .map(|(at, &score)| (score, at / candidates, at % candidates))
+        .collect();
+    pairs.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+    let mut query_used = vec![false; queries];
+    let mut candidate_used = vec![false; candidates];
+    let mut total = 0.0;
+    for (score, q, c) in pairs {
+        if !query_used[q] && !candidate_used[c] {
+            query_used[q] = true;
+            candidate_used[c] = true;
+            total += score;
+        }
+    }
+    // More query views than candidate views: the ones left over take their best candidate view.
+    for (q, used) in query_used.iter().enumerate() {
+        if !used {
+            total += best_of(q);
+        }
+    }
+    total / queries as f32
+}
+
+/// Best score first, then key: the deterministic result order.
+fn result_order(a: &(&str, f32), b: &(&str, f32)) -> Ordering {
+    b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0))
+}
+
+/// Keeps the best `limit` results in [`result_order`] (keys are copied only for those).
+fn best_results(mut scored: Vec<(&str, f32)>, limit: usize) -> Vec<(String, f32)> {
+    if limit == 0 {
+        return Vec::new();
+    }
+    if scored.len() > limit {
+        scored.select_nth_unstable_by(limit - 1, result_order);
+        scored.truncate(limit);
+    }
+    scored.sort_by(result_order);
+    scored
+        .into_iter()
+        .map(|(key, score)| (key.to_owned(), score))
+        .collect()
+}
+
+/// The baseline ranking: [`match_views`] against every file, one after the other. Same contract and
+/// same results as [`VisualIndex::rank`]; kept for the benchmark and as the index's test oracle.
+pub fn rank_by_matching_every_file(
+    files: &[(String, Vec<ViewDescriptor>)],
+    query: &[ViewDescriptor],
+    allow: impl Fn(&str) -> bool,
+    limit: usize,
+) -> Vec<(String, f32)> {
+    let scored = files
+        .iter()
+        .filter(|(key, _)| allow(key))
+        .map(|(key, views)| (key.as_str(), match_views(query, views)))
+        .collect();
+    best_results(scored, limit)
+}
+
+/// Row comparisons (indexed views × query views) from which a search is split over threads: below
+/// it, starting threads costs more than it saves.
+const PARALLEL_WORK: usize = 4096;
+
+/// Threads a search may use.
+static AVAILABLE_THREADS: LazyLock<usize> =
+    LazyLock::new(|| std::thread::available_parallelism().map_or(1, std::num::NonZero::get));
+
+/// Where one file's views sit in the matrix.
+#[derive(Clone, Debug)]
+struct FileRows {
+    key: String,
+    first_row: usize,
+    rows: usize,
+    /// The mesh's D2 distribution (files that are meshes).
+    shape: Option<ShapeDistribution>,
+    /// False once the file was removed or replaced; its rows wait for compaction.
+    live: bool,
+}
+
+/// The in-memory index of every visually indexed file, keyed by canonical UID.
+#[derive(Clone, Debug, Default)]
+pub struct VisualIndex {
+    /// Which descriptors the index holds (the first inserted view's); views of another generation
+    /// or length are not indexed.
+    generation: Option<Generation>,
+    /// Features a row.
+    row_len: usize,
+    /// Row-major `rows × row_len` scaled features.
+    features: Vec<i16>,
+    /// One perceptual hash per row.
+    hashes: Vec<[u64; HASH_WORDS]>,
+    /// Files in insertion order, dead ones included until compaction.
+    files: Vec<FileRows>,
+    /// Key → position in `files` of the live entry.
+    positions: HashMap<String, usize>,
+    /// Rows held by dead files.
+    dead_rows: usize,
+    /// Most threads one search may use (0 is taken as 1).
+    search_threads: usize,
+}
+
+impl VisualIndex {
+    /// An empty index.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds or replaces a file's views.
+    pub fn insert(&mut self, key: String, views: Vec<ViewDescriptor>) {
+        self.remove(&key);
+        if self.generation.is_none()
+            && let Some(first) = views.first()
+        {
+            self.generation = Some(first.generation());
+            self.row_len = first.features().len();
+        }
+        let views: Vec<ViewDescriptor> = views
+            .into_iter()
+            .filter(|view| {
+                Some(view.generation()) == self.generation && view.features().len() == self.row_len
+            })
+            .collect();
+        if views.is_empty() {
+            return;
+        }
+        let first_row = self.hashes.len();
+        let shape = shape_of(&views).cloned();
+        for view in &views {
+            self.features.extend_from_slice(view.features());
+            self.hashes.push(*view.hash());
+        }
+        self.positions.insert(key.clone(), self.files.len());
+        self.files.push(FileRows {
+            key,
+            first_row,
+            rows: views.len(),
+            shape,
+            live: true,
+        });
+    }
+
+    /// Removes a file.
+    pub fn remove(&mut self, key: &str) {
+        if let Some(position) = self.positions.remove(key) {
+            let file = &mut self.files[position];
+            file.live = false;
+            self.dead_rows += file.rows;
+            if self.dead_rows > 1024 && self.dead_rows * 2 > self.hashes.len() {
+                self.compact();
+            }
+        }
+    }
+
+    /// How many files are indexed.
+    pub fn len(&self) -> usize {
+        self.positions.len()
+    }
+
+    /// True when nothing is indexed.
+    pub fn is_empty(&self) -> bool {
+        self.positions.is_empty()
+    }
+
+    /// How many views are indexed (all files together).
+    pub fn view_count(&self) -> usize {
+        self.hashes.len() - self.dead_rows
+    }
+
+    /// Lets one large search use up to `threads` threads (capped at the available cores). The default
+    /// is 1: a 10,000-view scan takes about a millisecond on one core, and on a busy machine (or a
+    /// service answering several searches at once) extra threads only wait for a core. Worth raising
+    /// for a single user's very large index on an idle multi-core machine.
+    pub fn set_search_threads(&mut self, threads: usize) {
+        self.search_threads = threads.max(1);
+    }
+
+    /// Releases memory reserved for growth (after loading a whole database at start-up, say).
+    pub fn shrink_to_fit(&mut self) {
+        if self.dead_rows > 0 {
+            self.compact();
+        }
+        self.features.shrink_to_fit();
+        self.hashes.shrink_to_fit();
+        self.files.shrink_to_fit();
+        self.positions.shrink_to_fit();
+    }
+
+    /// Heap bytes the index holds (matrix, hashes, file table, key map), for memory reports.
+    pub fn heap_bytes(&self) -> usize {
+        let keys: usize = self.files.iter().map(|file| file.key.capacity()).sum();
+        self.features.capacity() * size_of::<i16>()
+            + self.hashes.capacity() * size_of::<[u64; HASH_WORDS]>()
+            + self.files.capacity() * size_of::<FileRows>()
+            + keys * 2
+            + self.positions.capacity() * (size_of::<String>() + size_of::<usize>() + 8)
+    }
+
+    /// Ranks the files `allow` admits against the query views: best score first, ties broken by key so
+    /// the order is deterministic; at most `limit` results, scores in 0..1.
+    pub fn rank(
+        &self,
+        query: &[ViewDescriptor],
+        allow: impl Fn(&str) -> bool,
+        limit: usize,
+    ) -> Vec<(String, f32)> {
+        // `allow` runs here, on the caller's thread, so it need not be `Sync`.
+        let candidates: Vec<&FileRows> = self
+            .files
+            .iter()
+            .filter(|file| file.live && allow(&file.key))
+            .collect();
+        let work: usize = candidates.iter().map(|file| file.rows).sum::<usize>() * query.len();
+        let threads = self
+            .search_threads
+            .min(*AVAILABLE_THREADS)
+            .min(work / PARALLEL_WORK)
+            .max(1);
+        let scored = if threads == 1 {
+            self.score(&candidates, query)
+        } else {
+            // Each file's score is computed exactly as on one thread; only the split differs.
+            let share = candidates.len().div_ceil(threads);
+            std::thread::scope(|scope| {
+                let workers: Vec<_> = candidates
+                    .chunks(share)
+                    .map(|part| scope.spawn(move || self.score(part, query)))
+                    .collect();
+                let mut scored = Vec::with_capacity(candidates.len());
+                for worker in workers {
+                    match worker.join() {
+                        Ok(part) => scored.extend(part),
+                        Err(panic) => std::panic::resume_unwind(panic),
+                    }
+                }
+                scored
+            })
+        };
+        best_results(scored, limit)
+    }
+
+    /// Scores each file against the query: every query view against every row of the file, then the
+    /// greedy assignment of [`match_views`].
+    fn score<'a>(
+        &'a self,
+        files: &[&'a FileRows],
+        query: &[ViewDescriptor],
+    ) -> Vec<(&'a str, f32)> {
+        let mut similarities = Vec::new();
+        let mut scored = Vec::with_capacity(files.len());
+        let query_shape = shape_of(query);
+        let (Some(generation), row_len) = (self.generation, self.row_len) else {
+            return files.iter().map(|file| (file.key.as_str(), 0.0)).collect();
+        };
+        for file in files {
+            similarities.clear();
+            for view in query {
+                let comparable = view.generation() == generation;
+                for row in file.first_row..file.first_row + file.rows {
+                    if !comparable {
+                        similarities.push(0.0);
+                        continue;
+                    }
+                    let features = &self.features[row * row_len..(row + 1) * row_len];
+                    similarities.push(view_similarity(
+                        generation,
+                        view.features(),
+                        view.hash(),
+                        features,
+                        &self.hashes[row],
+                    ));
+                }
+            }
+            scored.push((
+                file.key.as_str(),
+                file_score(
+                    &similarities,
+                    query.len(),
+                    file.rows,
+                    query_shape,
+                    file.shape.as_ref(),
+                ),
+            ));
+        }
+        scored
+    }
+
+    /// Drops the rows of removed files and renumbers the rest.
+    fn compact(&mut self) {
+        let row_len = self.row_len;
+        let mut features = Vec::with_capacity(self.view_count() * row_len);
+        let mut hashes = Vec::with_capacity(self.view_count());
+        let mut files = Vec::with_capacity(self.positions.len());
+        for file in self.files.drain(..).filter(|file| file.live) {
+            let rows = file.first_row..file.first_row + file.rows;
+            features.extend_from_slice(&self.features[rows.start * row_len..rows.end * row_len]);
+            let first_row = hashes.len();
+            hashes.extend_from_slice(&self.hashes[rows]);
+            files.push(FileRows { first_row, ..file });
+        }
+        self.positions = files
+            .iter()
+            .enumerate()
+            .map(|(position, file)| (file.key.clone(), position))
+            .collect();
+        self.features = features;
+        self.hashes = hashes;
+        self.files = files;
+        self.dead_rows = 0;
+    }
+}

@@ -1,0 +1,402 @@
+//! Tests of the mesh pipeline on tiny meshes built here: every format parses, hostile input is an
+//! error and never a panic, rendering and D2 are deterministic and pose-independent.
+
+use super::*;
+use partlens_geometry::read_mesh;
+
+/// A closed tetrahedron, outward-facing, as STL facets.
+fn tetrahedron() -> Vec<stl_io::Triangle> {
+    let corners = [
+        [0.0, 0.0, 0.0],
+        [1.0, 0.0, 0.0],
+        [0.0, 1.0, 0.0],
+        [0.0, 0.0, 1.0],
+    ];
+    [[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]]
+        .iter()
+        .map(|face| stl_io::Triangle {
+            normal: stl_io::Normal::new([0.0, 0.0, 0.0]),
+            vertices: face.map(|index: usize| stl_io::Vertex::new(corners[index])),
+        })
+        .collect()
+}
+
+fn binary_stl(facets: &[stl_io::Triangle]) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    stl_io::write_stl(&mut bytes, facets.iter()).unwrap();
+    bytes
+}
+
+/// A box with the given sides, centred on the origin, turned by `turn` (a rotation matrix).
+fn cuboid(sides: [f32; 3], turn: [[f32; 3]; 3]) -> Mesh {
+    let mut vertices = Vec::new();
+    for corner in 0..8 {
+        let local = [0, 1, 2].map(|k| {
+            let sign = if corner & (1 << k) == 0 { -0.5 } else { 0.5 };
+            sign * sides[k]
+        });
+        vertices.push(turn.map(|row| row[0] * local[0] + row[1] * local[1] + row[2] * local[2]));
+    }
+    let quads = [
+        [0, 2, 3, 1],
+        [4, 5, 7, 6],
+        [0, 1, 5, 4],
+        [2, 6, 7, 3],
+        [0, 4, 6, 2],
+        [1, 3, 7, 5],
+    ];
+    let mut triangles = Vec::new();
+    for [a, b, c, d] in quads {
+        triangles.push([a, b, c]);
+        triangles.push([a, c, d]);
+    }
+    Mesh {
+        vertices,
+        triangles,
+    }
+}
+
+const IDENTITY: [[f32; 3]; 3] = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+
+/// A rotation by 40° about z, then 25° about x.
+fn turned() -> [[f32; 3]; 3] {
+    let (a, b) = (40_f32.to_radians(), 25_f32.to_radians());
+    let about_z = [
+        [a.cos(), -a.sin(), 0.0],
+        [a.sin(), a.cos(), 0.0],
+        [0.0, 0.0, 1.0],
+    ];
+    let about_x = [
+        [1.0, 0.0, 0.0],
+        [0.0, b.cos(), -b.sin()],
+        [0.0, b.sin(), b.cos()],
+    ];
+    let mut product = [[0.0; 3]; 3];
+    for (i, row) in product.iter_mut().enumerate() {
+        for (j, value) in row.iter_mut().enumerate() {
+            *value = (0..3).map(|k| about_x[i][k] * about_z[k][j]).sum();
+        }
+    }
+    product
+}
+
+fn as_stl(mesh: &Mesh) -> Vec<u8> {
+    let facets: Vec<stl_io::Triangle> = mesh
+        .triangles
+        .iter()
+        .map(|triangle| stl_io::Triangle {
+            normal: stl_io::Normal::new([0.0, 0.0, 0.0]),
+            vertices: triangle.map(|index| stl_io::Vertex::new(mesh.vertices[index as usize])),
+        })
+        .collect();
+    binary_stl(&facets)
+}
+
+fn undecodable(extension: &str, bytes: &[u8]) -> bool {
+    matches!(
+        crate::analyze(extension, bytes),
+        Err(EngineError::Undecodable { .. })
+    )
+}
+
+#[test]
+fn binary_and_ascii_stl_parse_into_the_same_closed_mesh() {
+    let binary = read_mesh(".stl", &binary_stl(&tetrahedron())).unwrap();
+    let ascii = read_mesh(
+        ".stl",
+        b"solid tetra
+  facet normal 0 0 -1
+    outer loop
+      vertex 0 0 0
+      vertex 0 1 0
+      vertex 1 0 0
+    endloop
+  endfacet
+  facet normal 0 -1 0
+    outer loop
+      vertex 0 0 0
+      vertex 1 0 0
+      vertex 0 0 1
+    endloop
+  endfacet
+  facet normal -1 0 0
+    outer loop
+      vertex 0 0 0
+      vertex 0 0 1
+      vertex 0 1 0
+    endloop
+  endfacet
+  facet normal 1 1 1
+    outer loop
+      vertex 1 0 0
+      vertex 0 1 0
+      vertex 0 0 1
+    endloop
+  endfacet
+endsolid tetra
+",
+    )
+    .unwrap();
+    assert_eq!(binary, ascii);
+    assert_eq!(binary.triangles.len(), 4);
+    assert_eq!(binary.vertices.len(), 4, "corners are welded");
+    assert!(is_closed(&binary));
+    assert!((volume(&binary) - 1.0 / 6.0).abs() < 1e-6);
+    let attributes = mesh_attributes(&binary);
+    assert_eq!(
+        attributes,
+        [
+            "bounding_box(mm)=1×1×1",
+            "triangles=4",
+            "surface_area(mm2)=2.366",
+            "volume(mm3)=0.1667"
+        ]
+    );
+}
+
+#[test]
+fn obj_polygons_and_relative_indices_parse() {
+    let obj = b"# a unit square pyramid
+o pyramid
+v 0 0 0
+v 1 0 0
+v 1 1 0
+v 0 1 0
+v 0.5 0.5 1
+f 1 4 3 2
+f 1 2 5
+f 2 3 5
+f -3 -2 -1
+f 4 1 5
+";
+    let mesh = read_mesh(".obj", obj).unwrap();
+    assert_eq!(mesh.triangles.len(), 6, "the square base is split in two");
+    assert!(is_closed(&mesh));
+    assert!((volume(&mesh) - 1.0 / 3.0).abs() < 1e-6);
+    // Materials name a file an upload does not have: ignored, not an error.
+    let with_material = [b"mtllib parts.mtl\n".as_slice(), obj].concat();
+    assert_eq!(read_mesh(".obj", &with_material).unwrap(), mesh);
+    // The engine dispatches OBJ (any case) to the mesh pipeline.
+    let analysis = crate::analyze(".OBJ", obj).unwrap();
+    assert_eq!(analysis.views.len(), super::VIEWS_PER_MODEL);
+}
+
+#[test]
+fn ascii_and_binary_ply_parse() {
+    let ascii = b"ply
+format ascii 1.0
+element vertex 4
+property float x
+property float y
+property float z
+element face 2
+property list uchar int vertex_indices
+end_header
+0 0 0
+1 0 0
+1 1 0
+0 1 0
+4 0 1 2 3
+3 0 2 3
+";
+    let mesh = read_mesh(".ply", ascii).unwrap();
+    assert_eq!(mesh.vertices.len(), 4);
+    assert_eq!(mesh.triangles.len(), 3);
+    let mut binary = b"ply
+format binary_little_endian 1.0
+element vertex 3
+property double x
+property double y
+property double z
+element face 1
+property list uchar uint vertex_indices
+end_header
+"
+    .to_vec();
+    for value in [0.0_f64, 0.0, 0.0, 2.0, 0.0, 0.0, 0.0, 2.0, 0.0] {
+        binary.extend_from_slice(&value.to_le_bytes());
+    }
+    binary.push(3);
+    for index in [0_u32, 1, 2] {
+        binary.extend_from_slice(&index.to_le_bytes());
+    }
+    let mesh = read_mesh(".ply", &binary).unwrap();
+    assert_eq!(mesh.triangles, [[0, 1, 2]]);
+    assert!(
+        crate::analyze(".ply", &binary)
+            .unwrap()
+            .thumbnail_jpeg
+            .is_some()
+    );
+    assert!((mesh.surface_area() - 2.0).abs() < 1e-9);
+}
+
+#[test]
+fn broken_and_hostile_meshes_are_undecodable_not_panics() {
+    for extension in [".stl", ".obj", ".ply"] {
+        assert!(undecodable(extension, b""), "{extension} empty");
+        assert!(undecodable(extension, b"\x00\xff garbage"), "{extension}");
+    }
+    // A binary STL claiming a billion triangles but holding one.
+    let mut claim = binary_stl(&tetrahedron()[..1]);
+    claim[80..84].copy_from_slice(&1_000_000_000_u32.to_le_bytes());
+    assert!(undecodable(".stl", &claim));
+    // Truncated in the middle of a triangle.
+    let whole = binary_stl(&tetrahedron());
+    assert!(undecodable(".stl", &whole[..whole.len() - 7]));
+    // Not a number, and no surface at all.
+    let mut not_finite = tetrahedron();
+    not_finite[0].vertices[0] = stl_io::Vertex::new([f32::NAN, 0.0, 0.0]);
+    assert!(undecodable(".stl", &binary_stl(&not_finite)));
+    let mut flat = tetrahedron();
+    for facet in &mut flat {
+        facet.vertices = [stl_io::Vertex::new([1.0, 1.0, 1.0]); 3];
+    }
+    assert!(undecodable(".stl", &binary_stl(&flat)));
+    // Faces naming vertices that do not exist.
+    assert!(undecodable(".obj", b"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 9\n"));
+    assert!(undecodable(
+        ".ply",
+        b"ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\nproperty float z\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n0 0 0\n3 0 1 2\n"
+    ));
+    // A header claiming four billion vertices is refused before anything is read.
+    assert!(undecodable(
+        ".ply",
+        b"ply\nformat binary_little_endian 1.0\nelement vertex 4000000000\nproperty float x\nproperty float y\nproperty float z\nend_header\n"
+    ));
+}
+
+#[test]
+fn a_mesh_gets_views_pictures_and_attributes_and_rendering_is_deterministic() {
+    let stl = as_stl(&cuboid([40.0, 20.0, 10.0], IDENTITY));
+    let analysis = crate::analyze(".STL", &stl).unwrap();
+    assert_eq!(analysis.views.len(), super::VIEWS_PER_MODEL);
+    assert!(analysis.views.iter().all(|view| view.shape().is_some()));
+    let thumbnail = image::load_from_memory(analysis.thumbnail_jpeg.as_deref().unwrap()).unwrap();
+    assert_eq!(
+        thumbnail.width().max(thumbnail.height()),
+        crate::THUMBNAIL_SIZE
+    );
+    let large = image::load_from_memory(analysis.large_png.as_deref().unwrap()).unwrap();
+    assert_eq!(large.width(), VIEW_SIDE);
+    assert!(
+        analysis
+            .extracted_attributes
+            .contains(&"bounding_box(mm)=40×20×10".to_owned())
+    );
+    assert!(
+        analysis
+            .extracted_attributes
+            .contains(&"volume(mm3)=8000".to_owned())
+    );
+    assert_eq!(crate::analyze(".stl", &stl).unwrap(), analysis);
+
+    // The picture has paper, light surfaces and dark lines.
+    let picture = render(
+        &standard_pose(&read_mesh(".stl", &stl).unwrap()),
+        &VIEWPOINTS[PICTURE_VIEW],
+        128,
+    );
+    let greys: Vec<u8> = picture.pixels().map(|pixel| pixel.0[0]).collect();
+    assert_eq!(greys[0], 255);
+    assert!(greys.iter().any(|&grey| grey < 60));
+    assert!(greys.iter().any(|&grey| (200..255).contains(&grey)));
+}
+
+#[test]
+fn a_turned_scaled_copy_is_posed_and_drawn_like_the_original() {
+    let original = cuboid([4.0, 2.0, 1.0], IDENTITY);
+    let mut copy = cuboid([40.0, 20.0, 10.0], turned());
+    for vertex in &mut copy.vertices {
+        vertex[0] += 100.0;
+    }
+    let original = crate::analyze(".stl", &as_stl(&original)).unwrap();
+    let copy = crate::analyze(".stl", &as_stl(&copy)).unwrap();
+    let score = crate::match_views(&original.views, &copy.views);
+    assert!(score > 0.95, "{score}");
+}
+
+#[test]
+fn d2_ignores_pose_and_scale_and_tells_shapes_apart() {
+    let cube = ShapeDistribution::of_mesh(&cuboid([1.0, 1.0, 1.0], IDENTITY)).unwrap();
+    let cube_again = ShapeDistribution::of_mesh(&cuboid([7.0, 7.0, 7.0], turned())).unwrap();
+    let plate = ShapeDistribution::of_mesh(&cuboid([1.0, 1.0, 0.05], IDENTITY)).unwrap();
+    let rod = ShapeDistribution::of_mesh(&cuboid([1.0, 0.08, 0.08], turned())).unwrap();
+    assert!((cube.bins().iter().sum::<f32>() - 1.0).abs() < 1e-4);
+    let same = cube.similarity(&cube_again);
+    assert!(same > 0.97, "{same}");
+    for other in [&plate, &rod] {
+        let different = cube.similarity(other);
+        assert!(different < same - 0.15, "{different} vs {same}");
+    }
+    assert!(plate.similarity(&rod) < 0.85);
+    // Deterministic, and the stored form reads back.
+    assert_eq!(
+        ShapeDistribution::of_mesh(&cuboid([1.0, 1.0, 1.0], IDENTITY)).unwrap(),
+        cube
+    );
+    let stored = ShapeDistribution::from_bytes(&cube.to_bytes()).unwrap();
+    assert!(stored.similarity(&cube) > 0.999);
+    assert!(ShapeDistribution::from_bytes(&[0; 3]).is_none());
+    assert!(ShapeDistribution::from_bytes(&[0; ShapeDistribution::STORED_LEN]).is_none());
+    assert!(ShapeDistribution::of_mesh(&Mesh::default()).is_none());
+}
+
+#[test]
+fn views_of_a_mesh_keep_their_shape_in_storage_and_pictures_have_none() {
+    let analysis = crate::analyze(".stl", &as_stl(&cuboid([3.0, 2.0, 1.0], IDENTITY))).unwrap();
+    let view = &analysis.views[0];
+    let stored = ViewDescriptor::from_bytes(&view.to_bytes()).unwrap();
+    assert_eq!(stored.similarity(view), view.similarity(view));
+    assert!(stored.shape().unwrap().similarity(view.shape().unwrap()) > 0.999);
+    let picture = view.clone().with_shape(None);
+    let picture_bytes = picture.to_bytes();
+    assert!(picture_bytes.len() < view.to_bytes().len());
+    assert_eq!(ViewDescriptor::from_bytes(&picture_bytes).unwrap(), picture);
+    let mut damaged = view.to_bytes();
+    let at = damaged.len() - 10;
+    damaged[at] ^= 0x40;
+    assert!(ViewDescriptor::from_bytes(&damaged).is_err());
+}
+
+#[test]
+fn the_index_scores_meshes_and_pictures_as_match_views_does() {
+    use crate::{VisualIndex, match_views, rank_by_matching_every_file};
+    let brick = crate::analyze(".stl", &as_stl(&cuboid([4.0, 2.0, 1.0], IDENTITY)))
+        .unwrap()
+        .views;
+    let rod = crate::analyze(".stl", &as_stl(&cuboid([6.0, 0.5, 0.5], turned())))
+        .unwrap()
+        .views;
+    // Pictures: the brick's own renderings without a shape, one and three of them.
+    let pictures: Vec<ViewDescriptor> = brick
+        .iter()
+        .map(|view| view.clone().with_shape(None))
+        .collect();
+    let files = vec![
+        ("brick".to_owned(), brick.clone()),
+        ("rod".to_owned(), rod.clone()),
+        ("front".to_owned(), pictures[1..2].to_vec()),
+        ("three".to_owned(), pictures[..3].to_vec()),
+    ];
+    let mut index = VisualIndex::new();
+    for (key, views) in &files {
+        index.insert(key.clone(), views.clone());
+    }
+    for query in [
+        &brick,
+        &rod,
+        &pictures[..2].to_vec(),
+        &pictures[3..4].to_vec(),
+    ] {
+        let expected = rank_by_matching_every_file(&files, query, |_| true, 10);
+        assert_eq!(index.rank(query, |_| true, 10), expected);
+    }
+    // A mesh finds itself; a mesh query scores a picture by the picture's best view of it; the
+    // same picture twice matches the mesh fully (a mesh's views are alternatives).
+    assert_eq!(index.rank(&brick, |_| true, 1)[0].0, "brick");
+    assert!((match_views(&brick, &pictures[1..2]) - 1.0).abs() < 1e-4);
+    let twice = [pictures[1].clone(), pictures[1].clone()];
+    assert!((match_views(&twice, &brick) - 1.0).abs() < 1e-4);
+    assert!(match_views(&brick, &rod) < match_views(&brick, &brick) - 0.1);
+}

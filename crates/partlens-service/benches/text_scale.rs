@@ -1,0 +1,273 @@
+//! Free-text search at scale: text-only records written into a real store by
+//! `service::samples::large_library` (stored path, display name, six attributes and a text of 12
+//! words from a 4,000-word vocabulary each), searched through `store::search::matching_database_files`
+//! (the term index, `store::text_terms`) against `matching_database_files_by_scanning` (`instr` over
+//! every record's search text, what free text was before the text index) in the same run, on the same
+//! store, checking both find the same files.
+//!
+//! ```text
+//! cargo bench --bench text_scale                     # 10,000 and 100,000 records
+//! cargo bench --bench text_scale -- 1m               # also 1,000,000 records (~1 GB of disk)
+//! cargo bench --bench text_scale -- records=50000    # chosen sizes
+//! cargo bench --bench text_scale -- records=1000000 keep=/tmp/text1m  # write the library there once,
+//!                                                     # search it again on later runs
+//! ```
+//!
+//! After [`WARM_UP_QUERIES`] untimed searches for other words, kinds of query, each [`QUERIES`]
+//! times with other words: a vocabulary word (about 0.3 % of the
+//! records hold one), two vocabulary words together, a part number (one record), part of a part
+//! number (`0012`: a few hundred records), and a broad word (`supplier`, every record). The scan
+//! baseline runs on the first [`SCANNED_QUERIES`] queries of each kind (it reads every record).
+//! Prints markdown tables for the README's performance section.
+
+mod support;
+
+use std::time::{Duration, Instant};
+
+use partlens_api::FilterTerm;
+use partlens_engine::samples::parts::PART_NAMES;
+use partlens_service::error::ServiceError;
+use partlens_service::large_library::{
+    LibrarySpec, VOCABULARY, generate, part_number, vocabulary_word,
+};
+use partlens_service::store::{DATABASE_FILE, Store, accounts, search};
+use support::{millis, percentile};
+
+/// Queries of each kind (index).
+const QUERIES: usize = 60;
+/// Queries of each kind also run through the scan.
+const SCANNED_QUERIES: usize = 20;
+/// Untimed queries of other words before the timed ones (see `main`).
+const WARM_UP_QUERIES: usize = 60;
+
+/// One kind of query: its label and the terms of query `number` for a library of `records`.
+struct QueryKind {
+    label: &'static str,
+    terms: fn(usize, usize) -> Vec<FilterTerm>,
+}
+
+fn query_kinds() -> Vec<QueryKind> {
+    vec![
+        QueryKind {
+            label: "a vocabulary word",
+            terms: |number, _| vec![FilterTerm::Text(vocabulary_word(number * 61 % VOCABULARY))],
+        },
+        QueryKind {
+            label: "two vocabulary words",
+            terms: |number, _| {
+                vec![FilterTerm::Text(format!(
+                    "{} {}",
+                    vocabulary_word(number * 61 % VOCABULARY),
+                    vocabulary_word(number * 97 % VOCABULARY)
+                ))]
+            },
+        },
+        QueryKind {
+            label: "a part number",
+            terms: |number, records| {
+                vec![FilterTerm::Text(part_number(
+                    number * 7_919 % records.max(1),
+                ))]
+            },
+        },
+        QueryKind {
+            label: "part of a part number",
+            terms: |number, records| {
+                let digits = part_number(number * 104_729 % records.max(1));
+                vec![FilterTerm::Text(digits[4..8].to_owned())]
+            },
+        },
+        QueryKind {
+            label: "a word in every record",
+            terms: |_, _| vec![FilterTerm::Text("supplier".into())],
+        },
+    ]
+}
+
+/// A library of `records` text-only records in `dir`: written there, or the one a run with `keep=`
+/// wrote before.
+struct Library {
+    company_id: String,
+    records: usize,
+    /// How long writing took (`None`: it was there already).
+    writing: Option<Duration>,
+}
+
+fn library(dir: &std::path::Path, records: usize) -> Result<Library, ServiceError> {
+    const COMPANY: &str = "Big";
+    if dir.join(DATABASE_FILE).exists() {
+        let store = Store::open_blocking(dir)?;
+        let (company_id, stored) = store.write_blocking(|connection| {
+            let company_id = accounts::ensure_company(connection, COMPANY)?;
+            let stored: i64 = connection.query_row(
+                "SELECT count(*) FROM files WHERE company_id = ?1",
+                [&company_id],
+                |row| row.get(0),
+            )?;
+            Ok((company_id, stored))
+        })?;
+        if stored as usize == records {
+            return Ok(Library {
+                company_id,
+                records,
+                writing: None,
+            });
+        }
+        return Err(ServiceError::Internal(format!(
+            "{} holds {stored} records, not {records}: remove it or keep elsewhere",
+            dir.display()
+        )));
+    }
+    std::fs::create_dir_all(dir)?;
+    let mut spec = LibrarySpec::new(COMPANY, 0);
+    spec.text_only_records = records;
+    spec.pool_pictures = PART_NAMES.len();
+    let generated = generate(dir, &spec, |written, total| {
+        if written % 100_000 == 0 || written == total {
+            eprintln!("{written} / {total} records written");
+        }
+    })?;
+    Ok(Library {
+        company_id: generated.company_id,
+        records: generated.records,
+        writing: Some(generated.writing),
+    })
+}
+
+fn main() {
+    let arguments: Vec<String> = std::env::args().collect();
+    let mut sizes: Vec<usize> = vec![10_000, 100_000];
+    if arguments.iter().any(|arg| arg == "1m") {
+        sizes.push(1_000_000);
+    }
+    if let Some(chosen) = arguments
+        .iter()
+        .find_map(|arg| arg.strip_prefix("records="))
+    {
+        sizes = chosen
+            .split(',')
+            .filter_map(|size| size.trim().parse().ok())
+            .collect();
+    }
+    // `keep=DIR`: each size's library in DIR/<records> (written when not there yet), kept.
+    let kept = support::kept_folder(&arguments);
+    let mut search_lines = Vec::new();
+    let mut scale_lines = Vec::new();
+    for records in sizes {
+        let temporary = match tempfile::tempdir() {
+            Ok(dir) => dir,
+            Err(error) => panic!("no temporary directory: {error}"),
+        };
+        let dir = support::library_folder(kept.as_ref(), records, &temporary);
+        let generated = match library(&dir, records) {
+            Ok(generated) => generated,
+            Err(error) => panic!("the library is not written: {error}"),
+        };
+        let database_bytes: u64 = std::fs::read_dir(&dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|entry| {
+                entry
+                    .file_name()
+                    .to_string_lossy()
+                    .starts_with(DATABASE_FILE)
+            })
+            .filter_map(|entry| entry.metadata().ok())
+            .map(|metadata| metadata.len())
+            .sum();
+        scale_lines.push(format!(
+            "| {} | {} | {:.0} MB |",
+            generated.records,
+            generated.writing.map_or("(kept)".into(), |writing| format!(
+                "{:.1} s",
+                writing.as_secs_f64()
+            )),
+            database_bytes as f64 / 1e6
+        ));
+        let store = match Store::open_blocking(&dir) {
+            Ok(store) => store,
+            Err(error) => panic!("the store does not open: {error}"),
+        };
+        let company = generated.company_id.clone();
+        // Warm-up, as a service that has been answering searches is: other words than the timed
+        // ones, so the shared index pages are in the caches but not the timed words' own.
+        for number in 0..WARM_UP_QUERIES {
+            let terms = [FilterTerm::Text(vocabulary_word(
+                (number * 61 + 30) % VOCABULARY,
+            ))];
+            if let Err(error) = store.read_blocking(|connection| {
+                search::matching_database_files(connection, &company, &terms)
+            }) {
+                panic!("a text search fails: {error}");
+            }
+        }
+        for kind in query_kinds() {
+            let mut indexed_times = Vec::new();
+            let mut scanned_times = Vec::new();
+            let mut same = true;
+            let mut found = 0;
+            for number in 0..QUERIES {
+                let terms = (kind.terms)(number, records);
+                let timed = store.read_blocking(|connection| {
+                    let started = Instant::now();
+                    let indexed = search::matching_database_files(connection, &company, &terms)?;
+                    let indexed_time = started.elapsed();
+                    let scanned = if number < SCANNED_QUERIES {
+                        let started = Instant::now();
+                        let scanned = search::matching_database_files_by_scanning(
+                            connection, &company, &terms,
+                        )?;
+                        Some((scanned, started.elapsed()))
+                    } else {
+                        None
+                    };
+                    Ok((indexed, indexed_time, scanned))
+                });
+                let (indexed, indexed_time, scanned) = match timed {
+                    Ok(timed) => timed,
+                    Err(error) => panic!("a text search fails: {error}"),
+                };
+                if let Some((scanned, scanned_time)) = scanned {
+                    same &= indexed == scanned;
+                    scanned_times.push(scanned_time);
+                }
+                found += indexed.len();
+                indexed_times.push(indexed_time);
+            }
+            let indexed_p50 = percentile(&mut indexed_times, 0.5);
+            let scanned_p50 = percentile(&mut scanned_times, 0.5);
+            search_lines.push(format!(
+                "| {} | {} | {} | {} ms | {} ms | {} ms | {} ms | {:.0}× | {} |",
+                generated.records,
+                kind.label,
+                found / QUERIES,
+                millis(indexed_p50),
+                millis(percentile(&mut indexed_times, 0.95)),
+                millis(scanned_p50),
+                millis(percentile(&mut scanned_times, 0.95)),
+                scanned_p50.as_secs_f64() / indexed_p50.as_secs_f64().max(1e-9),
+                if same { "yes" } else { "NO" }
+            ));
+            eprintln!("{}", search_lines.last().map_or("", String::as_str));
+        }
+    }
+    println!("## Free text at scale\n");
+    println!(
+        "{QUERIES} queries a kind through the term index, the first {SCANNED_QUERIES} also through \
+         the scan.\n"
+    );
+    println!(
+        "| records | query | matches | index p50 | index p95 | scan p50 | scan p95 | speed-up (p50) | same files |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|");
+    for line in &search_lines {
+        println!("{line}");
+    }
+    println!();
+    println!("| records | written in | database on disk |");
+    println!("|---|---|---|");
+    for line in &scale_lines {
+        println!("{line}");
+    }
+}

@@ -1,0 +1,818 @@
+//! Search at scale: the approximate visual index (HNSW graph + exact re-ranking) next to the exact
+//! scan in the same run, on synthetic company libraries of 10,000, 100,000 and (with `-- 1m`)
+//! 1,000,000 views written into a real store (`service::samples::large_library`: pictures and 7-view
+//! models whose views are seeded blends of really analysed part drawings, see
+//! `samples::synthetic_views`, as many text-only records as visual files, attributes and text).
+//! Prints markdown tables:
+//!
+//! - search p50 / p95 for 1 and 3 query views, without a filter, with a selective attribute
+//!   filter (one supplier of 50), with a broad one (the most common material, 30 %), and with a
+//!   free-text word, each through `service::search::rank_visually` exactly as the service runs it
+//!   (metadata resolved in SQLite, candidates re-ranked from the stored descriptors), exact scan and
+//!   graph on the same store, with recall@10 of the graph against the exact scan (strict: the
+//!   exact top ten's files found; with ties: a found file also counts when its exact score is
+//!   within 0.001 of the exact tenth, as ann-benchmarks counts recall) and how far apart the exact
+//!   top ten lie (first minus tenth score: near 0 means the ten are a tie among many);
+//! - memory a view, graph build time, restart to the first answered search (snapshot loaded);
+//! - free-text search without views (the metadata-only search) through the trigram index against
+//!   the substring scan it replaced.
+//!
+//! ```text
+//! cargo bench --bench visual_scale              # 10k and 100k views (a few minutes)
+//! cargo bench --bench visual_scale -- 1m        # also 1M views (about half an hour, ~6 GB RAM)
+//! cargo bench --bench visual_scale -- only-1m   # just 1M
+//! cargo bench --bench visual_scale -- in-memory # graph and exact scan alone at 100k and 1M views
+//! cargo bench --bench visual_scale -- in-memory views=100000   # chosen sizes (either mode)
+//! cargo bench --bench visual_scale -- only-1m keep=/tmp/visual  # write the 1M library there once,
+//!                                                 # search it again on later runs
+//! cargo bench --bench visual_scale -- only-1m keep=/tmp/visual reuse-graph graph-only cases=supplier
+//!                                                 # profiling: the saved graph searched again (not
+//!                                                 # rebuilt), no exact scan (no recall), some cases
+//!                                                 # (`reuse-graph` needs `graph-only`: the exact
+//!                                                 # scan's keeper discards a saved graph it does
+//!                                                 # not use, as the service does)
+//! PARTLENS_BENCH_ANN=16,128,400,300,800,60000 cargo bench …  # graph settings: M, ef_add, ef_search,
+//!                                                 # views a query view (one, several), [direct views]
+//! PARTLENS_BENCH_SWEEP=800:600,1600:1000 cargo bench … -- in-memory  # more search settings, one graph
+//! ```
+//!
+//! `in-memory` measures the search path without the store (no disk for a million views' database):
+//! the views of synthetic files held in memory, the exact scan and the graph built from them, the
+//! same queries with no filter, a selective listed filter (1 file in 50) and a broad checked one
+//! (30 %), candidates re-scored from the in-memory descriptors. It leaves out what the store adds
+//! (metadata resolved in SQLite, the candidates' descriptors read from it), which the store runs at
+//! 10k and 100k views measure.
+
+mod support;
+
+use std::collections::{HashMap, HashSet};
+use std::time::{Duration, Instant};
+
+use partlens_api::FilterTerm;
+use partlens_engine::samples::parts::PART_NAMES;
+use partlens_engine::samples::synthetic_views::{SyntheticViews, seeded};
+use partlens_engine::{ViewDescriptor, VisualIndex};
+use partlens_service::error::ServiceError;
+use partlens_service::filter_scopes::FilterScopes;
+use partlens_service::large_library::{
+    BATCH_FILES, LibrarySpec, MATERIALS, generate, supplier, vocabulary_word,
+};
+use partlens_service::search::rank_visually;
+use partlens_service::store::{DATABASE_FILE, Store, accounts, search};
+use partlens_service::visual::{
+    AnnIndex, AnnSearch, AnnSettings, ExactScan, FileFilter, GuidSet, LibraryMode, ViewSearch,
+    VisualKeeper, VisualSettings,
+};
+use support::{millis, percentile};
+
+/// Queries timed per case.
+const QUERIES: usize = 60;
+/// Results asked for per search.
+const LIMIT: usize = 50;
+/// Results compared for recall.
+const RECALL_AT: usize = 10;
+
+/// Scores within this much of the exact 10th score count as ties (ann-benchmarks' recall counts
+/// a returned item whose distance is within 1e-3 of the k-th true distance the same way).
+const TIE: f32 = 0.001;
+
+/// How much of the exact top [`RECALL_AT`] an approximate ranking holds.
+#[derive(Clone, Copy, Debug, Default)]
+struct Recall {
+    /// Files of the exact top ten the approximate top ten holds.
+    found: usize,
+    /// Files of the approximate top ten that are in the exact top ten or tie with its tenth score
+    /// (the approximate path scores exactly, so its scores are the exact scores).
+    found_with_ties: usize,
+    /// Files in the exact top ten.
+    wanted: usize,
+    /// Sum over queries of the exact first score minus the exact tenth (how far apart the top ten
+    /// are: near 0 means the top ten is a tie among many).
+    top_spread: f64,
+    /// Queries counted.
+    queries: usize,
+}
+
+impl Recall {
+    fn add(&mut self, exact: &[(String, f32)], approximate: &[(String, f32)]) {
+        let truth: HashSet<&String> = exact.iter().take(RECALL_AT).map(|(uid, _)| uid).collect();
+        let tenth = exact[..exact.len().min(RECALL_AT)]
+            .last()
+            .map_or(f32::NEG_INFINITY, |(_, score)| *score);
+        self.wanted += truth.len();
+        for (uid, score) in approximate.iter().take(RECALL_AT) {
+            let exact_hit = truth.contains(uid);
+            self.found += usize::from(exact_hit);
+            self.found_with_ties += usize::from(exact_hit || *score >= tenth - TIE);
+        }
+        if let (Some((_, first)), true) = (exact.first(), tenth.is_finite()) {
+            self.top_spread += f64::from(first - tenth);
+            self.queries += 1;
+        }
+    }
+
+    fn strict(&self) -> f64 {
+        self.found as f64 / self.wanted.max(1) as f64
+    }
+
+    fn with_ties(&self) -> f64 {
+        (self.found_with_ties.min(self.wanted)) as f64 / self.wanted.max(1) as f64
+    }
+
+    fn spread(&self) -> f64 {
+        self.top_spread / self.queries.max(1) as f64
+    }
+}
+
+/// One row of the search table: `first` (the row's leading cells), then times, speed-up and recall.
+fn search_row(
+    first: &str,
+    exact_times: &mut [Duration],
+    graph_times: &mut [Duration],
+    recall: &Recall,
+) -> String {
+    let graph_p50 = percentile(graph_times, 0.5);
+    let graph_p95 = percentile(graph_times, 0.95);
+    if exact_times.is_empty() {
+        // `graph-only`: no exact scan, so no recall either.
+        return format!(
+            "| {first} | – | – | {} ms | {} ms | – | – | – | – |",
+            millis(graph_p50),
+            millis(graph_p95),
+        );
+    }
+    let exact_p50 = percentile(exact_times, 0.5);
+    format!(
+        "| {first} | {} ms | {} ms | {} ms | {} ms | {:.1}× | {:.3} | {:.3} | {:.4} |",
+        millis(exact_p50),
+        millis(percentile(exact_times, 0.95)),
+        millis(graph_p50),
+        millis(graph_p95),
+        exact_p50.as_secs_f64() / graph_p50.as_secs_f64().max(1e-9),
+        recall.strict(),
+        recall.with_ties(),
+        recall.spread(),
+    )
+}
+
+/// Resident memory of this process in bytes (Linux), for memory figures.
+fn resident_bytes() -> Option<usize> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|line| line.starts_with("VmRSS:"))?;
+    let kilobytes: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kilobytes * 1024)
+}
+
+/// One filter case.
+struct Case {
+    label: &'static str,
+    terms: Vec<FilterTerm>,
+}
+
+fn cases() -> Vec<Case> {
+    vec![
+        Case {
+            label: "none",
+            terms: Vec::new(),
+        },
+        Case {
+            label: "supplier (1 of 50)",
+            terms: vec![FilterTerm::parse(&format!("supplier=[{}]", supplier(7)))],
+        },
+        Case {
+            label: "material (30 %)",
+            terms: vec![FilterTerm::parse(&format!("material=[{}]", MATERIALS[0].0))],
+        },
+        Case {
+            label: "free-text word",
+            terms: vec![FilterTerm::Text(vocabulary_word(1234))],
+        },
+    ]
+}
+
+/// Queries of `views` views each: perturbed pool pictures of one part in several poses.
+fn queries(pool: &SyntheticViews, views: usize, seed: u64) -> Vec<Vec<ViewDescriptor>> {
+    let mut random = seeded(seed);
+    (0..QUERIES)
+        .map(|query| {
+            let first = query * 37;
+            (0..views)
+                .map(|view| pool.perturbed(first + view * PART_NAMES.len(), &mut random))
+                .collect()
+        })
+        .collect()
+}
+
+/// The graph's settings: the defaults, or `PARTLENS_BENCH_ANN=connectivity,expansion_add,
+/// expansion_search,views_per_query_view,views_per_view_of_several[,direct_views]` to try others.
+fn ann_settings() -> AnnSettings {
+    let mut settings = AnnSettings::default();
+    if let Ok(text) = std::env::var("PARTLENS_BENCH_ANN") {
+        let values: Vec<usize> = text
+            .split(',')
+            .map(|value| match value.trim().parse() {
+                Ok(value) => value,
+                Err(error) => panic!("PARTLENS_BENCH_ANN: {value:?}: {error}"),
+            })
+            .collect();
+        if let [
+            connectivity,
+            expansion_add,
+            expansion_search,
+            views_per_query_view,
+            views_per_view_of_several,
+            ref direct @ ..,
+        ] = values[..]
+            && direct.len() <= 1
+        {
+            settings.connectivity = connectivity;
+            settings.expansion_add = expansion_add;
+            settings.expansion_search = expansion_search;
+            settings.views_per_query_view = views_per_query_view;
+            settings.views_per_view_of_several = views_per_view_of_several;
+            if let Some(&direct_views) = direct.first() {
+                settings.direct_views = direct_views;
+            }
+        } else {
+            panic!("PARTLENS_BENCH_ANN wants five or six numbers");
+        }
+    }
+    eprintln!("graph settings: {settings:?}");
+    settings
+}
+
+fn keeper(store: &Store, dir: &std::path::Path, ann_from_views: usize) -> VisualKeeper {
+    let settings = VisualSettings {
+        ann_from_views,
+        ann: ann_settings(),
+        ..VisualSettings::default()
+    };
+    VisualKeeper::new(store.clone(), dir, settings)
+}
+
+/// The search settings the in-memory mode tries on one graph: the default first, then
+/// `PARTLENS_BENCH_SWEEP=ef:views,…` when set (candidate list `ef`, nearest views asked for each
+/// query view, whether the query has one view or several).
+fn search_sweep() -> Vec<AnnSettings> {
+    let defaults = ann_settings();
+    let mut sweep = vec![defaults];
+    if let Ok(text) = std::env::var("PARTLENS_BENCH_SWEEP") {
+        for pair in text.split(',') {
+            let parsed = pair.split_once(':').and_then(|(ef, views)| {
+                Some((ef.trim().parse().ok()?, views.trim().parse().ok()?))
+            });
+            match parsed {
+                Some((expansion_search, views)) => sweep.push(AnnSettings {
+                    expansion_search,
+                    views_per_query_view: views,
+                    views_per_view_of_several: views,
+                    ..defaults
+                }),
+                None => panic!("PARTLENS_BENCH_SWEEP: {pair:?} is not ef:views"),
+            }
+        }
+    }
+    sweep
+}
+
+/// Synthetic files held in memory for [`in_memory`]: (GUID, views), a sixth of them 7-view models.
+fn memory_files(
+    pool: &SyntheticViews,
+    views: usize,
+    seed: u64,
+) -> Vec<(String, Vec<ViewDescriptor>)> {
+    use rand::RngExt;
+    let mut random = seeded(seed);
+    let mut files = Vec::new();
+    let mut planned = 0;
+    while planned < views {
+        let count = if random.random_bool(1.0 / 6.0) { 7 } else { 1 }.min(views - planned);
+        let uid = uuid::Builder::from_random_bytes(random.random::<[u8; 16]>())
+            .into_uuid()
+            .hyphenated()
+            .to_string();
+        files.push((uid, pool.file_views(files.len(), count, &mut random)));
+        planned += count;
+    }
+    files
+}
+
+/// The search path alone at `views` views (see the module doc): table rows for the search table,
+/// and one row for the scale table.
+fn in_memory(
+    pool: &SyntheticViews,
+    views: usize,
+    single: &[Vec<ViewDescriptor>],
+    triple: &[Vec<ViewDescriptor>],
+) -> (Vec<String>, String) {
+    const COMPANY: &str = "Bench";
+    let started = Instant::now();
+    let files = memory_files(pool, views, 77);
+    eprintln!(
+        "{views} views in memory: {} files made in {:.1} s",
+        files.len(),
+        started.elapsed().as_secs_f64()
+    );
+    let before_exact = resident_bytes();
+    let mut index = VisualIndex::new();
+    for (uid, file_views) in &files {
+        index.insert(uid.clone(), file_views.clone());
+    }
+    index.shrink_to_fit();
+    let exact_resident = resident_bytes()
+        .zip(before_exact)
+        .map(|(after, before)| after.saturating_sub(before));
+    let mut exact = ExactScan::new();
+    exact.set_company(COMPANY, index);
+    let before_graph = resident_bytes();
+    let started = Instant::now();
+    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    let graph = match AnnIndex::build(&files, ann_settings(), threads) {
+        Ok(Some(graph)) => graph,
+        Ok(None) => panic!("no view to build a graph of"),
+        Err(error) => panic!("the graph does not build: {error}"),
+    };
+    let build = started.elapsed();
+    let graph_resident = resident_bytes()
+        .zip(before_graph)
+        .map(|(after, before)| after.saturating_sub(before));
+    eprintln!(
+        "{views} views in memory: graph built in {:.1} s",
+        build.as_secs_f64()
+    );
+    let mut approximate = AnnSearch::new(ann_settings());
+    approximate.set_company(COMPANY, graph);
+    let per_view = |bytes: usize| bytes / views.max(1);
+    let scale_line = format!(
+        "| {views} (in memory) | – | {} | {} B | {} | {} B | {} | – | – | {:.1} s | – |",
+        files.len(),
+        per_view(exact.heap_bytes()),
+        exact_resident.map_or("–".into(), |bytes| format!("{} B", per_view(bytes))),
+        per_view(approximate.heap_bytes()),
+        graph_resident.map_or("–".into(), |bytes| format!("{} B", per_view(bytes))),
+        build.as_secs_f64(),
+    );
+    let stored: HashMap<String, Vec<ViewDescriptor>> = files.into_iter().collect();
+    let mut uids: Vec<&String> = stored.keys().collect();
+    uids.sort();
+    let selective: HashSet<String> = uids.iter().step_by(50).map(|uid| (*uid).clone()).collect();
+    let broad: HashSet<String> = uids
+        .iter()
+        .enumerate()
+        .filter(|(number, _)| number % 10 < 3)
+        .map(|(_, uid)| (*uid).clone())
+        .collect();
+    let broad = GuidSet::new(&broad);
+    let filters: [(&str, FileFilter<'_>); 3] = [
+        ("none", FileFilter::Everything),
+        ("listed (1 file in 50)", FileFilter::Only(&selective)),
+        ("among (30 %)", FileFilter::Among(&broad)),
+    ];
+    // The exact answers and times once; the graph's for each search setting of the sweep (one
+    // graph, searched with several candidate lists: the recall / time trade-off).
+    let mut exact_answers = Vec::new();
+    for (_, query_set) in [("1", single), ("3", triple)] {
+        for (_, filter) in &filters {
+            let mut answers = Vec::new();
+            let mut times = Vec::new();
+            for query in query_set {
+                let started = Instant::now();
+                match exact.rank(COMPANY, query, *filter, LIMIT, &stored) {
+                    Ok(ranked) => answers.push(ranked),
+                    Err(error) => panic!("a search fails: {error}"),
+                }
+                times.push(started.elapsed());
+            }
+            exact_answers.push((answers, times));
+        }
+    }
+    let mut lines = Vec::new();
+    for settings in search_sweep() {
+        approximate.set_search_settings(&settings);
+        let views_asked = |query_views: &str| {
+            if query_views == "1" {
+                settings.views_per_query_view
+            } else {
+                settings.views_per_view_of_several
+            }
+        };
+        let mut case = 0;
+        for (query_label, query_set) in [("1", single), ("3", triple)] {
+            for (label, filter) in &filters {
+                let (answers, exact_times) = &mut exact_answers[case];
+                case += 1;
+                let mut graph_times = Vec::new();
+                let mut recall = Recall::default();
+                for (query, exact_ranked) in query_set.iter().zip(answers.iter()) {
+                    let started = Instant::now();
+                    let graph_ranked =
+                        match approximate.rank(COMPANY, query, *filter, LIMIT, &stored) {
+                            Ok(ranked) => ranked,
+                            Err(error) => panic!("a search fails: {error}"),
+                        };
+                    graph_times.push(started.elapsed());
+                    recall.add(exact_ranked, &graph_ranked);
+                }
+                lines.push(search_row(
+                    &format!(
+                        "{views} (in memory) | {query_label} | {label} | ef {}, {} a view",
+                        settings.expansion_search,
+                        views_asked(query_label)
+                    ),
+                    exact_times,
+                    &mut graph_times,
+                    &recall,
+                ));
+                eprintln!("{}", lines.last().map_or("", String::as_str));
+            }
+        }
+    }
+    (lines, scale_line)
+}
+
+/// A library of `views` views in `dir` (as many text-only records as half the views: about one
+/// record a view, since a sixth of the visual files are 7-view models): written there, or the one a
+/// run with `keep=` wrote before.
+struct Library {
+    company_id: String,
+    records: usize,
+    visual_files: usize,
+    views: usize,
+    /// How long writing took (`None`: it was there already).
+    writing: Option<Duration>,
+}
+
+fn library(dir: &std::path::Path, views: usize) -> Result<Library, ServiceError> {
+    const COMPANY: &str = "Bench";
+    if dir.join(DATABASE_FILE).exists() {
+        let store = Store::open_blocking(dir)?;
+        return store.write_blocking(|connection| {
+            let company_id = accounts::ensure_company(connection, COMPANY)?;
+            let count = |sql: &str| -> Result<usize, ServiceError> {
+                let count: i64 = connection.query_row(sql, [&company_id], |row| row.get(0))?;
+                Ok(count as usize)
+            };
+            let stored_views = count(
+                "SELECT count(*) FROM views v JOIN files f ON f.uid = v.file_uid
+                 WHERE f.company_id = ?1",
+            )?;
+            if stored_views != views {
+                return Err(ServiceError::Internal(format!(
+                    "{} holds {stored_views} views, not {views}: remove it or keep elsewhere",
+                    dir.display()
+                )));
+            }
+            Ok(Library {
+                records: count("SELECT count(*) FROM files WHERE company_id = ?1")?,
+                visual_files: count(
+                    "SELECT count(*) FROM files f WHERE f.company_id = ?1
+                       AND EXISTS (SELECT 1 FROM views v WHERE v.file_uid = f.uid)",
+                )?,
+                company_id,
+                views,
+                writing: None,
+            })
+        });
+    }
+    std::fs::create_dir_all(dir)?;
+    let mut spec = LibrarySpec::new(COMPANY, views);
+    spec.text_only_records = views / 2;
+    let started = Instant::now();
+    let generated = generate(dir, &spec, |written, total| {
+        if written % 100_000 < BATCH_FILES {
+            eprintln!("{written} / {total} records written");
+        }
+    })?;
+    Ok(Library {
+        company_id: generated.company_id,
+        records: generated.records,
+        visual_files: generated.visual_files,
+        views: generated.views,
+        writing: Some(started.elapsed()),
+    })
+}
+
+fn main() {
+    let arguments: Vec<String> = std::env::args().collect();
+    let with_million = arguments.iter().any(|arg| arg == "1m");
+    let only_million = arguments.iter().any(|arg| arg == "only-1m");
+    // Profiling: the exact scan left out, a saved graph searched again instead of rebuilt, and
+    // only the cases whose label starts with one of `cases=a,b`.
+    let graph_only = arguments.iter().any(|arg| arg == "graph-only");
+    let reuse_graph = arguments.iter().any(|arg| arg == "reuse-graph");
+    let chosen_cases: Option<Vec<String>> = arguments
+        .iter()
+        .find_map(|arg| arg.strip_prefix("cases="))
+        .map(|list| list.split(',').map(str::to_owned).collect());
+    let mut sizes = vec![10_000, 100_000];
+    if with_million {
+        sizes.push(1_000_000);
+    }
+    if only_million {
+        sizes = vec![1_000_000];
+    }
+    let mut in_memory_sizes: Vec<usize> = if arguments.iter().any(|arg| arg == "in-memory") {
+        sizes.clear();
+        vec![100_000, 1_000_000]
+    } else {
+        Vec::new()
+    };
+    // `views=N,M`: these library sizes instead (for the chosen mode).
+    if let Some(list) = arguments.iter().find_map(|arg| arg.strip_prefix("views=")) {
+        let chosen: Vec<usize> = list
+            .split(',')
+            .map(|value| match value.parse() {
+                Ok(value) => value,
+                Err(error) => panic!("views={list}: {error}"),
+            })
+            .collect();
+        if in_memory_sizes.is_empty() {
+            sizes = chosen;
+        } else {
+            in_memory_sizes = chosen;
+        }
+    }
+    let pool = match SyntheticViews::analysed(600, 2) {
+        Ok(pool) => pool,
+        Err(error) => panic!("the query pool does not analyse: {error}"),
+    };
+    let single = queries(&pool, 1, 501);
+    let triple = queries(&pool, 3, 502);
+    let mut search_lines = Vec::new();
+    let mut scale_lines = Vec::new();
+    let mut text_lines = Vec::new();
+    let mut first_lines = Vec::new();
+    for &views in &in_memory_sizes {
+        let (lines, scale_line) = in_memory(&pool, views, &single, &triple);
+        search_lines.extend(lines);
+        scale_lines.push(scale_line);
+    }
+    // `keep=DIR`: each size's library in DIR/<views> (written when not there yet), kept.
+    let kept = support::kept_folder(&arguments);
+    for views in sizes {
+        let temporary = match tempfile::tempdir() {
+            Ok(dir) => dir,
+            Err(error) => panic!("no temporary directory: {error}"),
+        };
+        let dir = support::library_folder(kept.as_ref(), views, &temporary);
+        let generated = match library(&dir, views) {
+            Ok(generated) => generated,
+            Err(error) => panic!("the library does not generate: {error}"),
+        };
+        let generation = generated.writing;
+        eprintln!(
+            "{views} views: library written in {}",
+            generation.map_or("(kept)".into(), |writing| format!(
+                "{:.1} s",
+                writing.as_secs_f64()
+            ))
+        );
+        let store = match Store::open_blocking(&dir) {
+            Ok(store) => store,
+            Err(error) => panic!("the store does not open: {error}"),
+        };
+        let company = generated.company_id.clone();
+
+        // The exact scan: every view in memory.
+        let before_exact = resident_bytes();
+        let exact = (!graph_only).then(|| keeper(&store, &dir, usize::MAX));
+        let started = Instant::now();
+        if let Some(exact) = &exact
+            && let Err(error) =
+                store.write_blocking(|connection| exact.recover_blocking(connection))
+        {
+            panic!("the exact index does not load: {error}");
+        }
+        let exact_load = started.elapsed();
+        let exact_bytes = exact
+            .as_ref()
+            .and_then(|exact| exact.read().ok().map(|library| library.heap_bytes()))
+            .unwrap_or(0);
+        let exact_resident = resident_bytes()
+            .zip(before_exact)
+            .map(|(after, before)| after.saturating_sub(before));
+
+        // The graph: built from the store (as the service does when none is saved), then saved.
+        let approximate = keeper(&store, &dir, 0);
+        if let Err(error) =
+            store.write_blocking(|connection| approximate.recover_blocking(connection))
+        {
+            panic!("the library does not load: {error}");
+        }
+        // Drop the exact index this keeper loaded first, so the figures below are the graph's.
+        let started = Instant::now();
+        let saved = reuse_graph
+            && approximate
+                .read()
+                .is_ok_and(|library| library.mode(&company) == LibraryMode::Approximate);
+        if !saved && let Err(error) = approximate.build_blocking(&company) {
+            panic!("the graph does not build: {error}");
+        }
+        let build = started.elapsed();
+        drop(approximate);
+
+        // Restart: a new keeper loads the saved graph; time to the first answered search.
+        let before_graph = resident_bytes();
+        let started = Instant::now();
+        let restarted = keeper(&store, &dir, 0);
+        if let Err(error) =
+            store.write_blocking(|connection| restarted.recover_blocking(connection))
+        {
+            panic!("the saved graph does not load: {error}");
+        }
+        let first = store.read_blocking(|connection| {
+            rank_visually(
+                connection,
+                &*restarted.read()?,
+                &FilterScopes::new(),
+                &company,
+                &[],
+                &single[0],
+                LIMIT,
+            )
+        });
+        if let Err(error) = first {
+            panic!("the first search fails: {error}");
+        }
+        let restart = started.elapsed();
+        let graph_resident = resident_bytes()
+            .zip(before_graph)
+            .map(|(after, before)| after.saturating_sub(before));
+        let (graph_bytes, mode) = match restarted.read() {
+            Ok(library) => (library.heap_bytes(), library.mode(&company)),
+            Err(error) => panic!("{error}"),
+        };
+        assert_eq!(mode, LibraryMode::Approximate, "the graph was not loaded");
+        let per_view = |bytes: usize| bytes / generated.views.max(1);
+        scale_lines.push(format!(
+            "| {views} | {} | {} | {} B | {} | {} B | {} | {} | {:.1} s | {:.1} s | {:.2} s |",
+            generated.records,
+            generated.visual_files,
+            per_view(exact_bytes),
+            exact_resident.map_or("–".into(), |bytes| format!("{} B", per_view(bytes))),
+            per_view(graph_bytes),
+            graph_resident.map_or("–".into(), |bytes| format!("{} B", per_view(bytes))),
+            generation.map_or("(kept)".into(), |writing| format!(
+                "{:.1} s",
+                writing.as_secs_f64()
+            )),
+            exact_load.as_secs_f64(),
+            build.as_secs_f64(),
+            restart.as_secs_f64(),
+        ));
+        eprintln!("{views} views: graph built in {:.1} s", build.as_secs_f64());
+
+        // Searches: both paths through the service's ranking, on the same store.
+        for (query_label, query_set) in [("1", &single), ("3", &triple)] {
+            for case in cases().into_iter().filter(|case| {
+                chosen_cases.as_ref().is_none_or(|chosen| {
+                    chosen
+                        .iter()
+                        .any(|prefix| case.label.starts_with(prefix.as_str()))
+                })
+            }) {
+                let mut exact_times = Vec::with_capacity(QUERIES);
+                let mut graph_times = Vec::with_capacity(QUERIES);
+                let mut recall = Recall::default();
+                let mut matches = 0;
+                // Filter resolutions kept for this case's searches, as the service keeps them:
+                // the first search of the case resolves its filter (reported on its own below).
+                let kept_scopes = FilterScopes::new();
+                let scopes = &kept_scopes;
+                let run = |keeper: &VisualKeeper, query: &[ViewDescriptor]| {
+                    let started = Instant::now();
+                    let ranked = store.read_blocking(|connection| {
+                        rank_visually(
+                            connection,
+                            &*keeper.read()?,
+                            scopes,
+                            &company,
+                            &case.terms,
+                            query,
+                            LIMIT,
+                        )
+                    });
+                    match ranked {
+                        Ok(ranked) => (ranked, started.elapsed()),
+                        Err(error) => panic!("a search fails: {error}"),
+                    }
+                };
+                // The two paths in separate passes: the exact scan reads every view in memory,
+                // which leaves no cache warm for a graph search run right after it.
+                let exact_runs: Vec<_> = exact.as_ref().map_or_else(Vec::new, |exact| {
+                    query_set.iter().map(|query| run(exact, query)).collect()
+                });
+                for (at, query) in query_set.iter().enumerate() {
+                    let ((graph_ranked, graph_total), graph_time) = run(&restarted, query);
+                    graph_times.push(graph_time);
+                    matches = graph_total;
+                    if let Some(((exact_ranked, exact_total), exact_time)) = exact_runs.get(at) {
+                        exact_times.push(*exact_time);
+                        assert_eq!(
+                            *exact_total, graph_total,
+                            "both paths count the same matches"
+                        );
+                        recall.add(exact_ranked, &graph_ranked);
+                    }
+                }
+                if !case.terms.is_empty() {
+                    first_lines.push(format!(
+                        "| {views} | {query_label} | {} | {} ms | {} ms |",
+                        case.label,
+                        millis(graph_times[0]),
+                        millis(percentile(&mut graph_times[1..].to_vec(), 0.5)),
+                    ));
+                }
+                search_lines.push(search_row(
+                    &format!("{views} | {query_label} | {} | {matches}", case.label),
+                    &mut exact_times,
+                    &mut graph_times,
+                    &recall,
+                ));
+                eprintln!("{}", search_lines.last().map_or("", String::as_str));
+            }
+        }
+
+        // Free text without views: the trigram index against the substring scan it replaced.
+        let words: Vec<FilterTerm> = (0..QUERIES)
+            .map(|number| FilterTerm::Text(vocabulary_word(number * 61 % 4000)))
+            .collect();
+        let mut indexed_times = Vec::new();
+        let mut scanned_times = Vec::new();
+        let mut same = true;
+        let mut found = 0;
+        for word in &words {
+            let terms = std::slice::from_ref(word);
+            let timed = store.read_blocking(|connection| {
+                let started = Instant::now();
+                let indexed = search::matching_database_files(connection, &company, terms)?;
+                let indexed_time = started.elapsed();
+                let started = Instant::now();
+                let scanned =
+                    search::matching_database_files_by_scanning(connection, &company, terms)?;
+                Ok((indexed, indexed_time, scanned, started.elapsed()))
+            });
+            let (indexed, indexed_time, scanned, scanned_time) = match timed {
+                Ok(timed) => timed,
+                Err(error) => panic!("a text search fails: {error}"),
+            };
+            same &= indexed == scanned;
+            found += indexed.len();
+            indexed_times.push(indexed_time);
+            scanned_times.push(scanned_time);
+        }
+        let indexed_p50 = percentile(&mut indexed_times, 0.5);
+        let scanned_p50 = percentile(&mut scanned_times, 0.5);
+        text_lines.push(format!(
+            "| {} | {} | {} ms | {} ms | {} ms | {} ms | {:.0}× | {} |",
+            generated.records,
+            found / words.len().max(1),
+            millis(indexed_p50),
+            millis(percentile(&mut indexed_times, 0.95)),
+            millis(scanned_p50),
+            millis(percentile(&mut scanned_times, 0.95)),
+            scanned_p50.as_secs_f64() / indexed_p50.as_secs_f64().max(1e-9),
+            if same { "yes" } else { "NO" }
+        ));
+        drop(exact);
+        drop(restarted);
+    }
+    println!("## Visual search at scale\n");
+    println!(
+        "{QUERIES} queries a case, {LIMIT} results asked, recall@{RECALL_AT} of the graph against the \
+         exact scan.\n"
+    );
+    println!(
+        "| views | query views | filter | matches | exact p50 | exact p95 | graph p50 | graph p95 | speed-up (p50) | recall@{RECALL_AT} | with ties ±{TIE} | exact 1st − 10th score |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for line in &search_lines {
+        println!("{line}");
+    }
+    println!();
+    println!(
+        "Graph searches with a filter: the first search of a case (its filter resolved) and the \
+         later ones (the resolution kept).\n"
+    );
+    println!("| views | query views | filter | first search | later p50 |");
+    println!("|---|---|---|---|---|");
+    for line in &first_lines {
+        println!("{line}");
+    }
+    println!();
+    println!(
+        "| views | records | visual files | exact index a view | exact resident a view | graph a view | graph resident a view | library written in | exact index loaded in | graph built in | restart to first search (graph) |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    for line in &scale_lines {
+        println!("{line}");
+    }
+    println!();
+    println!(
+        "| records | matches a word | trigram index p50 | p95 | substring scan p50 | p95 | speed-up (p50) | same files |"
+    );
+    println!("|---|---|---|---|---|---|---|---|");
+    for line in &text_lines {
+        println!("{line}");
+    }
+}

@@ -1,0 +1,448 @@
+//! Indexing: running the engine over an uploaded file and saving what it learned, either during the
+//! upload call (synchronous, the default) or on a pool of workers fed by the queue in the store
+//! (`indexAsync=true`).
+//!
+//! The engine runs on a blocking thread. The outcome is saved only if the file still has the revision
+//! that was indexed (an overwrite or delete meanwhile wins). The visual index (see
+//! [`super::visual`]) is changed inside the same write transaction as the record, so the two never
+//! disagree about a file, and the store's journal of view changes is written in that transaction too.
+//!
+//! At most one analysis a CPU core runs at a time, whether it comes from a synchronous upload or a
+//! worker: decoding holds up to [`partlens_engine::MAX_DECODED_BYTES`] each, so forty simultaneous synchronous
+//! uploads queue for a slot instead of holding forty decoded images at once.
+//!
+//! What one analysis may produce is capped ([`ServiceLimits`]: text, PMI items and image pixels are
+//! counted by the engine as it reads; the part of the search text an analysis adds is checked before
+//! it is saved); past a cap the file fails (422) with the reason in words.
+//!
+//! A stored descriptor that cannot be read back (a damaged database page, a descriptor written by an
+//! incompatible build) makes its file unindexed, not an error: the file is queued to be indexed again
+//! from its stored bytes, with one warning in the log.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::{Notify, Semaphore};
+use tokio_util::sync::CancellationToken;
+
+use super::body::TempFile;
+use super::disk::{Disk, ImageKind, remove_if_present, write_private};
+use super::error::ServiceError;
+use super::failure_reason::FailureReason;
+use super::limits::ServiceLimits;
+use super::store::files::{self, IndexState, IndexedContent, IndexingFailure};
+use super::store::jobs::{self, ClaimedJob};
+use super::store::{Store, iso_now};
+use super::visual::{ViewSearch, VisualKeeper};
+
+/// Runs the engine and keeps the queue moving.
+#[derive(Clone)]
+pub struct Indexer {
+    store: Store,
+    disk: Disk,
+    limits: Arc<ServiceLimits>,
+    visual: VisualKeeper,
+    wake: Arc<Notify>,
+    stop: CancellationToken,
+    analysis_slots: Arc<Semaphore>,
+}
+
+/// How many analyses may run at once: one a core.
+fn analysis_slot_count() -> usize {
+    std::thread::available_parallelism().map_or(2, |cores| cores.get())
+}
+
+impl Indexer {
+    /// An indexer over a store and data directory, analysing within `limits`.
+    pub fn new(store: Store, disk: Disk, visual: VisualKeeper, limits: ServiceLimits) -> Self {
+        Self {
+            store,
+            disk,
+            limits: Arc::new(limits),
+            visual,
+            wake: Arc::new(Notify::new()),
+            stop: CancellationToken::new(),
+            analysis_slots: Arc::new(Semaphore::new(analysis_slot_count())),
+        }
+    }
+
+    /// The visual index.
+    pub fn visual(&self) -> &VisualKeeper {
+        &self.visual
+    }
+
+    /// Loads the visual index (exact indexes from the stored views, graphs from their saved
+    /// snapshots brought up to date), and puts work left unfinished by an earlier run back in the
+    /// queue, with every database file whose stored views this engine cannot read: made by an
+    /// earlier engine, whose descriptors mean something else, or damaged. Such a file is in progress
+    /// until it is indexed again from its stored content (a search input is, when it is searched
+    /// by). Returns (indexed files, queued jobs).
+    pub async fn recover(&self) -> Result<(usize, usize), ServiceError> {
+        let visual = self.visual.clone();
+        self.store
+            .write(move |connection| {
+                let now = iso_now();
+                let mut queued = jobs::requeue_unfinished(connection, &now)?;
+                let (count, damaged) = visual.recover_blocking(connection)?;
+                for (uid, error) in &damaged {
+                    if requeue_damaged(connection, uid, error, &now)? {
+                        queued += 1;
+                    }
+                }
+                Ok((count, queued))
+            })
+            .await
+    }
+
+    /// Starts `count` workers; they stop at [`Indexer::stop`].
+    pub fn start_workers(&self, count: usize) -> Vec<tokio::task::JoinHandle<()>> {
+        (0..count)
+            .map(|number| {
+                let indexer = self.clone();
+                tokio::spawn(async move { indexer.work(number).await })
+            })
+            .collect()
+    }
+
+    /// Queues files whose stored views could not be read back (`(uid, what was wrong)`) to be
+    /// indexed again, takes them out of the visual index meanwhile, and wakes the workers.
+    pub async fn reindex_damaged(
+        &self,
+        damaged: Vec<(String, String)>,
+    ) -> Result<(), ServiceError> {
+        let visual = self.visual.clone();
+        self.store
+            .write(move |connection| {
+                let now = iso_now();
+                for (uid, error) in &damaged {
+                    let company = files::find_any(connection, uid)?.map(|record| record.company_id);
+                    if requeue_damaged(connection, uid, error, &now)?
+                        && let Some(company) = company
+                    {
+                        visual.write()?.remove(&company, uid)?;
+                    }
+                }
+                Ok(())
+            })
+            .await?;
+        self.wake_workers();
+        Ok(())
+    }
+
+    /// Tells idle workers that a job was queued.
+    pub fn wake_workers(&self) {
+        self.wake.notify_waiters();
+    }
+
+    /// Stops the workers: they take no new job; one being indexed is dropped and stays in the queue.
+    pub fn stop(&self) {
+        self.stop.cancel();
+    }
+
+    async fn work(&self, number: usize) {
+        loop {
+            if self.stop.is_cancelled() {
+                return;
+            }
+            // Registered before looking at the queue, so a job queued in between still wakes us.
+            let woken = self.wake.notified();
+            tokio::pin!(woken);
+            woken.as_mut().enable();
+            match self
+                .store
+                .write(|connection| jobs::claim_next(connection))
+                .await
+            {
+                Ok(Some(job)) => {
+                    tokio::select! {
+                        _ = self.stop.cancelled() => return,
+                        outcome = self.index(job.clone()) => match outcome {
+                            Ok(state) => tracing::info!(worker = number, uid = job.uid, ?state, "indexed"),
+                            Err(error) => tracing::error!(worker = number, uid = job.uid, %error, "indexing failed"),
+                        },
+                    }
+                }
+                Ok(None) => tokio::select! {
+                    _ = self.stop.cancelled() => return,
+                    _ = &mut woken => {}
+                },
+                Err(error) => {
+                    tracing::error!(worker = number, %error, "cannot read the indexing queue");
+                    tokio::select! {
+                        _ = self.stop.cancelled() => return,
+                        _ = tokio::time::sleep(Duration::from_secs(1)) => {}
+                    }
+                }
+            }
+        }
+    }
+
+    /// Indexes one revision of a file and saves the outcome. Returns the state it ended in, or `None`
+    /// when the file was deleted or overwritten meanwhile (nothing saved).
+    ///
+    /// When indexing itself fails (the stored bytes cannot be read, the outcome cannot be saved),
+    /// the revision is marked failed, so that its status ends (422) instead of staying in progress.
+    pub async fn index(&self, job: ClaimedJob) -> Result<Option<IndexState>, ServiceError> {
+        let indexer = self.clone();
+        let claimed = job.clone();
+        // The semaphore is never closed, so acquiring only fails if it were; then run unthrottled.
+        let slot = self.analysis_slots.clone().acquire_owned().await.ok();
+        let outcome =
+            match tokio::task::spawn_blocking(move || indexer.index_blocking(&claimed)).await {
+                Ok(outcome) => outcome,
+                Err(error) => Err(error.into()),
+            };
+        drop(slot);
+        self.visual.spawn_due_work();
+        if outcome.is_err() {
+            let gave_up = self
+                .store
+                .write(move |connection| {
+                    files::save_indexing(connection, &job.uid, job.revision, None, &iso_now())
+                })
+                .await;
+            if let Err(error) = gave_up {
+                tracing::error!(%error, "a file whose indexing failed could not be marked failed");
+            }
+        }
+        outcome
+    }
+
+    fn index_blocking(&self, job: &ClaimedJob) -> Result<Option<IndexState>, ServiceError> {
+        let analysis = match std::fs::read(self.disk.content_path(&job.uid)) {
+            Ok(bytes) => {
+                // A panic in a decoder is a failed file, not a dead worker.
+                let extension = job.extension.clone();
+                let limits = self.limits.clone();
+                std::panic::catch_unwind(move || {
+                    partlens_engine::analyze_within(&extension, &bytes, &limits.extraction)
+                        .and_then(|analysis| within_limits(&extension, analysis, &limits))
+                })
+                .unwrap_or_else(|_| {
+                    Err(partlens_engine::EngineError::Undecodable {
+                        extension: job.extension.clone(),
+                        reason: "the decoder failed".into(),
+                    })
+                })
+            }
+            // Deleted meanwhile (then nothing is saved below), or lost: a failed file either way.
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                Err(partlens_engine::EngineError::Undecodable {
+                    extension: job.extension.clone(),
+                    reason: "the stored content is missing".into(),
+                })
+            }
+            Err(error) => return Err(error.into()),
+        };
+        let (analysis, failure) = match analysis {
+            Ok(analysis) => (Some(analysis), None),
+            Err(error) => {
+                tracing::info!(uid = job.uid, %error, "content cannot be indexed");
+                (None, Some(indexing_failure(&error)))
+            }
+        };
+        // Images are written aside first and moved into place only if this revision is still the
+        // file's, so a slow run over older content never replaces newer images.
+        let set_aside = |bytes: Option<&Vec<u8>>| -> Result<Option<TempFile>, ServiceError> {
+            let Some(bytes) = bytes else { return Ok(None) };
+            let temp = TempFile::new(self.disk.temp_path());
+            write_private(temp.path(), bytes)?;
+            Ok(Some(temp))
+        };
+        let thumbnail = set_aside(analysis.as_ref().and_then(|a| a.thumbnail_jpeg.as_ref()))?;
+        let large = set_aside(analysis.as_ref().and_then(|a| a.large_png.as_ref()))?;
+        let content = analysis.as_ref().map(|analysis| IndexedContent {
+            views: analysis
+                .views
+                .iter()
+                .map(partlens_engine::ViewDescriptor::to_bytes)
+                .collect(),
+            text: analysis.text.clone(),
+            extracted_attributes: analysis.extracted_attributes.clone(),
+            pmi_json: serde_json::to_string(&analysis.pmi_pages).unwrap_or_else(|_| "[]".into()),
+            has_thumbnail: thumbnail.is_some(),
+            has_large_image: large.is_some(),
+        });
+        let disk = self.disk.clone();
+        let visual = self.visual.clone();
+        self.store.write_blocking(|connection| {
+            let saved = match &failure {
+                Some(failure) => {
+                    files::save_failed_indexing(connection, &job.uid, job.revision, failure)?
+                }
+                None => files::save_indexing(
+                    connection,
+                    &job.uid,
+                    job.revision,
+                    content.as_ref(),
+                    &iso_now(),
+                )?,
+            };
+            if !saved {
+                return Ok(None);
+            }
+            for (kind, image) in [(ImageKind::Thumbnail, thumbnail), (ImageKind::Large, large)] {
+                match image {
+                    Some(image) => image.persist(&disk.image_path(&job.uid, kind))?,
+                    None => remove_if_present(&disk.image_path(&job.uid, kind))?,
+                }
+            }
+            let Some(record) = files::find_any(connection, &job.uid)? else {
+                return Ok(None);
+            };
+            let mut library = visual.write()?;
+            match &analysis {
+                Some(analysis) if !record.is_search_input => {
+                    library.insert(&record.company_id, &job.uid, &analysis.views)?;
+                }
+                _ => library.remove(&record.company_id, &job.uid)?,
+            }
+            Ok(Some(if analysis.is_some() {
+                IndexState::Completed
+            } else {
+                IndexState::Failed
+            }))
+        })
+    }
+}
+
+/// Checks what an analysis produced against the caps no reader counted itself (every format):
+/// extracted text, PMI items and the search text the analysis adds.
+fn within_limits(
+    extension: &str,
+    analysis: partlens_engine::Analysis,
+    limits: &ServiceLimits,
+) -> Result<partlens_engine::Analysis, partlens_engine::EngineError> {
+    let over = |reason: String| partlens_engine::EngineError::OverLimit {
+        extension: extension.to_owned(),
+        reason,
+    };
+    let text_limit = limits.extraction.max_text_bytes;
+    if analysis.text.len() > text_limit {
+        return Err(over(format!(
+            "it holds more than {text_limit} bytes of text (the limit of one file)"
+        )));
+    }
+    let items: usize = analysis.pmi_pages.iter().map(|page| page.items.len()).sum();
+    if items > limits.extraction.max_pmi_items {
+        return Err(over(format!(
+            "it holds {items} PMI items; at most {} are kept for one file",
+            limits.extraction.max_pmi_items
+        )));
+    }
+    let search_text = analysis.text.len()
+        + analysis
+            .extracted_attributes
+            .iter()
+            .map(|attribute| attribute.len() + 1)
+            .sum::<usize>();
+    if search_text > limits.max_search_text_bytes {
+        return Err(over(format!(
+            "its text and extracted attributes come to {search_text} bytes; at most {} are \
+             searched for one file",
+            limits.max_search_text_bytes
+        )));
+    }
+    Ok(analysis)
+}
+
+/// Marks a completed file whose stored views are damaged as queued again (its views dropped) and
+/// logs it; true when it was requeued (a file in another state is left alone: it is already being
+/// indexed or failed).
+fn requeue_damaged(
+    connection: &rusqlite::Connection,
+    uid: &str,
+    error: &str,
+    now: &str,
+) -> Result<bool, ServiceError> {
+    let completed = files::find_any(connection, uid)?
+        .is_some_and(|record| record.state == IndexState::Completed);
+    if !completed {
+        return Ok(false);
+    }
+    tracing::warn!(
+        uid,
+        error,
+        "stored views cannot be read (an earlier engine's, or damaged); the file is indexed again"
+    );
+    jobs::requeue_for_indexing(connection, uid, now)?;
+    Ok(true)
+}
+
+/// What is saved of a file the engine could not analyse: the reason in words, and the words of a
+/// model whose shape could not be read (so it stays findable by them).
+fn indexing_failure(error: &partlens_engine::EngineError) -> IndexingFailure {
+    let (text, extracted_attributes) = match error {
+        partlens_engine::EngineError::ShapeUnreadable {
+            text,
+            extracted_attributes,
+            ..
+        } => (text.clone(), extracted_attributes.clone()),
+        _ => (String::new(), Vec::new()),
+    };
+    IndexingFailure {
+        reason: FailureReason::from(error).as_str().to_owned(),
+        text,
+        extracted_attributes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::files::NewContent;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_file_that_cannot_be_indexed_ends_failed_not_in_progress() {
+        let dir = tempfile::tempdir().unwrap();
+        let (state, caller) = crate::state::state_for_tests(dir.path()).await;
+        let uid = "3f2504e0-4f89-41d3-9a0c-0305e82c3301".to_owned();
+        let content = NewContent {
+            uid: uid.clone(),
+            company_id: caller.company_id.clone(),
+            owner_user_id: caller.user_id,
+            is_search_input: true,
+            stored_path: format!("{uid}.png"),
+            display_name: format!("{uid}.png"),
+            extension: ".png".into(),
+            size: 2000,
+            state: IndexState::Queued,
+            callback_param: None,
+        };
+        let revision = state
+            .store
+            .write(move |connection| {
+                let revision = files::upsert(connection, &content, &iso_now())?;
+                jobs::enqueue(connection, &content.uid, &iso_now())?;
+                Ok(revision)
+            })
+            .await
+            .unwrap();
+        // The stored bytes cannot be read (a folder stands where they should be).
+        std::fs::create_dir_all(state.disk.content_path(&uid).join("held")).unwrap();
+        let job = state
+            .store
+            .write(|connection| jobs::claim_next(connection))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(job.revision, revision);
+        assert!(state.indexer.index(job).await.is_err());
+        let (record, queued) = state
+            .store
+            .read(move |connection| {
+                let queued: i64 =
+                    connection.query_row("SELECT count(*) FROM jobs", [], |row| row.get(0))?;
+                Ok((files::find_any(connection, &uid)?, queued))
+            })
+            .await
+            .unwrap();
+        let record = record.unwrap();
+        assert_eq!(record.state, IndexState::Failed);
+        assert_eq!(
+            record.failure_reason.as_deref(),
+            Some("the service failed while indexing the file")
+        );
+        assert_eq!(queued, 0);
+    }
+}

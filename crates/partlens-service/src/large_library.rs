@@ -1,0 +1,360 @@
+//! A large synthetic company library written straight into a data directory's store, for measuring
+//! search at scale (`benches/visual_scale.rs`) and for trying the service with one
+//! (`examples/make_large_library.rs`): a million views load in minutes.
+//!
+//! Visual files are pictures (one view) and models (several views of one part), their descriptors
+//! perturbed copies of really analysed part drawings ([`super::synthetic_views`]); text-only
+//! records have no views. Every record gets attributes with a range of selectivities (a unique part
+//! number, one of 50 suppliers, one of 8 materials weighted like a real stock list, a project of
+//! about 1,000 files, a weight) and a text of words from a fixed vocabulary, so metadata filters and
+//! free text can be measured from very selective to very broad. Records go in through the store's
+//! own functions (the same triggers, search text and journal as an upload), in transactions of
+//! [`BATCH_FILES`] files; there are no file bytes or rendered images on disk. Deterministic for a
+//! seed.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use rand::RngExt;
+use rand::rngs::StdRng;
+
+use crate::error::ServiceError;
+use crate::store::files::{self, IndexState, IndexedContent, NewContent};
+use crate::store::{Store, accounts, attributes, iso_now};
+use partlens_api::Attribute;
+use partlens_engine::ViewDescriptor;
+use partlens_engine::samples::synthetic_views::{SyntheticViews, seeded};
+
+/// Files written in one transaction.
+pub const BATCH_FILES: usize = 5_000;
+
+/// The materials and how often each occurs (per mille).
+pub const MATERIALS: [(&str, u32); 8] = [
+    ("steel", 300),
+    ("stainless steel", 200),
+    ("aluminium", 180),
+    ("brass", 90),
+    ("cast iron", 80),
+    ("plastic", 70),
+    ("titanium", 50),
+    ("bronze", 30),
+];
+
+/// How many suppliers there are (`Supplier 00` … `Supplier 49`, equally often).
+pub const SUPPLIERS: usize = 50;
+/// Files a project holds (`project=P-0000`, `P-0001`, …).
+pub const FILES_PER_PROJECT: usize = 1_000;
+/// Words of the text vocabulary (each record's text has [`WORDS_PER_TEXT`] of them).
+pub const VOCABULARY: usize = 4_000;
+/// Words in each record's text.
+pub const WORDS_PER_TEXT: usize = 12;
+
+/// What to generate.
+#[derive(Clone, Debug)]
+pub struct LibrarySpec {
+    /// The company's name (created when missing).
+    pub company: String,
+    /// Views of the visual files together (pictures and models).
+    pub views: usize,
+    /// Records without views (text-searchable only), on top of the visual files.
+    pub text_only_records: usize,
+    /// Share of visual files that are models.
+    pub model_share: f64,
+    /// Views of a model.
+    pub model_views: usize,
+    /// Part drawings analysed for the descriptor pool.
+    pub pool_pictures: usize,
+    /// Threads for analysing the pool.
+    pub threads: usize,
+    /// The seed: the same seed gives the same library.
+    pub seed: u64,
+}
+
+impl LibrarySpec {
+    /// `views` views in the company `company`, a sixth of the files models of 7 views, no text-only
+    /// records, 600 analysed pictures, seed 11.
+    pub fn new(company: &str, views: usize) -> Self {
+        Self {
+            company: company.to_owned(),
+            views,
+            text_only_records: 0,
+            model_share: 1.0 / 6.0,
+            model_views: 7,
+            pool_pictures: 600,
+            threads: std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
+            seed: 11,
+        }
+    }
+}
+
+/// What was generated.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GeneratedLibrary {
+    /// The company's id.
+    pub company_id: String,
+    /// Records written (visual and text-only).
+    pub records: usize,
+    /// Visual files written.
+    pub visual_files: usize,
+    /// Views written.
+    pub views: usize,
+    /// Time spent analysing the pool.
+    pub analysis: Duration,
+    /// Time spent writing.
+    pub writing: Duration,
+}
+
+/// A word of the vocabulary: three syllables (the number written in base 20), the same for the same
+/// number, distinct for numbers below 8,000.
+pub fn vocabulary_word(number: usize) -> String {
+    const SYLLABLES: [&str; 20] = [
+        "ka", "lo", "mir", "ten", "sa", "vor", "qui", "del", "bra", "nu", "fex", "or", "lin", "da",
+        "po", "zer", "ul", "ti", "gra", "mo",
+    ];
+    let mut word = String::new();
+    let mut rest = number;
+    for _ in 0..3 {
+        word.push_str(SYLLABLES[rest % SYLLABLES.len()]);
+        rest /= SYLLABLES.len();
+    }
+    word
+}
+
+/// The stored path of synthetic file `number` showing `part`, with `extension`.
+pub fn stored_path(part: &str, number: usize, extension: &str) -> String {
+    format!("Library/{part}/{part}-{number:07}{extension}")
+}
+
+/// The part number of synthetic file `number`.
+pub fn part_number(number: usize) -> String {
+    format!("PL-{number:07}")
+}
+
+/// The supplier name `index`.
+pub fn supplier(index: usize) -> String {
+    format!("Supplier {index:02}")
+}
+
+fn material(random: &mut StdRng) -> &'static str {
+    let mut roll = random.random_range(0..1000_u32);
+    for (name, share) in MATERIALS {
+        if roll < share {
+            return name;
+        }
+        roll -= share;
+    }
+    MATERIALS[0].0
+}
+
+/// One record to write.
+struct Record {
+    uid: String,
+    stored_path: String,
+    extension: String,
+    attributes: Vec<Attribute>,
+    text: String,
+    views: Vec<ViewDescriptor>,
+}
+
+fn record(
+    number: usize,
+    pool: &SyntheticViews,
+    views: usize,
+    random: &mut StdRng,
+) -> Result<Record, ServiceError> {
+    let uid = uuid::Builder::from_random_bytes(random.random::<[u8; 16]>())
+        .into_uuid()
+        .hyphenated()
+        .to_string();
+    let part = pool.part_name(number);
+    let extension = match views {
+        0 => ".step",
+        1 => ".png",
+        _ => ".stl",
+    };
+    let attribute_texts = [
+        format!("part_number={}", part_number(number)),
+        format!("material={}", material(random)),
+        format!("supplier={}", supplier(random.random_range(0..SUPPLIERS))),
+        format!("project=P-{:04}", number / FILES_PER_PROJECT),
+        format!("weight(kg)={:.2}", random.random_range(0.05..50.0_f64)),
+        format!("category={part}"),
+    ];
+    let attributes = attribute_texts
+        .iter()
+        .map(|text| {
+            Attribute::parse(text)
+                .map_err(|error| ServiceError::Internal(format!("attribute {text}: {error}")))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut text = format!("{part} drawing D{number:07}");
+    for _ in 0..WORDS_PER_TEXT {
+        text.push(' ');
+        text.push_str(&vocabulary_word(random.random_range(0..VOCABULARY)));
+    }
+    Ok(Record {
+        uid,
+        stored_path: stored_path(part, number, extension),
+        extension: extension.to_owned(),
+        attributes,
+        text,
+        views: if views == 0 {
+            Vec::new()
+        } else {
+            pool.file_views(number, views, random)
+        },
+    })
+}
+
+fn write(
+    connection: &rusqlite::Transaction<'_>,
+    company_id: &str,
+    owner: i64,
+    record: &Record,
+    now: &str,
+) -> Result<(), ServiceError> {
+    let display_name = record
+        .stored_path
+        .rsplit('/')
+        .next()
+        .unwrap_or(&record.stored_path)
+        .to_owned();
+    let revision = files::upsert(
+        connection,
+        &NewContent {
+            uid: record.uid.clone(),
+            company_id: company_id.to_owned(),
+            owner_user_id: owner,
+            is_search_input: false,
+            stored_path: record.stored_path.clone(),
+            display_name,
+            extension: record.extension.clone(),
+            size: 4096,
+            state: IndexState::InProgress,
+            callback_param: None,
+        },
+        now,
+    )?;
+    attributes::replace(connection, company_id, &record.uid, &record.attributes)?;
+    let content = IndexedContent {
+        views: record.views.iter().map(ViewDescriptor::to_bytes).collect(),
+        text: record.text.clone(),
+        extracted_attributes: Vec::new(),
+        pmi_json: "[]".into(),
+        has_thumbnail: false,
+        has_large_image: false,
+    };
+    files::save_indexing(connection, &record.uid, revision, Some(&content), now)?;
+    Ok(())
+}
+
+/// Writes the library of `spec` into the store of `data_dir` (created if needed). `progress` is told
+/// the records written so far and the total after each transaction.
+pub fn generate(
+    data_dir: &Path,
+    spec: &LibrarySpec,
+    mut progress: impl FnMut(usize, usize),
+) -> Result<GeneratedLibrary, ServiceError> {
+    let started = Instant::now();
+    let pool = SyntheticViews::analysed(spec.pool_pictures.max(1), spec.threads)
+        .map_err(|error| ServiceError::Internal(format!("analysing the pool: {error}")))?;
+    let analysis = started.elapsed();
+    let store = Store::open_blocking(data_dir)?;
+    let company_id =
+        store.write_blocking(|connection| accounts::ensure_company(connection, &spec.company))?;
+    let mut random = seeded(spec.seed);
+    // Plan the files: each visual file a picture or a model, until the views are used up.
+    let mut plan: Vec<usize> = Vec::new();
+    let mut planned_views = 0;
+    while planned_views < spec.views {
+        let views = if random.random_bool(spec.model_share.clamp(0.0, 1.0)) {
+            spec.model_views.max(1)
+        } else {
+            1
+        };
+        let views = views.min(spec.views - planned_views);
+        plan.push(views);
+        planned_views += views;
+    }
+    let visual_files = plan.len();
+    plan.extend(std::iter::repeat_n(0, spec.text_only_records));
+    // Spread the text-only records among the visual files.
+    for at in (1..plan.len()).rev() {
+        let other = random.random_range(0..=at);
+        plan.swap(at, other);
+    }
+    let total = plan.len();
+    let now = iso_now();
+    let started_writing = Instant::now();
+    for (batch_number, batch) in plan.chunks(BATCH_FILES).enumerate() {
+        let first = batch_number * BATCH_FILES;
+        let records = batch
+            .iter()
+            .enumerate()
+            .map(|(offset, &views)| record(first + offset, &pool, views, &mut random))
+            .collect::<Result<Vec<_>, _>>()?;
+        store.write_blocking(|connection| {
+            for record in &records {
+                write(connection, &company_id, 0, record, &now)?;
+            }
+            Ok(())
+        })?;
+        progress(first + batch.len(), total);
+    }
+    Ok(GeneratedLibrary {
+        company_id,
+        records: total,
+        visual_files,
+        views: planned_views,
+        analysis,
+        writing: started_writing.elapsed(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vocabulary_words_are_distinct_and_long_enough_for_the_text_index() {
+        let words: std::collections::HashSet<String> =
+            (0..VOCABULARY).map(vocabulary_word).collect();
+        assert_eq!(words.len(), VOCABULARY);
+        assert!(words.iter().all(|word| word.len() >= 4));
+    }
+
+    #[test]
+    fn every_generated_view_is_stored_readable_and_loaded_by_the_visual_index() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut spec = LibrarySpec::new("Big", 40);
+        spec.pool_pictures = 24;
+        spec.text_only_records = 5;
+        let generated = generate(dir.path(), &spec, |_, _| {}).unwrap();
+        assert_eq!(generated.views, 40);
+        assert_eq!(generated.records, generated.visual_files + 5);
+        let store = Store::open_blocking(dir.path()).unwrap();
+        let stored: Vec<Vec<u8>> = store
+            .read_blocking(|connection| {
+                let mut statement = connection.prepare("SELECT descriptor FROM views")?;
+                let rows = statement
+                    .query_map([], |row| row.get(0))?
+                    .collect::<rusqlite::Result<Vec<Vec<u8>>>>()?;
+                Ok(rows)
+            })
+            .unwrap();
+        assert_eq!(stored.len(), 40);
+        for bytes in &stored {
+            ViewDescriptor::from_bytes(bytes).unwrap();
+        }
+        let keeper = crate::visual::VisualKeeper::new(
+            store.clone(),
+            dir.path(),
+            crate::visual::VisualSettings::default(),
+        );
+        let (loaded, damaged) = store
+            .write_blocking(|connection| keeper.recover_blocking(connection))
+            .unwrap();
+        assert_eq!(loaded, generated.visual_files);
+        assert!(damaged.is_empty(), "{damaged:?}");
+    }
+}

@@ -1,0 +1,38 @@
+//! The local service: a complete, persistent implementation of the File Indexing and Search Service
+//! interface (HTTP routes, storage, users and companies, indexing queue, search), used as the app's
+//! local workspace and by the tests. It depends only on the shared wire types of `partlens_api`.
+//!
+//! Start one with [`RunningService::start`]; manage users and client ids with [`admin`].
+
+pub mod admin;
+pub mod auth;
+pub mod body;
+pub mod config;
+pub mod connections;
+pub mod disk;
+pub mod error;
+pub mod expiry;
+pub mod failure_reason;
+pub mod filter_scopes;
+pub mod image_links;
+pub mod indexing;
+#[cfg(any(test, feature = "samples"))]
+pub mod large_library;
+pub mod limits;
+pub mod login_guard;
+pub mod params;
+pub mod records;
+pub mod routes;
+pub mod search;
+pub mod search_body;
+pub mod server;
+pub mod state;
+pub mod store;
+pub mod stored_path;
+pub mod upload;
+pub mod visual;
+
+pub use config::ServiceConfig;
+pub use error::ServiceError;
+pub use limits::ServiceLimits;
+pub use server::RunningService;

@@ -1,0 +1,139 @@
+//! The wire shapes of stored files: the FileMap of `GET /api/File` (with `IndexingError`, the reason
+//! in words, on a file that failed to index) and the result items of search, built with the
+//! client's own types (`partlens_api::model`) so both sides share one shape.
+
+use partlens_api::Attribute;
+use partlens_api::model::{ExtraFields, FileMap, ResultAttribute, SearchResultItem, ShapeResult};
+
+use super::disk::ImageKind;
+use super::failure_reason::FAILURE_REASON_FIELD;
+use super::image_links::{ImageLinks, LinkBinding};
+use super::store::accounts::Caller;
+use super::store::files::{FileRecord, IndexState};
+
+/// Builds the image URLs of records for one caller, on the service's public origin.
+pub struct ImageUrls<'a> {
+    /// Signs the tokens.
+    pub links: &'a ImageLinks,
+    /// The public origin (`http://host:port`).
+    pub origin: &'a str,
+    /// Who the links are made for (they are bound to this user's credentials and company).
+    pub viewer: &'a Caller,
+    /// Now, Unix seconds.
+    pub now: i64,
+}
+
+impl ImageUrls<'_> {
+    /// The thumbnail and large-image URLs of a record; empty when it has no picture.
+    pub fn of(&self, record: &FileRecord) -> (String, String) {
+        let binding = LinkBinding {
+            user_id: self.viewer.user_id,
+            credential_stamp: &self.viewer.credential_stamp,
+            company_id: &record.company_id,
+            generation: &record.uploaded_at,
+        };
+        let url = |present: bool, kind| {
+            if present {
+                self.links
+                    .url(self.origin, &record.uid, kind, self.now, &binding)
+            } else {
+                String::new()
+            }
+        };
+        (
+            url(record.has_thumbnail, ImageKind::Thumbnail),
+            url(record.has_large_image, ImageKind::Large),
+        )
+    }
+}
+
+/// The FileMap of a record with its saved attributes (wire form, as uploaded).
+pub fn file_map(record: &FileRecord, attributes: Vec<String>, urls: &ImageUrls<'_>) -> FileMap {
+    let (thumbnail_url, large_image_url) = urls.of(record);
+    let mut extra = ExtraFields::new();
+    if let (IndexState::Failed, Some(reason)) = (record.state, &record.failure_reason) {
+        extra.insert(
+            FAILURE_REASON_FIELD.into(),
+            serde_json::Value::String(reason.clone()),
+        );
+    }
+    FileMap {
+        uid: record.uid.clone(),
+        viz_space_id: record.company_id.clone(),
+        file_name: record.stored_path.clone(),
+        display_name: record.display_name.clone(),
+        attributes,
+        extracted_attributes: record.extracted_attributes.clone(),
+        has_thumbnail: record.has_thumbnail,
+        thumbnail_url,
+        large_image_url,
+        pdf_url: String::new(),
+        indexing_finished: record.state == IndexState::Completed,
+        assembly_parents: Vec::new(),
+        assembly_children: Vec::new(),
+        extra,
+    }
+}
+
+/// `name(unit)=v1|v2` with the name part lower-cased, as `ShapeResult.Attributes` shows it.
+fn lower_cased_name(text: &str) -> String {
+    match text.split_once('=') {
+        Some((name, values)) => format!("{}={values}", name.to_lowercase()),
+        None => text.to_owned(),
+    }
+}
+
+/// A search result item: the record, its score (None for a search without inputs) and attributes.
+pub fn result_item(
+    record: &FileRecord,
+    score: Option<f32>,
+    attributes: &[String],
+    urls: &ImageUrls<'_>,
+) -> SearchResultItem {
+    let (thumbnail_url, large_image_url) = urls.of(record);
+    let mut extra = ExtraFields::new();
+    extra.insert(
+        "IndexingFinished".into(),
+        serde_json::Value::Bool(record.state == IndexState::Completed),
+    );
+    SearchResultItem {
+        uid: record.uid.clone(),
+        file_name: record.stored_path.clone(),
+        display_name: record.display_name.clone(),
+        // Six decimals: enough to order by, without float noise in the JSON.
+        score: score.map(|score| (f64::from(score) * 1e6).round() / 1e6),
+        thumbnail_url,
+        large_image_url,
+        shape_result: ShapeResult {
+            attributes: attributes
+                .iter()
+                .map(|text| lower_cased_name(text))
+                .collect(),
+            extra: ExtraFields::new(),
+        },
+        attributes: attributes
+            .iter()
+            .filter_map(|text| Attribute::parse(text).ok())
+            .map(|attribute| ResultAttribute {
+                name: attribute.wire_name(),
+                value: attribute.joined_values(),
+                extra: ExtraFields::new(),
+            })
+            .collect(),
+        extra,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shape_result_names_are_lower_cased_and_values_kept() {
+        assert_eq!(
+            lower_cased_name("Weight(KG)=12.3|Abc"),
+            "weight(kg)=12.3|Abc"
+        );
+        assert_eq!(lower_cased_name("Note="), "note=");
+    }
+}

@@ -1,0 +1,120 @@
+//! `GET /api/File` (a record by UID or stored path) and `DELETE /api/File`.
+
+use axum::extract::State;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+
+use crate::error::ServiceError;
+use crate::params::{optional_uid_param, required_uid_param, text_param};
+use crate::records::{ImageUrls, file_map};
+use crate::routes::{Params, json, json_bool};
+use crate::state::AppState;
+use crate::store::accounts::Caller;
+use crate::store::files::{self, FileRecord};
+use crate::store::{attributes, unix_now};
+use crate::stored_path::lookup_path;
+use crate::upload::may_delete;
+use crate::visual::ViewSearch;
+
+/// The FileMap reply of a record for `caller` (also used by `PUT /api/FileBinaryDirect`).
+pub async fn file_map_reply(
+    state: &AppState,
+    caller: &Caller,
+    record: FileRecord,
+) -> Result<Response, ServiceError> {
+    let uid = record.uid.clone();
+    let texts = state
+        .store
+        .read(move |connection| attributes::texts_of(connection, &uid))
+        .await?;
+    let urls = ImageUrls {
+        links: &state.image_links,
+        origin: &state.public_origin,
+        viewer: caller,
+        now: unix_now(),
+    };
+    json(&file_map(&record, texts, &urls))
+}
+
+/// Fetches a file record: `fileUID` first, else `fileName` (a database file's stored path).
+pub async fn get_file(
+    caller: Caller,
+    State(state): State<AppState>,
+    Params(query): Params,
+) -> Result<Response, ServiceError> {
+    let company_id = caller.company_id.clone();
+    let record = if let Some(uid) = optional_uid_param(&query, "fileUID")? {
+        let record = state
+            .store
+            .read({
+                let uid = uid.clone();
+                move |connection| files::find(connection, &company_id, &uid)
+            })
+            .await?;
+        record.ok_or_else(|| ServiceError::file_not_found(&uid))?
+    } else if let Some(name) = text_param(&query, "fileName") {
+        let path = lookup_path(name);
+        let record = state
+            .store
+            .read({
+                let path = path.clone();
+                move |connection| files::find_by_path(connection, &company_id, &path)
+            })
+            .await?;
+        record.ok_or_else(|| ServiceError::file_not_found(&path))?
+    } else {
+        return Err(ServiceError::BadRequest("give fileUID or fileName".into()));
+    };
+    file_map_reply(&state, &caller, record).await
+}
+
+/// Deletes a file: admins any file of their company, other users their own search inputs (403
+/// `false` otherwise); unknown or already deleted is 404; an unexpected failure is 500 `false`.
+///
+/// The bytes and images are removed inside the same transaction (under the store's writer, so no
+/// upload reusing the UID can come in between). One that cannot be removed (held open by another
+/// program) stays on disk unused rather than failing the delete after the index entry is gone.
+pub async fn delete_file(
+    caller: Caller,
+    State(state): State<AppState>,
+    Params(query): Params,
+) -> Result<Response, ServiceError> {
+    let uid = required_uid_param(&query, "fileUID")?;
+    let visual = state.indexer.visual().clone();
+    let disk = state.disk.clone();
+    let deleted = state
+        .store
+        .write(move |connection| {
+            let record = files::find(connection, &caller.company_id, &uid)?
+                .ok_or_else(|| ServiceError::file_not_found(&uid))?;
+            if !may_delete(&caller, &record) {
+                return Err(ServiceError::Forbidden(if record.is_search_input {
+                    "another user's search input".into()
+                } else {
+                    "deleting a company file needs an admin".into()
+                }));
+            }
+            files::delete(connection, &uid)?;
+            visual.write()?.remove(&caller.company_id, &uid)?;
+            if let Err(error) = disk.remove_file(&uid) {
+                tracing::warn!(uid, %error, "a deleted file's bytes or images stay on disk");
+            }
+            Ok(())
+        })
+        .await;
+    match deleted {
+        Ok(()) => {}
+        Err(error) if error.status() == StatusCode::INTERNAL_SERVER_ERROR => {
+            // The interface's 500 of this endpoint has the body `false`.
+            tracing::error!(%error, "a delete failed");
+            return Ok((
+                StatusCode::INTERNAL_SERVER_ERROR,
+                [(header::CONTENT_TYPE, "application/json")],
+                "false",
+            )
+                .into_response());
+        }
+        Err(error) => return Err(error),
+    }
+    Ok(json_bool(true))
+}

@@ -1,0 +1,84 @@
+//! `GET /api/Image?fid=&type=&token=`: a file's thumbnail (`type=0`, JPEG) or large image (`type=1`,
+//! PNG). Authenticated by the URL's own short-lived token, not the bearer token: 401 when it is
+//! missing, expired, not for this image, or no longer bound to what it was made for (the user's
+//! password was reset, the file was overwritten or deleted, its UID now belongs to another
+//! company's file).
+
+use axum::extract::State;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+
+use crate::disk::ImageKind;
+use crate::error::ServiceError;
+use crate::image_links::{LinkBinding, LinkToken};
+use crate::params::canonical_uid;
+use crate::routes::Params;
+use crate::state::AppState;
+use crate::store::{accounts, files, unix_now};
+
+/// Serves one rendered image of a file.
+pub async fn image(
+    State(state): State<AppState>,
+    Params(query): Params,
+) -> Result<Response, ServiceError> {
+    let uid = query
+        .get("fid")
+        .and_then(|fid| canonical_uid(fid, "fid").ok())
+        .ok_or(ServiceError::Unauthorized)?;
+    let kind = ImageKind::from_type_number(query.get("type").unwrap_or("0"))
+        .ok_or(ServiceError::Unauthorized)?;
+    let token = query
+        .get("token")
+        .and_then(LinkToken::parse)
+        .ok_or(ServiceError::Unauthorized)?;
+    let now = unix_now();
+    // An expired token is refused before the store is asked anything.
+    if token.expires_at <= now {
+        return Err(ServiceError::Unauthorized);
+    }
+    let (user_id, lookup_uid) = (token.user_id, uid.clone());
+    let (user, record) = state
+        .store
+        .read(move |connection| {
+            Ok((
+                accounts::credential_of_user(connection, user_id)?,
+                files::find_any(connection, &lookup_uid)?,
+            ))
+        })
+        .await?;
+    let (Some((user_company, credential_stamp)), Some(record)) = (user, record) else {
+        return Err(ServiceError::Unauthorized);
+    };
+    let binding = LinkBinding {
+        user_id,
+        credential_stamp: &credential_stamp,
+        company_id: &record.company_id,
+        generation: &record.uploaded_at,
+    };
+    if user_company != record.company_id
+        || !state.image_links.verify(&uid, kind, &token, now, &binding)
+    {
+        return Err(ServiceError::Unauthorized);
+    }
+    let path = state.disk.image_path(&uid, kind);
+    let bytes = match tokio::fs::read(&path).await {
+        Ok(bytes) => bytes,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            return Err(ServiceError::NotFound(format!(
+                "file {uid} has no such image"
+            )));
+        }
+        Err(error) => return Err(error.into()),
+    };
+    let mut response = (StatusCode::OK, bytes).into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(kind.content_type()),
+    );
+    headers.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("private, max-age=300"),
+    );
+    Ok(response)
+}

@@ -1,0 +1,432 @@
+//! Search: the company's indexed database files, narrowed by every FT condition, ranked by visual
+//! similarity to the input files when there are inputs.
+//!
+//! - With inputs: the query views are the views of every input, in order; each candidate is scored in
+//!   0..1 by matching each query view to a different view of the candidate; best first, ties by UID.
+//!   An input that is not indexed (yet), failed, or is not the caller's contributes no view; with no
+//!   view at all there are no matches.
+//! - Without inputs: every match, score null, ordered by display name then UID.
+//! - `TotalResults` counts all matches; `ResultsList` holds the first `max_results` of them.
+//! - Limits, checked on the parsed filter before any SQL is built: at most
+//!   [`ServiceLimits::max_filter_conditions`] conditions (each free-text word and each attribute term
+//!   counts one) and [`ServiceLimits::max_search_inputs`] input UIDs; past either, 400.
+//! - An input whose stored descriptor cannot be read back is treated as not indexed (no views) and
+//!   queued to be indexed again, with one warning in the log; the search still answers.
+//!
+//! The visual ranking goes through the [`super::visual`] library. A company on the exact scan gets
+//! every match ranked, as always. A company on an approximate graph gets the `max_results` best
+//! (each scored exactly); its metadata conditions are resolved first when they select at most
+//! [`SELECTIVE_FILES`] files with views (those are the only candidates), and otherwise checked on the graph's
+//! candidates after the ranking; `TotalResults` still counts every file with views that matches.
+//! The resolution (the files listed, or the count) is kept for the next searches with the same
+//! filter while the store's metadata is unchanged ([`super::filter_scopes`]).
+
+use std::collections::{HashMap, HashSet};
+
+use rusqlite::Connection;
+
+use partlens_api::model::{ExtraFields, SearchResult};
+use partlens_api::{FilterTerm, SearchFilter};
+
+use super::error::ServiceError;
+use super::filter_scopes::{FilterScopes, Resolved};
+use super::image_links::ImageLinks;
+use super::limits::ServiceLimits;
+use super::params::canonical_uid;
+use super::records::{ImageUrls, result_item};
+use super::state::AppState;
+use super::store::accounts::Caller;
+use super::store::files::{self, IndexState};
+use super::store::{attributes, search, unix_now};
+use super::visual::{
+    FileFilter, GuidSet, LibraryMode, Ranked, StoreViews, ViewSearch, VisualLibrary,
+};
+use partlens_engine::ViewDescriptor;
+
+/// Results returned when the caller does not say (`maxResults`).
+pub const DEFAULT_MAX_RESULTS: usize = 200;
+
+/// The largest `maxResults` accepted.
+pub const MAX_RESULTS_LIMIT: usize = 10_000;
+
+/// A metadata filter that selects at most this many files with views is resolved before an
+/// approximate visual search (the files listed); one that selects more is checked on the graph's
+/// candidates.
+pub const SELECTIVE_FILES: usize = 20_000;
+
+/// Which files a visual search may return, as resolved from the metadata conditions.
+enum Scope<'a> {
+    /// No condition: every indexed file.
+    Everything,
+    /// Exactly these.
+    Only(&'a HashSet<String>),
+    /// Too many to restrict the graph's search to: its candidates are checked against these
+    /// files with views.
+    Broad(&'a GuidSet),
+}
+
+/// A search as the endpoints received it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchQuery {
+    /// The input UIDs as given (reported back in `InputFileUID`).
+    pub input_uids: Vec<String>,
+    /// Every FT condition (all must hold).
+    pub terms: Vec<FilterTerm>,
+    /// How many results to return at most.
+    pub max_results: usize,
+}
+
+impl SearchQuery {
+    /// From a parsed `filterStr`.
+    pub fn from_filter(filter: &SearchFilter, max_results: usize) -> Self {
+        Self {
+            input_uids: filter
+                .file_uids
+                .iter()
+                .map(|uid| uid.as_str().to_owned())
+                .collect(),
+            terms: filter.terms().cloned().collect(),
+            max_results,
+        }
+    }
+
+    /// How many conditions the filter holds: each word of a free-text term and each attribute term.
+    pub fn condition_count(&self) -> usize {
+        self.terms
+            .iter()
+            .map(|term| match term {
+                FilterTerm::Text(words) => words.split_whitespace().count(),
+                _ => 1,
+            })
+            .sum()
+    }
+
+    /// Refuses (400) a search over the limits of conditions or inputs. Runs before SQL is built.
+    pub fn check_within(&self, limits: &ServiceLimits) -> Result<(), ServiceError> {
+        let conditions = self.condition_count();
+        if conditions > limits.max_filter_conditions {
+            return Err(ServiceError::BadRequest(format!(
+                "the filter holds {conditions} conditions (free-text words and attribute terms); \
+                 one search takes at most {}",
+                limits.max_filter_conditions
+            )));
+        }
+        if self.input_uids.len() > limits.max_search_inputs {
+            return Err(ServiceError::BadRequest(format!(
+                "the filter names {} input files; one search takes at most {}",
+                self.input_uids.len(),
+                limits.max_search_inputs
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Reads the `maxResults` extension parameter (1..=10000; 200 when absent).
+pub fn max_results_param(value: Option<&str>) -> Result<usize, ServiceError> {
+    match value {
+        None => Ok(DEFAULT_MAX_RESULTS),
+        Some(text) => match text.trim().parse::<usize>() {
+            Ok(count) if (1..=MAX_RESULTS_LIMIT).contains(&count) => Ok(count),
+            _ => Err(ServiceError::BadRequest(format!(
+                "maxResults={text} is not a number from 1 to {MAX_RESULTS_LIMIT}"
+            ))),
+        },
+    }
+}
+
+/// How a graph search resolves its metadata filter: the files with views it selects, listed when at
+/// most `selective` ([`SELECTIVE_FILES`]) (the search is restricted to them), else held by GUID
+/// (the search's candidates are checked against them).
+fn resolve_for_graph(
+    connection: &Connection,
+    company_id: &str,
+    terms: &[FilterTerm],
+    selective: usize,
+) -> Result<Resolved, ServiceError> {
+    // One condition that many files hold is told from the index before anything is listed:
+    // listing 20,001 files by name only to find there are too many took 1.3 s at a million
+    // records. The index counts every file holding it (records without views too), so the files
+    // with views it matches decide.
+    if search::one_condition_held_by_more_than(connection, company_id, terms, selective)? {
+        let matching = search::matching_uids_with_views(connection, company_id, terms)?;
+        if matching.len() > selective {
+            return Ok(Resolved::Broad {
+                matching_with_views: GuidSet::new(matching),
+            });
+        }
+    }
+    let some =
+        search::some_matching_files_with_views(connection, company_id, terms, selective + 1)?;
+    Ok(if some.len() > selective {
+        Resolved::Broad {
+            matching_with_views: GuidSet::new(search::matching_uids_with_views(
+                connection, company_id, terms,
+            )?),
+        }
+    } else {
+        Resolved::Listed(some.into_iter().collect())
+    })
+}
+
+/// Ranks the company's files that satisfy `terms` by visual similarity to `query_views`, with one
+/// read connection: the metadata conditions are resolved (all of them for the exact scan; for a
+/// graph, listed when they select at most [`SELECTIVE_FILES`] files, else held in memory to check
+/// the graph's candidates against, the resolution kept in `scopes`), the library ranks, and the
+/// matches are counted.
+/// Returns the ranking (every match for the exact scan, the best `limit` for a graph) and the
+/// number of matches.
+pub fn rank_visually(
+    connection: &Connection,
+    library: &VisualLibrary,
+    scopes: &FilterScopes,
+    company_id: &str,
+    terms: &[FilterTerm],
+    query_views: &[ViewDescriptor],
+    limit: usize,
+) -> Result<(Ranked, usize), ServiceError> {
+    let approximate = library.mode(company_id) == LibraryMode::Approximate;
+    let resolved = if terms.is_empty() {
+        None
+    } else if approximate {
+        let generation = search::metadata_generation(connection)?;
+        Some(scopes.resolve(company_id, terms, generation, || {
+            resolve_for_graph(connection, company_id, terms, SELECTIVE_FILES)
+        })?)
+    } else {
+        let all = search::matching_database_files(connection, company_id, terms)?;
+        Some(std::sync::Arc::new(Resolved::Listed(
+            all.into_iter().map(|candidate| candidate.uid).collect(),
+        )))
+    };
+    let scope = match resolved.as_deref() {
+        None => Scope::Everything,
+        Some(Resolved::Listed(allowed)) => Scope::Only(allowed),
+        Some(Resolved::Broad {
+            matching_with_views,
+        }) => Scope::Broad(matching_with_views),
+    };
+    let stored = StoreViews { connection };
+    let filter = match &scope {
+        Scope::Everything => FileFilter::Everything,
+        Scope::Only(allowed) => FileFilter::Only(allowed),
+        Scope::Broad(matching) => FileFilter::Among(matching),
+    };
+    if !approximate {
+        // The exact scan ranks every match: that is how they are counted.
+        let ranked = library.rank(company_id, query_views, filter, usize::MAX, &stored)?;
+        let total = ranked.len();
+        return Ok((ranked, total));
+    }
+    // The graph counts a listed filter's files as it finds them.
+    let (ranked, listed) = match library.approximate().company(company_id) {
+        Some(index) => index.rank_counted(query_views, filter, limit, &stored)?,
+        None => (
+            library.rank(company_id, query_views, filter, limit, &stored)?,
+            None,
+        ),
+    };
+    let total = match &scope {
+        Scope::Everything => library.file_count(company_id),
+        Scope::Only(_) => listed.unwrap_or(0),
+        Scope::Broad(matching_with_views) => matching_with_views.len(),
+    };
+    Ok((ranked, total))
+}
+
+/// Runs a search for the caller.
+pub async fn run(
+    state: &AppState,
+    caller: &Caller,
+    query: SearchQuery,
+) -> Result<SearchResult, ServiceError> {
+    let input_uids = query
+        .input_uids
+        .iter()
+        .map(|uid| canonical_uid(uid, "fileUID"))
+        .collect::<Result<Vec<_>, _>>()?;
+    query.check_within(&state.config.limits)?;
+    let company_id = caller.company_id.clone();
+    let terms = query.terms.clone();
+    let by_inputs = !query.input_uids.is_empty();
+    let (candidates, query_views, damaged) = state
+        .store
+        .read(move |connection| {
+            let candidates = if by_inputs {
+                Vec::new()
+            } else {
+                search::matching_database_files(connection, &company_id, &terms)?
+            };
+            let mut views = Vec::new();
+            let mut damaged = Vec::new();
+            for uid in &input_uids {
+                let indexed = files::find(connection, &company_id, uid)?
+                    .is_some_and(|record| record.state == IndexState::Completed);
+                if !indexed {
+                    continue;
+                }
+                let read: Result<Vec<ViewDescriptor>, _> = files::views_of(connection, uid)?
+                    .iter()
+                    .map(|bytes| ViewDescriptor::from_bytes(bytes))
+                    .collect();
+                match read {
+                    Ok(read) => views.extend(read),
+                    Err(error) => damaged.push((uid.clone(), error.to_string())),
+                }
+            }
+            Ok((candidates, views, damaged))
+        })
+        .await?;
+    if !damaged.is_empty() {
+        state.indexer.reindex_damaged(damaged).await?;
+    }
+    let (ranked, total): (Vec<(String, Option<f32>)>, usize) = if !by_inputs {
+        let total = candidates.len();
+        (
+            candidates
+                .into_iter()
+                .map(|candidate| (candidate.uid, None))
+                .collect(),
+            total,
+        )
+    } else if query_views.is_empty() {
+        (Vec::new(), 0)
+    } else {
+        let store = state.store.clone();
+        let visual = state.indexer.visual().clone();
+        let shared = state.clone();
+        let company_id = caller.company_id.clone();
+        let terms = query.terms.clone();
+        let limit = query.max_results;
+        let (ranked, total) = tokio::task::spawn_blocking(move || {
+            store.read_blocking(|connection| {
+                rank_visually(
+                    connection,
+                    &*visual.read()?,
+                    &shared.filter_scopes,
+                    &company_id,
+                    &terms,
+                    &query_views,
+                    limit,
+                )
+            })
+        })
+        .await??;
+        (
+            ranked
+                .into_iter()
+                .map(|(uid, score)| (uid, Some(score)))
+                .collect(),
+            total,
+        )
+    };
+    let shown: Vec<(String, Option<f32>)> = ranked.into_iter().take(query.max_results).collect();
+    let company_id = caller.company_id.clone();
+    let uids: Vec<String> = shown.iter().map(|(uid, _)| uid.clone()).collect();
+    let terms = query.terms;
+    let loaded = state
+        .store
+        .read(move |connection| {
+            // One snapshot: the files are checked against the filter again and read as they are
+            // then, so a file changed since it was selected is left out rather than shown with
+            // attributes that no longer match.
+            let snapshot = connection.unchecked_transaction()?;
+            let matching = search::still_matching(&snapshot, &company_id, &terms, &uids)?;
+            let records = files::find_many(&snapshot, &company_id, &uids)?;
+            records
+                .into_iter()
+                .filter(|record| matching.contains(&record.uid))
+                .map(|record| {
+                    let texts = attributes::texts_of(&snapshot, &record.uid)?;
+                    Ok((record, texts))
+                })
+                .collect::<Result<Vec<_>, ServiceError>>()
+        })
+        .await?;
+    let links: &ImageLinks = &state.image_links;
+    let urls = ImageUrls {
+        links,
+        origin: &state.public_origin,
+        viewer: caller,
+        now: unix_now(),
+    };
+    // A file deleted or changed between the two reads is simply left out, and not counted.
+    let total = total - (shown.len() - loaded.len());
+    let loaded: HashMap<&str, _> = loaded
+        .iter()
+        .map(|(record, texts)| (record.uid.as_str(), (record, texts)))
+        .collect();
+    let results = shown
+        .iter()
+        .filter_map(|(uid, score)| {
+            let (record, texts) = loaded.get(uid.as_str())?;
+            Some(result_item(record, *score, texts, &urls))
+        })
+        .collect();
+    Ok(SearchResult {
+        input_file_uid: query.input_uids.join(","),
+        total_results: total as i64,
+        results,
+        extra: ExtraFields::new(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::large_library::{LibrarySpec, MATERIALS, generate};
+    use crate::store::Store;
+
+    #[test]
+    fn a_graph_search_lists_the_files_with_views_a_filter_selects_until_there_are_too_many() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut spec = LibrarySpec::new("Big", 120);
+        spec.pool_pictures = 24;
+        spec.text_only_records = 300;
+        let generated = generate(dir.path(), &spec, |_, _| {}).unwrap();
+        let store = Store::open_blocking(dir.path()).unwrap();
+        let company = generated.company_id;
+        let material = [FilterTerm::parse(&format!("material=[{}]", MATERIALS[0].0))];
+        store
+            .read_blocking(|connection| {
+                let matching = search::matching_uids_with_views(connection, &company, &material)?;
+                let with_views = matching.len();
+                let broad = || Resolved::Broad {
+                    matching_with_views: GuidSet::new(&matching),
+                };
+                let held = search::matching_database_files(connection, &company, &material)?.len();
+                assert!(
+                    with_views > 5 && held > 2 * with_views,
+                    "{with_views} of {held}"
+                );
+                // More files hold the term than the limit, but few enough of them have views:
+                // those are listed, and only those.
+                let limit = with_views;
+                assert!(search::one_condition_held_by_more_than(
+                    connection, &company, &material, limit
+                )?);
+                match resolve_for_graph(connection, &company, &material, limit)? {
+                    Resolved::Listed(listed) => assert_eq!(listed.len(), with_views),
+                    other => panic!("{other:?}"),
+                }
+                // One file with views more than the limit: too many to restrict the graph's search
+                // to, held to check its candidates against.
+                assert_eq!(
+                    resolve_for_graph(connection, &company, &material, with_views - 1)?,
+                    broad()
+                );
+                // A filter of two conditions takes the listing, with the same outcome.
+                let two = [material[0].clone(), FilterTerm::parse("category=*")];
+                assert_eq!(
+                    resolve_for_graph(connection, &company, &two, with_views - 1)?,
+                    broad()
+                );
+                assert!(matches!(
+                    resolve_for_graph(connection, &company, &two, with_views)?,
+                    Resolved::Listed(listed) if listed.len() == with_views
+                ));
+                Ok(())
+            })
+            .unwrap();
+    }
+}

@@ -1,0 +1,126 @@
+//! The indexing queue: one row per file waiting to be (or being) indexed. A row leaves the queue only
+//! when the outcome is saved, so queued and in-progress work survives a restart.
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use super::files::IndexState;
+use crate::error::ServiceError;
+
+/// A file a worker took from the queue.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClaimedJob {
+    /// Canonical UID.
+    pub uid: String,
+    /// The revision being indexed.
+    pub revision: i64,
+    /// The file's extension (what the engine decodes it as).
+    pub extension: String,
+}
+
+/// Puts a file in the queue (again), behind everything already there.
+pub fn enqueue(connection: &Connection, uid: &str, now: &str) -> Result<(), ServiceError> {
+    connection.execute(
+        "INSERT INTO jobs (file_uid, seq, queued_at)
+         VALUES (?1, (SELECT coalesce(max(seq), 0) + 1 FROM jobs), ?2)
+         ON CONFLICT (file_uid) DO UPDATE SET seq = excluded.seq, queued_at = excluded.queued_at",
+        params![uid, now],
+    )?;
+    Ok(())
+}
+
+/// Queues a file to be indexed again from its stored bytes: its state becomes queued and its stored
+/// views are dropped (they could not be read back).
+pub fn requeue_for_indexing(
+    connection: &Connection,
+    uid: &str,
+    now: &str,
+) -> Result<(), ServiceError> {
+    super::files::set_state(connection, uid, IndexState::Queued)?;
+    connection.execute("DELETE FROM views WHERE file_uid = ?1", [uid])?;
+    enqueue(connection, uid, now)
+}
+
+/// Takes the oldest queued job and marks its file in progress.
+pub fn claim_next(connection: &Connection) -> Result<Option<ClaimedJob>, ServiceError> {
+    let job = connection
+        .query_row(
+            "SELECT f.uid, f.revision, f.extension FROM jobs j JOIN files f ON f.uid = j.file_uid
+             WHERE f.state = ?1 ORDER BY j.seq LIMIT 1",
+            [IndexState::Queued.as_str()],
+            |row| {
+                Ok(ClaimedJob {
+                    uid: row.get(0)?,
+                    revision: row.get(1)?,
+                    extension: row.get(2)?,
+                })
+            },
+        )
+        .optional()?;
+    if let Some(job) = &job {
+        super::files::set_state(connection, &job.uid, IndexState::InProgress)?;
+    }
+    Ok(job)
+}
+
+/// At start: work that was in progress when the service stopped goes back to the queue, and every
+/// unfinished file has a queue row. Returns how many files wait.
+pub fn requeue_unfinished(connection: &Connection, now: &str) -> Result<usize, ServiceError> {
+    connection.execute(
+        "UPDATE files SET state = 'queued' WHERE state = 'in_progress'",
+        [],
+    )?;
+    connection.execute(
+        "INSERT OR IGNORE INTO jobs (file_uid, seq, queued_at)
+         SELECT uid, (SELECT coalesce(max(seq), 0) FROM jobs) + row_number() OVER (ORDER BY uploaded_at, uid), ?1
+         FROM files WHERE state = 'queued'",
+        [now],
+    )?;
+    Ok(connection.query_row("SELECT count(*) FROM jobs", [], |row| row.get::<_, i64>(0))? as usize)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::files::{NewContent, find_any, upsert};
+
+    #[test]
+    fn jobs_are_claimed_in_order_and_requeued_after_a_stop() {
+        let mut connection = Connection::open_in_memory().unwrap();
+        crate::store::schema::migrate(&mut connection).unwrap();
+        let company = crate::store::accounts::ensure_company(&connection, "A").unwrap();
+        for uid in ["b", "a"] {
+            upsert(
+                &connection,
+                &NewContent {
+                    uid: uid.into(),
+                    company_id: company.clone(),
+                    owner_user_id: 1,
+                    is_search_input: true,
+                    stored_path: format!("{uid}.png"),
+                    display_name: format!("{uid}.png"),
+                    extension: ".png".into(),
+                    size: 2000,
+                    state: IndexState::Queued,
+                    callback_param: None,
+                },
+                "t",
+            )
+            .unwrap();
+            enqueue(&connection, uid, "t").unwrap();
+        }
+        let first = claim_next(&connection).unwrap().unwrap();
+        assert_eq!(first.uid, "b");
+        assert_eq!(
+            find_any(&connection, "b").unwrap().unwrap().state,
+            IndexState::InProgress
+        );
+        assert_eq!(requeue_unfinished(&connection, "t").unwrap(), 2);
+        assert_eq!(
+            find_any(&connection, "b").unwrap().unwrap().state,
+            IndexState::Queued
+        );
+        assert_eq!(claim_next(&connection).unwrap().unwrap().uid, "b");
+        assert_eq!(claim_next(&connection).unwrap().unwrap().uid, "a");
+        assert!(claim_next(&connection).unwrap().is_none());
+    }
+}

@@ -1,0 +1,355 @@
+//! The approximate search against the exact scan on small libraries: the same answers through
+//! inserts, deletes, re-uploads and every kind of filter; a saved graph that loads back the same,
+//! refuses damage and ignores what a killed save left; a graph brought up to date from the journal
+//! after changes it never saw (a kill after they were committed).
+
+use std::collections::{HashMap, HashSet};
+
+use super::ann::{AnnIndex, AnnSettings};
+use super::{AnnSearch, ExactScan, FileFilter, GuidSet, ViewSearch, snapshot};
+use partlens_engine::ViewDescriptor;
+use partlens_engine::samples::synthetic_views::{SyntheticViews, seeded};
+
+const COMPANY: &str = "7d0b4f1e-0000-4000-8000-000000000001";
+
+fn pool() -> SyntheticViews {
+    let pictures = partlens_engine::samples::parts::PART_NAMES.len();
+    SyntheticViews::analysed(pictures, 2).unwrap()
+}
+
+fn uid(number: usize) -> String {
+    format!("00000000-0000-4000-8000-{number:012x}")
+}
+
+/// A library of `files` files of 1 to 3 views, perturbed from the pool.
+fn library(pool: &SyntheticViews, files: usize, seed: u64) -> HashMap<String, Vec<ViewDescriptor>> {
+    let mut random = seeded(seed);
+    (0..files)
+        .map(|number| {
+            let views = 1 + number % 3;
+            (uid(number), pool.file_views(number, views, &mut random))
+        })
+        .collect()
+}
+
+fn queries(pool: &SyntheticViews, seed: u64) -> Vec<Vec<ViewDescriptor>> {
+    let mut random = seeded(seed);
+    (0..12)
+        .map(|query| pool.file_views(query * 5, 1 + query % 3, &mut random))
+        .collect()
+}
+
+/// Settings under which the graph returns every view, so any difference from the exact scan is a
+/// bookkeeping fault (keys, slots, deletes, re-ranking, filters), not an approximation.
+fn exhaustive() -> AnnSettings {
+    AnnSettings {
+        views_per_query_view: 10_000,
+        views_per_view_of_several: 10_000,
+        direct_views: 0,
+        ..AnnSettings::default()
+    }
+}
+
+fn both(
+    files: &HashMap<String, Vec<ViewDescriptor>>,
+    settings: AnnSettings,
+) -> (ExactScan, AnnSearch) {
+    let mut exact = ExactScan::new();
+    let mut approximate = AnnSearch::new(settings);
+    let mut ordered: Vec<(&String, &Vec<ViewDescriptor>)> = files.iter().collect();
+    ordered.sort_by(|a, b| a.0.cmp(b.0));
+    for (uid, views) in ordered {
+        exact.insert(COMPANY, uid, views).unwrap();
+        approximate.insert(COMPANY, uid, views).unwrap();
+    }
+    (exact, approximate)
+}
+
+fn assert_agree(
+    exact: &dyn ViewSearch,
+    approximate: &dyn ViewSearch,
+    stored: &HashMap<String, Vec<ViewDescriptor>>,
+    queries: &[Vec<ViewDescriptor>],
+) {
+    let listed: HashSet<String> = stored
+        .keys()
+        .filter(|uid| uid.ends_with(['1', '5', '9']))
+        .cloned()
+        .collect();
+    let few: HashSet<String> = stored.keys().take(3).cloned().collect();
+    let even = GuidSet::new(
+        stored
+            .keys()
+            .filter(|uid| uid.ends_with(['0', '2', '4', '6', '8'])),
+    );
+    for (number, query) in queries.iter().enumerate() {
+        for (label, filter) in [
+            ("everything", FileFilter::Everything),
+            ("listed", FileFilter::Only(&listed)),
+            ("few", FileFilter::Only(&few)),
+            ("among", FileFilter::Among(&even)),
+        ] {
+            let want = exact.rank(COMPANY, query, filter, 10, stored).unwrap();
+            let got = approximate
+                .rank(COMPANY, query, filter, 10, stored)
+                .unwrap();
+            assert_eq!(got, want, "query {number}, filter {label}");
+            assert!(
+                !want.is_empty() || label == "few",
+                "query {number}, filter {label}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_graph_answers_like_the_exact_scan_through_deletes_and_re_uploads() {
+    let pool = pool();
+    let mut files = library(&pool, 240, 1);
+    let queries = queries(&pool, 2);
+    let (mut exact, mut approximate) = both(&files, exhaustive());
+    assert_eq!(approximate.view_count(COMPANY), exact.view_count(COMPANY));
+    assert_agree(&exact, &approximate, &files, &queries);
+
+    // Deletes and re-uploads (new views under the same UID), then a few new files.
+    let mut random = seeded(3);
+    for number in (0..240).step_by(4) {
+        let uid = uid(number);
+        if number % 8 == 0 {
+            files.remove(&uid);
+            exact.remove(COMPANY, &uid).unwrap();
+            approximate.remove(COMPANY, &uid).unwrap();
+        } else {
+            let views = pool.file_views(number + 7, 1 + number % 2, &mut random);
+            exact.insert(COMPANY, &uid, &views).unwrap();
+            approximate.insert(COMPANY, &uid, &views).unwrap();
+            files.insert(uid, views);
+        }
+    }
+    for number in 240..260 {
+        let views = pool.file_views(number, 2, &mut random);
+        exact.insert(COMPANY, &uid(number), &views).unwrap();
+        approximate.insert(COMPANY, &uid(number), &views).unwrap();
+        files.insert(uid(number), views);
+    }
+    assert_eq!(approximate.file_count(COMPANY), files.len());
+    assert_eq!(approximate.view_count(COMPANY), exact.view_count(COMPANY));
+    assert_agree(&exact, &approximate, &files, &queries);
+    // Another company sees nothing of these.
+    assert!(
+        approximate
+            .rank("other", &queries[0], FileFilter::Everything, 10, &files)
+            .unwrap()
+            .is_empty()
+    );
+}
+
+#[test]
+fn with_few_candidates_the_graph_still_finds_the_exact_best_files() {
+    let pool = pool();
+    let files = library(&pool, 400, 4);
+    let queries = queries(&pool, 5);
+    let settings = AnnSettings {
+        views_per_query_view: 60,
+        views_per_view_of_several: 60,
+        direct_views: 200,
+        ..AnnSettings::default()
+    };
+    let (exact, approximate) = both(&files, settings);
+    let listed: HashSet<String> = files
+        .keys()
+        .filter(|uid| uid.ends_with(['3', '7']))
+        .cloned()
+        .collect();
+    let mut found = 0;
+    let mut wanted = 0;
+    for query in &queries {
+        for filter in [FileFilter::Everything, FileFilter::Only(&listed)] {
+            let want = exact.rank(COMPANY, query, filter, 10, &files).unwrap();
+            let got = approximate
+                .rank(COMPANY, query, filter, 10, &files)
+                .unwrap();
+            // Every score shown is the exact score of that file.
+            let exact_scores: HashMap<String, f32> = exact
+                .rank(COMPANY, query, filter, usize::MAX, &files)
+                .unwrap()
+                .into_iter()
+                .collect();
+            for (uid, score) in &got {
+                assert_eq!(exact_scores.get(uid), Some(score));
+            }
+            let truth: HashSet<&String> = want.iter().map(|(uid, _)| uid).collect();
+            wanted += truth.len();
+            found += got.iter().filter(|(uid, _)| truth.contains(uid)).count();
+        }
+    }
+    let recall = found as f64 / wanted as f64;
+    assert!(recall >= 0.95, "recall@10 {recall}");
+}
+
+#[test]
+fn a_long_list_of_files_is_found_and_estimated_on_several_threads_and_answers_like_the_exact_scan()
+{
+    let pool = pool();
+    let files = library(&pool, 2_400, 8);
+    let queries = queries(&pool, 9);
+    let (exact, approximate) = both(&files, AnnSettings::default());
+    let mut listed: HashSet<String> = files
+        .keys()
+        .filter(|uid| !uid.ends_with('0'))
+        .cloned()
+        .collect();
+    let held = listed.len();
+    assert!(held >= super::ann::PARALLEL_FROM_FILES, "{held} listed");
+    // Neither a file the graph does not hold nor a word that is not a GUID is counted or found.
+    listed.insert(uid(99_999));
+    listed.insert("not a guid".to_owned());
+    let index = approximate.company(COMPANY).unwrap();
+    assert_eq!(index.count_listed(&listed), held);
+    for (number, query) in queries.iter().enumerate() {
+        let filter = FileFilter::Only(&listed);
+        let want = exact.rank(COMPANY, query, filter, 10, &files).unwrap();
+        let got = approximate
+            .rank(COMPANY, query, filter, 10, &files)
+            .unwrap();
+        assert_eq!(want.len(), 10, "query {number}");
+        assert_eq!(got, want, "query {number}");
+        // Counted on the way as the separate count counts them.
+        let (counted, held_counted) = index.rank_counted(query, filter, 10, &files).unwrap();
+        assert_eq!(counted, want, "query {number}");
+        assert_eq!(held_counted, Some(held), "query {number}");
+    }
+    let (_, unlisted) = index
+        .rank_counted(&queries[0], FileFilter::Everything, 10, &files)
+        .unwrap();
+    assert_eq!(unlisted, None, "nothing listed, nothing counted");
+}
+
+#[test]
+fn a_saved_graph_loads_back_the_same_and_damage_is_refused() {
+    let pool = pool();
+    let files = library(&pool, 120, 6);
+    let queries = queries(&pool, 7);
+    let mut ordered: Vec<(String, Vec<ViewDescriptor>)> = files.clone().into_iter().collect();
+    ordered.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut index = AnnIndex::build(&ordered, exhaustive(), 2).unwrap().unwrap();
+    // A hole in the slots (a deleted file) must survive the round trip.
+    index.remove(&uid(5)).unwrap();
+    let mut stored = files.clone();
+    stored.remove(&uid(5));
+    let folder = tempfile::tempdir().unwrap();
+    snapshot::save(folder.path(), COMPANY, &index, 42).unwrap();
+    // What a save killed half-way leaves: a graph file nobody names and a temporary table.
+    std::fs::write(
+        folder
+            .path()
+            .join(format!("{COMPANY}-00000000000000ff.graph")),
+        b"half",
+    )
+    .unwrap();
+    std::fs::write(
+        folder.path().join(format!(".{COMPANY}.files.00ff.tmp")),
+        b"half",
+    )
+    .unwrap();
+    let loaded = snapshot::load(folder.path(), COMPANY).unwrap().unwrap();
+    assert_eq!(loaded.journal_position, 42);
+    assert_eq!(loaded.index.file_count(), index.file_count());
+    assert_eq!(loaded.index.view_count(), index.view_count());
+    for query in &queries {
+        assert_eq!(
+            loaded
+                .index
+                .rank(query, FileFilter::Everything, 10, &stored)
+                .unwrap(),
+            index
+                .rank(query, FileFilter::Everything, 10, &stored)
+                .unwrap()
+        );
+    }
+    let names: Vec<String> = std::fs::read_dir(folder.path())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(
+        names.len(),
+        2,
+        "left-overs of a killed save are removed: {names:?}"
+    );
+
+    // A flipped byte in the table is refused; no snapshot at all is `None`.
+    let table = folder.path().join(format!("{COMPANY}.files"));
+    let mut bytes = std::fs::read(&table).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0x40;
+    std::fs::write(&table, &bytes).unwrap();
+    assert!(snapshot::load(folder.path(), COMPANY).is_err());
+    snapshot::discard(folder.path(), COMPANY).unwrap();
+    assert!(snapshot::load(folder.path(), COMPANY).unwrap().is_none());
+    assert_eq!(std::fs::read_dir(folder.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn files_the_graph_cannot_key_are_refused() {
+    let pool = pool();
+    let mut random = seeded(8);
+    let views = pool.file_views(0, 1, &mut random);
+    let mut approximate = AnnSearch::new(AnnSettings::default());
+    assert!(approximate.insert(COMPANY, "not-a-guid", &views).is_err());
+    approximate.insert(COMPANY, &uid(1), &views).unwrap();
+    assert_eq!(approximate.file_count(COMPANY), 1);
+    // Removing what is not there is no error.
+    approximate.remove(COMPANY, &uid(2)).unwrap();
+    approximate.remove(COMPANY, "not-a-guid").unwrap();
+}
+
+#[test]
+fn a_multi_view_query_finds_the_file_best_for_its_views_together() {
+    // Two unlike query views A and B; many one-view files near each of them; one file "between"
+    // them (their blend). The blend is nearest to neither view alone, but best for both together
+    // (a one-view file's score is the mean of its similarities to the query views).
+    let pool = pool();
+    let a = pool.base(0).clone();
+    let b = pool.base(1).clone();
+    let mut random = seeded(21);
+    let mut files: HashMap<String, Vec<ViewDescriptor>> = HashMap::new();
+    for number in 0..60 {
+        let near = if number % 2 == 0 { &a } else { &b };
+        let noise: Vec<f32> = (0..97)
+            .map(|_| rand::RngExt::random_range(&mut random, -1.0..1.0))
+            .collect();
+        files.insert(uid(number), vec![near.perturbed(&noise, 0.02, &[])]);
+    }
+    let between = uid(1000);
+    files.insert(between.clone(), vec![a.blended(1.0, &[(&b, 1.0)])]);
+    let query = vec![a.clone(), b.clone()];
+    let settings = AnnSettings {
+        views_per_query_view: 5,
+        views_per_view_of_several: 5,
+        direct_views: 0,
+        ..AnnSettings::default()
+    };
+    let (exact, approximate) = both(&files, settings);
+    let want = exact
+        .rank(COMPANY, &query, FileFilter::Everything, 1, &files)
+        .unwrap();
+    assert_eq!(want.first().map(|(uid, _)| uid), Some(&between));
+    // Neither view alone has it among its five nearest files...
+    for view in &query {
+        let alone = exact
+            .rank(
+                COMPANY,
+                std::slice::from_ref(view),
+                FileFilter::Everything,
+                5,
+                &files,
+            )
+            .unwrap();
+        assert!(alone.iter().all(|(uid, _)| uid != &between));
+    }
+    // ...but the graph, asked for five views a query view, finds it first.
+    let got = approximate
+        .rank(COMPANY, &query, FileFilter::Everything, 1, &files)
+        .unwrap();
+    assert_eq!(got, want);
+}

@@ -1,0 +1,471 @@
+//! Keeps the service's [`VisualLibrary`] in step with the store: loads it at start (exact indexes from
+//! the stored views, graphs from their snapshots brought up to date from the journal), builds graphs
+//! in the background for companies that grew past the threshold, saves graphs after enough changes
+//! and at shutdown, and gives searches the stored descriptors they re-rank with.
+//!
+//! Every change to the library happens under the store's writer (inside a write transaction), so a
+//! save made while holding the writer sees a library that matches one journal position exactly.
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::time::Duration;
+
+use rusqlite::Connection;
+use tokio_util::sync::CancellationToken;
+
+use super::StoredViews;
+use super::ann::AnnIndex;
+use super::library::{LibraryMode, VisualLibrary, VisualSettings};
+use super::quantise::Quantiser;
+use super::snapshot::{self, SNAPSHOT_FOLDER};
+use crate::error::ServiceError;
+use crate::store::{Store, files, visual_journal};
+use partlens_engine::{ViewDescriptor, VisualIndex};
+
+/// Files a background build reads and inserts at a time (bounds its memory).
+const BUILD_BATCH_FILES: usize = 20_000;
+/// Views a quantiser is fitted to when a graph is built.
+const FIT_SAMPLE_VIEWS: usize = 50_000;
+
+/// Decodes stored descriptors; a damaged one leaves the whole file out (logged), as the exact index
+/// always did.
+fn decode(uid: &str, stored: &[Vec<u8>]) -> Option<Vec<ViewDescriptor>> {
+    match read_views(stored) {
+        Ok(views) => Some(views),
+        Err(error) => {
+            tracing::warn!(uid, %error, "stored views skipped");
+            None
+        }
+    }
+}
+
+/// Decodes stored descriptors, or says what is wrong with the first damaged one.
+fn read_views(stored: &[Vec<u8>]) -> Result<Vec<ViewDescriptor>, String> {
+    stored
+        .iter()
+        .map(|bytes| ViewDescriptor::from_bytes(bytes))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|error| error.to_string())
+}
+
+/// Files whose stored views could not be read back: (UID, what was wrong).
+pub type DamagedFiles = Vec<(String, String)>;
+
+/// The stored descriptors of files, read through one connection (for re-ranking).
+pub struct StoreViews<'a> {
+    /// The connection to read with.
+    pub connection: &'a Connection,
+}
+
+impl StoredViews for StoreViews<'_> {
+    fn views_of(
+        &self,
+        uids: &[String],
+    ) -> Result<Vec<(String, Vec<ViewDescriptor>)>, ServiceError> {
+        let mut found = Vec::with_capacity(uids.len());
+        for uid in uids {
+            let stored = files::views_of(self.connection, uid)?;
+            if stored.is_empty() {
+                continue;
+            }
+            if let Some(views) = decode(uid, &stored) {
+                found.push((uid.clone(), views));
+            }
+        }
+        Ok(found)
+    }
+}
+
+/// The service's visual index with what keeps it in step with the store. Cheap to clone.
+#[derive(Clone)]
+pub struct VisualKeeper {
+    library: Arc<RwLock<VisualLibrary>>,
+    store: Store,
+    folder: PathBuf,
+    /// Companies with a build or save under way.
+    busy: Arc<Mutex<HashSet<String>>>,
+}
+
+impl VisualKeeper {
+    /// A keeper of an empty library over the store of `data_dir`.
+    pub fn new(store: Store, data_dir: &std::path::Path, settings: VisualSettings) -> Self {
+        Self {
+            library: Arc::new(RwLock::new(VisualLibrary::new(settings))),
+            store,
+            folder: data_dir.join(SNAPSHOT_FOLDER),
+            busy: Arc::new(Mutex::new(HashSet::new())),
+        }
+    }
+
+    /// The library for reading (searches).
+    pub fn read(&self) -> Result<RwLockReadGuard<'_, VisualLibrary>, ServiceError> {
+        self.library
+            .read()
+            .map_err(|_| ServiceError::Internal("the visual index is poisoned".into()))
+    }
+
+    /// The library for changing; call it only inside a store write transaction.
+    pub fn write(&self) -> Result<RwLockWriteGuard<'_, VisualLibrary>, ServiceError> {
+        self.library
+            .write()
+            .map_err(|_| ServiceError::Internal("the visual index is poisoned".into()))
+    }
+
+    /// Where graphs are saved.
+    pub fn snapshot_folder(&self) -> &std::path::Path {
+        &self.folder
+    }
+
+    /// Loads the whole library from the store inside the start-up transaction: companies below the
+    /// threshold get their exact index; the others their saved graph brought up to date, or, when
+    /// there is no usable graph, their exact index and a background build (see
+    /// [`VisualKeeper::maintain_blocking`]). Returns how many files are indexed, and the files read
+    /// from the store whose views are damaged (left out; the caller has them indexed again).
+    pub fn recover_blocking(
+        &self,
+        connection: &Connection,
+    ) -> Result<(usize, DamagedFiles), ServiceError> {
+        let settings = self.read()?.settings();
+        let mut library = VisualLibrary::new(settings);
+        let mut files = 0;
+        let mut damaged = Vec::new();
+        for (company, views) in visual_journal::view_counts(connection)? {
+            if library.wants_graph(views) {
+                match snapshot::load(&self.folder, &company) {
+                    Ok(Some(mut saved)) => {
+                        // Searched as this service is set up, whatever the settings it was saved
+                        // with (how it was built stays the saved graph's).
+                        saved.index.set_search_settings(&settings.ann);
+                        let changed = replay(
+                            connection,
+                            &company,
+                            &mut saved.index,
+                            saved.journal_position,
+                            &mut damaged,
+                        )?;
+                        files += saved.index.file_count();
+                        tracing::info!(
+                            company,
+                            views = saved.index.view_count(),
+                            changed,
+                            "visual graph loaded"
+                        );
+                        library.install_graph(
+                            &company,
+                            saved.index,
+                            Some(saved.journal_position),
+                            changed,
+                        );
+                        continue;
+                    }
+                    Ok(None) => {}
+                    Err(error) => {
+                        tracing::warn!(company, %error, "saved visual graph not used; building it again");
+                        snapshot::discard(&self.folder, &company)?;
+                    }
+                }
+            }
+            // A graph saved while the company had more views (or under another threshold) would miss
+            // the changes the exact scan sees from now on: it goes.
+            if !library.wants_graph(views) {
+                snapshot::discard(&self.folder, &company)?;
+            }
+            let mut index = VisualIndex::new();
+            visual_journal::for_each_searched_file(connection, &company, |uid, stored| {
+                match read_views(&stored) {
+                    Ok(views) => index.insert(uid, views),
+                    Err(error) => damaged.push((uid, error)),
+                }
+                Ok(())
+            })?;
+            index.shrink_to_fit();
+            files += index.len();
+            library.set_exact(&company, index);
+        }
+        let on_graphs: Vec<&str> = library.approximate().companies().collect();
+        snapshot::discard_all_but(&self.folder, &on_graphs)?;
+        // Nothing after the oldest saved graph is needed; with no graph nothing at all.
+        if let Some(needed_after) =
+            library.journal_needed_after(visual_journal::position(connection)?)
+        {
+            visual_journal::trim(connection, needed_after)?;
+        }
+        *self.write()? = library;
+        Ok((files, damaged))
+    }
+
+    /// Builds the graphs that are due and saves those with enough unsaved changes, one after the
+    /// other on this thread. Errors are logged; the company stays as it was.
+    pub fn maintain_blocking(&self) {
+        let (builds, saves) = match self.read() {
+            Ok(library) => (library.due_for_graph(), library.due_for_saving()),
+            Err(_) => return,
+        };
+        for company in builds {
+            if let Err(error) = self.build_blocking(&company) {
+                tracing::error!(company, %error, "building the visual graph failed");
+            }
+        }
+        for company in saves {
+            if let Err(error) = self.save_blocking(&company) {
+                tracing::error!(company, %error, "saving the visual graph failed");
+            }
+        }
+    }
+
+    /// Saves every graph with unsaved changes (at shutdown).
+    pub fn save_all_blocking(&self) {
+        let companies = match self.read() {
+            Ok(library) => library.with_unsaved_changes(),
+            Err(_) => return,
+        };
+        for company in companies {
+            if let Err(error) = self.save_blocking(&company) {
+                tracing::error!(company, %error, "saving the visual graph failed");
+            }
+        }
+    }
+
+    /// Runs [`VisualKeeper::maintain_blocking`] at once and then every `interval` until `stop`.
+    pub fn spawn_maintenance(
+        &self,
+        interval: Duration,
+        stop: CancellationToken,
+    ) -> tokio::task::JoinHandle<()> {
+        let keeper = self.clone();
+        tokio::spawn(async move {
+            loop {
+                let worker = keeper.clone();
+                if let Err(error) =
+                    tokio::task::spawn_blocking(move || worker.maintain_blocking()).await
+                {
+                    tracing::error!(%error, "visual index maintenance stopped unexpectedly");
+                }
+                tokio::select! {
+                    _ = stop.cancelled() => return,
+                    _ = tokio::time::sleep(interval) => {}
+                }
+            }
+        })
+    }
+
+    /// Starts a build or save in the background when a change made one due (called after changes,
+    /// so a company that crossed the threshold does not wait for the next maintenance round).
+    pub fn spawn_due_work(&self) {
+        let due = match self.read() {
+            Ok(library) => {
+                !library.due_for_graph().is_empty() || !library.due_for_saving().is_empty()
+            }
+            Err(_) => false,
+        };
+        let idle = self
+            .busy
+            .lock()
+            .map(|busy| busy.is_empty())
+            .unwrap_or(false);
+        if due && idle {
+            let keeper = self.clone();
+            tokio::task::spawn_blocking(move || keeper.maintain_blocking());
+        }
+    }
+
+    /// Claims a company for a build or save; false when one is already under way.
+    fn claim(&self, company: &str) -> bool {
+        self.busy
+            .lock()
+            .map(|mut busy| busy.insert(company.to_owned()))
+            .unwrap_or(false)
+    }
+
+    fn release(&self, company: &str) {
+        if let Ok(mut busy) = self.busy.lock() {
+            busy.remove(company);
+        }
+    }
+
+    /// Builds a company's graph from the store while the exact scan answers, brings it up to date
+    /// with the changes made meanwhile, puts it in place and saves it.
+    pub fn build_blocking(&self, company: &str) -> Result<(), ServiceError> {
+        if !self.claim(company) {
+            return Ok(());
+        }
+        self.write()?.start_building(company);
+        let built = self.build_graph(company);
+        let installed = built.and_then(|(mut index, position)| {
+            self.store.write_blocking(|connection| {
+                let mut damaged = Vec::new();
+                let changed = replay(connection, company, &mut index, position, &mut damaged)?;
+                for (uid, error) in &damaged {
+                    tracing::warn!(uid, error, "stored views skipped");
+                }
+                let views = index.view_count();
+                self.write()?.install_graph(company, index, None, changed);
+                tracing::info!(company, views, changed, "visual graph built");
+                Ok(())
+            })
+        });
+        if installed.is_err()
+            && let Ok(mut library) = self.write()
+            && library.mode(company) == LibraryMode::Building
+        {
+            library.abandon_building(company);
+        }
+        self.release(company);
+        installed?;
+        self.save_blocking(company)
+    }
+
+    /// Reads the company's views in one read transaction and builds a graph of them; returns it
+    /// with the journal position it matches.
+    fn build_graph(&self, company: &str) -> Result<(AnnIndex, i64), ServiceError> {
+        let settings = self.read()?.settings();
+        self.store.read_blocking(|connection| {
+            let snapshot = connection.unchecked_transaction()?;
+            let position = visual_journal::position(&snapshot)?;
+            // First pass: fit the quantiser to a sample of the views.
+            let mut sample: Vec<ViewDescriptor> = Vec::new();
+            let mut total_views = 0;
+            visual_journal::for_each_searched_file(&snapshot, company, |uid, stored| {
+                total_views += stored.len();
+                if sample.len() < FIT_SAMPLE_VIEWS
+                    && let Some(views) = decode(&uid, &stored)
+                {
+                    sample.extend(views);
+                }
+                Ok(())
+            })?;
+            let quantiser = Quantiser::fitted(&sample)
+                .ok_or_else(|| ServiceError::Internal("no view to build a graph of".into()))?;
+            drop(sample);
+            let mut index = AnnIndex::new(quantiser, settings.ann, total_views + total_views / 4)?;
+            // Second pass: insert a batch of files at a time on the build threads.
+            let mut batch: Vec<(String, Vec<ViewDescriptor>)> = Vec::new();
+            visual_journal::for_each_searched_file(&snapshot, company, |uid, stored| {
+                if let Some(views) = decode(&uid, &stored) {
+                    batch.push((uid, views));
+                }
+                if batch.len() >= BUILD_BATCH_FILES {
+                    index.insert_many(&batch, settings.build_threads)?;
+                    batch.clear();
+                }
+                Ok(())
+            })?;
+            index.insert_many(&batch, settings.build_threads)?;
+            snapshot.finish()?;
+            Ok((index, position))
+        })
+    }
+
+    /// Saves a company's graph while holding the store's writer, so that it matches the journal
+    /// position it records; then forgets the journal no graph needs any more.
+    pub fn save_blocking(&self, company: &str) -> Result<(), ServiceError> {
+        if !self.claim(company) {
+            return Ok(());
+        }
+        let saved = self.store.write_blocking(|connection| {
+            let position = visual_journal::position(connection)?;
+            {
+                let library = self.read()?;
+                let Some(index) = library.approximate().company(company) else {
+                    return Ok(());
+                };
+                snapshot::save(&self.folder, company, index, position)?;
+            }
+            let mut library = self.write()?;
+            library.mark_saved(company, position);
+            if let Some(needed_after) = library.journal_needed_after(position) {
+                visual_journal::trim(connection, needed_after)?;
+            }
+            Ok(())
+        });
+        self.release(company);
+        saved
+    }
+}
+
+/// Brings a company's graph up to date with the journal after `after`: every file changed since is
+/// read again from the store and inserted or removed (a file with damaged views is removed and
+/// noted in `damaged`). Returns how many files were looked at.
+fn replay(
+    connection: &Connection,
+    company: &str,
+    index: &mut AnnIndex,
+    after: i64,
+    damaged: &mut DamagedFiles,
+) -> Result<usize, ServiceError> {
+    let changed = visual_journal::changed_since(connection, after)?;
+    for uid in &changed {
+        match visual_journal::searched_views(connection, uid)? {
+            Some((owner, stored)) if owner == company => match read_views(&stored) {
+                Ok(views) => index.insert(uid, &views)?,
+                Err(error) => {
+                    index.remove(uid)?;
+                    damaged.push((uid.clone(), error));
+                }
+            },
+            _ => index.remove(uid)?,
+        }
+    }
+    Ok(changed.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::large_library::{LibrarySpec, generate};
+    use crate::visual::AnnSettings;
+
+    #[test]
+    fn a_saved_graph_is_searched_as_the_service_is_set_up_now() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut spec = LibrarySpec::new("Big", 60);
+        spec.pool_pictures = 24;
+        let generated = generate(dir.path(), &spec, |_, _| {}).unwrap();
+        let store = Store::open_blocking(dir.path()).unwrap();
+        let on_graph = |ann: AnnSettings| VisualSettings {
+            ann_from_views: 0,
+            ann,
+            ..VisualSettings::default()
+        };
+        let saved_with = AnnSettings {
+            connectivity: 8,
+            expansion_search: 50,
+            views_per_query_view: 10,
+            views_per_view_of_several: 20,
+            direct_views: 30,
+            ..AnnSettings::default()
+        };
+        let first = VisualKeeper::new(store.clone(), dir.path(), on_graph(saved_with));
+        store
+            .write_blocking(|connection| first.recover_blocking(connection))
+            .unwrap();
+        first.build_blocking(&generated.company_id).unwrap();
+        first.save_blocking(&generated.company_id).unwrap();
+
+        let now = AnnSettings::default();
+        let restarted = VisualKeeper::new(store.clone(), dir.path(), on_graph(now));
+        store
+            .write_blocking(|connection| restarted.recover_blocking(connection))
+            .unwrap();
+        let library = restarted.read().unwrap();
+        assert_eq!(
+            library.mode(&generated.company_id),
+            LibraryMode::Approximate
+        );
+        let loaded = library
+            .approximate()
+            .company(&generated.company_id)
+            .unwrap()
+            .settings();
+        // How it was built is the saved graph's; how it is searched, the service's.
+        assert_eq!(loaded.connectivity, saved_with.connectivity);
+        assert_eq!(loaded.expansion_search, now.expansion_search);
+        assert_eq!(loaded.views_per_query_view, now.views_per_query_view);
+        assert_eq!(
+            loaded.views_per_view_of_several,
+            now.views_per_view_of_several
+        );
+        assert_eq!(loaded.direct_views, now.direct_views);
+    }
+}

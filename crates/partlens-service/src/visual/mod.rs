@@ -1,0 +1,146 @@
+//! The visual search path: which of a company's indexed files look most like the query views.
+//!
+//! [`ViewSearch`] is the interface the rest of the service uses; a distributed vector engine would be
+//! one more implementation of it (README: "Past one machine"). Two live here:
+//!
+//! - [`ExactScan`]: every view of every allowed file scored against every query view (the engine's
+//!   contiguous [`VisualIndex`] per company). The reference: its scores and order define the answer.
+//! - [`AnnSearch`]: an approximate nearest-neighbour graph (HNSW, `usearch`) per company over
+//!   half-precision view features finds candidate files; the candidates are then scored exactly like
+//!   the exact scan does, from their full stored descriptors, so every score a user sees is the
+//!   exact score and the order is the exact order wherever the candidates hold the exact answer.
+//!
+//! [`VisualLibrary`] is what the service runs: a company uses the exact scan while it is small and
+//! the graph once it has [`VisualSettings::ann_from_views`] views ([`DEFAULT_ANN_FROM_VIEWS`] unless
+//! set; built in the background while the exact scan goes on answering), and the graphs are saved
+//! beside the database so that a restart loads them instead of building them again (see
+//! `library.rs` and `snapshot.rs`).
+//!
+//! Multi-view semantics are the engine's (`engine::match_views`): a candidate's score is always
+//! computed by it, whichever implementation found the candidate.
+
+#[cfg(test)]
+mod agreement_tests;
+mod ann;
+mod exact;
+mod guid_set;
+mod keeper;
+mod library;
+mod quantise;
+mod snapshot;
+
+use std::collections::HashSet;
+
+pub use ann::{AnnIndex, AnnSearch, AnnSettings};
+pub use exact::ExactScan;
+pub use guid_set::GuidSet;
+pub use keeper::{StoreViews, VisualKeeper};
+pub use library::{DEFAULT_ANN_FROM_VIEWS, LibraryMode, VisualLibrary, VisualSettings};
+pub use quantise::Quantiser;
+pub use snapshot::SNAPSHOT_FOLDER;
+
+use super::error::ServiceError;
+use partlens_engine::ViewDescriptor;
+
+/// Ranked files: canonical UID and score in 0..1, best first, ties by UID.
+pub type Ranked = Vec<(String, f32)>;
+
+/// Which of the company's indexed files a search may return.
+#[derive(Clone, Copy)]
+pub enum FileFilter<'a> {
+    /// Every indexed file of the company (no metadata condition).
+    Everything,
+    /// Exactly these files: a metadata filter resolved beforehand (a selective one).
+    Only(&'a HashSet<String>),
+    /// Files of this set: a broad metadata filter, too many files to restrict the search to, which
+    /// the visual ranking's candidates are checked against.
+    Among(&'a GuidSet),
+}
+
+/// Where the full stored descriptors of files come from, for the exact scoring of candidates.
+pub trait StoredViews {
+    /// The stored views of each of `uids` that still has views (others are left out), in the order
+    /// asked.
+    fn views_of(&self, uids: &[String])
+    -> Result<Vec<(String, Vec<ViewDescriptor>)>, ServiceError>;
+}
+
+/// Stored views held in memory (tests and benchmarks).
+impl StoredViews for std::collections::HashMap<String, Vec<ViewDescriptor>> {
+    fn views_of(
+        &self,
+        uids: &[String],
+    ) -> Result<Vec<(String, Vec<ViewDescriptor>)>, ServiceError> {
+        Ok(uids
+            .iter()
+            .filter_map(|uid| Some((uid.clone(), self.get(uid)?.clone())))
+            .collect())
+    }
+}
+
+/// The search path: keeps each company's files' views and ranks them against query views.
+pub trait ViewSearch: Send + Sync {
+    /// Adds or replaces a file's views (a file without views is removed).
+    fn insert(
+        &mut self,
+        company: &str,
+        uid: &str,
+        views: &[ViewDescriptor],
+    ) -> Result<(), ServiceError>;
+
+    /// Removes a file (nothing happens when it is not there).
+    fn remove(&mut self, company: &str, uid: &str) -> Result<(), ServiceError>;
+
+    /// The company's files that `filter` allows, ranked by [`partlens_engine::match_views`]
+    /// against `query`: at most `limit`, best first, ties broken by UID. `stored` gives the full
+    /// descriptors of candidates where the implementation needs them.
+    fn rank(
+        &self,
+        company: &str,
+        query: &[ViewDescriptor],
+        filter: FileFilter<'_>,
+        limit: usize,
+        stored: &dyn StoredViews,
+    ) -> Result<Ranked, ServiceError>;
+
+    /// How many files of the company are indexed.
+    fn file_count(&self, company: &str) -> usize;
+
+    /// How many views of the company are indexed.
+    fn view_count(&self, company: &str) -> usize;
+
+    /// Heap bytes held for all companies (memory reports).
+    fn heap_bytes(&self) -> usize;
+}
+
+/// Keeps the `limit` best of `scored` in the result order (score, then UID).
+pub(crate) fn best_first(mut scored: Ranked, limit: usize) -> Ranked {
+    let order =
+        |a: &(String, f32), b: &(String, f32)| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0));
+    if limit == 0 {
+        return Vec::new();
+    }
+    if scored.len() > limit {
+        scored.select_nth_unstable_by(limit - 1, order);
+        scored.truncate(limit);
+    }
+    scored.sort_by(order);
+    scored
+}
+
+/// Scores files exactly (`match_views`) from their stored views: the re-ranking step.
+pub(crate) fn score_exactly(
+    query: &[ViewDescriptor],
+    uids: &[String],
+    stored: &dyn StoredViews,
+) -> Result<Ranked, ServiceError> {
+    Ok(stored
+        .views_of(uids)?
+        .into_iter()
+        .filter(|(_, views)| !views.is_empty())
+        .map(|(uid, views)| {
+            let score = partlens_engine::match_views(query, &views);
+            (uid, score)
+        })
+        .collect())
+}

@@ -1,0 +1,11 @@
+//! The service's integration tests, one binary: every endpoint over HTTP on 127.0.0.1:0, abuse
+//! limits, faults, the lifecycle of the `partlens-service` program, CAD uploads, the visual index.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod abuse;
+mod cad;
+mod endpoints;
+mod faults;
+mod lifecycle;
+mod visual_index;

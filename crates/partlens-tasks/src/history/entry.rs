@@ -1,0 +1,175 @@
+//! What the search history holds, as plain data: the searches ([`HistoryEntry`]) with their views
+//! ([`HistoryView`]: name, input UID, the copy kept to upload it again), and what the front end sends
+//! when a search finished ([`SearchDraft`]).
+
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::search::view_search::ViewSource;
+use partlens_api::{FileUid, FilterTerm};
+
+/// One view of a kept search.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HistoryView {
+    /// The name shown (the file name it goes up under).
+    pub name: String,
+    /// Its search-input UID when the search last ran.
+    #[serde(default)]
+    pub input_uid: Option<FileUid>,
+    /// The copy the history keeps, relative to its files folder (`<sha1>/<name>`).
+    #[serde(default)]
+    pub kept_file: Option<String>,
+    /// The file the user chose, when the view was one (shown, and uploaded from when no copy is
+    /// kept).
+    #[serde(default)]
+    pub original_path: Option<PathBuf>,
+    /// Why no copy is kept, when there is none.
+    #[serde(default)]
+    pub not_kept: Option<String>,
+}
+
+/// One search of the history: its views, text and filters, when it last ran and what it found; a
+/// search with a name is saved (kept until removed).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HistoryEntry {
+    /// Identifies the entry in the history.
+    pub id: u64,
+    /// The name it is saved under; `None` for a search that is only in the recent list.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// When it last ran.
+    pub last_run: DateTime<Utc>,
+    /// How often it ran.
+    #[serde(default = "one")]
+    pub runs: u32,
+    /// The service it last ran on (its label).
+    #[serde(default)]
+    pub service: String,
+    /// The views, in slot order.
+    #[serde(default)]
+    pub views: Vec<HistoryView>,
+    /// The free text.
+    #[serde(default)]
+    pub text: String,
+    /// The attribute filters.
+    #[serde(default)]
+    pub filters: Vec<FilterTerm>,
+    /// How many results it found last time.
+    #[serde(default)]
+    pub total_results: Option<u64>,
+}
+
+fn one() -> u32 {
+    1
+}
+
+impl HistoryEntry {
+    /// True when the search is saved under a name.
+    pub fn is_saved(&self) -> bool {
+        self.name.is_some()
+    }
+
+    /// The search in a few words: its name, else its text and views (“flange” · front.png, side.png).
+    pub fn title(&self) -> String {
+        if let Some(name) = &self.name {
+            return name.clone();
+        }
+        let mut parts = Vec::new();
+        if !self.text.trim().is_empty() {
+            parts.push(format!("“{}”", self.text.trim()));
+        }
+        let names: Vec<&str> = self.views.iter().map(|view| view.name.as_str()).collect();
+        match names.as_slice() {
+            [] => {}
+            names if names.len() <= 3 => parts.push(names.join(", ")),
+            names => parts.push(format!(
+                "{}, {} + {} more",
+                names[0],
+                names[1],
+                names.len() - 2
+            )),
+        }
+        if parts.is_empty() {
+            parts.push(format!("{} filter(s)", self.filters.len()));
+        }
+        parts.join(" · ")
+    }
+
+    /// True when `words` (lower case) occur in its name, text, view names or filters.
+    pub fn mentions(&self, words: &str) -> bool {
+        let words = words.trim().to_lowercase();
+        if words.is_empty() {
+            return true;
+        }
+        let mut haystack = vec![self.name.clone().unwrap_or_default(), self.text.clone()];
+        haystack.extend(self.views.iter().map(|view| view.name.clone()));
+        haystack.extend(self.filters.iter().map(FilterTerm::expression));
+        haystack
+            .iter()
+            .any(|text| text.to_lowercase().contains(&words))
+    }
+}
+
+/// The history as the front end sees it: every entry, newest first, and where kept copies are.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SearchHistory {
+    /// The folder kept copies are in.
+    pub files_dir: PathBuf,
+    /// The searches, the most recently run first.
+    pub entries: Vec<HistoryEntry>,
+}
+
+impl SearchHistory {
+    /// Where the copy of a view is, when one is kept.
+    pub fn kept_path(&self, view: &HistoryView) -> Option<PathBuf> {
+        view.kept_file
+            .as_deref()
+            .map(|relative| kept_path_in(&self.files_dir, relative))
+    }
+
+    /// The entry with this id.
+    pub fn entry(&self, id: u64) -> Option<&HistoryEntry> {
+        self.entries.iter().find(|entry| entry.id == id)
+    }
+
+    /// The saved searches, most recently run first.
+    pub fn saved(&self) -> impl Iterator<Item = &HistoryEntry> {
+        self.entries.iter().filter(|entry| entry.is_saved())
+    }
+
+    /// The searches without a name, most recently run first.
+    pub fn recent(&self) -> impl Iterator<Item = &HistoryEntry> {
+        self.entries.iter().filter(|entry| !entry.is_saved())
+    }
+}
+
+/// The path of a kept copy (`<sha1>/<name>`) inside the files folder.
+pub(super) fn kept_path_in(files_dir: &Path, relative: &str) -> PathBuf {
+    relative
+        .split('/')
+        .fold(files_dir.to_path_buf(), |path, part| path.join(part))
+}
+
+/// One view of a finished search, as the query bar had it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DraftView {
+    /// Where its bytes are.
+    pub source: ViewSource,
+    /// The search-input UID it got.
+    pub input_uid: Option<FileUid>,
+}
+
+/// A finished search for the history, as the front end sends it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchDraft {
+    /// The views, in slot order.
+    pub views: Vec<DraftView>,
+    /// The free text.
+    pub text: String,
+    /// The attribute filters.
+    pub filters: Vec<FilterTerm>,
+    /// How many results it found.
+    pub total_results: u64,
+}

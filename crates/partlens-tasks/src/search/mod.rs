@@ -1,0 +1,161 @@
+//! Searching from the app: the backend's search commands (run a search with its uploads and indexing
+//! waits, cancel it), saving the result list as CSV, and the search workflows themselves:
+//! [`search_flow`] (by files, shared with the CLI), [`view_search`] (by the query bar's views) and
+//! [`kept_inputs`] (views searched by an earlier UID: uploaded again when the service lost them).
+//!
+//! A search that meets a 401 is parked and runs again after the login (like jobs).
+
+pub mod kept_inputs;
+pub mod search_flow;
+pub mod view_search;
+
+use std::collections::HashMap;
+use std::sync::{MutexGuard, PoisonError};
+
+use tokio_util::sync::CancellationToken;
+
+use self::kept_inputs::recheck_kept_inputs;
+use self::search_flow::FileSearchError;
+use self::view_search::{ViewSearchRequest, run_view_search};
+use super::backend::Backend;
+use super::command::Command;
+use super::event::{Event, NoticeLevel};
+use super::wording::{Attempt, capitalised, clause, explain};
+use partlens_api::ApiError;
+
+/// A failed search in words: what happened and what to do.
+pub fn search_failure_message(error: &FileSearchError) -> String {
+    match error {
+        FileSearchError::Cancelled => "The search was cancelled.".to_owned(),
+        FileSearchError::IndexingFailed { .. } | FileSearchError::IndexingTimedOut { .. } => {
+            format!("{}.", capitalised(clause(&error.to_string())))
+        }
+        FileSearchError::Api(api) => explain(api, Attempt::Search),
+    }
+}
+
+impl Backend {
+    /// Runs a search; answers `SearchInputsGone` when kept inputs go up again, `SearchProgress`, then
+    /// `SearchFinished` or `SearchFailed`.
+    pub(crate) fn run_search(&self, id: u64, request: ViewSearchRequest) {
+        let command = Command::Search {
+            id,
+            request: request.clone(),
+        };
+        let Some((client, generation, cancel)) = self.client_or_park(&command) else {
+            return;
+        };
+        let policy = self.lock().poll_policy.clone();
+        self.running_searches().insert(id, cancel.clone());
+        let backend = self.clone();
+        self.spawn(async move {
+            let reporter = backend.clone();
+            let outcome = async {
+                let (request, gone) = recheck_kept_inputs(&client, request, &cancel).await?;
+                if !gone.is_empty() {
+                    reporter.emit(Event::SearchInputsGone { id, uids: gone });
+                }
+                let reporter = reporter.clone();
+                run_view_search(&client, &request, &policy, &cancel, move |progress| {
+                    reporter.emit(Event::SearchProgress { id, progress });
+                })
+                .await
+            }
+            .await;
+            backend.running_searches().remove(&id);
+            match outcome {
+                Ok(outcome) => backend.emit(Event::SearchFinished {
+                    id,
+                    input_uids: outcome.input_uids,
+                    result: outcome.result,
+                }),
+                Err(FileSearchError::Api(ApiError::Unauthorized)) => {
+                    backend.on_unauthorized(generation, command);
+                }
+                Err(error) => {
+                    tracing::info!("search {id} failed: {error}");
+                    backend.emit(Event::SearchFailed {
+                        id,
+                        message: search_failure_message(&error),
+                    });
+                }
+            }
+        });
+    }
+
+    /// Stops the search with this id.
+    pub(crate) fn cancel_search(&self, id: u64) {
+        if let Some(cancel) = self.running_searches().remove(&id) {
+            cancel.cancel();
+        }
+    }
+
+    /// The cancellation tokens of the running searches, locked.
+    fn running_searches(&self) -> MutexGuard<'_, HashMap<u64, CancellationToken>> {
+        self.shared
+            .searches
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Asks where to save the CSV text and writes it there; a notice says where, or why not.
+    pub(crate) fn export_csv(&self, suggested_name: String, csv: String) {
+        self.save_csv(suggested_name, csv, "The result list");
+    }
+
+    /// Asks where to save a comparison's CSV text and writes it there, like [`Self::export_csv`].
+    pub(crate) fn export_comparison(&self, suggested_name: String, csv: String) {
+        self.save_csv(suggested_name, csv, "The comparison");
+    }
+
+    /// Asks where to save `csv` and writes it there atomically; the notice names `what` was saved.
+    fn save_csv(&self, suggested_name: String, csv: String, what: &'static str) {
+        let backend = self.clone();
+        let picker = self.shared.picker.clone();
+        self.spawn(async move {
+            let Some(path) = picker.save_file(suggested_name).await else {
+                return;
+            };
+            match crate::atomic_write::write_atomically(&path, csv.as_bytes()).await {
+                Ok(()) => backend.notice(
+                    NoticeLevel::Info,
+                    format!("{what} was saved to {}.", path.display()),
+                ),
+                Err(error) => backend.notice(
+                    NoticeLevel::Error,
+                    format!(
+                        "{what} could not be saved to {}: {error}. Choose another folder.",
+                        path.display()
+                    ),
+                ),
+            }
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn search_failures_say_what_to_do() {
+        let network = search_failure_message(&FileSearchError::Api(ApiError::Network(
+            "connection refused".into(),
+        )));
+        assert!(network.contains("Check the connection"), "{network}");
+        let indexing = search_failure_message(&FileSearchError::IndexingFailed {
+            view: 1,
+            name: "side.jpg".into(),
+            state: "failed",
+        });
+        assert!(
+            indexing.starts_with("View 2 (side.jpg) could not be indexed"),
+            "{indexing}"
+        );
+        assert!(indexing.ends_with("try another file."), "{indexing}");
+        assert_eq!(
+            search_failure_message(&FileSearchError::Cancelled),
+            "The search was cancelled."
+        );
+    }
+}

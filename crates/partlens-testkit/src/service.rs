@@ -1,0 +1,485 @@
+//! Shared helpers of the service tests: an in-process service on 127.0.0.1:0 over a temporary data
+//! directory, the `partlens-service` binary as a child process, logged-in sessions speaking raw
+//! HTTP, test images, waiting with a deadline.
+
+// Not every test file uses every helper; a failure in a helper is a failed test.
+
+use std::future::Future;
+use std::io::BufRead as _;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use image::{ImageFormat, RgbImage};
+use partlens_api::encoding::{QueryString, base64_file_body, password_digest};
+use partlens_engine::samples::parts::{Pose, draw_part};
+use partlens_service::{RunningService, ServiceConfig, admin};
+use reqwest::{Method, StatusCode};
+use tempfile::TempDir;
+
+/// The password every test user gets.
+pub const PASSWORD: &str = "correct horse";
+
+/// A service running in this test, with its data directory.
+pub struct TestService {
+    /// The data directory (removed when the test ends).
+    pub dir: TempDir,
+    /// The configuration it was started with (the address is reused by restarts only as 127.0.0.1:0).
+    pub config: ServiceConfig,
+    service: Option<RunningService>,
+    /// `http://127.0.0.1:PORT`.
+    pub base: String,
+}
+
+impl TestService {
+    /// Starts a service with the defaults (two workers) and the users of [`add_standard_users`].
+    pub async fn start() -> Self {
+        Self::start_with(|_| {}).await
+    }
+
+    /// Starts a service whose configuration `adjust` may change.
+    pub async fn start_with(adjust: impl FnOnce(&mut ServiceConfig)) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = ServiceConfig::new(dir.path());
+        config.addr = "127.0.0.1:0".parse().unwrap();
+        adjust(&mut config);
+        add_standard_users(&config);
+        let service = RunningService::start(config.clone()).await.unwrap();
+        let base = service.base_url();
+        Self {
+            dir,
+            config,
+            service: Some(service),
+            base,
+        }
+    }
+
+    /// Stops the service and starts it again on the same data directory (a new port), with the
+    /// configuration changed by `adjust`.
+    pub async fn restart_with(&mut self, adjust: impl FnOnce(&mut ServiceConfig)) {
+        if let Some(service) = self.service.take() {
+            service.shutdown().await;
+        }
+        adjust(&mut self.config);
+        let service = RunningService::start(self.config.clone()).await.unwrap();
+        self.base = service.base_url();
+        self.service = Some(service);
+    }
+
+    /// Stops the service.
+    pub async fn stop(&mut self) {
+        if let Some(service) = self.service.take() {
+            service.shutdown().await;
+        }
+    }
+
+    /// A URL of this service.
+    pub fn url(&self, path_and_query: &str) -> String {
+        format!("{}{path_and_query}", self.base)
+    }
+
+    /// Logs in as `user` and returns a session.
+    pub async fn session(&self, user: &str) -> Session {
+        Session::login(&self.base, user).await
+    }
+
+    /// A session without a token (or with any token given).
+    pub fn anonymous(&self, token: Option<&str>) -> Session {
+        Session {
+            http: reqwest::Client::new(),
+            base: self.base.clone(),
+            token: token.map(str::to_owned),
+        }
+    }
+}
+
+/// Users of every test: company Acme with `admin` (admin), `ann` and `bob`; company Globex with `gus`.
+pub fn add_standard_users(config: &ServiceConfig) {
+    for (company, user, is_admin) in [
+        ("Acme", "admin", true),
+        ("Acme", "ann", false),
+        ("Acme", "bob", false),
+        ("Globex", "gus", false),
+    ] {
+        admin::add_user(&config.data_dir, company, user, PASSWORD, is_admin).unwrap();
+    }
+}
+
+/// A raw HTTP reply: status, headers, body.
+#[derive(Debug)]
+pub struct Reply {
+    /// HTTP status.
+    pub status: StatusCode,
+    /// Headers.
+    pub headers: reqwest::header::HeaderMap,
+    /// Body bytes.
+    pub body: bytes::Bytes,
+}
+
+impl Reply {
+    /// The body as text.
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+
+    /// The body as JSON.
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|error| panic!("not JSON ({error}): {}", self.text()))
+    }
+
+    /// The body as a JSON string's content.
+    pub fn string(&self) -> String {
+        match self.json() {
+            serde_json::Value::String(text) => text,
+            other => panic!("not a JSON string: {other}"),
+        }
+    }
+
+    /// A header's value.
+    pub fn header(&self, name: &str) -> Option<String> {
+        self.headers
+            .get(name)
+            .map(|value| value.to_str().unwrap().to_owned())
+    }
+
+    /// Asserts the status, showing the body when it differs.
+    #[track_caller]
+    pub fn expect(&self, status: u16) -> &Self {
+        assert_eq!(self.status.as_u16(), status, "body: {}", self.text());
+        self
+    }
+}
+
+/// A user talking to the service over plain HTTP.
+#[derive(Clone)]
+pub struct Session {
+    /// The HTTP client.
+    pub http: reqwest::Client,
+    /// The service's base URL.
+    pub base: String,
+    /// The bearer token.
+    pub token: Option<String>,
+}
+
+impl Session {
+    /// Logs in with the password grant.
+    pub async fn login(base: &str, user: &str) -> Self {
+        let http = reqwest::Client::new();
+        let reply = http
+            .post(format!("{base}/api/Token"))
+            .form(&[
+                ("grant_type", "password"),
+                ("client_id", "partlens"),
+                ("username", user),
+                ("password", password_digest(PASSWORD).as_str()),
+            ])
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(reply.status(), StatusCode::OK);
+        let body: serde_json::Value = reply.json().await.unwrap();
+        Self {
+            http,
+            base: base.to_owned(),
+            token: Some(body["access_token"].as_str().unwrap().to_owned()),
+        }
+    }
+
+    /// Sends a request with the token (when there is one) and reads the whole reply.
+    pub async fn send(
+        &self,
+        method: Method,
+        path_and_query: &str,
+        content_type: Option<&str>,
+        body: Option<reqwest::Body>,
+    ) -> Reply {
+        let mut request = self
+            .http
+            .request(method, format!("{}{path_and_query}", self.base))
+            .header("Accept", "application/json");
+        if let Some(token) = &self.token {
+            request = request.bearer_auth(token);
+        }
+        if let Some(content_type) = content_type {
+            request = request.header("Content-Type", content_type);
+        }
+        if let Some(body) = body {
+            request = request.body(body);
+        }
+        let response = request.send().await.unwrap();
+        Reply {
+            status: response.status(),
+            headers: response.headers().clone(),
+            body: response.bytes().await.unwrap(),
+        }
+    }
+
+    /// GET.
+    pub async fn get(&self, path_and_query: &str) -> Reply {
+        self.send(Method::GET, path_and_query, None, None).await
+    }
+
+    /// DELETE.
+    pub async fn delete(&self, path_and_query: &str) -> Reply {
+        self.send(Method::DELETE, path_and_query, None, None).await
+    }
+
+    /// PUT with a JSON body given as text.
+    pub async fn put_json(&self, path_and_query: &str, body: impl Into<String>) -> Reply {
+        self.send(
+            Method::PUT,
+            path_and_query,
+            Some("application/json"),
+            Some(reqwest::Body::from(body.into())),
+        )
+        .await
+    }
+
+    /// PUT with raw bytes.
+    pub async fn put_binary(&self, path_and_query: &str, bytes: Vec<u8>) -> Reply {
+        self.send(
+            Method::PUT,
+            path_and_query,
+            Some("application/octet-stream"),
+            Some(reqwest::Body::from(bytes)),
+        )
+        .await
+    }
+
+    /// Uploads a company-database file with `PUT /api/FileBinary` and returns its UID.
+    pub async fn upload_database_file(
+        &self,
+        stored_path: &str,
+        bytes: Vec<u8>,
+        attributes: &[(&str, &str)],
+    ) -> String {
+        let mut query = QueryString::new();
+        query
+            .push("file", stored_path)
+            .push("isSearchInput", "false");
+        if !attributes.is_empty() {
+            let pairs: Vec<(String, String)> = attributes
+                .iter()
+                .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
+                .collect();
+            query.push(
+                "attributes",
+                partlens_api::encoding::nested_attributes_query(&pairs),
+            );
+        }
+        let reply = self
+            .put_binary(&format!("/api/FileBinary?{query}"), bytes)
+            .await;
+        reply.expect(200);
+        reply.string()
+    }
+
+    /// Uploads a search input with `PUT /api/File` (base64 JSON string) and returns its UID.
+    pub async fn upload_search_input(
+        &self,
+        extension: &str,
+        bytes: &[u8],
+        index_async: bool,
+    ) -> String {
+        let reply = self
+            .put_json(
+                &format!("/api/File?file={extension}&indexAsync={index_async}"),
+                base64_file_body(bytes),
+            )
+            .await;
+        reply.expect(200);
+        reply.string()
+    }
+
+    /// The saved attributes of a file, as its record lists them.
+    pub async fn attributes_of(&self, uid: &str) -> Vec<String> {
+        let record = self.get(&format!("/api/File?fileUID={uid}")).await.json();
+        record["Attributes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|text| text.as_str().unwrap().to_owned())
+            .collect()
+    }
+
+    /// `GET /api/Search` with an inner filter string.
+    pub async fn search(&self, inner_filter: &str) -> Reply {
+        let mut query = QueryString::new();
+        query.push("filterStr", inner_filter);
+        self.get(&format!("/api/Search?{query}")).await
+    }
+
+    /// The UIDs of a search reply, in order.
+    pub async fn search_uids(&self, inner_filter: &str) -> Vec<String> {
+        let reply = self.search(inner_filter).await;
+        reply.expect(200);
+        result_uids(&reply.json())
+    }
+}
+
+/// The UIDs of a search reply body, in order.
+pub fn result_uids(body: &serde_json::Value) -> Vec<String> {
+    body["ResultsList"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|item| item["UID"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// Shapes of test parts: sample parts of the library's generator that the visual descriptor tells
+/// apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// A round part: the washer.
+    Disc,
+    /// A long part lying down: the stepped shaft.
+    HorizontalBar,
+    /// A long part standing up: the bolt, turned upright.
+    VerticalBar,
+    /// An L-shaped part: the L-bracket.
+    Bracket,
+}
+
+/// A 128×128 picture of a shape, drawn by the library's sample generator with light noise from
+/// `seed`, so two seeds give near-identical but not equal pictures.
+pub fn part_image(shape: Shape, seed: u32) -> RgbImage {
+    let noisy = Pose::noisy(seed.into());
+    let (name, pose) = match shape {
+        Shape::Disc => ("washer", noisy),
+        Shape::HorizontalBar => ("stepped-shaft", noisy),
+        Shape::VerticalBar => (
+            "bolt",
+            Pose {
+                rotation_degrees: 90.0,
+                ..noisy
+            },
+        ),
+        Shape::Bracket => ("l-bracket", noisy),
+    };
+    draw_part(name, &pose, 128).unwrap()
+}
+
+/// Encodes a picture in a format.
+pub fn encode(image: &RgbImage, format: ImageFormat) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    image
+        .write_to(&mut std::io::Cursor::new(&mut bytes), format)
+        .unwrap();
+    assert!(
+        bytes.len() >= 1024,
+        "{format:?} is only {} bytes",
+        bytes.len()
+    );
+    bytes
+}
+
+/// A PNG of a shape.
+pub fn png(shape: Shape, seed: u32) -> Vec<u8> {
+    encode(&part_image(shape, seed), ImageFormat::Png)
+}
+
+/// Waits until `check` returns `Some`, polling every 50 ms, failing after `deadline`.
+pub async fn wait_until<T, F, Fut>(deadline: Duration, what: &str, mut check: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Option<T>>,
+{
+    let started = tokio::time::Instant::now();
+    loop {
+        if let Some(value) = check().await {
+            return value;
+        }
+        assert!(started.elapsed() < deadline, "gave up waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// A child process that is killed when dropped, so a failed assertion leaves no process behind.
+pub struct Child(pub std::process::Child);
+
+impl Drop for Child {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// The `partlens-service` program of this build: beside the test binary's own folder (`target/debug`
+/// holds the programs, `target/debug/deps` the tests). `cargo test --workspace` builds it with the
+/// service's own tests; a test of another crate run alone needs `cargo build -p partlens-service`.
+pub fn service_binary() -> std::path::PathBuf {
+    let test_binary = std::env::current_exe().unwrap();
+    let profile_dir = test_binary
+        .parent()
+        .and_then(std::path::Path::parent)
+        .unwrap();
+    let program = profile_dir.join(format!("partlens-service{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        program.exists(),
+        "{} is not built: run `cargo build -p partlens-service` (or `cargo test --workspace`)",
+        program.display()
+    );
+    program
+}
+
+/// The command line of `partlens-service --data DATA serve --addr 127.0.0.1:0 EXTRA…`.
+pub fn serve_command(data: &std::path::Path, extra: &[&str]) -> Command {
+    let mut command = Command::new(service_binary());
+    command
+        .arg("--data")
+        .arg(data)
+        .args(["serve", "--addr", "127.0.0.1:0"])
+        .args(extra);
+    command
+}
+
+/// Starts a service command (see [`serve_command`]) and returns it with its base URL, read from its
+/// first line (`listening on URL`).
+pub async fn serve_child(mut command: Command) -> (Child, String) {
+    let mut server = Child(
+        command
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let stdout = server.0.stdout.take().unwrap();
+    let first_line = tokio::task::spawn_blocking(move || {
+        let mut line = String::new();
+        std::io::BufReader::new(stdout)
+            .read_line(&mut line)
+            .unwrap();
+        line
+    })
+    .await
+    .unwrap();
+    let base = first_line
+        .trim_end()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("first line: {first_line:?}"))
+        .to_owned();
+    (server, base)
+}
+
+/// Starts `partlens-service serve` on 127.0.0.1:0 over `data` (with `extra` serve options) and
+/// returns it with its base URL.
+pub async fn serve_binary(data: &std::path::Path, extra: &[&str]) -> (Child, String) {
+    serve_child(serve_command(data, extra)).await
+}
+
+/// Overwrites the stored view descriptors of a file in the database of `data` with bytes that are
+/// not a descriptor, as a damaged database page would leave them (beside a running service: the
+/// store is in WAL mode).
+pub fn damage_descriptors(data: &std::path::Path, uid: &str) {
+    let database =
+        rusqlite::Connection::open(data.join(partlens_service::store::DATABASE_FILE)).unwrap();
+    database.busy_timeout(Duration::from_secs(10)).unwrap();
+    let changed = database
+        .execute(
+            "UPDATE views SET descriptor = x'00ff00' WHERE file_uid = ?1",
+            [uid],
+        )
+        .unwrap();
+    assert!(changed > 0, "{uid} has no stored views");
+}

@@ -1,0 +1,13 @@
+//! The desktop app's integration tests, one binary: the app driven with egui_kittest against the
+//! service on 127.0.0.1:0, the programs' packaging, the score calibration table.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod basics;
+mod packaging;
+mod score_calibration;
+mod search;
+mod sketch_history;
+mod support;
+mod sync;
+mod viewer;

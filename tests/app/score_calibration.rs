@@ -1,0 +1,39 @@
+//! The app's score labels against a fresh measurement: the calibration table in
+//! `ui::results::calibration` must hold what `service::samples::calibration` measures on the
+//! sample library today, so a change of the engine that moves scores fails here until the table
+//! is measured again (`cargo run --release --example calibrate_scores`).
+
+#![allow(clippy::unwrap_used)]
+
+use std::path::Path;
+
+use partlens::ui::results::calibration::CALIBRATION;
+use partlens_engine::samples::calibration::{calibrate, measure_sample_library};
+
+#[test]
+fn the_calibration_table_holds_what_the_sample_library_measures() {
+    let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/samples");
+    let pairs = measure_sample_library(&samples).unwrap();
+    let measured = calibrate(&pairs);
+    assert_eq!(measured.len(), CALIBRATION.len());
+    for row in &measured {
+        let table = CALIBRATION
+            .iter()
+            .find(|calibration| calibration.kind.name() == row.kind)
+            .unwrap_or_else(|| panic!("no row for {} in the table", row.kind));
+        let close = |a: f64, b: f64| (a - b).abs() <= 0.015;
+        assert!(
+            close(table.thresholds.very_similar, row.very_similar)
+                && close(table.thresholds.similar, row.similar)
+                && table.same_part.0 == row.same_part_pairs
+                && table.other_parts.0 == row.other_pairs
+                && close(table.same_part.1, row.same_part_median)
+                && close(table.other_parts.1, row.other_p90),
+            "{}: the table says {table:?}, the engine now gives {row:?}; \
+             run `cargo run --release --example calibrate_scores` and update the table",
+            row.kind
+        );
+        // The labels mean something: the same part scores above other parts in the middle.
+        assert!(row.same_part_median > row.other_p90 - 0.1, "{row:?}");
+    }
+}

@@ -1,0 +1,163 @@
+//! The Search place under test: the sample workspace, searching from the query bar and waiting for
+//! the answer, the stored names of the results, typing into a labelled field, and a company service
+//! with an admin and a user that an app logs in to. Shared by the app tests of the Search place
+//! (`app_search.rs`, `app_viewer.rs`).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use egui_kittest::Harness;
+use egui_kittest::kittest::{NodeT as _, Queryable as _};
+use partlens::ui::App;
+use partlens::ui::results::ResultsStatus;
+use partlens::ui::search_place::SearchPage;
+use partlens::workspace::{LocalServiceLauncher, WorkspaceConfig};
+use partlens_api::{ApiClient, Attribute, Credentials, FileUid, UploadRequest, UploadSource};
+use partlens_service::{RunningService, ServiceConfig, admin};
+use partlens_tasks::ServiceChoice;
+
+use super::*;
+
+/// The sample library shipped in `assets/samples`.
+pub fn samples_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("assets")
+        .join("samples")
+}
+
+/// The local workspace in `data_dir`, seeded with the sample library.
+pub fn sample_workspace(data_dir: &Path) -> Arc<LocalServiceLauncher> {
+    Arc::new(LocalServiceLauncher::new(WorkspaceConfig {
+        data_dir: data_dir.to_path_buf(),
+        samples_dir: Some(samples_dir()),
+        user: "tester".into(),
+        index_workers: Some(2),
+    }))
+}
+
+/// Presses Enter (in the focused field), steps until that started a new search, and waits for it.
+pub fn search_with_enter(harness: &mut Harness<'_, App>) {
+    let before = harness.state().search().searches_started();
+    harness.key_press(egui::Key::Enter);
+    step_until(harness, "Enter to start a search", |harness| {
+        harness.state().search().searches_started() > before
+    });
+    wait_for_search(harness);
+}
+
+/// Steps until the running search (started this frame or earlier) has its answer; fails on an error.
+pub fn wait_for_search(harness: &mut Harness<'_, App>) {
+    step_until(harness, "the search to finish", |harness| {
+        !harness.state().search().is_searching()
+    });
+    if let ResultsStatus::Failed { message } = harness.state().search().results().status() {
+        panic!("the search failed: {message}");
+    }
+    assert_eq!(
+        harness.state().search().results().status(),
+        &ResultsStatus::Ready
+    );
+}
+
+/// The stored file names of the results, in display order.
+pub fn result_files(harness: &Harness<'_, App>) -> Vec<String> {
+    harness
+        .state()
+        .search()
+        .results()
+        .ordered_rows()
+        .map(|row| row.file_name.clone())
+        .collect()
+}
+
+/// Types into the field with this accessible label (focusing it first, which may take a frame or two
+/// after a modal closed).
+pub fn type_into(harness: &mut Harness<'_, App>, label: &str, text: &str) {
+    step_until(harness, &format!("the focus in \"{label}\""), |harness| {
+        let field = harness.get_by_label(label);
+        if field.accesskit_node().is_focused() {
+            true
+        } else {
+            field.focus();
+            false
+        }
+    });
+    harness.get_by_label(label).type_text(text);
+    harness.step();
+}
+
+/// A running service of company "Acme" with an admin ("boss") and a user ("alice").
+pub fn company_service(runtime: &tokio::runtime::Runtime, dir: &Path) -> RunningService {
+    std::fs::create_dir_all(dir).unwrap();
+    admin::add_user(dir, "Acme", "boss", "boss password", true).unwrap();
+    admin::add_user(dir, "Acme", "alice", "alice password", false).unwrap();
+    runtime.block_on(async {
+        let mut config = ServiceConfig::new(dir);
+        config.addr = "127.0.0.1:0".parse().unwrap();
+        RunningService::start(config).await.unwrap()
+    })
+}
+
+/// A client of the service logged in as the admin.
+pub fn admin_client(runtime: &tokio::runtime::Runtime, service: &RunningService) -> ApiClient {
+    runtime.block_on(async {
+        let mut client = ApiClient::new(&service.base_url()).unwrap();
+        client
+            .login(&Credentials {
+                client_id: "partlens".into(),
+                username: "boss".into(),
+                password: "boss password".into(),
+            })
+            .await
+            .unwrap();
+        client
+    })
+}
+
+/// Uploads a company-database file as the admin.
+pub fn add_database_file(
+    runtime: &tokio::runtime::Runtime,
+    client: &ApiClient,
+    path: &Path,
+    stored_path: &str,
+    attributes: &[&str],
+) -> FileUid {
+    let attributes: Vec<Attribute> = attributes
+        .iter()
+        .map(|text| Attribute::parse(text).unwrap())
+        .collect();
+    let request = UploadRequest::database(
+        UploadSource::Path(path.to_path_buf()),
+        stored_path,
+        attributes,
+    );
+    runtime.block_on(async { client.upload(&request, None).await.unwrap().uid })
+}
+
+/// Searches for `text`, opens the result called `name` and waits for its record.
+pub fn open_result(harness: &mut Harness<'_, App>, text: &str, name: &str) {
+    type_into(harness, "Search text", text);
+    search_with_enter(harness);
+    harness.get_by_label(&format!("Open {name}")).click();
+    harness.step();
+    assert_eq!(harness.state().search().page(), SearchPage::Detail);
+    step_until(harness, "the record", |harness| {
+        harness.state().search().detail().record().is_some()
+    });
+}
+
+/// An app on `service`, logged in through the form.
+pub fn app_on(
+    runtime: &tokio::runtime::Runtime,
+    data: &Path,
+    service: &RunningService,
+    user: &str,
+    password: &str,
+) -> Harness<'static, App> {
+    let mut parts = AppParts::new(data, sample_workspace(data));
+    parts.settings.service = ServiceChoice::remote(&service.base_url(), "partlens");
+    let mut harness = app_harness(runtime, &parts);
+    log_in_through_the_form(&mut harness, user, password);
+    wait_logged_in(&mut harness);
+    harness
+}
