@@ -219,7 +219,7 @@ pub fn rank_visually(
         return Ok((ranked, total));
     }
     // The graph counts a listed filter's files as it finds them.
-    let (ranked, listed) = match library.approximate().company(company_id) {
+    let (ranked, listed) = match library.approximate().graphs().company(company_id) {
         Some(index) => index.rank_counted(query_views, filter, limit, &stored)?,
         None => (
             library.rank(company_id, query_views, filter, limit, &stored)?,

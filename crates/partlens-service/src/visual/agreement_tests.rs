@@ -204,7 +204,7 @@ fn a_long_list_of_files_is_found_and_estimated_on_several_threads_and_answers_li
     // Neither a file the graph does not hold nor a word that is not a GUID is counted or found.
     listed.insert(uid(99_999));
     listed.insert("not a guid".to_owned());
-    let index = approximate.company(COMPANY).unwrap();
+    let index = approximate.graphs().company(COMPANY).unwrap();
     assert_eq!(index.count_listed(&listed), held);
     for (number, query) in queries.iter().enumerate() {
         let filter = FileFilter::Only(&listed);

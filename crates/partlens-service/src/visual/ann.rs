@@ -37,6 +37,7 @@ use std::sync::{Condvar, Mutex};
 use half::slice::HalfFloatSliceExt;
 use usearch::{Index, IndexOptions, MetricKind, ScalarKind};
 
+use super::per_company::PerCompany;
 use super::quantise::Quantiser;
 use super::{FileFilter, GuidSet, Ranked, StoredViews, ViewSearch, best_first, score_exactly};
 use crate::error::ServiceError;
@@ -1224,7 +1225,7 @@ impl AnnIndex {
 /// The approximate search over every company (one graph each).
 #[derive(Debug, Default)]
 pub struct AnnSearch {
-    companies: HashMap<String, AnnIndex>,
+    graphs: PerCompany<AnnIndex>,
     settings: AnnSettings,
 }
 
@@ -1232,29 +1233,19 @@ impl AnnSearch {
     /// No graph yet; graphs made later use `settings`.
     pub fn new(settings: AnnSettings) -> Self {
         Self {
-            companies: HashMap::new(),
+            graphs: PerCompany::new(),
             settings,
         }
     }
 
-    /// The company's graph, if it has one.
-    pub fn company(&self, company: &str) -> Option<&AnnIndex> {
-        self.companies.get(company)
+    /// Every company's graph.
+    pub fn graphs(&self) -> &PerCompany<AnnIndex> {
+        &self.graphs
     }
 
     /// Puts a company's graph in place (built or loaded).
     pub fn set_company(&mut self, company: &str, index: AnnIndex) {
-        self.companies.insert(company.to_owned(), index);
-    }
-
-    /// Takes a company's graph out.
-    pub fn take_company(&mut self, company: &str) -> Option<AnnIndex> {
-        self.companies.remove(company)
-    }
-
-    /// The companies that have a graph.
-    pub fn companies(&self) -> impl Iterator<Item = &str> {
-        self.companies.keys().map(String::as_str)
+        self.graphs.set_company(company, index);
     }
 
     /// Changes how every graph, and those made later, are searched (see
@@ -1264,7 +1255,7 @@ impl AnnSearch {
         self.settings.views_per_query_view = settings.views_per_query_view;
         self.settings.views_per_view_of_several = settings.views_per_view_of_several;
         self.settings.direct_views = settings.direct_views;
-        for index in self.companies.values_mut() {
+        for index in self.graphs.values_mut() {
             index.set_search_settings(settings);
         }
     }
@@ -1277,7 +1268,7 @@ impl ViewSearch for AnnSearch {
         uid: &str,
         views: &[ViewDescriptor],
     ) -> Result<(), ServiceError> {
-        if let Some(index) = self.companies.get_mut(company) {
+        if let Some(index) = self.graphs.company_mut(company) {
             return index.insert(uid, views);
         }
         // The first file fits the quantiser (a graph built from a whole library fits it better).
@@ -1286,12 +1277,12 @@ impl ViewSearch for AnnSearch {
         };
         let mut index = AnnIndex::new(quantiser, self.settings, MIN_CAPACITY)?;
         index.insert(uid, views)?;
-        self.companies.insert(company.to_owned(), index);
+        self.graphs.set_company(company, index);
         Ok(())
     }
 
     fn remove(&mut self, company: &str, uid: &str) -> Result<(), ServiceError> {
-        match self.companies.get_mut(company) {
+        match self.graphs.company_mut(company) {
             Some(index) => index.remove(uid),
             None => Ok(()),
         }
@@ -1305,22 +1296,22 @@ impl ViewSearch for AnnSearch {
         limit: usize,
         stored: &dyn StoredViews,
     ) -> Result<Ranked, ServiceError> {
-        match self.companies.get(company) {
+        match self.graphs.company(company) {
             Some(index) => index.rank(query, filter, limit, stored),
             None => Ok(Vec::new()),
         }
     }
 
     fn file_count(&self, company: &str) -> usize {
-        self.companies.get(company).map_or(0, AnnIndex::file_count)
+        self.graphs.measure_of(company, AnnIndex::file_count)
     }
 
     fn view_count(&self, company: &str) -> usize {
-        self.companies.get(company).map_or(0, AnnIndex::view_count)
+        self.graphs.measure_of(company, AnnIndex::view_count)
     }
 
     fn heap_bytes(&self) -> usize {
-        self.companies.values().map(AnnIndex::heap_bytes).sum()
+        self.graphs.measure_all(AnnIndex::heap_bytes)
     }
 }
 

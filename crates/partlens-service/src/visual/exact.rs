@@ -2,44 +2,13 @@
 //! scored against the query. The reference the approximate search is measured and tested against,
 //! and what a small company uses.
 
-use std::collections::HashMap;
-
+use super::per_company::PerCompany;
 use super::{FileFilter, Ranked, StoredViews, ViewSearch};
 use crate::error::ServiceError;
 use partlens_engine::{ViewDescriptor, VisualIndex};
 
-/// The exact scan over every company's views.
-#[derive(Clone, Debug, Default)]
-pub struct ExactScan {
-    companies: HashMap<String, VisualIndex>,
-}
-
-impl ExactScan {
-    /// An empty scan.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// The company's index, if it has one.
-    pub fn company(&self, company: &str) -> Option<&VisualIndex> {
-        self.companies.get(company)
-    }
-
-    /// Puts a whole company's index in place (after loading it from the store).
-    pub fn set_company(&mut self, company: &str, index: VisualIndex) {
-        self.companies.insert(company.to_owned(), index);
-    }
-
-    /// Takes a company's index out (when the company moves to the approximate search).
-    pub fn take_company(&mut self, company: &str) -> Option<VisualIndex> {
-        self.companies.remove(company)
-    }
-
-    /// The companies that have an index.
-    pub fn companies(&self) -> impl Iterator<Item = &str> {
-        self.companies.keys().map(String::as_str)
-    }
-}
+/// The exact scan over every company's views: a [`VisualIndex`] for each company with files.
+pub type ExactScan = PerCompany<VisualIndex>;
 
 impl ViewSearch for ExactScan {
     fn insert(
@@ -48,7 +17,7 @@ impl ViewSearch for ExactScan {
         uid: &str,
         views: &[ViewDescriptor],
     ) -> Result<(), ServiceError> {
-        let index = self.companies.entry(company.to_owned()).or_default();
+        let index = self.company_or_insert_with(company, VisualIndex::new);
         if views.is_empty() {
             index.remove(uid);
         } else {
@@ -58,7 +27,7 @@ impl ViewSearch for ExactScan {
     }
 
     fn remove(&mut self, company: &str, uid: &str) -> Result<(), ServiceError> {
-        if let Some(index) = self.companies.get_mut(company) {
+        if let Some(index) = self.company_mut(company) {
             index.remove(uid);
         }
         Ok(())
@@ -72,7 +41,7 @@ impl ViewSearch for ExactScan {
         limit: usize,
         _stored: &dyn StoredViews,
     ) -> Result<Ranked, ServiceError> {
-        let Some(index) = self.companies.get(company) else {
+        let Some(index) = self.company(company) else {
             return Ok(Vec::new());
         };
         match filter {
@@ -85,16 +54,14 @@ impl ViewSearch for ExactScan {
     }
 
     fn file_count(&self, company: &str) -> usize {
-        self.companies.get(company).map_or(0, VisualIndex::len)
+        self.measure_of(company, VisualIndex::len)
     }
 
     fn view_count(&self, company: &str) -> usize {
-        self.companies
-            .get(company)
-            .map_or(0, VisualIndex::view_count)
+        self.measure_of(company, VisualIndex::view_count)
     }
 
     fn heap_bytes(&self) -> usize {
-        self.companies.values().map(VisualIndex::heap_bytes).sum()
+        self.measure_all(VisualIndex::heap_bytes)
     }
 }

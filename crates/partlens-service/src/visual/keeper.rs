@@ -183,7 +183,7 @@ impl VisualKeeper {
             files += index.len();
             library.set_exact(&company, index);
         }
-        let on_graphs: Vec<&str> = library.approximate().companies().collect();
+        let on_graphs: Vec<&str> = library.approximate().graphs().companies().collect();
         snapshot::discard_all_but(&self.folder, &on_graphs)?;
         // Nothing after the oldest saved graph is needed; with no graph nothing at all.
         if let Some(needed_after) =
@@ -367,7 +367,7 @@ impl VisualKeeper {
             let position = visual_journal::position(connection)?;
             {
                 let library = self.read()?;
-                let Some(index) = library.approximate().company(company) else {
+                let Some(index) = library.approximate().graphs().company(company) else {
                     return Ok(());
                 };
                 snapshot::save(&self.folder, company, index, position)?;
@@ -455,6 +455,7 @@ mod tests {
         );
         let loaded = library
             .approximate()
+            .graphs()
             .company(&generated.company_id)
             .unwrap()
             .settings();

@@ -22,7 +22,7 @@ use partlens_engine::{ViewDescriptor, VisualIndex};
 /// Below, the exact scan answers within about 10 ms for one query view (2 ms at 10,000 views, 20 ms
 /// at 100,000) and is exact by definition; from about 50,000 views on, three query views and broad
 /// filters take it past 20 ms while the graph answers in a fraction of that with the same top ten
-/// (recall@10 1.000 at 100,000 views, 0.98 or more at 1,000,000: README, "Visual search at scale").
+/// (recall@10 1.000 at 100,000 views, 0.98 or more at 1,000,000: docs/PERFORMANCE.md, "Visual search at scale").
 pub const DEFAULT_ANN_FROM_VIEWS: usize = 50_000;
 
 /// How the service's visual index behaves.
@@ -93,9 +93,14 @@ impl VisualLibrary {
         self.settings
     }
 
+    /// True when the company is searched through its graph.
+    fn on_graph(&self, company: &str) -> bool {
+        self.ann.graphs().company(company).is_some()
+    }
+
     /// How the company is searched.
     pub fn mode(&self, company: &str) -> LibraryMode {
-        if self.ann.company(company).is_some() {
+        if self.on_graph(company) {
             LibraryMode::Approximate
         } else if self.building.contains(company) {
             LibraryMode::Building
@@ -171,6 +176,7 @@ impl VisualLibrary {
     /// Companies on a graph whose changes since the last save call for a save.
     pub fn due_for_saving(&self) -> Vec<String> {
         self.ann
+            .graphs()
             .companies()
             .filter(|company| {
                 let unsaved = self.unsaved.get(*company).copied().unwrap_or(0);
@@ -189,6 +195,7 @@ impl VisualLibrary {
     /// Companies on a graph with any change since the last save (saved when the service stops).
     pub fn with_unsaved_changes(&self) -> Vec<String> {
         self.ann
+            .graphs()
             .companies()
             .filter(|company| {
                 !self.saved_at.contains_key(*company)
@@ -212,7 +219,7 @@ impl VisualLibrary {
             return None;
         }
         let mut oldest = up_to;
-        for company in self.ann.companies() {
+        for company in self.ann.graphs().companies() {
             oldest = oldest.min(*self.saved_at.get(company)?);
         }
         Some(oldest)
@@ -232,7 +239,7 @@ impl ViewSearch for VisualLibrary {
         uid: &str,
         views: &[ViewDescriptor],
     ) -> Result<(), ServiceError> {
-        if self.ann.company(company).is_some() {
+        if self.on_graph(company) {
             self.note_change(company);
             self.ann.insert(company, uid, views)
         } else {
@@ -241,7 +248,7 @@ impl ViewSearch for VisualLibrary {
     }
 
     fn remove(&mut self, company: &str, uid: &str) -> Result<(), ServiceError> {
-        if self.ann.company(company).is_some() {
+        if self.on_graph(company) {
             self.note_change(company);
             self.ann.remove(company, uid)
         } else {
@@ -257,7 +264,7 @@ impl ViewSearch for VisualLibrary {
         limit: usize,
         stored: &dyn StoredViews,
     ) -> Result<Ranked, ServiceError> {
-        if self.ann.company(company).is_some() {
+        if self.on_graph(company) {
             self.ann.rank(company, query, filter, limit, stored)
         } else {
             self.exact.rank(company, query, filter, limit, stored)

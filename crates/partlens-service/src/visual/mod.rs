@@ -1,7 +1,7 @@
 //! The visual search path: which of a company's indexed files look most like the query views.
 //!
 //! [`ViewSearch`] is the interface the rest of the service uses; a distributed vector engine would be
-//! one more implementation of it (README: "Past one machine"). Two live here:
+//! one more implementation of it (docs/OPERATIONS.md: "Past one machine"). Two live here:
 //!
 //! - [`ExactScan`]: every view of every allowed file scored against every query view (the engine's
 //!   contiguous [`VisualIndex`] per company). The reference: its scores and order define the answer.
@@ -26,6 +26,7 @@ mod exact;
 mod guid_set;
 mod keeper;
 mod library;
+mod per_company;
 mod quantise;
 mod snapshot;
 
@@ -36,6 +37,7 @@ pub use exact::ExactScan;
 pub use guid_set::GuidSet;
 pub use keeper::{StoreViews, VisualKeeper};
 pub use library::{DEFAULT_ANN_FROM_VIEWS, LibraryMode, VisualLibrary, VisualSettings};
+pub use per_company::PerCompany;
 pub use quantise::Quantiser;
 pub use snapshot::SNAPSHOT_FOLDER;
 
