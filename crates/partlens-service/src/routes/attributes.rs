@@ -13,12 +13,12 @@ use axum::response::Response;
 
 use crate::body::read_limited;
 use crate::error::ServiceError;
-use crate::params::{bool_param, optional_uid_param, required_uid_param, text_param};
+use crate::params::{bool_param, required_uid_param, text_param};
+use crate::routes::caller_file::{find_caller_file, read_caller_file_by_uid_or_name};
 use crate::routes::{Params, json, json_bool};
 use crate::state::AppState;
 use crate::store::accounts::Caller;
-use crate::store::{attributes, files};
-use crate::stored_path::lookup_path;
+use crate::store::attributes;
 use partlens_api::Attribute;
 use partlens_api::attribute::split_unit;
 use partlens_api::encoding::decode_double_encoded_strings;
@@ -52,33 +52,6 @@ pub async fn company_attributes(
     json(&list)
 }
 
-/// Resolves `fileUID` or `fileName` (a stored path) to the UID of a file of the company: 400 when
-/// neither is given, 404 when there is no such file.
-async fn resolve_file(
-    state: &AppState,
-    caller: &Caller,
-    query: &partlens_api::encoding::QueryString,
-) -> Result<String, ServiceError> {
-    let company_id = caller.company_id.clone();
-    let uid = optional_uid_param(query, "fileUID")?;
-    let name = text_param(query, "fileName").map(lookup_path);
-    let wanted = uid
-        .clone()
-        .or(name.clone())
-        .ok_or_else(|| ServiceError::BadRequest("give fileUID or fileName".into()))?;
-    let found = state
-        .store
-        .read(move |connection| match (uid, name) {
-            (Some(uid), _) => files::find(connection, &company_id, &uid),
-            (None, Some(name)) => files::find_by_path(connection, &company_id, &name),
-            (None, None) => Ok(None),
-        })
-        .await?;
-    found
-        .map(|record| record.uid)
-        .ok_or_else(|| ServiceError::file_not_found(&wanted))
-}
-
 /// Adds or replaces attributes of a file. The body is a JSON string holding a JSON array of
 /// `name=value` strings; a plain array is refused (400).
 pub async fn set_attributes(
@@ -89,7 +62,9 @@ pub async fn set_attributes(
     body: Body,
 ) -> Result<Response, ServiceError> {
     let delete_existing = bool_param(&query, "deleteExisting", true)?;
-    let uid = resolve_file(&state, &caller, &query).await?;
+    let uid = read_caller_file_by_uid_or_name(&state, &caller, &query)
+        .await?
+        .uid;
     let limit = MAX_ATTRIBUTES_BODY_BYTES.min(state.config.max_body_bytes);
     let body = read_limited(body, &headers, limit).await?;
     let texts = decode_double_encoded_strings(&body)
@@ -138,9 +113,7 @@ pub async fn clear_attributes(
     state
         .store
         .write(move |connection| {
-            if files::find(connection, &caller.company_id, &uid)?.is_none() {
-                return Err(ServiceError::file_not_found(&uid));
-            }
+            find_caller_file(connection, &caller.company_id, &uid)?;
             attributes::replace(connection, &caller.company_id, &uid, &[])
         })
         .await?;

@@ -5,14 +5,14 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use crate::error::ServiceError;
-use crate::params::{optional_uid_param, required_uid_param, text_param};
+use crate::params::required_uid_param;
 use crate::records::{ImageUrls, file_map};
+use crate::routes::caller_file::{find_caller_file, read_caller_file_by_uid_or_name};
 use crate::routes::{Params, json, json_bool};
 use crate::state::AppState;
 use crate::store::accounts::Caller;
 use crate::store::files::{self, FileRecord};
 use crate::store::{attributes, unix_now};
-use crate::stored_path::lookup_path;
 use crate::upload::may_delete;
 use crate::visual::ViewSearch;
 
@@ -42,29 +42,7 @@ pub async fn get_file(
     State(state): State<AppState>,
     Params(query): Params,
 ) -> Result<Response, ServiceError> {
-    let company_id = caller.company_id.clone();
-    let record = if let Some(uid) = optional_uid_param(&query, "fileUID")? {
-        let record = state
-            .store
-            .read({
-                let uid = uid.clone();
-                move |connection| files::find(connection, &company_id, &uid)
-            })
-            .await?;
-        record.ok_or_else(|| ServiceError::file_not_found(&uid))?
-    } else if let Some(name) = text_param(&query, "fileName") {
-        let path = lookup_path(name);
-        let record = state
-            .store
-            .read({
-                let path = path.clone();
-                move |connection| files::find_by_path(connection, &company_id, &path)
-            })
-            .await?;
-        record.ok_or_else(|| ServiceError::file_not_found(&path))?
-    } else {
-        return Err(ServiceError::BadRequest("give fileUID or fileName".into()));
-    };
+    let record = read_caller_file_by_uid_or_name(&state, &caller, &query).await?;
     file_map_reply(&state, &caller, record).await
 }
 
@@ -85,8 +63,7 @@ pub async fn delete_file(
     let deleted = state
         .store
         .write(move |connection| {
-            let record = files::find(connection, &caller.company_id, &uid)?
-                .ok_or_else(|| ServiceError::file_not_found(&uid))?;
+            let record = find_caller_file(connection, &caller.company_id, &uid)?;
             if !may_delete(&caller, &record) {
                 return Err(ServiceError::Forbidden(if record.is_search_input {
                     "another user's search input".into()

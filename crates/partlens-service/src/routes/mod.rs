@@ -6,6 +6,7 @@
 //! reach the same handler (the real service answers with and without the prefix).
 
 pub mod attributes;
+pub mod caller_file;
 pub mod files;
 pub mod images;
 pub mod pmi;

@@ -9,11 +9,12 @@ use axum::response::Response;
 use crate::body::read_limited;
 use crate::error::ServiceError;
 use crate::params::{optional_uid_param, required_uid_param};
+use crate::routes::caller_file::{find_caller_file, read_caller_file};
 use crate::routes::{Params, json, json_string};
 use crate::state::AppState;
 use crate::store::accounts::Caller;
 use crate::store::feedback::{self, Feedback};
-use crate::store::{files, iso_now};
+use crate::store::iso_now;
 use partlens_api::PmiPage;
 use partlens_api::encoding::decode_feedback_body;
 use partlens_api::limits::{MAX_FEEDBACK_CHARS, MAX_FEEDBACK_USER_CHARS};
@@ -29,14 +30,7 @@ pub async fn pmi_data(
     Params(query): Params,
 ) -> Result<Response, ServiceError> {
     let uid = required_uid_param(&query, "fileUID")?;
-    let record = state
-        .store
-        .read({
-            let uid = uid.clone();
-            move |connection| files::find(connection, &caller.company_id, &uid)
-        })
-        .await?
-        .ok_or_else(|| ServiceError::file_not_found(&uid))?;
+    let record = read_caller_file(&state, &caller, &uid).await?;
     let pages: Vec<PmiPage> = serde_json::from_str(&record.pmi_json).unwrap_or_default();
     json(&PmiDataWire::from_pages(
         &pages,
@@ -83,9 +77,7 @@ pub async fn feedback(
     state
         .store
         .write(move |connection| {
-            if files::find(connection, &caller.company_id, &uid)?.is_none() {
-                return Err(ServiceError::file_not_found(&uid));
-            }
+            find_caller_file(connection, &caller.company_id, &uid)?;
             let saved = feedback::save(
                 connection,
                 &Feedback {

@@ -9,10 +9,11 @@ use axum::response::{IntoResponse, Response};
 use crate::error::ServiceError;
 use crate::failure_reason::{FAILURE_REASON_HEADER, FailureReason};
 use crate::params::required_uid_param;
+use crate::routes::caller_file::read_caller_file;
 use crate::routes::{Params, json_string};
 use crate::state::AppState;
 use crate::store::accounts::Caller;
-use crate::store::files::{self, IndexState};
+use crate::store::files::IndexState;
 
 /// The indexing state of a file of the caller's company.
 pub async fn file_status(
@@ -21,14 +22,7 @@ pub async fn file_status(
     Params(query): Params,
 ) -> Result<Response, ServiceError> {
     let uid = required_uid_param(&query, "fileUID")?;
-    let record = state
-        .store
-        .read({
-            let uid = uid.clone();
-            move |connection| files::find(connection, &caller.company_id, &uid)
-        })
-        .await?
-        .ok_or_else(|| ServiceError::file_not_found(&uid))?;
+    let record = read_caller_file(&state, &caller, &uid).await?;
     Ok(match record.state {
         IndexState::Queued | IndexState::InProgress => StatusCode::NO_CONTENT.into_response(),
         IndexState::Completed => json_string(record.indexed_at.as_deref().unwrap_or_default()),
