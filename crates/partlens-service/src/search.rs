@@ -21,7 +21,7 @@
 //! The resolution (the files listed, or the count) is kept for the next searches with the same
 //! filter while the store's metadata is unchanged ([`super::filter_scopes`]).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use rusqlite::Connection;
 
@@ -39,7 +39,7 @@ use super::store::accounts::Caller;
 use super::store::files::{self, IndexState};
 use super::store::{attributes, search, unix_now};
 use super::visual::{
-    FileFilter, GuidSet, LibraryMode, Ranked, StoreViews, ViewSearch, VisualLibrary,
+    FileFilter, FilterForm, GuidSet, Ranked, StoreViews, ViewSearch, VisualLibrary,
 };
 use partlens_engine::ViewDescriptor;
 
@@ -53,17 +53,6 @@ pub const MAX_RESULTS_LIMIT: usize = 10_000;
 /// approximate visual search (the files listed); one that selects more is checked on the graph's
 /// candidates.
 pub const SELECTIVE_FILES: usize = 20_000;
-
-/// Which files a visual search may return, as resolved from the metadata conditions.
-enum Scope<'a> {
-    /// No condition: every indexed file.
-    Everything,
-    /// Exactly these.
-    Only(&'a HashSet<String>),
-    /// Too many to restrict the graph's search to: its candidates are checked against these
-    /// files with views.
-    Broad(&'a GuidSet),
-}
 
 /// A search as the endpoints received it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -170,12 +159,11 @@ fn resolve_for_graph(
 }
 
 /// Ranks the company's files that satisfy `terms` by visual similarity to `query_views`, with one
-/// read connection: the metadata conditions are resolved (all of them for the exact scan; for a
-/// graph, listed when they select at most [`SELECTIVE_FILES`] files, else held in memory to check
-/// the graph's candidates against, the resolution kept in `scopes`), the library ranks, and the
-/// matches are counted.
-/// Returns the ranking (every match for the exact scan, the best `limit` for a graph) and the
-/// number of matches.
+/// read connection: the metadata conditions are resolved in the form the library's path for the
+/// company takes them ([`FilterForm`]: all of them listed for the exact scan; for a graph, listed
+/// when they select at most [`SELECTIVE_FILES`] files, else held in memory to check the graph's
+/// candidates against, the resolution kept in `scopes`), and the library ranks and counts.
+/// Returns the best `limit` files and the number of matches.
 pub fn rank_visually(
     connection: &Connection,
     library: &VisualLibrary,
@@ -185,53 +173,33 @@ pub fn rank_visually(
     query_views: &[ViewDescriptor],
     limit: usize,
 ) -> Result<(Ranked, usize), ServiceError> {
-    let approximate = library.mode(company_id) == LibraryMode::Approximate;
     let resolved = if terms.is_empty() {
         None
-    } else if approximate {
-        let generation = search::metadata_generation(connection)?;
-        Some(scopes.resolve(company_id, terms, generation, || {
-            resolve_for_graph(connection, company_id, terms, SELECTIVE_FILES)
-        })?)
     } else {
-        let all = search::matching_database_files(connection, company_id, terms)?;
-        Some(std::sync::Arc::new(Resolved::Listed(
-            all.into_iter().map(|candidate| candidate.uid).collect(),
-        )))
+        Some(match library.filter_form(company_id) {
+            FilterForm::ListedWhenSelective => {
+                let generation = search::metadata_generation(connection)?;
+                scopes.resolve(company_id, terms, generation, || {
+                    resolve_for_graph(connection, company_id, terms, SELECTIVE_FILES)
+                })?
+            }
+            FilterForm::EveryMatchListed => {
+                let all = search::matching_database_files(connection, company_id, terms)?;
+                std::sync::Arc::new(Resolved::Listed(
+                    all.into_iter().map(|candidate| candidate.uid).collect(),
+                ))
+            }
+        })
     };
-    let scope = match resolved.as_deref() {
-        None => Scope::Everything,
-        Some(Resolved::Listed(allowed)) => Scope::Only(allowed),
+    let filter = match resolved.as_deref() {
+        None => FileFilter::Everything,
+        Some(Resolved::Listed(allowed)) => FileFilter::Only(allowed),
         Some(Resolved::Broad {
             matching_with_views,
-        }) => Scope::Broad(matching_with_views),
+        }) => FileFilter::Among(matching_with_views),
     };
     let stored = StoreViews { connection };
-    let filter = match &scope {
-        Scope::Everything => FileFilter::Everything,
-        Scope::Only(allowed) => FileFilter::Only(allowed),
-        Scope::Broad(matching) => FileFilter::Among(matching),
-    };
-    if !approximate {
-        // The exact scan ranks every match: that is how they are counted.
-        let ranked = library.rank(company_id, query_views, filter, usize::MAX, &stored)?;
-        let total = ranked.len();
-        return Ok((ranked, total));
-    }
-    // The graph counts a listed filter's files as it finds them.
-    let (ranked, listed) = match library.approximate().graphs().company(company_id) {
-        Some(index) => index.rank_counted(query_views, filter, limit, &stored)?,
-        None => (
-            library.rank(company_id, query_views, filter, limit, &stored)?,
-            None,
-        ),
-    };
-    let total = match &scope {
-        Scope::Everything => library.file_count(company_id),
-        Scope::Only(_) => listed.unwrap_or(0),
-        Scope::Broad(matching_with_views) => matching_with_views.len(),
-    };
-    Ok((ranked, total))
+    library.rank_and_count(company_id, query_views, filter, limit, &stored)
 }
 
 /// Runs a search for the caller.

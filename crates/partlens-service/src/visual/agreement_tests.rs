@@ -6,7 +6,10 @@
 use std::collections::{HashMap, HashSet};
 
 use super::ann::{AnnIndex, AnnSettings};
-use super::{AnnSearch, ExactScan, FileFilter, GuidSet, ViewSearch, snapshot};
+use super::{
+    AnnSearch, ExactScan, FileFilter, FilterForm, GuidSet, ViewSearch, VisualLibrary,
+    VisualSettings, snapshot,
+};
 use partlens_engine::ViewDescriptor;
 use partlens_engine::samples::synthetic_views::{SyntheticViews, seeded};
 
@@ -141,6 +144,70 @@ fn the_graph_answers_like_the_exact_scan_through_deletes_and_re_uploads() {
             .rank("other", &queries[0], FileFilter::Everything, 10, &files)
             .unwrap()
             .is_empty()
+    );
+}
+
+#[test]
+fn both_paths_rank_and_count_the_same_matches_and_the_library_takes_the_filter_its_path_wants() {
+    let pool = pool();
+    let files = library(&pool, 240, 11);
+    let queries = queries(&pool, 12);
+    let (exact, approximate) = both(&files, exhaustive());
+    assert_eq!(exact.filter_form(COMPANY), FilterForm::EveryMatchListed);
+    assert_eq!(
+        approximate.filter_form(COMPANY),
+        FilterForm::ListedWhenSelective
+    );
+    let listed: HashSet<String> = files
+        .keys()
+        .filter(|uid| uid.ends_with(['1', '5', '9']))
+        .cloned()
+        .collect();
+    let odd = GuidSet::new(
+        files
+            .keys()
+            .filter(|uid| uid.ends_with(['1', '3', '5', '7', '9'])),
+    );
+    for (number, query) in queries.iter().enumerate() {
+        for (label, filter, matches) in [
+            ("everything", FileFilter::Everything, files.len()),
+            ("listed", FileFilter::Only(&listed), listed.len()),
+            ("among", FileFilter::Among(&odd), odd.len()),
+        ] {
+            let want = exact.rank(COMPANY, query, filter, 10, &files).unwrap();
+            for (path, search) in [
+                ("exact", &exact as &dyn ViewSearch),
+                ("graph", &approximate),
+            ] {
+                let (ranked, counted) = search
+                    .rank_and_count(COMPANY, query, filter, 10, &files)
+                    .unwrap();
+                assert_eq!(ranked, want, "{path}: query {number}, filter {label}");
+                assert_eq!(counted, matches, "{path}: query {number}, filter {label}");
+            }
+        }
+    }
+
+    // The library ranks through the exact scan until the company has a graph, then through it.
+    let mut visual = VisualLibrary::new(VisualSettings::default());
+    let mut ordered: Vec<(String, Vec<ViewDescriptor>)> = files.clone().into_iter().collect();
+    ordered.sort_by(|a, b| a.0.cmp(&b.0));
+    for (uid, views) in &ordered {
+        visual.insert(COMPANY, uid, views).unwrap();
+    }
+    assert_eq!(visual.filter_form(COMPANY), FilterForm::EveryMatchListed);
+    let graph = AnnIndex::build(&ordered, exhaustive(), 2).unwrap().unwrap();
+    visual.install_graph(COMPANY, graph, None, 0);
+    assert_eq!(visual.filter_form(COMPANY), FilterForm::ListedWhenSelective);
+    let filter = FileFilter::Only(&listed);
+    let want = exact
+        .rank(COMPANY, &queries[0], filter, 10, &files)
+        .unwrap();
+    assert_eq!(
+        visual
+            .rank_and_count(COMPANY, &queries[0], filter, 10, &files)
+            .unwrap(),
+        (want, listed.len())
     );
 }
 

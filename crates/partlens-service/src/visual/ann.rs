@@ -39,7 +39,9 @@ use usearch::{Index, IndexOptions, MetricKind, ScalarKind};
 
 use super::per_company::PerCompany;
 use super::quantise::Quantiser;
-use super::{FileFilter, GuidSet, Ranked, StoredViews, ViewSearch, best_first, score_exactly};
+use super::{
+    FileFilter, FilterForm, GuidSet, Ranked, StoredViews, ViewSearch, best_first, score_exactly,
+};
 use crate::error::ServiceError;
 use partlens_engine::{Generation, ViewDescriptor, views_score};
 
@@ -1300,6 +1302,31 @@ impl ViewSearch for AnnSearch {
             Some(index) => index.rank(query, filter, limit, stored),
             None => Ok(Vec::new()),
         }
+    }
+
+    fn filter_form(&self, _company: &str) -> FilterForm {
+        FilterForm::ListedWhenSelective
+    }
+
+    fn rank_and_count(
+        &self,
+        company: &str,
+        query: &[ViewDescriptor],
+        filter: FileFilter<'_>,
+        limit: usize,
+        stored: &dyn StoredViews,
+    ) -> Result<(Ranked, usize), ServiceError> {
+        // The graph counts a listed filter's files as it finds them.
+        let (ranked, listed) = match self.graphs.company(company) {
+            Some(index) => index.rank_counted(query, filter, limit, stored)?,
+            None => (Vec::new(), None),
+        };
+        let matches = match filter {
+            FileFilter::Everything => self.file_count(company),
+            FileFilter::Only(_) => listed.unwrap_or(0),
+            FileFilter::Among(matching_with_views) => matching_with_views.len(),
+        };
+        Ok((ranked, matches))
     }
 
     fn file_count(&self, company: &str) -> usize {

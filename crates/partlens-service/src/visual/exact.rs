@@ -3,7 +3,7 @@
 //! and what a small company uses.
 
 use super::per_company::PerCompany;
-use super::{FileFilter, Ranked, StoredViews, ViewSearch};
+use super::{FileFilter, FilterForm, Ranked, StoredViews, ViewSearch};
 use crate::error::ServiceError;
 use partlens_engine::{ViewDescriptor, VisualIndex};
 
@@ -51,6 +51,25 @@ impl ViewSearch for ExactScan {
                 Ok(index.rank(query, |uid| matching.contains(uid), limit))
             }
         }
+    }
+
+    fn filter_form(&self, _company: &str) -> FilterForm {
+        FilterForm::EveryMatchListed
+    }
+
+    fn rank_and_count(
+        &self,
+        company: &str,
+        query: &[ViewDescriptor],
+        filter: FileFilter<'_>,
+        limit: usize,
+        stored: &dyn StoredViews,
+    ) -> Result<(Ranked, usize), ServiceError> {
+        // Every match is ranked: that is how they are counted.
+        let mut ranked = self.rank(company, query, filter, usize::MAX, stored)?;
+        let matches = ranked.len();
+        ranked.truncate(limit);
+        Ok((ranked, matches))
     }
 
     fn file_count(&self, company: &str) -> usize {

@@ -14,7 +14,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::ann::{AnnIndex, AnnSearch, AnnSettings};
 use super::exact::ExactScan;
-use super::{FileFilter, Ranked, StoredViews, ViewSearch};
+use super::{FileFilter, FilterForm, Ranked, StoredViews, ViewSearch};
 use crate::error::ServiceError;
 use partlens_engine::{ViewDescriptor, VisualIndex};
 
@@ -96,6 +96,15 @@ impl VisualLibrary {
     /// True when the company is searched through its graph.
     fn on_graph(&self, company: &str) -> bool {
         self.ann.graphs().company(company).is_some()
+    }
+
+    /// The path the company is searched by: its graph, or the exact scan.
+    fn path_of(&self, company: &str) -> &dyn ViewSearch {
+        if self.on_graph(company) {
+            &self.ann
+        } else {
+            &self.exact
+        }
     }
 
     /// How the company is searched.
@@ -264,11 +273,24 @@ impl ViewSearch for VisualLibrary {
         limit: usize,
         stored: &dyn StoredViews,
     ) -> Result<Ranked, ServiceError> {
-        if self.on_graph(company) {
-            self.ann.rank(company, query, filter, limit, stored)
-        } else {
-            self.exact.rank(company, query, filter, limit, stored)
-        }
+        self.path_of(company)
+            .rank(company, query, filter, limit, stored)
+    }
+
+    fn filter_form(&self, company: &str) -> FilterForm {
+        self.path_of(company).filter_form(company)
+    }
+
+    fn rank_and_count(
+        &self,
+        company: &str,
+        query: &[ViewDescriptor],
+        filter: FileFilter<'_>,
+        limit: usize,
+        stored: &dyn StoredViews,
+    ) -> Result<(Ranked, usize), ServiceError> {
+        self.path_of(company)
+            .rank_and_count(company, query, filter, limit, stored)
     }
 
     fn file_count(&self, company: &str) -> usize {

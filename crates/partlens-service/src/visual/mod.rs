@@ -14,7 +14,9 @@
 //! the graph once it has [`VisualSettings::ann_from_views`] views ([`DEFAULT_ANN_FROM_VIEWS`] unless
 //! set; built in the background while the exact scan goes on answering), and the graphs are saved
 //! beside the database so that a restart loads them instead of building them again (see
-//! `library.rs` and `snapshot.rs`).
+//! `library.rs` and `snapshot.rs`). Which of the two a company is on stays inside [`VisualLibrary`]:
+//! a search asks it how to hand over its metadata filter ([`ViewSearch::filter_form`]) and ranks
+//! and counts through [`ViewSearch::rank_and_count`], never through a graph directly.
 //!
 //! Multi-view semantics are the engine's (`engine::match_views`): a candidate's score is always
 //! computed by it, whichever implementation found the candidate.
@@ -80,6 +82,18 @@ impl StoredViews for std::collections::HashMap<String, Vec<ViewDescriptor>> {
     }
 }
 
+/// How a search path takes a search's metadata filter for a company ([`ViewSearch::filter_form`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FilterForm {
+    /// Every file the filter matches, listed ([`FileFilter::Only`]): the path checks each of its
+    /// files against the list and ranks them all (the exact scan).
+    EveryMatchListed,
+    /// The matching files with views listed when they are few ([`FileFilter::Only`]), else held
+    /// by GUID ([`FileFilter::Among`]): the path restricts its search to a short list and checks
+    /// its candidates against a long one (a graph).
+    ListedWhenSelective,
+}
+
 /// The search path: keeps each company's files' views and ranks them against query views.
 pub trait ViewSearch: Send + Sync {
     /// Adds or replaces a file's views (a file without views is removed).
@@ -104,6 +118,22 @@ pub trait ViewSearch: Send + Sync {
         limit: usize,
         stored: &dyn StoredViews,
     ) -> Result<Ranked, ServiceError>;
+
+    /// How this path wants a metadata filter on the company's files handed to
+    /// [`ViewSearch::rank_and_count`].
+    fn filter_form(&self, company: &str) -> FilterForm;
+
+    /// [`ViewSearch::rank`] (at most `limit` files, best first) with the number of files the search
+    /// matches, which it reports as its total: the company's indexed files that `filter` allows;
+    /// on a graph, for [`FileFilter::Among`], the set's files (the files with views that match).
+    fn rank_and_count(
+        &self,
+        company: &str,
+        query: &[ViewDescriptor],
+        filter: FileFilter<'_>,
+        limit: usize,
+        stored: &dyn StoredViews,
+    ) -> Result<(Ranked, usize), ServiceError>;
 
     /// How many files of the company are indexed.
     fn file_count(&self, company: &str) -> usize;
