@@ -25,7 +25,7 @@ use std::collections::HashMap;
 
 use rusqlite::Connection;
 
-use partlens_api::model::{ExtraFields, SearchResult};
+use partlens_api::model::{ExtraFields, SearchResult, SearchResultItem};
 use partlens_api::{FilterTerm, SearchFilter};
 
 use super::error::ServiceError;
@@ -202,12 +202,51 @@ pub fn rank_visually(
     library.rank_and_count(company_id, query_views, filter, limit, &stored)
 }
 
-/// Runs a search for the caller.
+/// What a search ranks, as [`select`] read it.
+enum Selection {
+    /// No input: every database file of the company that satisfies the filter, by display name,
+    /// then UID.
+    Filtered(Vec<search::Candidate>),
+    /// Inputs: the views of every indexed input of the caller's company, in input order (none
+    /// when no input has views).
+    ByViews(Vec<ViewDescriptor>),
+}
+
+/// What a search shows, as [`rank`] ordered it.
+struct Ranking {
+    /// The first `max_results` files, in the result order, each with its visual score when the
+    /// search has inputs.
+    shown: Vec<(String, Option<f32>)>,
+    /// How many files matched in all.
+    total: usize,
+}
+
+/// Runs a search for the caller: [`select`], [`rank`], [`load`].
 pub async fn run(
     state: &AppState,
     caller: &Caller,
     query: SearchQuery,
 ) -> Result<SearchResult, ServiceError> {
+    let selection = select(state, caller, &query).await?;
+    let ranking = rank(state, caller, &query, selection).await?;
+    let (results, total) = load(state, caller, query.terms, ranking).await?;
+    Ok(SearchResult {
+        input_file_uid: query.input_uids.join(","),
+        total_results: total as i64,
+        results,
+        extra: ExtraFields::new(),
+    })
+}
+
+/// The first step of a search: checks its input UIDs (400 for one that is not a UID) and its
+/// limits, then reads in one pass what it ranks: without inputs, the database files that satisfy
+/// every condition; with inputs, the views of those that are the caller's and indexed. An input
+/// whose stored views cannot be read back contributes none and is queued to be indexed again.
+async fn select(
+    state: &AppState,
+    caller: &Caller,
+    query: &SearchQuery,
+) -> Result<Selection, ServiceError> {
     let input_uids = query
         .input_uids
         .iter()
@@ -217,14 +256,13 @@ pub async fn run(
     let company_id = caller.company_id.clone();
     let terms = query.terms.clone();
     let by_inputs = !query.input_uids.is_empty();
-    let (candidates, query_views, damaged) = state
+    let (selection, damaged) = state
         .store
         .read(move |connection| {
-            let candidates = if by_inputs {
-                Vec::new()
-            } else {
-                search::matching_database_files(connection, &company_id, &terms)?
-            };
+            if !by_inputs {
+                let candidates = search::matching_database_files(connection, &company_id, &terms)?;
+                return Ok((Selection::Filtered(candidates), Vec::new()));
+            }
             let mut views = Vec::new();
             let mut damaged = Vec::new();
             for uid in &input_uids {
@@ -242,56 +280,83 @@ pub async fn run(
                     Err(error) => damaged.push((uid.clone(), error.to_string())),
                 }
             }
-            Ok((candidates, views, damaged))
+            Ok((Selection::ByViews(views), damaged))
         })
         .await?;
     if !damaged.is_empty() {
         state.indexer.reindex_damaged(damaged).await?;
     }
-    let (ranked, total): (Vec<(String, Option<f32>)>, usize) = if !by_inputs {
-        let total = candidates.len();
-        (
-            candidates
-                .into_iter()
-                .map(|candidate| (candidate.uid, None))
-                .collect(),
-            total,
-        )
-    } else if query_views.is_empty() {
-        (Vec::new(), 0)
-    } else {
-        let store = state.store.clone();
-        let visual = state.indexer.visual().clone();
-        let shared = state.clone();
-        let company_id = caller.company_id.clone();
-        let terms = query.terms.clone();
-        let limit = query.max_results;
-        let (ranked, total) = tokio::task::spawn_blocking(move || {
-            store.read_blocking(|connection| {
-                rank_visually(
-                    connection,
-                    &*visual.read()?,
-                    &shared.filter_scopes,
-                    &company_id,
-                    &terms,
-                    &query_views,
-                    limit,
-                )
+    Ok(selection)
+}
+
+/// The second step of a search: orders what [`select`] read and keeps the first `max_results`.
+/// Without inputs the order is the selection's (no score) and every selected file counts; with
+/// inputs the files are ranked by visual similarity to the query views ([`rank_visually`], on a
+/// blocking thread), and with no query view nothing matches.
+async fn rank(
+    state: &AppState,
+    caller: &Caller,
+    query: &SearchQuery,
+    selection: Selection,
+) -> Result<Ranking, ServiceError> {
+    let (ranked, total): (Vec<(String, Option<f32>)>, usize) = match selection {
+        Selection::Filtered(candidates) => {
+            let total = candidates.len();
+            (
+                candidates
+                    .into_iter()
+                    .map(|candidate| (candidate.uid, None))
+                    .collect(),
+                total,
+            )
+        }
+        Selection::ByViews(query_views) if query_views.is_empty() => (Vec::new(), 0),
+        Selection::ByViews(query_views) => {
+            let store = state.store.clone();
+            let visual = state.indexer.visual().clone();
+            let shared = state.clone();
+            let company_id = caller.company_id.clone();
+            let terms = query.terms.clone();
+            let limit = query.max_results;
+            let (ranked, total) = tokio::task::spawn_blocking(move || {
+                store.read_blocking(|connection| {
+                    rank_visually(
+                        connection,
+                        &*visual.read()?,
+                        &shared.filter_scopes,
+                        &company_id,
+                        &terms,
+                        &query_views,
+                        limit,
+                    )
+                })
             })
-        })
-        .await??;
-        (
-            ranked
-                .into_iter()
-                .map(|(uid, score)| (uid, Some(score)))
-                .collect(),
-            total,
-        )
+            .await??;
+            (
+                ranked
+                    .into_iter()
+                    .map(|(uid, score)| (uid, Some(score)))
+                    .collect(),
+                total,
+            )
+        }
     };
-    let shown: Vec<(String, Option<f32>)> = ranked.into_iter().take(query.max_results).collect();
+    let shown = ranked.into_iter().take(query.max_results).collect();
+    Ok(Ranking { shown, total })
+}
+
+/// The last step of a search: reads the shown files' records and attributes and makes the result
+/// items, in the shown order. A shown file deleted, or changed so that it no longer satisfies
+/// `terms`, since it was selected is left out and not counted; returns the items and the total.
+async fn load(
+    state: &AppState,
+    caller: &Caller,
+    terms: Vec<FilterTerm>,
+    ranking: Ranking,
+) -> Result<(Vec<SearchResultItem>, usize), ServiceError> {
+    let Ranking { shown, total } = ranking;
     let company_id = caller.company_id.clone();
     let uids: Vec<String> = shown.iter().map(|(uid, _)| uid.clone()).collect();
-    let terms = query.terms;
     let loaded = state
         .store
         .read(move |connection| {
@@ -331,12 +396,7 @@ pub async fn run(
             Some(result_item(record, *score, texts, &urls))
         })
         .collect();
-    Ok(SearchResult {
-        input_file_uid: query.input_uids.join(","),
-        total_results: total as i64,
-        results,
-        extra: ExtraFields::new(),
-    })
+    Ok((results, total))
 }
 
 #[cfg(test)]

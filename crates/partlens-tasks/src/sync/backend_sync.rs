@@ -13,7 +13,8 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use tokio_util::sync::CancellationToken;
 
-use super::engine::{SyncContext, SyncControl, SyncStop, preview_sync, run_sync};
+use super::engine::{SyncContext, SyncControl, preview_sync, run_sync};
+use super::report::SyncStop;
 use super::sync_run::{SyncPhase, SyncRun};
 use super::sync_state::{RunStatus, SyncKey, SyncOrigin, list_records, sync_dir};
 use super::{SyncError, SyncLimits, SyncSetup, absolute_folder, normalized_prefix};

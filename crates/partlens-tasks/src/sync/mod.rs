@@ -43,6 +43,7 @@
 pub mod attribute_csv;
 mod backend_sync;
 pub mod engine;
+pub mod report;
 pub mod scan;
 pub mod sync_run;
 pub mod sync_state;
@@ -53,10 +54,8 @@ use serde::{Deserialize, Serialize};
 
 pub use attribute_csv::{CsvColumn, CsvPreview, CsvSampleRow};
 pub(crate) use backend_sync::SyncTasks;
-pub use engine::{
-    SyncContext, SyncControl, SyncFailure, SyncPreview, SyncProgress, SyncStage, SyncStop,
-    SyncSummary, preview_sync, run_sync,
-};
+pub use engine::{SyncContext, SyncControl, SyncPreview, preview_sync, run_sync};
+pub use report::{SyncFailure, SyncProgress, SyncStage, SyncStop, SyncSummary};
 pub use sync_run::{SyncPhase, SyncRun};
 pub use sync_state::{SyncKey, SyncOrigin};
 

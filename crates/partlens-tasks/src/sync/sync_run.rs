@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::SyncSetup;
-use super::engine::{SyncProgress, SyncSummary};
+use super::report::{SyncProgress, SyncSummary};
 use super::sync_state::SyncKey;
 
 /// One sync and where its run is.

@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use sha1::Digest as _;
 use tokio::io::AsyncWriteExt as _;
 
-use super::engine::SyncSummary;
+use super::report::SyncSummary;
 use super::{SyncError, SyncSetup};
 use crate::atomic_write::write_atomically;
 use partlens_api::FileUid;
