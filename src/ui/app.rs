@@ -203,9 +203,6 @@ impl App {
 
     fn handle_event(&mut self, ctx: &egui::Context, event: Event) {
         let Some(event) = self.search.handle_event(ctx, event) else {
-            if let Some(draft) = self.search.take_search_to_record() {
-                self.commands.backend(Command::RecordSearch(draft));
-            }
             return;
         };
         let Some(event) = self

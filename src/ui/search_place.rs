@@ -8,8 +8,8 @@
 //! Only the latest search counts: each gets an id, and answers to an older one are dropped.
 //!
 //! The search history is a page of this place too ([`super::history`]): a kept search goes back
-//! into the query bar and runs from there; every finished search is handed to the app for the
-//! history ([`SearchPlace::take_search_to_record`]).
+//! into the query bar and runs from there; every search is sent with the draft the history keeps of
+//! it, which the backend records itself when the search finishes.
 
 use std::path::PathBuf;
 
@@ -25,7 +25,6 @@ use super::results::{ResultsIntent, ResultsView, rows_from_result};
 use super::search_bar::{SearchBar, SearchIntent, SearchPlan, ViewSource, ViewState, view_kind};
 use super::texture_cache::{TextureCache, load_decoded};
 use partlens_api::FileUid;
-use partlens_tasks::history::SearchDraft;
 use partlens_tasks::models::ModelRequest;
 use partlens_tasks::search::view_search::ViewSearchRequest;
 use partlens_tasks::{Command, Event};
@@ -63,8 +62,6 @@ pub struct SearchPlace {
     last_search_id: u64,
     running_search: Option<u64>,
     history: HistoryPage,
-    /// A search that finished and is not in the history yet (the app sends it there).
-    to_record: Option<SearchDraft>,
 }
 
 impl SearchPlace {
@@ -183,11 +180,6 @@ impl SearchPlace {
         };
     }
 
-    /// The search that just finished, for the history (once).
-    pub fn take_search_to_record(&mut self) -> Option<SearchDraft> {
-        self.to_record.take()
-    }
-
     /// Runs the search the bar holds now (as "Find parts" does); `partlens --search` starts this
     /// way. A refusal shows in the bar.
     pub fn run_search(&mut self, commands: &mut CommandQueue) {
@@ -217,10 +209,6 @@ impl SearchPlace {
                 if self.running_search == Some(id) {
                     self.running_search = None;
                     self.bar.finish(&input_uids);
-                    self.to_record = Some(
-                        self.bar
-                            .history_draft(u64::try_from(result.total_results).unwrap_or(0)),
-                    );
                     // All views of one search are of one kind; their kind says what the scores mean.
                     let query_kind = self.bar.views().first().map(|slot| view_kind(&slot.source));
                     self.results.set_results(
@@ -455,6 +443,11 @@ impl SearchPlace {
     }
 
     fn start_search(&mut self, plan: SearchPlan, commands: &mut CommandQueue) {
+        // A new search replaces the one under way: its answer would be ignored, so it stops (and
+        // is not kept in the history).
+        if let Some(superseded) = self.running_search.take() {
+            commands.backend(Command::CancelSearch(superseded));
+        }
         self.last_search_id += 1;
         let id = self.last_search_id;
         self.running_search = Some(id);
@@ -468,6 +461,8 @@ impl SearchPlace {
                 extra_params: Vec::new(),
                 kept: plan.kept,
             },
+            // Its total is filled in by the backend when it finishes.
+            history: Some(self.bar.history_draft(0)),
         });
     }
 

@@ -299,7 +299,11 @@ impl Backend {
                 suggested_name,
                 csv,
             } => self.export_comparison(suggested_name, csv),
-            Command::Search { id, request } => self.run_search(id, request),
+            Command::Search {
+                id,
+                request,
+                history,
+            } => self.run_search(id, request, history),
             Command::CancelSearch(id) => self.cancel_search(id),
             Command::LoadImage(request) => self.load_image(request),
             Command::CancelImage(key) => {
@@ -323,8 +327,7 @@ impl Backend {
             command @ (Command::LoadPmi(_) | Command::SendFeedback(_)) => {
                 self.run_pmi_command(command);
             }
-            command @ (Command::RecordSearch(_)
-            | Command::NameSearch { .. }
+            command @ (Command::NameSearch { .. }
             | Command::RemoveSearch(_)
             | Command::ClearHistory) => self.run_history_command(command),
             Command::PickSyncFolder => self.pick_sync_folder(),

@@ -62,6 +62,11 @@ pub enum Command {
         id: u64,
         /// What to search.
         request: ViewSearchRequest,
+        /// The search as the history keeps it (its views in the bar's order, with the input UIDs
+        /// known before it runs): recorded by the backend itself once the search finished, with
+        /// the UIDs the views got and a copy of each (to upload it again if the service loses it);
+        /// then `Event::HistoryChanged`. `None` keeps nothing.
+        history: Option<SearchDraft>,
     },
     /// Stop the search with this id.
     CancelSearch(u64),
@@ -100,9 +105,6 @@ pub enum Command {
     /// `Event::FeedbackSent` or `FeedbackFailed`. A 401 parks it (`Event::FeedbackAwaitingLogin`) and
     /// it is sent again after the login (with the same feedback id, so the service keeps one).
     SendFeedback(FeedbackRequest),
-    /// Keep a finished search in the history (with a copy of each view, to upload it again if the
-    /// service loses it); answers `Event::HistoryChanged`.
-    RecordSearch(SearchDraft),
     /// Save a search of the history under a name (kept until removed), or take its name away
     /// (`None`); answers `Event::HistoryChanged`, or a notice saying why not.
     NameSearch {
@@ -166,7 +168,7 @@ impl std::fmt::Display for Command {
             Self::SetPollPolicy(_) => f.write_str("set poll policy"),
             Self::ResumeJob(id) => write!(f, "resume job {id}"),
             Self::PickViews => f.write_str("pick views"),
-            Self::Search { id, request } => {
+            Self::Search { id, request, .. } => {
                 write!(f, "search {id} ({} views to upload)", request.uploads.len())
             }
             Self::CancelSearch(id) => write!(f, "cancel search {id}"),
@@ -192,13 +194,6 @@ impl std::fmt::Display for Command {
                     .map(|uid| format!(" of {uid}"))
                     .unwrap_or_default()
             ),
-            Self::RecordSearch(draft) => {
-                write!(
-                    f,
-                    "keep a search of {} views in the history",
-                    draft.views.len()
-                )
-            }
             Self::NameSearch { id, name } => match name {
                 Some(_) => write!(f, "save search {id} under a name"),
                 None => write!(f, "unsave search {id}"),

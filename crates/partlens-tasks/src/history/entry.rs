@@ -161,7 +161,8 @@ pub struct DraftView {
     pub input_uid: Option<FileUid>,
 }
 
-/// A finished search for the history, as the front end sends it.
+/// A search for the history, as the front end sends it with the search and the backend completes
+/// it when the search finished.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SearchDraft {
     /// The views, in slot order.

@@ -20,6 +20,7 @@ use self::view_search::{ViewSearchRequest, run_view_search};
 use super::backend::Backend;
 use super::command::Command;
 use super::event::{Event, NoticeLevel};
+use super::history::SearchDraft;
 use super::wording::{Attempt, capitalised, clause, explain};
 use partlens_api::ApiError;
 
@@ -36,11 +37,18 @@ pub fn search_failure_message(error: &FileSearchError) -> String {
 
 impl Backend {
     /// Runs a search; answers `SearchInputsGone` when kept inputs go up again, `SearchProgress`, then
-    /// `SearchFinished` or `SearchFailed`.
-    pub(crate) fn run_search(&self, id: u64, request: ViewSearchRequest) {
+    /// `SearchFinished` or `SearchFailed`. A finished search is kept in the history as `history`
+    /// says (then `HistoryChanged`).
+    pub(crate) fn run_search(
+        &self,
+        id: u64,
+        request: ViewSearchRequest,
+        history: Option<SearchDraft>,
+    ) {
         let command = Command::Search {
             id,
             request: request.clone(),
+            history: history.clone(),
         };
         let Some((client, generation, cancel)) = self.client_or_park(&command) else {
             return;
@@ -64,11 +72,18 @@ impl Backend {
             .await;
             backend.running_searches().remove(&id);
             match outcome {
-                Ok(outcome) => backend.emit(Event::SearchFinished {
-                    id,
-                    input_uids: outcome.input_uids,
-                    result: outcome.result,
-                }),
+                Ok(outcome) => {
+                    let total_results =
+                        u64::try_from(outcome.search.result.total_results).unwrap_or(0);
+                    backend.emit(Event::SearchFinished {
+                        id,
+                        input_uids: outcome.search.input_uids,
+                        result: outcome.search.result,
+                    });
+                    if let Some(draft) = history {
+                        backend.record_finished_search(draft, outcome.uploaded, total_results);
+                    }
+                }
                 Err(FileSearchError::Api(ApiError::Unauthorized)) => {
                     backend.on_unauthorized(generation, command);
                 }

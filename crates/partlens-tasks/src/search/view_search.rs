@@ -177,6 +177,28 @@ pub async fn upload_source(
     }
 }
 
+/// What a search by views gave: the search's outcome, and each view it uploaded with the input UID
+/// it got and, for a result's image, the bytes downloaded for it (the history keeps a copy of them,
+/// so they are not downloaded twice).
+#[derive(Debug)]
+pub struct ViewSearchOutcome {
+    /// The search's outcome (input UIDs and result).
+    pub search: FileSearchOutcome,
+    /// The views uploaded by this search, in the order of the request's uploads.
+    pub uploaded: Vec<UploadedView>,
+}
+
+/// A view a search uploaded.
+#[derive(Clone, Debug)]
+pub struct UploadedView {
+    /// Where its bytes came from.
+    pub source: ViewSource,
+    /// The input UID the service gave it.
+    pub uid: FileUid,
+    /// The bytes downloaded for a result's image; `None` for a file or a sketch.
+    pub downloaded: Option<bytes::Bytes>,
+}
+
 /// Runs the search. `progress` sees the upload and indexing of each uploaded view (`view` counts
 /// within `request.uploads`).
 pub async fn run_view_search(
@@ -185,7 +207,7 @@ pub async fn run_view_search(
     poll_policy: &PollPolicy,
     cancel: &CancellationToken,
     progress: impl Fn(FileSearchProgress) + Send + Sync + Clone + 'static,
-) -> Result<FileSearchOutcome, FileSearchError> {
+) -> Result<ViewSearchOutcome, FileSearchError> {
     if request.uploads.is_empty() {
         progress(FileSearchProgress::Searching);
         let mut search = SearchRequest::new(request.filter.clone());
@@ -194,10 +216,10 @@ pub async fn run_view_search(
             _ = cancel.cancelled() => return Err(FileSearchError::Cancelled),
             reply = client.search_decoded(&search) => reply?,
         };
-        return Ok(FileSearchOutcome::new(
-            request.filter.file_uids.clone(),
-            reply,
-        ));
+        return Ok(ViewSearchOutcome {
+            search: FileSearchOutcome::new(request.filter.file_uids.clone(), reply),
+            uploaded: Vec::new(),
+        });
     }
     let mut sources = Vec::with_capacity(request.uploads.len());
     for view in &request.uploads {
@@ -207,7 +229,18 @@ pub async fn run_view_search(
         };
         sources.push(source);
     }
-    run_file_search(
+    let downloaded: Vec<Option<bytes::Bytes>> = request
+        .uploads
+        .iter()
+        .zip(&sources)
+        .map(|(view, source)| match (view, source) {
+            (ViewSource::ResultImage { .. }, UploadSource::Bytes { bytes, .. }) => {
+                Some(bytes.clone())
+            }
+            _ => None,
+        })
+        .collect();
+    let search = run_file_search(
         client,
         &sources,
         request.filter.clone(),
@@ -216,7 +249,24 @@ pub async fn run_view_search(
         cancel,
         progress,
     )
-    .await
+    .await?;
+    // The uploaded views' UIDs are the last ones, in the order of the uploads.
+    let new_uids = &search.input_uids[search
+        .input_uids
+        .len()
+        .saturating_sub(request.uploads.len())..];
+    let uploaded = request
+        .uploads
+        .iter()
+        .zip(downloaded)
+        .zip(new_uids)
+        .map(|((source, downloaded), uid)| UploadedView {
+            source: source.clone(),
+            uid: uid.clone(),
+            downloaded,
+        })
+        .collect();
+    Ok(ViewSearchOutcome { search, uploaded })
 }
 
 #[cfg(test)]
