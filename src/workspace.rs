@@ -18,9 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use partlens_api::{ApiClient, Attribute, Credentials, FileUid, UploadRequest, UploadSource};
 use partlens_engine::samples::{MANIFEST_FILE_NAME, read_manifest};
-use partlens_service::disk::Disk;
-use partlens_service::store::{Store, files};
-use partlens_service::{RunningService, ServiceConfig};
+use partlens_service::{RunningService, ServiceConfig, StoredFiles};
 // The data directory is shared with the command line, so it lives in the task layer.
 pub use partlens_tasks::data_dir::{DATA_DIR_ENV, default_data_dir};
 use partlens_tasks::service_choice::DEFAULT_CLIENT_ID;
@@ -166,38 +164,26 @@ impl RunningWorkspace for LocalService {
     }
 }
 
-/// The workspace store's answer to "where are the bytes of this file": its record gives the
-/// extension, the disk layout the path (named by the record's own UID, never by anything typed).
-struct WorkspaceContent {
-    store: Store,
-    disk: Disk,
-}
+/// The running service's answer to "where are the bytes of this file" (its record gives the
+/// extension, its disk the path).
+struct WorkspaceContent(StoredFiles);
 
 impl StoredContent for WorkspaceContent {
     fn stored_file(&self, uid: &FileUid) -> BoxFuture<'static, Option<StoredFile>> {
-        let store = self.store.clone();
-        let disk = self.disk.clone();
-        let uid = uid.canonical();
+        let files = self.0.clone();
+        let uid = uid.clone();
         Box::pin(async move {
-            let record = match store
-                .read(move |connection| files::find_any(connection, &uid))
-                .await
-            {
-                Ok(record) => record?,
+            match files.content(&uid).await {
+                Ok(content) => content.map(|content| StoredFile {
+                    path: content.path,
+                    extension: content.extension,
+                    stored_path: content.stored_path,
+                }),
                 Err(error) => {
                     tracing::warn!("the workspace store could not be read: {error}");
-                    return None;
+                    None
                 }
-            };
-            let path = disk.content_path(&record.uid);
-            tokio::fs::metadata(&path)
-                .await
-                .is_ok_and(|metadata| metadata.is_file())
-                .then_some(StoredFile {
-                    path,
-                    extension: record.extension,
-                    stored_path: record.stored_path,
-                })
+            }
         })
     }
 }
@@ -245,19 +231,7 @@ async fn open_workspace(
         account.user
     );
 
-    // The service has opened (and migrated) the store; this second handle only reads records.
-    let content = match Store::open(service_dir.clone()).await {
-        Ok(store) => WorkspaceContent {
-            store,
-            disk: Disk::new(&service_dir),
-        },
-        Err(error) => {
-            service.shutdown().await;
-            return Err(WorkspaceError(format!(
-                "the local workspace's store could not be opened: {error}"
-            )));
-        }
-    };
+    let content = WorkspaceContent(service.stored_files());
 
     let pending = service_dir.join(SEED_PENDING_FILE_NAME);
     if pending.exists() {

@@ -18,6 +18,7 @@ use super::login_guard::LoginGuard;
 use super::routes;
 use super::state::ServiceState;
 use super::store::{Store, accounts};
+use super::stored_files::StoredFiles;
 use super::visual::VisualKeeper;
 
 /// How long a shutdown waits for requests in flight before it stops serving anyway.
@@ -32,6 +33,7 @@ pub struct RunningService {
     server: Option<tokio::task::JoinHandle<()>>,
     workers: Vec<tokio::task::JoinHandle<()>>,
     cleaner: Option<tokio::task::JoinHandle<()>>,
+    stored_files: StoredFiles,
 }
 
 impl RunningService {
@@ -66,6 +68,7 @@ impl RunningService {
             stop.clone(),
         ));
         let connection_limits = config.limits.connections.clone();
+        let stored_files = StoredFiles::new(store.clone(), disk.clone());
         let state = Arc::new(ServiceState {
             public_origin: public_origin(config.public_url.as_deref(), addr),
             filter_scopes: super::filter_scopes::FilterScopes::new(),
@@ -98,12 +101,19 @@ impl RunningService {
             server: Some(server),
             workers,
             cleaner: Some(cleaner),
+            stored_files,
         })
     }
 
     /// The address bound.
     pub fn addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    /// Where the bytes of its stored files are (for the program that runs it, such as the app's
+    /// local workspace).
+    pub fn stored_files(&self) -> StoredFiles {
+        self.stored_files.clone()
     }
 
     /// `http://HOST:PORT` of the service.

@@ -8,4 +8,5 @@ mod cad;
 mod endpoints;
 mod faults;
 mod lifecycle;
+mod stored_files;
 mod visual_index;
