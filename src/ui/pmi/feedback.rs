@@ -405,7 +405,9 @@ impl FeedbackForm {
                 let counter = format!("{count}/{MAX_FEEDBACK_CHARS}");
                 if count > MAX_FEEDBACK_CHARS {
                     ui.colored_label(ui.visuals().error_fg_color, counter)
-                        .on_hover_text("The service accepts at most 300 characters.");
+                        .on_hover_text(format!(
+                            "The service accepts at most {MAX_FEEDBACK_CHARS} characters."
+                        ));
                 } else {
                     ui.weak(counter);
                 }
@@ -419,7 +421,9 @@ impl FeedbackForm {
                 .desired_width(f32::INFINITY),
         )
         .labelled_by(explanation_label)
-        .on_hover_text("Sent as the feedback's explanation, at most 300 characters");
+        .on_hover_text(format!(
+            "Sent as the feedback's explanation, at most {MAX_FEEDBACK_CHARS} characters"
+        ));
         ui.horizontal(|ui| {
             let label = ui.label("Your user identifier");
             ui.add(egui::TextEdit::singleline(&mut draft.user).desired_width(220.0))

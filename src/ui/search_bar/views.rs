@@ -185,7 +185,9 @@ impl SearchBar {
                     let hint = if hovering_files {
                         "Drop to add as views".to_owned()
                     } else if self.views.is_empty() {
-                        "Drop up to 10 images or models of one part here, or sketch it".to_owned()
+                        format!(
+                            "Drop up to {MAX_VIEWS} images or models of one part here, or sketch it"
+                        )
                     } else {
                         format!("{} of {MAX_VIEWS} views", self.views.len())
                     };
