@@ -10,7 +10,7 @@
 //! shapes, and the wait until the GPU has finished. CPU painter (the fallback without wgpu): a frame
 //! is `Context::run` with the viewport (projection, shading, back-to-front sort, the egui mesh) and
 //! the tessellation. 1280×800 points at one pixel a point. Also the one-time cost of reading:
-//! reducing the mesh and finding its edges. Run with `cargo bench --bench model_frame`; it prints
+//! reducing the mesh and finding its edges. Run with `cargo bench -p partlens --bench model_frame`; it prints
 //! markdown tables.
 
 use std::sync::Arc;

@@ -6,7 +6,7 @@
 //! textures of thumbnail size allocated through that context and kept in the byte-bounded cache, so
 //! every visible card paints a cached texture. Each frame includes the cache's sweep and the
 //! tessellation of the frame's shapes (what the integration does on the CPU). Run with
-//! `cargo bench --bench results_frame`; it prints a markdown table.
+//! `cargo bench -p partlens --bench results_frame`; it prints a markdown table.
 
 use std::time::{Duration, Instant};
 

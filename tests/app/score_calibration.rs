@@ -1,7 +1,7 @@
 //! The app's score labels against a fresh measurement: the calibration table in
 //! `ui::results::calibration` must hold what `service::samples::calibration` measures on the
 //! sample library today, so a change of the engine that moves scores fails here until the table
-//! is measured again (`cargo run --release --example calibrate_scores`).
+//! is measured again (`cargo run --release -p partlens-engine --example calibrate_scores`).
 
 #![allow(clippy::unwrap_used)]
 
@@ -30,7 +30,7 @@ fn the_calibration_table_holds_what_the_sample_library_measures() {
                 && close(table.same_part.1, row.same_part_median)
                 && close(table.other_parts.1, row.other_p90),
             "{}: the table says {table:?}, the engine now gives {row:?}; \
-             run `cargo run --release --example calibrate_scores` and update the table",
+             run `cargo run --release -p partlens-engine --example calibrate_scores` and update the table",
             row.kind
         );
         // The labels mean something: the same part scores above other parts in the middle.

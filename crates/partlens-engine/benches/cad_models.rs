@@ -5,8 +5,8 @@
 //! STEP file takes while it is read (peak resident set growth, Linux). Prints markdown tables.
 //!
 //! ```text
-//! cargo bench --bench cad_models
-//! cargo bench --bench cad_models --features occt
+//! cargo bench -p partlens-engine --bench cad_models
+//! cargo bench -p partlens-engine --bench cad_models --features occt
 //! ```
 
 use std::time::{Duration, Instant};

@@ -1,16 +1,16 @@
 //! Photo → model quality benchmark: how well a photograph of a part finds its 3D model (pictures →
 //! models) and the part's own photograph (pictures → pictures), on the project's quality set
-//! (`tests/quality_set/`: ten kinds of mechanical part × five variants as meshes, photographed from
+//! (`tests/engine/quality_set/`: ten kinds of mechanical part × five variants as meshes, photographed from
 //! viewpoints the engine never renders), with one query photograph and with three of the same part,
 //! for today's engine and the engine before issue 9 (`Pipeline::Legacy`) in the same run. Prints
 //! markdown tables: family top-1, part top-1, part top-5, indexing time a model, views and bytes a
 //! model, and the score distributions (same part, same family, other family).
 //!
 //! ```text
-//! cargo bench --bench photo_quality                 # the full set, both engines
-//! cargo bench --bench photo_quality -- quick        # two photographs a part instead of six
-//! cargo bench --bench photo_quality -- current      # today's engine only (or: legacy)
-//! cargo bench --bench photo_quality -- seed=5001    # other shots: queries from seed 5001, stored
+//! cargo bench -p partlens-engine --bench photo_quality                 # the full set, both engines
+//! cargo bench -p partlens-engine --bench photo_quality -- quick        # two photographs a part instead of six
+//! cargo bench -p partlens-engine --bench photo_quality -- current      # today's engine only (or: legacy)
+//! cargo bench -p partlens-engine --bench photo_quality -- seed=5001    # other shots: queries from seed 5001, stored
 //!                                                   # pictures from 5002 (for tuning)
 //! ```
 //!

@@ -6,7 +6,7 @@
 //! against a 512×512 PNG. Prints markdown tables.
 //!
 //! ```text
-//! cargo bench --bench search_engine
+//! cargo bench -p partlens-engine --bench search_engine
 //! cargo bench --profile dev --bench search_engine -- drawings   # only the drawings
 //! ```
 //!

@@ -2,11 +2,11 @@
 //! the app's calibration table (`src/ui/results/calibration.rs`) with the figures it came from.
 //!
 //! ```sh
-//! cargo run --release --example calibrate_scores            # assets/samples
-//! cargo run --release --example calibrate_scores -- DIR     # another sample library
+//! cargo run --release -p partlens-engine --example calibrate_scores            # assets/samples
+//! cargo run --release -p partlens-engine --example calibrate_scores -- DIR     # another sample library
 //! ```
 //!
-//! The pairs and the rule are in `service::samples::calibration`; `tests/score_calibration.rs`
+//! The pairs and the rule are in `partlens_engine::samples::calibration`; `tests/app/score_calibration.rs`
 //! checks the table in the code against the same measurement.
 
 use std::path::PathBuf;

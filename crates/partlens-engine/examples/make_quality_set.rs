@@ -1,10 +1,10 @@
-//! Writes the photo → model quality set (`tests/quality_set/`) to a folder, to look at or to try by
+//! Writes the photo → model quality set (`tests/engine/quality_set/`) to a folder, to look at or to try by
 //! hand: every part as a binary STL file and a few photographs of each as JPEG files, the same bytes
 //! the benchmark (`benches/photo_quality.rs`) searches with. Nothing here is committed; the benchmark
 //! makes the set in memory.
 //!
 //! ```text
-//! cargo run --release --example make_quality_set -- /tmp/quality-set [PHOTOS_PER_PART]
+//! cargo run --release -p partlens-engine --example make_quality_set -- /tmp/quality-set [PHOTOS_PER_PART]
 //! ```
 
 #[path = "../tests/engine/quality_set/mod.rs"]

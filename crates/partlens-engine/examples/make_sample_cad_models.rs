@@ -12,7 +12,7 @@
 //! edge), optionally with through holes parallel to the axis (the flange's bolt holes).
 //!
 //! ```text
-//! cargo run --example make_sample_cad_models -- assets/samples
+//! cargo run -p partlens-engine --example make_sample_cad_models -- assets/samples
 //! ```
 
 use std::f64::consts::{PI, TAU};

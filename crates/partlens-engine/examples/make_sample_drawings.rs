@@ -9,8 +9,8 @@
 //! `examples/make_samples.rs` (which rewrites the whole manifest and drops them). Deterministic.
 //!
 //! ```text
-//! cargo run --example make_samples -- assets/samples
-//! cargo run --example make_sample_drawings -- assets/samples
+//! cargo run -p partlens-engine --example make_samples -- assets/samples
+//! cargo run -p partlens-engine --example make_sample_drawings -- assets/samples
 //! ```
 
 use std::path::{Path, PathBuf};

@@ -7,8 +7,8 @@
 //! bytes.
 //!
 //! ```text
-//! cargo run --example make_samples -- assets/samples
-//! cargo run --example make_sample_models -- assets/samples
+//! cargo run -p partlens-engine --example make_samples -- assets/samples
+//! cargo run -p partlens-engine --example make_sample_models -- assets/samples
 //! ```
 
 use std::f64::consts::{PI, TAU};

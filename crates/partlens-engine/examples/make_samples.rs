@@ -9,9 +9,9 @@
 //! `examples/make_sample_drawings.rs` afterwards to add them back (each replaces only its own entries).
 //!
 //! ```text
-//! cargo run --example make_samples -- assets/samples
-//! cargo run --example make_sample_models -- assets/samples
-//! cargo run --example make_sample_drawings -- assets/samples
+//! cargo run -p partlens-engine --example make_samples -- assets/samples
+//! cargo run -p partlens-engine --example make_sample_models -- assets/samples
+//! cargo run -p partlens-engine --example make_sample_drawings -- assets/samples
 //! ```
 
 use std::path::{Path, PathBuf};

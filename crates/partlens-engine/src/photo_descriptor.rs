@@ -56,7 +56,7 @@ const PAIRS_LEN: usize = PAIR_DISTANCES.len() * PAIR_BINS;
 const INSIDE_WEIGHT: f32 = 1.5;
 
 /// Length and weight of each block, in order; the weights sum to 1. Chosen on 1,200 photographs of
-/// the quality set from other seeds than the benchmark's (README, "Photo → model"): the first four
+/// the quality set from other seeds than the benchmark's (docs/PERFORMANCE.md, "Photo → model"): the first four
 /// blocks with the silhouette's generic Fourier descriptor at equal weights found the right kind
 /// first for 91.5 % of single photographs, 92–95 % with tuned weights; the orientation-pair blocks
 /// took that to 97–98 % (the silhouette's Fourier descriptor then only cost points and was

@@ -10,13 +10,13 @@
 //! Each run starts a fresh service process; the clients' latencies are taken per request, errors
 //! are any reply but the one expected, and the service's peak resident memory is its `VmHWM` (Linux).
 //! The runs are compared in the same process, the run without the abuser as the baseline. Prints
-//! markdown tables for the README.
+//! markdown tables for docs/PERFORMANCE.md.
 //!
 //! ```text
-//! cargo bench --bench service_load
-//! cargo bench --bench service_load -- --quick     # a tenth of the operations, to try it out
-//! cargo bench --bench service_load -- logins      # the baseline and one abuser only
-//! cargo bench --bench service_load -- memory      # peak memory of single large requests
+//! cargo bench -p partlens-service --bench service_load
+//! cargo bench -p partlens-service --bench service_load -- --quick     # a tenth of the operations, to try it out
+//! cargo bench -p partlens-service --bench service_load -- logins      # the baseline and one abuser only
+//! cargo bench -p partlens-service --bench service_load -- memory      # peak memory of single large requests
 //! ```
 
 // A benchmark that cannot set itself up (start the service, log in) has nothing to measure: it stops

@@ -1,15 +1,15 @@
 //! Free-text search at scale: text-only records written into a real store by
-//! `service::samples::large_library` (stored path, display name, six attributes and a text of 12
+//! `partlens_service::large_library` (stored path, display name, six attributes and a text of 12
 //! words from a 4,000-word vocabulary each), searched through `store::search::matching_database_files`
 //! (the term index, `store::text_terms`) against `matching_database_files_by_scanning` (`instr` over
 //! every record's search text, what free text was before the text index) in the same run, on the same
 //! store, checking both find the same files.
 //!
 //! ```text
-//! cargo bench --bench text_scale                     # 10,000 and 100,000 records
-//! cargo bench --bench text_scale -- 1m               # also 1,000,000 records (~1 GB of disk)
-//! cargo bench --bench text_scale -- records=50000    # chosen sizes
-//! cargo bench --bench text_scale -- records=1000000 keep=/tmp/text1m  # write the library there once,
+//! cargo bench -p partlens-service --bench text_scale                     # 10,000 and 100,000 records
+//! cargo bench -p partlens-service --bench text_scale -- 1m               # also 1,000,000 records (~1 GB of disk)
+//! cargo bench -p partlens-service --bench text_scale -- records=50000    # chosen sizes
+//! cargo bench -p partlens-service --bench text_scale -- records=1000000 keep=/tmp/text1m  # write the library there once,
 //!                                                     # search it again on later runs
 //! ```
 //!
@@ -18,7 +18,7 @@
 //! records hold one), two vocabulary words together, a part number (one record), part of a part
 //! number (`0012`: a few hundred records), and a broad word (`supplier`, every record). The scan
 //! baseline runs on the first [`SCANNED_QUERIES`] queries of each kind (it reads every record).
-//! Prints markdown tables for the README's performance section.
+//! Prints markdown tables for docs/PERFORMANCE.md.
 
 mod support;
 

@@ -1,6 +1,6 @@
 //! Search at scale: the approximate visual index (HNSW graph + exact re-ranking) next to the exact
 //! scan in the same run, on synthetic company libraries of 10,000, 100,000 and (with `-- 1m`)
-//! 1,000,000 views written into a real store (`service::samples::large_library`: pictures and 7-view
+//! 1,000,000 views written into a real store (`partlens_service::large_library`: pictures and 7-view
 //! models whose views are seeded blends of really analysed part drawings, see
 //! `samples::synthetic_views`, as many text-only records as visual files, attributes and text).
 //! Prints markdown tables:
@@ -18,14 +18,14 @@
 //!   the substring scan it replaced.
 //!
 //! ```text
-//! cargo bench --bench visual_scale              # 10k and 100k views (a few minutes)
-//! cargo bench --bench visual_scale -- 1m        # also 1M views (about half an hour, ~6 GB RAM)
-//! cargo bench --bench visual_scale -- only-1m   # just 1M
-//! cargo bench --bench visual_scale -- in-memory # graph and exact scan alone at 100k and 1M views
-//! cargo bench --bench visual_scale -- in-memory views=100000   # chosen sizes (either mode)
-//! cargo bench --bench visual_scale -- only-1m keep=/tmp/visual  # write the 1M library there once,
+//! cargo bench -p partlens-service --bench visual_scale              # 10k and 100k views (a few minutes)
+//! cargo bench -p partlens-service --bench visual_scale -- 1m        # also 1M views (about half an hour, ~6 GB RAM)
+//! cargo bench -p partlens-service --bench visual_scale -- only-1m   # just 1M
+//! cargo bench -p partlens-service --bench visual_scale -- in-memory # graph and exact scan alone at 100k and 1M views
+//! cargo bench -p partlens-service --bench visual_scale -- in-memory views=100000   # chosen sizes (either mode)
+//! cargo bench -p partlens-service --bench visual_scale -- only-1m keep=/tmp/visual  # write the 1M library there once,
 //!                                                 # search it again on later runs
-//! cargo bench --bench visual_scale -- only-1m keep=/tmp/visual reuse-graph graph-only cases=supplier
+//! cargo bench -p partlens-service --bench visual_scale -- only-1m keep=/tmp/visual reuse-graph graph-only cases=supplier
 //!                                                 # profiling: the saved graph searched again (not
 //!                                                 # rebuilt), no exact scan (no recall), some cases
 //!                                                 # (`reuse-graph` needs `graph-only`: the exact

@@ -6,7 +6,7 @@
 //! answers at once.
 //!
 //! ```text
-//! cargo run --release --example make_large_library -- --data /tmp/big --views 1000000 \
+//! cargo run --release -p partlens-service --example make_large_library -- --data /tmp/big --views 1000000 \
 //!     --text-only 450000 --user alice --password s3cret
 //! partlens-service --data /tmp/big serve --ann-from-views 0   # log in as alice (admin of "Acme")
 //! ```

@@ -4,8 +4,8 @@
 //! search, feedback lengths — are the spec's and live with the endpoints.)
 //!
 //! Every limit is a field of [`ServiceLimits`] (part of [`crate::ServiceConfig`]), so tests
-//! can make them small; the defaults are what a served data directory gets. The README's section on
-//! the local service lists each with what a client gets past it.
+//! can make them small; the defaults are what a served data directory gets. docs/OPERATIONS.md
+//! ("Limits, and what a client gets past each") lists each with what a client gets past it.
 
 use std::time::Duration;
 

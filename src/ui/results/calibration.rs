@@ -5,10 +5,10 @@
 //! The same score does not mean the same thing for every pair of kinds: a query photo against
 //! another picture of its part and a query photo against the part's 3D model (rendered views)
 //! land in different ranges. So each kind has its own thresholds, chosen by one rule on the
-//! engine's scores of the sample library (`service::samples::calibration`, which states the rule
+//! engine's scores of the sample library (`partlens_engine::samples::calibration`, which states the rule
 //! and the pairs): at or above "very similar", at least 9 in 10 measured results were the same
-//! part; at or above "similar", at least half were. `examples/calibrate_scores.rs` prints this
-//! table from a fresh measurement, and `tests/score_calibration.rs` fails when the engine's scores
+//! part; at or above "similar", at least half were. partlens-engine's `examples/calibrate_scores.rs` prints this
+//! table from a fresh measurement, and `tests/app/score_calibration.rs` fails when the engine's scores
 //! drift away from it.
 //!
 //! The thresholds describe partlens' own engine (the local workspace and `partlens-service`);
@@ -89,8 +89,8 @@ pub struct Calibration {
     pub other_parts: (usize, f64),
 }
 
-/// The thresholds per kind, measured on the sample library with today's engine (`cargo run
-/// --release --example calibrate_scores` prints this table). The figures, same part: pairs,
+/// The thresholds per kind, measured on the sample library with today's engine (`cargo run -p
+/// partlens-engine --release --example calibrate_scores` prints this table). The figures, same part: pairs,
 /// lowest / median; other parts: pairs, 90th percentile / highest:
 ///
 /// | kind | same part | other parts | very similar ≥ | similar ≥ |

@@ -1,5 +1,5 @@
-//! Running the built `partlens-cli` as a user or a script runs it, for the CLI tests (`cli.rs`
-//! against the wire-checking server, `cli_service.rs` against the real service): [`Cli`] builds one
+//! Running the built `partlens-cli` as a user or a script runs it, for the CLI tests (`commands.rs`
+//! against the wire-checking server, `against_service.rs` against the real service): [`Cli`] builds one
 //! invocation like a command line, [`Cli::run`] runs it and checks the output contract, [`Run`] is
 //! what it printed and returned.
 //!

@@ -5,7 +5,7 @@
 //! The app labels a score "very similar" or "similar" with thresholds per query kind
 //! (`ui::results::calibration`), so that a label means the same thing whatever was searched: the
 //! figures in that table are what [`measure_sample_library`] measures here.
-//! `examples/calibrate_scores.rs` prints them as the table's code, and `tests/score_calibration.rs`
+//! `examples/calibrate_scores.rs` prints them as the table's code, and `tests/app/score_calibration.rs` (the app's tests)
 //! fails when the engine's scores drift away from the table.
 //!
 //! The rule ([`thresholds`]): among the measured pairs scoring at or above a band's threshold, at

@@ -1,5 +1,5 @@
 //! Photo → model, the quick guard of the quality benchmark (`benches/photo_quality.rs`): a small,
-//! fixed slice of the project's quality set (`tests/quality_set/`) — one variant of three kinds of
+//! fixed slice of the project's quality set (`tests/engine/quality_set/`) — one variant of three kinds of
 //! part as STL models, photographed shaded from viewpoints the engine never renders, on coloured
 //! backgrounds, with grain, blur and JPEG — where each photograph, alone and with the other of its
 //! part, must find the model of its kind first. The whole benchmark measures the share of such hits

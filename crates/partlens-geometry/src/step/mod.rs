@@ -16,7 +16,7 @@
 //!    ([`STEP_TIME_BUDGET`], counted from the start of reading) and the triangle budget
 //!    ([`STEP_TRIANGLE_BUDGET`]); a panic inside truck is caught and reported.
 //!
-//! Memory: the parsed file takes about 20 times its size at most (measured: see the README), so a
+//! Memory: the parsed file takes about 20 times its size at most (measured: see docs/PERFORMANCE.md), so a
 //! file at the size limit stays under about 1.3 GiB while it is read.
 
 mod budget;

@@ -2,7 +2,7 @@
 //! build (pure Rust), are found by a picture of them and by the words of their product data, and a
 //! CAD file that cannot be meshed is failed with its reason while staying findable by its words.
 //! IGES files need the `occt` feature: without it they fail with a reason that says so; with it
-//! (`cargo test --features occt --test service_cad`) they index like STEP files.
+//! (`cargo test -p partlens-service --features occt --test service cad::`) they index like STEP files.
 
 // Helpers outside #[test] functions unwrap too: a failure is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]

@@ -1,4 +1,4 @@
-//! The fault matrix of the local service (README, "The local service"): what it does when it is
+//! The fault matrix of the local service (docs/OPERATIONS.md, "Fault matrix"): what it does when it is
 //! killed while indexing asynchronously, during a synchronous upload and during an attribute write,
 //! when its disk is full, and when a stored file is deleted or damaged. Kills and the full disk use
 //! the `partlens-service` binary as a child process; the disk is made "full" by `RLIMIT_FSIZE`

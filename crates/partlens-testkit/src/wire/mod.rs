@@ -1,4 +1,4 @@
-//! Support of the tests that check the client side of the wire (`api_wire.rs`, `cli.rs`): the strict
+//! Support of the tests that check the client side of the wire (partlens-tasks' `tests/tasks/wire.rs`, partlens-cli's `tests/cli/commands.rs`): the strict
 //! wire-checking server and test files.
 
 pub mod server;

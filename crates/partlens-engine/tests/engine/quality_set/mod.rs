@@ -2,7 +2,7 @@
 //! each as meshes (`parts.rs`, built from `solids.rs`), and photographs of them taken from viewpoints
 //! the engine never renders (`camera.rs`). Deterministic: the same seed gives the same parts, shots
 //! and bytes. Nothing is stored; the benchmark (`benches/photo_quality.rs`), the quick test
-//! (`tests/photo_to_model.rs`) and `examples/make_quality_set.rs` (which writes it to a folder to look
+//! (`tests/engine/photo_to_model.rs`) and `examples/make_quality_set.rs` (which writes it to a folder to look
 //! at) make it in memory.
 
 // Each user of the set takes a different part of it; a failed step in making test data may panic.
