@@ -3,11 +3,13 @@
 //! and what a small company uses.
 
 use super::per_company::PerCompany;
-use super::{FileFilter, FilterForm, Ranked, StoredViews, ViewSearch};
+use super::{FileFilter, Ranked, StoredViews, ViewSearch};
 use crate::error::ServiceError;
 use partlens_engine::{ViewDescriptor, VisualIndex};
 
 /// The exact scan over every company's views: a [`VisualIndex`] for each company with files.
+/// It takes a metadata filter as every match listed and counts the matches by ranking them all:
+/// [`ViewSearch::filter_form`]'s and [`ViewSearch::rank_and_count`]'s defaults.
 pub type ExactScan = PerCompany<VisualIndex>;
 
 impl ViewSearch for ExactScan {
@@ -51,25 +53,6 @@ impl ViewSearch for ExactScan {
                 Ok(index.rank(query, |uid| matching.contains(uid), limit))
             }
         }
-    }
-
-    fn filter_form(&self, _company: &str) -> FilterForm {
-        FilterForm::EveryMatchListed
-    }
-
-    fn rank_and_count(
-        &self,
-        company: &str,
-        query: &[ViewDescriptor],
-        filter: FileFilter<'_>,
-        limit: usize,
-        stored: &dyn StoredViews,
-    ) -> Result<(Ranked, usize), ServiceError> {
-        // Every match is ranked: that is how they are counted.
-        let mut ranked = self.rank(company, query, filter, usize::MAX, stored)?;
-        let matches = ranked.len();
-        ranked.truncate(limit);
-        Ok((ranked, matches))
     }
 
     fn file_count(&self, company: &str) -> usize {

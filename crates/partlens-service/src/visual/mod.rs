@@ -120,12 +120,16 @@ pub trait ViewSearch: Send + Sync {
     ) -> Result<Ranked, ServiceError>;
 
     /// How this path wants a metadata filter on the company's files handed to
-    /// [`ViewSearch::rank_and_count`].
-    fn filter_form(&self, company: &str) -> FilterForm;
+    /// [`ViewSearch::rank_and_count`]. Unless a path says otherwise, every match listed (which any
+    /// path can take; the exact scan's form).
+    fn filter_form(&self, _company: &str) -> FilterForm {
+        FilterForm::EveryMatchListed
+    }
 
     /// [`ViewSearch::rank`] (at most `limit` files, best first) with the number of files the search
     /// matches, which it reports as its total: the company's indexed files that `filter` allows;
     /// on a graph, for [`FileFilter::Among`], the set's files (the files with views that match).
+    /// Unless a path counts as it ranks, every match is ranked to count them (the exact scan).
     fn rank_and_count(
         &self,
         company: &str,
@@ -133,7 +137,12 @@ pub trait ViewSearch: Send + Sync {
         filter: FileFilter<'_>,
         limit: usize,
         stored: &dyn StoredViews,
-    ) -> Result<(Ranked, usize), ServiceError>;
+    ) -> Result<(Ranked, usize), ServiceError> {
+        let mut ranked = self.rank(company, query, filter, usize::MAX, stored)?;
+        let matches = ranked.len();
+        ranked.truncate(limit);
+        Ok((ranked, matches))
+    }
 
     /// How many files of the company are indexed.
     fn file_count(&self, company: &str) -> usize;
