@@ -19,16 +19,7 @@ const PROGRAM_NAMES: [&str; 3] = ["partlens", "partlens-cli", "partlens-service"
 
 /// Each program with the path of its binary in this build.
 fn programs() -> [(&'static str, String); 3] {
-    let app = Path::new(env!("CARGO_BIN_EXE_partlens"));
-    PROGRAM_NAMES.map(|name| {
-        let binary = app.with_file_name(format!("{name}{}", std::env::consts::EXE_SUFFIX));
-        assert!(
-            binary.exists(),
-            "{} is not built: run the tests with `cargo test --workspace`",
-            binary.display()
-        );
-        (name, binary.display().to_string())
-    })
+    PROGRAM_NAMES.map(|name| (name, partlens_testkit::program(name).display().to_string()))
 }
 
 /// The icon sizes the hicolor theme gets.

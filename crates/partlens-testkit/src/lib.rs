@@ -10,3 +10,24 @@
 pub mod service;
 pub mod sync;
 pub mod wire;
+
+use std::path::PathBuf;
+
+/// The program `name` of this build (`partlens`, `partlens-cli`, `partlens-service`): beside the
+/// test binary's own folder (`target/debug` holds the programs, `target/debug/deps` the tests).
+/// `cargo test --workspace` builds every program; a test run with `-p CRATE` builds only that
+/// crate's, so another crate's program may need `cargo build -p ITS_CRATE` first.
+pub fn program(name: &str) -> PathBuf {
+    let test_binary = std::env::current_exe().unwrap();
+    let profile_dir = test_binary
+        .parent()
+        .and_then(std::path::Path::parent)
+        .unwrap();
+    let program = profile_dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        program.exists(),
+        "{} is not built: run `cargo test --workspace` (or build its crate first)",
+        program.display()
+    );
+    program
+}

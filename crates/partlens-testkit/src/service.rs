@@ -405,27 +405,9 @@ impl Drop for Child {
     }
 }
 
-/// The `partlens-service` program of this build: beside the test binary's own folder (`target/debug`
-/// holds the programs, `target/debug/deps` the tests). `cargo test --workspace` builds it with the
-/// service's own tests; a test of another crate run alone needs `cargo build -p partlens-service`.
-pub fn service_binary() -> std::path::PathBuf {
-    let test_binary = std::env::current_exe().unwrap();
-    let profile_dir = test_binary
-        .parent()
-        .and_then(std::path::Path::parent)
-        .unwrap();
-    let program = profile_dir.join(format!("partlens-service{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        program.exists(),
-        "{} is not built: run `cargo build -p partlens-service` (or `cargo test --workspace`)",
-        program.display()
-    );
-    program
-}
-
 /// The command line of `partlens-service --data DATA serve --addr 127.0.0.1:0 EXTRA…`.
 pub fn serve_command(data: &std::path::Path, extra: &[&str]) -> Command {
-    let mut command = Command::new(service_binary());
+    let mut command = Command::new(crate::program("partlens-service"));
     command
         .arg("--data")
         .arg(data)
