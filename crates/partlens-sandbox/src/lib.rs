@@ -1,0 +1,145 @@
+//! Reading models and drawings in a worker process with hard limits enforced by the operating
+//! system, so that no file (a STEP that sends a reader into a loop, a mesh that asks for gigabytes,
+//! a crash inside OpenCASCADE) can hang, exhaust or take down the service or the app.
+//!
+//! The parent ([`Sandbox`], in `client.rs`) starts one worker a read: the same program, run with
+//! the hidden subcommand `read-worker` ([`run_if_requested`], in `worker.rs`, which every program
+//! that reads files calls first in `main`). The worker sets its own memory and CPU-time limits with
+//! `setrlimit` before it reads a byte; the parent kills it at the wall-clock limit or when the
+//! caller cancels. Request and reply cross the worker's standard input and output (`wire.rs`).
+//! Limits and their defaults: [`ReaderLimits`] (60 s, 2 GiB, 60 s of CPU).
+//!
+//! How many workers run at once is the caller's business (the service's fair pool, the app's one
+//! preview at a time).
+
+mod client;
+mod limits;
+pub mod wire;
+mod worker;
+
+pub use client::{Finished, Sandbox, SandboxFailure};
+pub use limits::{
+    DEFAULT_CPU_LIMIT, DEFAULT_MEMORY_LIMIT_BYTES, DEFAULT_TIME_LIMIT, MIN_MEMORY_LIMIT_BYTES,
+    ReaderLimits, bytes_in_words, duration_in_words,
+};
+pub use worker::{READER_PROGRAM_VARIABLE, WORKER_SUBCOMMAND, default_program, run_if_requested};
+
+use wire::{Outcome, PreviewWire, Request};
+
+/// A model's reduced mesh for a preview and the measurements of the whole mesh.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PreviewMesh {
+    /// The reduced mesh.
+    pub display: partlens_geometry::Mesh,
+    /// The measurements of the mesh as read.
+    pub measurements: partlens_geometry::MeshMeasurements,
+}
+
+#[cfg(feature = "analysis")]
+impl Sandbox {
+    /// The engine's analysis of a file (what the service indexes), read in a worker: the engine's
+    /// answer, or why the worker gave none.
+    pub fn analyze(
+        &self,
+        extension: &str,
+        bytes: Vec<u8>,
+        extraction: &partlens_engine::ExtractionLimits,
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<Result<partlens_engine::Analysis, partlens_engine::EngineError>, SandboxFailure>
+    {
+        self.analyze_measured(extension, bytes, extraction, cancelled)
+            .map(|(analysis, _)| analysis)
+    }
+
+    /// [`Sandbox::analyze`], never cancelled, with the worker's peak memory in bytes (for
+    /// benchmarks and the corpus test).
+    pub fn run_analysis(
+        &self,
+        extension: &str,
+        bytes: Vec<u8>,
+        extraction: &partlens_engine::ExtractionLimits,
+    ) -> Result<
+        (
+            Result<partlens_engine::Analysis, partlens_engine::EngineError>,
+            u64,
+        ),
+        SandboxFailure,
+    > {
+        self.analyze_measured(extension, bytes, extraction, &|| false)
+    }
+
+    fn analyze_measured(
+        &self,
+        extension: &str,
+        bytes: Vec<u8>,
+        extraction: &partlens_engine::ExtractionLimits,
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<
+        (
+            Result<partlens_engine::Analysis, partlens_engine::EngineError>,
+            u64,
+        ),
+        SandboxFailure,
+    > {
+        let request = Request::Analyze {
+            extension: extension.to_owned(),
+            bytes,
+            extraction: wire::ExtractionCaps::from(extraction),
+        };
+        let finished = self.run(&request, cancelled)?;
+        let peak = finished.peak_memory_bytes;
+        match finished.outcome {
+            Outcome::Analyzed(analysis) => analysis
+                .into_analysis()
+                .map(|analysis| (Ok(analysis), peak))
+                .ok_or_else(|| SandboxFailure::Crashed {
+                    how: "its answer does not decode".to_owned(),
+                }),
+            Outcome::Refused(error) => Ok((Err(error.into_engine_error(extension)), peak)),
+            Outcome::Previewed(_) | Outcome::PreviewRefused(_) => Err(SandboxFailure::Crashed {
+                how: "it answered another question".to_owned(),
+            }),
+        }
+    }
+}
+
+impl Sandbox {
+    /// A model's mesh reduced to `budget` triangles, read in a worker: the mesh, the reader's
+    /// refusal in words, or why the worker gave no answer.
+    pub fn preview(
+        &self,
+        extension: &str,
+        bytes: Vec<u8>,
+        budget: usize,
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<Result<PreviewMesh, String>, SandboxFailure> {
+        let request = Request::Preview {
+            extension: extension.to_owned(),
+            bytes,
+            budget: budget as u64,
+        };
+        let finished = self.run(&request, cancelled)?;
+        match finished.outcome {
+            Outcome::Previewed(preview) => Ok(Ok(preview_mesh(preview))),
+            Outcome::PreviewRefused(reason) => Ok(Err(reason)),
+            Outcome::Analyzed(_) | Outcome::Refused(_) => Err(SandboxFailure::Crashed {
+                how: "it answered another question".to_owned(),
+            }),
+        }
+    }
+}
+
+fn preview_mesh(wire: PreviewWire) -> PreviewMesh {
+    PreviewMesh {
+        display: partlens_geometry::Mesh {
+            vertices: wire.vertices,
+            triangles: wire.triangles,
+        },
+        measurements: partlens_geometry::MeshMeasurements {
+            bounds: wire.bounds,
+            triangles: usize::try_from(wire.triangle_count).unwrap_or(usize::MAX),
+            surface_area: wire.surface_area,
+            volume: wire.volume,
+        },
+    }
+}

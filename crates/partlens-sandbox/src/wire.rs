@@ -1,0 +1,243 @@
+//! The messages between a parent (the service, the app) and a worker: one request on the worker's
+//! standard input, one reply on its standard output, both [`postcard`]-encoded. Parent and worker
+//! are the same build, so the format needs no versioning beyond the greeting line.
+
+use serde::{Deserialize, Serialize};
+
+/// The first bytes a worker writes, before it reads its request: a parent that does not see them
+/// ran a program that is not a partlens reader worker.
+pub const GREETING: &[u8] = b"partlens-reader-worker 1\n";
+
+/// What a worker is asked to do with a file's bytes.
+#[derive(Debug, Serialize, Deserialize)]
+pub enum Request {
+    /// The engine's full analysis, as the service indexes a file.
+    Analyze {
+        /// Lower-case extension with the dot.
+        extension: String,
+        /// The file's bytes.
+        bytes: Vec<u8>,
+        /// The engine's extraction caps.
+        extraction: ExtractionCaps,
+    },
+    /// A model's mesh for the app's 3D preview, reduced to `budget` triangles.
+    Preview {
+        /// Lower-case extension with the dot.
+        extension: String,
+        /// The file's bytes.
+        bytes: Vec<u8>,
+        /// Most triangles in the reduced mesh.
+        budget: u64,
+    },
+}
+
+/// The engine's extraction limits on the wire.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+pub struct ExtractionCaps {
+    /// Text bytes.
+    pub max_text_bytes: u64,
+    /// PMI items.
+    pub max_pmi_items: u64,
+    /// Image pixels.
+    pub max_image_pixels: u64,
+}
+
+#[cfg(feature = "analysis")]
+impl From<&partlens_engine::ExtractionLimits> for ExtractionCaps {
+    fn from(limits: &partlens_engine::ExtractionLimits) -> Self {
+        Self {
+            max_text_bytes: limits.max_text_bytes as u64,
+            max_pmi_items: limits.max_pmi_items as u64,
+            max_image_pixels: limits.max_image_pixels,
+        }
+    }
+}
+
+#[cfg(feature = "analysis")]
+impl From<ExtractionCaps> for partlens_engine::ExtractionLimits {
+    fn from(caps: ExtractionCaps) -> Self {
+        Self {
+            max_text_bytes: usize::try_from(caps.max_text_bytes).unwrap_or(usize::MAX),
+            max_pmi_items: usize::try_from(caps.max_pmi_items).unwrap_or(usize::MAX),
+            max_image_pixels: caps.max_image_pixels,
+        }
+    }
+}
+
+/// A worker's answer.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Reply {
+    /// What was read.
+    pub outcome: Outcome,
+    /// The worker's peak resident memory (`VmHWM`), in bytes; 0 where the system does not say.
+    pub peak_memory_bytes: u64,
+}
+
+/// What a worker read, or why it could not.
+#[derive(Debug, Serialize, Deserialize)]
+pub enum Outcome {
+    /// An analysis.
+    Analyzed(AnalysisWire),
+    /// The engine's refusal.
+    Refused(EngineErrorWire),
+    /// A preview mesh.
+    Previewed(PreviewWire),
+    /// The model reader's refusal, in words.
+    PreviewRefused(String),
+}
+
+/// The engine's analysis on the wire: views as their stored bytes, PMI as JSON.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct AnalysisWire {
+    /// The stored bytes of every view descriptor.
+    pub views: Vec<Vec<u8>>,
+    /// Thumbnail JPEG.
+    pub thumbnail_jpeg: Option<Vec<u8>>,
+    /// Large PNG.
+    pub large_png: Option<Vec<u8>>,
+    /// Extracted text.
+    pub text: String,
+    /// Extracted attributes.
+    pub extracted_attributes: Vec<String>,
+    /// The PMI pages as JSON (the wire types' own encoding).
+    pub pmi_json: String,
+}
+
+/// The engine's refusal on the wire.
+#[derive(Debug, Serialize, Deserialize)]
+pub enum EngineErrorWire {
+    /// The engine's `Undecodable`.
+    Undecodable {
+        /// Extension.
+        extension: String,
+        /// Reason.
+        reason: String,
+    },
+    /// The engine's `OverLimit`.
+    OverLimit {
+        /// Extension.
+        extension: String,
+        /// Reason.
+        reason: String,
+    },
+    /// The engine's `ShapeUnreadable`.
+    ShapeUnreadable {
+        /// Extension.
+        extension: String,
+        /// Reason.
+        reason: String,
+        /// Text.
+        text: String,
+        /// Attributes.
+        extracted_attributes: Vec<String>,
+    },
+    /// Any other engine error, in words.
+    Other(String),
+}
+
+/// A preview mesh: the reduced mesh and the measurements of the whole one.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct PreviewWire {
+    /// Vertex positions of the reduced mesh.
+    pub vertices: Vec<[f32; 3]>,
+    /// Its triangles.
+    pub triangles: Vec<[u32; 3]>,
+    /// Bounds of the whole mesh.
+    pub bounds: [[f32; 3]; 2],
+    /// Triangles of the whole mesh.
+    pub triangle_count: u64,
+    /// Surface area of the whole mesh.
+    pub surface_area: f64,
+    /// Volume of the whole mesh, when closed.
+    pub volume: Option<f64>,
+}
+
+#[cfg(feature = "analysis")]
+impl AnalysisWire {
+    /// The wire form of an analysis.
+    pub fn from_analysis(analysis: partlens_engine::Analysis) -> Self {
+        Self {
+            views: analysis
+                .views
+                .iter()
+                .map(partlens_engine::ViewDescriptor::to_bytes)
+                .collect(),
+            thumbnail_jpeg: analysis.thumbnail_jpeg,
+            large_png: analysis.large_png,
+            text: analysis.text,
+            extracted_attributes: analysis.extracted_attributes,
+            pmi_json: serde_json::to_string(&analysis.pmi_pages).unwrap_or_else(|_| "[]".into()),
+        }
+    }
+
+    /// The analysis back; `None` when a view or the PMI does not decode (a worker of another build).
+    pub fn into_analysis(self) -> Option<partlens_engine::Analysis> {
+        let views = self
+            .views
+            .iter()
+            .map(|bytes| partlens_engine::ViewDescriptor::from_bytes(bytes).ok())
+            .collect::<Option<Vec<_>>>()?;
+        Some(partlens_engine::Analysis {
+            views,
+            thumbnail_jpeg: self.thumbnail_jpeg,
+            large_png: self.large_png,
+            text: self.text,
+            extracted_attributes: self.extracted_attributes,
+            pmi_pages: serde_json::from_str(&self.pmi_json).ok()?,
+        })
+    }
+}
+
+#[cfg(feature = "analysis")]
+impl From<partlens_engine::EngineError> for EngineErrorWire {
+    fn from(error: partlens_engine::EngineError) -> Self {
+        use partlens_engine::EngineError;
+        match error {
+            EngineError::Undecodable { extension, reason } => {
+                Self::Undecodable { extension, reason }
+            }
+            EngineError::OverLimit { extension, reason } => Self::OverLimit { extension, reason },
+            EngineError::ShapeUnreadable {
+                extension,
+                reason,
+                text,
+                extracted_attributes,
+            } => Self::ShapeUnreadable {
+                extension,
+                reason,
+                text,
+                extracted_attributes,
+            },
+            other => Self::Other(other.to_string()),
+        }
+    }
+}
+
+#[cfg(feature = "analysis")]
+impl EngineErrorWire {
+    /// The engine error back (`Other` as an undecodable file of `extension`).
+    pub fn into_engine_error(self, extension: &str) -> partlens_engine::EngineError {
+        use partlens_engine::EngineError;
+        match self {
+            Self::Undecodable { extension, reason } => {
+                EngineError::Undecodable { extension, reason }
+            }
+            Self::OverLimit { extension, reason } => EngineError::OverLimit { extension, reason },
+            Self::ShapeUnreadable {
+                extension,
+                reason,
+                text,
+                extracted_attributes,
+            } => EngineError::ShapeUnreadable {
+                extension,
+                reason,
+                text,
+                extracted_attributes,
+            },
+            Self::Other(reason) => EngineError::Undecodable {
+                extension: extension.to_owned(),
+                reason,
+            },
+        }
+    }
+}

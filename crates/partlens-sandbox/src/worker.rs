@@ -1,0 +1,222 @@
+//! The worker's side: a program that hosts readers (`partlens-service`, the app) calls
+//! [`run_if_requested`] first thing in `main`; when it was started as a worker
+//! (`PROGRAM read-worker --memory-bytes N --cpu-seconds N`) it sets its own limits, greets, reads one
+//! request from standard input, does it, writes the reply and exits.
+//!
+//! The limits are set before the request is read, with `setrlimit`: from then on the kernel
+//! enforces them on everything in the process, the readers' native code included. A read that
+//! allocates past the memory limit ends the process (Rust aborts on a failed allocation, C++ throws
+//! `bad_alloc`), one past the CPU limit gets `SIGXCPU` and then `SIGKILL`; the parent tells which
+//! from the exit status and what the worker wrote on standard error.
+
+use std::io::{Read as _, Write as _};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use rlimit::Resource;
+
+use super::wire::{GREETING, Outcome, PreviewWire, Reply, Request};
+
+/// The hidden subcommand that makes a program a worker.
+pub const WORKER_SUBCOMMAND: &str = "read-worker";
+
+/// The exit code of a worker whose request could not be read or whose reply could not be written.
+const BROKEN_PIPE_EXIT: u8 = 3;
+/// The exit code of a worker whose limits could not be set (it reads nothing then).
+const NO_LIMITS_EXIT: u8 = 4;
+
+/// The environment variable that names the reader program, overriding [`default_program`]'s
+/// search.
+pub const READER_PROGRAM_VARIABLE: &str = "PARTLENS_READER_PROGRAM";
+
+/// Programs that host workers, looked for beside a program that does not (a test binary).
+const HOST_PROGRAMS: &[&str] = &["partlens-service", "partlens"];
+
+/// Set once this program has called [`run_if_requested`]: it can then be its own worker.
+static HOSTS_WORKERS: AtomicBool = AtomicBool::new(false);
+
+/// The program workers run when none is configured: [`READER_PROGRAM_VARIABLE`] if set; this
+/// program, if it hosts workers (it called [`run_if_requested`]); else `partlens-service` or
+/// `partlens` of the same build, beside this program or one folder up (a test binary in
+/// `target/debug/deps`). `None` when there is none.
+pub fn default_program() -> Option<PathBuf> {
+    if let Some(program) =
+        std::env::var_os(READER_PROGRAM_VARIABLE).filter(|value| !value.is_empty())
+    {
+        return Some(PathBuf::from(program));
+    }
+    let this = std::env::current_exe().ok()?;
+    if HOSTS_WORKERS.load(Ordering::Relaxed) {
+        return Some(this);
+    }
+    let beside = this.parent()?;
+    [Some(beside), beside.parent()]
+        .into_iter()
+        .flatten()
+        .flat_map(|folder| {
+            HOST_PROGRAMS
+                .iter()
+                .map(move |name| folder.join(format!("{name}{}", std::env::consts::EXE_SUFFIX)))
+        })
+        .find(|candidate| candidate.is_file())
+}
+
+/// When this process was started as a reader worker, does the work and returns the exit code to end
+/// with; otherwise `None` and the program goes on as itself (and can be its own worker from now
+/// on: see [`default_program`]).
+pub fn run_if_requested() -> Option<ExitCode> {
+    HOSTS_WORKERS.store(true, Ordering::Relaxed);
+    let mut arguments = std::env::args_os().skip(1);
+    if arguments.next()? != WORKER_SUBCOMMAND {
+        return None;
+    }
+    let rest: Vec<String> = arguments
+        .map(|argument| argument.to_string_lossy().into_owned())
+        .collect();
+    Some(run_worker(&rest))
+}
+
+/// The worker: `--memory-bytes N --cpu-seconds N`, then one request.
+fn run_worker(arguments: &[String]) -> ExitCode {
+    let value_of = |name: &str| -> Option<u64> {
+        let at = arguments.iter().position(|argument| argument == name)?;
+        arguments.get(at + 1)?.parse().ok()
+    };
+    let (Some(memory_bytes), Some(cpu_seconds)) =
+        (value_of("--memory-bytes"), value_of("--cpu-seconds"))
+    else {
+        eprintln!("read-worker: give --memory-bytes N --cpu-seconds N");
+        return ExitCode::from(NO_LIMITS_EXIT);
+    };
+    if let Err(error) = set_limits(memory_bytes, cpu_seconds) {
+        eprintln!("read-worker: cannot set the reader's limits: {error}");
+        return ExitCode::from(NO_LIMITS_EXIT);
+    }
+    let mut stdout = std::io::stdout().lock();
+    if stdout
+        .write_all(GREETING)
+        .and_then(|()| stdout.flush())
+        .is_err()
+    {
+        return ExitCode::from(BROKEN_PIPE_EXIT);
+    }
+    let mut input = Vec::new();
+    if let Err(error) = std::io::stdin().lock().read_to_end(&mut input) {
+        // The parent reads these words: past the memory limit, reading the request itself fails.
+        if error.kind() == std::io::ErrorKind::OutOfMemory {
+            eprintln!("read-worker: out of memory while receiving the file");
+        }
+        return ExitCode::from(BROKEN_PIPE_EXIT);
+    }
+    let request: Request = match postcard::from_bytes(&input) {
+        Ok(request) => request,
+        Err(error) => {
+            eprintln!("read-worker: the request does not decode: {error}");
+            return ExitCode::from(BROKEN_PIPE_EXIT);
+        }
+    };
+    drop(input);
+    let outcome = handle(request);
+    let reply = Reply {
+        outcome,
+        peak_memory_bytes: peak_memory_bytes(),
+    };
+    match postcard::to_stdvec(&reply) {
+        Ok(bytes)
+            if stdout
+                .write_all(&bytes)
+                .and_then(|()| stdout.flush())
+                .is_ok() =>
+        {
+            ExitCode::SUCCESS
+        }
+        _ => ExitCode::from(BROKEN_PIPE_EXIT),
+    }
+}
+
+/// Sets the memory (data and address space) and CPU-time limits of this process, soft and hard:
+/// they cannot be raised again from inside.
+fn set_limits(memory_bytes: u64, cpu_seconds: u64) -> std::io::Result<()> {
+    let limits = super::ReaderLimits {
+        time: std::time::Duration::ZERO,
+        memory_bytes,
+        cpu: std::time::Duration::from_secs(cpu_seconds),
+    };
+    Resource::DATA.set(memory_bytes, memory_bytes)?;
+    let address_space = limits.address_space_bytes();
+    Resource::AS.set(address_space, address_space)?;
+    // SIGXCPU at the soft limit (its default action ends the process), SIGKILL a second later.
+    Resource::CPU.set(cpu_seconds.max(1), cpu_seconds.max(1) + 1)?;
+    // A crash leaves no core file behind in the service's folder.
+    Resource::CORE.set(0, 0)?;
+    Ok(())
+}
+
+/// Does one request.
+fn handle(request: Request) -> Outcome {
+    match request {
+        #[cfg(feature = "analysis")]
+        Request::Analyze {
+            extension,
+            bytes,
+            extraction,
+        } => {
+            let limits = partlens_engine::ExtractionLimits::from(extraction);
+            match partlens_engine::analyze_within(&extension, &bytes, &limits) {
+                Ok(analysis) => {
+                    Outcome::Analyzed(super::wire::AnalysisWire::from_analysis(analysis))
+                }
+                Err(error) => Outcome::Refused(error.into()),
+            }
+        }
+        #[cfg(not(feature = "analysis"))]
+        Request::Analyze { .. } => Outcome::Refused(super::wire::EngineErrorWire::Other(
+            "this program's reader workers read model previews only".to_owned(),
+        )),
+        Request::Preview {
+            extension,
+            bytes,
+            budget,
+        } => match preview(&extension, &bytes, budget) {
+            Ok(preview) => Outcome::Previewed(preview),
+            Err(reason) => Outcome::PreviewRefused(reason),
+        },
+    }
+}
+
+/// Reads a model and reduces it for display.
+fn preview(extension: &str, bytes: &[u8], budget: u64) -> Result<PreviewWire, String> {
+    let mesh = partlens_geometry::read_mesh(extension, bytes).map_err(|error| error.to_string())?;
+    let measurements = partlens_geometry::MeshMeasurements::of(&mesh)
+        .ok_or_else(|| "the mesh has no triangles".to_owned())?;
+    let display = partlens_geometry::decimate(&mesh, usize::try_from(budget).unwrap_or(usize::MAX));
+    drop(mesh);
+    Ok(PreviewWire {
+        vertices: display.vertices,
+        triangles: display.triangles,
+        bounds: measurements.bounds,
+        triangle_count: measurements.triangles as u64,
+        surface_area: measurements.surface_area,
+        volume: measurements.volume,
+    })
+}
+
+/// This process's peak resident memory from `/proc/self/status` (`VmHWM`), in bytes; 0 elsewhere.
+fn peak_memory_bytes() -> u64 {
+    let Ok(status) = std::fs::read_to_string("/proc/self/status") else {
+        return 0;
+    };
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|value| {
+            value
+                .trim()
+                .trim_end_matches("kB")
+                .trim()
+                .parse::<u64>()
+                .ok()
+        })
+        .map_or(0, |kib| kib * 1024)
+}
