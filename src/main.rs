@@ -18,6 +18,11 @@ use partlens_tasks::{Backend, BackendParts, DEFAULT_UPLOAD_SLOTS};
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 
 fn main() -> ExitCode {
+    // A reader worker (`partlens read-worker …`, started by the local workspace's service or the 3D
+    // preview) does its one read and ends here.
+    if let Some(code) = partlens_service::run_reader_worker_if_requested() {
+        return code;
+    }
     init_logging();
     install_panic_hook();
     match run() {

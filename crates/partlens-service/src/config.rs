@@ -5,6 +5,8 @@ use std::net::{Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 use std::time::Duration;
 
+use partlens_sandbox::ReaderLimits;
+
 use super::limits::ServiceLimits;
 use super::visual::VisualSettings;
 
@@ -45,11 +47,37 @@ pub struct ServiceConfig {
     pub visual_maintenance_interval: Duration,
     /// The protective limits (expansion caps, login throttling, connection timeouts, expiry).
     pub limits: ServiceLimits,
+    /// How models and drawings are read: in worker processes, with hard limits.
+    pub reader: ReaderSettings,
+}
+
+/// How models and drawings are read: each in a worker process (`PROGRAM read-worker`) with limits
+/// the operating system enforces; pictures are decoded in the service, within their pixel cap.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReaderSettings {
+    /// Wall-clock, memory and CPU-time limits of one read.
+    pub limits: ReaderLimits,
+    /// The program run as a worker. `None`: [`partlens_sandbox::default_program`] (this program
+    /// when it hosts workers, as `partlens-service` and the app do).
+    pub program: Option<PathBuf>,
+    /// How many files are read at once, pictures included (the fair pool's slots).
+    pub slots: usize,
+}
+
+impl Default for ReaderSettings {
+    /// The default limits, this program, one slot a core.
+    fn default() -> Self {
+        Self {
+            limits: ReaderLimits::default(),
+            program: None,
+            slots: std::thread::available_parallelism().map_or(2, |cores| cores.get()),
+        }
+    }
 }
 
 impl ServiceConfig {
     /// The defaults for a data directory: 127.0.0.1:8480, 512 MiB bodies, 2 workers, 12 h tokens,
-    /// 15 min image tokens, the default [`ServiceLimits`], approximate visual search from 50,000
+    /// 15 min image tokens, the default [`ServiceLimits`] and [`ReaderSettings`], approximate visual search from 50,000
     /// views a company, maintenance every 30 s.
     pub fn new(data_dir: impl Into<PathBuf>) -> Self {
         Self {
@@ -63,6 +91,7 @@ impl ServiceConfig {
             visual: VisualSettings::default(),
             visual_maintenance_interval: Duration::from_secs(30),
             limits: ServiceLimits::default(),
+            reader: ReaderSettings::default(),
         }
     }
 }

@@ -7,9 +7,13 @@
 //! [`super::visual`]) is changed inside the same write transaction as the record, so the two never
 //! disagree about a file, and the store's journal of view changes is written in that transaction too.
 //!
-//! At most one analysis a CPU core runs at a time, whether it comes from a synchronous upload or a
-//! worker: decoding holds up to [`partlens_engine::MAX_DECODED_BYTES`] each, so forty simultaneous synchronous
-//! uploads queue for a slot instead of holding forty decoded images at once.
+//! Models and drawings are read in worker processes ([`partlens_sandbox`]) with hard limits the
+//! operating system enforces (wall clock, memory, CPU time, [`ReaderSettings`]): a file that hits
+//! one, or crashes its worker, ends failed with the reason in words, and the service goes on.
+//! Pictures are decoded here, within their pixel cap. Every read, either kind, holds a slot of the
+//! fair [`ReaderPool`] (one a core by default): people before background work, companies in turn,
+//! and a company over half the slots gives one up to another that waits (its read starts again
+//! later). Stopping the service kills the workers; their jobs stay in the queue.
 //!
 //! What one analysis may produce is capped ([`ServiceLimits`]: text, PMI items and image pixels are
 //! counted by the engine as it reads; the part of the search text an analysis adds is checked before
@@ -22,14 +26,18 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::sync::{Notify, Semaphore};
+use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
+use partlens_sandbox::{Sandbox, SandboxFailure};
+
 use super::body::TempFile;
+use super::config::ReaderSettings;
 use super::disk::{Disk, ImageKind, remove_if_present, write_private};
 use super::error::ServiceError;
 use super::failure_reason::FailureReason;
 use super::limits::ServiceLimits;
+use super::reader_pool::{Asker, ReaderPool, ReaderSlot};
 use super::store::files::{self, IndexState, IndexedContent, IndexingFailure};
 use super::store::jobs::{self, ClaimedJob};
 use super::store::{Store, iso_now};
@@ -44,17 +52,41 @@ pub struct Indexer {
     visual: VisualKeeper,
     wake: Arc<Notify>,
     stop: CancellationToken,
-    analysis_slots: Arc<Semaphore>,
+    readers: ReaderPool,
+    /// `None` when no reader program was found: models and drawings then fail with that reason.
+    sandbox: Option<Arc<Sandbox>>,
 }
 
-/// How many analyses may run at once: one a core.
-fn analysis_slot_count() -> usize {
-    std::thread::available_parallelism().map_or(2, |cores| cores.get())
+/// How the read of one claimed job ended, before anything is saved.
+enum Read {
+    /// The engine's outcome (an analysis, or why there is none).
+    Done(Result<partlens_engine::Analysis, partlens_engine::EngineError>),
+    /// The slot was wanted by another company or a search input: read again later.
+    Preempted,
+    /// The service is stopping.
+    Stopped,
 }
 
 impl Indexer {
-    /// An indexer over a store and data directory, analysing within `limits`.
-    pub fn new(store: Store, disk: Disk, visual: VisualKeeper, limits: ServiceLimits) -> Self {
+    /// An indexer over a store and data directory, analysing within `limits`, reading models and
+    /// drawings as `reader` says.
+    pub fn new(
+        store: Store,
+        disk: Disk,
+        visual: VisualKeeper,
+        limits: ServiceLimits,
+        reader: &ReaderSettings,
+    ) -> Self {
+        let program = reader
+            .program
+            .clone()
+            .or_else(partlens_sandbox::default_program);
+        if program.is_none() {
+            tracing::warn!(
+                "no reader program found (partlens-service or partlens): models and drawings will \
+                 fail to index; set PARTLENS_READER_PROGRAM"
+            );
+        }
         Self {
             store,
             disk,
@@ -62,8 +94,14 @@ impl Indexer {
             visual,
             wake: Arc::new(Notify::new()),
             stop: CancellationToken::new(),
-            analysis_slots: Arc::new(Semaphore::new(analysis_slot_count())),
+            readers: ReaderPool::new(reader.slots),
+            sandbox: program.map(|program| Arc::new(Sandbox::new(program, reader.limits))),
         }
+    }
+
+    /// The fair pool of reader slots.
+    pub fn readers(&self) -> &ReaderPool {
+        &self.readers
     }
 
     /// The visual index.
@@ -134,6 +172,13 @@ impl Indexer {
         self.wake.notify_waiters();
     }
 
+    /// A job of `company` was queued: the workers are woken, and a read of a company over its
+    /// share (or, for a search input, a background read) gives its slot up if every slot is taken.
+    pub fn job_queued(&self, company: &str, search_input: bool) {
+        self.readers.job_queued(company, search_input);
+        self.wake_workers();
+    }
+
     /// Stops the workers: they take no new job; one being indexed is dropped and stays in the queue.
     pub fn stop(&self) {
         self.stop.cancel();
@@ -148,25 +193,38 @@ impl Indexer {
             let woken = self.wake.notified();
             tokio::pin!(woken);
             woken.as_mut().enable();
+            // A slot first, then a job: the queue's order (search inputs, companies in turn) is
+            // decided when a reader is free to start it.
+            let slot = tokio::select! {
+                _ = self.stop.cancelled() => return,
+                slot = self.readers.acquire(Asker::Worker) => slot,
+            };
             match self
                 .store
                 .write(|connection| jobs::claim_next(connection))
                 .await
             {
                 Ok(Some(job)) => {
-                    tokio::select! {
-                        _ = self.stop.cancelled() => return,
-                        outcome = self.index(job.clone()) => match outcome {
-                            Ok(state) => tracing::info!(worker = number, uid = job.uid, ?state, "indexed"),
-                            Err(error) => tracing::error!(worker = number, uid = job.uid, %error, "indexing failed"),
-                        },
+                    slot.reading_for(&job.company_id, job.is_search_input);
+                    match self.index_in_slot(job.clone(), &slot).await {
+                        Ok(Some(state)) => {
+                            tracing::info!(worker = number, uid = job.uid, ?state, "indexed")
+                        }
+                        Ok(None) => {}
+                        Err(error) => {
+                            tracing::error!(worker = number, uid = job.uid, %error, "indexing failed")
+                        }
                     }
                 }
-                Ok(None) => tokio::select! {
-                    _ = self.stop.cancelled() => return,
-                    _ = &mut woken => {}
-                },
+                Ok(None) => {
+                    drop(slot);
+                    tokio::select! {
+                        _ = self.stop.cancelled() => return,
+                        _ = &mut woken => {}
+                    }
+                }
                 Err(error) => {
+                    drop(slot);
                     tracing::error!(worker = number, %error, "cannot read the indexing queue");
                     tokio::select! {
                         _ = self.stop.cancelled() => return,
@@ -177,22 +235,76 @@ impl Indexer {
         }
     }
 
-    /// Indexes one revision of a file and saves the outcome. Returns the state it ended in, or `None`
-    /// when the file was deleted or overwritten meanwhile (nothing saved).
+    /// Indexes one revision of a file while someone waits for it (a synchronous upload) and saves
+    /// the outcome. Returns the state it ended in, or `None` when the file was deleted or overwritten
+    /// meanwhile (nothing saved). A read preempted for another company waits for a slot again.
     ///
     /// When indexing itself fails (the stored bytes cannot be read, the outcome cannot be saved),
     /// the revision is marked failed, so that its status ends (422) instead of staying in progress.
     pub async fn index(&self, job: ClaimedJob) -> Result<Option<IndexState>, ServiceError> {
-        let indexer = self.clone();
-        let claimed = job.clone();
-        // The semaphore is never closed, so acquiring only fails if it were; then run unthrottled.
-        let slot = self.analysis_slots.clone().acquire_owned().await.ok();
-        let outcome =
-            match tokio::task::spawn_blocking(move || indexer.index_blocking(&claimed)).await {
-                Ok(outcome) => outcome,
-                Err(error) => Err(error.into()),
-            };
-        drop(slot);
+        let asker = Asker::Person {
+            company: job.company_id.clone(),
+            search_input: job.is_search_input,
+        };
+        loop {
+            let slot = self.readers.acquire(asker.clone()).await;
+            match self.read(&job, &slot).await {
+                Ok(Read::Preempted) => continue,
+                Ok(Read::Stopped) => {
+                    return Err(ServiceError::Internal(
+                        "the service is stopping; the file is indexed when it starts again".into(),
+                    ));
+                }
+                Ok(Read::Done(analysis)) => {
+                    drop(slot);
+                    return self.save(job, Ok(analysis)).await;
+                }
+                Err(error) => {
+                    drop(slot);
+                    return self.save(job, Err(error)).await;
+                }
+            }
+        }
+    }
+
+    /// Indexes a job a worker claimed, in the slot it holds; a preempted or stopped read puts the
+    /// job back in the queue.
+    async fn index_in_slot(
+        &self,
+        job: ClaimedJob,
+        slot: &ReaderSlot,
+    ) -> Result<Option<IndexState>, ServiceError> {
+        match self.read(&job, slot).await {
+            Ok(Read::Preempted | Read::Stopped) => {
+                self.store
+                    .write(move |connection| jobs::return_to_queue(connection, &job))
+                    .await?;
+                Ok(None)
+            }
+            Ok(Read::Done(analysis)) => self.save(job, Ok(analysis)).await,
+            Err(error) => self.save(job, Err(error)).await,
+        }
+    }
+
+    /// Saves what a read gave; a failure of indexing itself marks the revision failed.
+    async fn save(
+        &self,
+        job: ClaimedJob,
+        read: Result<Result<partlens_engine::Analysis, partlens_engine::EngineError>, ServiceError>,
+    ) -> Result<Option<IndexState>, ServiceError> {
+        let outcome = match read {
+            Ok(analysis) => {
+                let indexer = self.clone();
+                let claimed = job.clone();
+                match tokio::task::spawn_blocking(move || indexer.save_blocking(&claimed, analysis))
+                    .await
+                {
+                    Ok(outcome) => outcome,
+                    Err(error) => Err(error.into()),
+                }
+            }
+            Err(error) => Err(error),
+        };
         self.visual.spawn_due_work();
         if outcome.is_err() {
             let gave_up = self
@@ -208,32 +320,73 @@ impl Indexer {
         outcome
     }
 
-    fn index_blocking(&self, job: &ClaimedJob) -> Result<Option<IndexState>, ServiceError> {
-        let analysis = match std::fs::read(self.disk.content_path(&job.uid)) {
-            Ok(bytes) => {
+    /// Reads the stored bytes of `job` and analyses them: a model or drawing in a worker process,
+    /// a picture here.
+    async fn read(&self, job: &ClaimedJob, slot: &ReaderSlot) -> Result<Read, ServiceError> {
+        let missing = || {
+            Read::Done(Err(partlens_engine::EngineError::Undecodable {
+                extension: job.extension.clone(),
+                reason: "the stored content is missing".into(),
+            }))
+        };
+        let bytes = match tokio::fs::read(self.disk.content_path(&job.uid)).await {
+            Ok(bytes) => bytes,
+            // Deleted meanwhile (then nothing is saved), or lost: a failed file either way.
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(missing()),
+            Err(error) => return Err(error.into()),
+        };
+        let extension = job.extension.to_ascii_lowercase();
+        let limits = self.limits.clone();
+        if !read_in_worker(&extension) {
+            let analysis = tokio::task::spawn_blocking(move || {
                 // A panic in a decoder is a failed file, not a dead worker.
-                let extension = job.extension.clone();
-                let limits = self.limits.clone();
-                std::panic::catch_unwind(move || {
+                std::panic::catch_unwind(|| {
                     partlens_engine::analyze_within(&extension, &bytes, &limits.extraction)
                         .and_then(|analysis| within_limits(&extension, analysis, &limits))
                 })
                 .unwrap_or_else(|_| {
                     Err(partlens_engine::EngineError::Undecodable {
-                        extension: job.extension.clone(),
+                        extension: extension.clone(),
                         reason: "the decoder failed".into(),
                     })
                 })
-            }
-            // Deleted meanwhile (then nothing is saved below), or lost: a failed file either way.
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-                Err(partlens_engine::EngineError::Undecodable {
-                    extension: job.extension.clone(),
-                    reason: "the stored content is missing".into(),
-                })
-            }
-            Err(error) => return Err(error.into()),
+            })
+            .await?;
+            return Ok(Read::Done(analysis));
+        }
+        let Some(sandbox) = self.sandbox.clone() else {
+            return Ok(Read::Done(Err(partlens_engine::EngineError::Undecodable {
+                extension,
+                reason: "no reader program was found to read it in (set PARTLENS_READER_PROGRAM)"
+                    .into(),
+            })));
         };
+        let stop = self.stop.clone();
+        let preempted = slot.preempted().clone();
+        let read = tokio::task::spawn_blocking(move || {
+            let cancelled = || stop.is_cancelled() || preempted.is_cancelled();
+            let read = sandbox.analyze(&extension, bytes, &limits.extraction, &cancelled);
+            match read {
+                Ok(analysis) => Read::Done(
+                    analysis.and_then(|analysis| within_limits(&extension, analysis, &limits)),
+                ),
+                Err(SandboxFailure::Cancelled) if stop.is_cancelled() => Read::Stopped,
+                Err(SandboxFailure::Cancelled) => Read::Preempted,
+                Err(failure) => Read::Done(Err(failure_as_engine_error(&extension, failure))),
+            }
+        })
+        .await?;
+        if let Read::Done(Err(error)) = &read {
+            tracing::info!(uid = job.uid, %error, "read in a worker: no analysis");
+        }
+        Ok(read)
+    }
+
+    fn save_blocking(
+        &self,
+        job: &ClaimedJob,
+        analysis: Result<partlens_engine::Analysis, partlens_engine::EngineError>,
+    ) -> Result<Option<IndexState>, ServiceError> {
         let (analysis, failure) = match analysis {
             Ok(analysis) => (Some(analysis), None),
             Err(error) => {
@@ -303,6 +456,36 @@ impl Indexer {
                 IndexState::Failed
             }))
         })
+    }
+}
+
+/// True for the formats read in a worker process: models and drawings (their readers are large,
+/// partly native, and can loop or allocate without bound on hostile or merely difficult files).
+fn read_in_worker(extension: &str) -> bool {
+    partlens_geometry::is_model_extension(extension)
+        || partlens_engine::drawing::is_drawing_extension(extension)
+}
+
+/// A worker that gave no answer, as the engine's refusal the record keeps: a limit is "over a
+/// limit", a crash "cannot decode"; the sentence says which and what to do.
+fn failure_as_engine_error(
+    extension: &str,
+    failure: SandboxFailure,
+) -> partlens_engine::EngineError {
+    let reason = failure.to_string();
+    match failure {
+        SandboxFailure::TimeLimit(_)
+        | SandboxFailure::CpuLimit(_)
+        | SandboxFailure::MemoryLimit(_) => partlens_engine::EngineError::OverLimit {
+            extension: extension.to_owned(),
+            reason,
+        },
+        SandboxFailure::Crashed { .. }
+        | SandboxFailure::Cancelled
+        | SandboxFailure::CannotStart(_) => partlens_engine::EngineError::Undecodable {
+            extension: extension.to_owned(),
+            reason,
+        },
     }
 }
 

@@ -21,6 +21,7 @@ pub mod large_library;
 pub mod limits;
 pub mod login_guard;
 pub mod params;
+pub mod reader_pool;
 pub mod records;
 pub mod routes;
 pub mod search;
@@ -33,8 +34,9 @@ pub mod stored_path;
 pub mod upload;
 pub mod visual;
 
-pub use config::ServiceConfig;
+pub use config::{ReaderSettings, ServiceConfig};
 pub use error::ServiceError;
 pub use limits::ServiceLimits;
+pub use partlens_sandbox::{ReaderLimits, run_if_requested as run_reader_worker_if_requested};
 pub use server::RunningService;
 pub use stored_files::{StoredFileContent, StoredFiles};

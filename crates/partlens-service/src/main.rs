@@ -18,7 +18,12 @@ Set up a data directory, then serve it:
 
 The service binds 127.0.0.1 unless --addr says otherwise. It prints `listening on URL` on stdout
 once it accepts requests, logs to stderr (RUST_LOG=debug for more), and stops on Ctrl-C or SIGTERM;
-queued indexing jobs resume at the next start. Passwords are stored only as argon2 hashes.";
+queued indexing jobs resume at the next start. Passwords are stored only as argon2 hashes.
+
+Models and drawings are read in worker processes (this program, run by the service itself), each
+with hard limits the operating system enforces: 60 s wall clock, 2 GiB of memory, 60 s of CPU by
+default (--reader-time-limit, --reader-memory-limit, --reader-cpu-limit). A file that hits a limit
+or crashes its reader fails with the reason in words; the service goes on.";
 
 /// partlens-service: the local File Indexing and Search Service.
 ///
@@ -58,6 +63,23 @@ enum Command {
         /// proxy); image links are built on it [default: http:// and the bound address].
         #[arg(long, value_name = "URL", value_parser = parse_public_url)]
         public_url: Option<String>,
+        /// Wall-clock limit of reading one model or drawing, in seconds: past it the reader's
+        /// worker process is killed and the file fails with that reason [default: 60].
+        #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
+        reader_time_limit: Option<u64>,
+        /// Memory limit of reading one model or drawing, in MiB (the worker's RLIMIT_DATA, set by
+        /// the operating system) [default: 2048].
+        #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(64..))]
+        reader_memory_limit: Option<u64>,
+        /// CPU-time limit of reading one model or drawing, in seconds (the worker's RLIMIT_CPU)
+        /// [default: 60].
+        #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
+        reader_cpu_limit: Option<u64>,
+        /// How many files are read at once, each model or drawing in its own worker process
+        /// [default: one a CPU core]. Shared fairly: no company holds more than half while another
+        /// waits, and search inputs go first.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+        reader_slots: Option<u64>,
     },
     /// Manages users.
     User {
@@ -108,6 +130,11 @@ enum ClientCommand {
 }
 
 fn main() -> std::process::ExitCode {
+    // A reader worker (`partlens-service read-worker …`, started by the service itself) does its
+    // one read and ends here.
+    if let Some(code) = partlens_service::run_reader_worker_if_requested() {
+        return code;
+    }
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
@@ -133,6 +160,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             index_workers,
             ann_from_views,
             public_url,
+            reader_time_limit,
+            reader_memory_limit,
+            reader_cpu_limit,
+            reader_slots,
         } => {
             let mut config = ServiceConfig::new(cli.data);
             config.addr = addr;
@@ -146,6 +177,18 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 config.visual.ann_from_views = views;
             }
             config.public_url = public_url;
+            if let Some(seconds) = reader_time_limit {
+                config.reader.limits.time = std::time::Duration::from_secs(seconds);
+            }
+            if let Some(mib) = reader_memory_limit {
+                config.reader.limits.memory_bytes = mib.saturating_mul(1024 * 1024);
+            }
+            if let Some(seconds) = reader_cpu_limit {
+                config.reader.limits.cpu = std::time::Duration::from_secs(seconds);
+            }
+            if let Some(slots) = reader_slots {
+                config.reader.slots = usize::try_from(slots).unwrap_or(usize::MAX);
+            }
             serve(config)
         }
         Command::User {

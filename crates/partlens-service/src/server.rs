@@ -21,8 +21,9 @@ use super::store::{Store, accounts};
 use super::stored_files::StoredFiles;
 use super::visual::VisualKeeper;
 
-/// How long a shutdown waits for requests in flight before it stops serving anyway.
-const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
+/// How long a shutdown waits for requests in flight before it stops serving anyway: short enough
+/// that SIGTERM ends the service within 5 s (reads in workers are killed at once).
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
 
 /// A service running in this process. Dropping it stops serving; [`RunningService::shutdown`] also
 /// waits until it has stopped.
@@ -49,7 +50,13 @@ impl RunningService {
             .await?;
         let image_links = ImageLinks::new(secret, config.image_token_lifetime);
         let visual = VisualKeeper::new(store.clone(), &config.data_dir, config.visual);
-        let indexer = Indexer::new(store.clone(), disk.clone(), visual, config.limits.clone());
+        let indexer = Indexer::new(
+            store.clone(),
+            disk.clone(),
+            visual,
+            config.limits.clone(),
+            &config.reader,
+        );
         let (indexed, queued) = indexer.recover().await?;
         let listener = tokio::net::TcpListener::bind(config.addr)
             .await

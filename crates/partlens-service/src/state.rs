@@ -52,7 +52,13 @@ pub(crate) async fn state_for_tests(
         .unwrap();
     let config = ServiceConfig::new(data_dir);
     let visual = super::visual::VisualKeeper::new(store.clone(), data_dir, config.visual);
-    let indexer = Indexer::new(store.clone(), disk.clone(), visual, config.limits.clone());
+    let indexer = Indexer::new(
+        store.clone(),
+        disk.clone(),
+        visual,
+        config.limits.clone(),
+        &config.reader,
+    );
     let state = Arc::new(ServiceState {
         local_addr: config.addr,
         public_origin: super::config::public_origin(None, config.addr),

@@ -235,6 +235,7 @@ async fn store_and_index_now(
     size: u64,
 ) -> Result<FileRecord, ServiceError> {
     let index_async = params.index_async;
+    let is_search_input = params.is_search_input();
     let extension = params.extension().to_owned();
     let disk = state.disk.clone();
     let visual = state.indexer.visual().clone();
@@ -262,7 +263,9 @@ async fn store_and_index_now(
         })
         .await?;
     if index_async {
-        state.indexer.wake_workers();
+        state
+            .indexer
+            .job_queued(&caller.company_id, is_search_input);
     } else {
         state
             .indexer
@@ -270,6 +273,8 @@ async fn store_and_index_now(
                 uid: uid.clone(),
                 revision,
                 extension,
+                company_id: caller.company_id.clone(),
+                is_search_input,
             })
             .await?;
     }

@@ -15,6 +15,10 @@ pub struct ClaimedJob {
     pub revision: i64,
     /// The file's extension (what the engine decodes it as).
     pub extension: String,
+    /// The company the file belongs to (readers are shared fairly between companies).
+    pub company_id: String,
+    /// A search input (someone waits at the search bar): goes before database files.
+    pub is_search_input: bool,
 }
 
 /// Puts a file in the queue (again), behind everything already there.
@@ -40,18 +44,28 @@ pub fn requeue_for_indexing(
     enqueue(connection, uid, now)
 }
 
-/// Takes the oldest queued job and marks its file in progress.
+/// Takes the next queued job, fairly, and marks its file in progress: search inputs first (someone
+/// waits at the search bar), then the company with the fewest files being indexed (round robin
+/// between companies), then the oldest.
 pub fn claim_next(connection: &Connection) -> Result<Option<ClaimedJob>, ServiceError> {
     let job = connection
         .query_row(
-            "SELECT f.uid, f.revision, f.extension FROM jobs j JOIN files f ON f.uid = j.file_uid
-             WHERE f.state = ?1 ORDER BY j.seq LIMIT 1",
-            [IndexState::Queued.as_str()],
+            "WITH busy AS (
+                 SELECT company_id, count(*) AS indexing FROM files WHERE state = ?2
+                 GROUP BY company_id)
+             SELECT f.uid, f.revision, f.extension, f.company_id, f.is_search_input
+             FROM jobs j JOIN files f ON f.uid = j.file_uid
+             LEFT JOIN busy b ON b.company_id = f.company_id
+             WHERE f.state = ?1
+             ORDER BY f.is_search_input DESC, coalesce(b.indexing, 0), j.seq LIMIT 1",
+            [IndexState::Queued.as_str(), IndexState::InProgress.as_str()],
             |row| {
                 Ok(ClaimedJob {
                     uid: row.get(0)?,
                     revision: row.get(1)?,
                     extension: row.get(2)?,
+                    company_id: row.get(3)?,
+                    is_search_input: row.get(4)?,
                 })
             },
         )
@@ -60,6 +74,21 @@ pub fn claim_next(connection: &Connection) -> Result<Option<ClaimedJob>, Service
         super::files::set_state(connection, &job.uid, IndexState::InProgress)?;
     }
     Ok(job)
+}
+
+/// Puts a claimed job back in the queue, in its place (its read was preempted or the service is
+/// stopping), if its file is still in progress at that revision.
+pub fn return_to_queue(connection: &Connection, job: &ClaimedJob) -> Result<(), ServiceError> {
+    connection.execute(
+        "UPDATE files SET state = ?1 WHERE uid = ?2 AND revision = ?3 AND state = ?4",
+        params![
+            IndexState::Queued.as_str(),
+            job.uid,
+            job.revision,
+            IndexState::InProgress.as_str()
+        ],
+    )?;
+    Ok(())
 }
 
 /// At start: work that was in progress when the service stopped goes back to the queue, and every
@@ -110,6 +139,8 @@ mod tests {
         }
         let first = claim_next(&connection).unwrap().unwrap();
         assert_eq!(first.uid, "b");
+        assert_eq!(first.company_id, company);
+        assert!(first.is_search_input);
         assert_eq!(
             find_any(&connection, "b").unwrap().unwrap().state,
             IndexState::InProgress
@@ -122,5 +153,56 @@ mod tests {
         assert_eq!(claim_next(&connection).unwrap().unwrap().uid, "b");
         assert_eq!(claim_next(&connection).unwrap().unwrap().uid, "a");
         assert!(claim_next(&connection).unwrap().is_none());
+    }
+
+    #[test]
+    fn search_inputs_go_first_then_companies_take_turns() {
+        let mut connection = Connection::open_in_memory().unwrap();
+        crate::store::schema::migrate(&mut connection).unwrap();
+        let a = crate::store::accounts::ensure_company(&connection, "A").unwrap();
+        let b = crate::store::accounts::ensure_company(&connection, "B").unwrap();
+        // A queues three database files, then B one, then B a search input.
+        for (uid, company, search_input) in [
+            ("a1", &a, false),
+            ("a2", &a, false),
+            ("a3", &a, false),
+            ("b1", &b, false),
+            ("b2", &b, true),
+        ] {
+            upsert(
+                &connection,
+                &NewContent {
+                    uid: uid.into(),
+                    company_id: company.clone(),
+                    owner_user_id: 1,
+                    is_search_input: search_input,
+                    stored_path: format!("{uid}.step"),
+                    display_name: format!("{uid}.step"),
+                    extension: ".step".into(),
+                    size: 2000,
+                    state: IndexState::Queued,
+                    callback_param: None,
+                },
+                "t",
+            )
+            .unwrap();
+            enqueue(&connection, uid, "t").unwrap();
+        }
+        let order: Vec<String> = (0..5)
+            .map(|_| claim_next(&connection).unwrap().unwrap().uid)
+            .collect();
+        // The search input first; then A (B is busy with it); then, each busy with one, the older
+        // file (a2); then B's (A is busy with two); then A's last.
+        assert_eq!(order, ["b2", "a1", "a2", "b1", "a3"]);
+        // A preempted job goes back in its place.
+        let a3 = ClaimedJob {
+            uid: "a3".into(),
+            revision: find_any(&connection, "a3").unwrap().unwrap().revision,
+            extension: ".step".into(),
+            company_id: a.clone(),
+            is_search_input: false,
+        };
+        return_to_queue(&connection, &a3).unwrap();
+        assert_eq!(claim_next(&connection).unwrap().unwrap().uid, "a3");
     }
 }

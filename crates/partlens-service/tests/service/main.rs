@@ -8,5 +8,7 @@ mod cad;
 mod endpoints;
 mod faults;
 mod lifecycle;
+mod realworld;
+mod sandbox;
 mod stored_files;
 mod visual_index;
