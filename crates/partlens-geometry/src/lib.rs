@@ -4,8 +4,8 @@
 //!
 //! Readers: STL (ascii and binary), OBJ and PLY (ascii and binary) in `mesh_formats.rs`; STEP
 //! (AP203, AP214, AP242) in [`step`], pure Rust; the words of IGES files in `iges.rs`. With the
-//! cargo feature `occt`, [`occt`] reads IGES files and the STEP files the pure-Rust reader cannot
-//! mesh, through the system's OpenCASCADE. Every mesh goes through `builder.rs`, which welds shared
+//! cargo feature `occt`, [`occt`] reads IGES files and, first, STEP files through the system's
+//! OpenCASCADE (the pure-Rust reader when it fails). Every mesh goes through `builder.rs`, which welds shared
 //! corners and refuses more than [`MAX_TRIANGLES`] triangles or [`MAX_VERTICES`] vertices; each
 //! reader states its own further limits (size, time, nesting, counts). A file that cannot be read
 //! says why with a [`GeometryError`]; a CAD file whose shape cannot be meshed still gives its
@@ -57,25 +57,49 @@ pub fn read_model(extension: &str, bytes: &[u8]) -> ModelReading {
     }
 }
 
-/// A STEP file: the pure-Rust reader; with the `occt` feature, OpenCASCADE for a shape it cannot
-/// mesh (no B-rep shell, surfaces truck does not convert, truck failing), within the time left.
-/// Files the pure-Rust reader refused as malformed or over a limit are not handed on.
+/// A STEP file. With the `occt` feature, OpenCASCADE first (it reads what other CAD systems write,
+/// PCURVEs and all, in about a second), the pure-Rust reader when OpenCASCADE fails, within the
+/// time left; the words always from the pure-Rust parser. Without the feature, the pure-Rust
+/// reader.
+#[cfg(feature = "occt")]
 fn read_step_model(bytes: &[u8]) -> ModelReading {
-    #[cfg(feature = "occt")]
     let started = std::time::Instant::now();
-    let reading = step::read_step(bytes);
-    #[cfg(feature = "occt")]
-    if let Err(GeometryError::Unsupported(_) | GeometryError::ReaderFailed(_)) = &reading.mesh {
-        let budget = step::StepBudget {
-            time: step::STEP_TIME_BUDGET.saturating_sub(started.elapsed()),
-            ..step::StepBudget::default()
+    let description = step::describe_step(bytes).unwrap_or_default();
+    let occt_error =
+        match occt::read_with_occt(occt::CadFormat::Step, bytes, step::StepBudget::default()) {
+            Ok(mesh) => {
+                return ModelReading {
+                    description,
+                    mesh: Ok(mesh),
+                };
+            }
+            Err(error @ GeometryError::TooLarge { .. }) => {
+                return ModelReading {
+                    description,
+                    mesh: Err(error),
+                };
+            }
+            Err(error) => error,
         };
-        return ModelReading {
-            mesh: occt::read_with_occt(occt::CadFormat::Step, bytes, budget),
-            description: reading.description,
-        };
+    let budget = step::StepBudget {
+        time: step::STEP_TIME_BUDGET.saturating_sub(started.elapsed()),
+        ..step::StepBudget::default()
+    };
+    let reading = step::read_step_within(bytes, budget);
+    ModelReading {
+        description,
+        mesh: reading.mesh.map_err(|truck_error| {
+            GeometryError::ReaderFailed(format!(
+                "OpenCASCADE: {occt_error}; the pure-Rust reader: {truck_error}"
+            ))
+        }),
     }
-    reading
+}
+
+/// A STEP file: the pure-Rust reader (a build with the `occt` feature tries OpenCASCADE first).
+#[cfg(not(feature = "occt"))]
+fn read_step_model(bytes: &[u8]) -> ModelReading {
+    step::read_step(bytes)
 }
 
 /// An IGES file: its words always; its mesh from OpenCASCADE in a build with the `occt` feature.

@@ -85,6 +85,30 @@ pub fn read_step_within(bytes: &[u8], limits: StepBudget) -> ModelReading {
     )
 }
 
+/// Reads only the words of a STEP file (header and product data), without meshing it: for a build
+/// whose shape comes from another reader. Within the same limits as [`read_step_within`] up to
+/// the description.
+pub fn describe_step(bytes: &[u8]) -> Result<ModelDescription, GeometryError> {
+    if bytes.len() > MAX_STEP_BYTES {
+        return Err(GeometryError::TooLarge {
+            limit: MAX_STEP_BYTES,
+        });
+    }
+    std::panic::catch_unwind(AssertUnwindSafe(|| {
+        let text = text::prepare(bytes)?;
+        let exchange =
+            ruststep::parser::parse(&text).map_err(|error| parse_error(&error.to_string()))?;
+        let entities = exchange.data.iter().flat_map(|section| &section.entities);
+        let instances = Instances::new(entities)?;
+        Ok(product::describe(&exchange.header, &instances))
+    }))
+    .unwrap_or_else(|panic| {
+        Err(GeometryError::ReaderFailed(tessellate::panic_words(
+            panic.as_ref(),
+        )))
+    })
+}
+
 fn read_within_limits(bytes: &[u8], limits: StepBudget) -> ModelReading {
     let budget = Budget::new(limits.time, limits.triangles / 2);
     let text = match text::prepare(bytes) {
