@@ -12,6 +12,15 @@
 //! segmentation fault) cannot be caught in-process: that is the price of the native reader, and why
 //! it is a feature.
 //!
+//! A shape with no face at all but with edges (an IGES of curves only, a wireframe) is drawn as
+//! lines: the shim discretises every edge into a polyline (`GCPnts_TangentialDeflection`, the
+//! faces' deflections) and each segment becomes a thin triangular-prism tube, 6 triangles, of
+//! circumradius [`LINE_RADIUS_OF_SIZE`] of the curves' bounding-box diagonal (about half a percent
+//! of it wide), so the lines shade from every viewpoint. At most [`MAX_LINE_SEGMENTS`] segments
+//! (600 000 triangles), and no more than the triangle budget allows at 6 triangles a segment; more
+//! is refused as over a limit. A shape with faces is meshed as always (if none of its faces meshes
+//! it is refused, edges or not), and one with neither faces nor edges (points only) is refused.
+//!
 //! This is the one place in the crate with `unsafe` code: the calls into the shim.
 
 use std::ffi::{CStr, CString, c_char};
@@ -24,6 +33,17 @@ use super::{GeometryError, Mesh};
 
 /// Largest file handed to OpenCASCADE, in bytes.
 pub const MAX_OCCT_BYTES: usize = super::step::MAX_STEP_BYTES;
+
+/// Most line segments drawn for a shape of curves only (each a tube of
+/// [`TRIANGLES_PER_SEGMENT`] triangles).
+pub const MAX_LINE_SEGMENTS: usize = 100_000;
+
+/// Triangles of the tube that draws one line segment: a triangular prism without ends.
+pub const TRIANGLES_PER_SEGMENT: usize = 6;
+
+/// Radius of the tube drawing a curve (to the prism's edges) as a fraction of the diagonal of the
+/// curves' bounding box: the tube is 1.5–1.7 times as wide, about 0.5 % of the diagonal.
+pub const LINE_RADIUS_OF_SIZE: f64 = 0.0035;
 
 /// The formats OpenCASCADE reads here.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,13 +61,17 @@ static OPENCASCADE: Mutex<()> = Mutex::new(());
 mod ffi {
     use std::ffi::{c_char, c_double, c_int};
 
-    /// `PartlensOcctMesh` of the shim.
+    /// `PartlensOcctMesh` of the shim: triangles, or (a shape without faces) polylines.
     #[repr(C)]
     pub struct OcctMesh {
         pub vertices: *mut f32,
         pub vertex_count: usize,
         pub triangles: *mut u32,
         pub triangle_count: usize,
+        pub line_points: *mut f32,
+        pub line_point_count: usize,
+        pub line_lengths: *mut usize,
+        pub line_count: usize,
     }
 
     pub const OK: c_int = 0;
@@ -61,6 +85,7 @@ mod ffi {
             iges_path: *const c_char,
             seconds: c_double,
             max_triangles: usize,
+            max_segments: usize,
             deflection_of_size: c_double,
             out: *mut OcctMesh,
             message: *mut c_char,
@@ -105,7 +130,12 @@ pub fn read_with_occt(
         vertex_count: 0,
         triangles: std::ptr::null_mut(),
         triangle_count: 0,
+        line_points: std::ptr::null_mut(),
+        line_point_count: 0,
+        line_lengths: std::ptr::null_mut(),
+        line_count: 0,
     };
+    let max_segments = MAX_LINE_SEGMENTS.min(budget.triangles / TRIANGLES_PER_SEGMENT);
     let mut message = [0 as c_char; 512];
     // SAFETY: `bytes` is valid for its length; `mesh` and `message` are valid for writing, and the
     // shim writes at most `message.len()` bytes, NUL-terminated. The shim catches every C++
@@ -117,6 +147,7 @@ pub fn read_with_occt(
             iges_path.map_or(std::ptr::null(), CStr::as_ptr),
             budget.time.as_secs_f64(),
             budget.triangles,
+            max_segments,
             TOLERANCE_OF_SIZE,
             &mut mesh,
             message.as_mut_ptr(),
@@ -124,6 +155,9 @@ pub fn read_with_occt(
         )
     };
     let result = match outcome {
+        ffi::OK if mesh.triangle_count == 0 && mesh.line_count > 0 => {
+            draw_lines(&mesh, max_segments)
+        }
         ffi::OK => copy_mesh(&mesh),
         ffi::OUT_OF_TIME => Err(GeometryError::OutOfTime {
             seconds: budget.time.as_secs_f64(),
@@ -219,13 +253,168 @@ fn copy_mesh(mesh: &ffi::OcctMesh) -> Result<Mesh, GeometryError> {
             corner(triangle[2])?,
         ])?;
     }
-    let mesh = builder.finish();
+    with_surface(builder.finish())
+}
+
+/// The mesh, unless it has no surface.
+fn with_surface(mesh: Mesh) -> Result<Mesh, GeometryError> {
     if mesh.surface_area() <= 0.0 {
         return Err(GeometryError::Malformed(
             "the mesh has no surface".to_owned(),
         ));
     }
     Ok(mesh)
+}
+
+/// Draws the shim's polylines, at most `max_segments` segments, as thin tubes through the shared
+/// builder (its limits apply).
+#[allow(unsafe_code)]
+fn draw_lines(mesh: &ffi::OcctMesh, max_segments: usize) -> Result<Mesh, GeometryError> {
+    if mesh.line_points.is_null() || mesh.line_lengths.is_null() {
+        return Err(GeometryError::Malformed(
+            "OpenCASCADE returned no curves".to_owned(),
+        ));
+    }
+    // SAFETY: the shim allocated `line_point_count * 3` floats and `line_count` lengths at these
+    // non-null pointers; they stay valid until partlens_occt_free.
+    let (coordinates, lengths) = unsafe {
+        (
+            std::slice::from_raw_parts(mesh.line_points, mesh.line_point_count * 3),
+            std::slice::from_raw_parts(mesh.line_lengths, mesh.line_count),
+        )
+    };
+    let points: Vec<[f64; 3]> = coordinates
+        .chunks_exact(3)
+        .map(|xyz| [xyz[0], xyz[1], xyz[2]].map(f64::from))
+        .collect();
+    let damaged = || GeometryError::Malformed("OpenCASCADE's curves are damaged".to_owned());
+    let mut polylines = Vec::with_capacity(lengths.len());
+    let mut rest = points.as_slice();
+    for &length in lengths {
+        if length > rest.len() {
+            return Err(damaged());
+        }
+        let (polyline, after) = rest.split_at(length);
+        polylines.push(polyline);
+        rest = after;
+    }
+    if !rest.is_empty() {
+        return Err(damaged());
+    }
+    let segments: usize = polylines
+        .iter()
+        .map(|polyline| polyline.len().saturating_sub(1))
+        .sum();
+    if segments > max_segments {
+        return Err(GeometryError::OverLimit(format!(
+            "the curves would be drawn with more than {max_segments} line segments"
+        )));
+    }
+    let radius = LINE_RADIUS_OF_SIZE * diagonal(&points);
+    let mut builder = MeshBuilder::default();
+    for polyline in polylines {
+        tube(&mut builder, polyline, radius)?;
+    }
+    with_surface(builder.finish())
+}
+
+/// The diagonal of the box around the points (0 for none).
+fn diagonal(points: &[[f64; 3]]) -> f64 {
+    let Some(&first) = points.first() else {
+        return 0.0;
+    };
+    let [low, high] = points.iter().fold([first, first], |[low, high], point| {
+        [
+            [0, 1, 2].map(|k| low[k].min(point[k])),
+            [0, 1, 2].map(|k| high[k].max(point[k])),
+        ]
+    });
+    length(sub(high, low))
+}
+
+/// Adds a triangular-prism tube of `radius` around each segment of `polyline` (6 triangles a
+/// segment, wound outwards; segments of no length are left out). The prisms' cross-section is
+/// carried along the polyline (parallel transport), so consecutive prisms barely twist.
+fn tube(
+    builder: &mut MeshBuilder,
+    polyline: &[[f64; 3]],
+    radius: f64,
+) -> Result<(), GeometryError> {
+    let mut across: Option<[f64; 3]> = None;
+    for pair in polyline.windows(2) {
+        let (start, end) = (pair[0], pair[1]);
+        let along = sub(end, start);
+        let span = length(along);
+        if !span.is_normal() {
+            continue;
+        }
+        let along = scale(along, 1.0 / span);
+        // The previous segment's cross direction, made square to this one; a fresh one at the
+        // start or where the polyline turns back on itself.
+        let carried = across
+            .map(|u| sub(u, scale(along, dot(u, along))))
+            .filter(|u| length(*u) > 0.1);
+        let u = normalised(carried.unwrap_or_else(|| perpendicular(along)));
+        let v = cross(along, u);
+        across = Some(u);
+        let ring = |centre: [f64; 3]| -> [[f32; 3]; 3] {
+            [0.0_f64, 1.0, 2.0].map(|k| {
+                let (sin, cos) = (k * std::f64::consts::TAU / 3.0).sin_cos();
+                let offset = add(scale(u, radius * cos), scale(v, radius * sin));
+                add(centre, offset).map(|value| value as f32)
+            })
+        };
+        let (near, far) = (ring(start), ring(end));
+        for k in 0..3 {
+            let next = (k + 1) % 3;
+            builder.triangle([near[k], near[next], far[k]])?;
+            builder.triangle([near[next], far[next], far[k]])?;
+        }
+    }
+    Ok(())
+}
+
+/// A unit vector square to the unit vector `along`.
+fn perpendicular(along: [f64; 3]) -> [f64; 3] {
+    // Crossing with the axis least along it keeps the result well away from zero.
+    let smallest = (0..3)
+        .min_by(|&a, &b| along[a].abs().total_cmp(&along[b].abs()))
+        .unwrap_or(0);
+    let mut axis = [0.0; 3];
+    axis[smallest] = 1.0;
+    normalised(cross(along, axis))
+}
+
+fn add(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
+}
+
+fn sub(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+
+fn scale(a: [f64; 3], factor: f64) -> [f64; 3] {
+    a.map(|value| value * factor)
+}
+
+fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+
+fn length(a: [f64; 3]) -> f64 {
+    dot(a, a).sqrt()
+}
+
+fn normalised(a: [f64; 3]) -> [f64; 3] {
+    scale(a, 1.0 / length(a))
 }
 
 #[cfg(test)]

@@ -73,3 +73,101 @@ fn budgets_and_broken_bytes_are_refused_with_words() {
         assert!(read_with_occt(CadFormat::Iges, garbage, StepBudget::default()).is_err());
     }
 }
+
+/// A file of the real-world corpus beside the workspace (`/work/shared/realworld/iges`); `None`
+/// (skipped, with a line on stderr) when the corpus is missing, except on CI, where it must be.
+fn realworld_iges(file: &str) -> Option<Vec<u8>> {
+    let folder = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/realworld/iges"
+    );
+    if !std::path::Path::new(folder).is_dir() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{folder}: the real-world corpus is missing"
+        );
+        eprintln!("skipped: {folder} is missing");
+        return None;
+    }
+    let path = format!("{folder}/{file}");
+    Some(std::fs::read(&path).unwrap_or_else(|error| panic!("{path}: {error}")))
+}
+
+#[test]
+fn an_iges_of_curves_only_is_drawn_as_lines() {
+    let Some(arcs) = realworld_iges("pyiges__example-arcs.iges") else {
+        return;
+    };
+    let mesh = read_with_occt(CadFormat::Iges, &arcs, StepBudget::default()).unwrap();
+    assert!(!mesh.triangles.is_empty());
+    assert_eq!(mesh.triangles.len() % TRIANGLES_PER_SEGMENT, 0);
+    // Arcs and lines in the plane z = 0, from (-140.76, -187.23) to (172.27, 94.71) mm.
+    let extent = [313.03_f32, 281.94];
+    let [low, high] = mesh.bounds().unwrap();
+    let drawn = size(&mesh);
+    for k in 0..2 {
+        assert!(
+            (drawn[k] - extent[k]).abs() < 0.02 * extent[k],
+            "{drawn:?} against {extent:?}"
+        );
+    }
+    assert!(
+        (low[0] + 140.76).abs() < 5.0 && (high[1] - 94.71).abs() < 5.0,
+        "{low:?} {high:?}"
+    );
+    // The tubes are thin: a fraction of a percent of the diagonal (about 421 mm).
+    assert!(drawn[2] > 0.0 && drawn[2] < 0.01 * 421.0, "{drawn:?}");
+
+    // A file of points only has neither faces nor curves: refused, as before.
+    let Some(points) = realworld_iges("pyiges__sample.igs") else {
+        return;
+    };
+    let error = read_with_occt(CadFormat::Iges, &points, StepBudget::default()).unwrap_err();
+    assert!(error.to_string().contains("no face"), "{error}");
+
+    // The triangle budget bounds the segments too (6 triangles a segment).
+    let few = StepBudget {
+        time: STEP_TIME_BUDGET,
+        triangles: 60,
+    };
+    let error = read_with_occt(CadFormat::Iges, &arcs, few).unwrap_err();
+    assert!(
+        error.to_string().contains("more than 10 line segments"),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_polyline_becomes_a_thin_tube_wound_outwards() {
+    let mut builder = MeshBuilder::default();
+    let polyline = [
+        [0.0, 0.0, 0.0],
+        [10.0, 0.0, 0.0],
+        [10.0, 0.0, 0.0],
+        [10.0, 5.0, 0.0],
+    ];
+    tube(&mut builder, &polyline, 0.5).unwrap();
+    let mesh = builder.finish();
+    // Two segments (the repeated point makes none), 6 triangles each, none degenerate.
+    assert_eq!(mesh.triangles.len(), 2 * TRIANGLES_PER_SEGMENT);
+    assert!(mesh.triangles.iter().all(|t| mesh.triangle_area(t) > 0.0));
+    let [low, high] = mesh.bounds().unwrap();
+    assert!(low.iter().all(|&v| v >= -0.5 - 1e-6), "{low:?}");
+    assert!(high[0] <= 10.5 + 1e-6 && high[1] <= 5.0 + 1e-6, "{high:?}");
+    assert!(high[2] - low[2] > 0.5, "{low:?} {high:?}");
+    // Wound outwards: each triangle's normal points away from its segment's axis.
+    for (index, triangle) in mesh.triangles.iter().enumerate() {
+        let [a, b, c] = triangle.map(|i| mesh.vertices[i as usize].map(f64::from));
+        let normal = cross(sub(b, a), sub(c, a));
+        let centre = scale(add(add(a, b), c), 1.0 / 3.0);
+        let axis_point = if index < TRIANGLES_PER_SEGMENT {
+            [centre[0], 0.0, 0.0]
+        } else {
+            [10.0, centre[1], 0.0]
+        };
+        assert!(
+            dot(normal, sub(centre, axis_point)) > 0.0,
+            "triangle {index}"
+        );
+    }
+}
