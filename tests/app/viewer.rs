@@ -1,16 +1,20 @@
 //! The 3D preview and the compare page of the desktop app, driven with egui_kittest against the
 //! in-process local service: the sample gear's STL turns in its detail with its measurements and a
 //! standard-view button moves the camera, a model result turns in its card on hover, a model this
-//! computer has no copy of says why and shows a file the user opens, and two ticked results (a card
-//! and a table row) open the compare page with the differing attribute marked, a difference picture,
-//! and the comparison exported as CSV and read back.
+//! computer has no copy of says why and shows a file the user opens, a model whose read hits the
+//! reader's time limit (in a worker process) says so while the window keeps answering and the app's
+//! memory stays small, and two ticked results (a card and a table row) open the compare page with
+//! the differing attribute marked, a difference picture, and the comparison exported as CSV and read
+//! back.
 
 // Test helpers outside `#[test]` functions unwrap too: a failure there is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support as app_support;
 
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable as _;
@@ -21,7 +25,7 @@ use partlens::ui::model_view::{ModelEntry, measure_text};
 use partlens::ui::search_place::SearchPage;
 use partlens_geometry::{MeshMeasurements, read_mesh};
 use partlens_tasks::PreparedFilePicker;
-use partlens_tasks::models::{model_key_of_file, model_key_of_path};
+use partlens_tasks::models::{ReaderLimits, Sandbox, model_key_of_file, model_key_of_path};
 
 use app_support::search::*;
 use app_support::*;
@@ -199,6 +203,158 @@ fn a_model_this_computer_has_no_copy_of_says_why_and_shows_a_file_the_user_opens
     harness.get_by_label("3D view of washer.stl");
     harness.get_by_label(&size_text("washer.stl"));
     harness.get_by_label(&washer.display().to_string());
+    close_app(&runtime, harness);
+}
+
+/// A real STEP file the pure-Rust reader cannot finish (a DIN 471 retaining ring: it reads for
+/// some 25 s and then needs more than 2 GiB); `None` (the test is skipped) without the real-world
+/// corpus beside the repository, unless `CI` is set.
+fn endless_step_model() -> Option<PathBuf> {
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/realworld/step");
+    let path = folder.join("freecadlib__RetainingRings__DIN471_CLASS_A_M10RetainingRings.step");
+    if path.is_file() {
+        return Some(path);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "the real-world corpus is missing: no {}",
+        path.display()
+    );
+    eprintln!("skipped: no real-world corpus at {}", folder.display());
+    None
+}
+
+/// This process's resident memory in bytes (`VmRSS`).
+fn resident_bytes() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let kib: u64 = status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|value| value.trim().strip_suffix("kB"))
+        .and_then(|value| value.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no VmRSS in /proc/self/status:\n{status}"));
+    kib * 1024
+}
+
+#[test]
+fn a_model_past_the_readers_time_limit_says_so_while_the_window_keeps_answering() {
+    let Some(step) = endless_step_model() else {
+        return;
+    };
+    let runtime = runtime();
+    let data = tempfile::tempdir().unwrap();
+    let mut parts = AppParts::new(data.path(), sample_workspace(data.path()));
+    parts.picker = Arc::new(PreparedFilePicker::new([vec![step.clone()]]));
+    let mut harness = app_harness(&runtime, &parts);
+    // Models are read in workers of the app's own program, with a short time limit.
+    let limits = ReaderLimits {
+        time: Duration::from_secs(2),
+        ..ReaderLimits::default()
+    };
+    harness
+        .state()
+        .backend()
+        .set_preview_sandbox(Sandbox::new(env!("CARGO_BIN_EXE_partlens"), limits));
+    wait_logged_in(&mut harness);
+
+    // A sound model goes through the worker and is shown.
+    type_into(&mut harness, "Search text", "gear");
+    search_with_enter(&mut harness);
+    let name = result_name(&harness, "Samples/models/gear.stl");
+    harness.get_by_label(&format!("Open {name}")).click();
+    harness.step();
+    wait_for_detail_model(&mut harness);
+    harness.run_steps(2);
+    harness.get_by_label("3D view of gear.stl");
+    let memory_before = resident_bytes();
+
+    // The user opens the STEP file the reader cannot finish.
+    harness.get_by_label("Open model file…").click();
+    let opened = model_key_of_path(&step);
+    step_until(
+        &mut harness,
+        "the opened STEP file in the detail",
+        |harness| {
+            harness
+                .state()
+                .search()
+                .detail()
+                .model()
+                .is_some_and(|model| model.key() == opened)
+        },
+    );
+    // While it is read, frames keep coming and say so; none waits for the read.
+    let reading_since = Instant::now();
+    let mut frames_reading = 0_u32;
+    let mut longest_frame = Duration::ZERO;
+    let reason = loop {
+        let frame = Instant::now();
+        harness.step();
+        longest_frame = longest_frame.max(frame.elapsed());
+        let entry = harness
+            .state()
+            .search()
+            .detail()
+            .model()
+            .and_then(|model| model.entry().cloned());
+        match entry {
+            Some(ModelEntry::Unavailable(reason)) => break reason,
+            Some(ModelEntry::Ready(_)) => panic!("the endless STEP file was read"),
+            Some(ModelEntry::Loading) | None => {
+                if harness.query_by_label("Reading the model…").is_some() {
+                    frames_reading += 1;
+                }
+            }
+        }
+        assert!(
+            reading_since.elapsed() < DEADLINE,
+            "no answer within {DEADLINE:?} of a read limited to {:?}",
+            limits.time
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let answered_after = reading_since.elapsed();
+    eprintln!(
+        "answered after {answered_after:?}; {frames_reading} frames showed the read, the longest \
+         took {longest_frame:?}"
+    );
+    assert!(
+        reason.contains("reader's time limit of 2 s"),
+        "the preview says: {reason}"
+    );
+    assert!(
+        answered_after >= limits.time,
+        "answered after {answered_after:?}, before the limit: {reason}"
+    );
+    assert!(
+        frames_reading >= 10,
+        "only {frames_reading} frames showed the read in {answered_after:?}"
+    );
+    assert!(
+        longest_frame < Duration::from_secs(1),
+        "a frame took {longest_frame:?} while the model was read"
+    );
+    // The limit is said in the detail, and the window still answers.
+    harness.run_steps(2);
+    step_until_label_contains(&mut harness, "time limit of 2 s");
+    harness.get_by_label("Picture").click();
+    harness.run_steps(2);
+    assert!(
+        harness
+            .state()
+            .search()
+            .detail()
+            .model()
+            .is_some_and(|model| !model.showing_3d())
+    );
+    // The model was read elsewhere: the app's own memory hardly grew.
+    let grown = resident_bytes().saturating_sub(memory_before);
+    eprintln!("the app's resident memory grew by {} KiB", grown / 1024);
+    assert!(
+        grown < 200 * 1024 * 1024,
+        "the app's resident memory grew by {} MiB",
+        grown / (1024 * 1024)
+    );
     close_app(&runtime, harness);
 }
 

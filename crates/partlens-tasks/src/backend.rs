@@ -343,8 +343,10 @@ impl Backend {
         self.lock().jobs.clone()
     }
 
-    /// Stops every job task (their phases stay resumable on disk) and the local service.
+    /// Stops every job task (their phases stay resumable on disk), the model read in progress
+    /// (its worker) and the local service.
     pub async fn shutdown(&self) {
+        self.shared.models.stop();
         let local = {
             let mut state = self.lock();
             state.session_cancel.cancel();

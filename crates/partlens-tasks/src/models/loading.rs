@@ -1,11 +1,15 @@
 //! Reading a model for the 3D preview, as the backend does it: find the file's bytes on this
 //! computer (the local workspace's store, or the file an upload job sent, unless it changed since),
-//! read it on a blocking thread, one read at a time, and answer `ModelLoaded` or `ModelUnavailable`.
+//! read it in a reader worker process (waited for on a blocking thread), one read at a time, and
+//! answer `ModelLoaded` or `ModelUnavailable`. Also the settings of those workers.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::{DISPLAY_TRIANGLES, ModelRequest, ModelSource, read_preview};
+use super::{
+    DISPLAY_TRIANGLES, ModelFileError, ModelRequest, ModelSource, ReaderLimits, Sandbox,
+    read_preview,
+};
 use crate::backend::Backend;
 use crate::event::Event;
 use crate::local_workspace::StoredContent;
@@ -35,6 +39,7 @@ impl Backend {
         let ModelPlaces { stored, uploaded } = self.model_places(&request.source);
         let backend = self.clone();
         let reads = self.shared.models.reads.clone();
+        let stopping = self.shared.models.stopping.clone();
         self.spawn(async move {
             let key = request.key.clone();
             let event = match find_model_file(&request.source, stored, uploaded).await {
@@ -49,13 +54,23 @@ impl Backend {
                     };
                     // Closed semaphores never happen here; without a permit the read still runs.
                     let _permit = reads.acquire_owned().await.ok();
+                    // The settings of the moment the read starts.
+                    let sandbox = backend.shared.models.sandbox();
                     let read = tokio::task::spawn_blocking(move || {
+                        let Some(sandbox) = sandbox else {
+                            return Err(ModelFileError::NoReader);
+                        };
+                        if stopping.is_cancelled() {
+                            return Err(partlens_sandbox::SandboxFailure::Cancelled.into());
+                        }
                         read_preview(
+                            &sandbox,
                             &found.path,
                             &found.extension,
                             &name,
                             &found.origin,
                             DISPLAY_TRIANGLES,
+                            &|| stopping.is_cancelled(),
                         )
                     })
                     .await;
@@ -78,6 +93,28 @@ impl Backend {
             backend.shared.models.keys().remove(&key);
             backend.emit(event);
         });
+    }
+
+    /// Reads the preview's models with `sandbox` from now on: in workers of its program, within its
+    /// limits. By default the program is the one [`partlens_sandbox::default_program`] finds (the
+    /// app itself), with [`ReaderLimits::default`]. A read already started keeps its settings.
+    pub fn set_preview_sandbox(&self, sandbox: Sandbox) {
+        *self.shared.models.sandbox_slot() = Some(sandbox);
+    }
+
+    /// Reads the preview's models within `limits` from now on, in the same program; without a
+    /// reader program it changes nothing (the preview keeps saying there is none).
+    pub fn set_preview_limits(&self, limits: ReaderLimits) {
+        let mut slot = self.shared.models.sandbox_slot();
+        if let Some(sandbox) = slot.as_ref() {
+            *slot = Some(Sandbox::new(sandbox.program(), limits));
+        }
+    }
+
+    /// The program and limits the preview reads models with; `None` when no reader program was
+    /// found.
+    pub fn preview_sandbox(&self) -> Option<Sandbox> {
+        self.shared.models.sandbox()
     }
 
     /// Where this computer may have a service file's bytes: the local workspace's store (when it is
@@ -259,32 +296,250 @@ mod tests {
         );
     }
 
+    /// A sandbox whose program does not exist: any read that gets as far as a worker fails.
+    fn no_worker() -> Sandbox {
+        Sandbox::new("/nonexistent/partlens-reader", ReaderLimits::default())
+    }
+
+    /// The reader program of this build (`partlens-service` or `partlens` in `target/debug`),
+    /// `None` (the test is skipped) when it has not been built, except on CI.
+    fn reader_program() -> Option<PathBuf> {
+        let program = partlens_sandbox::default_program();
+        if program.is_none() {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "no reader program: build partlens-service first"
+            );
+            eprintln!("skipped: no reader program (cargo build -p partlens-service)");
+        }
+        program
+    }
+
     #[test]
-    fn a_model_is_read_and_prepared_within_the_limits() {
-        let preview = read_preview(&sample_model(), ".stl", "washer.stl", "here", 100).unwrap();
-        assert!(preview.mesh.triangles.len() <= 100);
-        assert!(preview.is_reduced());
-        assert!(preview.measurements.volume.is_some());
-        // Over the size limit: refused before it is read (a sparse file takes no disk).
+    fn files_the_readers_do_not_take_are_refused_before_a_worker_starts() {
         let dir = tempfile::tempdir().unwrap();
+        // Over the size limit: refused before it is read (a sparse file takes no disk).
         let huge = dir.path().join("huge.stl");
         std::fs::File::create(&huge)
             .unwrap()
             .set_len(partlens_geometry::MAX_MODEL_BYTES as u64 + 1)
             .unwrap();
+        let read = |path: &Path, extension: &str| {
+            read_preview(&no_worker(), path, extension, "it", "here", 100, &|| false)
+        };
         assert!(matches!(
-            read_preview(&huge, ".stl", "huge.stl", "here", 100),
+            read(&huge, ".stl"),
             Err(ModelFileError::Geometry(GeometryError::TooLarge { .. }))
         ));
         assert!(matches!(
-            read_preview(&huge, ".png", "huge.png", "here", 100),
+            read(&huge, ".png"),
             Err(ModelFileError::NotAModel { .. })
         ));
-        let missing = dir.path().join("missing.stl");
         assert!(matches!(
-            read_preview(&missing, ".stl", "missing.stl", "here", 100),
+            read(&dir.path().join("missing.stl"), ".stl"),
             Err(ModelFileError::Unreadable { .. })
         ));
+        // A model the checks let through goes to the worker, which is not there.
+        let error = read(&sample_model(), ".stl").err().unwrap();
+        assert!(
+            matches!(
+                error,
+                ModelFileError::Reader(partlens_sandbox::SandboxFailure::CannotStart(_))
+            ),
+            "{error:?}"
+        );
+        assert!(
+            error.to_string().contains("/nonexistent/partlens-reader"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn a_model_is_read_in_a_worker_and_prepared_with_the_whole_meshs_measurements() {
+        let Some(program) = reader_program() else {
+            return;
+        };
+        let sandbox = Sandbox::new(program, ReaderLimits::default());
+        let preview = read_preview(
+            &sandbox,
+            &sample_model(),
+            ".STL",
+            "washer.stl",
+            "here",
+            100,
+            &|| false,
+        )
+        .unwrap();
+        assert!(preview.mesh.triangles.len() <= 100);
+        assert!(preview.is_reduced());
+        assert_eq!(preview.normals.len(), preview.mesh.triangles.len());
+        assert_eq!(preview.name, "washer.stl");
+        let whole =
+            partlens_geometry::read_mesh(".stl", &std::fs::read(sample_model()).unwrap()).unwrap();
+        assert_eq!(
+            Some(preview.measurements.clone()),
+            partlens_geometry::MeshMeasurements::of(&whole)
+        );
+        assert!(preview.measurements.volume.is_some());
+
+        // The reader's refusal comes back in its words.
+        let dir = tempfile::tempdir().unwrap();
+        let garbage = dir.path().join("garbage.stl");
+        std::fs::write(&garbage, b"solid nothing\nfacet normal oops\n").unwrap();
+        let refused = read_preview(&sandbox, &garbage, ".stl", "g", "here", 100, &|| false);
+        assert!(
+            matches!(&refused, Err(ModelFileError::Refused(words)) if !words.is_empty()),
+            "{refused:?}"
+        );
+        // A cancelled read stops its worker.
+        let cancelled = read_preview(&sandbox, &sample_model(), ".stl", "w", "here", 100, &|| {
+            true
+        });
+        assert_eq!(
+            cancelled.err(),
+            Some(ModelFileError::Reader(
+                partlens_sandbox::SandboxFailure::Cancelled
+            ))
+        );
+    }
+
+    /// A backend with no service, its events, and a reader "program" that starts and then only
+    /// sleeps (after leaving `started` behind), like a reader lost in a file.
+    #[cfg(unix)]
+    fn backend_with_a_stuck_reader(
+        runtime: &tokio::runtime::Runtime,
+        dir: &Path,
+        limits: ReaderLimits,
+    ) -> (Backend, std::sync::mpsc::Receiver<Event>, PathBuf) {
+        use std::os::unix::fs::PermissionsExt as _;
+        let started = dir.join("started");
+        let program = dir.join("stuck-reader");
+        std::fs::write(
+            &program,
+            format!(
+                "#!/bin/sh\necho started > '{}'\nexec sleep 30\n",
+                started.display()
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let (backend, events) = Backend::new(crate::backend::BackendParts {
+            runtime: runtime.handle().clone(),
+            data_dir: dir.join("data"),
+            secrets: Arc::new(crate::secrets::MemoryStore::new()),
+            picker: Arc::new(crate::file_picker::PreparedFilePicker::default()),
+            launcher: Arc::new(crate::local_workspace::NoLocalWorkspace("none here".into())),
+            upload_slots: 2,
+        });
+        backend.set_preview_sandbox(Sandbox::new(program, limits));
+        (backend, events, started)
+    }
+
+    /// The reason of the next `ModelUnavailable` (fails on `ModelLoaded` or after 10 s).
+    fn unavailable_reason(events: &std::sync::mpsc::Receiver<Event>) -> String {
+        loop {
+            match events
+                .recv_timeout(std::time::Duration::from_secs(10))
+                .expect("an answer within 10 s")
+            {
+                Event::ModelUnavailable { reason, .. } => return reason,
+                Event::ModelLoaded { .. } => panic!("a stuck reader answered"),
+                _ => {}
+            }
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_read_past_its_time_limit_says_so_and_the_next_one_runs() {
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let limits = ReaderLimits {
+            time: std::time::Duration::from_millis(300),
+            ..ReaderLimits::default()
+        };
+        let (backend, events, _) = backend_with_a_stuck_reader(&runtime, dir.path(), limits);
+        assert_eq!(backend.preview_sandbox().map(|s| s.limits()), Some(limits));
+        let started = std::time::Instant::now();
+        backend.send(crate::Command::LoadModel(ModelRequest::local_file(
+            sample_model(),
+        )));
+        let reason = unavailable_reason(&events);
+        assert!(
+            reason.starts_with(
+                "The model could not be shown: reading it took longer than the \
+                 reader's time limit of 300 ms"
+            ),
+            "{reason}"
+        );
+        assert!(started.elapsed() >= limits.time);
+        // The permit was given back: the next read runs (and meets the same limit).
+        backend.set_preview_limits(ReaderLimits {
+            time: std::time::Duration::from_millis(200),
+            ..limits
+        });
+        backend.send(crate::Command::LoadModel(ModelRequest::local_file(
+            sample_model(),
+        )));
+        let reason = unavailable_reason(&events);
+        assert!(reason.contains("time limit of 200 ms"), "{reason}");
+        runtime.block_on(backend.shutdown());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn shutting_down_stops_the_read_in_progress() {
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let (backend, events, started) =
+            backend_with_a_stuck_reader(&runtime, dir.path(), ReaderLimits::default());
+        let request = ModelRequest::local_file(sample_model());
+        backend.send(crate::Command::LoadModel(request.clone()));
+        let waiting = std::time::Instant::now();
+        while !started.exists() {
+            assert!(
+                waiting.elapsed() < std::time::Duration::from_secs(10),
+                "the reader never started"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        assert!(backend.shared.models.is_in_flight(&request.key));
+        let stopping = std::time::Instant::now();
+        runtime.block_on(backend.shutdown());
+        let reason = unavailable_reason(&events);
+        assert!(reason.contains("the read was cancelled"), "{reason}");
+        // Well before the 60 s limit (the worker is polled every few milliseconds).
+        assert!(
+            stopping.elapsed() < std::time::Duration::from_secs(5),
+            "{:?}",
+            stopping.elapsed()
+        );
+    }
+
+    #[test]
+    fn without_a_reader_program_the_preview_says_so() {
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let (backend, events) = Backend::new(crate::backend::BackendParts {
+            runtime: runtime.handle().clone(),
+            data_dir: dir.path().to_path_buf(),
+            secrets: Arc::new(crate::secrets::MemoryStore::new()),
+            picker: Arc::new(crate::file_picker::PreparedFilePicker::default()),
+            launcher: Arc::new(crate::local_workspace::NoLocalWorkspace("none here".into())),
+            upload_slots: 2,
+        });
+        *backend.shared.models.sandbox_slot() = None;
+        backend.set_preview_limits(ReaderLimits::default());
+        assert_eq!(backend.preview_sandbox(), None);
+        backend.send(crate::Command::LoadModel(ModelRequest::local_file(
+            sample_model(),
+        )));
+        let reason = unavailable_reason(&events);
+        assert!(
+            reason.contains("no reader program was found")
+                && reason.contains(partlens_sandbox::READER_PROGRAM_VARIABLE),
+            "{reason}"
+        );
     }
 
     #[test]

@@ -7,11 +7,23 @@
 //! the query bar searched by, or a file the user opens ("Open model file…"). Otherwise the answer is
 //! [`Event::ModelUnavailable`] with the reason in words, and the detail keeps the service's picture.
 //!
-//! Limits: a file over [`partlens_geometry::MAX_MODEL_BYTES`] is refused before it is read, the
-//! readers' triangle and vertex limits apply, and one model is read at a time (a model at the limits
-//! takes a few hundred MB while it is read), so memory stays bounded whatever is hovered or opened.
-//! The same key is never read twice at once. What is kept afterwards is the reduced display copy
-//! (at most [`DISPLAY_TRIANGLES`] triangles).
+//! Limits: a model is never read in the app's own process. Each read runs in a reader worker
+//! process ([`partlens_sandbox::Sandbox`]; the worker program is the app itself, `partlens
+//! read-worker`, or `partlens-service` beside it) with limits the operating system enforces:
+//! wall-clock time (the worker is killed), memory and CPU time (the worker sets them on itself),
+//! by default those of [`ReaderLimits::default`] and changed with [`Backend::set_preview_sandbox`]
+//! or [`Backend::set_preview_limits`]. A model that hits a limit, or crashes its reader, answers
+//! [`Event::ModelUnavailable`] with the limit in words; the app's memory holds only the file's
+//! bytes on their way to the worker and the reduced display copy that comes back (at most
+//! [`DISPLAY_TRIANGLES`] triangles), and the UI thread never waits for a read. Before a worker
+//! starts, a file over [`partlens_geometry::MAX_MODEL_BYTES`] is refused. One model is read at a
+//! time, the same key is never read twice at once, and the read in progress is stopped when the
+//! task layer shuts down ([`Backend::shutdown`]). Without a reader program the preview says so;
+//! nothing is read in-process instead.
+//!
+//! [`Backend::set_preview_sandbox`]: crate::Backend::set_preview_sandbox
+//! [`Backend::set_preview_limits`]: crate::Backend::set_preview_limits
+//! [`Backend::shutdown`]: crate::Backend::shutdown
 
 mod loading;
 pub mod preview;
@@ -21,10 +33,14 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
 
 pub use self::preview::{DISPLAY_TRIANGLES, ModelFileError, ModelPreview, read_preview};
 use partlens_api::FileUid;
 use partlens_api::encoding::file_extension;
+
+/// The reader worker the preview reads models in, and its limits (from `partlens-sandbox`).
+pub use partlens_sandbox::{ReaderLimits, Sandbox};
 
 /// Where to look for a model.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -90,18 +106,28 @@ pub fn is_model_file_name(file_name: &str) -> bool {
     partlens_geometry::is_model_extension(&file_extension(file_name))
 }
 
-/// The models being read: one read at a time, one request per key.
+/// The models being read: one read at a time, one request per key, each in a reader worker.
 #[derive(Debug)]
 pub struct ModelLoader {
     reads: Arc<Semaphore>,
     in_flight: Mutex<HashSet<String>>,
+    /// The worker program and limits reads use; `None` when no reader program was found.
+    sandbox: Mutex<Option<Sandbox>>,
+    /// Cancelled when the task layer shuts down: the read in progress stops.
+    stopping: CancellationToken,
 }
 
 impl Default for ModelLoader {
+    /// Reads in the program [`partlens_sandbox::default_program`] finds, with the default limits.
     fn default() -> Self {
         Self {
             reads: Arc::new(Semaphore::new(1)),
             in_flight: Mutex::new(HashSet::new()),
+            sandbox: Mutex::new(
+                partlens_sandbox::default_program()
+                    .map(|program| Sandbox::new(program, ReaderLimits::default())),
+            ),
+            stopping: CancellationToken::new(),
         }
     }
 }
@@ -111,6 +137,20 @@ impl ModelLoader {
         self.in_flight
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn sandbox_slot(&self) -> MutexGuard<'_, Option<Sandbox>> {
+        self.sandbox.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The worker program and limits reads use; `None` when no reader program was found.
+    pub fn sandbox(&self) -> Option<Sandbox> {
+        self.sandbox_slot().clone()
+    }
+
+    /// Stops the read in progress and every later one (the task layer is shutting down).
+    pub fn stop(&self) {
+        self.stopping.cancel();
     }
 
     /// True when a request for `key` is being read.

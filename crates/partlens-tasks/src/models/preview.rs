@@ -1,10 +1,15 @@
 //! A model made ready for the 3D preview: the mesh reduced to a display budget, each triangle's
 //! normal, the crease and boundary edges to draw, and the measurements of the mesh as read. Built
 //! once, off the UI thread, so that a frame only projects and sorts what is here.
+//!
+//! The file itself is read in a reader worker process ([`read_preview`] through a
+//! [`Sandbox`]): the worker reads and reduces the mesh within its time, memory and CPU limits, and
+//! only the reduced copy and the whole mesh's measurements come back into the app.
 
 use std::path::Path;
 
 use partlens_geometry::{FeatureEdge, GeometryError, Mesh, MeshMeasurements};
+use partlens_sandbox::{PreviewMesh, Sandbox, SandboxFailure};
 
 /// Most triangles the preview draws; a larger model is reduced to this for display (its
 /// measurements stay those of the whole mesh). Chosen from `benches/model_frame.rs`: a frame of a
@@ -54,9 +59,20 @@ impl ModelPreview {
         let measurements = MeshMeasurements::of(mesh)
             .ok_or_else(|| GeometryError::Malformed("the mesh has no triangles".to_owned()))?;
         let display = partlens_geometry::decimate(mesh, budget);
+        Ok(Self::of_reduced(name, origin, display, measurements))
+    }
+
+    /// Prepares `display`, a mesh already reduced for display (a reader worker's answer), for
+    /// drawing; `measurements` are those of the whole mesh as read.
+    pub fn of_reduced(
+        name: impl Into<String>,
+        origin: impl Into<String>,
+        display: Mesh,
+        measurements: MeshMeasurements,
+    ) -> Self {
         let normals = partlens_geometry::face_normals(&display);
         let edges = partlens_geometry::feature_edges(&display, &normals);
-        Ok(Self {
+        Self {
             name: name.into(),
             origin: origin.into(),
             closed: partlens_geometry::is_closed(&display),
@@ -64,7 +80,7 @@ impl ModelPreview {
             normals,
             edges,
             measurements,
-        })
+        }
     }
 
     /// True when the preview draws fewer triangles than the model has.
@@ -90,20 +106,38 @@ pub enum ModelFileError {
         /// The system's words.
         reason: String,
     },
-    /// The reader refused the content (too large, malformed).
+    /// The file is larger than the readers take (refused before it is read).
     #[error("{0}")]
     Geometry(#[from] GeometryError),
+    /// The reader refused the content (malformed, too many triangles), in its words.
+    #[error("{0}")]
+    Refused(String),
+    /// The reader worker gave no answer: it hit its time, memory or CPU limit, crashed, was
+    /// cancelled or could not be started (the sandbox's sentence).
+    #[error("{0}")]
+    Reader(#[from] SandboxFailure),
+    /// No reader program was found to read models in.
+    #[error(
+        "no reader program was found to read it in (partlens-service or partlens beside this \
+         program); set {variable} to one",
+        variable = partlens_sandbox::READER_PROGRAM_VARIABLE
+    )]
+    NoReader,
 }
 
-/// Reads and prepares the model at `path` (blocking: call it from `spawn_blocking`). `extension`
-/// names the format (lower-case with the dot); a file larger than [`partlens_geometry::MAX_MODEL_BYTES`] is
-/// refused before it is read.
+/// Reads the model at `path` in a reader worker of `sandbox` and prepares it for display with at
+/// most `budget` triangles (blocking: call it from `spawn_blocking`). `extension` names the format
+/// (with the dot). Refused before any worker starts: a format the readers do not take, a file
+/// larger than [`partlens_geometry::MAX_MODEL_BYTES`], a file that cannot be read. `cancelled` is
+/// asked every few milliseconds while the worker reads; when it says so the worker is stopped.
 pub fn read_preview(
+    sandbox: &Sandbox,
     path: &Path,
     extension: &str,
     name: &str,
     origin: &str,
     budget: usize,
+    cancelled: &dyn Fn() -> bool,
 ) -> Result<ModelPreview, ModelFileError> {
     if !partlens_geometry::is_model_extension(extension) {
         return Err(ModelFileError::NotAModel {
@@ -126,7 +160,28 @@ pub fn read_preview(
         .into());
     }
     let bytes = std::fs::read(path).map_err(unreadable)?;
-    let mesh = partlens_geometry::read_mesh(&extension.to_ascii_lowercase(), &bytes)?;
-    drop(bytes);
-    Ok(ModelPreview::prepare(name, origin, &mesh, budget)?)
+    let PreviewMesh {
+        display,
+        measurements,
+    } = sandbox
+        .preview(&extension.to_ascii_lowercase(), bytes, budget, cancelled)?
+        .map_err(ModelFileError::Refused)?;
+    // The answer crossed a process boundary: the mesh's invariant is checked before it is drawn.
+    let corners = display.vertices.len();
+    let whole = display
+        .triangles
+        .iter()
+        .flatten()
+        .all(|&corner| usize::try_from(corner).is_ok_and(|corner| corner < corners));
+    if display.triangles.is_empty() || !whole {
+        return Err(ModelFileError::Reader(SandboxFailure::Crashed {
+            how: "its mesh does not hold together".to_owned(),
+        }));
+    }
+    Ok(ModelPreview::of_reduced(
+        name,
+        origin,
+        display,
+        measurements,
+    ))
 }
