@@ -318,7 +318,10 @@ int partlens_occt_read(const uint8_t *bytes, size_t length, const char *iges_pat
       lengths.push_back(count);
     }
     if (lengths.empty()) {
-      set_message(message, message_length, "no face of the shape could be meshed");
+      set_message(message, message_length,
+                  TopExp_Explorer(shape, TopAbs_VERTEX).More()
+                      ? "the model holds only points (no surface and no curve to draw)"
+                      : "the model holds no surface and no curve to draw");
       return PARTLENS_OCCT_UNREADABLE;
     }
     out->line_points = handed_over(points);
