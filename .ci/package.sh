@@ -108,7 +108,9 @@ for model in ../shared/realworld/iges/occt__hammer.iges \
              ../shared/realworld/step/freecadlib__RetainingRings__DIN471_CLASS_A_M10RetainingRings.step; do
   uploaded=$(cli upload "$model" --database "CI/$(basename "$model")")
   grep -q '"state":"completed"' <<<"$uploaded" || { echo "package: $model was not indexed: $uploaded"; exit 1; }
-  grep -q '"HasThumbnail":true' <<<"$uploaded" || { echo "package: $model has no picture: $uploaded"; exit 1; }
+  uid=$(sed -n 's/.*"uid": *"\([^"]*\)".*/\1/p' <<<"$uploaded")
+  record=$(cli file "$uid")
+  grep -q '"HasThumbnail": *true' <<<"$record" || { echo "package: $model has no picture: $record"; exit 1; }
 done
 echo "package: the installed service read an IGES model and a DIN 471 STEP with OpenCASCADE"
 found=$(cli search assets/samples/views/flange-a.png)
