@@ -4,7 +4,8 @@
 //! request from standard input, does it, writes the reply and exits.
 //!
 //! The limits are set before the request is read, with `setrlimit`: from then on the kernel
-//! enforces them on everything in the process, the readers' native code included. A read that
+//! enforces them on everything in the process, the readers' native code included. The worker also
+//! lowers its scheduling priority (nice 10), so that the service's own requests win the CPU. A read that
 //! allocates past the memory limit ends the process (Rust aborts on a failed allocation, C++ throws
 //! `bad_alloc`), one past the CPU limit gets `SIGXCPU` and then `SIGKILL`; the parent tells which
 //! from the exit status and what the worker wrote on standard error.
@@ -150,8 +151,26 @@ fn set_limits(memory_bytes: u64, cpu_seconds: u64) -> std::io::Result<()> {
     Resource::CPU.set(cpu_seconds.max(1), cpu_seconds.max(1) + 1)?;
     // A crash leaves no core file behind in the service's folder.
     Resource::CORE.set(0, 0)?;
+    lower_priority();
     Ok(())
 }
+
+/// How much lower than its parent a worker runs (`nice`): reads are background work, and the
+/// service's own requests (searches, pictures decoded in the service) should win the CPU.
+const WORKER_NICENESS: i32 = 10;
+
+/// Lowers this process's scheduling priority by [`WORKER_NICENESS`]; a failure leaves it as it is.
+#[cfg(unix)]
+#[allow(unsafe_code)]
+fn lower_priority() {
+    // SAFETY: setpriority takes plain integers and touches no memory of ours; who = 0 is this
+    // process. Raising the nice value needs no privilege.
+    let current = unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) };
+    let _ = unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, current + WORKER_NICENESS) };
+}
+
+#[cfg(not(unix))]
+fn lower_priority() {}
 
 /// Does one request.
 fn handle(request: Request) -> Outcome {
