@@ -64,7 +64,15 @@ pub fn read_model(extension: &str, bytes: &[u8]) -> ModelReading {
 #[cfg(feature = "occt")]
 fn read_step_model(bytes: &[u8]) -> ModelReading {
     let started = std::time::Instant::now();
-    let description = step::describe_step(bytes).unwrap_or_default();
+    let (description, checked) = step::describe_step(bytes);
+    // A file the pure-Rust checks refuse (malformed, over a limit, a reference cycle) is not handed
+    // to OpenCASCADE, which has no such guards.
+    if let Err(error) = checked {
+        return ModelReading {
+            description,
+            mesh: Err(error),
+        };
+    }
     let occt_error =
         match occt::read_with_occt(occt::CadFormat::Step, bytes, step::StepBudget::default()) {
             Ok(mesh) => {

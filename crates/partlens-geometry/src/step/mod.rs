@@ -85,27 +85,50 @@ pub fn read_step_within(bytes: &[u8], limits: StepBudget) -> ModelReading {
     )
 }
 
-/// Reads only the words of a STEP file (header and product data), without meshing it: for a build
-/// whose shape comes from another reader. Within the same limits as [`read_step_within`] up to
-/// the description.
-pub fn describe_step(bytes: &[u8]) -> Result<ModelDescription, GeometryError> {
+/// Reads only the words of a STEP file (header and product data) and checks its structure, without
+/// meshing it: for a build whose shape comes from another reader. The check is the pure-Rust
+/// reader's (size, nesting, counts, the parser, references: no cycle, no missing instance, finite
+/// numbers): a file it refuses is not handed to native code that has no such guards (OpenCASCADE
+/// crashes on a vertex that refers to itself). Returns the words (whatever could be read) and the
+/// refusal, if any.
+pub fn describe_step(bytes: &[u8]) -> (ModelDescription, Result<(), GeometryError>) {
     if bytes.len() > MAX_STEP_BYTES {
-        return Err(GeometryError::TooLarge {
-            limit: MAX_STEP_BYTES,
-        });
+        return (
+            ModelDescription::default(),
+            Err(GeometryError::TooLarge {
+                limit: MAX_STEP_BYTES,
+            }),
+        );
     }
     std::panic::catch_unwind(AssertUnwindSafe(|| {
-        let text = text::prepare(bytes)?;
-        let exchange =
-            ruststep::parser::parse(&text).map_err(|error| parse_error(&error.to_string()))?;
+        let text = match text::prepare(bytes) {
+            Ok(text) => text,
+            Err(error) => return (ModelDescription::default(), Err(error)),
+        };
+        let exchange = match ruststep::parser::parse(&text) {
+            Ok(exchange) => exchange,
+            Err(error) => {
+                return (
+                    ModelDescription::default(),
+                    Err(parse_error(&error.to_string())),
+                );
+            }
+        };
         let entities = exchange.data.iter().flat_map(|section| &section.entities);
-        let instances = Instances::new(entities)?;
-        Ok(product::describe(&exchange.header, &instances))
+        let instances = match Instances::new(entities) {
+            Ok(instances) => instances,
+            Err(error) => return (ModelDescription::default(), Err(error)),
+        };
+        let description = product::describe(&exchange.header, &instances);
+        (description, instances.check())
     }))
     .unwrap_or_else(|panic| {
-        Err(GeometryError::ReaderFailed(tessellate::panic_words(
-            panic.as_ref(),
-        )))
+        (
+            ModelDescription::default(),
+            Err(GeometryError::ReaderFailed(tessellate::panic_words(
+                panic.as_ref(),
+            ))),
+        )
     })
 }
 
