@@ -120,7 +120,7 @@ impl Sandbox {
         };
         let finished = self.run(&request, cancelled)?;
         match finished.outcome {
-            Outcome::Previewed(preview) => Ok(Ok(preview_mesh(preview))),
+            Outcome::Previewed(preview) => preview_mesh(preview).map(Ok),
             Outcome::PreviewRefused(reason) => Ok(Err(reason)),
             Outcome::Analyzed(_) | Outcome::Refused(_) => Err(SandboxFailure::Crashed {
                 how: "it answered another question".to_owned(),
@@ -129,8 +129,21 @@ impl Sandbox {
     }
 }
 
-fn preview_mesh(wire: PreviewWire) -> PreviewMesh {
-    PreviewMesh {
+/// The preview mesh back from its wire form. It crossed a process boundary, so the mesh's
+/// invariant (at least one triangle, every index names a vertex) is checked before anyone draws it.
+fn preview_mesh(wire: PreviewWire) -> Result<PreviewMesh, SandboxFailure> {
+    let corners = wire.vertices.len();
+    let whole = wire
+        .triangles
+        .iter()
+        .flatten()
+        .all(|&corner| usize::try_from(corner).is_ok_and(|corner| corner < corners));
+    if wire.triangles.is_empty() || !whole {
+        return Err(SandboxFailure::Crashed {
+            how: "its mesh does not hold together".to_owned(),
+        });
+    }
+    Ok(PreviewMesh {
         display: partlens_geometry::Mesh {
             vertices: wire.vertices,
             triangles: wire.triangles,
@@ -141,5 +154,5 @@ fn preview_mesh(wire: PreviewWire) -> PreviewMesh {
             surface_area: wire.surface_area,
             volume: wire.volume,
         },
-    }
+    })
 }

@@ -39,15 +39,21 @@ impl Default for ReaderLimits {
 impl ReaderLimits {
     /// The address-space cap that goes with [`ReaderLimits::memory_bytes`].
     pub fn address_space_bytes(&self) -> u64 {
-        self.memory_bytes
-            .saturating_mul(2)
-            .saturating_add(1024 * 1024 * 1024)
+        address_space_for(self.memory_bytes)
     }
 
     /// The memory limit in words ("2 GiB", "512 MiB").
     pub fn memory_in_words(&self) -> String {
         bytes_in_words(self.memory_bytes)
     }
+}
+
+/// The address-space cap of a worker whose memory limit is `memory_bytes`: twice that plus 1 GiB,
+/// for the reservations of threads and libraries.
+pub fn address_space_for(memory_bytes: u64) -> u64 {
+    memory_bytes
+        .saturating_mul(2)
+        .saturating_add(1024 * 1024 * 1024)
 }
 
 /// A byte count in the largest binary unit that divides it evenly ("2 GiB", "1536 MiB").

@@ -139,13 +139,8 @@ fn run_worker(arguments: &[String]) -> ExitCode {
 /// Sets the memory (data and address space) and CPU-time limits of this process, soft and hard:
 /// they cannot be raised again from inside.
 fn set_limits(memory_bytes: u64, cpu_seconds: u64) -> std::io::Result<()> {
-    let limits = super::ReaderLimits {
-        time: std::time::Duration::ZERO,
-        memory_bytes,
-        cpu: std::time::Duration::from_secs(cpu_seconds),
-    };
     Resource::DATA.set(memory_bytes, memory_bytes)?;
-    let address_space = limits.address_space_bytes();
+    let address_space = super::limits::address_space_for(memory_bytes);
     Resource::AS.set(address_space, address_space)?;
     // SIGXCPU at the soft limit (its default action ends the process), SIGKILL a second later.
     Resource::CPU.set(cpu_seconds.max(1), cpu_seconds.max(1) + 1)?;

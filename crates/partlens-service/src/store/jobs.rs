@@ -112,30 +112,47 @@ mod tests {
     use super::*;
     use crate::store::files::{NewContent, find_any, upsert};
 
-    #[test]
-    fn jobs_are_claimed_in_order_and_requeued_after_a_stop() {
+    /// An empty store in memory.
+    fn store() -> Connection {
         let mut connection = Connection::open_in_memory().unwrap();
         crate::store::schema::migrate(&mut connection).unwrap();
+        connection
+    }
+
+    /// Records a queued file of `company` and puts it in the queue.
+    fn queue(
+        connection: &Connection,
+        uid: &str,
+        company: &str,
+        search_input: bool,
+        extension: &str,
+    ) {
+        upsert(
+            connection,
+            &NewContent {
+                uid: uid.into(),
+                company_id: company.to_owned(),
+                owner_user_id: 1,
+                is_search_input: search_input,
+                stored_path: format!("{uid}{extension}"),
+                display_name: format!("{uid}{extension}"),
+                extension: extension.into(),
+                size: 2000,
+                state: IndexState::Queued,
+                callback_param: None,
+            },
+            "t",
+        )
+        .unwrap();
+        enqueue(connection, uid, "t").unwrap();
+    }
+
+    #[test]
+    fn jobs_are_claimed_in_order_and_requeued_after_a_stop() {
+        let connection = store();
         let company = crate::store::accounts::ensure_company(&connection, "A").unwrap();
         for uid in ["b", "a"] {
-            upsert(
-                &connection,
-                &NewContent {
-                    uid: uid.into(),
-                    company_id: company.clone(),
-                    owner_user_id: 1,
-                    is_search_input: true,
-                    stored_path: format!("{uid}.png"),
-                    display_name: format!("{uid}.png"),
-                    extension: ".png".into(),
-                    size: 2000,
-                    state: IndexState::Queued,
-                    callback_param: None,
-                },
-                "t",
-            )
-            .unwrap();
-            enqueue(&connection, uid, "t").unwrap();
+            queue(&connection, uid, &company, true, ".png");
         }
         let first = claim_next(&connection).unwrap().unwrap();
         assert_eq!(first.uid, "b");
@@ -157,8 +174,7 @@ mod tests {
 
     #[test]
     fn search_inputs_go_first_then_companies_take_turns() {
-        let mut connection = Connection::open_in_memory().unwrap();
-        crate::store::schema::migrate(&mut connection).unwrap();
+        let connection = store();
         let a = crate::store::accounts::ensure_company(&connection, "A").unwrap();
         let b = crate::store::accounts::ensure_company(&connection, "B").unwrap();
         // A queues three database files, then B one, then B a search input.
@@ -169,24 +185,7 @@ mod tests {
             ("b1", &b, false),
             ("b2", &b, true),
         ] {
-            upsert(
-                &connection,
-                &NewContent {
-                    uid: uid.into(),
-                    company_id: company.clone(),
-                    owner_user_id: 1,
-                    is_search_input: search_input,
-                    stored_path: format!("{uid}.step"),
-                    display_name: format!("{uid}.step"),
-                    extension: ".step".into(),
-                    size: 2000,
-                    state: IndexState::Queued,
-                    callback_param: None,
-                },
-                "t",
-            )
-            .unwrap();
-            enqueue(&connection, uid, "t").unwrap();
+            queue(&connection, uid, company, search_input, ".step");
         }
         let order: Vec<String> = (0..5)
             .map(|_| claim_next(&connection).unwrap().unwrap().uid)
