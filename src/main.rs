@@ -148,11 +148,15 @@ fn run() -> anyhow::Result<()> {
         .with_context(|| format!("cannot create the data folder {}", data_dir.display()))?;
     tracing::info!("data folder: {}", data_dir.display());
 
+    let dialogs = desktop::DialogChoice::detect();
     let (backend, events) = Backend::new(BackendParts {
         runtime: runtime.handle().clone(),
         data_dir: data_dir.clone(),
         secrets: Arc::new(desktop::KeyringStore),
-        picker: Arc::new(desktop::NativeFilePicker),
+        picker: Arc::new(desktop::FallbackFilePicker::new(
+            desktop::NativeFilePicker,
+            dialogs.clone(),
+        )),
         launcher: Arc::new(LocalServiceLauncher::new(WorkspaceConfig::new(&data_dir))),
         upload_slots: DEFAULT_UPLOAD_SLOTS,
     });
@@ -179,6 +183,7 @@ fn run() -> anyhow::Result<()> {
         settings: None,
         initial_files,
         initial_views,
+        dialogs,
     };
     let outcome = eframe::run_native(
         "partlens",

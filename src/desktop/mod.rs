@@ -13,8 +13,10 @@ pub const APP_ID: &str = "io.github.partlens.Partlens";
 pub const WINDOW_ICON_PNG: &[u8] =
     include_bytes!("../../packaging/icons/hicolor/256x256/apps/io.github.partlens.Partlens.png");
 
+mod dialog_choice;
 mod keyring_store;
 mod native_file_picker;
 
+pub use dialog_choice::{DialogChoice, FAILED_WITHIN, FallbackFilePicker};
 pub use keyring_store::KeyringStore;
 pub use native_file_picker::NativeFilePicker;

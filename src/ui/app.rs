@@ -12,6 +12,9 @@ use std::sync::{Arc, mpsc};
 use super::app_command::{AppCommand, CommandQueue};
 use super::attributes::AttributeDrafts;
 use super::drop_overlay;
+use super::file_browser::{
+    BrowseAnswer, BrowsePurpose, BrowserOutcome, FileBrowser, RecentFolders,
+};
 use super::jobs::jobs_ui;
 use super::library_sync::LibrarySync;
 use super::login::LoginView;
@@ -24,7 +27,8 @@ use super::settings::{STORAGE_KEY, Settings, SettingsView};
 use super::theme;
 use super::top_bar::{TopBarStatus, top_bar_ui};
 use super::upload::UploadView;
-use partlens_tasks::{Backend, Command, Event, Job, SessionInfo};
+use crate::desktop::DialogChoice;
+use partlens_tasks::{Backend, Command, Event, Job, NoticeLevel, SessionInfo};
 
 /// The key under which eframe's storage keeps the place the user was at (its name from before places
 /// were called places, so a stored place is still found).
@@ -36,6 +40,10 @@ const DRAFTS_STORAGE_KEY: &str = "partlens.attribute_drafts";
 
 /// The key under which eframe's storage keeps unsent feedback on extracted attributes.
 const FEEDBACK_DRAFTS_STORAGE_KEY: &str = "partlens.feedback_drafts";
+
+/// The key under which eframe's storage keeps the folders files were last chosen from in the app's
+/// own file browser.
+const RECENT_FOLDERS_STORAGE_KEY: &str = "partlens.recent_folders";
 
 /// What the app needs besides its backend.
 #[derive(Clone, Debug)]
@@ -49,6 +57,9 @@ pub struct AppOptions {
     pub initial_files: Vec<PathBuf>,
     /// Files given after `--search`: they start as the views of a search.
     pub initial_views: Vec<PathBuf>,
+    /// Which file dialog is used: the platform's or the app's own browser (shared with the picker,
+    /// which switches it when the platform's cannot open).
+    pub dialogs: DialogChoice,
 }
 
 /// Where the connection to the service is, as the shell shows it.
@@ -81,6 +92,13 @@ pub struct App {
     search: SearchPlace,
     notices: Notices,
     library_sync: LibrarySync,
+    dialogs: DialogChoice,
+    /// The app's own file browser, while open.
+    file_browser: Option<FileBrowser>,
+    recent_folders: RecentFolders,
+    /// What the native dialog was last opened for, until it answers: opened again in the app's own
+    /// browser when the native one turns out not to open.
+    native_pick: Option<BrowsePurpose>,
 }
 
 impl App {
@@ -110,6 +128,13 @@ impl App {
                 eframe::get_value::<FeedbackDrafts>(storage, FEEDBACK_DRAFTS_STORAGE_KEY)
             })
             .unwrap_or_default();
+        let recent_folders = cc
+            .storage
+            .and_then(|storage| {
+                eframe::get_value::<RecentFolders>(storage, RECENT_FOLDERS_STORAGE_KEY)
+            })
+            .unwrap_or_default();
+        options.dialogs.set_repaint(&cc.egui_ctx);
         let mut search = SearchPlace::new(drafts, feedback_drafts);
         let mut commands = CommandQueue::default();
         if !options.initial_views.is_empty() {
@@ -148,6 +173,10 @@ impl App {
             search,
             notices: Notices::default(),
             library_sync: LibrarySync::default(),
+            dialogs: options.dialogs,
+            file_browser: None,
+            recent_folders,
+            native_pick: None,
         }
     }
 
@@ -201,7 +230,20 @@ impl App {
         &self.library_sync
     }
 
+    /// The app's own file browser, while open (tests drive it by its labels).
+    pub fn file_browser(&self) -> Option<&FileBrowser> {
+        self.file_browser.as_ref()
+    }
+
+    /// Which file dialog is in use.
+    pub fn dialogs(&self) -> &DialogChoice {
+        &self.dialogs
+    }
+
     fn handle_event(&mut self, ctx: &egui::Context, event: Event) {
+        if is_pick_answer(&event) && !self.dialogs.uses_in_app() {
+            self.native_pick = None;
+        }
         let Some(event) = self.search.handle_event(ctx, event) else {
             return;
         };
@@ -264,6 +306,9 @@ impl App {
     fn run_commands(&mut self, ctx: &egui::Context) {
         for command in self.commands.drain() {
             match command {
+                AppCommand::Backend(command) if BrowsePurpose::of_command(&command).is_some() => {
+                    self.open_file_dialog(command);
+                }
                 AppCommand::Backend(command) => {
                     if let Command::Connect { service, .. } = &command {
                         self.settings.service = service.clone();
@@ -286,6 +331,61 @@ impl App {
                     });
                 }
             }
+        }
+    }
+
+    /// Opens the file dialog a pick or export command asks for: the app's own browser when it is
+    /// the one in use, else the native dialog through the task layer.
+    fn open_file_dialog(&mut self, command: Command) {
+        let Some(purpose) = BrowsePurpose::of_command(&command) else {
+            return;
+        };
+        match self.dialogs.in_app_reason() {
+            Some(reason) => self.open_browser(purpose, reason),
+            None => {
+                self.native_pick = Some(purpose);
+                self.backend.send(command);
+            }
+        }
+    }
+
+    fn open_browser(&mut self, purpose: BrowsePurpose, reason: String) {
+        let start = self.recent_folders.existing().next().cloned();
+        self.file_browser = Some(FileBrowser::open(purpose, reason, start.as_deref()));
+    }
+
+    /// A native dialog that turned out not to open: its pick opens again in the app's own browser.
+    fn fall_back_to_the_app_browser(&mut self) {
+        if self.native_pick.is_none() {
+            return;
+        }
+        let Some(reason) = self.dialogs.in_app_reason() else {
+            return;
+        };
+        if let Some(purpose) = self.native_pick.take() {
+            self.notices.push(
+                NoticeLevel::Warning,
+                format!(
+                    "{}: partlens's own file browser is used instead.",
+                    capitalise(&reason)
+                ),
+            );
+            self.open_browser(purpose, reason);
+        }
+    }
+
+    fn file_browser_ui(&mut self, ctx: &egui::Context) {
+        let Some(browser) = &mut self.file_browser else {
+            return;
+        };
+        let BrowserOutcome::Closed(answer) = browser.ui(ctx, &mut self.recent_folders) else {
+            return;
+        };
+        self.file_browser = None;
+        match answer {
+            Some(BrowseAnswer::Event(event)) => self.handle_event(ctx, *event),
+            Some(BrowseAnswer::Command(command)) => self.commands.backend(*command),
+            None => {}
         }
     }
 
@@ -378,6 +478,7 @@ impl eframe::App for App {
         while let Ok(event) = self.events.try_recv() {
             self.handle_event(ctx, event);
         }
+        self.fall_back_to_the_app_browser();
     }
 
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
@@ -447,6 +548,7 @@ impl eframe::App for App {
                 }
             });
         self.login.ui(&ctx, &mut self.commands);
+        self.file_browser_ui(&ctx);
         let drop_caption = if self.place == Place::Search {
             "Drop to search by these views"
         } else {
@@ -464,11 +566,33 @@ impl eframe::App for App {
     fn save(&mut self, storage: &mut dyn eframe::Storage) {
         eframe::set_value(storage, STORAGE_KEY, &self.settings);
         eframe::set_value(storage, PLACE_STORAGE_KEY, &self.place);
+        eframe::set_value(storage, RECENT_FOLDERS_STORAGE_KEY, &self.recent_folders);
         eframe::set_value(storage, DRAFTS_STORAGE_KEY, self.search.drafts());
         eframe::set_value(
             storage,
             FEEDBACK_DRAFTS_STORAGE_KEY,
             self.search.feedback_drafts(),
         );
+    }
+}
+
+/// True for the events that answer a file dialog.
+fn is_pick_answer(event: &Event) -> bool {
+    matches!(
+        event,
+        Event::FilesPicked(_)
+            | Event::ViewsPicked(_)
+            | Event::ModelFilePicked(_)
+            | Event::SyncFolderPicked(_)
+            | Event::SyncCsvPicked(_)
+    )
+}
+
+/// `text` with its first letter in upper case.
+fn capitalise(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
     }
 }

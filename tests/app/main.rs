@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod basics;
+mod file_dialogs;
 mod packaging;
 mod score_calibration;
 mod search;

@@ -299,6 +299,10 @@ impl Backend {
                 suggested_name,
                 csv,
             } => self.export_comparison(suggested_name, csv),
+            Command::ExportCsvTo { path, csv } => self.write_csv(path, csv, "The result list"),
+            Command::ExportComparisonTo { path, csv } => {
+                self.write_csv(path, csv, "The comparison");
+            }
             Command::Search {
                 id,
                 request,

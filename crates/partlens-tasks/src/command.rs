@@ -136,6 +136,21 @@ pub enum Command {
         /// The CSV text.
         csv: String,
     },
+    /// Write the result list's CSV text to a path the user already chose (in the app's own file
+    /// browser); answers with a notice.
+    ExportCsvTo {
+        /// Where to write it.
+        path: std::path::PathBuf,
+        /// The CSV text.
+        csv: String,
+    },
+    /// Write a comparison's CSV text to a path the user already chose; answers with a notice.
+    ExportComparisonTo {
+        /// Where to write it.
+        path: std::path::PathBuf,
+        /// The CSV text.
+        csv: String,
+    },
     /// Ask the user for the folder of a library sync; answers `Event::SyncFolderPicked`.
     PickSyncFolder,
     /// Ask the user for the attributes CSV of a library sync; answers `Event::SyncCsvPicked`.
@@ -205,6 +220,10 @@ impl std::fmt::Display for Command {
             Self::PickModelFile => f.write_str("pick a model file"),
             Self::ExportComparison { csv, .. } => {
                 write!(f, "export {} bytes of comparison CSV", csv.len())
+            }
+            Self::ExportCsvTo { csv, .. } => write!(f, "write {} bytes of CSV", csv.len()),
+            Self::ExportComparisonTo { csv, .. } => {
+                write!(f, "write {} bytes of comparison CSV", csv.len())
             }
             Self::PickSyncFolder => f.write_str("pick a folder to sync"),
             Self::PickSyncCsv => f.write_str("pick an attributes CSV"),

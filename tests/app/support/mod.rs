@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable as _;
+use partlens::desktop::DialogChoice;
 use partlens::ui::{App, AppOptions, ConnectionState, Settings};
 use partlens_tasks::{
     Backend, BackendParts, FilePicker, LocalWorkspaceLauncher, MemoryStore, PreparedFilePicker,
@@ -56,6 +57,8 @@ pub struct AppParts {
     pub settings: Settings,
     /// Views given on the command line (`partlens --search VIEW…`).
     pub initial_views: Vec<PathBuf>,
+    /// Which file dialog the app uses (the native one, answered by `picker`, unless a test says).
+    pub dialogs: DialogChoice,
 }
 
 impl AppParts {
@@ -68,6 +71,7 @@ impl AppParts {
             picker: Arc::new(PreparedFilePicker::default()),
             settings: fast_settings(),
             initial_views: Vec::new(),
+            dialogs: DialogChoice::native(),
         }
     }
 }
@@ -87,6 +91,7 @@ pub fn app_harness(runtime: &tokio::runtime::Runtime, parts: &AppParts) -> Harne
         settings: Some(parts.settings.clone()),
         initial_files: Vec::new(),
         initial_views: parts.initial_views.clone(),
+        dialogs: parts.dialogs.clone(),
     };
     Harness::builder()
         .with_size(egui::vec2(1100.0, 720.0))

@@ -10,6 +10,7 @@ pub mod search_flow;
 pub mod view_search;
 
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::sync::{MutexGuard, PoisonError};
 
 use tokio_util::sync::CancellationToken;
@@ -131,20 +132,32 @@ impl Backend {
             let Some(path) = picker.save_file(suggested_name).await else {
                 return;
             };
-            match crate::atomic_write::write_atomically(&path, csv.as_bytes()).await {
-                Ok(()) => backend.notice(
-                    NoticeLevel::Info,
-                    format!("{what} was saved to {}.", path.display()),
-                ),
-                Err(error) => backend.notice(
-                    NoticeLevel::Error,
-                    format!(
-                        "{what} could not be saved to {}: {error}. Choose another folder.",
-                        path.display()
-                    ),
-                ),
-            }
+            backend.write_csv_now(&path, &csv, what).await;
         });
+    }
+
+    /// Writes `csv` atomically to `path`, chosen already (the app's own file browser); the notice
+    /// names `what` was saved.
+    pub(crate) fn write_csv(&self, path: PathBuf, csv: String, what: &'static str) {
+        let backend = self.clone();
+        self.spawn(async move { backend.write_csv_now(&path, &csv, what).await });
+    }
+
+    /// Writes the CSV and says where, or why not.
+    async fn write_csv_now(&self, path: &Path, csv: &str, what: &'static str) {
+        match crate::atomic_write::write_atomically(path, csv.as_bytes()).await {
+            Ok(()) => self.notice(
+                NoticeLevel::Info,
+                format!("{what} was saved to {}.", path.display()),
+            ),
+            Err(error) => self.notice(
+                NoticeLevel::Error,
+                format!(
+                    "{what} could not be saved to {}: {error}. Choose another folder.",
+                    path.display()
+                ),
+            ),
+        }
     }
 }
 
