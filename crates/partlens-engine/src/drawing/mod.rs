@@ -21,11 +21,13 @@ mod dxf_scene;
 mod glyphs;
 mod page;
 mod pdf_scene;
+mod pdf_widths;
 mod pmi;
 mod render;
 mod scene;
 mod text_clean;
 mod title_block;
+mod to_unicode;
 
 use image::DynamicImage;
 

@@ -7,7 +7,7 @@
 //! fill and stroke colours), paths (`m l c v y re h` painted by `S s f F f* B B* b b*`, `n` discards;
 //! white paint is skipped so page backgrounds stay paper), text (`BT ET Tf Tm Td TD T* TL Tc Tw Tz Ts
 //! Tj TJ ' "`, decoded with the font's encoding or ToUnicode map) and form XObjects (`Do`). Glyph
-//! widths are not read: a character advances 0.55 em. Runs on one baseline that touch are joined
+//! widths are the font's (`pdf_widths.rs`; 0.55 em a character when it states none). Runs on one baseline that touch are joined
 //! into one text.
 //!
 //! PDF texts carry no kind, so it is guessed: a text that reads like a dimension (`Ø60 H7 ±0.015`,
@@ -20,7 +20,9 @@ use lopdf::{Dictionary, Document, Encoding, Object, ObjectId};
 
 use super::super::limits::{OverLimit, TextBudget};
 use super::PmiItemKind;
+use super::pdf_widths::FontWidths;
 use super::scene::{PlacedText, Point2, Scene, Transform};
+use super::to_unicode::UnicodeMap;
 
 /// Largest PDF file read, in bytes.
 pub const MAX_PDF_BYTES: usize = 64 * 1024 * 1024;
@@ -34,7 +36,7 @@ const MAX_OPERATIONS: usize = 2_000_000;
 const MAX_POINTS: usize = 4_000_000;
 /// Deepest form XObject nesting followed.
 const MAX_FORM_DEPTH: usize = 8;
-/// Advance of one character, in em (no glyph widths are read).
+/// Advance of one character, in em, for fonts that state no glyph widths.
 const CHAR_ADVANCE: f64 = 0.55;
 /// Capital height, in em.
 const CAP_HEIGHT: f64 = 0.7;
@@ -185,6 +187,8 @@ fn page_scene(
         text_budget,
         scene: Scene::default(),
         encodings: HashMap::new(),
+        unicode_maps: HashMap::new(),
+        widths: HashMap::new(),
     };
     interpreter.run(&content, &fonts, resources, Transform::IDENTITY, 0)?;
     Ok(interpreter.scene)
@@ -243,6 +247,10 @@ struct Interpreter<'a, 'b> {
     text_budget: &'b mut TextBudget,
     scene: Scene,
     encodings: HashMap<Vec<u8>, Option<Encoding<'a>>>,
+    /// Fonts' ToUnicode maps as read leniently (`to_unicode.rs`); preferred over `encodings`.
+    unicode_maps: HashMap<Vec<u8>, Option<UnicodeMap>>,
+    /// Fonts' glyph widths (`pdf_widths.rs`).
+    widths: HashMap<Vec<u8>, Option<FontWidths>>,
 }
 
 impl<'a> Interpreter<'a, '_> {
@@ -449,6 +457,28 @@ impl<'a> Interpreter<'a, '_> {
         bytes: &[u8],
     ) -> String {
         let document = self.document;
+        let unicode_map = self.unicode_maps.entry(font.to_vec()).or_insert_with(|| {
+            let stream = fonts
+                .get(font)?
+                .get_deref(b"ToUnicode", document)
+                .ok()?
+                .as_stream()
+                .ok()?;
+            let content = stream
+                .decompressed_content_with_limit(MAX_CONTENT_BYTES)
+                .ok()
+                .or_else(|| {
+                    stream
+                        .dict
+                        .get(b"Filter")
+                        .is_err()
+                        .then(|| stream.content.clone())
+                })?;
+            UnicodeMap::parse(&content)
+        });
+        if let Some(map) = unicode_map {
+            return map.decode(bytes);
+        }
         let encoding = self.encodings.entry(font.to_vec()).or_insert_with(|| {
             fonts.get(font).and_then(|dictionary| {
                 dictionary
@@ -473,7 +503,8 @@ impl<'a> Interpreter<'a, '_> {
         if let Some(Object::String(bytes, _)) = operand {
             let font = text.font.clone();
             let decoded = self.decode(fonts, &font, bytes);
-            self.place(state, text, &decoded, 0.0)?;
+            let measured = self.measure(fonts, &font, bytes);
+            self.place(state, text, &decoded, 0.0, measured)?;
         }
         Ok(())
     }
@@ -488,9 +519,15 @@ impl<'a> Interpreter<'a, '_> {
         let font = text.font.clone();
         let mut joined = String::new();
         let mut adjustment = 0.0;
+        let mut measured = Some((0.0, 0));
         for part in parts {
             match part {
-                Object::String(bytes, _) => joined.push_str(&self.decode(fonts, &font, bytes)),
+                Object::String(bytes, _) => {
+                    joined.push_str(&self.decode(fonts, &font, bytes));
+                    measured = measured
+                        .zip(self.measure(fonts, &font, bytes))
+                        .map(|((ems, codes), (more, more_codes))| (ems + more, codes + more_codes));
+                }
                 other => {
                     if let Some(thousandths) = number(other) {
                         adjustment += thousandths;
@@ -502,17 +539,36 @@ impl<'a> Interpreter<'a, '_> {
                 }
             }
         }
-        self.place(state, text, &joined, adjustment)
+        self.place(state, text, &joined, adjustment, measured)
+    }
+
+    /// A shown string's glyph advance in ems and its number of codes, from the font's widths;
+    /// `None` when the font states no widths.
+    fn measure(
+        &mut self,
+        fonts: &BTreeMap<Vec<u8>, &'a Dictionary>,
+        font: &[u8],
+        bytes: &[u8],
+    ) -> Option<(f64, usize)> {
+        let document = self.document;
+        self.widths
+            .entry(font.to_vec())
+            .or_insert_with(|| FontWidths::of(fonts.get(font)?, document))
+            .as_ref()
+            .map(|widths| widths.advance(bytes))
     }
 
     /// Places a shown string and advances the text matrix past it. `adjustment` is the TJ kerning
-    /// total in thousandths of an em (positive moves left). The text is counted in the budget.
+    /// total in thousandths of an em (positive moves left); `measured` the glyphs' advance in ems
+    /// and their number of codes, from the font's widths (else each character advances
+    /// [`CHAR_ADVANCE`]). The text is counted in the budget.
     fn place(
         &mut self,
         state: &GraphicsState,
         text: &mut TextState,
         shown: &str,
         adjustment: f64,
+        measured: Option<(f64, usize)>,
     ) -> Result<(), PdfReadError> {
         let size = text.size;
         let scale = text.horizontal_scale;
@@ -523,11 +579,19 @@ impl<'a> Interpreter<'a, '_> {
             .then_inner(&Transform::scale(size * scale, size));
         let characters = shown.chars().count() as f64;
         let spaces = shown.chars().filter(|c| *c == ' ').count() as f64;
-        let advance = (characters * CHAR_ADVANCE * size
-            + characters * text.char_spacing
-            + spaces * text.word_spacing
+        let (glyph_ems, codes) = measured
+            .map_or((characters * CHAR_ADVANCE, characters), |(ems, codes)| {
+                (ems, codes as f64)
+            });
+        let advance = (glyph_ems * size + codes * text.char_spacing + spaces * text.word_spacing
             - adjustment / 1000.0 * size)
             * scale;
+        // The run's width in its own frame's units (one em), for its box.
+        let run_width = if size * scale == 0.0 {
+            0.0
+        } else {
+            (advance / (size * scale)).max(0.0)
+        };
         text.matrix = text.matrix.then_inner(&Transform::translate(advance, 0.0));
         let cleaned: String = shown.chars().filter(|c| !c.is_control()).collect();
         if cleaned.trim().is_empty() || size == 0.0 {
@@ -555,19 +619,33 @@ impl<'a> Interpreter<'a, '_> {
                 }
                 previous.text.push_str(&cleaned);
                 previous.text = previous.text.trim().to_owned();
+                // The joined text's box reaches the end of this run.
+                let origin = previous.frame.apply([0.0, 0.0]);
+                let unit = previous.frame.apply([1.0, 0.0]);
+                let unit = (unit[0] - origin[0]).hypot(unit[1] - origin[1]);
+                let end = frame.apply([run_width, 0.0]);
+                let count = previous.text.chars().count();
+                if unit > 0.0 && count > 0 {
+                    previous.char_width =
+                        (end[0] - origin[0]).hypot(end[1] - origin[1]) / unit / count as f64;
+                }
                 previous.kind = text_kind(&previous.text);
                 return Ok(());
             }
         }
         let trimmed = cleaned.trim().to_owned();
         self.text_budget.take_item(&trimmed)?;
+        let char_width = match cleaned.chars().count() {
+            0 => CHAR_ADVANCE,
+            count => run_width / count as f64,
+        };
         self.scene.texts.push(PlacedText {
             kind: text_kind(&trimmed),
             text: trimmed,
             tag: None,
             frame,
             height: CAP_HEIGHT,
-            char_width: CHAR_ADVANCE,
+            char_width,
             line_pitch: 1.2,
             visible: true,
         });
