@@ -6,6 +6,7 @@
 mod basics;
 mod file_dialogs;
 mod packaging;
+mod results_order;
 mod score_calibration;
 mod search;
 mod sketch_history;

@@ -128,18 +128,13 @@ impl ResultsView {
         };
     }
 
-    /// Shows new results, keeping the chosen sort and layout. `total` is the service's TotalResults.
+    /// Shows the results of a new search, in the service's order (*Best match*: a sort chosen by
+    /// hand for the last list does not carry over), keeping the layout. `total` is the service's
+    /// TotalResults.
     pub fn set_results(&mut self, rows: Vec<ResultRow>, total: Option<i64>) {
         self.attribute_columns = attribute_names(&rows);
         self.key_attributes = key_attribute_names(&rows, CARD_ATTRIBUTES);
-        if let SortColumn::Attribute(name) = &self.sort.column
-            && !self
-                .attribute_columns
-                .iter()
-                .any(|column| column.eq_ignore_ascii_case(name))
-        {
-            self.sort = SortOrder::default();
-        }
+        self.sort = SortOrder::default();
         self.rows = rows;
         self.selected.clear();
         self.order = sorted_order(&self.rows, &self.sort);
@@ -423,6 +418,13 @@ impl ResultsView {
                 let mut sort = self.sort.clone();
                 sort.descending = !sort.descending;
                 self.set_sort(sort);
+            }
+            if self.sort != SortOrder::default() {
+                ui.colored_label(super::theme::warning_color(ui), "Sorted by hand")
+                    .on_hover_text("Not the order of the best match first.");
+                if ui.button("Best match first").clicked() {
+                    self.set_sort(SortOrder::default());
+                }
             }
             ui.separator();
             if ui.button("Export CSV…").clicked() {
