@@ -91,9 +91,21 @@ pub fn scene_of(drawing: &Drawing, budget: &mut TextBudget) -> Result<Scene, Dxf
     {
         reader.entity(entity, &Transform::IDENTITY, 0)?;
     }
-    let scene = reader.scene;
+    let mut scene = reader.scene;
     if scene.strokes.is_empty() && scene.fills.is_empty() && scene.texts.is_empty() {
         return Err(DxfReadError::Empty);
+    }
+    if paper_space {
+        // Model space shows through the layout's viewports: its texts are on the drawing too
+        // (ezdxf's `text_in_viewports.dxf` and `VP4.dxf` keep all their text there).
+        let mut model = SceneReader::new(drawing, reader.budget);
+        for entity in drawing
+            .entities()
+            .filter(|entity| !entity.common.is_in_paper_space)
+        {
+            model.entity(entity, &Transform::IDENTITY, 0)?;
+        }
+        scene.off_page_texts = model.scene.texts;
     }
     Ok(scene)
 }

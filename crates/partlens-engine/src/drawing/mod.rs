@@ -16,6 +16,8 @@
 //! INSERT), 4 tolerance / GD&T frame (TOLERANCE). PDF texts are 1 or 2 (a text that reads like a
 //! dimension).
 
+#[cfg(test)]
+mod corpus_tests;
 mod curves;
 mod dxf_scene;
 mod glyphs;
@@ -162,6 +164,10 @@ impl PagesRead {
         if !text.is_empty() {
             self.lines.push(text);
         }
+        for off_page in &scene.off_page_texts {
+            self.lines
+                .push(off_page.text.lines().collect::<Vec<_>>().join(" "));
+        }
         let number = i64::try_from(self.analysis.pmi_pages.len() + 1).unwrap_or(i64::MAX);
         self.analysis
             .pmi_pages
@@ -174,6 +180,7 @@ impl PagesRead {
             by.total_cmp(&ay).then(ax.total_cmp(&bx))
         });
         self.texts.extend(texts);
+        self.texts.extend(scene.off_page_texts.iter().cloned());
         Ok(())
     }
 

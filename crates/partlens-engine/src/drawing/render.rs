@@ -170,6 +170,7 @@ mod tests {
                 line_pitch: 8.0,
                 visible: true,
             }],
+            off_page_texts: Vec::new(),
         };
         let (min, max) = scene.extents().unwrap();
         let page = Page::fitting(min, max);
