@@ -1,21 +1,39 @@
 //! Meshing the B-rep shells of a checked STEP file with truck: every `CLOSED_SHELL` and
 //! `OPEN_SHELL` (in `#id` order, so the mesh is the same every time) becomes truck's compressed
-//! shell, its curves and surfaces are wrapped in the [`Budget`] and triangulated with
-//! `robust_triangulation` at a tolerance of [`TOLERANCE_OF_SIZE`] of the model's size, and the
-//! triangles are welded where faces meet, scaled to millimetres and gathered into one [`Mesh`].
+//! shell, and each of its faces is triangulated **on its own** with `robust_triangulation` at a
+//! tolerance of [`TOLERANCE_OF_SIZE`] of the model's size, under its own share of the [`Budget`]
+//! ([`FACE_TIME`]), on a mesher thread that can be given up on; the faces' triangles are welded
+//! where faces meet, scaled to millimetres and gathered into one [`Mesh`].
 //!
-//! A face truck cannot convert or trim is left out; a model of which no face is meshed is an
-//! error. Assembly placements are not applied by this truck release (each shell stays where its
-//! own coordinates put it).
+//! What made real files (FreeCAD's retaining rings, stepper motors, servo horns; a fifth of a
+//! public STEP collection) never finish, and what is done about it:
+//! - OpenCASCADE writes each edge on a curved face as a `SURFACE_CURVE` whose master
+//!   representation is a PCURVE; truck divided such edges along the 2D curve mapped through the
+//!   surface, which evaluates to NaN off the surface's domain, and its curve division halves a
+//!   piece until its middle is within the tolerance, up to 100 times: NaN never is, 2^100 pieces.
+//!   Edges are read by their exact 3D curve instead ([`with_curve_3d_as_master`]), and the budget
+//!   divides curves and spline surfaces itself, with a depth and grid limit and NaN taken as done
+//!   (`budget.rs`).
+//! - A face truck still cannot finish within [`FACE_TIME`] (a trimming test of a spline plate
+//!   with hundreds of holes) is left out, and after [`MAX_STUCK_FACES`] such faces the rest of the
+//!   model is too, so a model gives a picture with a face missing rather than none.
+//! - A face truck cannot convert or trim, whose corners are not numbers, or whose trimming failed
+//!   (its triangles reach far past the model's corners) is left out; a model of which no face is
+//!   meshed is an error. Assembly placements are not applied by this truck release (each shell
+//!   stays where its own coordinates put it).
 
+use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
-use std::sync::Arc;
+use std::sync::{Arc, mpsc};
+use std::time::Duration;
 
-use ruststep::ast::EntityInstance;
-use truck_meshalgo::prelude::{MeshedShape, OptimizingFilter, RobustMeshableShape};
+use ruststep::ast::{EntityInstance, Parameter, Record};
+use truck_meshalgo::prelude::{MeshedShape, OptimizingFilter, PolygonMesh, RobustMeshableShape};
 use truck_stepio::r#in::Table;
-use truck_stepio::r#in::alias::Point3;
-use truck_topology::compress::{CompressedEdge, CompressedFace, CompressedShell};
+use truck_stepio::r#in::alias::{Curve3D, Point3, Surface};
+use truck_topology::compress::{
+    CompressedEdge, CompressedEdgeIndex, CompressedFace, CompressedShell,
+};
 
 use super::budget::{Budget, Budgeted, Exceeded};
 use crate::builder::MeshBuilder;
@@ -39,7 +57,10 @@ pub fn mesh_shells<'a>(
     let mut table = Table::default();
     for instance in entities {
         // An instance truck cannot read stays out of its table; what depends on it is not meshed.
-        let _ = table.push_instance(instance);
+        let _ = match with_curve_3d_as_master(instance) {
+            Some(edited) => table.push_instance(&edited),
+            None => table.push_instance(instance),
+        };
     }
     let mut shell_ids: Vec<u64> = table.shell.keys().copied().collect();
     if shell_ids.is_empty() {
@@ -52,55 +73,54 @@ pub fn mesh_shells<'a>(
         .iter()
         .filter_map(|id| table.to_compressed_shell(table.shell.get(id)?).ok())
         .collect();
-    let tolerance = (diagonal(&shells) * TOLERANCE_OF_SIZE).max(SMALLEST_TOLERANCE);
+    let vertex_box = VertexBox::of(&shells);
+    let tolerance = (vertex_box.diagonal() * TOLERANCE_OF_SIZE).max(SMALLEST_TOLERANCE);
     let mut builder = MeshBuilder::default();
-    let mut faces = 0_usize;
-    let mut meshed_faces = 0_usize;
+    let mut faces = FaceCount::default();
+    let mut mesher = FaceMesher::start(tolerance)?;
     for shell in shells {
         if budget.exceeded().is_some() {
             break;
         }
-        let shell = CompressedShell {
-            vertices: shell.vertices,
-            edges: shell
-                .edges
-                .into_iter()
-                .map(|edge| CompressedEdge {
-                    vertices: edge.vertices,
-                    curve: Budgeted::new(edge.curve, budget),
-                })
-                .collect(),
-            faces: shell
-                .faces
-                .into_iter()
-                .map(|face| CompressedFace {
-                    boundaries: face.boundaries,
-                    orientation: face.orientation,
-                    surface: Budgeted::new(face.surface, budget),
-                })
-                .collect(),
-        };
-        // truck's own panics (unwraps on geometry it did not expect) end this model, not the
-        // process: the caller reports them.
-        let meshed =
-            std::panic::catch_unwind(AssertUnwindSafe(|| shell.robust_triangulation(tolerance)))
-                .map_err(|panic| GeometryError::ReaderFailed(panic_words(panic.as_ref())))?;
+        let mut polygons = PolygonMesh::default();
+        for face in &shell.faces {
+            faces.total += 1;
+            if budget.exceeded().is_some() || faces.stuck >= MAX_STUCK_FACES {
+                faces.left_out += 1;
+                continue;
+            }
+            let face_budget = Budget::part_of(budget, FACE_TIME);
+            match mesher.mesh(face_alone(&shell, face, &face_budget), &face_budget)? {
+                FaceMeshed::Polygons(face_polygons) if vertex_box.holds(&face_polygons) => {
+                    polygons.merge(face_polygons)
+                }
+                FaceMeshed::Polygons(_) => faces.left_out += 1,
+                FaceMeshed::LeftOut => faces.left_out += 1,
+                FaceMeshed::Panicked(words) => {
+                    faces.left_out += 1;
+                    faces.panic.get_or_insert(words);
+                }
+                FaceMeshed::Stuck => {
+                    faces.left_out += 1;
+                    faces.stuck += 1;
+                }
+            }
+        }
         if budget.exceeded().is_some() {
             break;
         }
-        faces += meshed.faces.len();
-        meshed_faces += meshed
-            .faces
-            .iter()
-            .filter(|face| face.surface.is_some())
-            .count();
         // Each face is meshed on its own: corners along a shared edge come out a hair apart and
         // are welded here (within truck's tolerance, on the mesh scaled to its box), so the
         // surface is closed where the solid is.
-        let mut polygons = meshed.to_polygon();
-        polygons
-            .put_together_same_attrs(WELD_TOLERANCE)
-            .remove_degenerate_faces();
+        // truck's welding panics on geometry it did not expect; the faces unwelded then.
+        let unwelded = polygons.clone();
+        let polygons = std::panic::catch_unwind(AssertUnwindSafe(move || {
+            polygons
+                .put_together_same_attrs(WELD_TOLERANCE)
+                .remove_degenerate_faces();
+            polygons
+        }))
+        .unwrap_or(unwelded);
         let positions = polygons.positions();
         for polygon in polygons.face_iter() {
             let corners: Vec<[f32; 3]> = polygon
@@ -126,32 +146,289 @@ pub fn mesh_shells<'a>(
         None => {}
     }
     if builder.triangle_count() == 0 {
+        if let Some(words) = faces.panic {
+            return Err(GeometryError::ReaderFailed(words));
+        }
         return Err(GeometryError::Unsupported(format!(
-            "truck could mesh none of the model's {faces} faces"
+            "truck could mesh none of the model's {} faces",
+            faces.total
         )));
     }
-    tracing::debug!(faces, meshed_faces, tolerance, "STEP shells meshed");
+    tracing::debug!(
+        faces = faces.total,
+        left_out = faces.left_out,
+        stuck = faces.stuck,
+        tolerance,
+        "STEP shells meshed"
+    );
     Ok(builder.finish())
 }
 
-/// The diagonal of the box around every vertex of the shells (1 when there is none).
-fn diagonal<C, S>(shells: &[CompressedShell<Point3, C, S>]) -> f64 {
-    let mut low = [f64::INFINITY; 3];
-    let mut high = [f64::NEG_INFINITY; 3];
-    for point in shells.iter().flat_map(|shell| &shell.vertices) {
-        for (k, value) in [point.x, point.y, point.z].into_iter().enumerate() {
-            low[k] = low[k].min(value);
-            high[k] = high[k].max(value);
+/// How long one face may take to mesh before it is left out of the model. A face of an ordinary
+/// part meshes in milliseconds; the faces truck cannot finish (trimming curves it searches for
+/// without end, found in FreeCAD's retaining rings, servo horns and stepper motors) never do, and
+/// without this one of them took the whole model's time.
+pub const FACE_TIME: Duration = Duration::from_secs(2);
+/// How long a face whose time is up may take to come back with the coarsest answers before its
+/// thread is given up on (it is stuck where the budget is never asked).
+const STUCK_GRACE: Duration = Duration::from_millis(500);
+/// Faces given up on, after which the rest of the model is left out: each one leaves a thread
+/// running until the reader's process ends.
+pub const MAX_STUCK_FACES: usize = 3;
+
+/// The faces of a model: how many, how many were left out and why.
+#[derive(Default)]
+struct FaceCount {
+    total: usize,
+    left_out: usize,
+    stuck: usize,
+    panic: Option<String>,
+}
+
+type StepCurve = Budgeted<Curve3D>;
+type StepSurface = Budgeted<Surface>;
+/// One face with the edges and corners it is bounded by, its geometry under its own budget.
+type FaceAlone = CompressedShell<Point3, StepCurve, StepSurface>;
+
+/// The shell of one face of `shell`: the edges its boundaries name (numbered anew) and their
+/// corners. `None` when a boundary names an edge or corner the shell does not have.
+fn face_alone(
+    shell: &CompressedShell<Point3, Curve3D, Surface>,
+    face: &CompressedFace<Surface>,
+    budget: &Arc<Budget>,
+) -> Option<FaceAlone> {
+    let mut edge_numbers: HashMap<usize, usize> = HashMap::new();
+    let mut vertex_numbers: HashMap<usize, usize> = HashMap::new();
+    let mut vertices = Vec::new();
+    let mut edges = Vec::new();
+    let mut boundaries = Vec::with_capacity(face.boundaries.len());
+    for wire in &face.boundaries {
+        let mut new_wire = Vec::with_capacity(wire.len());
+        for edge_index in wire {
+            let number = match edge_numbers.get(&edge_index.index) {
+                Some(number) => *number,
+                None => {
+                    let edge = shell.edges.get(edge_index.index)?;
+                    let mut corner = |old: usize| -> Option<usize> {
+                        if let Some(number) = vertex_numbers.get(&old) {
+                            return Some(*number);
+                        }
+                        vertices.push(*shell.vertices.get(old)?);
+                        vertex_numbers.insert(old, vertices.len() - 1);
+                        Some(vertices.len() - 1)
+                    };
+                    let ends = (corner(edge.vertices.0)?, corner(edge.vertices.1)?);
+                    edges.push(CompressedEdge {
+                        vertices: ends,
+                        curve: Budgeted::new(edge.curve.clone(), budget),
+                    });
+                    edge_numbers.insert(edge_index.index, edges.len() - 1);
+                    edges.len() - 1
+                }
+            };
+            new_wire.push(CompressedEdgeIndex {
+                index: number,
+                orientation: edge_index.orientation,
+            });
+        }
+        boundaries.push(new_wire);
+    }
+    Some(CompressedShell {
+        vertices,
+        edges,
+        faces: vec![CompressedFace {
+            boundaries,
+            orientation: face.orientation,
+            surface: Budgeted::new(face.surface.clone(), budget),
+        }],
+    })
+}
+
+/// How meshing one face ended.
+enum FaceMeshed {
+    /// Its triangles (and its boundary's polylines).
+    Polygons(PolygonMesh),
+    /// truck could not trim or convert it, or its time ran out and it came back coarse.
+    LeftOut,
+    /// truck panicked on it (the words of the panic).
+    Panicked(String),
+    /// Its time ran out and it did not come back: its thread was given up on.
+    Stuck,
+}
+
+/// A thread that meshes faces one at a time, so that one face that never finishes can be given
+/// up on (truck cannot be interrupted; its thread is left to run until the process ends) while
+/// the rest of the model is meshed on a new one.
+struct FaceMesher {
+    tolerance: f64,
+    faces: mpsc::Sender<FaceAlone>,
+    meshed: mpsc::Receiver<Result<Option<PolygonMesh>, String>>,
+}
+
+impl FaceMesher {
+    fn start(tolerance: f64) -> Result<Self, GeometryError> {
+        let (faces, face_inbox) = mpsc::channel::<FaceAlone>();
+        let (meshed_out, meshed) = mpsc::channel();
+        std::thread::Builder::new()
+            .name("step-face-mesher".to_owned())
+            .spawn(move || {
+                for face in face_inbox {
+                    // truck's own panics (unwraps on geometry it did not expect) leave the face
+                    // out, not the model.
+                    let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                        let meshed = face.robust_triangulation(tolerance);
+                        let any = meshed.faces.iter().any(|face| face.surface.is_some());
+                        any.then(|| meshed.to_polygon())
+                    }))
+                    .map_err(|panic| panic_words(panic.as_ref()));
+                    if meshed_out.send(outcome).is_err() {
+                        return;
+                    }
+                }
+            })
+            .map_err(|error| {
+                GeometryError::ReaderFailed(format!("could not start the STEP mesher: {error}"))
+            })?;
+        Ok(Self {
+            tolerance,
+            faces,
+            meshed,
+        })
+    }
+
+    /// Meshes `face` within `budget`; a face that is not there (a boundary naming a missing
+    /// edge) is left out.
+    fn mesh(
+        &mut self,
+        face: Option<FaceAlone>,
+        budget: &Budget,
+    ) -> Result<FaceMeshed, GeometryError> {
+        let Some(face) = face else {
+            return Ok(FaceMeshed::LeftOut);
+        };
+        if self.faces.send(face).is_err() {
+            *self = Self::start(self.tolerance)?;
+            return Ok(FaceMeshed::LeftOut);
+        }
+        let outcome = match self.meshed.recv_timeout(budget.time_left()) {
+            Ok(outcome) => outcome,
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                *self = Self::start(self.tolerance)?;
+                return Ok(FaceMeshed::LeftOut);
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                budget.end();
+                if self.meshed.recv_timeout(STUCK_GRACE).is_ok() {
+                    // Back with the coarsest answers: a face that is not worth drawing.
+                    return Ok(FaceMeshed::LeftOut);
+                }
+                *self = Self::start(self.tolerance)?;
+                return Ok(FaceMeshed::Stuck);
+            }
+        };
+        if budget.exceeded().is_some() {
+            // Finished, but on the coarse answers given after the face's time ran out.
+            return Ok(FaceMeshed::LeftOut);
+        }
+        Ok(match outcome {
+            // A face with a corner that is not a number (a surface evaluated outside its
+            // domain) is not drawn.
+            Ok(Some(polygons)) if all_finite(&polygons) => FaceMeshed::Polygons(polygons),
+            Ok(Some(_)) => FaceMeshed::LeftOut,
+            Ok(None) => FaceMeshed::LeftOut,
+            Err(words) => FaceMeshed::Panicked(words),
+        })
+    }
+}
+
+fn all_finite(polygons: &PolygonMesh) -> bool {
+    polygons
+        .positions()
+        .iter()
+        .all(|point| point.x.is_finite() && point.y.is_finite() && point.z.is_finite())
+}
+
+/// A `SURFACE_CURVE` or `SEAM_CURVE` whose master representation is one of its PCURVEs, made to
+/// name its 3D curve as the master instead (`None` for any other instance).
+///
+/// OpenCASCADE (FreeCAD, build123d, …) writes every edge on a curved face this way, and truck
+/// then divides the edge along the 2D trimming curve mapped through the surface, which on such
+/// files evaluates to NaN where the 2D curve leaves the surface's domain: the faces bounded by
+/// those edges could not be meshed (a retaining ring lost 2 to 7 of its 14–16 faces). The 3D curve
+/// is in the same record, exact, and is what every other CAD system names as the master.
+fn with_curve_3d_as_master(instance: &EntityInstance) -> Option<EntityInstance> {
+    let EntityInstance::Simple { id, record } = instance else {
+        return None;
+    };
+    if !matches!(record.name.as_str(), "SURFACE_CURVE" | "SEAM_CURVE") {
+        return None;
+    }
+    let Parameter::List(parameters) = &record.parameter else {
+        return None;
+    };
+    let master = parameters.get(3)?;
+    if !matches!(master, Parameter::Enumeration(value) if value.starts_with("PCURVE")) {
+        return None;
+    }
+    let mut parameters = parameters.clone();
+    parameters[3] = Parameter::Enumeration("CURVE_3D".to_owned());
+    Some(EntityInstance::Simple {
+        id: *id,
+        record: Record {
+            name: record.name.clone(),
+            parameter: Parameter::List(parameters),
+        },
+    })
+}
+
+/// How far past the box of a model's corners a face may reach, in diagonals of that box.
+const FACE_BULGE: f64 = 10.0;
+
+/// The box around every vertex (corner) of the shells.
+struct VertexBox {
+    low: [f64; 3],
+    high: [f64; 3],
+}
+
+impl VertexBox {
+    fn of<C, S>(shells: &[CompressedShell<Point3, C, S>]) -> Self {
+        let mut low = [f64::INFINITY; 3];
+        let mut high = [f64::NEG_INFINITY; 3];
+        for point in shells.iter().flat_map(|shell| &shell.vertices) {
+            for (k, value) in [point.x, point.y, point.z].into_iter().enumerate() {
+                low[k] = low[k].min(value);
+                high[k] = high[k].max(value);
+            }
+        }
+        Self { low, high }
+    }
+
+    /// The box's diagonal (1 when there is no vertex).
+    fn diagonal(&self) -> f64 {
+        let diagonal = (0..3)
+            .map(|k| (self.high[k] - self.low[k]).powi(2))
+            .sum::<f64>()
+            .sqrt();
+        if diagonal.is_finite() && diagonal > 0.0 {
+            diagonal
+        } else {
+            1.0
         }
     }
-    let diagonal = (0..3)
-        .map(|k| (high[k] - low[k]).powi(2))
-        .sum::<f64>()
-        .sqrt();
-    if diagonal.is_finite() && diagonal > 0.0 {
-        diagonal
-    } else {
-        1.0
+
+    /// True when every corner of `polygons` is within the box grown by [`FACE_BULGE`] times its
+    /// diagonal on every side. A face may bulge far past the corners (a cylinder bounded by two
+    /// circles has its corners on one line; a spring washer has all of its corners at its cut);
+    /// a face whose trimming failed is meshed over its whole surface, which in a Voron build
+    /// plate's file was 400 times the plate's size.
+    fn holds(&self, polygons: &PolygonMesh) -> bool {
+        let margin = FACE_BULGE * self.diagonal();
+        polygons.positions().iter().all(|point| {
+            [point.x, point.y, point.z]
+                .into_iter()
+                .enumerate()
+                .all(|(k, value)| value >= self.low[k] - margin && value <= self.high[k] + margin)
+        })
     }
 }
 
