@@ -51,9 +51,12 @@ fn indexed_at_text(indexed_at: &str) -> String {
     }
 }
 
-/// "850 KB", "36.7 MB".
+/// "35 B", "850 KB", "36.7 MB".
 pub fn size_text(bytes: u64) -> String {
     const KB: f64 = 1000.0;
+    if bytes < 1000 {
+        return format!("{bytes} B");
+    }
     let bytes = bytes as f64;
     if bytes < KB * KB {
         format!("{:.0} KB", (bytes / KB).max(1.0))
@@ -272,7 +275,9 @@ mod tests {
 
     #[test]
     fn sizes_and_times_read_in_words() {
-        assert_eq!(size_text(200), "1 KB");
+        assert_eq!(size_text(35), "35 B");
+        assert_eq!(size_text(999), "999 B");
+        assert_eq!(size_text(1000), "1 KB");
         assert_eq!(size_text(850_000), "850 KB");
         assert_eq!(size_text(38_493_333), "38.5 MB");
         assert!(indexed_at_text("2026-11-22T05:54:30.630Z").starts_with("indexed at "));

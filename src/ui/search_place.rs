@@ -217,11 +217,15 @@ impl SearchPlace {
                     );
                 }
             }
-            Event::SearchFailed { id, message } => {
+            Event::SearchFailed {
+                id,
+                message,
+                transient,
+            } => {
                 if self.running_search == Some(id) {
                     self.running_search = None;
                     self.bar.fail(message.clone());
-                    self.results.set_failed(message);
+                    self.results.set_failed(message, transient);
                 }
             }
             Event::SearchInputsGone { id, uids } => {
@@ -478,7 +482,7 @@ impl SearchPlace {
             commands.backend(Command::CancelSearch(id));
             let message = "The search was cancelled.";
             self.bar.fail(message);
-            self.results.set_failed(message);
+            self.results.set_failed(message, true);
         }
     }
 

@@ -21,6 +21,28 @@ pub struct StagedFile {
     pub folder: String,
     /// The name of its stored path (company database).
     pub name: String,
+    /// A picture's width and height in pixels when either side is under [`MIN_SEARCHABLE_SIDE`].
+    pub too_small: Option<(u32, u32)>,
+}
+
+/// The shortest side, in pixels, of a picture worth searching by. The engine describes a picture
+/// at 128 × 128 px (`partlens_engine`'s normalised side) whatever its size, and has no minimum of its
+/// own; a picture under a quarter of that is blown up more than four times and its outline is mostly
+/// blur, so it hardly finds anything and is hardly found.
+pub const MIN_SEARCHABLE_SIDE: u32 = 32;
+
+/// The size of the picture at `path` when it is too small to search by (its header only is read;
+/// `None` for other files and for pictures that cannot be read, which the service explains).
+fn too_small_picture(path: &Path) -> Option<(u32, u32)> {
+    let extension = path.extension()?.to_str()?.to_ascii_lowercase();
+    if !matches!(
+        extension.as_str(),
+        "png" | "jpg" | "jpeg" | "bmp" | "tif" | "tiff" | "webp" | "gif"
+    ) {
+        return None;
+    }
+    let (width, height) = image::image_dimensions(path).ok()?;
+    (width.min(height) < MIN_SEARCHABLE_SIDE).then_some((width, height))
 }
 
 impl StagedFile {
@@ -37,7 +59,13 @@ impl StagedFile {
             .map(|folder| folder.to_string_lossy().into_owned())
             .filter(|folder| !folder.is_empty())
             .unwrap_or_else(|| FALLBACK_FOLDER.to_owned());
-        Self { path, folder, name }
+        let too_small = too_small_picture(&path);
+        Self {
+            path,
+            folder,
+            name,
+            too_small,
+        }
     }
 
     fn display_name(&self) -> String {
@@ -293,6 +321,19 @@ impl UploadView {
                     ui.end_row();
                 }
             });
+        for file in &self.files {
+            if let Some((width, height)) = file.too_small {
+                ui.colored_label(
+                    super::theme::warning_color(ui),
+                    format!(
+                        "{} is {width} × {height} px: a picture under {MIN_SEARCHABLE_SIDE} px on a \
+                         side is too small to search by, and searches will hardly find it. Use a \
+                         larger picture of the part.",
+                        file.display_name()
+                    ),
+                );
+            }
+        }
         if let Some(index) = remove {
             self.files.remove(index);
         }

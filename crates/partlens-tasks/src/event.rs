@@ -117,6 +117,9 @@ pub enum Event {
         id: u64,
         /// What happened.
         message: String,
+        /// True when trying again later may succeed (network, 5xx, a timeout); false for a view
+        /// the service cannot read.
+        transient: bool,
     },
     /// The search history changed (or was read at start): every entry, newest first.
     HistoryChanged(SearchHistory),

@@ -54,6 +54,9 @@ pub enum ResultsStatus {
     Failed {
         /// What went wrong.
         message: String,
+        /// True when the same search may succeed when tried again (network, 5xx, timeout,
+        /// cancelled); false for a view the service cannot read.
+        retry: bool,
     },
     /// Results are in (possibly none).
     Ready,
@@ -120,11 +123,13 @@ impl ResultsView {
         };
     }
 
-    /// Shows the error state; the rows are dropped.
-    pub fn set_failed(&mut self, message: impl Into<String>) {
+    /// Shows the error state; the rows are dropped. `retry` offers *Try again* (a transient
+    /// failure); otherwise another view is asked for.
+    pub fn set_failed(&mut self, message: impl Into<String>, retry: bool) {
         self.clear_rows();
         self.status = ResultsStatus::Failed {
             message: message.into(),
+            retry,
         };
     }
 
@@ -323,11 +328,16 @@ impl ResultsView {
                     }
                 });
             }
-            ResultsStatus::Failed { message } => {
+            ResultsStatus::Failed { message, retry } => {
                 state_message_ui(ui, "The search failed.", &message, None);
                 ui.vertical_centered(|ui| {
-                    if ui.button("Try again").clicked() {
-                        intents.push(ResultsIntent::RetrySearch);
+                    if retry {
+                        if ui.button("Try again").clicked() {
+                            intents.push(ResultsIntent::RetrySearch);
+                        }
+                    } else if ui.button("Add views…").clicked() {
+                        // The same file would fail again: ask for another.
+                        commands.backend(Command::PickViews);
                     }
                 });
             }
@@ -546,7 +556,7 @@ fn more_like_this_button_ui(ui: &mut egui::Ui, row: &ResultRow, intents: &mut Ve
 /// The score with its band, coloured by the band (grid and table).
 fn score_label_ui(ui: &mut egui::Ui, row: &ResultRow) {
     let Some(band) = row.band() else {
-        ui.weak("no score");
+        ui.add(egui::Label::new(egui::RichText::new("no score").weak()).selectable(false));
         return;
     };
     let color = match band {
@@ -555,7 +565,8 @@ fn score_label_ui(ui: &mut egui::Ui, row: &ResultRow) {
         ScoreBand::Similar => ui.visuals().text_color(),
         ScoreBand::Weak => ui.visuals().weak_text_color(),
     };
-    ui.label(egui::RichText::new(row.score_text()).color(color));
+    // Not selectable: a click on the score opens the result like the rest of its row or card.
+    ui.add(egui::Label::new(egui::RichText::new(row.score_text()).color(color)).selectable(false));
 }
 
 /// Paints a result's thumbnail fitted into `rect` (grid and table), or a placeholder that says why
@@ -710,7 +721,16 @@ mod tests {
         );
 
         harness.state_mut().view.set_failed(
+            "View 1 (empty.png) could not be indexed: the picture is empty; try another file.",
+            false,
+        );
+        harness.run();
+        assert!(harness.query_by_label("Try again").is_none());
+        harness.get_by_label("Add views…");
+
+        harness.state_mut().view.set_failed(
             "Could not reach the service: connection refused. Check the address in Settings.",
+            true,
         );
         harness.run();
         harness.get_by_label_contains("connection refused");

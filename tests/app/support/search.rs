@@ -50,7 +50,7 @@ pub fn wait_for_search(harness: &mut Harness<'_, App>) {
     step_until(harness, "the search to finish", |harness| {
         !harness.state().search().is_searching()
     });
-    if let ResultsStatus::Failed { message } = harness.state().search().results().status() {
+    if let ResultsStatus::Failed { message, .. } = harness.state().search().results().status() {
         panic!("the search failed: {message}");
     }
     assert_eq!(

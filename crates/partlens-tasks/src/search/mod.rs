@@ -29,7 +29,9 @@ use partlens_api::ApiError;
 pub fn search_failure_message(error: &FileSearchError) -> String {
     match error {
         FileSearchError::Cancelled => "The search was cancelled.".to_owned(),
-        FileSearchError::IndexingFailed { .. } | FileSearchError::IndexingTimedOut { .. } => {
+        FileSearchError::IndexingFailed { .. }
+        | FileSearchError::IndexingRefused { .. }
+        | FileSearchError::IndexingTimedOut { .. } => {
             format!("{}.", capitalised(clause(&error.to_string())))
         }
         FileSearchError::Api(api) => explain(api, Attempt::Search),
@@ -54,7 +56,7 @@ impl Backend {
         let Some((client, generation, cancel)) = self.client_or_park(&command) else {
             return;
         };
-        let policy = self.lock().poll_policy.clone();
+        let policy = self.lock().poll_policy.for_search();
         self.running_searches().insert(id, cancel.clone());
         let backend = self.clone();
         self.spawn(async move {
@@ -93,6 +95,7 @@ impl Backend {
                     backend.emit(Event::SearchFailed {
                         id,
                         message: search_failure_message(&error),
+                        transient: error.is_transient(),
                     });
                 }
             }
@@ -181,6 +184,20 @@ mod tests {
             "{indexing}"
         );
         assert!(indexing.ends_with("try another file."), "{indexing}");
+        let refused = FileSearchError::IndexingRefused {
+            view: 0,
+            name: "empty.png".into(),
+            reason: "the picture could not be decoded".into(),
+        };
+        assert_eq!(
+            search_failure_message(&refused),
+            "View 1 (empty.png) could not be indexed: the picture could not be decoded; try \
+             another file."
+        );
+        assert!(!refused.is_transient());
+        assert!(
+            FileSearchError::Api(ApiError::Network("connection refused".into())).is_transient()
+        );
         assert_eq!(
             search_failure_message(&FileSearchError::Cancelled),
             "The search was cancelled."

@@ -87,6 +87,16 @@ pub enum FileSearchError {
         /// The terminal state's name.
         state: &'static str,
     },
+    /// A view could not be indexed, and the service said why (422 with `X-Failure-Reason`).
+    #[error("view {} ({name}) could not be indexed: {reason}; try another file", view + 1)]
+    IndexingRefused {
+        /// Index of the view.
+        view: usize,
+        /// Its file name.
+        name: String,
+        /// The service's reason, in its words.
+        reason: String,
+    },
     /// A view was still being indexed when the deadline passed.
     #[error("view {} ({name}) was still being indexed after {}s; try again later", view + 1, waited.as_secs())]
     IndexingTimedOut {
@@ -100,6 +110,37 @@ pub enum FileSearchError {
     /// The caller cancelled.
     #[error("the search was cancelled")]
     Cancelled,
+}
+
+impl FileSearchError {
+    /// True when running the same search again later may succeed: network trouble, a 5xx, a view
+    /// still being indexed. A view the service could not read fails again.
+    pub fn is_transient(&self) -> bool {
+        match self {
+            Self::Api(error) => error.is_transient(),
+            Self::IndexingTimedOut { .. } => true,
+            Self::IndexingFailed { .. } | Self::IndexingRefused { .. } | Self::Cancelled => false,
+        }
+    }
+
+    /// The error for view `view` (`name`) that ended indexing in `state` (failed or unknown): with
+    /// the service's reason when it gave one.
+    fn indexing_failed(view: usize, name: String, state: &FileStatus) -> Self {
+        match state {
+            FileStatus::Failed {
+                reason: Some(reason),
+            } if !reason.trim().is_empty() => Self::IndexingRefused {
+                view,
+                name,
+                reason: reason.trim().trim_end_matches('.').to_owned(),
+            },
+            _ => Self::IndexingFailed {
+                view,
+                name,
+                state: state.name(),
+            },
+        }
+    }
 }
 
 /// True when the views can go up in one `PUT /api/Search` under these options.
@@ -144,11 +185,11 @@ pub async fn run_file_search(
         for (view, uid) in input_uids.iter().skip(new_inputs).enumerate() {
             let state = client.file_status(uid).await?;
             if matches!(state, FileStatus::Failed { .. } | FileStatus::Unknown) {
-                return Err(FileSearchError::IndexingFailed {
+                return Err(FileSearchError::indexing_failed(
                     view,
-                    name: views[view].file_name(),
-                    state: state.name(),
-                });
+                    views[view].file_name(),
+                    &state,
+                ));
             }
         }
         return Ok(FileSearchOutcome {
@@ -189,11 +230,11 @@ pub async fn run_file_search(
             match waited {
                 WaitOutcome::Finished(FileStatus::Completed { .. }) => {}
                 WaitOutcome::Finished(state) => {
-                    return Err(FileSearchError::IndexingFailed {
+                    return Err(FileSearchError::indexing_failed(
                         view,
-                        name: source.file_name(),
-                        state: state.name(),
-                    });
+                        source.file_name(),
+                        &state,
+                    ));
                 }
                 WaitOutcome::TimedOut { waited } => {
                     return Err(FileSearchError::IndexingTimedOut {
