@@ -606,8 +606,17 @@ fn values_ui(
         changed = true;
         // The refusal stays up while the value is typed on, so it is read; adding the value or
         // emptying the field takes it down.
-        if row.new_value.contains(VALUE_DELIMITER) {
+        if let Some(pipe_at) = row.new_value.chars().position(|c| c == VALUE_DELIMITER) {
             row.new_value.retain(|c| c != VALUE_DELIMITER);
+            // The cursor goes back to where the `|` was, so what is typed next lands there and the
+            // rest of the value stays as it was.
+            if let Some(mut state) = egui::text_edit::TextEditState::load(ui.ctx(), response.id) {
+                let cursor = egui::text::CCursor::new(pipe_at);
+                state
+                    .cursor
+                    .set_char_range(Some(egui::text::CCursorRange::one(cursor)));
+                state.store(ui.ctx(), response.id);
+            }
             *refusal = Some((index, PIPE_REFUSED.to_owned()));
         } else if row.new_value.is_empty() && refusal.as_ref().is_some_and(|(row, _)| *row == index)
         {
@@ -825,6 +834,26 @@ mod tests {
                 .to_attributes()
                 .is_ok()
         );
+    }
+
+    #[test]
+    fn a_pipe_typed_inside_a_value_leaves_the_rest_of_it_as_it_was() {
+        let mut harness = harness(editor_with(&["region=EU"]));
+        harness.run();
+        harness.get_by_label("Values").focus();
+        harness.run();
+        harness.get_by_label("Values").type_text("stel");
+        harness.run();
+        // The cursor between "ste" and "l", then a `|` and the missing "e".
+        harness.key_press(egui::Key::ArrowLeft);
+        harness.run();
+        harness.get_by_label("Values").type_text("|");
+        harness.run();
+        harness.get_by_label("Values").type_text("e");
+        harness.run();
+        harness.get_by_label(PIPE_REFUSED);
+        let row = &harness.state().view.draft().unwrap().rows[0];
+        assert_eq!(row.new_value, "steel");
     }
 
     #[test]

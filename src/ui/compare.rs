@@ -425,11 +425,7 @@ impl CompareView {
                         ui.label(&line.label);
                     }
                     for value in &line.values {
-                        let text = if value.is_empty() {
-                            "—"
-                        } else {
-                            value.as_str()
-                        };
+                        let text = shown_value(value);
                         if line.differs {
                             ui.label(egui::RichText::new(text).color(marked));
                         } else {
@@ -535,6 +531,19 @@ pub fn comparison_rows(rows: &[ResultRow]) -> Vec<ComparisonRow> {
         table.push(line(&name, values));
     }
     table
+}
+
+/// A value as the page shows it: several values as "a, b" like the rest of the app (the CSV keeps
+/// the wire's `a|b`), a dash where a result has none.
+fn shown_value(value: &str) -> String {
+    if value.trim().is_empty() {
+        return "—".to_owned();
+    }
+    value
+        .split('|')
+        .map(str::trim)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// A value as compared: trimmed, case ignored.
@@ -672,6 +681,13 @@ mod tests {
         assert_eq!(csv.lines().next(), Some("field,Bracket,Bracket B,differs"));
         assert!(csv.contains("region,EU|US,EU|US,no"), "{csv}");
         assert!(csv.contains("weight(kg),1.2,1.5,yes"), "{csv}");
+    }
+
+    #[test]
+    fn several_values_read_as_a_list_on_the_page() {
+        assert_eq!(shown_value("EU|US"), "EU, US");
+        assert_eq!(shown_value("steel"), "steel");
+        assert_eq!(shown_value(" "), "—");
     }
 
     #[test]

@@ -101,8 +101,10 @@ impl ResultsView {
                             table_row.col(|ui| {
                                 compare_checkbox_ui(ui, row, selected);
                             });
+                            // The cells' text is not selectable, so that a click anywhere on the row
+                            // but its checkbox and button opens the detail.
                             table_row.col(|ui| {
-                                ui.label(row.rank.to_string());
+                                ui.add(egui::Label::new(row.rank.to_string()).selectable(false));
                             });
                             table_row.col(|ui| {
                                 let (rect, _) = ui.allocate_exact_size(
@@ -112,14 +114,18 @@ impl ResultsView {
                                 thumbnail_ui(ui, rect, row, textures, commands);
                             });
                             table_row.col(|ui| {
-                                ui.add(egui::Label::new(&row.name).truncate());
+                                ui.add(egui::Label::new(&row.name).truncate().selectable(false));
                             });
                             table_row.col(|ui| {
                                 score_label_ui(ui, row);
                             });
                             for name in &columns {
                                 table_row.col(|ui| {
-                                    ui.add(egui::Label::new(row.attribute_text(name)).truncate());
+                                    ui.add(
+                                        egui::Label::new(row.attribute_text(name))
+                                            .truncate()
+                                            .selectable(false),
+                                    );
                                 });
                             }
                             table_row.col(|ui| {
@@ -218,5 +224,21 @@ mod tests {
                 .intents
                 .contains(&ResultsIntent::OpenDetail(uid(3)))
         );
+    }
+
+    #[test]
+    fn a_click_on_a_rows_name_rank_score_or_attribute_opens_its_detail() {
+        let mut harness = sample_harness(ResultsLayout::Table);
+        // Pointer clicks on the cells' text, not the row's accessible action.
+        for (cell, expected) in [("Cover", 3), ("angle plate", 2), ("12.5", 1)] {
+            harness.state_mut().intents.clear();
+            harness.get_by_label(cell).click();
+            harness.run();
+            assert_eq!(
+                harness.state().intents,
+                [ResultsIntent::OpenDetail(uid(expected))],
+                "a click on {cell}"
+            );
+        }
     }
 }
