@@ -7,9 +7,8 @@
 //!
 //! The time limit is `PARTLENS_REALWORLD_TIME_LIMIT` seconds (default 60, the service's). Without
 //! the corpus the test says so and passes, except under CI (`CI` set), where the corpus must be
-//! there. It runs by default in a build with `occt` (the package's configuration; CI's occt step);
-//! without it, on request (`--ignored`), because the pure-Rust reader's files over the time limit
-//! cost a minute each.
+//! there. It runs in the default build (the pure-Rust readers; `cargo test --workspace`) and in a
+//! build with `occt` (the package's configuration; CI's occt step), each held to its own list.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -67,11 +66,6 @@ fn time_limit() -> Duration {
 }
 
 #[test]
-#[cfg_attr(
-    not(feature = "occt"),
-    ignore = "without occt, a fifth of the STEP files run to the 60 s limit: about 12 min; CI runs \
-              it with --features partlens/occt (run it here with --ignored)"
-)]
 fn every_real_world_file_is_read_or_refused_with_a_reason() {
     let Some(files) = corpus_files() else {
         assert!(
