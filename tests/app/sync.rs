@@ -142,6 +142,16 @@ fn the_settings_preview_maps_the_csv_and_the_run_shows_in_the_jobs_panel() {
     harness.get_by_label(&folder.display().to_string());
     harness.check_accessibility();
 
+    // Back in Settings, the preview is of the folder as it is now: every file synced, none new.
+    harness
+        .get_by_role_and_label(Role::Button, "Settings")
+        .click();
+    harness.step();
+    step_until_label_contains(
+        &mut harness,
+        "6 part files: 0 new, 6 synced before (sent again only if their content changed)",
+    );
+
     // The files are in the local workspace with the mapped attributes, and without region.
     let stored = stored_files(&data.join("workspace"), "library");
     assert_eq!(stored.len(), FOLDER_FILES.len(), "{stored:?}");

@@ -151,6 +151,10 @@ impl LibrarySync {
     }
 
     fn take_run(&mut self, run: SyncRun) {
+        // A run that ended changed what the folder's preview says (new files are now known).
+        if !run.phase.is_active() {
+            self.preview_wanted = true;
+        }
         match self.runs.iter_mut().find(|known| known.key == run.key) {
             Some(known) => *known = run,
             None => self.runs.insert(0, run),

@@ -8,8 +8,17 @@ use egui::Vec2;
 /// Radians the view turns per point dragged.
 const ORBIT_RADIANS_PER_POINT: f32 = 0.01;
 
-/// The closest and farthest zoom, relative to the fitted view.
-const ZOOM_LIMITS: (f32, f32) = (1.0 / 200.0, 20.0);
+/// The closest and farthest zoom, relative to the fitted view: at the closest a twentieth of the
+/// fitted view fills the viewport (closer, a part's surface fills it and the view seems to be
+/// inside the part).
+const ZOOM_LIMITS: (f32, f32) = (1.0 / 20.0, 20.0);
+
+/// Zoom per point scrolled (as an exponent).
+const ZOOM_PER_SCROLLED_POINT: f32 = 0.004;
+
+/// The most one frame's scrolling zooms: a fifth of the distance, however far a wheel or a flung
+/// touchpad scrolls in one frame.
+const MAX_SCROLL_ZOOM: f32 = 1.2;
 
 /// How much room a fitted view leaves around the model.
 const FIT_MARGIN: f32 = 1.08;
@@ -178,6 +187,13 @@ impl Camera {
         );
     }
 
+    /// Zooms by one frame's scrolling (`scrolled_points` up: closer), by at most a fifth of the
+    /// distance, never closer than the closest zoom.
+    pub fn zoom_by_scroll(&mut self, scrolled_points: f32) {
+        let factor = (scrolled_points * ZOOM_PER_SCROLLED_POINT).exp();
+        self.zoom(factor.clamp(1.0 / MAX_SCROLL_ZOOM, MAX_SCROLL_ZOOM));
+    }
+
     /// The camera's directions in model coordinates.
     pub fn basis(&self) -> CameraBasis {
         let (sin_yaw, cos_yaw) = self.yaw.sin_cos();
@@ -277,5 +293,25 @@ mod tests {
         assert!(camera.half_height >= camera.fitted_half_height * ZOOM_LIMITS.0 * 0.999);
         camera.zoom(f32::NAN);
         assert!(camera.half_height.is_finite());
+    }
+
+    #[test]
+    fn scrolling_zooms_by_a_fraction_and_never_into_the_part() {
+        let bounds = [[-1.0, -1.0, -1.0], [1.0, 1.0, 1.0]];
+        let mut camera = Camera::fitted(bounds, StandardView::Front, 2.0);
+        let fitted = camera.half_height;
+        // One wheel notch flung hard (thousands of points in a frame) zooms a fifth, not all the way.
+        camera.zoom_by_scroll(5000.0);
+        assert!((camera.half_height - fitted / MAX_SCROLL_ZOOM).abs() < 1e-5);
+        camera.zoom_by_scroll(-5000.0);
+        assert!((camera.half_height - fitted).abs() < 1e-5);
+        // A small scroll zooms a little.
+        camera.zoom_by_scroll(10.0);
+        assert!(camera.half_height < fitted && camera.half_height > fitted / MAX_SCROLL_ZOOM);
+        // However long the scrolling, the view stays a twentieth of the fitted one or larger.
+        for _ in 0..1000 {
+            camera.zoom_by_scroll(5000.0);
+        }
+        assert!((camera.half_height - fitted / 20.0).abs() < 1e-5);
     }
 }

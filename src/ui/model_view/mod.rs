@@ -166,7 +166,7 @@ impl ModelView {
             if response.hovered() {
                 let scroll = ui.input(|input| input.smooth_scroll_delta.y);
                 if scroll != 0.0 {
-                    camera.zoom((scroll * 0.004).exp());
+                    camera.zoom_by_scroll(scroll);
                 }
             }
         }
