@@ -103,6 +103,8 @@ pub struct DetailView {
     model: Option<DetailModel>,
     /// Files on this computer known to hold the content of the file shown.
     model_hints: Vec<PathBuf>,
+    /// How the file matched the search it was opened from: its raw score, kind and chance.
+    match_note: Option<String>,
 }
 
 impl Default for DetailView {
@@ -114,6 +116,7 @@ impl Default for DetailView {
             delete: DeleteState::Idle,
             model: None,
             model_hints: Vec::new(),
+            match_note: None,
         }
     }
 }
@@ -131,6 +134,12 @@ impl DetailView {
             status: LoadState::Loading(uid),
             ..Self::default()
         };
+    }
+
+    /// How the file shown matched the search it was opened from (the raw score, which the result
+    /// list replaces by the chance of being the same part).
+    pub fn set_match_note(&mut self, note: Option<String>) {
+        self.match_note = note;
     }
 
     /// Files on this computer that hold the content of the file being shown (the query bar's views
@@ -264,6 +273,9 @@ impl DetailView {
     ) {
         let uid = record.file_uid();
         ui.heading(record.title());
+        if let Some(note) = &self.match_note {
+            ui.label(egui::RichText::new(note).weak());
+        }
         if self.delete == DeleteState::Deleted {
             ui.label("The file was deleted. Its record is shown as it was.");
         }

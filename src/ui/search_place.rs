@@ -503,6 +503,22 @@ impl SearchPlace {
 
     fn open_detail(&mut self, uid: FileUid, commands: &mut CommandQueue) {
         self.detail.set_loading(uid.clone());
+        let canonical = uid.canonical();
+        let note = self
+            .results
+            .rows()
+            .iter()
+            .find(|row| row.uid.canonical() == canonical)
+            .and_then(|row| {
+                let (score, chance) = (row.score?, row.same_part_chance()?);
+                Some(format!(
+                    "Raw score {score:.3} ({}): a {:.0} % chance of being the same part.",
+                    // The bundled font has no arrow.
+                    row.query_kind.name().replace(" → ", " to "),
+                    chance * 100.0
+                ))
+            });
+        self.detail.set_match_note(note);
         self.detail.set_model_hints(self.known_paths(&uid));
         self.page = SearchPage::Detail;
         commands.backend(Command::LoadRecord(uid));

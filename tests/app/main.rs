@@ -9,6 +9,7 @@ mod file_dialogs;
 mod packaging;
 mod results_order;
 mod score_calibration;
+mod score_scale;
 mod search;
 mod sketch_history;
 mod support;

@@ -58,6 +58,42 @@ impl QueryKind {
         }
     }
 
+    /// The chance that a result of this kind with raw `score` is the same part, from the measured
+    /// thresholds: at "similar" at least half of the measured results were the same part, at "very
+    /// similar" at least 9 in 10, so those are the anchors (50 % and 90 %); the chance rises in
+    /// straight lines between them, from 5 % at as far below "similar" as twice the gap between
+    /// the two thresholds (and 0 at a score of 0) up to 99 % at a score of 1. One scale for every
+    /// kind: a picture → model result at 0.84 and a picture → picture one at 0.84 get the chances
+    /// their kinds' measurements give them, and the list is ordered by it.
+    pub fn same_part_chance(self, score: f64) -> f64 {
+        let thresholds = self.thresholds();
+        let gap = (thresholds.very_similar - thresholds.similar).max(0.01);
+        let unlikely = (thresholds.similar - 2.0 * gap).max(0.01);
+        let anchors = [
+            (0.0, 0.0),
+            (unlikely, CHANCE_UNLIKELY),
+            (thresholds.similar, CHANCE_AT_SIMILAR),
+            (thresholds.very_similar, CHANCE_AT_VERY_SIMILAR),
+            (1.0, CHANCE_AT_ONE),
+        ];
+        let score = if score.is_finite() {
+            score.clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        anchors
+            .windows(2)
+            .find(|pair| score <= pair[1].0)
+            .map_or(CHANCE_AT_ONE, |pair| {
+                let ((x0, y0), (x1, y1)) = (pair[0], pair[1]);
+                if x1 <= x0 {
+                    y1
+                } else {
+                    y0 + (y1 - y0) * (score - x0) / (x1 - x0)
+                }
+            })
+    }
+
     /// The thresholds of this kind's labels.
     pub fn thresholds(self) -> Thresholds {
         CALIBRATION
@@ -66,6 +102,19 @@ impl QueryKind {
             .map_or_else(strictest, |calibration| calibration.thresholds)
     }
 }
+
+/// The chance of being the same part at the "similar" threshold (the rule that chose it: at least
+/// half of the measured results at or above it were the same part).
+pub const CHANCE_AT_SIMILAR: f64 = 0.5;
+
+/// The chance at the "very similar" threshold (at least 9 in 10 were the same part).
+pub const CHANCE_AT_VERY_SIMILAR: f64 = 0.9;
+
+/// The chance far below "similar" (twice the gap between the thresholds under it).
+const CHANCE_UNLIKELY: f64 = 0.05;
+
+/// The chance at a raw score of 1 (never certain: two parts can look the same).
+const CHANCE_AT_ONE: f64 = 0.99;
 
 /// The lowest scores of the labels of one kind.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -200,5 +249,33 @@ mod tests {
             assert!(mixed.very_similar >= calibration.thresholds.very_similar);
             assert!(mixed.similar >= calibration.thresholds.similar);
         }
+    }
+}
+
+#[cfg(test)]
+mod chance_tests {
+    use super::*;
+
+    #[test]
+    fn the_chance_is_half_at_similar_nine_in_ten_at_very_similar_and_rises_with_the_score() {
+        for calibration in CALIBRATION {
+            let kind = calibration.kind;
+            let thresholds = calibration.thresholds;
+            assert!((kind.same_part_chance(thresholds.similar) - 0.5).abs() < 1e-9);
+            assert!((kind.same_part_chance(thresholds.very_similar) - 0.9).abs() < 1e-9);
+            let chances: Vec<f64> = (0..=100)
+                .map(|step| kind.same_part_chance(f64::from(step) / 100.0))
+                .collect();
+            assert!(
+                chances.windows(2).all(|pair| pair[0] <= pair[1]),
+                "{kind:?}"
+            );
+            assert_eq!(kind.same_part_chance(f64::NAN), 0.0);
+        }
+        // The issue's example: a flange photo's STL at 0.791 is less likely the same part than its
+        // picture at 0.787, and a gear photo's own model at 0.776 is not "weak" next to a picture.
+        let model = QueryKind::PictureToModel.same_part_chance(0.791);
+        let picture = QueryKind::PictureToPicture.same_part_chance(0.787);
+        assert!(model < picture, "{model} {picture}");
     }
 }

@@ -155,9 +155,10 @@ mod tests {
     #[test]
     fn cards_show_score_band_and_key_attributes() {
         let harness = sample_harness(ResultsLayout::Grid);
-        harness.get_by_label("0.990 · identical");
-        harness.get_by_label("0.930 · very similar");
-        harness.get_by_label("0.420 · weak match");
+        // Mixed kind (a search by text): the strictest thresholds' chances.
+        harness.get_by_label_contains("% · identical");
+        harness.get_by_label_contains("% · very similar");
+        harness.get_by_label_contains("% · weak match");
         harness.get_by_label("material: aluminium");
         harness.get_by_label("weight(kg): 12.5");
         harness.get_by_label("3 results");

@@ -99,10 +99,20 @@ impl ResultRow {
         self.score.map(|score| ScoreBand::of(score, thresholds))
     }
 
-    /// "0.953 · very similar", or an empty string without a score.
+    /// The calibrated chance (0–1) that this result is the same part as the query, if there is a
+    /// score: one scale for every kind of search ([`QueryKind::same_part_chance`]).
+    pub fn same_part_chance(&self) -> Option<f64> {
+        self.score
+            .map(|score| self.query_kind.same_part_chance(score))
+    }
+
+    /// "92 % · very similar" (the chance of being the same part and its label), or an empty string
+    /// without a score. The raw score is in the detail and the CSV.
     pub fn score_text(&self) -> String {
-        match (self.score, self.band()) {
-            (Some(score), Some(band)) => format!("{score:.3} · {}", band.label()),
+        match (self.same_part_chance(), self.band()) {
+            (Some(chance), Some(band)) => {
+                format!("{:.0} % · {}", chance * 100.0, band.label())
+            }
             _ => String::new(),
         }
     }
@@ -129,13 +139,28 @@ impl ResultRow {
 
 /// The rows of a search result, in the service's order; `query` is the kind of the search's views
 /// (`None` for a search by text and attributes only).
+///
+/// With scores, the best match is the most likely to be the same part: the rows are ranked by their
+/// calibrated chance ([`ResultRow::same_part_chance`]), ties (and rows without a score) kept in the
+/// service's order, because each kind's raw scores live in ranges of their own.
 pub fn rows_from_result(result: &SearchResult, query: Option<ViewKind>) -> Vec<ResultRow> {
-    result
+    let mut rows: Vec<ResultRow> = result
         .results
         .iter()
         .enumerate()
         .map(|(index, item)| ResultRow::from_item(index + 1, item, query))
-        .collect()
+        .collect();
+    if query.is_some() {
+        // Stable: equal chances keep the service's order.
+        rows.sort_by(|a, b| {
+            let chance = |row: &ResultRow| row.same_part_chance().unwrap_or(-1.0);
+            chance(b).total_cmp(&chance(a))
+        });
+        for (index, row) in rows.iter_mut().enumerate() {
+            row.rank = index + 1;
+        }
+    }
+    rows
 }
 
 /// What the rows are sorted by.
@@ -156,7 +181,7 @@ impl SortColumn {
     pub fn label(&self) -> String {
         match self {
             Self::Rank => "Best match".to_owned(),
-            Self::Score => "Score".to_owned(),
+            Self::Score => "Same part".to_owned(),
             Self::Name => "Name".to_owned(),
             Self::Attribute(name) => name.clone(),
         }
@@ -209,7 +234,7 @@ pub fn sorted_order(rows: &[ResultRow], sort: &SortOrder) -> Vec<usize> {
         let (a, b) = (&rows[i], &rows[j]);
         let by_column = match &sort.column {
             SortColumn::Rank => directed(a.rank.cmp(&b.rank)),
-            SortColumn::Score => match (a.score, b.score) {
+            SortColumn::Score => match (a.same_part_chance(), b.same_part_chance()) {
                 (Some(x), Some(y)) => directed(x.total_cmp(&y)),
                 (Some(_), None) => Ordering::Less,
                 (None, Some(_)) => Ordering::Greater,

@@ -74,7 +74,7 @@ impl ResultsView {
                         header.col(|ui| {
                             sort_header_ui(
                                 ui,
-                                "Score",
+                                "Same part",
                                 &SortColumn::Score,
                                 &sort,
                                 &mut clicked_column,
