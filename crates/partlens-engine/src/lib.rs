@@ -183,7 +183,7 @@ pub fn analyze_with(
         extension: extension.clone(),
         reason: error.to_string(),
     };
-    Ok(Analysis {
+    let mut analysis = Analysis {
         views: vec![match pipeline {
             Pipeline::Current => ViewDescriptor::of_image(&image),
             Pipeline::Legacy => ViewDescriptor::of_image_legacy(&image),
@@ -196,7 +196,10 @@ pub fn analyze_with(
             format!("height_px={}", image.height()),
         ],
         pmi_pages: Vec::new(),
-    })
+    };
+    // A picture that is a drawing (a scan) is read as one; a photo is left as it is.
+    drawing::read_raster_drawing(&extension, &image, &mut analysis, limits)?;
+    Ok(analysis)
 }
 
 #[cfg(test)]

@@ -460,10 +460,14 @@ impl Indexer {
 }
 
 /// True for the formats read in a worker process: models and drawings (their readers are large,
-/// partly native, and can loop or allocate without bound on hostile or merely difficult files).
+/// partly native, and can loop or allocate without bound on hostile or merely difficult files),
+/// and pictures in a build that reads raster drawings by OCR (the OCR program then runs as the
+/// worker's child, under its limits).
 fn read_in_worker(extension: &str) -> bool {
     partlens_geometry::is_model_extension(extension)
         || partlens_engine::drawing::is_drawing_extension(extension)
+        || (partlens_engine::drawing::READS_RASTER_TEXT
+            && partlens_engine::is_image_extension(extension))
 }
 
 /// A worker that gave no answer, as the engine's refusal the record keeps: a limit is "over a

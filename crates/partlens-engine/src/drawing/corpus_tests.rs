@@ -95,3 +95,87 @@ fn model_space_texts_behind_a_paper_space_layout_are_read() {
         );
     }
 }
+
+/// A corpus PDF's page 1 rendered by the engine at `dpi`, turned by `degrees` and sprinkled with
+/// noise, as a scanner would give it: PNG bytes.
+fn scanned(relative: &str, dpi: f64, degrees: f32) -> Option<Vec<u8>> {
+    use rand::{RngExt, SeedableRng};
+    let bytes = corpus_file(relative)?;
+    let mut budget = crate::TextBudget::new(&ExtractionLimits::default());
+    let pages = super::pdf_scene::read_pages(&bytes, &mut budget).unwrap();
+    let first = &pages[0];
+    let page = super::page::Page::sheet_up_to(first.min, first.max, dpi / 72.0, 8_000);
+    let rendered =
+        image::DynamicImage::ImageRgb8(super::render::render(&first.scene, &page)).to_luma8();
+    let mut turned = imageproc::geometric_transformations::rotate_about_center(
+        &rendered,
+        degrees.to_radians(),
+        imageproc::geometric_transformations::Interpolation::Bilinear,
+        imageproc::geometric_transformations::Border::Constant(image::Luma([255])),
+    );
+    let mut noise = rand::rngs::StdRng::seed_from_u64(24);
+    for pixel in turned.pixels_mut() {
+        let jitter: i16 = noise.random_range(-25..=25);
+        pixel.0[0] = (i16::from(pixel.0[0]) + jitter).clamp(0, 255) as u8;
+    }
+    let mut png = Vec::new();
+    turned
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .unwrap();
+    Some(png)
+}
+
+#[test]
+fn a_scanned_drawing_is_a_drawing_and_a_photo_is_not() {
+    let Some(png) = scanned(
+        "pdf/trident__VRN-BP-VT-250-R0_-_VORON_Trident_Build_Plate_250mm.pdf",
+        100.0,
+        1.0,
+    ) else {
+        return;
+    };
+    let picture = image::load_from_memory(&png).unwrap();
+    assert!(super::raster::looks_like_a_drawing(&picture));
+    let analysis = crate::analyze(".png", &png).unwrap();
+    if super::READS_RASTER_TEXT {
+        assert!(!analysis.pmi_pages.is_empty());
+    } else {
+        // Without OCR the record says the text was not read.
+        assert!(
+            analysis
+                .extracted_attributes
+                .iter()
+                .any(|attribute| attribute.starts_with("drawing_text=not read")),
+            "{:?}",
+            analysis.extracted_attributes
+        );
+        assert!(analysis.pmi_pages.is_empty());
+    }
+}
+
+#[cfg(feature = "ocr")]
+#[test]
+fn a_scanned_drawing_gives_its_part_number_by_ocr() {
+    let Some(png) = scanned(
+        "pdf/trident__VRN-BP-VT-250-R0_-_VORON_Trident_Build_Plate_250mm.pdf",
+        200.0,
+        1.0,
+    ) else {
+        return;
+    };
+    if let Some(out) = std::env::var_os("PARTLENS_SCAN_OUT") {
+        std::fs::write(out, &png).unwrap();
+    }
+    let analysis = crate::analyze(".png", &png).unwrap();
+    assert!(
+        analysis
+            .extracted_attributes
+            .iter()
+            .any(|attribute| attribute == "part_number=VRN-BP-VT-250"),
+        "{:?}\n{}",
+        analysis.extracted_attributes,
+        analysis.text
+    );
+    let texts = item_texts(&analysis);
+    assert!(texts.iter().any(|text| text.contains("254.0")), "{texts:?}");
+}

@@ -21,10 +21,13 @@ mod corpus_tests;
 mod curves;
 mod dxf_scene;
 mod glyphs;
+#[cfg(feature = "ocr")]
+mod ocr;
 mod page;
 mod pdf_scene;
 mod pdf_widths;
 mod pmi;
+pub mod raster;
 mod render;
 mod scene;
 mod text_clean;
@@ -66,6 +69,90 @@ impl PmiItemKind {
             Self::Tolerance => 4,
         }
     }
+}
+
+/// True when this build reads the text of raster drawings (scans, image-only pages) by OCR: the
+/// `ocr` feature. Without it a raster drawing is searched by how it looks and its record says that
+/// its text was not read.
+pub const READS_RASTER_TEXT: bool = cfg!(feature = "ocr");
+
+/// The attribute a picture that is a drawing gets when its text is not read, and why.
+pub const TEXT_NOT_READ_ATTRIBUTE: &str = "drawing_text";
+
+/// Adds to a picture's analysis what it says when it is a drawing (see `raster.rs`): with OCR its
+/// words as PMI items (one a line, boxes in the large image's pixels), its text and title-block
+/// attributes; without OCR, or when OCR fails, the attribute `drawing_text=not read: …`. A photo
+/// of a part is left as it is and never given to OCR.
+pub fn read_raster_drawing(
+    extension: &str,
+    image: &DynamicImage,
+    analysis: &mut Analysis,
+    limits: &ExtractionLimits,
+) -> Result<(), EngineError> {
+    if !raster::looks_like_a_drawing(image) {
+        return Ok(());
+    }
+    let not_read = |reason: &str| {
+        format!(
+            "{TEXT_NOT_READ_ATTRIBUTE}={}",
+            title_block::sanitise_value(&format!("not read: {reason}"))
+        )
+    };
+    if !READS_RASTER_TEXT {
+        analysis
+            .extracted_attributes
+            .push(not_read("this build of partlens has no OCR"));
+        return Ok(());
+    }
+    read_raster_text(extension, image, analysis, limits).unwrap_or_else(|reason| {
+        analysis.extracted_attributes.push(not_read(&reason));
+        Ok(())
+    })
+}
+
+#[cfg(not(feature = "ocr"))]
+fn read_raster_text(
+    _extension: &str,
+    _image: &DynamicImage,
+    _analysis: &mut Analysis,
+    _limits: &ExtractionLimits,
+) -> Result<Result<(), EngineError>, String> {
+    Err("this build of partlens has no OCR".to_owned())
+}
+
+/// OCR of a raster drawing: `Err` with the reason when the page could not be read, `Ok(Err)` when
+/// what it says is over a limit.
+#[cfg(feature = "ocr")]
+fn read_raster_text(
+    extension: &str,
+    image: &DynamicImage,
+    analysis: &mut Analysis,
+    limits: &ExtractionLimits,
+) -> Result<Result<(), EngineError>, String> {
+    let page = raster::clean_page(image);
+    let words = ocr::read_words(&page)?;
+    let (width, height) = (image.width(), image.height());
+    let scale = (f64::from(super::LARGE_IMAGE_SIZE) / f64::from(width.max(height))).min(1.0);
+    let large = [
+        ((f64::from(width) * scale).round() as u32).max(1),
+        ((f64::from(height) * scale).round() as u32).max(1),
+    ];
+    let pmi_page = raster::pmi_page_of_words(&words, [page.width(), page.height()], large);
+    let mut budget = TextBudget::new(limits);
+    for item in &pmi_page.items {
+        if let Err(super::OverLimit(reason)) = budget.take_item(&item.text) {
+            return Ok(Err(over_limit(extension, reason)));
+        }
+    }
+    analysis.text = pmi::unstructured_text(&pmi_page.items);
+    analysis
+        .extracted_attributes
+        .extend(title_block::attributes_of_items(
+            &pmi_page.items,
+            pmi_page.image_size,
+        ));
+    analysis.pmi_pages = vec![pmi_page];
+    Ok(Ok(()))
 }
 
 /// True when files with this extension are read as drawings.
@@ -146,6 +233,10 @@ struct PagesRead {
     analysis: Analysis,
     texts: Vec<scene::PlacedText>,
     lines: Vec<String>,
+    /// Title-block cells found on the pages: attribute name and value.
+    cells: Vec<(&'static str, String)>,
+    /// The identifier in page 1's title block, the part number when no label names one.
+    identifier: Option<String>,
 }
 
 impl PagesRead {
@@ -159,7 +250,20 @@ impl PagesRead {
             self.analysis.large_png =
                 Some(images::large_png(&picture).map_err(|error| error.to_string())?);
         }
-        let items = pmi::page_items(scene, page);
+        let mut items = pmi::page_items(scene, page);
+        // Title-block cells are typed as such (a PDF's texts carry no kind: they were notes).
+        for (name, value, label, value_index) in title_block::title_block_items(&items) {
+            for index in [label, value_index] {
+                items[index].type_id = PmiItemKind::TitleBlockAttribute.type_id();
+            }
+            self.cells.push((name, value));
+        }
+        if self.analysis.pmi_pages.is_empty() {
+            self.identifier = title_block::identifier_in_title_block(
+                &items,
+                [i64::from(page.width), i64::from(page.height)],
+            );
+        }
         let text = pmi::unstructured_text(&items);
         if !text.is_empty() {
             self.lines.push(text);
@@ -186,7 +290,17 @@ impl PagesRead {
 
     fn finish(mut self) -> Analysis {
         let texts: Vec<&scene::PlacedText> = self.texts.iter().collect();
-        self.analysis.extracted_attributes = title_block::extracted_attributes(&texts);
+        let mut attributes = title_block::extracted_attributes(&texts, &self.cells);
+        let numbered = attributes.iter().any(|attribute| {
+            attribute.starts_with("part_number=") || attribute.starts_with("drawing_number=")
+        });
+        if let (false, Some(identifier)) = (numbered, self.identifier.take()) {
+            attributes.push(format!(
+                "part_number={}",
+                title_block::sanitise_value(&identifier)
+            ));
+        }
+        self.analysis.extracted_attributes = attributes;
         self.analysis.text = self.lines.join("\n");
         self.analysis
     }

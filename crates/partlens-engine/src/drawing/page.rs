@@ -58,9 +58,15 @@ impl Page {
     /// A sheet of paper (a PDF page's media box, `min` to `max` in points) at `pixels_per_unit`, with
     /// no margin.
     pub fn sheet(min: Point2, max: Point2, pixels_per_unit: f64) -> Self {
+        Self::sheet_up_to(min, max, pixels_per_unit, LARGE_IMAGE_SIZE)
+    }
+
+    /// A sheet like [`Page::sheet`] whose sides may reach `max_side` pixels: a print of the page at
+    /// a scanner's resolution (the scanned-drawing tests).
+    pub fn sheet_up_to(min: Point2, max: Point2, pixels_per_unit: f64, max_side: u32) -> Self {
         let side = |extent: f64| {
             let pixels = (extent.max(0.0) * pixels_per_unit).round();
-            (pixels.clamp(f64::from(MIN_SIDE_PX), f64::from(LARGE_IMAGE_SIZE))) as u32
+            (pixels.clamp(f64::from(MIN_SIDE_PX), f64::from(max_side.max(MIN_SIDE_PX)))) as u32
         };
         Self {
             width: side(max[0] - min[0]),

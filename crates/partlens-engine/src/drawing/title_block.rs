@@ -1,7 +1,12 @@
 //! Attributes a drawing states about its part: title-block ATTRIBs by their tag (`PART_NO` →
-//! `part_number`) and texts of the form `LABEL: value` (`MATERIAL: S235JR` → `material=S235JR`).
+//! `part_number`), texts of the form `LABEL: value` (`MATERIAL: S235JR` → `material=S235JR`), and
+//! title-block cells: a label item (`DWG NO`, `Teil-Nr.`, `Benennung`, `Werkstoff`, `SCALE:` … in
+//! English, German and French, [`label_attribute`]) whose value is the nearest item to its right
+//! on its row or just below it, as title blocks put them (`title_block_items`).
 //! Values are sanitised for the wire: `|` and `,` separate values and attributes there, so they
 //! become `/` and `;`. A name found twice keeps each distinct value (`|`-joined, the multi-value form).
+
+use partlens_api::PmiItem;
 
 use super::PmiItemKind;
 use super::scene::PlacedText;
@@ -38,11 +43,196 @@ pub fn attribute_name(label: &str) -> Option<String> {
         "drawn" | "drawn_by" | "author" => "drawn_by",
         "date" => "date",
         "finish" | "surface_finish" => "finish",
-        "weight" | "mass" => "weight",
+        "weight" | "mass" => "mass",
         "" => return None,
         other => other,
     };
     Some(known.to_owned())
+}
+
+/// The attribute a title-block label word stands for (English, German, French; case, a trailing
+/// colon or full stop and spacing ignored): `PART NO` / `Teil-Nr.` → `part_number`, `DWG NO` /
+/// `FILE NO` / `Zeichnungsnummer` → `drawing_number`, `TITLE` / `Benennung` → `title`, `MATERIAL` /
+/// `Werkstoff` → `material`, `REV` → `revision`, `SCALE` / `Maßstab` → `scale`, `MASS` / `Gewicht` →
+/// `mass`, `DRAWN` / `DWN` / `Gezeichnet` → `drawn_by`, `DATE` / `Datum` → `date`.
+pub fn label_attribute(text: &str) -> Option<&'static str> {
+    let key: String = text
+        .trim()
+        .trim_end_matches([':', '.', ' '])
+        .chars()
+        .filter(|c| !matches!(c, ' ' | '.' | '-' | '_' | '/' | ':'))
+        .flat_map(char::to_uppercase)
+        .collect();
+    let name = match key.as_str() {
+        "PARTNO" | "PARTNUMBER" | "PARTNR" | "PN" | "TEILNR" | "TEILENR" | "TEILNUMMER"
+        | "TEILENUMMER" | "ARTIKELNR" | "ARTIKELNUMMER" | "SACHNUMMER" | "SACHNR" | "RÉFÉRENCE"
+        | "REFERENCE" | "NUMÉRODEPIÈCE" => "part_number",
+        "DWGNO" | "DWGNR" | "DRAWINGNO" | "DRAWINGNUMBER" | "DRAWINGNR" | "FILENO"
+        | "ZEICHNUNGSNR" | "ZEICHNUNGSNUMMER" | "ZNR" | "NUMÉRODEPLAN" => "drawing_number",
+        "TITLE" | "DRAWINGTITLE" | "DESCRIPTION" | "PARTNAME" | "BENENNUNG" | "BEZEICHNUNG"
+        | "TITRE" | "DÉSIGNATION" | "DESIGNATION" => "title",
+        "MATERIAL" | "MATL" | "WERKSTOFF" | "MATÉRIAU" | "MATIÈRE" => "material",
+        "REV" | "REVISION" | "REVNO" | "INDEX" | "ÄNDERUNGSINDEX" | "IND" | "RÉVISION" => {
+            "revision"
+        }
+        "SCALE" | "MASSSTAB" | "MAẞSTAB" | "MASTAB" | "ÉCHELLE" | "ECHELLE" => "scale",
+        "MASS" | "WEIGHT" | "GEWICHT" | "MASSE" | "POIDS" => "mass",
+        "DRAWN" | "DRAWNBY" | "DWN" | "DRN" | "GEZEICHNET" | "GEZ" | "BEARBEITET" | "BEARB"
+        | "DESSINÉPAR" | "DESSINÉ" => "drawn_by",
+        "DATE" | "DATUM" => "date",
+        "SHEET" | "PGNO" | "BLATT" | "FEUILLE" => "sheet",
+        _ => return None,
+    };
+    Some(name)
+}
+
+/// Title-block cells among a page's items: for each label item ([`label_attribute`]) the item
+/// that holds its value — the nearest one starting to its right on its row (its middle between
+/// half a label height above the label and one below; within 12 label heights), else the nearest one just below it (within 3 label heights, overlapping it
+/// horizontally). Returns `(attribute name, value, label index, value index)`.
+pub fn title_block_items(items: &[PmiItem]) -> Vec<(&'static str, String, usize, usize)> {
+    let labels: Vec<(usize, &'static str)> = items
+        .iter()
+        .enumerate()
+        .filter_map(|(index, item)| Some((index, label_attribute(&item.text)?)))
+        .collect();
+    let mut found = Vec::new();
+    for &(label_index, name) in &labels {
+        let [left, top, right, bottom] = items[label_index].box_in_page;
+        let height = (bottom - top).max(1);
+        let candidates = items.iter().enumerate().filter(|(index, item)| {
+            *index != label_index
+                && !labels.iter().any(|(label, _)| label == index)
+                && !sanitise_value(&item.text).is_empty()
+        });
+        // The nearest item to the right on the row, unless that is the next cell's label.
+        let beside = items
+            .iter()
+            .enumerate()
+            .filter(|(index, item)| *index != label_index && !sanitise_value(&item.text).is_empty())
+            .filter(|(_, item)| {
+                let [l, t, _, b] = item.box_in_page;
+                let middle = (t + b) / 2;
+                l >= right - height / 2
+                    && l - right <= 12 * height
+                    && middle >= top - height / 2
+                    && middle <= bottom + height
+            })
+            .min_by_key(|(_, item)| item.box_in_page[0] - right)
+            .filter(|(index, _)| !labels.iter().any(|(label, _)| label == index));
+        let below = || {
+            candidates
+                .clone()
+                .filter(|(_, item)| {
+                    let [l, t, r, _] = item.box_in_page;
+                    t >= bottom - height / 2
+                        && t - bottom <= 3 * height
+                        && r >= left
+                        && l <= right + 8 * height
+                })
+                .min_by_key(|(_, item)| (item.box_in_page[1], (item.box_in_page[0] - left).abs()))
+        };
+        if let Some((value_index, item)) = beside.or_else(below) {
+            found.push((name, sanitise_value(&item.text), label_index, value_index));
+        }
+    }
+    found
+}
+
+/// The attributes a page's items state as title-block cells or `LABEL: value` items, in the
+/// wire's `name=value` form (a name found twice keeps each distinct value, `|`-joined). A drawing
+/// number stands for the part number when no part number is stated (drawings are most often
+/// numbered by the part they draw); with neither, the title block's identifier
+/// ([`identifier_in_title_block`]). Used for pages read by OCR.
+#[cfg(any(feature = "ocr", test))]
+pub fn attributes_of_items(items: &[PmiItem], page_size: [i64; 2]) -> Vec<String> {
+    let mut found = Attributes::default();
+    for (name, value, _, _) in title_block_items(items) {
+        found.add(name.to_owned(), value);
+    }
+    for item in items {
+        if let Some((name, value)) = labelled_value(&item.text) {
+            found.add(name, value);
+        }
+    }
+    if !found.has_part_number()
+        && let Some(identifier) = identifier_in_title_block(items, page_size)
+    {
+        found.add("part_number".to_owned(), identifier);
+    }
+    found.into_wire()
+}
+
+/// A part number read from where title blocks are when no label names one (a label too small for
+/// OCR, a block without labels): in the bottom-right of the page (right of 55 % of its width,
+/// below 70 % of its height), the word that looks like an identifier — letters and digits joined
+/// by `-` or `_` (`VRN-BP-VT-250`, `PL-1003`; not `250x250` or a date) — nearest the corner.
+pub fn identifier_in_title_block(items: &[PmiItem], page_size: [i64; 2]) -> Option<String> {
+    let [width, height] = page_size;
+    items
+        .iter()
+        .filter(|item| {
+            let [l, t, r, b] = item.box_in_page;
+            (l + r) / 2 * 100 >= width * 55 && (t + b) / 2 * 100 >= height * 70
+        })
+        .flat_map(|item| {
+            item.text
+                .split_whitespace()
+                .map(move |word| (word.trim_matches(|c: char| !c.is_alphanumeric()), item))
+        })
+        .filter(|(word, _)| {
+            (5..=40).contains(&word.chars().count())
+                && word.chars().any(|c| c.is_ascii_digit())
+                && word.chars().any(char::is_alphabetic)
+                && word.contains(['-', '_'])
+                && word
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        })
+        .max_by_key(|(_, item)| item.box_in_page[2] + item.box_in_page[3])
+        .map(|(word, _)| word.to_owned())
+}
+
+/// Attributes collected in the order found, each with its distinct values.
+#[derive(Default)]
+pub struct Attributes(Vec<(String, Vec<String>)>);
+
+impl Attributes {
+    /// Adds a value (an empty one is ignored, a repeated one kept once).
+    pub fn add(&mut self, name: String, value: String) {
+        if value.is_empty() {
+            return;
+        }
+        match self.0.iter_mut().find(|(known, _)| *known == name) {
+            Some((_, values)) if !values.contains(&value) => values.push(value),
+            Some(_) => {}
+            None => self.0.push((name, vec![value])),
+        }
+    }
+
+    /// True when a part number or a drawing number was found.
+    #[cfg(any(feature = "ocr", test))]
+    pub fn has_part_number(&self) -> bool {
+        self.0
+            .iter()
+            .any(|(name, _)| name == "part_number" || name == "drawing_number")
+    }
+
+    /// `name=value|value` strings; `part_number` from `drawing_number` when only that is stated.
+    pub fn into_wire(mut self) -> Vec<String> {
+        let has =
+            |attributes: &Self, name: &str| attributes.0.iter().any(|(known, _)| known == name);
+        if !has(&self, "part_number")
+            && let Some((_, values)) = self.0.iter().find(|(known, _)| known == "drawing_number")
+        {
+            let values = values.clone();
+            self.0.push(("part_number".to_owned(), values));
+        }
+        self.0
+            .into_iter()
+            .map(|(name, values)| format!("{name}={}", values.join("|")))
+            .collect()
+    }
 }
 
 /// A value made safe for the wire's `name=value,name=value|value` forms.
@@ -60,19 +250,14 @@ pub fn sanitise_value(value: &str) -> String {
     replaced.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// The `name=value` attributes stated in the texts (already in reading order).
-pub fn extracted_attributes(texts: &[&PlacedText]) -> Vec<String> {
-    let mut found: Vec<(String, Vec<String>)> = Vec::new();
-    let mut add = |name: String, value: String| {
-        if value.is_empty() {
-            return;
-        }
-        match found.iter_mut().find(|(known, _)| *known == name) {
-            Some((_, values)) if !values.contains(&value) => values.push(value),
-            Some(_) => {}
-            None => found.push((name, vec![value])),
-        }
-    };
+/// The `name=value` attributes stated in the texts (already in reading order), then the title-block
+/// cells found among the pages' items (`cells`: name and value).
+pub fn extracted_attributes(
+    texts: &[&PlacedText],
+    cells: &[(&'static str, String)],
+) -> Vec<String> {
+    let mut found = Attributes::default();
+    let mut add = |name: String, value: String| found.add(name, value);
     for text in texts {
         match (&text.kind, &text.tag) {
             (PmiItemKind::TitleBlockAttribute, Some(tag)) => {
@@ -90,10 +275,10 @@ pub fn extracted_attributes(texts: &[&PlacedText]) -> Vec<String> {
             _ => {}
         }
     }
-    found
-        .into_iter()
-        .map(|(name, values)| format!("{name}={}", values.join("|")))
-        .collect()
+    for (name, value) in cells {
+        add((*name).to_owned(), value.clone());
+    }
+    found.into_wire()
 }
 
 /// `LABEL: value` on one line: a short label of letters (no digits: `SCALE 1:2` is not a label; spaces, `.`, `#`, `_`, `-` inside), a colon,
@@ -168,12 +353,71 @@ mod tests {
         ];
         let references: Vec<&PlacedText> = texts.iter().collect();
         assert_eq!(
-            extracted_attributes(&references),
+            extracted_attributes(&references, &[]),
             [
                 "part_number=PL-1002",
                 "material=steel; 1.4301/A2|stainless",
                 "finish=anodised",
             ]
+        );
+    }
+
+    fn cell(text: &str, box_in_page: [i64; 4]) -> PmiItem {
+        PmiItem {
+            box_in_page,
+            type_id: 1,
+            text: text.into(),
+        }
+    }
+
+    #[test]
+    fn title_block_cells_pair_labels_with_the_value_beside_or_below() {
+        let items = [
+            // Label and value on one row (German), a value below its label, a colon label.
+            cell("Teil-Nr.", [600, 500, 650, 510]),
+            cell("4711-02", [660, 500, 720, 510]),
+            cell("Werkstoff", [600, 520, 660, 530]),
+            cell("S235JR", [602, 534, 650, 544]),
+            cell("SCALE:", [740, 520, 770, 525]),
+            cell("1:2", [772, 519, 790, 527]),
+            cell("DWN:", [740, 540, 760, 545]),
+            cell("WILE.E", [765, 543, 800, 551]),
+            // Far from every label: not a value.
+            cell("Ø40", [100, 100, 130, 110]),
+        ];
+        let cells: Vec<(&str, String)> = title_block_items(&items)
+            .into_iter()
+            .map(|(name, value, _, _)| (name, value))
+            .collect();
+        assert_eq!(
+            cells,
+            [
+                ("part_number", "4711-02".to_owned()),
+                ("material", "S235JR".to_owned()),
+                ("scale", "1:2".to_owned()),
+                ("drawn_by", "WILE.E".to_owned()),
+            ]
+        );
+        assert_eq!(
+            attributes_of_items(
+                &[
+                    cell("DWG NO", [0, 0, 40, 10]),
+                    cell("VRN-1", [0, 12, 40, 22])
+                ],
+                [1000, 500]
+            ),
+            ["drawing_number=VRN-1", "part_number=VRN-1"]
+        );
+        // No label: the identifier-looking word of the bottom-right corner.
+        let unlabelled = [
+            cell("250x250", [800, 420, 860, 430]),
+            cell("8/12/2021", [600, 470, 660, 480]),
+            cell("FILED VRN-BP-VT-250", [700, 470, 800, 480]),
+            cell("M3-0.5", [100, 100, 130, 110]),
+        ];
+        assert_eq!(
+            attributes_of_items(&unlabelled, [1000, 500]),
+            ["part_number=VRN-BP-VT-250"]
         );
     }
 

@@ -1,0 +1,280 @@
+//! Raster drawings: a picture that is a drawing (a scan, an image-only page) told apart from a
+//! photo of a part, cleaned for reading (grey, deskewed, binarised), and its words read by OCR
+//! (`ocr.rs`, the `ocr` feature) into PMI items, free text and title-block attributes.
+//!
+//! A drawing is mostly white paper with thin dark lines and text: on a small grey copy, at least
+//! [`MIN_PAPER_SHARE`] of the pixels are near white, ink (dark) covers between [`MIN_INK_SHARE`] and
+//! [`MAX_INK_SHARE`], and few pixels are mid-tones (a photo's shading, backgrounds and highlights
+//! are mostly mid-tones). Limits: the page read is at most [`MAX_OCR_SIDE`] pixels on its longest
+//! side (larger pages are scaled down), the skew searched is ±[`MAX_SKEW_DEGREES`].
+
+use image::{DynamicImage, GrayImage, imageops::FilterType};
+use partlens_api::{PmiItem, PmiPage};
+
+/// Share of near-white pixels a drawing has at least.
+pub const MIN_PAPER_SHARE: f64 = 0.75;
+/// Share of dark pixels a drawing has at least (an empty page is no drawing).
+pub const MIN_INK_SHARE: f64 = 0.002;
+/// Share of dark pixels a drawing has at most.
+pub const MAX_INK_SHARE: f64 = 0.20;
+/// Share of mid-tone pixels a drawing has at most.
+pub const MAX_MIDTONE_SHARE: f64 = 0.10;
+/// Longest side of the page given to OCR, in pixels (an A3 page at 300 dpi is 4,961).
+pub const MAX_OCR_SIDE: u32 = 5_000;
+/// Largest skew corrected, in degrees.
+pub const MAX_SKEW_DEGREES: f32 = 5.0;
+/// Side of the grey copy the classification and the skew search look at.
+const PROBE_SIDE: u32 = 800;
+
+/// What the tones of a picture say about it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Tones {
+    /// Share of near-white pixels (grey ≥ 200).
+    pub paper: f64,
+    /// Share of dark pixels (grey < 110).
+    pub ink: f64,
+    /// Share of the rest.
+    pub midtones: f64,
+}
+
+impl Tones {
+    /// The tones of a picture, measured on a small grey copy.
+    pub fn of(image: &DynamicImage) -> Self {
+        let grey = image
+            .resize(PROBE_SIDE, PROBE_SIDE, FilterType::Triangle)
+            .to_luma8();
+        let total = f64::from(grey.width() * grey.height()).max(1.0);
+        let (mut paper, mut ink) = (0u32, 0u32);
+        for pixel in grey.pixels() {
+            match pixel.0[0] {
+                200.. => paper += 1,
+                0..110 => ink += 1,
+                _ => {}
+            }
+        }
+        let paper = f64::from(paper) / total;
+        let ink = f64::from(ink) / total;
+        Self {
+            paper,
+            ink,
+            midtones: (1.0 - paper - ink).max(0.0),
+        }
+    }
+
+    /// True for a drawing's tones: mostly paper, some ink, few mid-tones.
+    pub fn are_a_drawings(&self) -> bool {
+        self.paper >= MIN_PAPER_SHARE
+            && (MIN_INK_SHARE..=MAX_INK_SHARE).contains(&self.ink)
+            && self.midtones <= MAX_MIDTONE_SHARE
+    }
+}
+
+/// True when a picture is a drawing (a scan or a raster page), not a photo of a part.
+pub fn looks_like_a_drawing(image: &DynamicImage) -> bool {
+    Tones::of(image).are_a_drawings()
+}
+
+/// The page made ready for OCR: grey, at most [`MAX_OCR_SIDE`], turned straight when it is skewed
+/// by up to [`MAX_SKEW_DEGREES`], and binarised (Otsu's level): black ink on white.
+pub fn clean_page(image: &DynamicImage) -> GrayImage {
+    let image = if image.width().max(image.height()) > MAX_OCR_SIDE {
+        image.resize(MAX_OCR_SIDE, MAX_OCR_SIDE, FilterType::Triangle)
+    } else {
+        image.clone()
+    };
+    let grey = image.to_luma8();
+    let skew = skew_degrees(&grey);
+    let straight = if skew.abs() >= 0.1 {
+        imageproc::geometric_transformations::rotate_about_center(
+            &grey,
+            -skew.to_radians(),
+            imageproc::geometric_transformations::Interpolation::Bilinear,
+            imageproc::geometric_transformations::Border::Constant(image::Luma([255])),
+        )
+    } else {
+        grey
+    };
+    let level = imageproc::contrast::otsu_level(&straight);
+    imageproc::contrast::threshold(&straight, level, imageproc::contrast::ThresholdType::Binary)
+}
+
+/// The page's skew in degrees (counter-clockwise positive): the angle whose horizontal projection
+/// of the ink is the sharpest (text lines and the title block's rules line up with the rows).
+pub fn skew_degrees(grey: &GrayImage) -> f32 {
+    let probe = image::imageops::resize(
+        grey,
+        PROBE_SIDE.min(grey.width()),
+        PROBE_SIDE.min(grey.height()),
+        FilterType::Triangle,
+    );
+    let ink: Vec<(f32, f32)> = probe
+        .enumerate_pixels()
+        .filter(|(_, _, pixel)| pixel.0[0] < 128)
+        .map(|(x, y, _)| (x as f32, y as f32))
+        .collect();
+    if ink.is_empty() {
+        return 0.0;
+    }
+    let rows = probe.height() as usize * 2 + 8;
+    let sharpness = |degrees: f32| -> f64 {
+        let (sin, cos) = degrees.to_radians().sin_cos();
+        let mut counts = vec![0u32; rows];
+        for &(x, y) in &ink {
+            // The row a point lands on when the page is turned back by `degrees`.
+            let row = (y * cos - x * sin) as isize + probe.height() as isize / 2 + 4;
+            if let Some(count) = usize::try_from(row).ok().and_then(|r| counts.get_mut(r)) {
+                *count += 1;
+            }
+        }
+        counts.iter().map(|&c| f64::from(c) * f64::from(c)).sum()
+    };
+    let mut best = (0.0, sharpness(0.0));
+    let steps = (MAX_SKEW_DEGREES / 0.25) as i32;
+    for step in -steps..=steps {
+        let degrees = step as f32 * 0.25;
+        let score = sharpness(degrees);
+        if score > best.1 {
+            best = (degrees, score);
+        }
+    }
+    best.0
+}
+
+/// One word read from the page, its box in the cleaned page's pixels.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReadWord {
+    /// The word.
+    pub text: String,
+    /// Left, top, right, bottom.
+    pub box_in_page: [i64; 4],
+    /// The reader's confidence, 0–100.
+    pub confidence: f32,
+    /// Which line of the page the word is on (words of one line share it).
+    pub line: LineKey,
+}
+
+/// A line of a read page: block, paragraph and line numbers.
+pub type LineKey = (u32, u32, u32);
+
+/// The PMI page of a read raster page: one item a line of words, its box scaled from the cleaned
+/// page (`page_size`) to the large image (`image_size`), in reading order.
+pub fn pmi_page_of_words(words: &[ReadWord], page_size: [u32; 2], image_size: [u32; 2]) -> PmiPage {
+    let scale = f64::from(image_size[0]) / f64::from(page_size[0].max(1));
+    let mut lines: Vec<(LineKey, Vec<&ReadWord>)> = Vec::new();
+    for word in words {
+        match lines.iter_mut().find(|(line, _)| *line == word.line) {
+            Some((_, members)) => members.push(word),
+            None => lines.push((word.line, vec![word])),
+        }
+    }
+    let items = lines
+        .into_iter()
+        .map(|(_, members)| {
+            let text = members
+                .iter()
+                .map(|word| word.text.as_str())
+                .collect::<Vec<_>>()
+                .join(" ");
+            let mut bounds = [i64::MAX, i64::MAX, i64::MIN, i64::MIN];
+            for word in &members {
+                bounds[0] = bounds[0].min(word.box_in_page[0]);
+                bounds[1] = bounds[1].min(word.box_in_page[1]);
+                bounds[2] = bounds[2].max(word.box_in_page[2]);
+                bounds[3] = bounds[3].max(word.box_in_page[3]);
+            }
+            let scaled = bounds.map(|v| (v as f64 * scale).round() as i64);
+            PmiItem {
+                box_in_page: [
+                    scaled[0].clamp(0, i64::from(image_size[0]) - 1),
+                    scaled[1].clamp(0, i64::from(image_size[1]) - 1),
+                    scaled[2].clamp(1, i64::from(image_size[0])),
+                    scaled[3].clamp(1, i64::from(image_size[1])),
+                ],
+                type_id: super::pdf_scene::text_kind(&text).type_id(),
+                text,
+            }
+        })
+        .collect();
+    PmiPage {
+        page: 1,
+        image_size: [i64::from(image_size[0]), i64::from(image_size[1])],
+        items: super::pmi::in_reading_order(items),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use image::{Rgb, RgbImage};
+
+    /// A white page with a frame and rows of short dark strokes (text-like), like a drawing.
+    fn drawing_like(width: u32, height: u32) -> RgbImage {
+        RgbImage::from_fn(width, height, |x, y| {
+            let frame = x < 3 || y < 3 || x >= width - 3 || y >= height - 3;
+            let text = y % 40 < 8 && x % 12 < 6 && (100..600).contains(&x);
+            if frame || text {
+                Rgb([20, 20, 20])
+            } else {
+                Rgb([250, 250, 250])
+            }
+        })
+    }
+
+    #[test]
+    fn a_drawing_is_told_from_a_photo() {
+        let drawing = DynamicImage::ImageRgb8(drawing_like(800, 600));
+        assert!(looks_like_a_drawing(&drawing), "{:?}", Tones::of(&drawing));
+        // A photo: a shaded part on a grey table.
+        let photo = DynamicImage::ImageRgb8(RgbImage::from_fn(800, 600, |x, y| {
+            let inside = (x as i32 - 400).pow(2) + (y as i32 - 300).pow(2) < 200 * 200;
+            let shade = if inside {
+                90 + (x / 8) as u8
+            } else {
+                160 + (y / 20) as u8
+            };
+            Rgb([shade, shade, shade.saturating_add(10)])
+        }));
+        assert!(!looks_like_a_drawing(&photo), "{:?}", Tones::of(&photo));
+        let blank = DynamicImage::ImageRgb8(RgbImage::from_pixel(400, 300, Rgb([255, 255, 255])));
+        assert!(!looks_like_a_drawing(&blank));
+    }
+
+    #[test]
+    fn a_skewed_page_is_measured_and_turned_straight() {
+        let straight = DynamicImage::ImageRgb8(drawing_like(800, 600)).to_luma8();
+        assert!(skew_degrees(&straight).abs() < 0.3);
+        let turned = imageproc::geometric_transformations::rotate_about_center(
+            &straight,
+            2.0_f32.to_radians(),
+            imageproc::geometric_transformations::Interpolation::Bilinear,
+            imageproc::geometric_transformations::Border::Constant(image::Luma([250])),
+        );
+        let measured = skew_degrees(&turned);
+        assert!((measured - 2.0).abs() <= 0.5, "{measured}");
+        let cleaned = clean_page(&DynamicImage::ImageLuma8(turned));
+        assert!(skew_degrees(&cleaned).abs() <= 0.5);
+        assert!(cleaned.pixels().all(|p| p.0[0] == 0 || p.0[0] == 255));
+    }
+
+    #[test]
+    fn words_become_one_item_a_line_scaled_to_the_large_image() {
+        let word = |text: &str, left: i64, line: u32| ReadWord {
+            text: text.into(),
+            box_in_page: [
+                left,
+                100 * i64::from(line),
+                left + 80,
+                100 * i64::from(line) + 30,
+            ],
+            confidence: 90.0,
+            line: (1, 1, line),
+        };
+        let words = [word("PART", 0, 1), word("NO:", 100, 1), word("25", 400, 2)];
+        let page = pmi_page_of_words(&words, [2000, 1000], [1000, 500]);
+        assert_eq!(page.image_size, [1000, 500]);
+        assert_eq!(page.items[0].text, "PART NO:");
+        assert_eq!(page.items[0].box_in_page, [0, 50, 90, 65]);
+        assert_eq!(page.items[1].text, "25");
+        assert_eq!(page.items[1].type_id, 2);
+    }
+}
