@@ -102,8 +102,8 @@ cli() { PARTLENS_PASSWORD=$password /usr/bin/partlens-cli --service "$url" --use
 uploaded=$(cli upload assets/samples/flange.png --database CI/flange.png --attr material=steel)
 echo "package: upload -> $uploaded"
 grep -q '"state":"completed"' <<<"$uploaded" || { echo "package: the upload did not complete"; exit 1; }
-# The package is built with OpenCASCADE: an IGES model and a STEP file the pure-Rust reader cannot
-# finish (a FreeCAD DIN 471 retaining ring) are indexed with a picture.
+# The package is built with OpenCASCADE: an IGES model (which only OpenCASCADE reads) and a FreeCAD
+# STEP file with PCURVEs (a DIN 471 retaining ring) are indexed with a picture.
 for model in ../shared/realworld/iges/occt__hammer.iges \
              ../shared/realworld/step/freecadlib__RetainingRings__DIN471_CLASS_A_M10RetainingRings.step; do
   uploaded=$(cli upload "$model" --database "CI/$(basename "$model")")

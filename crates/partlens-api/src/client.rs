@@ -82,9 +82,25 @@ pub fn parse_base_url(base_url: &str) -> Result<Url, ApiError> {
     Ok(base)
 }
 
+/// Makes ring rustls's crypto provider for this process, once; every HTTP client is built after it
+/// (reqwest is built without a provider of its own: its default, aws-lc-rs, compiles a C library
+/// that took minutes of every clean build). Harmless to call again.
+pub fn install_crypto_provider() {
+    // An error means a provider is installed already, which is all that is needed.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
+/// A plain `reqwest` client with the crypto provider installed (for tests and tools that speak
+/// HTTP to the service beside [`ApiClient`]).
+pub fn plain_http_client() -> reqwest::Client {
+    install_crypto_provider();
+    reqwest::Client::new()
+}
+
 impl ApiClient {
     /// A client for the service at `base_url` (for example `http://127.0.0.1:8480`), not logged in.
     pub fn new(base_url: &str) -> Result<Self, ApiError> {
+        install_crypto_provider();
         let http = reqwest::Client::builder()
             .connect_timeout(CONNECT_TIMEOUT)
             .pool_idle_timeout(POOL_IDLE_TIMEOUT)

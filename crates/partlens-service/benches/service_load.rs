@@ -210,6 +210,7 @@ async fn login(
 
 impl Client {
     async fn log_in(base: &str, user: &str, from: IpAddr) -> Client {
+        partlens_api::client::install_crypto_provider();
         let http = reqwest::Client::builder()
             .local_address(from)
             .build()
@@ -444,6 +445,7 @@ async fn abuse_logins(
     stop: Arc<AtomicBool>,
     requests: Arc<AtomicUsize>,
 ) -> BTreeMap<u16, usize> {
+    partlens_api::client::install_crypto_provider();
     let http = reqwest::Client::builder()
         .local_address(IpAddr::V4(Ipv4Addr::new(127, 0, 0, 2)))
         .build()

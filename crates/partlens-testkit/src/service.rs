@@ -85,7 +85,7 @@ impl TestService {
     /// A session without a token (or with any token given).
     pub fn anonymous(&self, token: Option<&str>) -> Session {
         Session {
-            http: reqwest::Client::new(),
+            http: partlens_api::client::plain_http_client(),
             base: self.base.clone(),
             token: token.map(str::to_owned),
         }
@@ -164,7 +164,7 @@ pub struct Session {
 impl Session {
     /// Logs in with the password grant.
     pub async fn login(base: &str, user: &str) -> Self {
-        let http = reqwest::Client::new();
+        let http = partlens_api::client::plain_http_client();
         let reply = http
             .post(format!("{base}/api/Token"))
             .form(&[

@@ -168,9 +168,9 @@ pub fn mesh_shells<'a>(
 }
 
 /// How long one face may take to mesh before it is left out of the model. A face of an ordinary
-/// part meshes in milliseconds; the faces truck cannot finish (trimming curves it searches for
-/// without end, found in FreeCAD's retaining rings, servo horns and stepper motors) never do, and
-/// without this one of them took the whole model's time.
+/// part meshes in milliseconds; a face truck cannot finish (a trimming test of a spline plate with
+/// hundreds of holes, a finely divided helical thread) would otherwise take the whole model's
+/// time.
 pub const FACE_TIME: Duration = Duration::from_secs(2);
 /// How long a face whose time is up may take to come back with the coarsest answers before its
 /// thread is given up on (it is stuck where the budget is never asked).

@@ -26,7 +26,7 @@ async fn token_reply(
     path: &str,
     form: &[(&str, &str)],
 ) -> (u16, serde_json::Value) {
-    let response = reqwest::Client::new()
+    let response = partlens_api::client::plain_http_client()
         .post(service.url(path))
         .form(form)
         .send()
@@ -587,7 +587,7 @@ async fn every_endpoint_with_a_body_refuses_an_oversized_one() {
         "grant_type=password&client_id=partlens&username=ann&password={}",
         "0".repeat(20 * 1024)
     );
-    let reply = reqwest::Client::new()
+    let reply = partlens_api::client::plain_http_client()
         .post(service.url("/api/Token"))
         .header("Content-Type", "application/x-www-form-urlencoded")
         .body(form)
@@ -726,7 +726,9 @@ async fn binary_direct_returns_the_indexed_record_and_formats_are_indexed() {
         );
         assert_eq!(record["IndexingFinished"], true, "{extension}");
         assert_eq!(record["HasThumbnail"], true, "{extension}");
-        let thumbnail = reqwest::get(record["ThumbNailURLFromID"].as_str().unwrap())
+        let thumbnail = partlens_api::client::plain_http_client()
+            .get(record["ThumbNailURLFromID"].as_str().unwrap())
+            .send()
             .await
             .unwrap();
         assert_eq!(thumbnail.status(), 200, "{extension}");
@@ -1085,7 +1087,7 @@ async fn image_urls_carry_their_own_short_lived_token() {
     assert!(thumbnail_url.contains("type=0") && thumbnail_url.contains("token="));
     assert!(large_url.contains("type=1"));
     // No bearer token needed.
-    let http = reqwest::Client::new();
+    let http = partlens_api::client::plain_http_client();
     let thumbnail = http.get(&thumbnail_url).send().await.unwrap();
     assert_eq!(thumbnail.status(), 200);
     assert_eq!(thumbnail.headers()["content-type"], "image/jpeg");
@@ -1523,7 +1525,7 @@ async fn stl_models_are_indexed_pictured_measured_and_found_by_a_model() {
     let record = ann.get(&format!("/api/File?fileUID={gear}")).await.json();
     assert_eq!(record["IndexingFinished"], true, "{record}");
     assert_eq!(record["HasThumbnail"], true, "{record}");
-    let http = reqwest::Client::new();
+    let http = partlens_api::client::plain_http_client();
     let thumbnail = http
         .get(record["ThumbNailURLFromID"].as_str().unwrap())
         .send()
@@ -1643,7 +1645,9 @@ async fn dxf_drawings_are_indexed_with_their_pmi_text_attributes_and_a_picture()
     // The rendered page is the large image, the same size as the PMI page.
     let record = ann.get(&format!("/api/File?fileUID={uid}")).await.json();
     assert_eq!(record["HasThumbnail"], true);
-    let large = reqwest::get(record["PNGURLFromID"].as_str().unwrap())
+    let large = partlens_api::client::plain_http_client()
+        .get(record["PNGURLFromID"].as_str().unwrap())
+        .send()
         .await
         .unwrap()
         .bytes()

@@ -293,7 +293,15 @@ async fn a_restart_keeps_every_record_attribute_token_and_result() {
         before.0["ThumbNailURLFromID"].as_str().unwrap(),
         &service.base,
     );
-    assert_eq!(reqwest::get(&old_url).await.unwrap().status(), 200);
+    assert_eq!(
+        partlens_api::client::plain_http_client()
+            .get(&old_url)
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        200
+    );
     // Feedback and users survive too.
     let database = rusqlite::Connection::open(service.dir.path().join(DATABASE_FILE)).unwrap();
     let stored: String = database
@@ -562,7 +570,7 @@ async fn the_binary_serves_and_manages_users() {
         .unwrap();
     assert_ne!(port, 0);
     let digest = password_digest("s3cret pass");
-    let reply = reqwest::Client::new()
+    let reply = partlens_api::client::plain_http_client()
         .post(format!("{base}/api/token"))
         .form(&[
             ("grant_type", "password"),
@@ -575,7 +583,7 @@ async fn the_binary_serves_and_manages_users() {
         .unwrap();
     assert_eq!(reply.status(), 200);
     let token: serde_json::Value = reply.json().await.unwrap();
-    let attributes = reqwest::Client::new()
+    let attributes = partlens_api::client::plain_http_client()
         .get(format!("{base}/api/FileAttributes"))
         .bearer_auth(token["access_token"].as_str().unwrap())
         .send()

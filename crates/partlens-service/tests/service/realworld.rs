@@ -7,8 +7,9 @@
 //!
 //! The time limit is `PARTLENS_REALWORLD_TIME_LIMIT` seconds (default 60, the service's). Without
 //! the corpus the test says so and passes, except under CI (`CI` set), where the corpus must be
-//! there. It runs in the default build (the pure-Rust readers; `cargo test --workspace`) and in a
-//! build with `occt` (the package's configuration; CI's occt step), each held to its own list.
+//! there. It runs in the default build (the pure-Rust readers; `cargo test --workspace`: every
+//! file) and in a build with `occt` (the package's configuration; CI's occt step: the STEP and IGES
+//! files, the formats OpenCASCADE reads), each held to its own list.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -84,6 +85,12 @@ fn every_real_world_file_is_read_or_refused_with_a_reason() {
         "the manifest lists {} files",
         files.len()
     );
+    // With `occt`, only the formats the feature reads differently (STEP, IGES): meshes and
+    // drawings go through the same code in both builds, and the default build's run reads them.
+    let files: Vec<_> = files
+        .into_iter()
+        .filter(|file| !cfg!(feature = "occt") || matches!(file.group(), "STEP" | "IGES"))
+        .collect();
     let limits = ReaderLimits {
         time: time_limit(),
         ..ReaderLimits::default()

@@ -873,7 +873,7 @@ async fn a_refused_token_request_is_login_refused_for_401_too() {
 async fn the_checker_refuses_what_is_off_the_spec() {
     let server = WireServer::start();
     let file = server.add_database_file("Design/bracket.png", &[]);
-    let http = reqwest::Client::new();
+    let http = partlens_api::client::plain_http_client();
     let base = server.url();
     let bearer = format!("Bearer {TOKEN}");
     let send = |method: reqwest::Method, target: String| {

@@ -1,0 +1,226 @@
+//! Search quality on real parts (issue 23), measured as a user searches: every model of the
+//! real-world corpus (`../shared/realworld/`: STEP, STL, OBJ, PLY, and IGES in a build with
+//! `occt`) is uploaded into one company's database of a service on loopback; then each model is
+//! uploaded again as a search input and searched by (`GET /api/Search?filterStr=fileUID=…`). The
+//! result that is the file itself (its database copy) is skipped. Prints:
+//!
+//! - **twin**: where the same part is in the corpus in another format (the manifest's `twin`),
+//!   the share of searches whose first result is that twin, and whose first five hold it;
+//! - **family**: where at least one other part of the file's family (the manifest's `family`, e.g.
+//!   ISO 4762 socket head cap screws) is in the database, the share whose first result other
+//!   than the twin is of the family, and the precision of the first three such results;
+//! - the time of a search by a model (the input uploaded and analysed, then ranked): p50, p95;
+//! - the misses, each with what came first.
+//!
+//! ```text
+//! cargo bench -p partlens-service --bench realworld_search
+//! cargo bench -p partlens-service --bench realworld_search --features occt
+//! ```
+
+// A benchmark that cannot set itself up has nothing to measure: it stops with the reason.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use partlens_testkit::realworld::{CorpusFile, corpus_dir, corpus_files};
+use partlens_testkit::service::{TestService, result_uids};
+
+/// The formats searched: models, the formats whose files have twins.
+fn is_model(file: &CorpusFile) -> bool {
+    match file.group() {
+        "STEP" | "mesh" => true,
+        "IGES" => cfg!(feature = "occt"),
+        _ => false,
+    }
+}
+
+/// The file name without its folder, for the printed lists.
+fn name(file: &CorpusFile) -> &str {
+    file.relative.rsplit('/').next().unwrap_or(&file.relative)
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() {
+    let files = corpus_files().unwrap_or_else(|| {
+        panic!(
+            "no real-world corpus at {} (set PARTLENS_REALWORLD_DIR)",
+            corpus_dir().display()
+        )
+    });
+    let models: Vec<CorpusFile> = files.into_iter().filter(is_model).collect();
+    let program = std::path::PathBuf::from(env!("CARGO_BIN_EXE_partlens-service"));
+    let service = TestService::start_with(|config| config.reader.program = Some(program)).await;
+    let admin = service.session("ann").await;
+    let started = Instant::now();
+    let mut uid_of: BTreeMap<String, String> = BTreeMap::new();
+    let mut file_of: BTreeMap<String, usize> = BTreeMap::new();
+    for (index, file) in models.iter().enumerate() {
+        let bytes = std::fs::read(corpus_dir().join(&file.relative)).expect("a corpus file");
+        let reply = admin
+            .put_binary(
+                &format!(
+                    "/api/FileBinary?file=corpus%2F{}&isSearchInput=false",
+                    name(file)
+                ),
+                bytes,
+            )
+            .await;
+        if reply.status == 200 {
+            let uid = reply.string();
+            file_of.insert(uid.clone(), index);
+            uid_of.insert(file.relative.clone(), uid);
+        } else {
+            eprintln!("not in the database: {} ({})", file.relative, reply.status);
+        }
+    }
+    eprintln!(
+        "{} of {} models in the database in {:.0} s",
+        uid_of.len(),
+        models.len(),
+        started.elapsed().as_secs_f64()
+    );
+
+    let mut twin_first = Tally::default();
+    let mut twin_five = Tally::default();
+    let mut family_first = Tally::default();
+    let mut family_three = (0_usize, 0_usize);
+    let mut times: Vec<Duration> = Vec::new();
+    let mut misses: Vec<String> = Vec::new();
+    for (index, file) in models.iter().enumerate() {
+        let Some(own_uid) = uid_of.get(&file.relative) else {
+            continue;
+        };
+        let twin = (!file.twin.is_empty())
+            .then(|| {
+                models.iter().enumerate().find(|(other, candidate)| {
+                    *other != index
+                        && candidate.twin == file.twin
+                        && uid_of.contains_key(&candidate.relative)
+                })
+            })
+            .flatten()
+            .map(|(other, _)| other);
+        let family_in_database = models.iter().enumerate().any(|(other, candidate)| {
+            other != index
+                && Some(other) != twin
+                && !file.family.is_empty()
+                && candidate.family == file.family
+                && uid_of.contains_key(&candidate.relative)
+        });
+        if twin.is_none() && !family_in_database {
+            continue;
+        }
+        let bytes = std::fs::read(corpus_dir().join(&file.relative)).expect("a corpus file");
+        let searched = Instant::now();
+        let input = admin
+            .upload_search_input(&file.extension(), &bytes, false)
+            .await;
+        let reply = admin.search(&format!("fileUID={input}")).await;
+        times.push(searched.elapsed());
+        if reply.status != 200 {
+            eprintln!("search by {} failed: {}", file.relative, reply.status);
+            continue;
+        }
+        let ranked: Vec<usize> = result_uids(&reply.json())
+            .into_iter()
+            .filter(|uid| uid != own_uid)
+            .filter_map(|uid| file_of.get(&uid).copied())
+            .collect();
+        let first = ranked.first().map_or("nothing", |&at| name(&models[at]));
+        if let Some(twin) = twin {
+            let at = ranked.iter().position(|&candidate| candidate == twin);
+            twin_first.count(at == Some(0));
+            twin_five.count(at.is_some_and(|at| at < 5));
+            if at != Some(0) {
+                misses.push(format!(
+                    "twin   {} → {} (twin at {})",
+                    name(file),
+                    first,
+                    at.map_or("none".to_owned(), |at| (at + 1).to_string())
+                ));
+            }
+        }
+        if family_in_database {
+            let others: Vec<usize> = ranked
+                .iter()
+                .copied()
+                .filter(|&candidate| Some(candidate) != twin)
+                .take(3)
+                .collect();
+            let of_family = |at: &usize| models[*at].family == file.family;
+            family_first.count(others.first().is_some_and(of_family));
+            family_three.0 += others.iter().filter(|at| of_family(at)).count();
+            family_three.1 += 3;
+            if !others.first().is_some_and(of_family) {
+                misses.push(format!(
+                    "family {} → {}",
+                    name(file),
+                    others.first().map_or("nothing", |&at| name(&models[at]))
+                ));
+            }
+        }
+    }
+    times.sort();
+    let percentile = |share: f64| {
+        times
+            .get(((times.len() as f64 * share) as usize).min(times.len().saturating_sub(1)))
+            .map_or(0, Duration::as_millis)
+    };
+    let build = if cfg!(feature = "occt") {
+        "with occt"
+    } else {
+        "default (no occt)"
+    };
+    println!(
+        "Search quality on the real-world corpus, {build}, {} models in the database:\n",
+        uid_of.len()
+    );
+    println!("| search | searches | measured |");
+    println!("|---|---|---|");
+    println!(
+        "| the same part in another format (twin) | {} | top-1 {}, top-5 {} |",
+        twin_first.total,
+        twin_first.share(),
+        twin_five.share()
+    );
+    println!(
+        "| another part of its family, first result not itself or its twin | {} | top-1 {}, P@3 {:.0} % |",
+        family_first.total,
+        family_first.share(),
+        100.0 * family_three.0 as f64 / family_three.1.max(1) as f64
+    );
+    println!(
+        "| time of a search by a model (upload, analysis, ranking) | {} | p50 {} ms, p95 {} ms |",
+        times.len(),
+        percentile(0.5),
+        percentile(0.95)
+    );
+    println!("\nMisses:");
+    for miss in misses {
+        println!("- {miss}");
+    }
+}
+
+/// Hits out of searches.
+#[derive(Default)]
+struct Tally {
+    hits: usize,
+    total: usize,
+}
+
+impl Tally {
+    fn count(&mut self, hit: bool) {
+        self.total += 1;
+        self.hits += usize::from(hit);
+    }
+
+    fn share(&self) -> String {
+        format!(
+            "{:.0} % ({}/{})",
+            100.0 * self.hits as f64 / self.total.max(1) as f64,
+            self.hits,
+            self.total
+        )
+    }
+}
