@@ -477,3 +477,104 @@ pub fn panic_words(payload: &(dyn std::any::Any + Send)) -> String {
         line.chars().take(160).collect::<String>()
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entities(data: &str) -> Vec<EntityInstance> {
+        let text = format!(
+            "ISO-10303-21;\nHEADER;\nFILE_DESCRIPTION((''),'2;1');\nFILE_NAME('','',(''),(''),'','','');\nFILE_SCHEMA(('AUTOMOTIVE_DESIGN'));\nENDSEC;\nDATA;\n{data}\nENDSEC;\nEND-ISO-10303-21;\n"
+        );
+        let exchange = ruststep::parser::parse(&text).unwrap();
+        exchange
+            .data
+            .into_iter()
+            .flat_map(|section| section.entities)
+            .collect()
+    }
+
+    fn master(instance: &EntityInstance) -> String {
+        let EntityInstance::Simple { record, .. } = instance else {
+            panic!("not a simple instance: {instance:?}");
+        };
+        let Parameter::List(parameters) = &record.parameter else {
+            panic!("no parameter list: {record:?}");
+        };
+        match &parameters[3] {
+            Parameter::Enumeration(value) => value.clone(),
+            other => panic!("the master is {other:?}"),
+        }
+    }
+
+    #[test]
+    fn surface_and_seam_curves_name_their_3d_curve_as_master() {
+        // As FreeCAD writes them (the DIN 471 ring of the real-world corpus, lines 40 and on).
+        let instances = entities(
+            "#26=SURFACE_CURVE('',#27,(#31,#43),.PCURVE_S1.);\n#59=SEAM_CURVE('',#60,(#64,#71),.PCURVE_S2.);\n#88=SURFACE_CURVE('',#89,(#92,#99),.CURVE_3D.);\n#90=LINE('',#91,#92);",
+        );
+        let edited: Vec<Option<EntityInstance>> =
+            instances.iter().map(with_curve_3d_as_master).collect();
+        assert_eq!(master(edited[0].as_ref().unwrap()), "CURVE_3D");
+        assert_eq!(master(edited[1].as_ref().unwrap()), "CURVE_3D");
+        let EntityInstance::Simple { id, record } = edited[1].as_ref().unwrap() else {
+            unreachable!()
+        };
+        assert_eq!((*id, record.name.as_str()), (59, "SEAM_CURVE"));
+        assert_eq!(
+            master(&instances[1]),
+            "PCURVE_S2",
+            "the parsed file is not changed"
+        );
+        assert!(edited[2].is_none(), "already the 3D curve");
+        assert!(edited[3].is_none(), "not a surface curve");
+    }
+
+    fn square_at(corner: f64, size: f64) -> PolygonMesh {
+        let positions = vec![
+            Point3::new(corner, corner, 0.0),
+            Point3::new(corner + size, corner, 0.0),
+            Point3::new(corner + size, corner + size, 0.0),
+            Point3::new(corner, corner + size, 0.0),
+        ];
+        let faces: Faces = [[0_usize, 1, 2, 3]]
+            .iter()
+            .map(|corners| {
+                corners
+                    .iter()
+                    .map(|&pos| StandardVertex {
+                        pos,
+                        uv: None,
+                        nor: None,
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        PolygonMesh::new(
+            StandardAttributes {
+                positions,
+                ..StandardAttributes::default()
+            },
+            faces,
+        )
+    }
+
+    #[test]
+    fn a_face_may_bulge_past_the_corners_but_not_far() {
+        let corners = VertexBox {
+            low: [0.0; 3],
+            high: [1.0, 1.0, 0.0],
+        };
+        assert!(corners.holds(&square_at(0.0, 1.0)));
+        // A spring washer's face reaches far past its few corners at the cut.
+        assert!(corners.holds(&square_at(-5.0, 10.0)));
+        // A failed trim meshed over its whole surface: 400 times the part.
+        assert!(!corners.holds(&square_at(-200.0, 400.0)));
+        // Welding after the faces keeps only positions: nothing else is carried.
+        let copy = positions_only(&square_at(0.0, 1.0));
+        assert_eq!(copy.positions().len(), 4);
+        assert!(copy.normals().is_empty() && copy.uv_coords().is_empty());
+        assert!(all_finite(&copy));
+        assert!(!all_finite(&square_at(f64::NAN, 1.0)));
+    }
+}
