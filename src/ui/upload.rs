@@ -226,7 +226,7 @@ impl UploadView {
         ui.horizontal(|ui| {
             if ui
                 .button("Add files…")
-                .on_hover_text("Choose files with the system dialog (Ctrl+O).")
+                .on_hover_text("Choose files with the file dialog (Ctrl+O).")
                 .clicked()
             {
                 commands.backend(Command::PickFiles);

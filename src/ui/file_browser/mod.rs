@@ -233,13 +233,16 @@ impl FileBrowser {
                     let filters = self.purpose.filters();
                     let mut filter_index = self.filter_index;
                     if filters.len() > 1 {
-                        egui::ComboBox::from_label("Show")
+                        let label = ui.label("Show");
+                        egui::ComboBox::from_id_salt("file browser filter")
                             .selected_text(self.filter().label)
                             .show_ui(ui, |ui| {
                                 for (index, filter) in filters.iter().enumerate() {
                                     ui.selectable_value(&mut filter_index, index, filter.label);
                                 }
-                            });
+                            })
+                            .response
+                            .labelled_by(label.id);
                     }
                     if filter_index != self.filter_index {
                         self.filter_index = filter_index;
