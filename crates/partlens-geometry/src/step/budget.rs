@@ -440,54 +440,39 @@ mod tests {
         assert!(!budget.admit(1), "a spent budget admits nothing");
     }
 
+    /// A test curve over [0, 1] given by where it is at each parameter.
+    #[derive(Clone)]
+    struct TestCurve(fn(f64) -> Point3);
+
+    impl ParametricCurve for TestCurve {
+        type Point = Point3;
+        type Vector = Vector3;
+        fn subs(&self, t: f64) -> Point3 {
+            (self.0)(t)
+        }
+        fn der(&self, _: f64) -> Vector3 {
+            Vector3::new(1.0, 0.0, 0.0)
+        }
+        fn der2(&self, _: f64) -> Vector3 {
+            Vector3::new(0.0, 0.0, 0.0)
+        }
+        fn parameter_range(&self) -> ParameterRange {
+            use std::ops::Bound::Included;
+            (Included(0.0), Included(1.0))
+        }
+    }
+
     /// A curve that evaluates to NaN between its ends, as a trimming curve that leaves its
     /// surface's domain does.
-    #[derive(Clone)]
-    struct NotANumberInside;
-
-    impl ParametricCurve for NotANumberInside {
-        type Point = Point3;
-        type Vector = Vector3;
-        fn subs(&self, t: f64) -> Point3 {
-            match t {
-                0.0 => Point3::new(0.0, 0.0, 0.0),
-                1.0 => Point3::new(1.0, 0.0, 0.0),
-                _ => Point3::new(f64::NAN, 0.0, 0.0),
-            }
-        }
-        fn der(&self, _: f64) -> Vector3 {
-            Vector3::new(1.0, 0.0, 0.0)
-        }
-        fn der2(&self, _: f64) -> Vector3 {
-            Vector3::new(0.0, 0.0, 0.0)
-        }
-        fn parameter_range(&self) -> ParameterRange {
-            use std::ops::Bound::Included;
-            (Included(0.0), Included(1.0))
-        }
-    }
+    const NOT_A_NUMBER_INSIDE: TestCurve = TestCurve(|t| match t {
+        0.0 => Point3::new(0.0, 0.0, 0.0),
+        1.0 => Point3::new(1.0, 0.0, 0.0),
+        _ => Point3::new(f64::NAN, 0.0, 0.0),
+    });
 
     /// A curve that never comes within any tolerance of its chords (a sawtooth of period 1e-9).
-    #[derive(Clone)]
-    struct Sawtooth;
-
-    impl ParametricCurve for Sawtooth {
-        type Point = Point3;
-        type Vector = Vector3;
-        fn subs(&self, t: f64) -> Point3 {
-            Point3::new(t, if (t * 1e9) as i64 % 2 == 0 { 0.0 } else { 1.0 }, 0.0)
-        }
-        fn der(&self, _: f64) -> Vector3 {
-            Vector3::new(1.0, 0.0, 0.0)
-        }
-        fn der2(&self, _: f64) -> Vector3 {
-            Vector3::new(0.0, 0.0, 0.0)
-        }
-        fn parameter_range(&self) -> ParameterRange {
-            use std::ops::Bound::Included;
-            (Included(0.0), Included(1.0))
-        }
-    }
+    const SAWTOOTH: TestCurve =
+        TestCurve(|t| Point3::new(t, if (t * 1e9) as i64 % 2 == 0 { 0.0 } else { 1.0 }, 0.0));
 
     fn divide<C: ParametricCurve<Point = Point3, Vector = Vector3>>(
         curve: &C,
@@ -513,17 +498,17 @@ mod tests {
     #[test]
     fn a_curve_that_evaluates_to_nan_is_not_halved_without_end() {
         let budget = Budget::new(Duration::from_secs(3600), usize::MAX);
-        assert_eq!(divide(&NotANumberInside, &budget), vec![0.0, 1.0]);
+        assert_eq!(divide(&NOT_A_NUMBER_INSIDE, &budget), vec![0.0, 1.0]);
     }
 
     #[test]
     fn a_curve_that_never_comes_within_the_tolerance_stops_at_the_depth_or_the_clock() {
         let budget = Budget::new(Duration::from_secs(3600), usize::MAX);
-        let parameters = divide(&Sawtooth, &budget);
+        let parameters = divide(&SAWTOOTH, &budget);
         assert!(parameters.len() <= (1 << MAX_CURVE_DEPTH) + 1);
         assert!(parameters.windows(2).all(|pair| pair[0] < pair[1]));
         let spent = Budget::new(Duration::ZERO, usize::MAX);
-        let parameters = divide(&Sawtooth, &spent);
+        let parameters = divide(&SAWTOOTH, &spent);
         assert!(
             parameters.len() <= HALVINGS_BETWEEN_CLOCKS + 1,
             "{} pieces after the time was up",

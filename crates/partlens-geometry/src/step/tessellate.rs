@@ -348,12 +348,25 @@ impl FaceMesher {
 /// put every pair of equal normals of a model's flat faces in one list: 4.4 GB for a 1.5 MB
 /// assembly of 1,018 faces).
 fn positions_only(mesh: &PolygonMesh) -> PolygonMesh {
-    let faces: Faces = mesh
-        .face_iter()
-        .map(|face| {
-            face.iter()
-                .map(|vertex| StandardVertex {
-                    pos: vertex.pos,
+    mesh_of_positions(
+        mesh.positions().clone(),
+        mesh.face_iter()
+            .map(|face| face.iter().map(|vertex| vertex.pos).collect()),
+    )
+}
+
+/// A mesh of `positions` and faces given by their corners' indices, without texture coordinates
+/// or normals.
+fn mesh_of_positions(
+    positions: Vec<Point3>,
+    faces: impl Iterator<Item = Vec<usize>>,
+) -> PolygonMesh {
+    let faces: Faces = faces
+        .map(|corners| {
+            corners
+                .into_iter()
+                .map(|pos| StandardVertex {
+                    pos,
                     uv: None,
                     nor: None,
                 })
@@ -362,7 +375,7 @@ fn positions_only(mesh: &PolygonMesh) -> PolygonMesh {
         .collect();
     PolygonMesh::new(
         StandardAttributes {
-            positions: mesh.positions().clone(),
+            positions,
             ..StandardAttributes::default()
         },
         faces,
@@ -537,26 +550,7 @@ mod tests {
             Point3::new(corner + size, corner + size, 0.0),
             Point3::new(corner, corner + size, 0.0),
         ];
-        let faces: Faces = [[0_usize, 1, 2, 3]]
-            .iter()
-            .map(|corners| {
-                corners
-                    .iter()
-                    .map(|&pos| StandardVertex {
-                        pos,
-                        uv: None,
-                        nor: None,
-                    })
-                    .collect::<Vec<_>>()
-            })
-            .collect();
-        PolygonMesh::new(
-            StandardAttributes {
-                positions,
-                ..StandardAttributes::default()
-            },
-            faces,
-        )
+        mesh_of_positions(positions, std::iter::once(vec![0, 1, 2, 3]))
     }
 
     #[test]
