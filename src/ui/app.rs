@@ -500,6 +500,10 @@ impl eframe::App for App {
             service: &service_label,
             session: self.session.as_ref(),
             running_jobs: self.running_jobs() + self.library_sync.active_runs(),
+            connecting: match &self.connection {
+                ConnectionState::Connecting(detail) => Some(detail.as_str()),
+                _ => None,
+            },
         };
         egui::Panel::top("top_bar")
             .frame(

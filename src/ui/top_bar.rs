@@ -13,6 +13,9 @@ pub struct TopBarStatus<'a> {
     pub session: Option<&'a SessionInfo>,
     /// Jobs still running.
     pub running_jobs: usize,
+    /// What the connection is doing while it opens ("Adding the sample library (2 of 22)…"):
+    /// shown instead of "Not logged in", which it is not yet.
+    pub connecting: Option<&'a str>,
 }
 
 /// Draws the bar inside a top panel.
@@ -53,9 +56,15 @@ pub fn top_bar_ui(
                     }
                     status_pair_ui(ui, "User", &session.user);
                 }
-                None => {
-                    ui.label(egui::RichText::new("Not logged in").weak());
-                }
+                None => match status.connecting {
+                    Some(detail) => {
+                        ui.label(egui::RichText::new(detail).weak());
+                        ui.spinner();
+                    }
+                    None => {
+                        ui.label(egui::RichText::new("Not logged in").weak());
+                    }
+                },
             }
             let service = status_pair_ui(ui, "Service", status.service);
             if let Some(session) = status.session {
