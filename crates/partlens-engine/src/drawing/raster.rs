@@ -5,7 +5,8 @@
 //! A drawing is mostly white paper with thin dark lines and text: on a small grey copy, at least
 //! [`MIN_PAPER_SHARE`] of the pixels are near white, ink (dark) covers between [`MIN_INK_SHARE`] and
 //! [`MAX_INK_SHARE`], and few pixels are mid-tones (a photo's shading, backgrounds and highlights
-//! are mostly mid-tones). Limits: the page read is at most [`MAX_OCR_SIDE`] pixels on its longest
+//! are mostly mid-tones) — and it carries text: many character-sized ink blobs, which an outline
+//! or a sketch of a part does not. Limits: the page read is at most [`MAX_OCR_SIDE`] pixels on its longest
 //! side (larger pages are scaled down), the skew searched is ±[`MAX_SKEW_DEGREES`].
 
 use image::{DynamicImage, GrayImage, imageops::FilterType};
@@ -69,9 +70,57 @@ impl Tones {
     }
 }
 
-/// True when a picture is a drawing (a scan or a raster page), not a photo of a part.
+/// True when a picture is a drawing (a scan or a raster page), not a photo of a part nor a line
+/// picture of one (a sketch, an outline): drawing tones and at least [`MIN_CHARACTER_BLOBS`]
+/// character-sized ink blobs (a drawing page carries text; an outline does not).
 pub fn looks_like_a_drawing(image: &DynamicImage) -> bool {
-    Tones::of(image).are_a_drawings()
+    Tones::of(image).are_a_drawings() && character_blobs(image) >= MIN_CHARACTER_BLOBS
+}
+
+/// Fewest character-sized blobs a drawing page has.
+pub const MIN_CHARACTER_BLOBS: usize = 40;
+/// Side of the copy the character blobs are counted on.
+const BLOB_PROBE_SIDE: u32 = 1600;
+
+/// How many separate ink blobs of a character's size (2–40 px high, at most 3 times as wide as
+/// high, on a copy at most [`BLOB_PROBE_SIDE`] on its longest side) the picture holds.
+pub fn character_blobs(image: &DynamicImage) -> usize {
+    let grey = if image.width().max(image.height()) > BLOB_PROBE_SIDE {
+        image.resize(BLOB_PROBE_SIDE, BLOB_PROBE_SIDE, FilterType::Triangle)
+    } else {
+        image.clone()
+    }
+    .to_luma8();
+    let ink = imageproc::contrast::threshold(
+        &grey,
+        imageproc::contrast::otsu_level(&grey),
+        imageproc::contrast::ThresholdType::BinaryInverted,
+    );
+    let labels = imageproc::region_labelling::connected_components(
+        &ink,
+        imageproc::region_labelling::Connectivity::Eight,
+        image::Luma([0u8]),
+    );
+    // Each label's box: min x, min y, max x, max y.
+    let mut boxes: std::collections::HashMap<u32, [u32; 4]> = std::collections::HashMap::new();
+    for (x, y, label) in labels.enumerate_pixels() {
+        let label = label.0[0];
+        if label == 0 {
+            continue;
+        }
+        let bounds = boxes.entry(label).or_insert([x, y, x, y]);
+        bounds[0] = bounds[0].min(x);
+        bounds[1] = bounds[1].min(y);
+        bounds[2] = bounds[2].max(x);
+        bounds[3] = bounds[3].max(y);
+    }
+    boxes
+        .values()
+        .filter(|[left, top, right, bottom]| {
+            let (width, height) = (right - left + 1, bottom - top + 1);
+            (2..=40).contains(&height) && width <= 3 * height
+        })
+        .count()
 }
 
 /// The page made ready for OCR: grey, at most [`MAX_OCR_SIDE`], turned straight when it is skewed
@@ -237,6 +286,35 @@ mod tests {
         assert!(!looks_like_a_drawing(&photo), "{:?}", Tones::of(&photo));
         let blank = DynamicImage::ImageRgb8(RgbImage::from_pixel(400, 300, Rgb([255, 255, 255])));
         assert!(!looks_like_a_drawing(&blank));
+        // A line picture of a part (an outline, a sketch): drawing tones but no text.
+        let outline = DynamicImage::ImageRgb8(RgbImage::from_fn(512, 512, |x, y| {
+            let r = ((x as f64 - 256.0).powi(2) + (y as f64 - 256.0).powi(2)).sqrt();
+            if (r - 150.0).abs() < 2.0 || (r - 60.0).abs() < 2.0 {
+                Rgb([0, 0, 0])
+            } else {
+                Rgb([255, 255, 255])
+            }
+        }));
+        assert!(Tones::of(&outline).are_a_drawings());
+        assert!(!looks_like_a_drawing(&outline));
+    }
+
+    #[test]
+    fn no_sample_picture_or_photo_of_a_part_is_taken_for_a_drawing() {
+        // The sample library's pictures and its photographed views: outlines and photos of parts.
+        let samples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets/samples");
+        let mut seen = 0;
+        for folder in [samples.clone(), samples.join("views")] {
+            for entry in std::fs::read_dir(&folder).unwrap() {
+                let path = entry.unwrap().path();
+                let Ok(picture) = image::open(&path) else {
+                    continue;
+                };
+                seen += 1;
+                assert!(!looks_like_a_drawing(&picture), "{}", path.display());
+            }
+        }
+        assert!(seen >= 20, "{seen} pictures");
     }
 
     #[test]
