@@ -225,6 +225,20 @@ fn slow_step_model() -> Option<PathBuf> {
     None
 }
 
+/// Makes the app read its 3D previews in workers of its own program with a time limit of `time`;
+/// returns the limits.
+fn read_previews_within(harness: &Harness<'_, App>, time: Duration) -> ReaderLimits {
+    let limits = ReaderLimits {
+        time,
+        ..ReaderLimits::default()
+    };
+    harness
+        .state()
+        .backend()
+        .set_preview_sandbox(Sandbox::new(env!("CARGO_BIN_EXE_partlens"), limits));
+    limits
+}
+
 /// This process's resident memory in bytes (`VmRSS`).
 fn resident_bytes() -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap();
@@ -253,14 +267,7 @@ fn a_model_past_the_readers_time_limit_says_so_while_the_window_keeps_answering(
     let mut harness = app_harness(&runtime, &parts);
     // Models are read in workers of the app's own program, with a short time limit (long enough for
     // the sample gear on a loaded machine).
-    let limits = ReaderLimits {
-        time: Duration::from_secs(5),
-        ..ReaderLimits::default()
-    };
-    harness
-        .state()
-        .backend()
-        .set_preview_sandbox(Sandbox::new(env!("CARGO_BIN_EXE_partlens"), limits));
+    read_previews_within(&harness, Duration::from_secs(5));
     wait_logged_in(&mut harness);
 
     // A sound model goes through the worker and is shown.
@@ -275,14 +282,7 @@ fn a_model_past_the_readers_time_limit_says_so_while_the_window_keeps_answering(
     let memory_before = resident_bytes();
 
     // The user opens a STEP file the reader cannot finish within a limit of one second.
-    let limits = ReaderLimits {
-        time: Duration::from_secs(1),
-        ..ReaderLimits::default()
-    };
-    harness
-        .state()
-        .backend()
-        .set_preview_sandbox(Sandbox::new(env!("CARGO_BIN_EXE_partlens"), limits));
+    let limits = read_previews_within(&harness, Duration::from_secs(1));
     harness.get_by_label("Open model file…").click();
     let opened = model_key_of_path(&step);
     step_until(
