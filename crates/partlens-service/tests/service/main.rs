@@ -5,6 +5,7 @@
 
 mod abuse;
 mod cad;
+mod drawings_realworld;
 mod endpoints;
 mod faults;
 mod lifecycle;

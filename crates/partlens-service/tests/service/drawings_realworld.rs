@@ -1,0 +1,112 @@
+//! Drawings of the real-world corpus (`../shared/realworld/pdf`) uploaded to the real service over
+//! 127.0.0.1 and read back as a client reads them (`GET /api/PMIData`): the numbers on the page are
+//! PMI items, title-block cells are typed as title-block attributes (3), not notes, and the title
+//! block's values are extracted attributes (issue 24). Without the corpus a test says so and
+//! passes, except under CI (`CI` set).
+
+use partlens_testkit::realworld::corpus_dir;
+use partlens_testkit::service::{Session, TestService};
+
+/// A corpus file's bytes, or `None` (outside CI) when the corpus is not there.
+fn corpus_file(relative: &str) -> Option<Vec<u8>> {
+    match std::fs::read(corpus_dir().join(relative)) {
+        Ok(bytes) => Some(bytes),
+        Err(error) => {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "the corpus file {relative} is missing under CI: {error}"
+            );
+            eprintln!("skipped: the corpus file {relative} is not there ({error})");
+            None
+        }
+    }
+}
+
+/// The PMI items (`type_id`, text) and the extracted attributes of a file.
+async fn pmi_of(session: &Session, uid: &str) -> (Vec<(i64, String)>, Vec<String>) {
+    let reply = session.get(&format!("/api/PMIData?fileUID={uid}")).await;
+    reply.expect(200);
+    let pmi = reply.json();
+    let pages: serde_json::Value = serde_json::from_str(pmi["PMI"].as_str().unwrap()).unwrap();
+    let items = pages
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|page| page["PMI"].as_array().unwrap().iter())
+        .map(|item| {
+            (
+                item["type_id"].as_i64().unwrap(),
+                item["text"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    let attributes = pmi["ExtractedAttributes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|value| value.as_str().unwrap().to_owned())
+        .collect();
+    (items, attributes)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_build_plate_drawing_gives_its_numbers_and_its_title_block() {
+    let Some(bytes) =
+        corpus_file("pdf/trident__VRN-BP-VT-250-R0_-_VORON_Trident_Build_Plate_250mm.pdf")
+    else {
+        return;
+    };
+    let service = TestService::start().await;
+    let ann = service.session("ann").await;
+    let uid = ann
+        .upload_database_file("Drawings/trident-build-plate.pdf", bytes, &[])
+        .await;
+    let (items, attributes) = pmi_of(&ann, &uid).await;
+    // Numbers written in kerned pieces arrive whole, as dimensions.
+    for number in ["254.0", "164.5", "89.5", "(75.0)", "(37.5)"] {
+        assert!(
+            items.iter().any(|(_, text)| text == number),
+            "{number} in {items:?}"
+        );
+    }
+    // The title block's cells are title-block items, not notes.
+    for cell in ["VRN-BP-VT-250", "8/12/2021", "N.T.S."] {
+        assert!(
+            items.contains(&(3, cell.to_owned())),
+            "{cell} as a title-block item in {items:?}"
+        );
+    }
+    for expected in [
+        "drawing_number=VRN-BP-VT-250",
+        "part_number=VRN-BP-VT-250",
+        "date=8/12/2021",
+        "scale=N.T.S.",
+        "drawn_by=WILE.E",
+    ] {
+        assert!(
+            attributes.contains(&expected.to_owned()),
+            "{expected} in {attributes:?}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_panel_drawing_with_an_autocad_font_map_gives_its_numbers() {
+    let Some(bytes) = corpus_file("pdf/voron2__Bottom_Panel.pdf") else {
+        return;
+    };
+    let service = TestService::start().await;
+    let ann = service.session("ann").await;
+    let uid = ann
+        .upload_database_file("Drawings/bottom-panel.pdf", bytes, &[])
+        .await;
+    let (items, _) = pmi_of(&ann, &uid).await;
+    for number in ["24.6", "120", "17", "26.6"] {
+        assert!(
+            items.iter().any(|(_, text)| text == number),
+            "{number} in {items:?}"
+        );
+    }
+    let found = ann.search_uids("FT=Frame Depth").await;
+    assert_eq!(found, [uid]);
+}
