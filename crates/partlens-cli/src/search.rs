@@ -166,7 +166,7 @@ pub async fn run(args: SearchArgs, session: &mut Session) -> Result<(), CliError
 }
 
 /// A file-search error as the CLI reports it: a view that could not be indexed names the status the
-/// service reported (422 failed, 404 unknown).
+/// service reported (422 failed, 404 unknown), and its reason when the service gave one.
 fn search_error(error: FileSearchError) -> CliError {
     match error {
         FileSearchError::IndexingFailed { view, name, state } => {
@@ -176,6 +176,10 @@ fn search_error(error: FileSearchError) -> CliError {
                 view + 1
             ))
         }
+        FileSearchError::IndexingRefused { view, name, reason } => CliError::Indexing(format!(
+            "view {} ({name}) could not be indexed (HTTP 422): {reason}; try another file",
+            view + 1
+        )),
         other => CliError::Search(other),
     }
 }
