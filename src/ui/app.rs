@@ -546,6 +546,10 @@ impl eframe::App for App {
                         &mut self.settings,
                         self.session.is_some(),
                         &self.data_dir,
+                        &match self.dialogs.in_app_reason() {
+                            Some(reason) => format!("partlens's own file browser ({reason})"),
+                            None => "the desktop's".to_owned(),
+                        },
                         &mut self.library_sync,
                         &mut self.commands,
                     ),

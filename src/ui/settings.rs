@@ -125,13 +125,16 @@ impl SettingsView {
     }
 
     /// Draws the view; changes go straight into `settings`, service changes through "Connect";
-    /// `logged_in` offers "Log out"; `library_sync` draws its card.
+    /// `logged_in` offers "Log out"; `library_sync` draws its card; `file_dialogs` says which file
+    /// dialog is used.
+    #[allow(clippy::too_many_arguments)]
     pub fn ui(
         &mut self,
         ui: &mut egui::Ui,
         settings: &mut Settings,
         logged_in: bool,
         data_dir: &std::path::Path,
+        file_dialogs: &str,
         library_sync: &mut LibrarySync,
         commands: &mut CommandQueue,
     ) {
@@ -147,6 +150,7 @@ impl SettingsView {
             library_sync.settings_ui(ui, &mut settings.library_sync, commands);
             ui.add_space(12.0);
             ui.label(egui::RichText::new(format!("Data folder: {}", data_dir.display())).weak());
+            ui.label(egui::RichText::new(format!("File dialogs: {file_dialogs}")).weak());
         });
     }
 

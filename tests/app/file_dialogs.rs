@@ -172,5 +172,10 @@ fn a_system_dialog_that_cannot_open_gives_way_to_the_app_browser() {
     step_until(&mut harness, "the sync folder", |harness| {
         harness.state().settings().library_sync.folder == picks
     });
+    // Settings says which file dialog is in use, and why.
+    step_until_label_contains(
+        &mut harness,
+        "File dialogs: partlens's own file browser (the system file dialog could not open",
+    );
     close_app(&runtime, harness);
 }
