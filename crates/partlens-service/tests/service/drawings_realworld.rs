@@ -1,7 +1,9 @@
 //! Drawings of the real-world corpus (`../shared/realworld/pdf`) uploaded to the real service over
 //! 127.0.0.1 and read back as a client reads them (`GET /api/PMIData`): the numbers on the page are
 //! PMI items, title-block cells are typed as title-block attributes (3), not notes, and the title
-//! block's values are extracted attributes (issue 24). Without the corpus a test says so and
+//! block's values are extracted attributes (issue 24). A scanned drawing (a picture) is read by OCR
+//! in the reader worker in a build with `partlens-engine/ocr`, and says that its text was not read
+//! in one without. Without the corpus a test says so and
 //! passes, except under CI (`CI` set).
 
 use partlens_testkit::realworld::corpus_dir;
@@ -109,4 +111,49 @@ async fn a_panel_drawing_with_an_autocad_font_map_gives_its_numbers() {
     }
     let found = ann.search_uids("FT=Frame Depth").await;
     assert_eq!(found, [uid]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_scanned_drawing_is_read_in_the_worker_or_says_its_text_was_not_read() {
+    let Some(pdf) =
+        corpus_file("pdf/trident__VRN-BP-VT-250-R0_-_VORON_Trident_Build_Plate_250mm.pdf")
+    else {
+        return;
+    };
+    // The page as the engine renders it (1024 px wide), enlarged 3× as a 300 dpi scan of a small
+    // print would be: a picture of a drawing, with no text layer.
+    let page = partlens_engine::analyze(".pdf", &pdf).unwrap();
+    let large = image::load_from_memory(&page.large_png.unwrap()).unwrap();
+    let scan = large.resize(
+        large.width() * 3,
+        large.height() * 3,
+        image::imageops::FilterType::CatmullRom,
+    );
+    let mut png = Vec::new();
+    scan.write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .unwrap();
+    let service = TestService::start().await;
+    let ann = service.session("ann").await;
+    let uid = ann
+        .upload_database_file("Scans/trident-build-plate.png", png, &[])
+        .await;
+    let (items, attributes) = pmi_of(&ann, &uid).await;
+    if partlens_engine::drawing::READS_RASTER_TEXT {
+        // Read by the tesseract program, a child of the reader worker (from a blurred copy of
+        // the page: the large words and some numbers are read).
+        for expected in ["VORON", "A-A", "247.0"] {
+            assert!(
+                items.iter().any(|(_, text)| text == expected),
+                "{expected} in {items:?}"
+            );
+        }
+    } else {
+        assert!(items.is_empty(), "{items:?}");
+        assert!(
+            attributes
+                .iter()
+                .any(|attribute| attribute.starts_with("drawing_text=not read")),
+            "{attributes:?}"
+        );
+    }
 }
