@@ -366,6 +366,14 @@ mod tests {
             page.items
         );
         assert!(analysis.text.contains("DEBURR BOLT HOLES"));
+        // The notes stay notes (title-block cells are found by their labels only).
+        assert!(
+            page.items
+                .iter()
+                .any(|item| item.type_id == 1 && item.text.contains("DEBURR BOLT HOLES")),
+            "{:?}",
+            page.items
+        );
         assert!(analysis.text.contains("4X Ø14 EQ SP ON Ø120 PCD"));
         // The note reads top to bottom.
         let notes = analysis.text.find("NOTES:").unwrap();
