@@ -11,20 +11,8 @@ use partlens::ui::results::{SortColumn, SortOrder};
 fn a_new_search_starts_at_best_match_and_a_hand_sort_says_so() {
     let runtime = runtime();
     let data = tempfile::tempdir().unwrap();
-    let mut parts = AppParts::new(data.path(), sample_workspace(data.path()));
     // A search by a photo: its results come ordered by score, not by name.
-    parts.initial_views = vec![samples_dir().join("views").join("gear-a.png")];
-    let mut harness = app_harness(&runtime, &parts);
-    wait_logged_in(&mut harness);
-    step_until(&mut harness, "the search by the photo", |harness| {
-        harness
-            .state()
-            .search()
-            .results()
-            .ordered_rows()
-            .next()
-            .is_some()
-    });
+    let mut harness = app_searching_by_the_gear_photo(&runtime, data.path());
     let best_first = result_files(&harness);
     assert!(harness.query_by_label("Sorted by hand").is_none());
 

@@ -11,19 +11,8 @@ use partlens::ui::search_place::SearchPage;
 fn the_chance_shown_falls_with_the_order_across_kinds_and_the_raw_score_is_in_the_detail() {
     let runtime = runtime();
     let data = tempfile::tempdir().unwrap();
-    let mut parts = AppParts::new(data.path(), sample_workspace(data.path()));
-    parts.initial_views = vec![samples_dir().join("views").join("gear-a.png")];
-    let mut harness = app_harness(&runtime, &parts);
-    wait_logged_in(&mut harness);
-    step_until(&mut harness, "the search by the photo", |harness| {
-        harness
-            .state()
-            .search()
-            .results()
-            .ordered_rows()
-            .next()
-            .is_some()
-    });
+    // A search by a photo: its results come ordered by score, not by name.
+    let mut harness = app_searching_by_the_gear_photo(&runtime, data.path());
 
     let rows: Vec<_> = harness
         .state()

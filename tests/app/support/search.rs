@@ -146,6 +146,28 @@ pub fn open_result(harness: &mut Harness<'_, App>, text: &str, name: &str) {
     });
 }
 
+/// An app on the local workspace in `data` that starts with a search by the sample photo of the
+/// gear (results ordered by score, pictures and models of several kinds), its results shown.
+pub fn app_searching_by_the_gear_photo(
+    runtime: &tokio::runtime::Runtime,
+    data: &Path,
+) -> Harness<'static, App> {
+    let mut parts = AppParts::new(data, sample_workspace(data));
+    parts.initial_views = vec![samples_dir().join("views").join("gear-a.png")];
+    let mut harness = app_harness(runtime, &parts);
+    wait_logged_in(&mut harness);
+    step_until(&mut harness, "the search by the photo", |harness| {
+        harness
+            .state()
+            .search()
+            .results()
+            .ordered_rows()
+            .next()
+            .is_some()
+    });
+    harness
+}
+
 /// An app on `service`, logged in through the form.
 pub fn app_on(
     runtime: &tokio::runtime::Runtime,
