@@ -24,6 +24,35 @@ fn corpus_file(relative: &str) -> Option<Vec<u8>> {
     }
 }
 
+/// The PMI items (`type_id`, text) and extracted attributes of a drawing uploaded to a fresh
+/// service's company database as `stored_path`, with the service (kept running) and the session.
+async fn uploaded(
+    stored_path: &str,
+    bytes: Vec<u8>,
+) -> (
+    TestService,
+    Session,
+    String,
+    Vec<(i64, String)>,
+    Vec<String>,
+) {
+    let service = TestService::start().await;
+    let ann = service.session("ann").await;
+    let uid = ann.upload_database_file(stored_path, bytes, &[]).await;
+    let (items, attributes) = pmi_of(&ann, &uid).await;
+    (service, ann, uid, items, attributes)
+}
+
+/// Asserts that each of `texts` is the text of a PMI item.
+fn assert_items(items: &[(i64, String)], texts: &[&str]) {
+    for text in texts {
+        assert!(
+            items.iter().any(|(_, item)| item == text),
+            "{text} in {items:?}"
+        );
+    }
+}
+
 /// The PMI items (`type_id`, text) and the extracted attributes of a file.
 async fn pmi_of(session: &Session, uid: &str) -> (Vec<(i64, String)>, Vec<String>) {
     let reply = session.get(&format!("/api/PMIData?fileUID={uid}")).await;
@@ -58,19 +87,10 @@ async fn a_build_plate_drawing_gives_its_numbers_and_its_title_block() {
     else {
         return;
     };
-    let service = TestService::start().await;
-    let ann = service.session("ann").await;
-    let uid = ann
-        .upload_database_file("Drawings/trident-build-plate.pdf", bytes, &[])
-        .await;
-    let (items, attributes) = pmi_of(&ann, &uid).await;
+    let (_service, _ann, _uid, items, attributes) =
+        uploaded("Drawings/trident-build-plate.pdf", bytes).await;
     // Numbers written in kerned pieces arrive whole, as dimensions.
-    for number in ["254.0", "164.5", "89.5", "(75.0)", "(37.5)"] {
-        assert!(
-            items.iter().any(|(_, text)| text == number),
-            "{number} in {items:?}"
-        );
-    }
+    assert_items(&items, &["254.0", "164.5", "89.5", "(75.0)", "(37.5)"]);
     // The title block's cells are title-block items, not notes.
     for cell in ["VRN-BP-VT-250", "8/12/2021", "N.T.S."] {
         assert!(
@@ -97,18 +117,8 @@ async fn a_panel_drawing_with_an_autocad_font_map_gives_its_numbers() {
     let Some(bytes) = corpus_file("pdf/voron2__Bottom_Panel.pdf") else {
         return;
     };
-    let service = TestService::start().await;
-    let ann = service.session("ann").await;
-    let uid = ann
-        .upload_database_file("Drawings/bottom-panel.pdf", bytes, &[])
-        .await;
-    let (items, _) = pmi_of(&ann, &uid).await;
-    for number in ["24.6", "120", "17", "26.6"] {
-        assert!(
-            items.iter().any(|(_, text)| text == number),
-            "{number} in {items:?}"
-        );
-    }
+    let (_service, ann, uid, items, _) = uploaded("Drawings/bottom-panel.pdf", bytes).await;
+    assert_items(&items, &["24.6", "120", "17", "26.6"]);
     let found = ann.search_uids("FT=Frame Depth").await;
     assert_eq!(found, [uid]);
 }
@@ -132,21 +142,12 @@ async fn a_scanned_drawing_is_read_in_the_worker_or_says_its_text_was_not_read()
     let mut png = Vec::new();
     scan.write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
         .unwrap();
-    let service = TestService::start().await;
-    let ann = service.session("ann").await;
-    let uid = ann
-        .upload_database_file("Scans/trident-build-plate.png", png, &[])
-        .await;
-    let (items, attributes) = pmi_of(&ann, &uid).await;
+    let (_service, _ann, _uid, items, attributes) =
+        uploaded("Scans/trident-build-plate.png", png).await;
     if partlens_engine::drawing::READS_RASTER_TEXT {
         // Read by the tesseract program, a child of the reader worker (from a blurred copy of
         // the page: the large words and some numbers are read).
-        for expected in ["VORON", "A-A", "247.0"] {
-            assert!(
-                items.iter().any(|(_, text)| text == expected),
-                "{expected} in {items:?}"
-            );
-        }
+        assert_items(&items, &["VORON", "A-A", "247.0"]);
     } else {
         assert!(items.is_empty(), "{items:?}");
         assert!(
