@@ -93,7 +93,12 @@ pub fn mesh_shells<'a>(
                 continue;
             }
             let face_budget = Budget::part_of(budget, FACE_TIME);
-            match mesher.mesh(face_alone(&shell, face, &face_budget), &face_budget)? {
+            // A face whose boundary names an edge the shell does not have is left out.
+            let meshed = match face_alone(&shell, face, &face_budget) {
+                Some(alone) => mesher.mesh(alone, &face_budget)?,
+                None => FaceMeshed::LeftOut,
+            };
+            match meshed {
                 FaceMeshed::Polygons(face_polygons) if vertex_box.holds(&face_polygons) => {
                     polygons.merge(face_polygons)
                 }
@@ -299,16 +304,8 @@ impl FaceMesher {
         })
     }
 
-    /// Meshes `face` within `budget`; a face that is not there (a boundary naming a missing
-    /// edge) is left out.
-    fn mesh(
-        &mut self,
-        face: Option<FaceAlone>,
-        budget: &Budget,
-    ) -> Result<FaceMeshed, GeometryError> {
-        let Some(face) = face else {
-            return Ok(FaceMeshed::LeftOut);
-        };
+    /// Meshes `face` within `budget`.
+    fn mesh(&mut self, face: FaceAlone, budget: &Budget) -> Result<FaceMeshed, GeometryError> {
         if self.faces.send(face).is_err() {
             *self = Self::start(self.tolerance)?;
             return Ok(FaceMeshed::LeftOut);
