@@ -7,6 +7,7 @@
 // Test code: a failed set-up step should panic and fail the test that called it.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+pub mod postgres;
 pub mod realworld;
 pub mod service;
 pub mod sync;
