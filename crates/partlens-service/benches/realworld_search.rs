@@ -5,10 +5,11 @@
 //! result that is the file itself (its database copy) is skipped. Prints:
 //!
 //! - **twin**: where the same part is in the corpus in another format (the manifest's `twin`),
-//!   the share of searches whose first result is that twin, and whose first five hold it;
+//!   the share of searches whose first result is a twin (any other format of the part: a STEP's
+//!   STL or its PLY), and whose first five hold one;
 //! - **family**: where at least one other part of the file's family (the manifest's `family`, e.g.
 //!   ISO 4762 socket head cap screws) is in the database, the share whose first result other
-//!   than the twin is of the family, and the precision of the first three such results;
+//!   than a twin is of the family, and the precision of the first three such results;
 //! - the time of a search by a model (the input uploaded and analysed, then ranked): p50, p95;
 //! - the misses, each with what came first.
 //!
@@ -16,6 +17,10 @@
 //! cargo bench -p partlens-service --bench realworld_search
 //! cargo bench -p partlens-service --bench realworld_search --features occt
 //! ```
+//!
+//! With `PARTLENS_SEARCH_DUMP=file.json` it also writes every model (its manifest family and twin,
+//! the attributes the service extracted) and every search's ranked results with their scores, to
+//! tune a ranking offline.
 
 // A benchmark that cannot set itself up has nothing to measure: it stops with the reason.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
@@ -87,28 +92,31 @@ async fn main() {
     let mut family_three = (0_usize, 0_usize);
     let mut times: Vec<Duration> = Vec::new();
     let mut misses: Vec<String> = Vec::new();
+    let mut dumped_searches: Vec<serde_json::Value> = Vec::new();
     for (index, file) in models.iter().enumerate() {
         let Some(own_uid) = uid_of.get(&file.relative) else {
             continue;
         };
-        let twin = (!file.twin.is_empty())
-            .then(|| {
-                models.iter().enumerate().find(|(other, candidate)| {
-                    *other != index
-                        && candidate.twin == file.twin
-                        && uid_of.contains_key(&candidate.relative)
-                })
+        // Every other file of the part (a STEP, its STL and its PLY are each other's twins).
+        let twins: Vec<usize> = models
+            .iter()
+            .enumerate()
+            .filter(|(other, candidate)| {
+                *other != index
+                    && !file.twin.is_empty()
+                    && candidate.twin == file.twin
+                    && uid_of.contains_key(&candidate.relative)
             })
-            .flatten()
-            .map(|(other, _)| other);
+            .map(|(other, _)| other)
+            .collect();
         let family_in_database = models.iter().enumerate().any(|(other, candidate)| {
             other != index
-                && Some(other) != twin
+                && !twins.contains(&other)
                 && !file.family.is_empty()
                 && candidate.family == file.family
                 && uid_of.contains_key(&candidate.relative)
         });
-        if twin.is_none() && !family_in_database {
+        if twins.is_empty() && !family_in_database {
             continue;
         }
         let bytes = std::fs::read(corpus_dir().join(&file.relative)).expect("a corpus file");
@@ -122,14 +130,24 @@ async fn main() {
             eprintln!("search by {} failed: {}", file.relative, reply.status);
             continue;
         }
-        let ranked: Vec<usize> = result_uids(&reply.json())
+        let body = reply.json();
+        dumped_searches.push(serde_json::json!({
+            "query": index,
+            "results": body["ResultsList"].as_array().map(|items| items.iter().filter_map(|item| {
+                let at = file_of.get(item["UID"].as_str()?)?;
+                Some(serde_json::json!([at, item["Score"]]))
+            }).collect::<Vec<_>>()),
+        }));
+        let ranked: Vec<usize> = result_uids(&body)
             .into_iter()
             .filter(|uid| uid != own_uid)
             .filter_map(|uid| file_of.get(&uid).copied())
             .collect();
         let first = ranked.first().map_or("nothing", |&at| name(&models[at]));
-        if let Some(twin) = twin {
-            let at = ranked.iter().position(|&candidate| candidate == twin);
+        if !twins.is_empty() {
+            let at = ranked
+                .iter()
+                .position(|candidate| twins.contains(candidate));
             twin_first.count(at == Some(0));
             twin_five.count(at.is_some_and(|at| at < 5));
             if at != Some(0) {
@@ -145,7 +163,7 @@ async fn main() {
             let others: Vec<usize> = ranked
                 .iter()
                 .copied()
-                .filter(|&candidate| Some(candidate) != twin)
+                .filter(|candidate| !twins.contains(candidate))
                 .take(3)
                 .collect();
             let of_family = |at: &usize| models[*at].family == file.family;
@@ -162,6 +180,23 @@ async fn main() {
         }
     }
     times.sort();
+    if let Ok(path) = std::env::var("PARTLENS_SEARCH_DUMP") {
+        let mut dumped_models = Vec::new();
+        for file in &models {
+            let extracted = match uid_of.get(&file.relative) {
+                Some(uid) => admin.get(&format!("/api/File?fileUID={uid}")).await.json()
+                    ["ExtractedAttributes"]
+                    .clone(),
+                None => serde_json::Value::Null,
+            };
+            dumped_models.push(serde_json::json!({
+                "file": file.relative, "family": file.family, "twin": file.twin,
+                "extracted": extracted,
+            }));
+        }
+        let dump = serde_json::json!({"models": dumped_models, "searches": dumped_searches});
+        std::fs::write(&path, dump.to_string()).expect("the dump written");
+    }
     let percentile = |share: f64| {
         times
             .get(((times.len() as f64 * share) as usize).min(times.len().saturating_sub(1)))
@@ -185,7 +220,7 @@ async fn main() {
         twin_five.share()
     );
     println!(
-        "| another part of its family, first result not itself or its twin | {} | top-1 {}, P@3 {:.0} % |",
+        "| another part of its family, first result not itself or a twin | {} | top-1 {}, P@3 {:.0} % |",
         family_first.total,
         family_first.share(),
         100.0 * family_three.0 as f64 / family_three.1.max(1) as f64

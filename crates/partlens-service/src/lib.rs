@@ -21,6 +21,7 @@ pub mod large_library;
 pub mod limits;
 pub mod login_guard;
 pub mod params;
+pub mod part_size;
 pub mod reader_pool;
 pub mod records;
 pub mod routes;

@@ -5,6 +5,10 @@
 //!   0..1 by matching each query view to a different view of the candidate; best first, ties by UID.
 //!   An input that is not indexed (yet), failed, or is not the caller's contributes no view; with no
 //!   view at all there are no matches.
+//! - When every input is a model with known extents (a STEP, IGES, STL, OBJ or PLY file), the
+//!   candidates that are models too are ranked by shape and size ([`super::part_size`]): the
+//!   visual ranking's first [`SIZE_POOL`] (or `max_results`, if more) are scored again with the
+//!   size difference and sorted anew. Pictures, sketches and drawings are ranked by shape alone.
 //! - Without inputs: every match, score null, ordered by display name then UID.
 //! - `TotalResults` counts all matches; `ResultsList` holds the first `max_results` of them.
 //! - Limits, checked on the parsed filter before any SQL is built: at most
@@ -33,6 +37,7 @@ use super::filter_scopes::{FilterScopes, Resolved};
 use super::image_links::ImageLinks;
 use super::limits::ServiceLimits;
 use super::params::canonical_uid;
+use super::part_size::{PartSize, blend, nearest_difference};
 use super::records::{ImageUrls, result_item};
 use super::state::AppState;
 use super::store::accounts::Caller;
@@ -53,6 +58,11 @@ pub const MAX_RESULTS_LIMIT: usize = 10_000;
 /// approximate visual search (the files listed); one that selects more is checked on the graph's
 /// candidates.
 pub const SELECTIVE_FILES: usize = 20_000;
+
+/// A search by models takes at least this many of the visual ranking's best to rank again by size:
+/// enough that a part of the same size ranked lower by shape alone (at most a size penalty away
+/// from the first) is among them.
+pub const SIZE_POOL: usize = 200;
 
 /// A search as the endpoints received it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -208,8 +218,8 @@ enum Selection {
     /// then UID.
     Filtered(Vec<search::Candidate>),
     /// Inputs: the views of every indexed input of the caller's company, in input order (none
-    /// when no input has views).
-    ByViews(Vec<ViewDescriptor>),
+    /// when no input has views), and their sizes when every such input is a model of known size.
+    ByViews(Vec<ViewDescriptor>, Option<Vec<PartSize>>),
 }
 
 /// What a search shows, as [`rank`] ordered it.
@@ -265,22 +275,32 @@ async fn select(
             }
             let mut views = Vec::new();
             let mut damaged = Vec::new();
+            // Sizes stay `Some` while every input that gives views is a model of known size.
+            let mut sizes = Some(Vec::new());
             for uid in &input_uids {
-                let indexed = files::find(connection, &company_id, uid)?
-                    .is_some_and(|record| record.state == IndexState::Completed);
-                if !indexed {
+                let Some(record) = files::find(connection, &company_id, uid)?
+                    .filter(|record| record.state == IndexState::Completed)
+                else {
                     continue;
-                }
+                };
                 let read: Result<Vec<ViewDescriptor>, _> = files::views_of(connection, uid)?
                     .iter()
                     .map(|bytes| ViewDescriptor::from_bytes(bytes))
                     .collect();
                 match read {
-                    Ok(read) => views.extend(read),
+                    Ok(read) if read.is_empty() => {}
+                    Ok(read) => {
+                        views.extend(read);
+                        match PartSize::of(&record.extracted_attributes, &record.extension) {
+                            Some(size) => sizes.iter_mut().for_each(|sizes| sizes.push(size)),
+                            None => sizes = None,
+                        }
+                    }
                     Err(error) => damaged.push((uid.clone(), error.to_string())),
                 }
             }
-            Ok((Selection::ByViews(views), damaged))
+            let sizes = sizes.filter(|sizes| !sizes.is_empty());
+            Ok((Selection::ByViews(views, sizes), damaged))
         })
         .await?;
     if !damaged.is_empty() {
@@ -310,25 +330,35 @@ async fn rank(
                 total,
             )
         }
-        Selection::ByViews(query_views) if query_views.is_empty() => (Vec::new(), 0),
-        Selection::ByViews(query_views) => {
+        Selection::ByViews(query_views, _) if query_views.is_empty() => (Vec::new(), 0),
+        Selection::ByViews(query_views, sizes) => {
             let store = state.store.clone();
             let visual = state.indexer.visual().clone();
             let shared = state.clone();
             let company_id = caller.company_id.clone();
             let terms = query.terms.clone();
             let limit = query.max_results;
+            let pool = if sizes.is_some() {
+                limit.max(SIZE_POOL)
+            } else {
+                limit
+            };
             let (ranked, total) = tokio::task::spawn_blocking(move || {
                 store.read_blocking(|connection| {
-                    rank_visually(
+                    let (ranked, total) = rank_visually(
                         connection,
                         &*visual.read()?,
                         &shared.filter_scopes,
                         &company_id,
                         &terms,
                         &query_views,
-                        limit,
-                    )
+                        pool,
+                    )?;
+                    let ranked = match &sizes {
+                        Some(sizes) => rank_by_size(connection, &company_id, sizes, ranked)?,
+                        None => ranked,
+                    };
+                    Ok((ranked, total))
                 })
             })
             .await??;
@@ -343,6 +373,38 @@ async fn rank(
     };
     let shown = ranked.into_iter().take(query.max_results).collect();
     Ok(Ranking { shown, total })
+}
+
+/// Scores the visually ranked files again with their size difference to the nearest of the search's
+/// `sizes` ([`blend`]) and sorts them anew, best first, ties by UID. A file of no known size (a
+/// picture, a drawing) keeps its visual score. The sizes are read from the files' records (their
+/// extracted attributes) in one pass.
+pub fn rank_by_size(
+    connection: &Connection,
+    company_id: &str,
+    sizes: &[PartSize],
+    ranked: Ranked,
+) -> Result<Ranked, ServiceError> {
+    let uids: Vec<String> = ranked.iter().map(|(uid, _)| uid.clone()).collect();
+    let size_of: HashMap<String, PartSize> = files::find_many(connection, company_id, &uids)?
+        .into_iter()
+        .filter_map(|record| {
+            let size = PartSize::of(&record.extracted_attributes, &record.extension)?;
+            Some((record.uid, size))
+        })
+        .collect();
+    let mut scored: Ranked = ranked
+        .into_iter()
+        .map(|(uid, visual)| {
+            let score = size_of
+                .get(&uid)
+                .and_then(|size| nearest_difference(sizes, size))
+                .map_or(visual, |difference| blend(visual, difference));
+            (uid, score)
+        })
+        .collect();
+    scored.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    Ok(scored)
 }
 
 /// The last step of a search: reads the shown files' records and attributes and makes the result
