@@ -17,7 +17,7 @@ use sha2::Digest as _;
 
 use super::error::ServiceError;
 use super::state::AppState;
-use super::store::{accounts, unix_now};
+use super::store::unix_now;
 
 pub use super::store::accounts::Caller;
 
@@ -100,7 +100,7 @@ impl FromRequestParts<AppState> for Caller {
         let hash = token_hash(token);
         state
             .store
-            .read(move |connection| accounts::caller_of_token(connection, &hash, unix_now()))
+            .read_tx(move |tx| tx.caller_of_token(&hash, unix_now()))
             .await?
             .ok_or(ServiceError::Unauthorized)
     }

@@ -8,6 +8,7 @@ use std::time::Duration;
 use partlens_sandbox::ReaderLimits;
 
 use super::limits::ServiceLimits;
+use super::store::postgres::DatabaseUrl;
 use super::visual::VisualSettings;
 
 /// The address the service binds when none is given: loopback only, port 8480.
@@ -22,6 +23,9 @@ pub const DEFAULT_MAX_BODY_BYTES: u64 = 512 * 1024 * 1024;
 pub struct ServiceConfig {
     /// Where the database, the uploaded files and the rendered images live (created if missing).
     pub data_dir: PathBuf,
+    /// A PostgreSQL database to keep records, accounts and the queue in instead of the SQLite file
+    /// under `data_dir` (which then holds the files, images and caches). `None`: SQLite.
+    pub database: Option<DatabaseUrl>,
     /// The address to bind; port 0 picks a free port.
     pub addr: SocketAddr,
     /// The origin clients reach the service at (`https://parts.example.com`, or with a path
@@ -82,6 +86,7 @@ impl ServiceConfig {
     pub fn new(data_dir: impl Into<PathBuf>) -> Self {
         Self {
             data_dir: data_dir.into(),
+            database: None,
             addr: DEFAULT_ADDR,
             public_url: None,
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,

@@ -67,6 +67,12 @@ pub enum ServiceError {
     /// The SQLite store failed.
     #[error("storage failed: {0}")]
     Database(#[from] rusqlite::Error),
+    /// The PostgreSQL store failed.
+    #[error("storage failed: {0}")]
+    Postgres(#[from] r2d2_postgres::postgres::Error),
+    /// No connection of the PostgreSQL store's pool came free in time (or none could be made).
+    #[error("storage unavailable: {0}")]
+    Pool(#[from] r2d2::Error),
     /// A file of the data directory could not be read or written.
     #[error("data directory: {0}")]
     Io(#[from] std::io::Error),
@@ -95,6 +101,9 @@ impl ServiceError {
             Self::Database(rusqlite::Error::SqliteFailure(error, _)) => {
                 error.code == rusqlite::ErrorCode::DiskFull
             }
+            Self::Postgres(error) => {
+                error.code() == Some(&r2d2_postgres::postgres::error::SqlState::DISK_FULL)
+            }
             _ => false,
         }
     }
@@ -114,9 +123,12 @@ impl ServiceError {
             Self::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
             Self::InsufficientStorage => StatusCode::INSUFFICIENT_STORAGE,
             Self::Conflict(_) => StatusCode::CONFLICT,
-            Self::Bind { .. } | Self::Database(_) | Self::Io(_) | Self::Internal(_) => {
-                StatusCode::INTERNAL_SERVER_ERROR
-            }
+            Self::Bind { .. }
+            | Self::Database(_)
+            | Self::Postgres(_)
+            | Self::Pool(_)
+            | Self::Io(_)
+            | Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
 }
@@ -200,7 +212,12 @@ impl IntoResponse for ServiceError {
                 );
                 response
             }
-            Self::Bind { .. } | Self::Database(_) | Self::Io(_) | Self::Internal(_) => {
+            Self::Bind { .. }
+            | Self::Database(_)
+            | Self::Postgres(_)
+            | Self::Pool(_)
+            | Self::Io(_)
+            | Self::Internal(_) => {
                 // The one place an unexpected failure is reported; the client only learns it failed.
                 tracing::error!(error = %self, "request failed");
                 problem(status, "the service failed; retry later")

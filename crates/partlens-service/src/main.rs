@@ -8,6 +8,7 @@ use std::path::PathBuf;
 
 use anyhow::Context as _;
 use clap::{Parser, Subcommand};
+use partlens_service::store::postgres::DatabaseUrl;
 use partlens_service::{RunningService, ServiceConfig, admin};
 
 /// What `partlens-service --help` shows after the command list.
@@ -36,6 +37,17 @@ struct Cli {
     /// The data directory: database, uploaded files, rendered images (created if missing).
     #[arg(long, value_name = "DIR")]
     data: PathBuf,
+    /// Keep records, accounts and the queue in this PostgreSQL database (postgres://…) instead of
+    /// the SQLite file in --data, which then holds the files and caches. Only accounts and logins
+    /// run on PostgreSQL so far (issue 26).
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "PARTLENS_DATABASE_URL",
+        hide_env_values = true,
+        value_parser = parse_database_url
+    )]
+    database: Option<DatabaseUrl>,
     #[command(subcommand)]
     command: Command,
 }
@@ -91,6 +103,9 @@ enum Command {
         #[command(subcommand)]
         command: ClientCommand,
     },
+    /// Says whether the store can be served as it is (database reachable, schema, pgvector),
+    /// changing nothing; exits 1 when it cannot.
+    Check,
 }
 
 #[derive(Subcommand, Debug)]
@@ -166,6 +181,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             reader_slots,
         } => {
             let mut config = ServiceConfig::new(cli.data);
+            config.database = cli.database;
             config.addr = addr;
             if let Some(bytes) = max_body_bytes {
                 config.max_body_bytes = bytes;
@@ -205,20 +221,42 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 (Some(password), _) => password,
                 (None, _) => read_password_line()?,
             };
-            admin::add_user(&cli.data, &company, &user, &password, admin)
-                .with_context(|| format!("cannot add user {user}"))?;
+            admin::add_user_in(
+                &cli.data,
+                cli.database.as_ref(),
+                &company,
+                &user,
+                &password,
+                admin,
+            )
+            .with_context(|| format!("cannot add user {user}"))?;
             println!("user {user} of company {company} is ready");
+            Ok(())
+        }
+        Command::Check => {
+            let (lines, usable) =
+                admin::check(&cli.data, cli.database.as_ref()).context("cannot check the store")?;
+            for line in lines {
+                println!("{line}");
+            }
+            anyhow::ensure!(usable, "the service cannot start on this store as it is");
+            println!("ready to serve");
             Ok(())
         }
         Command::Client {
             command: ClientCommand::Add { client_id },
         } => {
-            admin::add_client(&cli.data, &client_id)
+            admin::add_client_in(&cli.data, cli.database.as_ref(), &client_id)
                 .with_context(|| format!("cannot add client {client_id}"))?;
             println!("client {client_id} is registered");
             Ok(())
         }
     }
+}
+
+/// Checks `--database`: a PostgreSQL connection string the client can read.
+fn parse_database_url(text: &str) -> Result<DatabaseUrl, String> {
+    DatabaseUrl::parse(text)
 }
 
 /// Checks `--public-url`: an absolute http(s) URL without query or fragment.

@@ -17,7 +17,7 @@ use super::indexing::Indexer;
 use super::login_guard::LoginGuard;
 use super::routes;
 use super::state::ServiceState;
-use super::store::{Store, accounts};
+use super::store::Store;
 use super::stored_files::StoredFiles;
 use super::visual::VisualKeeper;
 
@@ -44,9 +44,10 @@ impl RunningService {
         let disk = Disk::new(&config.data_dir);
         let folders = disk.clone();
         tokio::task::spawn_blocking(move || folders.create_folders()).await??;
-        let store = Store::open(config.data_dir.clone()).await?;
+        let store =
+            Store::open_configured(config.data_dir.clone(), config.database.clone()).await?;
         let secret = store
-            .write(|connection| accounts::secret(connection, SECRET_NAME, ImageLinks::fresh_secret))
+            .write_tx(|tx| tx.secret(SECRET_NAME, &mut ImageLinks::fresh_secret))
             .await?;
         let image_links = ImageLinks::new(secret, config.image_token_lifetime);
         let visual = VisualKeeper::new(store.clone(), &config.data_dir, config.visual);
@@ -57,7 +58,18 @@ impl RunningService {
             config.limits.clone(),
             &config.reader,
         );
-        let (indexed, queued) = indexer.recover().await?;
+        // On PostgreSQL only accounts run so far (issue 26): no queue or views to recover, no
+        // workers or cleaner to start on tables that are not there yet.
+        let on_postgres = store.is_postgres();
+        let (indexed, queued) = if on_postgres {
+            tracing::warn!(
+                "on PostgreSQL only logins and accounts work so far (issue 26); uploads, \
+                 records, attributes and search answer 500"
+            );
+            (0, 0)
+        } else {
+            indexer.recover().await?
+        };
         let listener = tokio::net::TcpListener::bind(config.addr)
             .await
             .map_err(|source| ServiceError::Bind {
@@ -65,15 +77,17 @@ impl RunningService {
                 source,
             })?;
         let addr = listener.local_addr()?;
-        let mut workers = indexer.start_workers(config.index_workers);
+        let mut workers = indexer.start_workers(if on_postgres { 0 } else { config.index_workers });
         let stop = CancellationToken::new();
-        let cleaner = tokio::spawn(super::expiry::run_cleaner(
-            store.clone(),
-            disk.clone(),
-            config.limits.search_input_lifetime,
-            config.limits.expiry_sweep_interval,
-            stop.clone(),
-        ));
+        let cleaner = (!on_postgres).then(|| {
+            tokio::spawn(super::expiry::run_cleaner(
+                store.clone(),
+                disk.clone(),
+                config.limits.search_input_lifetime,
+                config.limits.expiry_sweep_interval,
+                stop.clone(),
+            ))
+        });
         let connection_limits = config.limits.connections.clone();
         let stored_files = StoredFiles::new(store.clone(), disk.clone());
         let state = Arc::new(ServiceState {
@@ -107,7 +121,7 @@ impl RunningService {
             indexer,
             server: Some(server),
             workers,
-            cleaner: Some(cleaner),
+            cleaner,
             stored_files,
         })
     }

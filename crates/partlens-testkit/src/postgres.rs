@@ -57,6 +57,32 @@ pub struct TestDatabase {
     pub name: String,
 }
 
+impl TestDatabase {
+    /// Runs `sql` (one or more statements) on this database, as the server's superuser.
+    pub fn execute(&self, sql: &str) {
+        let (url, sql) = (self.url.clone(), sql.to_owned());
+        on_own_thread(move || {
+            let mut client = postgres::Client::connect(&url, postgres::NoTls)?;
+            client.batch_execute(&sql)
+        })
+        .unwrap_or_else(|error| panic!("cannot run SQL on {}: {error}", self.name));
+    }
+
+    /// The first column of the first row `sql` answers, as text (`None` for no row or NULL).
+    pub fn query_text(&self, sql: &str) -> Option<String> {
+        let (url, sql) = (self.url.clone(), sql.to_owned());
+        on_own_thread(move || {
+            let mut client = postgres::Client::connect(&url, postgres::NoTls)?;
+            let rows = client.simple_query(&sql)?;
+            Ok(rows.into_iter().find_map(|message| match message {
+                postgres::SimpleQueryMessage::Row(row) => row.get(0).map(str::to_owned),
+                _ => None,
+            }))
+        })
+        .unwrap_or_else(|error| panic!("cannot query {}: {error}", self.name))
+    }
+}
+
 impl Drop for TestDatabase {
     fn drop(&mut self) {
         if let Some(Ok(server)) = SERVER.get() {

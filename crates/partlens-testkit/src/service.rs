@@ -1,6 +1,10 @@
 //! Shared helpers of the service tests: an in-process service on 127.0.0.1:0 over a temporary data
 //! directory, the `partlens-service` binary as a child process, logged-in sessions speaking raw
 //! HTTP, test images, waiting with a deadline.
+//!
+//! **Two stores, one suite.** A [`TestService`] keeps its records in SQLite (the default), or in a
+//! fresh PostgreSQL database of its own when [`STORE_ENV`] is `postgres` (every test of the run) or
+//! when a test asks with [`TestService::start_on`] (see [`crate::postgres`] for the server).
 
 // Not every test file uses every helper; a failure in a helper is a failed test.
 
@@ -12,9 +16,45 @@ use std::time::Duration;
 use image::{ImageFormat, RgbImage};
 use partlens_api::encoding::{QueryString, base64_file_body, password_digest};
 use partlens_engine::samples::parts::{Pose, draw_part};
+use partlens_service::store::postgres::DatabaseUrl;
 use partlens_service::{RunningService, ServiceConfig, admin};
 use reqwest::{Method, StatusCode};
 use tempfile::TempDir;
+
+use crate::postgres::TestDatabase;
+
+/// The environment variable choosing the store every [`TestService`] of a run uses: `postgres`,
+/// or `sqlite` (the default).
+pub const STORE_ENV: &str = "PARTLENS_TEST_STORE";
+
+/// Which store a test service keeps its records in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StoreKind {
+    /// The SQLite file in the data directory.
+    Sqlite,
+    /// A fresh PostgreSQL database on the test binary's server.
+    Postgres,
+}
+
+impl StoreKind {
+    /// The store [`STORE_ENV`] asks for (SQLite when it is unset).
+    pub fn from_env() -> Self {
+        match std::env::var(STORE_ENV).as_deref() {
+            Ok("postgres" | "postgresql") => Self::Postgres,
+            Ok("" | "sqlite") | Err(_) => Self::Sqlite,
+            Ok(other) => panic!("{STORE_ENV}={other}: use postgres or sqlite"),
+        }
+    }
+
+    /// A database for a service of this kind: `None` for SQLite; for PostgreSQL a fresh one, or
+    /// `None` when there is no server and the test is to be skipped (off CI only).
+    fn database(self) -> Option<TestDatabase> {
+        match self {
+            Self::Sqlite => None,
+            Self::Postgres => crate::postgres::database(),
+        }
+    }
+}
 
 /// The password every test user gets.
 pub const PASSWORD: &str = "correct horse";
@@ -28,6 +68,8 @@ pub struct TestService {
     service: Option<RunningService>,
     /// `http://127.0.0.1:PORT`.
     pub base: String,
+    /// The PostgreSQL database it keeps its records in, when it does (dropped after the service).
+    pub database: Option<TestDatabase>,
 }
 
 impl TestService {
@@ -36,21 +78,49 @@ impl TestService {
         Self::start_with(|_| {}).await
     }
 
-    /// Starts a service whose configuration `adjust` may change.
+    /// Starts a service whose configuration `adjust` may change, on the store [`STORE_ENV`] asks
+    /// for. Panics when that is PostgreSQL and there is no server: a run asked for it.
     pub async fn start_with(adjust: impl FnOnce(&mut ServiceConfig)) -> Self {
+        let kind = StoreKind::from_env();
+        match Self::start_on(kind, adjust).await {
+            Some(service) => service,
+            None => panic!("{STORE_ENV}=postgres, but there is no PostgreSQL server (see above)"),
+        }
+    }
+
+    /// Starts a service on the store `kind` with the users of [`add_standard_users`], its
+    /// configuration changed by `adjust`; `None` when `kind` is PostgreSQL and there is no server
+    /// off CI (the test is then skipped; under CI it fails instead).
+    pub async fn start_on(
+        kind: StoreKind,
+        adjust: impl FnOnce(&mut ServiceConfig),
+    ) -> Option<Self> {
+        let database = kind.database();
+        if kind == StoreKind::Postgres && database.is_none() {
+            return None;
+        }
         let dir = tempfile::tempdir().unwrap();
         let mut config = ServiceConfig::new(dir.path());
         config.addr = "127.0.0.1:0".parse().unwrap();
+        config.database = database
+            .as_ref()
+            .map(|database| DatabaseUrl::parse(&database.url).unwrap());
         adjust(&mut config);
-        add_standard_users(&config);
+        // Blocking store work off the async runtime: PostgreSQL's synchronous client may not
+        // block a thread that drives async tasks.
+        let users = config.clone();
+        tokio::task::spawn_blocking(move || add_standard_users(&users))
+            .await
+            .unwrap();
         let service = RunningService::start(config.clone()).await.unwrap();
         let base = service.base_url();
-        Self {
+        Some(Self {
             dir,
             config,
             service: Some(service),
             base,
-        }
+            database,
+        })
     }
 
     /// Stops the service and starts it again on the same data directory (a new port), with the
@@ -100,7 +170,15 @@ pub fn add_standard_users(config: &ServiceConfig) {
         ("Acme", "bob", false),
         ("Globex", "gus", false),
     ] {
-        admin::add_user(&config.data_dir, company, user, PASSWORD, is_admin).unwrap();
+        admin::add_user_in(
+            &config.data_dir,
+            config.database.as_ref(),
+            company,
+            user,
+            PASSWORD,
+            is_admin,
+        )
+        .unwrap();
     }
 }
 

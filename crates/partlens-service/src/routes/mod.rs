@@ -8,6 +8,7 @@
 pub mod attributes;
 pub mod caller_file;
 pub mod files;
+pub mod health;
 pub mod images;
 pub mod pmi;
 pub mod search;
@@ -123,6 +124,8 @@ pub fn router(state: AppState) -> Router {
         )
         .route("/api/image", get(images::image))
         .route("/api/version", get(version))
+        .route("/api/health/live", get(health::live))
+        .route("/api/health/ready", get(health::ready))
         .fallback(unknown_route)
         .with_state(state)
 }

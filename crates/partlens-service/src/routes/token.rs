@@ -13,7 +13,7 @@ use crate::body::read_limited;
 use crate::error::ServiceError;
 use crate::routes::{ClientAddress, json};
 use crate::state::AppState;
-use crate::store::{accounts, unix_now};
+use crate::store::unix_now;
 use partlens_api::encoding::QueryString;
 
 /// The largest token request body read.
@@ -75,12 +75,8 @@ pub async fn issue(
         // The slot is held until the outcome is counted, even if the client gives up meanwhile: a
         // request that gets the slot next sees this failure.
         let slot = slot;
-        let (client_known, login) = store.read_blocking(|connection| {
-            Ok((
-                accounts::client_exists(connection, &client_id)?,
-                accounts::login_of(connection, &username)?,
-            ))
-        })?;
+        let (client_known, login) = store
+            .read_tx_blocking(|tx| Ok((tx.client_exists(&client_id)?, tx.login_of(&username)?)))?;
         if !client_known {
             return Err(ServiceError::TokenRefused {
                 error: "invalid_client",
@@ -104,8 +100,8 @@ pub async fn issue(
         let token = new_token();
         let now = unix_now();
         let hash = token_hash(&token);
-        store.write_blocking(|connection| {
-            accounts::insert_token(connection, &hash, user_id, &client_id, now + lifetime, now)
+        store.write_tx_blocking(|tx| {
+            tx.insert_token(&hash, user_id, &client_id, now + lifetime, now)
         })?;
         Ok(token)
     })

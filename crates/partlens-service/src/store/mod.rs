@@ -6,6 +6,12 @@
 //! directory. Work runs on tokio's blocking threads, never on the async runtime: writes go through one
 //! connection (our own writers queue on its mutex instead of failing with `SQLITE_BUSY`), reads take a
 //! connection from a small pool (WAL lets them run beside the writer).
+//!
+//! The same [`Store`] may instead hold a PostgreSQL database (`--database postgres://…`, see
+//! `postgres/`). Work written against the seam ([`tx::StoreTx`], through [`Store::read_tx`] and
+//! [`Store::write_tx`]) runs on either engine; work still written against SQLite's connection
+//! ([`Store::read`], [`Store::write`]) runs on SQLite only, and a PostgreSQL store answers it with
+//! [`not_on_postgres`] until that concern is ported.
 
 pub mod accounts;
 pub mod attributes;
@@ -13,10 +19,12 @@ pub mod expiry;
 pub mod feedback;
 pub mod files;
 pub mod jobs;
+pub mod postgres;
 pub mod schema;
 pub mod search;
 pub mod search_text;
 pub mod text_terms;
+pub mod tx;
 pub mod visual_journal;
 
 use std::path::{Path, PathBuf};
@@ -25,6 +33,8 @@ use std::time::Duration;
 
 use rusqlite::Connection;
 
+use self::postgres::{DatabaseUrl, PgStore};
+use self::tx::{SqliteTx, StoreTx};
 use super::error::ServiceError;
 
 /// The database file name inside the data directory.
@@ -48,10 +58,25 @@ const MMAP_BYTES: i64 = 64 << 30;
 /// search walks again and again stay in it.
 const PAGE_CACHE_KIB: i64 = 16 * 1024;
 
-/// The store of one data directory. Cheap to clone.
+/// The store of one data directory (SQLite) or of a PostgreSQL database. Cheap to clone.
 #[derive(Clone)]
 pub struct Store {
-    inner: Arc<StoreInner>,
+    inner: Arc<Engine>,
+}
+
+/// The engine a store runs on.
+enum Engine {
+    Sqlite(StoreInner),
+    Postgres(PgStore),
+}
+
+/// The error of work not yet ported to PostgreSQL (issue 26), run on a PostgreSQL store.
+pub fn not_on_postgres() -> ServiceError {
+    ServiceError::Internal(
+        "this part of the service does not run on PostgreSQL yet (issue 26); \
+         use the SQLite store (no --database) for it"
+            .into(),
+    )
 }
 
 struct StoreInner {
@@ -84,12 +109,99 @@ impl Store {
         let mut writer = connect(&path)?;
         schema::migrate(&mut writer)?;
         Ok(Self {
-            inner: Arc::new(StoreInner {
+            inner: Arc::new(Engine::Sqlite(StoreInner {
                 path,
                 writer: Mutex::new(writer),
                 readers: Mutex::new(Vec::new()),
-            }),
+            })),
         })
+    }
+
+    /// Opens the store a service is configured with: the PostgreSQL database when `database` is
+    /// given (schema brought up to date; `data_dir` then holds only files and caches), else the
+    /// SQLite database of `data_dir`. Blocking.
+    pub fn open_configured_blocking(
+        data_dir: &Path,
+        database: Option<&DatabaseUrl>,
+    ) -> Result<Self, ServiceError> {
+        match database {
+            Some(url) => Ok(Self {
+                inner: Arc::new(Engine::Postgres(PgStore::open_blocking(
+                    url,
+                    self::postgres::DEFAULT_POOL_SIZE,
+                )?)),
+            }),
+            None => Self::open_blocking(data_dir),
+        }
+    }
+
+    /// [`Store::open_configured_blocking`] on a blocking thread.
+    pub async fn open_configured(
+        data_dir: PathBuf,
+        database: Option<DatabaseUrl>,
+    ) -> Result<Self, ServiceError> {
+        tokio::task::spawn_blocking(move || {
+            Self::open_configured_blocking(&data_dir, database.as_ref())
+        })
+        .await?
+    }
+
+    /// True when the store is a PostgreSQL database.
+    pub fn is_postgres(&self) -> bool {
+        matches!(*self.inner, Engine::Postgres(_))
+    }
+
+    /// The SQLite side of the store, or [`not_on_postgres`].
+    fn sqlite(&self) -> Result<&StoreInner, ServiceError> {
+        match &*self.inner {
+            Engine::Sqlite(inner) => Ok(inner),
+            Engine::Postgres(_) => Err(not_on_postgres()),
+        }
+    }
+
+    /// Runs `work` in a read transaction of either engine, on a blocking thread.
+    pub async fn read_tx<T, F>(&self, work: F) -> Result<T, ServiceError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut dyn StoreTx) -> Result<T, ServiceError> + Send + 'static,
+    {
+        let store = self.clone();
+        tokio::task::spawn_blocking(move || store.read_tx_blocking(work)).await?
+    }
+
+    /// Runs `work` in one write transaction of either engine, on a blocking thread; commits when it
+    /// returns `Ok`.
+    pub async fn write_tx<T, F>(&self, work: F) -> Result<T, ServiceError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut dyn StoreTx) -> Result<T, ServiceError> + Send + 'static,
+    {
+        let store = self.clone();
+        tokio::task::spawn_blocking(move || store.write_tx_blocking(work)).await?
+    }
+
+    /// [`Store::read_tx`] for callers already on a blocking thread.
+    pub fn read_tx_blocking<T>(
+        &self,
+        work: impl FnOnce(&mut dyn StoreTx) -> Result<T, ServiceError>,
+    ) -> Result<T, ServiceError> {
+        match &*self.inner {
+            Engine::Sqlite(_) => self.read_blocking(|connection| work(&mut SqliteTx(connection))),
+            Engine::Postgres(store) => store.read_blocking(work),
+        }
+    }
+
+    /// [`Store::write_tx`] for callers already on a blocking thread.
+    pub fn write_tx_blocking<T>(
+        &self,
+        work: impl FnOnce(&mut dyn StoreTx) -> Result<T, ServiceError>,
+    ) -> Result<T, ServiceError> {
+        match &*self.inner {
+            Engine::Sqlite(_) => {
+                self.write_blocking(|transaction| work(&mut SqliteTx(transaction)))
+            }
+            Engine::Postgres(store) => store.write_blocking(work),
+        }
     }
 
     /// Opens the store on a blocking thread.
@@ -97,7 +209,8 @@ impl Store {
         tokio::task::spawn_blocking(move || Self::open_blocking(&data_dir)).await?
     }
 
-    /// Runs `work` with a read connection, on a blocking thread.
+    /// Runs `work` with a read connection of the SQLite store, on a blocking thread (a PostgreSQL
+    /// store answers [`not_on_postgres`]; see [`Store::read_tx`]).
     pub async fn read<T, F>(&self, work: F) -> Result<T, ServiceError>
     where
         T: Send + 'static,
@@ -107,7 +220,9 @@ impl Store {
         tokio::task::spawn_blocking(move || store.read_blocking(work)).await?
     }
 
-    /// Runs `work` inside one write transaction, on a blocking thread; commits when it returns `Ok`.
+    /// Runs `work` inside one write transaction of the SQLite store, on a blocking thread; commits
+    /// when it returns `Ok` (a PostgreSQL store answers [`not_on_postgres`]; see
+    /// [`Store::write_tx`]).
     pub async fn write<T, F>(&self, work: F) -> Result<T, ServiceError>
     where
         T: Send + 'static,
@@ -122,18 +237,18 @@ impl Store {
         &self,
         work: impl FnOnce(&Connection) -> Result<T, ServiceError>,
     ) -> Result<T, ServiceError> {
-        let pooled = self
-            .inner
+        let inner = self.sqlite()?;
+        let pooled = inner
             .readers
             .lock()
             .map_err(|_| ServiceError::Internal("the reader pool is poisoned".into()))?
             .pop();
         let connection = match pooled {
             Some(connection) => connection,
-            None => connect(&self.inner.path)?,
+            None => connect(&inner.path)?,
         };
         let result = work(&connection);
-        if let Ok(mut readers) = self.inner.readers.lock()
+        if let Ok(mut readers) = inner.readers.lock()
             && readers.len() < MAX_IDLE_READERS
         {
             readers.push(connection);
@@ -147,7 +262,7 @@ impl Store {
         work: impl FnOnce(&rusqlite::Transaction<'_>) -> Result<T, ServiceError>,
     ) -> Result<T, ServiceError> {
         let mut connection = self
-            .inner
+            .sqlite()?
             .writer
             .lock()
             .map_err(|_| ServiceError::Internal("the writer is poisoned".into()))?;

@@ -289,6 +289,16 @@ pub fn migrate(connection: &mut Connection) -> Result<(), ServiceError> {
     migrate_to(connection, MIGRATIONS.len())
 }
 
+/// The schema version this program writes.
+pub fn current_version() -> i64 {
+    MIGRATIONS.len() as i64
+}
+
+/// The schema version of a database (0 for a new one).
+pub fn version(connection: &Connection) -> Result<i64, ServiceError> {
+    Ok(connection.query_row("PRAGMA user_version", [], |row| row.get(0))?)
+}
+
 /// Brings the schema up to step `last` (at most the latest); the tests of a migration start from
 /// the step before it.
 pub(crate) fn migrate_to(connection: &mut Connection, last: usize) -> Result<(), ServiceError> {

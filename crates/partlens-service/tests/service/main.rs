@@ -9,6 +9,7 @@ mod drawings_realworld;
 mod endpoints;
 mod faults;
 mod lifecycle;
+mod postgres_store;
 mod realworld;
 mod sandbox;
 mod stored_files;

@@ -1,0 +1,68 @@
+//! What a load balancer and a supervisor ask, without a token: `GET /health/live` (the process
+//! answers) and `GET /health/ready` (it can serve: the database answers with the schema this
+//! program writes, and the data directory takes a file). Neither says more than `ok` or what is
+//! wrong in a few words; neither touches a user's data.
+
+use axum::extract::State;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+
+use crate::state::AppState;
+
+/// `GET /health/live`: 200 while the process serves requests at all.
+pub async fn live() -> Response {
+    reply(StatusCode::OK, serde_json::json!({ "status": "live" }))
+}
+
+/// `GET /health/ready`: 200 when the database answers with a current schema and the data
+/// directory is writable; 503 naming what is not.
+pub async fn ready(State(state): State<AppState>) -> Response {
+    let database = match state.store.read_tx(|tx| tx.schema_versions()).await {
+        Ok((found, current)) if found == current => "ok".to_owned(),
+        Ok((found, current)) => format!("schema {found}, this program writes {current}"),
+        Err(error) => {
+            tracing::warn!(%error, "readiness: the database does not answer");
+            "unreachable".to_owned()
+        }
+    };
+    let probe = state.disk.temp_path();
+    let storage = match tokio::task::spawn_blocking(move || {
+        crate::disk::write_private(&probe, b"ready")?;
+        std::fs::remove_file(&probe)
+    })
+    .await
+    {
+        Ok(Ok(())) => "ok".to_owned(),
+        Ok(Err(error)) => {
+            tracing::warn!(%error, "readiness: the data directory is not writable");
+            "not writable".to_owned()
+        }
+        Err(_) => "not writable".to_owned(),
+    };
+    let ready = database == "ok" && storage == "ok";
+    reply(
+        if ready {
+            StatusCode::OK
+        } else {
+            StatusCode::SERVICE_UNAVAILABLE
+        },
+        serde_json::json!({
+            "status": if ready { "ready" } else { "not ready" },
+            "database": database,
+            "storage": storage,
+        }),
+    )
+}
+
+fn reply(status: StatusCode, body: serde_json::Value) -> Response {
+    let mut response = (
+        status,
+        [(header::CONTENT_TYPE, "application/json; charset=utf-8")],
+        body.to_string(),
+    )
+        .into_response();
+    response
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}

@@ -1,0 +1,187 @@
+//! The PostgreSQL store (`--database postgres://…`): the same transactions as the SQLite store
+//! behind [`super::tx::StoreTx`], on a pool of connections shared by every request of this process,
+//! and by every service process on the same database.
+//!
+//! Why the synchronous `postgres` client with an `r2d2` pool: the store's work already runs in
+//! closures on tokio's blocking threads (rusqlite is synchronous), several store calls compose into
+//! one transaction inside such a closure, and the visual index is changed inside write transactions
+//! under a lock that is not held across an `await`. The synchronous client keeps that shape
+//! unchanged; an async driver (`tokio-postgres` with `deadpool`, or `sqlx`) would turn every
+//! closure into a future and every store function into an `async fn` for no gain, since a store
+//! call is one round trip or a few.
+//!
+//! **Writers are serialised**, as SQLite's single writer serialises them: every write transaction
+//! takes one transaction-level advisory lock first, across every node on the database. The store's
+//! read-check-write sequences (a UID chosen, a path checked, a job claimed) keep their SQLite
+//! meaning this way; finer locking (`FOR UPDATE SKIP LOCKED` for the job queue) replaces it concern
+//! by concern. Reads run in `REPEATABLE READ` read-only transactions: one snapshot, like a
+//! SQLite read.
+
+pub mod accounts;
+pub mod schema;
+
+use std::time::Duration;
+
+use r2d2_postgres::PostgresConnectionManager;
+use r2d2_postgres::postgres::{self, IsolationLevel, NoTls};
+
+use super::tx::StoreTx;
+use crate::error::ServiceError;
+
+/// The advisory lock every write transaction takes (an arbitrary constant: "partlens" in ASCII).
+const WRITER_LOCK: i64 = 0x7061_7274_6c65_6e73;
+
+/// Connections kept by one service process by default.
+pub const DEFAULT_POOL_SIZE: u32 = 8;
+
+/// How long a request waits for a pooled connection before it fails.
+const POOL_WAIT: Duration = Duration::from_secs(30);
+
+/// A PostgreSQL connection string, kept out of logs and `Debug` output (it may hold a password).
+#[derive(Clone, PartialEq, Eq)]
+pub struct DatabaseUrl(String);
+
+impl DatabaseUrl {
+    /// Checks that `text` is a `postgres://` or `postgresql://` URL (or a `key=value` connection
+    /// string) the client can read.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let text = text.trim();
+        text.parse::<postgres::Config>()
+            .map_err(|error| format!("not a PostgreSQL connection string: {error}"))?;
+        Ok(Self(text.to_owned()))
+    }
+
+    /// The connection string itself.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for DatabaseUrl {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str("DatabaseUrl(…)")
+    }
+}
+
+/// The pool of one PostgreSQL store.
+pub struct PgStore {
+    /// Always `Some` until the store is dropped (see its `Drop`).
+    pool: Option<r2d2::Pool<PostgresConnectionManager<NoTls>>>,
+}
+
+/// The synchronous client closes a connection by blocking on its own runtime, which panics on a
+/// thread that drives async tasks; the last clone of a store may well be dropped on one (when a
+/// running service's state goes). So the pool, with its connections, is dropped on a thread of its
+/// own then.
+impl Drop for PgStore {
+    fn drop(&mut self) {
+        if let Some(pool) = self.pool.take() {
+            if tokio::runtime::Handle::try_current().is_ok() {
+                std::thread::spawn(move || drop(pool));
+            } else {
+                drop(pool);
+            }
+        }
+    }
+}
+
+/// One transaction of the PostgreSQL store.
+pub struct PgTx<'t, 'c> {
+    /// The open transaction.
+    pub tx: &'t mut postgres::Transaction<'c>,
+}
+
+impl StoreTx for PgTx<'_, '_> {
+    fn engine(&self) -> &'static str {
+        "PostgreSQL"
+    }
+
+    fn schema_versions(&mut self) -> Result<(i64, i64), ServiceError> {
+        let found: i64 = self
+            .tx
+            .query_one("SELECT version FROM partlens_schema", &[])?
+            .try_get(0)?;
+        Ok((found, schema::current_version()))
+    }
+}
+
+impl PgStore {
+    /// Connects to the database, checks that it answers and brings its schema up to date.
+    /// Blocking: call it from a blocking thread.
+    pub fn open_blocking(url: &DatabaseUrl, pool_size: u32) -> Result<Self, ServiceError> {
+        let config = url
+            .expose()
+            .parse::<postgres::Config>()
+            .map_err(|error| ServiceError::BadRequest(format!("--database: {error}")))?;
+        let manager = PostgresConnectionManager::new(config, NoTls);
+        let pool = r2d2::Pool::builder()
+            .max_size(pool_size.max(1))
+            .min_idle(Some(1))
+            .connection_timeout(POOL_WAIT)
+            .build(manager)
+            .map_err(|error| {
+                ServiceError::Internal(format!(
+                    "cannot connect to the PostgreSQL database: {error}"
+                ))
+            })?;
+        let store = Self { pool: Some(pool) };
+        let mut client = store.connection()?;
+        schema::migrate(&mut client)?;
+        Ok(store)
+    }
+
+    /// Connects once and reports what `partlens-service check` finds (see [`schema::check`]),
+    /// changing nothing. Blocking, on a thread that drives no async tasks.
+    pub fn check_blocking(url: &DatabaseUrl) -> Result<(Vec<String>, bool), ServiceError> {
+        let config = url
+            .expose()
+            .parse::<postgres::Config>()
+            .map_err(|error| ServiceError::BadRequest(format!("--database: {error}")))?;
+        let mut client = config.connect(NoTls)?;
+        schema::check(&mut client)
+    }
+
+    /// A connection of the pool, waiting for one to come free.
+    fn connection(
+        &self,
+    ) -> Result<r2d2::PooledConnection<PostgresConnectionManager<NoTls>>, ServiceError> {
+        match &self.pool {
+            Some(pool) => Ok(pool.get()?),
+            None => Err(ServiceError::Internal("the store is closed".into())),
+        }
+    }
+
+    /// Runs `work` in a read-only snapshot (`REPEATABLE READ`).
+    pub fn read_blocking<T>(
+        &self,
+        work: impl FnOnce(&mut dyn StoreTx) -> Result<T, ServiceError>,
+    ) -> Result<T, ServiceError> {
+        let mut client = self.connection()?;
+        let mut transaction = client
+            .build_transaction()
+            .isolation_level(IsolationLevel::RepeatableRead)
+            .read_only(true)
+            .start()?;
+        let value = work(&mut PgTx {
+            tx: &mut transaction,
+        })?;
+        transaction.commit()?;
+        Ok(value)
+    }
+
+    /// Runs `work` in one write transaction, after every other writer (see the module comment);
+    /// commits when it returns `Ok`, rolls back otherwise.
+    pub fn write_blocking<T>(
+        &self,
+        work: impl FnOnce(&mut dyn StoreTx) -> Result<T, ServiceError>,
+    ) -> Result<T, ServiceError> {
+        let mut client = self.connection()?;
+        let mut transaction = client.transaction()?;
+        transaction.execute("SELECT pg_advisory_xact_lock($1)", &[&WRITER_LOCK])?;
+        let value = work(&mut PgTx {
+            tx: &mut transaction,
+        })?;
+        transaction.commit()?;
+        Ok(value)
+    }
+}

@@ -1,0 +1,155 @@
+//! The PostgreSQL schema and its migrations, numbered in the table `partlens_schema`.
+//!
+//! Every step runs in one transaction under an advisory lock, so several service processes
+//! starting on a new database at once migrate it once. A database whose schema is newer than this
+//! program knows is refused: an older node must not write into a schema it does not understand.
+//!
+//! Mapping from the SQLite schema (`../schema.rs`): `INTEGER` flags become `boolean`, row ids
+//! `bigint` identities, `BLOB` `bytea`, and `COLLATE NOCASE` uniqueness a unique index on
+//! `lower(…)`, which every lookup by name uses.
+
+use r2d2_postgres::postgres::Client;
+
+use super::super::schema::DEFAULT_CLIENT_ID;
+use crate::error::ServiceError;
+
+/// The advisory lock migrations take (another constant than the writers').
+const MIGRATION_LOCK: i64 = 0x7061_7274_6d69_6772;
+
+/// Migration steps; step `n` brings the schema from version `n` to `n + 1`.
+const MIGRATIONS: &[&str] = &[
+    // 1: accounts: companies, users, client ids, tokens, the service's secrets.
+    r#"
+    CREATE TABLE companies (
+        id          text PRIMARY KEY,          -- GUID, the VizSpaceID of the company's files
+        name        text NOT NULL,
+        created_at  text NOT NULL
+    );
+    CREATE UNIQUE INDEX companies_by_name ON companies (lower(name));
+    CREATE TABLE users (
+        id            bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        company_id    text NOT NULL REFERENCES companies(id),
+        name          text NOT NULL,
+        password_hash text NOT NULL,           -- argon2 PHC string of the SHA-1 hex digest
+        admin         boolean NOT NULL,
+        created_at    text NOT NULL
+    );
+    CREATE UNIQUE INDEX users_by_name ON users (lower(name));
+    CREATE TABLE clients (
+        id          text PRIMARY KEY,
+        created_at  text NOT NULL
+    );
+    CREATE TABLE tokens (
+        token_hash  text PRIMARY KEY,          -- SHA-256 of the token; the token itself is never stored
+        user_id     bigint NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        client_id   text NOT NULL,
+        expires_at  bigint NOT NULL            -- Unix seconds
+    );
+    CREATE INDEX tokens_by_expiry ON tokens (expires_at);
+    CREATE TABLE settings (
+        name   text PRIMARY KEY,
+        value  bytea NOT NULL
+    );
+    "#,
+];
+
+/// The schema version this program writes.
+pub fn current_version() -> i64 {
+    MIGRATIONS.len() as i64
+}
+
+/// The database's schema version (0 for a database this service never opened).
+pub fn version(client: &mut Client) -> Result<i64, ServiceError> {
+    let exists: bool = client
+        .query_one("SELECT to_regclass('partlens_schema') IS NOT NULL", &[])?
+        .try_get(0)?;
+    if !exists {
+        return Ok(0);
+    }
+    Ok(client
+        .query_opt("SELECT version FROM partlens_schema", &[])?
+        .map(|row| row.try_get(0))
+        .transpose()?
+        .unwrap_or(0))
+}
+
+/// What `partlens-service check` finds in a PostgreSQL database, without changing it: one line a
+/// finding, and whether the service can run on it as it is (a schema that is only older is brought
+/// up to date at start, so it is no problem).
+pub fn check(client: &mut Client) -> Result<(Vec<String>, bool), ServiceError> {
+    let mut lines = Vec::new();
+    let mut usable = true;
+    let server: String = client.query_one("SHOW server_version", &[])?.try_get(0)?;
+    lines.push(format!("PostgreSQL {server} answers"));
+    let vector = client.query_opt(
+        "SELECT default_version, installed_version FROM pg_available_extensions WHERE name = 'vector'",
+        &[],
+    )?;
+    match vector {
+        Some(row) => {
+            let available: Option<String> = row.try_get(0)?;
+            let installed: Option<String> = row.try_get(1)?;
+            lines.push(match installed {
+                Some(version) => format!("pgvector {version} is installed"),
+                None => format!(
+                    "pgvector {} is available, not yet installed in this database (not needed yet)",
+                    available.unwrap_or_default()
+                ),
+            });
+        }
+        None => lines.push(
+            "pgvector is not available on this server (not needed yet; the view index will need it)"
+                .into(),
+        ),
+    }
+    let found = version(client)?;
+    let current = current_version();
+    lines.push(match found {
+        0 => format!("no partlens schema yet: the service creates version {current} at start"),
+        found if found < current => {
+            format!("schema version {found}: the service brings it to {current} at start")
+        }
+        found if found == current => format!("schema version {found} is current"),
+        found => {
+            usable = false;
+            format!("schema version {found} is newer than this program's {current}: run the newer partlens-service")
+        }
+    });
+    Ok((lines, usable))
+}
+
+/// Brings the schema up to date; refuses a database whose schema is newer than this program's.
+pub fn migrate(client: &mut Client) -> Result<(), ServiceError> {
+    let mut transaction = client.transaction()?;
+    transaction.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])?;
+    transaction.batch_execute(
+        "CREATE TABLE IF NOT EXISTS partlens_schema (version bigint NOT NULL);
+         INSERT INTO partlens_schema (version)
+           SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM partlens_schema);",
+    )?;
+    let found: i64 = transaction
+        .query_one("SELECT version FROM partlens_schema", &[])?
+        .try_get(0)?;
+    if found > current_version() {
+        return Err(ServiceError::Internal(format!(
+            "the database's schema is version {found}, newer than this program's {}: \
+             run the newer partlens-service on it",
+            current_version()
+        )));
+    }
+    for (step, sql) in MIGRATIONS.iter().enumerate().skip(found as usize) {
+        transaction.batch_execute(sql)?;
+        transaction.execute(
+            "UPDATE partlens_schema SET version = $1",
+            &[&(step as i64 + 1)],
+        )?;
+        if step == 0 {
+            transaction.execute(
+                "INSERT INTO clients (id, created_at) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+                &[&DEFAULT_CLIENT_ID, &super::super::iso_now()],
+            )?;
+        }
+    }
+    transaction.commit()?;
+    Ok(())
+}
