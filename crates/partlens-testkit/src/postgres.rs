@@ -83,6 +83,20 @@ impl TestDatabase {
     }
 }
 
+impl TestDatabase {
+    /// Drops the database now, ending every connection to it (a database that went away under a
+    /// running service).
+    pub fn drop_now(&self) {
+        let server = server().expect("the database's server is running");
+        let (url, name) = (server.url("postgres"), self.name.clone());
+        on_own_thread(move || {
+            let mut client = postgres::Client::connect(&url, postgres::NoTls)?;
+            client.batch_execute(&format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"))
+        })
+        .unwrap_or_else(|error| panic!("cannot drop {}: {error}", self.name));
+    }
+}
+
 impl Drop for TestDatabase {
     fn drop(&mut self) {
         if let Some(Ok(server)) = SERVER.get() {

@@ -9,6 +9,10 @@ use axum::response::{IntoResponse, Response};
 
 use crate::state::AppState;
 
+/// How long readiness waits for the database: a load balancer asks often and wants an answer, and a
+/// pool that cannot connect would otherwise wait its whole connection timeout.
+const DATABASE_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
+
 /// `GET /health/live`: 200 while the process serves requests at all.
 pub async fn live() -> Response {
     reply(StatusCode::OK, serde_json::json!({ "status": "live" }))
@@ -17,11 +21,24 @@ pub async fn live() -> Response {
 /// `GET /health/ready`: 200 when the database answers with a current schema and the data
 /// directory is writable; 503 naming what is not.
 pub async fn ready(State(state): State<AppState>) -> Response {
-    let database = match state.store.read_tx(|tx| tx.schema_versions()).await {
-        Ok((found, current)) if found == current => "ok".to_owned(),
-        Ok((found, current)) => format!("schema {found}, this program writes {current}"),
-        Err(error) => {
+    let store = state.store.clone();
+    let asked = async move {
+        tokio::task::spawn_blocking(move || {
+            store.read_tx_within_blocking(DATABASE_WAIT, |tx| tx.schema_versions())
+        })
+        .await?
+    };
+    // The pool's own wait bounds the connection; this bounds a server that accepts and then
+    // says nothing.
+    let database = match tokio::time::timeout(2 * DATABASE_WAIT, asked).await {
+        Ok(Ok((found, current))) if found == current => "ok".to_owned(),
+        Ok(Ok((found, current))) => format!("schema {found}, this program writes {current}"),
+        Ok(Err(error)) => {
             tracing::warn!(%error, "readiness: the database does not answer");
+            "unreachable".to_owned()
+        }
+        Err(_) => {
+            tracing::warn!("readiness: the database gave no answer within {DATABASE_WAIT:?}");
             "unreachable".to_owned()
         }
     };

@@ -191,6 +191,19 @@ impl Store {
         }
     }
 
+    /// [`Store::read_tx_blocking`] that gives up when the database gives no connection within
+    /// `wait` (PostgreSQL; SQLite's file is always there): for health checks.
+    pub fn read_tx_within_blocking<T>(
+        &self,
+        wait: Duration,
+        work: impl FnOnce(&mut dyn StoreTx) -> Result<T, ServiceError>,
+    ) -> Result<T, ServiceError> {
+        match &*self.inner {
+            Engine::Sqlite(_) => self.read_tx_blocking(work),
+            Engine::Postgres(store) => store.read_within_blocking(wait, work),
+        }
+    }
+
     /// [`Store::write_tx`] for callers already on a blocking thread.
     pub fn write_tx_blocking<T>(
         &self,

@@ -223,3 +223,16 @@ async fn ready_names_a_schema_newer_than_the_program_and_check_refuses_it() {
         String::from_utf8_lossy(&refused.stdout)
     );
 }
+
+#[tokio::test]
+async fn ready_says_the_database_is_unreachable_when_it_is_gone_and_live_stays() {
+    let Some(service) = on_postgres().await else {
+        return;
+    };
+    service.database.as_ref().unwrap().drop_now();
+    let ((live, _), (ready, body)) = health(&service).await;
+    assert_eq!(live, 200);
+    assert_eq!(ready, 503, "{body}");
+    assert!(body.contains(r#""database":"unreachable""#), "{body}");
+    assert!(body.contains(r#""storage":"ok""#), "{body}");
+}

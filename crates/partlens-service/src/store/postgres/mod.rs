@@ -156,7 +156,19 @@ impl PgStore {
         &self,
         work: impl FnOnce(&mut dyn StoreTx) -> Result<T, ServiceError>,
     ) -> Result<T, ServiceError> {
-        let mut client = self.connection()?;
+        self.read_within_blocking(POOL_WAIT, work)
+    }
+
+    /// [`PgStore::read_blocking`], failing when no connection comes free within `wait`.
+    pub fn read_within_blocking<T>(
+        &self,
+        wait: Duration,
+        work: impl FnOnce(&mut dyn StoreTx) -> Result<T, ServiceError>,
+    ) -> Result<T, ServiceError> {
+        let mut client = match &self.pool {
+            Some(pool) => pool.get_timeout(wait)?,
+            None => return Err(ServiceError::Internal("the store is closed".into())),
+        };
         let mut transaction = client
             .build_transaction()
             .isolation_level(IsolationLevel::RepeatableRead)
