@@ -236,3 +236,100 @@ async fn ready_says_the_database_is_unreachable_when_it_is_gone_and_live_stays()
     assert!(body.contains(r#""database":"unreachable""#), "{body}");
     assert!(body.contains(r#""storage":"ok""#), "{body}");
 }
+
+/// The accounts' behaviour of `store/accounts.rs`'s tests, through the seam, on one engine.
+fn accounts_behave_as_specified(store: &partlens_service::store::Store) {
+    store
+        .write_tx_blocking(|tx| {
+            let acme = tx.ensure_company("Acme")?;
+            assert_eq!(
+                tx.ensure_company("acme")?,
+                acme,
+                "company names ignore case"
+            );
+            let other = tx.ensure_company("Other")?;
+            assert_ne!(other, acme);
+            tx.upsert_user(&acme, "ann", "h1", false)?;
+            tx.upsert_user(&acme, "ANN", "h2", true)?;
+            let (ann, hash) = tx.login_of("Ann")?.unwrap();
+            assert_eq!(hash, "h2", "a user added again has the new password");
+            assert!(tx.upsert_user(&other, "ann", "h3", false).is_err());
+            let (company, stamp) = tx.credential_of_user(ann)?.unwrap();
+            assert_eq!(company, acme);
+            assert_eq!(
+                stamp,
+                partlens_service::store::accounts::credential_stamp("h2")
+            );
+            assert!(tx.credential_of_user(ann + 1000)?.is_none());
+
+            tx.insert_token("live", ann, "partlens", 200, 100)?;
+            tx.insert_token("old", ann, "partlens", 150, 100)?;
+            let caller = tx.caller_of_token("live", 160)?.unwrap();
+            assert!(caller.admin);
+            assert_eq!(caller.company_id, acme);
+            assert!(tx.caller_of_token("old", 160)?.is_none(), "expired");
+            assert!(tx.caller_of_token("nope", 0)?.is_none());
+            // A later token drops the expired ones.
+            tx.insert_token("later", ann, "partlens", 400, 300)?;
+            assert!(tx.caller_of_token("live", 0)?.is_none());
+
+            assert!(
+                tx.client_exists("partlens")?,
+                "registered in every new store"
+            );
+            assert!(!tx.client_exists("robot")?);
+            tx.add_client("robot")?;
+            tx.add_client("robot")?;
+            assert!(tx.client_exists("robot")?);
+
+            let first = tx.secret("images", &mut || vec![1, 2, 3])?;
+            let second = tx.secret("images", &mut || vec![9])?;
+            assert_eq!((first.clone(), second), (vec![1, 2, 3], first));
+            let (found, current) = tx.schema_versions()?;
+            assert_eq!(found, current);
+            Ok(())
+        })
+        .unwrap();
+    // A failed transaction leaves nothing behind.
+    let failed = store.write_tx_blocking(|tx| {
+        let acme = tx.ensure_company("Acme")?;
+        tx.upsert_user(&acme, "rolly", "h", false)?;
+        Err::<(), _>(partlens_service::error::ServiceError::Internal(
+            "on purpose".into(),
+        ))
+    });
+    assert!(failed.is_err());
+    let rolled_back = store.read_tx_blocking(|tx| tx.login_of("rolly")).unwrap();
+    assert!(
+        rolled_back.is_none(),
+        "the failed transaction was rolled back"
+    );
+    let reads = store
+        .read_tx_blocking(|tx| Ok((tx.engine(), tx.login_of("ann")?.is_some())))
+        .unwrap();
+    assert!(reads.1, "{} reads what was written", reads.0);
+}
+
+#[tokio::test]
+async fn the_accounts_behave_alike_on_sqlite_and_postgres() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().to_path_buf();
+    blocking(move || {
+        let sqlite = partlens_service::store::Store::open_configured_blocking(&path, None).unwrap();
+        assert!(!sqlite.is_postgres());
+        accounts_behave_as_specified(&sqlite);
+    })
+    .await;
+    let Some(database) = partlens_testkit::postgres::database() else {
+        return;
+    };
+    let (path, url) = (dir.path().to_path_buf(), database.url.clone());
+    blocking(move || {
+        let url = DatabaseUrl::parse(&url).unwrap();
+        let postgres =
+            partlens_service::store::Store::open_configured_blocking(&path, Some(&url)).unwrap();
+        assert!(postgres.is_postgres());
+        accounts_behave_as_specified(&postgres);
+    })
+    .await;
+}
