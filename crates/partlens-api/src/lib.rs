@@ -11,6 +11,7 @@ pub mod attribute;
 pub mod attributes;
 #[cfg(feature = "client")]
 pub mod client;
+pub mod duplicates;
 pub mod encoding;
 pub mod error;
 #[cfg(feature = "client")]

@@ -5,6 +5,7 @@
 //! even a login), then logs in once through [`session::Session`], then talks to the service.
 
 pub mod attrs;
+pub mod duplicates;
 pub mod error;
 pub mod files;
 pub mod image;
@@ -97,6 +98,9 @@ pub enum Command {
     /// Keep a folder of part files in step with the company database (new and changed files).
     #[command(long_about = sync::SYNC_HELP)]
     Sync(sync::SyncArgs),
+    /// List groups of database files that are the same part (same shape and size, any format).
+    #[command(long_about = duplicates::DUPLICATES_HELP)]
+    Duplicates(duplicates::DuplicatesArgs),
 }
 
 /// Runs one parsed invocation and returns the process exit code: 0 on success, 1 when the service or
@@ -139,6 +143,7 @@ pub async fn dispatch(cli: Cli) -> Result<(), CliError> {
         Command::Search(args) => search::run(args, &mut session).await,
         Command::Image(args) => image::run(args, &mut session).await,
         Command::Sync(args) => sync::run(args, &mut session).await,
+        Command::Duplicates(args) => duplicates::run(args, &mut session).await,
     }
 }
 

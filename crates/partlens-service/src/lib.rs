@@ -10,6 +10,7 @@ pub mod body;
 pub mod config;
 pub mod connections;
 pub mod disk;
+pub mod duplicates;
 pub mod error;
 pub mod expiry;
 pub mod failure_reason;

@@ -1625,3 +1625,40 @@ fn paths_values_and_filters_with_characters_that_need_encoding() {
         json!([{"Name": "5", "Count": 4}])
     );
 }
+
+#[test]
+fn duplicates_groups_each_sample_model_with_its_other_format_and_refuses_a_bad_score() {
+    let line = cli(ANN, ["duplicates", "--min-score", "1.5"])
+        .refused_locally()
+        .to_owned();
+    assert!(line.contains("from 0 to 1"), "{line}");
+    let reply = cli(ANN, ["duplicates"]).ok_json();
+    assert_eq!(reply["MinScore"].as_f64(), Some(0.885), "{reply}");
+    let groups = reply["Groups"].as_array().unwrap();
+    let group_of = |uid: &str| {
+        groups.iter().position(|group| {
+            group["Files"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|file| file["UID"] == uid)
+        })
+    };
+    // The sample parts that are there as an STL and a STEP (the washer's IGES is read only with
+    // OpenCASCADE): the two files of each are one group, and no two parts share one.
+    let parts = ["flange", "stepped-shaft", "washer"];
+    let mut seen = Vec::new();
+    for name in parts {
+        let stl = group_of(&part(&format!("models/{name}.stl")).uid);
+        let step = group_of(&part(&format!("models/{name}.step")).uid);
+        assert!(stl.is_some() && stl == step, "{name}: {reply}");
+        assert!(!seen.contains(&stl), "{name} shares a group: {reply}");
+        seen.push(stl);
+    }
+    for group in groups {
+        let files = group["Files"].as_array().unwrap();
+        assert!(files.len() >= 2, "{group}");
+        let score = group["Score"].as_f64().unwrap();
+        assert!((0.885..=1.0).contains(&score), "{group}");
+    }
+}

@@ -7,6 +7,7 @@
 
 pub mod attributes;
 pub mod caller_file;
+pub mod duplicates;
 pub mod files;
 pub mod health;
 pub mod images;
@@ -122,6 +123,7 @@ pub fn router(state: AppState) -> Router {
             "/api/search",
             get(search::search_by_filter).put(search::search_with_files),
         )
+        .route("/api/duplicates", get(duplicates::duplicates))
         .route("/api/image", get(images::image))
         .route("/api/version", get(version))
         .route("/api/health/live", get(health::live))

@@ -6,6 +6,7 @@
 mod abuse;
 mod cad;
 mod drawings_realworld;
+mod duplicates_realworld;
 mod endpoints;
 mod faults;
 mod lifecycle;
