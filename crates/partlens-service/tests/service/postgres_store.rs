@@ -333,3 +333,36 @@ async fn the_accounts_behave_alike_on_sqlite_and_postgres() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn the_program_runs_on_postgres_from_its_option_or_its_environment() {
+    let Some(database) = partlens_testkit::postgres::database() else {
+        return;
+    };
+    let data = tempfile::tempdir().unwrap();
+    let added = std::process::Command::new(partlens_testkit::program("partlens-service"))
+        .arg("--data")
+        .arg(data.path())
+        .args(["--database", &database.url, "user", "add"])
+        .args(["--company", "Acme", "--user", "zed", "--password", PASSWORD])
+        .output()
+        .unwrap();
+    assert!(
+        added.status.success(),
+        "{}",
+        String::from_utf8_lossy(&added.stderr)
+    );
+    let mut serve = partlens_testkit::service::serve_command(data.path(), &[]);
+    serve.env("PARTLENS_DATABASE_URL", &database.url);
+    let (_server, base) = partlens_testkit::service::serve_child(serve).await;
+    let zed = partlens_testkit::service::Session::login(&base, "zed").await;
+    let reply = zed.send(Method::GET, "/api/FileStatus", None, None).await;
+    assert_eq!(reply.status.as_u16(), 400, "{}", reply.text());
+    assert!(
+        !data
+            .path()
+            .join(partlens_service::store::DATABASE_FILE)
+            .exists(),
+        "no SQLite database is made beside a PostgreSQL one"
+    );
+}
