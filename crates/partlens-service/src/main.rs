@@ -103,8 +103,9 @@ enum Command {
         #[command(subcommand)]
         command: ClientCommand,
     },
-    /// Says whether the store can be served as it is (database reachable, schema, pgvector),
-    /// changing nothing; exits 1 when it cannot.
+    /// Says whether the store can be served as it is; exits 1 when it cannot.
+    ///
+    /// Looks at the database (reachable, schema current, pgvector present) and changes nothing.
     Check,
 }
 
