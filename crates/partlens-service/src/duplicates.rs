@@ -9,7 +9,9 @@
 //! [`SAME_SIZE`] (a model and a picture are never one part; two pictures are compared by shape).
 //! Pairs are joined into groups, strongest first; a group's score is the weakest pair that joined
 //! it. The cost is one ranking a file: fine for an admin's occasional call on a library of
-//! thousands, not for every page view.
+//! thousands, not for every page view. So a company of more than [`MAX_FILES`] such files is
+//! refused with a sentence, one file's views are in memory at a time, and the service runs one
+//! duplicates search at a time (another caller meanwhile gets 429 with `Retry-After`).
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -36,6 +38,10 @@ pub const DEFAULT_MIN_SCORE: f32 = 0.885;
 /// How many of a file's best matches are considered its possible duplicates.
 pub const NEIGHBOURS: usize = 20;
 
+/// The most database files with views one call compares: each is a ranking of its own (about
+/// 20 ms at this size), so a call stays within minutes.
+pub const MAX_FILES: usize = 10_000;
+
 /// The largest size difference ([`size_difference`]: the mean log ratio of the sorted extents) of
 /// two files of one part: 3 %, well under the step between two standard sizes (M8 to M10 is 0.2).
 pub const SAME_SIZE: f32 = 0.03;
@@ -53,11 +59,26 @@ pub fn min_score_param(value: Option<&str>) -> Result<f32, ServiceError> {
     }
 }
 
-/// One database file as compared.
+/// One database file as compared (its views are read when it is searched by).
 struct Compared {
     record: files::FileRecord,
-    views: Vec<ViewDescriptor>,
     size: Option<PartSize>,
+}
+
+/// The views of the database file `uid`, or `None` when it has none or they cannot be read back
+/// (a search by such a file queues it to be indexed again).
+fn views_of(
+    connection: &Connection,
+    uid: &str,
+) -> Result<Option<Vec<ViewDescriptor>>, ServiceError> {
+    let Ok(views) = files::views_of(connection, uid)?
+        .iter()
+        .map(|bytes| ViewDescriptor::from_bytes(bytes))
+        .collect::<Result<Vec<_>, _>>()
+    else {
+        return Ok(None);
+    };
+    Ok(Some(views).filter(|views| !views.is_empty()))
 }
 
 /// The duplicate groups of the caller's company, with pairs scoring at least `min_score`.
@@ -66,10 +87,20 @@ pub async fn find(
     caller: &Caller,
     min_score: f32,
 ) -> Result<DuplicatesReply, ServiceError> {
+    let Ok(permit) = state.duplicates_running.clone().try_acquire_owned() else {
+        return Err(ServiceError::TooManyRequests {
+            retry_after_secs: 30,
+            detail: "another duplicates search is running on this service; try again when it \
+                     has answered"
+                .to_string(),
+        });
+    };
     let store = state.store.clone();
     let shared = state.clone();
     let company_id = caller.company_id.clone();
     tokio::task::spawn_blocking(move || {
+        // Held until the work ends, also when the caller has gone.
+        let _permit = permit;
         store.read_blocking(|connection| {
             let visual = shared.indexer.visual().read()?;
             let rank = |views: &[ViewDescriptor]| {
@@ -84,18 +115,19 @@ pub async fn find(
                 )
                 .map(|(ranked, _)| ranked)
             };
-            find_with(connection, &company_id, min_score, rank)
+            find_with(connection, &company_id, min_score, MAX_FILES, rank)
         })
     })
     .await?
 }
 
-/// [`find`] with the ranking given: reads the company's indexed database files with views, ranks
-/// each by its own views with `rank`, and groups the pairs.
+/// [`find`] with the ranking and the most files given: reads the company's indexed database files
+/// (refused past `max_files`), ranks each by its own views with `rank`, and groups the pairs.
 fn find_with(
     connection: &Connection,
     company_id: &str,
     min_score: f32,
+    max_files: usize,
     rank: impl Fn(&[ViewDescriptor]) -> Result<Vec<(String, f32)>, ServiceError>,
 ) -> Result<DuplicatesReply, ServiceError> {
     let uids: Vec<String> = search::matching_database_files(connection, company_id, &[])?
@@ -107,24 +139,14 @@ fn find_with(
         if record.state != IndexState::Completed || record.is_search_input {
             continue;
         }
-        // A file whose stored views cannot be read back is left out here; a search by it queues
-        // it to be indexed again.
-        let Ok(views) = files::views_of(connection, &record.uid)?
-            .iter()
-            .map(|bytes| ViewDescriptor::from_bytes(bytes))
-            .collect::<Result<Vec<_>, _>>()
-        else {
-            continue;
-        };
-        if views.is_empty() {
-            continue;
+        if compared.len() == max_files {
+            return Err(ServiceError::BadRequest(format!(
+                "the company has more than {max_files} indexed database files, more than one \
+                 duplicates search compares; search by a file to find its own duplicates"
+            )));
         }
         let size = PartSize::of(&record.extracted_attributes, &record.extension);
-        compared.push(Compared {
-            record,
-            views,
-            size,
-        });
+        compared.push(Compared { record, size });
     }
     let at: HashMap<&str, usize> = compared
         .iter()
@@ -133,8 +155,14 @@ fn find_with(
         .collect();
     // The best score of each pair, whichever file was searched by.
     let mut pairs: BTreeMap<(usize, usize), f32> = BTreeMap::new();
+    let mut searched = 0_u64;
     for (index, file) in compared.iter().enumerate() {
-        for (uid, visual) in rank(&file.views)? {
+        // A file without views is in no ranking either: it is in no group.
+        let Some(views) = views_of(connection, &file.record.uid)? else {
+            continue;
+        };
+        searched += 1;
+        for (uid, visual) in rank(&views)? {
             let Some(&other) = at.get(uid.as_str()) else {
                 continue;
             };
@@ -189,7 +217,7 @@ fn find_with(
     });
     Ok(DuplicatesReply {
         min_score: rounded(min_score),
-        files_compared: compared.len() as u64,
+        files_compared: searched,
         groups: reply_groups,
     })
 }
@@ -244,6 +272,89 @@ fn group_pairs(count: usize, pairs: BTreeMap<(usize, usize), f32>) -> Vec<(f32, 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::files::NewContent;
+
+    /// Stores `count` indexed database files (without views) of the caller's company.
+    async fn indexed_files(state: &AppState, caller: &Caller, count: usize) {
+        for index in 0..count {
+            let uid = format!("3f2504e0-4f89-41d3-9a0c-0305e82c33{index:02}");
+            let content = NewContent {
+                uid: uid.clone(),
+                company_id: caller.company_id.clone(),
+                owner_user_id: caller.user_id,
+                is_search_input: false,
+                stored_path: format!("part{index}.stl"),
+                display_name: format!("part{index}.stl"),
+                extension: ".stl".into(),
+                size: 2000,
+                state: IndexState::Completed,
+                callback_param: None,
+            };
+            state
+                .store
+                .write(move |connection| {
+                    files::upsert(connection, &content, "2026-11-28T00:00:00Z")
+                })
+                .await
+                .unwrap();
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_company_past_the_most_files_is_refused_with_what_to_do_instead() {
+        let dir = tempfile::tempdir().unwrap();
+        let (state, caller) = crate::state::state_for_tests(dir.path()).await;
+        indexed_files(&state, &caller, 3).await;
+        let company_id = caller.company_id.clone();
+        let (refused, answered) = state
+            .store
+            .read(move |connection| {
+                let no_matches = |_: &[ViewDescriptor]| Ok(Vec::new());
+                Ok((
+                    find_with(connection, &company_id, DEFAULT_MIN_SCORE, 2, no_matches),
+                    find_with(connection, &company_id, DEFAULT_MIN_SCORE, 3, no_matches),
+                ))
+            })
+            .await
+            .unwrap();
+        match refused {
+            Err(ServiceError::BadRequest(sentence)) => {
+                assert!(sentence.contains("more than 2"), "{sentence}");
+                assert!(sentence.contains("search by a file"), "{sentence}");
+            }
+            other => panic!("expected a refusal, got {other:?}"),
+        }
+        // Files without views are searched by nothing and grouped with nothing.
+        let answered = answered.unwrap();
+        assert_eq!(answered.files_compared, 0);
+        assert!(answered.groups.is_empty());
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_second_duplicates_search_while_one_runs_is_told_to_come_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let (state, caller) = crate::state::state_for_tests(dir.path()).await;
+        let running = state
+            .duplicates_running
+            .clone()
+            .try_acquire_owned()
+            .unwrap();
+        match find(&state, &caller, DEFAULT_MIN_SCORE).await {
+            Err(ServiceError::TooManyRequests {
+                retry_after_secs,
+                detail,
+            }) => {
+                assert!(retry_after_secs > 0);
+                assert!(detail.contains("another duplicates search"), "{detail}");
+            }
+            other => panic!("expected 429, got {other:?}"),
+        }
+        drop(running);
+        let reply = find(&state, &caller, DEFAULT_MIN_SCORE).await.unwrap();
+        assert!(reply.groups.is_empty());
+        // The permit is given back when the search ends.
+        assert_eq!(state.duplicates_running.available_permits(), 1);
+    }
 
     #[test]
     fn pairs_join_into_groups_scored_by_their_weakest_pair() {

@@ -93,6 +93,7 @@ impl RunningService {
         let state = Arc::new(ServiceState {
             public_origin: public_origin(config.public_url.as_deref(), addr),
             filter_scopes: super::filter_scopes::FilterScopes::new(),
+            duplicates_running: Arc::new(tokio::sync::Semaphore::new(1)),
             login_guard: LoginGuard::new(config.limits.login.clone()),
             config,
             local_addr: addr,
