@@ -54,6 +54,25 @@ impl CorpusFile {
     }
 }
 
+/// The corpus's files for a test: `None` (with a line saying the test was skipped) when the corpus
+/// is not there on a developer's machine; a failure under CI (`CI` set), which runs with
+/// `../shared` beside the repository, so that CI cannot pass by skipping.
+pub fn corpus_files_for_test() -> Option<Vec<CorpusFile>> {
+    let files = corpus_files();
+    if files.is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "the real-world corpus is missing at {} (CI runs with ../shared beside the repository)",
+            corpus_dir().display()
+        );
+        eprintln!(
+            "skipped: no real-world corpus at {}",
+            corpus_dir().display()
+        );
+    }
+    files
+}
+
 /// The corpus's files from its manifest; `None` when the corpus is not there.
 pub fn corpus_files() -> Option<Vec<CorpusFile>> {
     let dir = corpus_dir();

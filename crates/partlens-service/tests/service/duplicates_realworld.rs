@@ -14,7 +14,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use futures_util::StreamExt as _;
-use partlens_testkit::realworld::{CorpusFile, corpus_dir, corpus_files};
+use partlens_testkit::realworld::{CorpusFile, corpus_dir, corpus_files_for_test};
 use partlens_testkit::service::TestService;
 
 /// Parts whose files may be left in different groups: the Futaba 3003 horn's STEP file is read
@@ -56,16 +56,7 @@ fn twin_models(files: Vec<CorpusFile>) -> Vec<CorpusFile> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_part_in_two_formats_is_one_group_and_no_two_parts_are() {
-    let Some(files) = corpus_files() else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "the real-world corpus is missing at {} (CI runs with ../shared beside the repository)",
-            corpus_dir().display()
-        );
-        eprintln!(
-            "skipped: no real-world corpus at {}",
-            corpus_dir().display()
-        );
+    let Some(files) = corpus_files_for_test() else {
         return;
     };
     let models = twin_models(files);
