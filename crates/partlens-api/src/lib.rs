@@ -19,6 +19,7 @@ pub mod files;
 pub mod filter;
 #[cfg(feature = "client")]
 pub mod images;
+pub mod library;
 pub mod limits;
 pub mod model;
 #[cfg(feature = "client")]

@@ -19,6 +19,7 @@ pub mod image_links;
 pub mod indexing;
 #[cfg(any(test, feature = "samples"))]
 pub mod large_library;
+pub mod library;
 pub mod limits;
 pub mod login_guard;
 pub mod params;

@@ -11,6 +11,7 @@ pub mod duplicates;
 pub mod files;
 pub mod health;
 pub mod images;
+pub mod library;
 pub mod pmi;
 pub mod search;
 pub mod status;
@@ -124,6 +125,7 @@ pub fn router(state: AppState) -> Router {
             get(search::search_by_filter).put(search::search_with_files),
         )
         .route("/api/duplicates", get(duplicates::duplicates))
+        .route("/api/files", get(library::list_files))
         .route("/api/image", get(images::image))
         .route("/api/version", get(version))
         .route("/api/health/live", get(health::live))

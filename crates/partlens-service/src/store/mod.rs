@@ -19,6 +19,7 @@ pub mod expiry;
 pub mod feedback;
 pub mod files;
 pub mod jobs;
+pub mod library;
 pub mod postgres;
 pub mod schema;
 pub mod search;

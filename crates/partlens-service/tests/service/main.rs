@@ -9,6 +9,7 @@ mod drawings_realworld;
 mod duplicates_realworld;
 mod endpoints;
 mod faults;
+mod library;
 mod lifecycle;
 mod postgres_store;
 mod realworld;
