@@ -82,8 +82,9 @@ fn glyph_widths_keep_kerned_pieces_of_a_word_together() {
 }
 
 #[test]
-fn model_space_texts_behind_a_paper_space_layout_are_read() {
-    // The layout has the frame; the texts are in model space, seen through viewports.
+fn model_space_texts_behind_a_paper_space_layout_are_placed_through_its_viewports() {
+    // The layout has the frame; the texts are in model space, seen through four viewports at
+    // different scales (the `dxf` crate reads no VIEWPORT entity: they are read from the tags).
     let Some(analysis) = analysed("dxf/ezdxf__VP4.dxf") else {
         return;
     };
@@ -94,6 +95,48 @@ fn model_space_texts_behind_a_paper_space_layout_are_read() {
             analysis.text
         );
     }
+    // On the sheet: PMI items wherever a viewport shows a text, inside the page.
+    let texts = item_texts(&analysis);
+    assert!(
+        ["T0", "T1", "T2", "T3"]
+            .iter()
+            .filter(|text| texts.contains(text))
+            .count()
+            >= 2,
+        "{texts:?}"
+    );
+    for page in &analysis.pmi_pages {
+        let [width, height] = page.image_size;
+        for item in &page.items {
+            let [left, top, right, bottom] = item.box_in_page;
+            assert!(
+                0 <= left
+                    && left < right
+                    && right <= width
+                    && 0 <= top
+                    && top < bottom
+                    && bottom <= height,
+                "{item:?} on a page of {width} x {height}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_dxf_file_with_stray_tags_and_repeated_sections_is_recovered() {
+    // Header variables between a dozen ENTITIES sections, no HEADER: the `dxf` crate refuses it,
+    // ezdxf's `recover` reads it (London Engineers' title block with its dates and sheet numbers).
+    let Some(analysis) = analysed("dxf/ezdxf__recover01.dxf") else {
+        return;
+    };
+    let texts = item_texts(&analysis);
+    assert!(
+        texts
+            .iter()
+            .any(|text| text.contains("London Engineers Limited")),
+        "{texts:?}"
+    );
+    assert!(!analysis.views.is_empty());
 }
 
 /// A corpus PDF's page 1 rendered by the engine at `dpi`, turned by `degrees` and sprinkled with

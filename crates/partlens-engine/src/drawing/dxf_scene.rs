@@ -22,6 +22,7 @@ use dxf::{Block, Drawing, Point, Vector};
 use super::super::limits::{OverLimit, TextBudget};
 use super::PmiItemKind;
 use super::curves;
+use super::dxf_tags::{self, Viewport};
 use super::scene::{PlacedText, Point2, Scene, Transform};
 use super::text_clean;
 
@@ -66,11 +67,25 @@ impl From<OverLimit> for DxfReadError {
     }
 }
 
-/// Parses DXF bytes (ASCII or binary) into the crate's model.
+/// Parses DXF bytes (ASCII or binary) into the crate's model. A file the `dxf` crate refuses is
+/// read once more with its section structure recovered ([`dxf_tags::recovered`]: stray tags
+/// dropped, repeated sections joined), as ezdxf's `recover` reads it.
 pub fn parse(bytes: &[u8]) -> Result<Drawing, DxfReadError> {
     if bytes.len() > MAX_DXF_BYTES {
         return Err(DxfReadError::TooLarge);
     }
+    let refused = match load(bytes) {
+        Ok(drawing) => return Ok(drawing),
+        Err(refused) => refused,
+    };
+    match dxf_tags::recovered(bytes) {
+        Some(recovered) if recovered != bytes => load(&recovered).map_err(|_| refused),
+        _ => Err(refused),
+    }
+}
+
+/// One attempt of the `dxf` crate.
+fn load(bytes: &[u8]) -> Result<Drawing, DxfReadError> {
     // The parser indexes into what it reads; malformed content must fail the upload, not the worker.
     let parsed = std::panic::catch_unwind(|| Drawing::load(&mut Cursor::new(bytes)))
         .map_err(|_| DxfReadError::Malformed("the parser gave up on malformed content".into()))?;
@@ -78,8 +93,15 @@ pub fn parse(bytes: &[u8]) -> Result<Drawing, DxfReadError> {
 }
 
 /// The scene of a parsed drawing: paper space when it has something drawn, otherwise model space.
-/// Placed texts are counted in `budget`.
-pub fn scene_of(drawing: &Drawing, budget: &mut TextBudget) -> Result<Scene, DxfReadError> {
+/// With a paper-space page, model space is shown through the layout's `viewports` (read from the
+/// file by [`dxf_tags::paper_viewports`]): its lines clipped to each window, its texts placed where
+/// the window shows them; model texts no window shows are kept as off-page texts. Placed texts are
+/// counted in `budget`.
+pub fn scene_of(
+    drawing: &Drawing,
+    viewports: &[Viewport],
+    budget: &mut TextBudget,
+) -> Result<Scene, DxfReadError> {
     // (The `dxf` crate reads no VIEWPORT entities, so any paper-space entity is drawn content.)
     let paper_space = drawing
         .entities()
@@ -98,6 +120,7 @@ pub fn scene_of(drawing: &Drawing, budget: &mut TextBudget) -> Result<Scene, Dxf
     if paper_space {
         // Model space shows through the layout's viewports: its texts are on the drawing too
         // (ezdxf's `text_in_viewports.dxf` and `VP4.dxf` keep all their text there).
+        let points = reader.points;
         let mut model = SceneReader::new(drawing, reader.budget);
         for entity in drawing
             .entities()
@@ -105,9 +128,110 @@ pub fn scene_of(drawing: &Drawing, budget: &mut TextBudget) -> Result<Scene, Dxf
         {
             model.entity(entity, &Transform::IDENTITY, 0)?;
         }
-        scene.off_page_texts = model.scene.texts;
+        show_through_viewports(&mut scene, model.scene, viewports, points);
     }
     Ok(scene)
+}
+
+/// Adds what the viewports show of `model` to the paper-space `scene`; model texts no viewport
+/// shows become off-page texts. Stops adding lines at [`MAX_POINTS`] in all.
+fn show_through_viewports(
+    scene: &mut Scene,
+    model: Scene,
+    viewports: &[Viewport],
+    mut points: usize,
+) {
+    for viewport in viewports {
+        let (min, max) = viewport.bounds();
+        for stroke in &model.strokes {
+            let mapped: Vec<Point2> = stroke
+                .iter()
+                .map(|point| viewport.model_to_paper.apply(*point))
+                .collect();
+            for piece in clip_polyline(&mapped, min, max) {
+                points += piece.len();
+                if points > MAX_POINTS {
+                    break;
+                }
+                scene.strokes.push(piece);
+            }
+        }
+    }
+    for text in model.texts {
+        let mut shown = false;
+        for viewport in viewports {
+            let origin = viewport.model_to_paper.apply(text.frame.apply([0.0, 0.0]));
+            if viewport.contains(origin) {
+                let mut placed = text.clone();
+                placed.frame = viewport.model_to_paper.then_inner(&text.frame);
+                scene.texts.push(placed);
+                shown = true;
+            }
+        }
+        if !shown {
+            scene.off_page_texts.push(text);
+        }
+    }
+}
+
+/// The parts of a polyline inside the rectangle `min`–`max` (Liang–Barsky, segment by segment;
+/// consecutive inside segments stay one polyline).
+fn clip_polyline(points: &[Point2], min: Point2, max: Point2) -> Vec<Vec<Point2>> {
+    let mut pieces: Vec<Vec<Point2>> = Vec::new();
+    let mut current: Vec<Point2> = Vec::new();
+    for pair in points.windows(2) {
+        match clip_segment(pair[0], pair[1], min, max) {
+            Some((from, to)) => {
+                if current.last() != Some(&from) {
+                    if current.len() >= 2 {
+                        pieces.push(std::mem::take(&mut current));
+                    }
+                    current.clear();
+                    current.push(from);
+                }
+                current.push(to);
+            }
+            None => {
+                if current.len() >= 2 {
+                    pieces.push(std::mem::take(&mut current));
+                }
+                current.clear();
+            }
+        }
+    }
+    if current.len() >= 2 {
+        pieces.push(current);
+    }
+    pieces
+}
+
+/// The part of the segment `a`–`b` inside the rectangle, if any.
+fn clip_segment(a: Point2, b: Point2, min: Point2, max: Point2) -> Option<(Point2, Point2)> {
+    let delta = [b[0] - a[0], b[1] - a[1]];
+    let (mut enter, mut leave) = (0.0_f64, 1.0_f64);
+    for axis in 0..2 {
+        for (p, q) in [
+            (-delta[axis], a[axis] - min[axis]),
+            (delta[axis], max[axis] - a[axis]),
+        ] {
+            if p == 0.0 {
+                if q < 0.0 {
+                    return None;
+                }
+            } else {
+                let t = q / p;
+                if p < 0.0 {
+                    enter = enter.max(t);
+                } else {
+                    leave = leave.min(t);
+                }
+            }
+        }
+    }
+    (enter <= leave).then(|| {
+        let at = |t: f64| [a[0] + delta[0] * t, a[1] + delta[1] * t];
+        (at(enter), at(leave))
+    })
 }
 
 struct SceneReader<'a, 'b> {
@@ -764,7 +888,11 @@ mod tests {
     use crate::ExtractionLimits;
 
     fn scene(drawing: &Drawing) -> Result<Scene, DxfReadError> {
-        scene_of(drawing, &mut TextBudget::new(&ExtractionLimits::default()))
+        scene_of(
+            drawing,
+            &[],
+            &mut TextBudget::new(&ExtractionLimits::default()),
+        )
     }
 
     fn p(x: f64, y: f64) -> Point {
@@ -1089,7 +1217,7 @@ mod tests {
             max_text_bytes: 100_000,
             ..ExtractionLimits::default()
         };
-        let refused = scene_of(&drawing, &mut TextBudget::new(&limits)).unwrap_err();
+        let refused = scene_of(&drawing, &[], &mut TextBudget::new(&limits)).unwrap_err();
         assert!(matches!(refused, DxfReadError::OverLimit(_)), "{refused:?}");
         assert_eq!(scene(&drawing).unwrap().texts.len(), 1_024);
     }

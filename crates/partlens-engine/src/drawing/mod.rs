@@ -20,6 +20,7 @@
 mod corpus_tests;
 mod curves;
 mod dxf_scene;
+mod dxf_tags;
 mod glyphs;
 #[cfg(feature = "ocr")]
 mod ocr;
@@ -194,7 +195,8 @@ fn over_limit(extension: &str, reason: String) -> EngineError {
 pub fn analyze_dxf(bytes: &[u8], budget: &mut TextBudget) -> Result<Analysis, EngineError> {
     let undecodable = undecodable(".dxf");
     let drawing = dxf_scene::parse(bytes).map_err(|error| undecodable(error.to_string()))?;
-    let scene = dxf_scene::scene_of(&drawing, budget).map_err(|error| match error {
+    let viewports = dxf_tags::paper_viewports(bytes);
+    let scene = dxf_scene::scene_of(&drawing, &viewports, budget).map_err(|error| match error {
         dxf_scene::DxfReadError::OverLimit(reason) => over_limit(".dxf", reason.0),
         other => undecodable(other.to_string()),
     })?;

@@ -175,9 +175,9 @@ pub struct Scene {
     pub fills: Vec<Vec<Point2>>,
     /// Texts, notes, dimension values, attributes.
     pub texts: Vec<PlacedText>,
-    /// Texts of the drawing that have no place on this page: a DXF's model space when its page is
-    /// a paper-space layout (seen through viewports, whose transforms are not read). They are read
-    /// as the drawing's text and attributes, not drawn and not PMI items.
+    /// Texts of the drawing that have no place on this page: a DXF's model-space texts that no
+    /// viewport of its paper-space layout shows. They are read as the drawing's text and
+    /// attributes, not drawn and not PMI items.
     pub off_page_texts: Vec<PlacedText>,
 }
 
