@@ -9,6 +9,7 @@ pub mod duplicates;
 pub mod error;
 pub mod files;
 pub mod image;
+pub mod library;
 pub mod output;
 pub mod pmi;
 pub mod search;
@@ -101,6 +102,9 @@ pub enum Command {
     /// List groups of database files that are the same part (same shape and size, any format).
     #[command(long_about = duplicates::DUPLICATES_HELP)]
     Duplicates(duplicates::DuplicatesArgs),
+    /// List the company's database files, newest first, a page at a time.
+    #[command(long_about = library::FILES_HELP)]
+    Files(library::FilesArgs),
 }
 
 /// Runs one parsed invocation and returns the process exit code: 0 on success, 1 when the service or
@@ -144,6 +148,7 @@ pub async fn dispatch(cli: Cli) -> Result<(), CliError> {
         Command::Image(args) => image::run(args, &mut session).await,
         Command::Sync(args) => sync::run(args, &mut session).await,
         Command::Duplicates(args) => duplicates::run(args, &mut session).await,
+        Command::Files(args) => library::run(args, &mut session).await,
     }
 }
 

@@ -339,6 +339,7 @@ impl Backend {
             Command::PreviewSync(setup) => self.preview_library_sync(setup),
             Command::StartSync(setup) => self.start_library_sync(setup),
             Command::PauseSync(key) => self.pause_library_sync(key),
+            command @ Command::LoadLibraryPage { .. } => self.load_library_page(command),
         }
     }
 

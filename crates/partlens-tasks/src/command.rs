@@ -9,6 +9,7 @@ use super::search::view_search::ViewSearchRequest;
 use super::service_choice::ServiceChoice;
 use super::sync::{SyncKey, SyncSetup};
 use super::thumbnails::ImageRequest;
+use partlens_api::library::LibraryQuery;
 use partlens_api::{Attribute, FeedbackRequest, FileUid};
 
 /// A request to the backend.
@@ -163,6 +164,15 @@ pub enum Command {
     StartSync(SyncSetup),
     /// Pause the library sync with this key (it carries on when started again).
     PauseSync(SyncKey),
+    /// Load one page of the company's library (`GET /api/Files`, this project's service); answers
+    /// `Event::LibraryPageLoaded` or `Event::LibraryPageFailed` with the same `request`.
+    LoadLibraryPage {
+        /// Which listing the page belongs to (the Library's filters at the time), so a page of an
+        /// older listing is recognised and dropped.
+        request: u64,
+        /// The page and its filters.
+        query: LibraryQuery,
+    },
 }
 
 impl std::fmt::Display for Command {
@@ -227,6 +237,11 @@ impl std::fmt::Display for Command {
             }
             Self::PickSyncFolder => f.write_str("pick a folder to sync"),
             Self::PickSyncCsv => f.write_str("pick an attributes CSV"),
+            Self::LoadLibraryPage { request, query } => write!(
+                f,
+                "load library page at {} for listing {request}",
+                query.offset
+            ),
             Self::PreviewSync(setup) => write!(f, "preview the sync of {}", setup.folder.display()),
             Self::StartSync(setup) => write!(f, "sync {}", setup.folder.display()),
             Self::PauseSync(key) => write!(f, "pause sync {key}"),

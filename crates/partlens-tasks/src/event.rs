@@ -10,6 +10,7 @@ use super::search::search_flow::FileSearchProgress;
 use super::service_choice::ServiceChoice;
 use super::sync::{SyncPreview, SyncRun, SyncSetup};
 use super::thumbnails::DecodedImage;
+use partlens_api::library::LibraryPage;
 use partlens_api::{
     ApiError, Attribute, AttributeValue, FileRecord, FileUid, PmiData, SearchResult,
 };
@@ -242,4 +243,20 @@ pub enum Event {
     },
     /// A library sync started, moved on, paused, stopped or ended.
     SyncUpdated(SyncRun),
+    /// A page of the company's library.
+    LibraryPageLoaded {
+        /// The listing it was asked for (`Command::LoadLibraryPage`).
+        request: u64,
+        /// The page, with how many files the listing holds.
+        page: LibraryPage,
+    },
+    /// A page of the library could not be loaded.
+    LibraryPageFailed {
+        /// The listing it was asked for.
+        request: u64,
+        /// The page's offset.
+        offset: usize,
+        /// Why.
+        error: ApiError,
+    },
 }

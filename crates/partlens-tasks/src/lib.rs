@@ -20,6 +20,7 @@ pub mod file_picker;
 pub mod history;
 mod images;
 pub mod jobs;
+mod library;
 pub mod local_workspace;
 pub mod models;
 mod pmi;

@@ -1662,3 +1662,101 @@ fn duplicates_groups_each_sample_model_with_its_other_format_and_refuses_a_bad_s
         assert!((0.885..=1.0).contains(&score), "{group}");
     }
 }
+
+#[test]
+fn files_pages_the_library_newest_first_by_kind_folder_and_attribute() {
+    for (args, words) in [
+        (vec!["files", "--limit", "0"], "1 to 500"),
+        (vec!["files", "--kind", "sketch"], "picture, model"),
+        (vec!["files", "--exact", "material"], "name=value"),
+    ] {
+        let line = cli(ANN, &args).refused_locally().to_owned();
+        assert!(line.contains(words), "{args:?}: {line}");
+    }
+    // Other tests upload beside the library, under their own folders: the library's models are
+    // the files of kind model under Samples, and never change.
+    let models: BTreeMap<String, String> = library()
+        .parts
+        .iter()
+        .filter(|part| part.stored_path.starts_with("Samples/models/"))
+        .map(|part| (part.uid.clone(), part.stored_path.clone()))
+        .collect();
+    assert_eq!(models.len(), 7);
+    let page = |offset: &str, limit: &str| {
+        cli(
+            ANN,
+            [
+                "files", "--kind", "model", "--folder", "samples", "--offset", offset, "--limit",
+                limit,
+            ],
+        )
+        .ok_json()
+    };
+    let whole = page("0", "500");
+    assert_eq!(whole["TotalFiles"], 7, "{whole}");
+    let uids = |page: &Value| -> Vec<String> {
+        page["Files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|file| file["UID"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let listed = uids(&whole);
+    assert_eq!(
+        listed
+            .iter()
+            .cloned()
+            .collect::<std::collections::BTreeSet<_>>(),
+        models.keys().cloned().collect()
+    );
+    // Newest first, and pages of three are the same list cut in three.
+    let times: Vec<&str> = whole["Files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|file| file["UploadedAt"].as_str().unwrap())
+        .collect();
+    assert!(times.windows(2).all(|pair| pair[0] >= pair[1]), "{times:?}");
+    let mut paged = Vec::new();
+    for offset in ["0", "3", "6"] {
+        let part_page = page(offset, "3");
+        assert_eq!(part_page["TotalFiles"], 7);
+        paged.extend(uids(&part_page));
+    }
+    assert_eq!(paged, listed);
+    for file in whole["Files"].as_array().unwrap() {
+        assert_eq!(file["Kind"], "model");
+        assert_eq!(file["Folder"], "Samples/models");
+        assert_eq!(
+            file["FileName"].as_str(),
+            models
+                .get(file["UID"].as_str().unwrap())
+                .map(String::as_str)
+        );
+    }
+    // An attribute filter: the pictures and models of the gear carry its part number.
+    let gear = part("gear");
+    let number = gear
+        .attributes
+        .iter()
+        .find(|text| text.starts_with("part_number="))
+        .unwrap()
+        .clone();
+    let by_number = cli(ANN, ["files", "--folder", "Samples", "--exact", &number]).ok_json();
+    let found = uids(&by_number);
+    assert!(found.contains(&gear.uid), "{by_number}");
+    assert!(
+        by_number["Files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|file| file["Attributes"]
+                .to_string()
+                .contains(number.split_once('=').unwrap().1)),
+        "{by_number}"
+    );
+    // Another company's library is its own.
+    let globex = cli(GUS, ["files", "--folder", "Samples"]).ok_json();
+    assert_eq!(globex["TotalFiles"], 0, "{globex}");
+}

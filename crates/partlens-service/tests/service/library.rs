@@ -197,7 +197,7 @@ async fn files_pages_the_companys_database_files_newest_first_by_kind_folder_and
         ],
     )
     .await;
-    assert_eq!(page_uids(&filtered_page), [bracket_a.clone()]);
+    assert_eq!(page_uids(&filtered_page), std::slice::from_ref(&bracket_a));
     assert_eq!(filtered_page["TotalFiles"], 2);
 
     // A file uploaded again over its path is the newest.
