@@ -1,6 +1,7 @@
-//! CPU time of one frame of the results view (grid and table) with 1,000 and 10,000 results, next to
-//! an empty frame measured in the same run, and the texture memory the thumbnail cache holds at its
-//! limit.
+//! CPU time of one frame of the results view (grid and table) with 1,000 and 10,000 results, and of
+//! the Library place over a listing of 10,000 files whose pages come in as it asks (grid and table),
+//! next to an empty frame measured in the same run, and the texture memory the thumbnail cache holds
+//! at its limit.
 //!
 //! Headless: an `egui::Context` without a window or GPU runs the frames; the thumbnails are fake
 //! textures of thumbnail size allocated through that context and kept in the byte-bounded cache, so
@@ -10,11 +11,15 @@
 
 use std::time::{Duration, Instant};
 
-use partlens::ui::app_command::CommandQueue;
+use partlens::ui::app_command::{AppCommand, CommandQueue};
+use partlens::ui::library::LibraryView;
 use partlens::ui::results::calibration::QueryKind;
 use partlens::ui::results::{ResultRow, ResultsLayout, ResultsView};
 use partlens::ui::texture_cache::{DEFAULT_BUDGET_BYTES, TextureCache};
-use partlens_api::{Attribute, FileUid};
+use partlens_api::library::{FileKind, LibraryFile, LibraryPage};
+use partlens_api::model::ResultAttribute;
+use partlens_api::{Attribute, FileUid, SearchResultItem};
+use partlens_tasks::{Command, Event};
 
 /// Window size of the measured frames.
 const SCREEN: [f32; 2] = [1280.0, 800.0];
@@ -59,6 +64,43 @@ fn rows(count: usize) -> Vec<ResultRow> {
             ],
         })
         .collect()
+}
+
+/// The Library's page of `rows` at `offset`, as the service would send it (10,000 files in all).
+fn library_page(rows: &[ResultRow], offset: usize, limit: usize) -> LibraryPage {
+    LibraryPage {
+        total_files: rows.len() as u64,
+        offset: offset as u64,
+        files: rows
+            .iter()
+            .skip(offset)
+            .take(limit)
+            .map(|row| LibraryFile {
+                item: SearchResultItem {
+                    uid: row.uid.as_str().to_owned(),
+                    file_name: row.file_name.clone(),
+                    display_name: row.name.clone(),
+                    thumbnail_url: row.thumbnail_url.clone(),
+                    large_image_url: row.large_image_url.clone(),
+                    attributes: row
+                        .attributes
+                        .iter()
+                        .map(|attribute| ResultAttribute {
+                            name: attribute.wire_name(),
+                            value: attribute.joined_values(),
+                            ..ResultAttribute::default()
+                        })
+                        .collect(),
+                    ..SearchResultItem::default()
+                },
+                kind: FileKind::Model,
+                folder: "Parts/Brackets".into(),
+                size: 58_000,
+                uploaded_at: "2026-11-28T06:41:07.123Z".into(),
+                state: "completed".into(),
+            })
+            .collect(),
+    }
 }
 
 /// Fills the cache with thumbnail-size textures in display order until it is at its limit, then
@@ -181,6 +223,48 @@ fn main() {
                 timing.median.as_secs_f64() / empty.median.as_secs_f64().max(1e-9),
             ));
         }
+    }
+
+    // The Library: 10,000 files, each page answered the frame after it is asked for.
+    for layout in [ResultsLayout::Grid, ResultsLayout::Table] {
+        let count = 10_000;
+        let all = rows(count);
+        let mut cache = TextureCache::new(DEFAULT_BUDGET_BYTES);
+        fill_cache(&ctx, &mut cache, &all);
+        let mut view = LibraryView::default();
+        view.set_layout(layout);
+        let mut asked: Vec<Command> = Vec::new();
+        let timing = time_frames(|| {
+            for command in asked.drain(..) {
+                if let Command::LoadLibraryPage { request, query } = command {
+                    let page = library_page(&all, query.offset, query.limit);
+                    view.handle_event(Event::LibraryPageLoaded { request, page });
+                }
+            }
+            cache.begin_frame();
+            let output = ctx.run_ui(raw_input(), |ui| {
+                let mut commands = CommandQueue::default();
+                let intents = view.ui(ui, true, &mut cache, &mut commands);
+                std::hint::black_box(intents);
+                for command in commands.drain() {
+                    if let AppCommand::Backend(command) = command {
+                        asked.push(command);
+                    }
+                }
+            });
+            finish_frame(&ctx, output);
+        });
+        lines.push(format!(
+            "| library, {} | {} | {:.3} | {:.3} | {:.1}× |",
+            match layout {
+                ResultsLayout::Grid => "grid",
+                ResultsLayout::Table => "table",
+            },
+            partlens::ui::results::thousands(count as u64),
+            ms(timing.median),
+            ms(timing.p95),
+            timing.median.as_secs_f64() / empty.median.as_secs_f64().max(1e-9),
+        ));
     }
 
     println!(

@@ -3,7 +3,7 @@
 //!
 //! `logic` drains the backend's events into the app's state (it runs even while the window is
 //! hidden); `ui` draws and collects the views' commands, which are carried out at the end of the frame.
-//! Keyboard: Ctrl+O add files, Ctrl+F search field, Ctrl+H search history.
+//! Keyboard: Ctrl+O add files, Ctrl+F search field, Ctrl+H search history, Ctrl+L the Library.
 //! Nothing here awaits or touches the network.
 
 use std::path::PathBuf;
@@ -16,6 +16,7 @@ use super::file_browser::{
     BrowseAnswer, BrowsePurpose, BrowserOutcome, FileBrowser, RecentFolders,
 };
 use super::jobs::jobs_ui;
+use super::library::{LibraryIntent, LibraryView};
 use super::library_sync::LibrarySync;
 use super::login::LoginView;
 use super::notices::Notices;
@@ -90,6 +91,7 @@ pub struct App {
     upload: UploadView,
     settings_view: SettingsView,
     search: SearchPlace,
+    library: LibraryView,
     notices: Notices,
     library_sync: LibrarySync,
     dialogs: DialogChoice,
@@ -171,6 +173,7 @@ impl App {
             login: LoginView::default(),
             upload,
             search,
+            library: LibraryView::default(),
             notices: Notices::default(),
             library_sync: LibrarySync::default(),
             dialogs: options.dialogs,
@@ -220,6 +223,16 @@ impl App {
         &self.search
     }
 
+    /// The Library place (every file of the company).
+    pub fn library(&self) -> &LibraryView {
+        &self.library
+    }
+
+    /// The Library place, to change (tests bring a file on screen with it, as Home and End do).
+    pub fn library_mut(&mut self) -> &mut LibraryView {
+        &mut self.library
+    }
+
     /// True while the login form is shown.
     pub fn login_open(&self) -> bool {
         self.login.is_open()
@@ -247,6 +260,9 @@ impl App {
         let Some(event) = self.search.handle_event(ctx, event) else {
             return;
         };
+        let Some(event) = self.library.handle_event(event) else {
+            return;
+        };
         let Some(event) = self
             .library_sync
             .handle_event(event, &mut self.settings.library_sync)
@@ -257,6 +273,8 @@ impl App {
             Event::Connecting { detail } => self.connection = ConnectionState::Connecting(detail),
             Event::LoggedIn(info) => {
                 self.connection = ConnectionState::Ready;
+                // Another user or service may see other files.
+                self.library.invalidate();
                 self.search.forget_completions();
                 self.search.set_reviewer(&info.user);
                 self.login.close();
@@ -286,7 +304,10 @@ impl App {
                 self.connection = ConnectionState::Failed(message);
                 self.session = None;
             }
-            Event::LoggedOut => self.session = None,
+            Event::LoggedOut => {
+                self.session = None;
+                self.library.invalidate();
+            }
             Event::Notice { level, message } => self.notices.push(level, message),
             Event::JobsRestored(jobs) => self.jobs = jobs,
             Event::JobUpdated(job) => match self.jobs.iter_mut().find(|known| known.id == job.id) {
@@ -394,13 +415,18 @@ impl App {
         let open = KeyboardShortcut::new(Modifiers::COMMAND, Key::O);
         let find = KeyboardShortcut::new(Modifiers::COMMAND, Key::F);
         let history = KeyboardShortcut::new(Modifiers::COMMAND, Key::H);
-        let (open, find, history) = ctx.input_mut(|input| {
+        let library = KeyboardShortcut::new(Modifiers::COMMAND, Key::L);
+        let (open, find, history, library) = ctx.input_mut(|input| {
             (
                 input.consume_shortcut(&open),
                 input.consume_shortcut(&find),
                 input.consume_shortcut(&history),
+                input.consume_shortcut(&library),
             )
         });
+        if library {
+            self.place = Place::Library;
+        }
         if open {
             self.commands.backend(Command::PickFiles);
         }
@@ -461,6 +487,19 @@ impl App {
                 ui.add_space(6.0);
             }
         }
+    }
+
+    /// Carries out what the Library asked: a file's detail or a search by its image, in the
+    /// Search place.
+    fn library_intent(&mut self, intent: LibraryIntent) {
+        match intent {
+            LibraryIntent::OpenDetail(uid) => self.search.show_file(uid, &mut self.commands),
+            LibraryIntent::MoreLikeThis { name, image_url } => {
+                self.search
+                    .search_by_image(name, image_url, &mut self.commands);
+            }
+        }
+        self.place = Place::Search;
     }
 
     /// Jobs of the service in use, for the "running" count.
@@ -530,6 +569,19 @@ impl eframe::App for App {
                         self.search
                             .set_texture_budget(self.settings.thumbnail_cache_bytes());
                         self.search.ui(ui, &mut self.commands);
+                    }
+                    Place::Library => {
+                        self.search
+                            .set_texture_budget(self.settings.thumbnail_cache_bytes());
+                        let intents = self.library.ui(
+                            ui,
+                            self.session.is_some(),
+                            self.search.textures_mut(),
+                            &mut self.commands,
+                        );
+                        for intent in intents {
+                            self.library_intent(intent);
+                        }
                     }
                     Place::Upload => self.upload.ui(ui, &mut self.commands),
                     Place::Jobs => {

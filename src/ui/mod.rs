@@ -17,6 +17,7 @@ pub mod drop_overlay;
 pub mod file_browser;
 pub mod history;
 pub mod jobs;
+pub mod library;
 pub mod library_sync;
 pub mod load_state;
 pub mod login;

@@ -9,6 +9,8 @@ pub enum Place {
     /// Search by views, text and attributes; results, a file's detail, attributes and drawing data.
     #[default]
     Search,
+    /// Every file of the company, newest first, filtered by kind, folder and attribute.
+    Library,
     /// Choose files and what they become, then upload them.
     Upload,
     /// Every upload and where it is.
@@ -19,12 +21,19 @@ pub enum Place {
 
 impl Place {
     /// The places the top bar offers, in order.
-    pub const TOP_BAR: [Self; 4] = [Self::Search, Self::Upload, Self::Jobs, Self::Settings];
+    pub const TOP_BAR: [Self; 5] = [
+        Self::Search,
+        Self::Library,
+        Self::Upload,
+        Self::Jobs,
+        Self::Settings,
+    ];
 
     /// The name in the top bar (and its accessible label).
     pub fn label(self) -> &'static str {
         match self {
             Self::Search => "Search",
+            Self::Library => "Library",
             Self::Upload => "Upload",
             Self::Jobs => "Jobs",
             Self::Settings => "Settings",

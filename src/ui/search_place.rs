@@ -13,12 +13,13 @@
 
 use std::path::PathBuf;
 
-use super::app_command::CommandQueue;
+use super::app_command::{AppCommand, CommandQueue};
 use super::attributes::{AttributeDrafts, AttributeEditor};
 use super::compare::{CompareIntent, CompareView};
 use super::detail::{DetailIntent, DetailView};
 use super::history::{HistoryIntent, HistoryPage};
 use super::model_view::{ModelCache, ModelEntry, turntable_ui};
+use super::place::Place;
 use super::pmi::feedback::FeedbackDrafts;
 use super::pmi::{PmiIntent, PmiView};
 use super::results::{ResultsIntent, ResultsView, rows_from_result};
@@ -147,6 +148,28 @@ impl SearchPlace {
     /// How many searches this place has started (each has its own id).
     pub fn searches_started(&self) -> u64 {
         self.last_search_id
+    }
+
+    /// The thumbnail cache, for the Library, which draws its cards with the same textures.
+    pub fn textures_mut(&mut self) -> &mut TextureCache<egui::TextureHandle> {
+        &mut self.textures
+    }
+
+    /// Shows a file's detail (from the Library): its record is loaded, and *Back* leads to the
+    /// results.
+    pub fn show_file(&mut self, uid: FileUid, commands: &mut CommandQueue) {
+        self.open_detail(uid, commands);
+    }
+
+    /// Searches by a file's image as the single view of a new search (the Library's *More like
+    /// this*).
+    pub fn search_by_image(
+        &mut self,
+        name: String,
+        image_url: String,
+        commands: &mut CommandQueue,
+    ) {
+        self.more_like_this(name, image_url, commands);
     }
 
     /// Sets the thumbnail cache's budget in bytes (from Settings).
@@ -546,6 +569,9 @@ impl SearchPlace {
     fn results_intent(&mut self, intent: ResultsIntent, commands: &mut CommandQueue) {
         match intent {
             ResultsIntent::OpenDetail(uid) => self.open_detail(uid, commands),
+            ResultsIntent::OpenLibrary => {
+                commands.push(AppCommand::Navigate(Place::Library));
+            }
             ResultsIntent::MoreLikeThis {
                 name, image_url, ..
             } => self.more_like_this(name, image_url, commands),

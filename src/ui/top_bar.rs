@@ -1,4 +1,4 @@
-//! The top bar: the app's name, navigation (Search, Upload, Jobs, Settings) and who is logged in
+//! The top bar: the app's name, navigation (Search, Library, Upload, Jobs, Settings) and who is logged in
 //! where (service, user, company).
 
 use super::app_command::{AppCommand, CommandQueue};
@@ -33,6 +33,7 @@ pub fn top_bar_ui(
                 .add(egui::Button::selectable(current == place, place.label()))
                 .on_hover_text(match place {
                     Place::Search => "Find parts by views, text and attributes (Ctrl+F).",
+                    Place::Library => "Every file of your company, newest first (Ctrl+L).",
                     Place::Upload => "Upload files (Ctrl+O).",
                     Place::Jobs => "Uploads and their indexing.",
                     Place::Settings => "Service, polling, cache, theme and library sync.",

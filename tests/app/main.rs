@@ -7,6 +7,7 @@ mod bad_files;
 mod basics;
 mod file_dialogs;
 mod first_run;
+mod library;
 mod packaging;
 mod results_order;
 mod score_calibration;

@@ -61,8 +61,9 @@ impl ResultsView {
                             let row = &rows[index];
                             let card = CardParts {
                                 key_attributes,
-                                selected: &mut *selected,
+                                selected: Some(&mut *selected),
                                 hovered_model: &mut *hovered_model,
+                                caption: None,
                             };
                             result_card_ui(ui, row, card, textures, commands, intents);
                         }
@@ -73,15 +74,21 @@ impl ResultsView {
 }
 
 /// What a card reads and changes beside its row.
-struct CardParts<'a> {
-    key_attributes: &'a [String],
-    selected: &'a mut Vec<FileUid>,
-    hovered_model: &'a mut Option<(ResultRow, Rect)>,
+pub(crate) struct CardParts<'a> {
+    /// The attributes the card shows.
+    pub key_attributes: &'a [String],
+    /// The results ticked for comparison; `None` shows no checkbox.
+    pub selected: Option<&'a mut Vec<FileUid>>,
+    /// Set to the card's row and picture while a model's card is hovered.
+    pub hovered_model: &'a mut Option<(ResultRow, Rect)>,
+    /// A line shown in place of the score (the Library's kind, size and date); `None` shows the
+    /// score.
+    pub caption: Option<String>,
 }
 
 /// One card of the grid: thumbnail, name, score with band, key attributes, "More like this", the
 /// compare checkbox. A click anywhere else on the card opens the detail view.
-fn result_card_ui(
+pub(crate) fn result_card_ui(
     ui: &mut egui::Ui,
     row: &ResultRow,
     parts: CardParts<'_>,
@@ -123,7 +130,12 @@ fn result_card_ui(
         *parts.hovered_model = Some((row.clone(), thumbnail_rect.intersect(card.clip_rect())));
     }
     card.add(egui::Label::new(egui::RichText::new(&row.name).strong()).truncate());
-    score_label_ui(&mut card, row);
+    match &parts.caption {
+        Some(caption) => {
+            card.add(egui::Label::new(egui::RichText::new(caption).weak()).truncate());
+        }
+        None => score_label_ui(&mut card, row),
+    }
     for name in parts.key_attributes {
         let value = row.attribute_text(name);
         let text = if value.is_empty() {
@@ -136,9 +148,11 @@ fn result_card_ui(
     card.with_layout(Layout::bottom_up(Align::Min), |ui| {
         ui.horizontal(|ui| {
             more_like_this_button_ui(ui, row, intents);
-            ui.with_layout(Layout::right_to_left(Align::Center), |ui| {
-                compare_checkbox_ui(ui, row, parts.selected);
-            });
+            if let Some(selected) = parts.selected {
+                ui.with_layout(Layout::right_to_left(Align::Center), |ui| {
+                    compare_checkbox_ui(ui, row, selected);
+                });
+            }
         });
     });
 }

@@ -10,7 +10,7 @@
 //! same for 100 or 10,000 results.
 
 pub mod calibration;
-mod grid;
+pub(crate) mod grid;
 pub mod rows;
 mod table;
 
@@ -85,6 +85,8 @@ pub enum ResultsIntent {
     ClearFilters,
     /// Compare these results (two or more, in the order they were ticked).
     Compare(Vec<ResultRow>),
+    /// Show the Library (every file of the company), from the empty results.
+    OpenLibrary,
 }
 
 /// Most results compared at once.
@@ -318,6 +320,14 @@ impl ResultsView {
                     if ui.button("Add views…").clicked() {
                         commands.backend(Command::PickViews);
                     }
+                    ui.add_space(4.0);
+                    if ui
+                        .button("Browse the library")
+                        .on_hover_text("Every file of your company, newest first (Ctrl+L).")
+                        .clicked()
+                    {
+                        intents.push(ResultsIntent::OpenLibrary);
+                    }
                 });
             }
             ResultsStatus::Loading { message } => {
@@ -471,7 +481,12 @@ impl ResultsView {
 }
 
 /// A centred state message: a headline, a sentence, and a spinner while loading.
-fn state_message_ui(ui: &mut egui::Ui, headline: &str, sentence: &str, spinner: Option<()>) {
+pub(crate) fn state_message_ui(
+    ui: &mut egui::Ui,
+    headline: &str,
+    sentence: &str,
+    spinner: Option<()>,
+) {
     ui.add_space(ui.available_height().min(400.0) * 0.25);
     ui.vertical_centered(|ui| {
         if spinner.is_some() {
@@ -485,7 +500,11 @@ fn state_message_ui(ui: &mut egui::Ui, headline: &str, sentence: &str, spinner: 
 
 /// Makes a card or table row the button that opens its result ("Open {name}" to assistive
 /// technology and tests) and opens it when clicked.
-fn opens_detail(response: &egui::Response, row: &ResultRow, intents: &mut Vec<ResultsIntent>) {
+pub(crate) fn opens_detail(
+    response: &egui::Response,
+    row: &ResultRow,
+    intents: &mut Vec<ResultsIntent>,
+) {
     response.widget_info(|| {
         egui::WidgetInfo::labeled(egui::Role::Button, true, format!("Open {}", row.name))
     });
@@ -533,7 +552,11 @@ fn compare_checkbox_ui(ui: &mut egui::Ui, row: &ResultRow, selected: &mut Vec<Fi
 }
 
 /// "More like this" under a result (grid and table), disabled when the result has no image.
-fn more_like_this_button_ui(ui: &mut egui::Ui, row: &ResultRow, intents: &mut Vec<ResultsIntent>) {
+pub(crate) fn more_like_this_button_ui(
+    ui: &mut egui::Ui,
+    row: &ResultRow,
+    intents: &mut Vec<ResultsIntent>,
+) {
     let image_url = row.search_image_url().map(str::to_owned);
     let response = ui
         .add_enabled(
@@ -571,7 +594,7 @@ fn score_label_ui(ui: &mut egui::Ui, row: &ResultRow) {
 
 /// Paints a result's thumbnail fitted into `rect` (grid and table), or a placeholder that says why
 /// there is none. An image not in the cache yet is asked for once.
-fn thumbnail_ui(
+pub(crate) fn thumbnail_ui(
     ui: &egui::Ui,
     rect: Rect,
     row: &ResultRow,
