@@ -14,88 +14,21 @@
 //! reference text on stderr.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
+
+#[path = "support/drawing_reference.rs"]
+mod drawing_reference;
+
+use drawing_reference::{analysis_text, corpus_dir, matched, numbers, reference};
 
 /// Missed numbers shown per file.
 const MISSED_SHOWN: usize = 8;
-
-fn corpus_dir() -> PathBuf {
-    std::env::var_os("PARTLENS_REALWORLD_DIR").map_or_else(
-        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/realworld"),
-        PathBuf::from,
-    )
-}
-
-/// The numbers of a text (`12`, `3.5`, `0,25` as `0.25`), normalised: no leading or trailing zeros.
-fn numbers(text: &str) -> Vec<String> {
-    let mut found = Vec::new();
-    let chars: Vec<char> = text.chars().collect();
-    let mut i = 0;
-    while i < chars.len() {
-        if !chars[i].is_ascii_digit() {
-            i += 1;
-            continue;
-        }
-        let mut number = String::new();
-        while i < chars.len() && chars[i].is_ascii_digit() {
-            number.push(chars[i]);
-            i += 1;
-        }
-        if i + 1 < chars.len() && matches!(chars[i], '.' | ',') && chars[i + 1].is_ascii_digit() {
-            number.push('.');
-            i += 1;
-            while i < chars.len() && chars[i].is_ascii_digit() {
-                number.push(chars[i]);
-                i += 1;
-            }
-        }
-        found.push(normalise(&number));
-    }
-    found
-}
-
-fn normalise(number: &str) -> String {
-    let number = if number.contains('.') {
-        number.trim_end_matches('0').trim_end_matches('.')
-    } else {
-        number
-    };
-    let number = number.trim_start_matches('0');
-    if number.is_empty() || number.starts_with('.') {
-        format!("0{number}")
-    } else {
-        number.to_owned()
-    }
-}
 
 /// True when every word of an item is on the page (layout splits an item's words across columns,
 /// so the item as a whole need not appear in the reference's text).
 fn on_page(item: &str, page_words: &std::collections::HashSet<&str>, page: &str) -> bool {
     item.split_whitespace()
         .all(|word| page_words.contains(word) || page.contains(word))
-}
-
-/// What the reference readers see: the page's text and its numbers.
-struct Reference {
-    text: String,
-    numbers: Vec<String>,
-}
-
-fn reference(path: &Path) -> Option<Reference> {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/drawing_reference.py");
-    let output = Command::new("python3")
-        .arg(script)
-        .arg(path)
-        .output()
-        .ok()?;
-    let value: serde_json::Value = serde_json::from_slice(&output.stdout).ok()?;
-    // The numbers are counted here, as partlens's are, so that both sides normalise alike.
-    let text = value.get("text")?.as_str()?.to_owned();
-    Some(Reference {
-        numbers: numbers(&text),
-        text,
-    })
 }
 
 #[derive(Default)]
@@ -131,32 +64,18 @@ fn main() {
             };
             let bytes = std::fs::read(&path).unwrap_or_default();
             let analysis = partlens_engine::analyze(&format!(".{extension}"), &bytes);
-            let (mut ours, items) = match &analysis {
+            let (ours, items) = match &analysis {
                 Ok(analysis) => {
                     let items: Vec<String> = analysis
                         .pmi_pages
                         .iter()
                         .flat_map(|page| page.items.iter().map(|item| item.text.clone()))
                         .collect();
-                    let mut all = items.join("\n");
-                    all.push('\n');
-                    all.push_str(&analysis.text);
-                    all.push('\n');
-                    all.push_str(&analysis.extracted_attributes.join("\n"));
-                    (numbers(&all), items)
+                    (numbers(&analysis_text(analysis)), items)
                 }
                 Err(_) => (Vec::new(), Vec::new()),
             };
-            let mut missed = Vec::new();
-            let mut found = 0;
-            for number in &reference.numbers {
-                if let Some(at) = ours.iter().position(|n| n == number) {
-                    ours.swap_remove(at);
-                    found += 1;
-                } else {
-                    missed.push(number.clone());
-                }
-            }
+            let (found, missed) = matched(&reference.numbers, ours);
             let page_words = reference.text.split_whitespace().collect();
             let foreign: Vec<&String> = items
                 .iter()

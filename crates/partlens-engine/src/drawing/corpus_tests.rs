@@ -222,3 +222,85 @@ fn a_scanned_drawing_gives_its_part_number_by_ocr() {
     let texts = item_texts(&analysis);
     assert!(texts.iter().any(|text| text.contains("254.0")), "{texts:?}");
 }
+
+/// A PDF whose one page is only `jpeg` (a scanner's "save as PDF"): an image XObject with
+/// `DCTDecode` drawn over the whole A3 landscape page, no text.
+fn image_only_pdf(jpeg: Vec<u8>, width: u32, height: u32) -> Vec<u8> {
+    use lopdf::{Document, Object, Stream, dictionary};
+    let mut document = Document::with_version("1.5");
+    let pages_id = document.new_object_id();
+    let image_id = document.add_object(Stream::new(
+        dictionary! {
+            "Type" => "XObject", "Subtype" => "Image", "Width" => i64::from(width),
+            "Height" => i64::from(height), "ColorSpace" => "DeviceGray",
+            "BitsPerComponent" => 8, "Filter" => "DCTDecode",
+        },
+        jpeg,
+    ));
+    let content = document.add_object(Stream::new(
+        dictionary! {},
+        b"q 1190 0 0 842 0 0 cm /Im1 Do Q".to_vec(),
+    ));
+    let page_id = document.add_object(dictionary! {
+        "Type" => "Page", "Parent" => pages_id, "Contents" => content,
+        "MediaBox" => vec![0.into(), 0.into(), 1190.into(), 842.into()],
+        "Resources" => dictionary! { "XObject" => dictionary! { "Im1" => image_id } },
+    });
+    document.objects.insert(
+        pages_id,
+        Object::Dictionary(dictionary! {
+            "Type" => "Pages", "Kids" => vec![page_id.into()], "Count" => 1,
+        }),
+    );
+    let catalog = document.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
+    document.trailer.set("Root", catalog);
+    let mut bytes = Vec::new();
+    document.save_to(&mut bytes).unwrap();
+    bytes
+}
+
+#[test]
+fn an_image_only_pdf_page_is_read_as_a_scanned_drawing() {
+    let Some(png) = scanned(
+        "pdf/trident__VRN-BP-VT-250-R0_-_VORON_Trident_Build_Plate_250mm.pdf",
+        200.0,
+        1.0,
+    ) else {
+        return;
+    };
+    let page = image::load_from_memory(&png).unwrap().to_luma8();
+    let mut jpeg = Vec::new();
+    page.write_to(
+        &mut std::io::Cursor::new(&mut jpeg),
+        image::ImageFormat::Jpeg,
+    )
+    .unwrap();
+    let pdf = image_only_pdf(jpeg, page.width(), page.height());
+    let analysis = crate::analyze(".pdf", &pdf).unwrap();
+    // The scan is the view (not the blank page the vector reader sees).
+    let view_of_scan = crate::analyze(".png", &png).unwrap().views;
+    assert_eq!(analysis.views.len(), 1);
+    assert!(
+        crate::match_views(&analysis.views, &view_of_scan) > 0.9,
+        "the PDF's view is its page picture"
+    );
+    if super::READS_RASTER_TEXT {
+        assert!(
+            analysis
+                .extracted_attributes
+                .iter()
+                .any(|attribute| attribute == "part_number=VRN-BP-VT-250"),
+            "{:?}",
+            analysis.extracted_attributes
+        );
+    } else {
+        assert!(
+            analysis
+                .extracted_attributes
+                .iter()
+                .any(|attribute| attribute.starts_with("drawing_text=not read")),
+            "{:?}",
+            analysis.extracted_attributes
+        );
+    }
+}

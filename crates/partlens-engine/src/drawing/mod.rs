@@ -25,6 +25,7 @@ mod glyphs;
 #[cfg(feature = "ocr")]
 mod ocr;
 mod page;
+mod page_image;
 mod pdf_scene;
 mod pdf_widths;
 mod pmi;
@@ -93,22 +94,24 @@ pub fn read_raster_drawing(
     if !raster::looks_like_a_drawing(image) {
         return Ok(());
     }
-    let not_read = |reason: &str| {
-        format!(
-            "{TEXT_NOT_READ_ATTRIBUTE}={}",
-            title_block::sanitise_value(&format!("not read: {reason}"))
-        )
-    };
     if !READS_RASTER_TEXT {
         analysis
             .extracted_attributes
-            .push(not_read("this build of partlens has no OCR"));
+            .push(text_not_read("this build of partlens has no OCR"));
         return Ok(());
     }
     read_raster_text(extension, image, analysis, limits).unwrap_or_else(|reason| {
-        analysis.extracted_attributes.push(not_read(&reason));
+        analysis.extracted_attributes.push(text_not_read(&reason));
         Ok(())
     })
+}
+
+/// The attribute that says a drawing's text was not read, and why.
+fn text_not_read(reason: &str) -> String {
+    format!(
+        "{TEXT_NOT_READ_ATTRIBUTE}={}",
+        title_block::sanitise_value(&format!("not read: {reason}"))
+    )
 }
 
 #[cfg(not(feature = "ocr"))]
@@ -131,7 +134,16 @@ fn read_raster_text(
     limits: &ExtractionLimits,
 ) -> Result<Result<(), EngineError>, String> {
     let page = raster::clean_page(image);
-    let words = ocr::read_words(&page)?;
+    let started = std::time::Instant::now();
+    let mut words = ocr::read_words(&page)?;
+    // Text written up the page (vertical dimensions) reads across on the page turned a quarter
+    // clockwise; read again that way when the first reading left time for it within the worker's
+    // limit (a reading fails alone: the first one's words stay).
+    if started.elapsed() < ocr::OCR_TIME_LIMIT / 3
+        && let Ok(turned) = ocr::read_words(&image::imageops::rotate90(&page))
+    {
+        words = raster::with_turned_words(words, turned, page.height());
+    }
     let (width, height) = (image.width(), image.height());
     let scale = (f64::from(super::LARGE_IMAGE_SIZE) / f64::from(width.max(height))).min(1.0);
     let large = [
@@ -170,7 +182,7 @@ pub fn analyze_drawing(
 ) -> Result<Analysis, EngineError> {
     let mut budget = TextBudget::new(limits);
     if extension == ".pdf" {
-        analyze_pdf(bytes, &mut budget)
+        analyze_pdf(bytes, &mut budget, limits)
     } else {
         analyze_dxf(bytes, &mut budget)
     }
@@ -211,8 +223,13 @@ pub fn analyze_dxf(bytes: &[u8], budget: &mut TextBudget) -> Result<Analysis, En
 }
 
 /// Analyses a PDF drawing: one PMI page a document page, page 1 rendered for the view, thumbnail and
-/// large image.
-pub fn analyze_pdf(bytes: &[u8], budget: &mut TextBudget) -> Result<Analysis, EngineError> {
+/// large image. A PDF with no text whose first page is mostly one picture is a scan: that picture
+/// is the view and is read as a raster drawing ([`read_raster_drawing`]).
+pub fn analyze_pdf(
+    bytes: &[u8],
+    budget: &mut TextBudget,
+    limits: &ExtractionLimits,
+) -> Result<Analysis, EngineError> {
     let undecodable = undecodable(".pdf");
     let pages = pdf_scene::read_pages(bytes, budget).map_err(|error| match error {
         pdf_scene::PdfReadError::OverLimit(reason) => over_limit(".pdf", reason.0),
@@ -226,7 +243,29 @@ pub fn analyze_pdf(bytes: &[u8], budget: &mut TextBudget) -> Result<Analysis, En
         let page = page::Page::sheet(pdf_page.min, pdf_page.max, pixels_per_point);
         reader.add(&pdf_page.scene, &page).map_err(&undecodable)?;
     }
-    Ok(reader.finish())
+    let mut analysis = reader.finish();
+    let scan = pages
+        .first()
+        .and_then(|page| page.image.as_ref())
+        .filter(|image| image.coverage >= page_image::MIN_SCAN_COVERAGE)
+        .filter(|_| pages.iter().all(|page| page.scene.texts.is_empty()));
+    if let Some(image) = scan {
+        match page_image::decode(image, limits) {
+            Ok(picture) => {
+                analysis.views = vec![ViewDescriptor::of_image(&picture)];
+                analysis.thumbnail_jpeg = Some(
+                    images::thumbnail_jpeg(&picture)
+                        .map_err(|error| undecodable(error.to_string()))?,
+                );
+                analysis.large_png = Some(
+                    images::large_png(&picture).map_err(|error| undecodable(error.to_string()))?,
+                );
+                read_raster_drawing(".pdf", &picture, &mut analysis, limits)?;
+            }
+            Err(reason) => analysis.extracted_attributes.push(text_not_read(&reason)),
+        }
+    }
+    Ok(analysis)
 }
 
 /// What the pages of one drawing gave so far.

@@ -6,7 +6,8 @@
 //! The content stream is interpreted as far as a drawing needs: the graphics state (`q`/`Q`/`cm`,
 //! fill and stroke colours), paths (`m l c v y re h` painted by `S s f F f* B B* b b*`, `n` discards;
 //! white paint is skipped so page backgrounds stay paper), text (`BT ET Tf Tm Td TD T* TL Tc Tw Tz Ts
-//! Tj TJ ' "`, decoded with the font's encoding or ToUnicode map) and form XObjects (`Do`). Glyph
+//! Tj TJ ' "`, decoded with the font's encoding or ToUnicode map), form XObjects (`Do`) and, of
+//! image XObjects, the one that covers most of the page (a scanned page's picture). Glyph
 //! widths are the font's (`pdf_widths.rs`; 0.55 em a character when it states none). Runs on one baseline that touch are joined
 //! into one text.
 //!
@@ -34,6 +35,8 @@ const MAX_CONTENT_BYTES: usize = 16 * 1024 * 1024;
 const MAX_OPERATIONS: usize = 2_000_000;
 /// Most points in all scenes.
 const MAX_POINTS: usize = 4_000_000;
+/// Most bytes a page's image may decompress to (a 300 dpi A0 grey scan is about 140 MB raw).
+const MAX_IMAGE_BYTES: usize = 256 * 1024 * 1024;
 /// Deepest form XObject nesting followed.
 const MAX_FORM_DEPTH: usize = 8;
 /// Advance of one character, in em, for fonts that state no glyph widths.
@@ -78,6 +81,28 @@ pub struct PdfPage {
     pub max: Point2,
     /// What is drawn and written on it.
     pub scene: Scene,
+    /// The largest image drawn on it, if any (a scanned page's picture).
+    pub image: Option<PageImage>,
+}
+
+/// An image drawn on a page, as stored: enough to decode it (`page_image.rs`) when the page is a
+/// scan.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PageImage {
+    /// The share of the page's media box its placement covers (0–1).
+    pub coverage: f64,
+    /// Its last filter (`DCTDecode`, `FlateDecode`, `CCITTFaxDecode`…), empty when it has none.
+    pub filter: String,
+    /// Samples across.
+    pub width: u32,
+    /// Samples down.
+    pub height: u32,
+    /// Bits a sample component.
+    pub bits_per_component: u8,
+    /// Colour components a sample: 1 grey, 3 RGB, 4 CMYK, 0 another colour space.
+    pub components: u8,
+    /// The stream's bytes: decompressed when it was only Flate-compressed, else as stored.
+    pub data: Vec<u8>,
 }
 
 /// Reads the pages of a PDF (at most [`MAX_PDF_PAGES`]), counting the placed texts in `text_budget`.
@@ -104,11 +129,17 @@ pub fn read_pages(
     let mut read = Vec::new();
     for page_id in pages.values().take(MAX_PDF_PAGES) {
         let (min, max) = media_box(&document, *page_id);
-        let scene = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            page_scene(&document, *page_id, &mut budget, text_budget)
+        let page_area = (max[0] - min[0]) * (max[1] - min[1]);
+        let (scene, image) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            page_scene(&document, *page_id, page_area, &mut budget, text_budget)
         }))
         .map_err(|_| PdfReadError::Malformed("a page could not be interpreted".into()))??;
-        read.push(PdfPage { min, max, scene });
+        read.push(PdfPage {
+            min,
+            max,
+            scene,
+            image,
+        });
     }
     Ok(read)
 }
@@ -163,9 +194,10 @@ fn media_box(document: &Document, page_id: ObjectId) -> (Point2, Point2) {
 fn page_scene(
     document: &Document,
     page_id: ObjectId,
+    page_area: f64,
     budget: &mut Budget,
     text_budget: &mut TextBudget,
-) -> Result<Scene, PdfReadError> {
+) -> Result<(Scene, Option<PageImage>), PdfReadError> {
     let content = document
         .get_page_content_with_limit(page_id, MAX_CONTENT_BYTES)
         .map_err(|error| PdfReadError::Malformed(error.to_string()))?;
@@ -189,9 +221,54 @@ fn page_scene(
         encodings: HashMap::new(),
         unicode_maps: HashMap::new(),
         widths: HashMap::new(),
+        page_area,
+        largest_image: None,
     };
     interpreter.run(&content, &fonts, resources, Transform::IDENTITY, 0)?;
-    Ok(interpreter.scene)
+    let image = interpreter
+        .largest_image
+        .and_then(|(coverage, stream)| page_image(stream, coverage));
+    Ok((interpreter.scene, image))
+}
+
+/// What is needed to decode an image XObject later.
+fn page_image(stream: &lopdf::Stream, coverage: f64) -> Option<PageImage> {
+    let dict = &stream.dict;
+    let integer = |key: &[u8]| dict.get(key).ok().and_then(|object| object.as_i64().ok());
+    let filters: Vec<String> = match dict.get(b"Filter").ok()? {
+        Object::Name(name) => vec![String::from_utf8_lossy(name).into_owned()],
+        Object::Array(names) => names
+            .iter()
+            .filter_map(|name| name.as_name().ok())
+            .map(|name| String::from_utf8_lossy(name).into_owned())
+            .collect(),
+        _ => Vec::new(),
+    };
+    let components = match dict.get(b"ColorSpace").and_then(Object::as_name) {
+        Ok(b"DeviceGray") => 1,
+        Ok(b"DeviceRGB") => 3,
+        Ok(b"DeviceCMYK") => 4,
+        _ => 0,
+    };
+    let (filter, data) = match filters.as_slice() {
+        [only] if only == "FlateDecode" => (
+            String::new(),
+            stream
+                .decompressed_content_with_limit(MAX_IMAGE_BYTES)
+                .ok()?,
+        ),
+        [.., last] => (last.clone(), stream.content.clone()),
+        [] => (String::new(), stream.content.clone()),
+    };
+    Some(PageImage {
+        coverage,
+        filter,
+        width: u32::try_from(integer(b"Width")?).ok()?,
+        height: u32::try_from(integer(b"Height")?).ok()?,
+        bits_per_component: u8::try_from(integer(b"BitsPerComponent").unwrap_or(8)).ok()?,
+        components,
+        data,
+    })
 }
 
 #[derive(Clone, Copy)]
@@ -251,6 +328,10 @@ struct Interpreter<'a, 'b> {
     unicode_maps: HashMap<Vec<u8>, Option<UnicodeMap>>,
     /// Fonts' glyph widths (`pdf_widths.rs`).
     widths: HashMap<Vec<u8>, Option<FontWidths>>,
+    /// The page's media box area, square points.
+    page_area: f64,
+    /// The image XObject that covers most of the page so far, and its share of the page.
+    largest_image: Option<(f64, &'a lopdf::Stream)>,
 }
 
 impl<'a> Interpreter<'a, '_> {
@@ -672,12 +753,27 @@ impl<'a> Interpreter<'a, '_> {
         else {
             return Ok(());
         };
-        let is_form = stream
-            .dict
-            .get(b"Subtype")
-            .and_then(Object::as_name)
-            .is_ok_and(|subtype| subtype == b"Form");
-        if !is_form {
+        let subtype = stream.dict.get(b"Subtype").and_then(Object::as_name).ok();
+        if subtype == Some(b"Image".as_slice()) {
+            // The unit square of image space, placed by the current transform.
+            let corners = [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
+                .map(|corner| state.ctm.apply(corner));
+            let span = |axis: usize| {
+                let values = corners.map(|corner| corner[axis]);
+                values.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+                    - values.iter().copied().fold(f64::INFINITY, f64::min)
+            };
+            let coverage = (span(0) * span(1) / self.page_area).clamp(0.0, 1.0);
+            if coverage.is_finite()
+                && self
+                    .largest_image
+                    .is_none_or(|(largest, _)| coverage > largest)
+            {
+                self.largest_image = Some((coverage, stream));
+            }
+            return Ok(());
+        }
+        if subtype != Some(b"Form".as_slice()) {
             return Ok(());
         }
         let Ok(content) = stream

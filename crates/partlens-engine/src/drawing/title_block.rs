@@ -133,10 +133,67 @@ pub fn title_block_items(items: &[PmiItem]) -> Vec<(&'static str, String, usize,
                 .min_by_key(|(_, item)| (item.box_in_page[1], (item.box_in_page[0] - left).abs()))
         };
         if let Some((value_index, item)) = beside.or_else(below) {
-            found.push((name, sanitise_value(&item.text), label_index, value_index));
+            let value = words_under_label(items, &labels, label_index, item);
+            if !sanitise_value(&value).is_empty() {
+                found.push((name, sanitise_value(&value), label_index, value_index));
+            }
         }
     }
     found
+}
+
+/// The words of a value line found beside or below a label that belong to that label: when the line also
+/// runs under other labels of the label's row (a writer that joined the `DATE` and `FILE NO`
+/// cells' values into one line: `2/19/2022 VRN-BP-V2.4-250`), each word goes to the label whose
+/// left edge is nearest to where the word starts (estimated from its place in the line, the line's
+/// width shared evenly among its characters).
+fn words_under_label(
+    items: &[PmiItem],
+    labels: &[(usize, &'static str)],
+    label_index: usize,
+    value: &PmiItem,
+) -> String {
+    let [_, top, _, bottom] = items[label_index].box_in_page;
+    let height = (bottom - top).max(1);
+    let [value_left, _, value_right, _] = value.box_in_page;
+    let row_lefts: Vec<(usize, i64)> = labels
+        .iter()
+        .map(|(index, _)| (*index, items[*index].box_in_page))
+        .filter(|(_, [l, t, _, b])| {
+            let middle = (t + b) / 2;
+            middle >= top - height / 2
+                && middle <= bottom + height / 2
+                && *l <= value_right
+                && *l >= value_left - 12 * height
+        })
+        .map(|(index, [l, ..])| (index, l))
+        .collect();
+    if row_lefts.len() < 2 {
+        return value.text.clone();
+    }
+    let characters = value.text.chars().count().max(1) as f64;
+    let per_character = (value_right - value_left) as f64 / characters;
+    let mut kept = Vec::new();
+    let mut offset = 0usize;
+    for word in value.text.split(' ') {
+        let start = value_left as f64 + per_character * offset as f64;
+        offset += word.chars().count() + 1;
+        if word.is_empty() {
+            continue;
+        }
+        let nearest = row_lefts
+            .iter()
+            .min_by(|a, b| {
+                (a.1 as f64 - start)
+                    .abs()
+                    .total_cmp(&(b.1 as f64 - start).abs())
+            })
+            .map(|(index, _)| *index);
+        if nearest == Some(label_index) {
+            kept.push(word);
+        }
+    }
+    kept.join(" ")
 }
 
 /// The attributes a page's items state as title-block cells or `LABEL: value` items, in the
@@ -396,6 +453,26 @@ mod tests {
                 ("material", "S235JR".to_owned()),
                 ("scale", "1:2".to_owned()),
                 ("drawn_by", "WILE.E".to_owned()),
+            ]
+        );
+        // One value line under two labels of a row: each label keeps the words under it.
+        let joined = [
+            cell("DATE:", [776, 635, 787, 639]),
+            cell("FILE NO:", [850, 635, 866, 639]),
+            cell("REV:", [972, 635, 981, 639]),
+            cell("2/19/2022 VRN-BP-V2.4-250", [789, 638, 917, 646]),
+            cell("0", [988, 637, 995, 647]),
+        ];
+        let cells: Vec<(&str, String)> = title_block_items(&joined)
+            .into_iter()
+            .map(|(name, value, _, _)| (name, value))
+            .collect();
+        assert_eq!(
+            cells,
+            [
+                ("date", "2/19/2022".to_owned()),
+                ("drawing_number", "VRN-BP-V2.4-250".to_owned()),
+                ("revision", "0".to_owned()),
             ]
         );
         assert_eq!(
