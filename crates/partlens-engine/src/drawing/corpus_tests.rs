@@ -184,14 +184,7 @@ fn a_scanned_drawing_is_a_drawing_and_a_photo_is_not() {
         assert!(!analysis.pmi_pages.is_empty());
     } else {
         // Without OCR the record says the text was not read.
-        assert!(
-            analysis
-                .extracted_attributes
-                .iter()
-                .any(|attribute| attribute.starts_with("drawing_text=not read")),
-            "{:?}",
-            analysis.extracted_attributes
-        );
+        assert_text_not_read(&analysis);
         assert!(analysis.pmi_pages.is_empty());
     }
 }
@@ -221,6 +214,18 @@ fn a_scanned_drawing_gives_its_part_number_by_ocr() {
     );
     let texts = item_texts(&analysis);
     assert!(texts.iter().any(|text| text.contains("254.0")), "{texts:?}");
+}
+
+/// Without OCR, a scanned drawing's record says its text was not read.
+fn assert_text_not_read(analysis: &Analysis) {
+    assert!(
+        analysis
+            .extracted_attributes
+            .iter()
+            .any(|attribute| attribute.starts_with("drawing_text=not read")),
+        "{:?}",
+        analysis.extracted_attributes
+    );
 }
 
 /// A PDF whose one page is only `jpeg` (a scanner's "save as PDF"): an image XObject with
@@ -294,13 +299,6 @@ fn an_image_only_pdf_page_is_read_as_a_scanned_drawing() {
             analysis.extracted_attributes
         );
     } else {
-        assert!(
-            analysis
-                .extracted_attributes
-                .iter()
-                .any(|attribute| attribute.starts_with("drawing_text=not read")),
-            "{:?}",
-            analysis.extracted_attributes
-        );
+        assert_text_not_read(&analysis);
     }
 }
