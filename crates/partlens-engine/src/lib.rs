@@ -133,18 +133,49 @@ pub enum Pipeline {
     Legacy,
 }
 
+/// What an analysis is made for: a company-database file is shown in results (its large image
+/// too); a search input is only ranked by, and shown as a thumbnail in the search bar, while a
+/// person waits for it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Purpose {
+    /// A company-database file: views, thumbnail, large image, text, attributes, PMI.
+    #[default]
+    DatabaseFile,
+    /// A search input: the same views, text, attributes and thumbnail, but no large image (no
+    /// one is shown it), and a model's views rendered on every core (a person waits for them).
+    SearchInput,
+}
+
 /// Analyses a file's bytes within the default [`ExtractionLimits`]; see [`analyze_within`].
 pub fn analyze(extension: &str, bytes: &[u8]) -> Result<Analysis, EngineError> {
     analyze_within(extension, bytes, &ExtractionLimits::default())
 }
 
-/// Analyses a file's bytes with today's engine: [`analyze_with`] and [`Pipeline::Current`].
+/// Analyses a file's bytes with today's engine for a company-database file: [`analyze_for`] and
+/// [`Purpose::DatabaseFile`].
 pub fn analyze_within(
     extension: &str,
     bytes: &[u8],
     limits: &ExtractionLimits,
 ) -> Result<Analysis, EngineError> {
-    analyze_with(Pipeline::Current, extension, bytes, limits)
+    analyze_for(Purpose::DatabaseFile, extension, bytes, limits)
+}
+
+/// Analyses a file's bytes with today's engine for `purpose`: what [`analyze_with`] gives, less
+/// what the purpose does not need (a search input has no large image).
+pub fn analyze_for(
+    purpose: Purpose,
+    extension: &str,
+    bytes: &[u8],
+    limits: &ExtractionLimits,
+) -> Result<Analysis, EngineError> {
+    let mut analysis = analyze_with_purpose(Pipeline::Current, purpose, extension, bytes, limits)?;
+    if purpose == Purpose::SearchInput {
+        // A drawing's page picture is its view's source, so it is made anyway; only its PNG is
+        // dropped.
+        analysis.large_png = None;
+    }
+    Ok(analysis)
 }
 
 /// Analyses a file's bytes. `extension` is lower-case with the dot (`.png`). Images are decoded and
@@ -160,9 +191,21 @@ pub fn analyze_with(
     bytes: &[u8],
     limits: &ExtractionLimits,
 ) -> Result<Analysis, EngineError> {
+    analyze_with_purpose(pipeline, Purpose::DatabaseFile, extension, bytes, limits)
+}
+
+/// [`analyze_with`] for `purpose`: a search input's model has its views rendered on every core,
+/// and a search input's picture no large image.
+fn analyze_with_purpose(
+    pipeline: Pipeline,
+    purpose: Purpose,
+    extension: &str,
+    bytes: &[u8],
+    limits: &ExtractionLimits,
+) -> Result<Analysis, EngineError> {
     let extension = extension.to_ascii_lowercase();
     if partlens_geometry::is_model_extension(&extension) {
-        return mesh::analyze(pipeline, &extension, bytes);
+        return mesh::analyze(pipeline, purpose, &extension, bytes);
     }
     if drawing::is_drawing_extension(&extension) {
         return drawing::analyze_drawing(&extension, bytes, limits);
@@ -189,7 +232,10 @@ pub fn analyze_with(
             Pipeline::Legacy => ViewDescriptor::of_image_legacy(&image),
         }],
         thumbnail_jpeg: Some(images::thumbnail_jpeg(&image).map_err(unrenderable)?),
-        large_png: Some(images::large_png(&image).map_err(unrenderable)?),
+        large_png: match purpose {
+            Purpose::DatabaseFile => Some(images::large_png(&image).map_err(unrenderable)?),
+            Purpose::SearchInput => None,
+        },
         text: String::new(),
         extracted_attributes: vec![
             format!("width_px={}", image.width()),
@@ -231,6 +277,19 @@ mod tests {
             image::load_from_memory(analysis.thumbnail_jpeg.as_deref().unwrap()).unwrap();
         assert_eq!(thumbnail.width().max(thumbnail.height()), THUMBNAIL_SIZE);
         assert!(analysis.large_png.is_some());
+    }
+
+    #[test]
+    fn a_search_input_has_the_same_views_and_thumbnail_but_no_large_image() {
+        let bytes = png(120, 80, |x, y| [(x * 2) as u8, (y * 3) as u8, 40]);
+        let limits = ExtractionLimits::default();
+        let database = analyze_for(Purpose::DatabaseFile, ".png", &bytes, &limits).unwrap();
+        let input = analyze_for(Purpose::SearchInput, ".png", &bytes, &limits).unwrap();
+        assert!(database.large_png.is_some());
+        assert_eq!(input.large_png, None);
+        assert_eq!(input.views, database.views);
+        assert_eq!(input.thumbnail_jpeg, database.thumbnail_jpeg);
+        assert_eq!(input.extracted_attributes, database.extracted_attributes);
     }
 
     #[test]

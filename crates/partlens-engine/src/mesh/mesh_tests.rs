@@ -400,3 +400,25 @@ fn the_index_scores_meshes_and_pictures_as_match_views_does() {
     assert!((match_views(&twice, &brick) - 1.0).abs() < 1e-4);
     assert!(match_views(&brick, &rod) < match_views(&brick, &brick) - 0.1);
 }
+
+#[test]
+fn a_model_searched_by_has_the_views_of_a_database_file_in_order_but_no_large_image() {
+    let stl = as_stl(&cuboid([40.0, 20.0, 10.0], turned()));
+    let limits = crate::ExtractionLimits::default();
+    let database = crate::analyze_for(Purpose::DatabaseFile, ".stl", &stl, &limits).unwrap();
+    let input = crate::analyze_for(Purpose::SearchInput, ".stl", &stl, &limits).unwrap();
+    // Rendered on several threads, the views are the same views in the same order.
+    assert_eq!(input.views, database.views);
+    assert_eq!(input.thumbnail_jpeg, database.thumbnail_jpeg);
+    assert_eq!(input.extracted_attributes, database.extracted_attributes);
+    assert!(database.large_png.is_some());
+    assert_eq!(input.large_png, None);
+    // However many threads, in the items' order.
+    let items: Vec<usize> = (0..93).collect();
+    for threads in [1, 2, 3, 4, 200] {
+        assert_eq!(
+            in_order_on_threads(&items, threads, |item| item * 2),
+            (0..186).step_by(2).collect::<Vec<_>>()
+        );
+    }
+}

@@ -18,7 +18,7 @@ mod viewpoints;
 
 use image::DynamicImage;
 
-use super::{Analysis, EngineError, Pipeline, ViewDescriptor, images};
+use super::{Analysis, EngineError, Pipeline, Purpose, ViewDescriptor, images};
 use partlens_geometry::{GeometryError, Mesh};
 
 pub use analysis::mesh_attributes;
@@ -51,14 +51,23 @@ pub const VIEW_DIRECTIONS: usize = 92;
 /// picture the service shows of a model finds that model.
 pub const VIEWS_PER_MODEL: usize = VIEW_DIRECTIONS + 1;
 
-/// Analyses a model file with `pipeline`: today's engine renders it shaded from every
+/// Most threads a search input's views are rendered on.
+const MOST_RENDER_THREADS: usize = 4;
+
+/// Analyses a model file with `pipeline` for `purpose`: today's engine renders it shaded from every
 /// [`VIEW_DIRECTIONS`] direction, framed as a photograph is framed, one descriptor a direction, and
 /// describes its picture too ([`VIEWS_PER_MODEL`] views, each carrying the D2 distribution); the
 /// legacy engine draws one line drawing per [`VIEWPOINTS`] entry.
-/// Thumbnail and large image are the isometric line drawing; the file's words (product data) and
-/// measured attributes are kept. A model whose words were read but whose shape was not is
+/// Thumbnail and large image are the isometric line drawing (a search input gets no large image,
+/// and its views are rendered on every core, up to [`MOST_RENDER_THREADS`], each view as on one);
+/// the file's words (product data) and measured attributes are kept. A model whose words were read but whose shape was not is
 /// [`EngineError::ShapeUnreadable`], carrying the words.
-pub fn analyze(pipeline: Pipeline, extension: &str, bytes: &[u8]) -> Result<Analysis, EngineError> {
+pub fn analyze(
+    pipeline: Pipeline,
+    purpose: Purpose,
+    extension: &str,
+    bytes: &[u8],
+) -> Result<Analysis, EngineError> {
     let reading = partlens_geometry::read_model(extension, bytes);
     let description = reading.description;
     let mesh = match reading.mesh {
@@ -86,13 +95,21 @@ pub fn analyze(pipeline: Pipeline, extension: &str, bytes: &[u8]) -> Result<Anal
                 ViewDescriptor::of_image_legacy(&drawing).with_shape(shape.clone())
             })
             .collect(),
-        Pipeline::Current => around_the_sphere(VIEW_DIRECTIONS)
-            .iter()
-            .map(|view| {
+        Pipeline::Current => {
+            let describe = |view: &Viewpoint| {
                 ViewDescriptor::of_framed(&render_framed(&posed, view)).with_shape(shape.clone())
-            })
-            .chain([ViewDescriptor::of_image(&picture).with_shape(shape.clone())])
-            .collect(),
+            };
+            let directions = around_the_sphere(VIEW_DIRECTIONS);
+            let threads = match purpose {
+                Purpose::DatabaseFile => 1,
+                Purpose::SearchInput => std::thread::available_parallelism()
+                    .map_or(1, std::num::NonZero::get)
+                    .min(MOST_RENDER_THREADS),
+            };
+            let mut views = in_order_on_threads(&directions, threads, describe);
+            views.push(ViewDescriptor::of_image(&picture).with_shape(shape.clone()));
+            views
+        }
     };
     let unrenderable = |error: image::ImageError| EngineError::Undecodable {
         extension: extension.to_owned(),
@@ -101,10 +118,41 @@ pub fn analyze(pipeline: Pipeline, extension: &str, bytes: &[u8]) -> Result<Anal
     Ok(Analysis {
         views,
         thumbnail_jpeg: Some(images::thumbnail_jpeg(&picture).map_err(unrenderable)?),
-        large_png: Some(images::large_png(&picture).map_err(unrenderable)?),
+        large_png: match purpose {
+            Purpose::DatabaseFile => Some(images::large_png(&picture).map_err(unrenderable)?),
+            Purpose::SearchInput => None,
+        },
         text: description.text,
         extracted_attributes,
         pmi_pages: Vec::new(),
+    })
+}
+
+/// `describe` of each item, in the items' order, the items shared out over `threads` threads in
+/// runs of neighbours (one thread: on this one).
+fn in_order_on_threads<T: Sync, D: Send>(
+    items: &[T],
+    threads: usize,
+    describe: impl Fn(&T) -> D + Sync,
+) -> Vec<D> {
+    if threads <= 1 || items.len() < 2 {
+        return items.iter().map(&describe).collect();
+    }
+    let share = items.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let describe = &describe;
+        let workers: Vec<_> = items
+            .chunks(share)
+            .map(|run| scope.spawn(move || run.iter().map(describe).collect::<Vec<D>>()))
+            .collect();
+        let mut described = Vec::with_capacity(items.len());
+        for worker in workers {
+            match worker.join() {
+                Ok(run) => described.extend(run),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        described
     })
 }
 
