@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::disk::Disk;
 use super::error::ServiceError;
-use super::store::{Store, expiry, files};
+use super::store::Store;
 
 /// Search inputs deleted in one write transaction.
 pub const SWEEP_BATCH: usize = 200;
@@ -29,10 +29,10 @@ pub async fn sweep(store: &Store, disk: &Disk, lifetime: Duration) -> Result<usi
     loop {
         let (cutoff, disk) = (cutoff.clone(), disk.clone());
         let batch = store
-            .write(move |connection| {
-                let uids = expiry::expired_search_inputs(connection, &cutoff, SWEEP_BATCH)?;
+            .write_tx(move |tx| {
+                let uids = tx.expired_search_inputs(&cutoff, SWEEP_BATCH)?;
                 for uid in &uids {
-                    files::delete(connection, uid)?;
+                    tx.delete_file(uid)?;
                     if let Err(error) = disk.remove_file(uid) {
                         tracing::warn!(uid, %error, "an expired input's bytes stay on disk");
                     }

@@ -38,10 +38,15 @@ use super::error::ServiceError;
 use super::failure_reason::FailureReason;
 use super::limits::ServiceLimits;
 use super::reader_pool::{Asker, ReaderPool, ReaderSlot};
-use super::store::files::{self, IndexState, IndexedContent, IndexingFailure};
-use super::store::jobs::{self, ClaimedJob};
+use super::store::files::{IndexState, IndexedContent, IndexingFailure};
+use super::store::jobs::ClaimedJob;
+use super::store::tx::{JobsTx, SqliteTx, StoreTx};
 use super::store::{Store, iso_now};
 use super::visual::{ViewSearch, VisualKeeper};
+
+/// How often an idle worker looks at the queue on PostgreSQL, where other nodes queue jobs and a
+/// dead node's jobs become claimable without waking this node's workers.
+const QUEUE_POLL: Duration = Duration::from_secs(2);
 
 /// Runs the engine and keeps the queue moving.
 #[derive(Clone)]
@@ -117,13 +122,21 @@ impl Indexer {
     /// by). Returns (indexed files, queued jobs).
     pub async fn recover(&self) -> Result<(usize, usize), ServiceError> {
         let visual = self.visual.clone();
+        if self.store.is_postgres() {
+            // The views are not held by PostgreSQL's store yet (issue 26): the visual index starts
+            // empty and holds what is indexed from now on; the queue is the database's.
+            return self
+                .store
+                .write_tx(move |tx| Ok((0, tx.requeue_unfinished_jobs(&iso_now())?)))
+                .await;
+        }
         self.store
             .write(move |connection| {
                 let now = iso_now();
-                let mut queued = jobs::requeue_unfinished(connection, &now)?;
+                let mut queued = SqliteTx(connection).requeue_unfinished_jobs(&now)?;
                 let (count, damaged) = visual.recover_blocking(connection)?;
                 for (uid, error) in &damaged {
-                    if requeue_damaged(connection, uid, error, &now)? {
+                    if requeue_damaged(&mut SqliteTx(connection), uid, error, &now)? {
                         queued += 1;
                     }
                 }
@@ -150,11 +163,11 @@ impl Indexer {
     ) -> Result<(), ServiceError> {
         let visual = self.visual.clone();
         self.store
-            .write(move |connection| {
+            .write_tx(move |tx| {
                 let now = iso_now();
                 for (uid, error) in &damaged {
-                    let company = files::find_any(connection, uid)?.map(|record| record.company_id);
-                    if requeue_damaged(connection, uid, error, &now)?
+                    let company = tx.find_any_file(uid)?.map(|record| record.company_id);
+                    if requeue_damaged(tx, uid, error, &now)?
                         && let Some(company) = company
                     {
                         visual.write()?.remove(&company, uid)?;
@@ -199,11 +212,7 @@ impl Indexer {
                 _ = self.stop.cancelled() => return,
                 slot = self.readers.acquire(Asker::Worker) => slot,
             };
-            match self
-                .store
-                .write(|connection| jobs::claim_next(connection))
-                .await
-            {
+            match self.store.queue_tx(|tx| tx.claim_next_job()).await {
                 Ok(Some(job)) => {
                     slot.reading_for(&job.company_id, job.is_search_input);
                     match self.index_in_slot(job.clone(), &slot).await {
@@ -221,6 +230,9 @@ impl Indexer {
                     tokio::select! {
                         _ = self.stop.cancelled() => return,
                         _ = &mut woken => {}
+                        // On PostgreSQL other nodes queue jobs too, and a dead node's job becomes
+                        // claimable without anyone saying so: idle workers look again now and then.
+                        _ = tokio::time::sleep(QUEUE_POLL), if self.store.is_postgres() => {}
                     }
                 }
                 Err(error) => {
@@ -277,7 +289,7 @@ impl Indexer {
         match self.read(&job, slot).await {
             Ok(Read::Preempted | Read::Stopped) => {
                 self.store
-                    .write(move |connection| jobs::return_to_queue(connection, &job))
+                    .queue_tx(move |tx| tx.return_job_to_queue(&job))
                     .await?;
                 Ok(None)
             }
@@ -309,9 +321,7 @@ impl Indexer {
         if outcome.is_err() {
             let gave_up = self
                 .store
-                .write(move |connection| {
-                    files::save_indexing(connection, &job.uid, job.revision, None, &iso_now())
-                })
+                .write_tx(move |tx| tx.save_indexing(&job.uid, job.revision, None, &iso_now()))
                 .await;
             if let Err(error) = gave_up {
                 tracing::error!(%error, "a file whose indexing failed could not be marked failed");
@@ -418,18 +428,10 @@ impl Indexer {
         });
         let disk = self.disk.clone();
         let visual = self.visual.clone();
-        self.store.write_blocking(|connection| {
+        self.store.write_tx_blocking(|tx| {
             let saved = match &failure {
-                Some(failure) => {
-                    files::save_failed_indexing(connection, &job.uid, job.revision, failure)?
-                }
-                None => files::save_indexing(
-                    connection,
-                    &job.uid,
-                    job.revision,
-                    content.as_ref(),
-                    &iso_now(),
-                )?,
+                Some(failure) => tx.save_failed_indexing(&job.uid, job.revision, failure)?,
+                None => tx.save_indexing(&job.uid, job.revision, content.as_ref(), &iso_now())?,
             };
             if !saved {
                 return Ok(None);
@@ -440,7 +442,7 @@ impl Indexer {
                     None => remove_if_present(&disk.image_path(&job.uid, kind))?,
                 }
             }
-            let Some(record) = files::find_any(connection, &job.uid)? else {
+            let Some(record) = tx.find_any_file(&job.uid)? else {
                 return Ok(None);
             };
             let mut library = visual.write()?;
@@ -537,12 +539,13 @@ fn within_limits(
 /// logs it; true when it was requeued (a file in another state is left alone: it is already being
 /// indexed or failed).
 fn requeue_damaged(
-    connection: &rusqlite::Connection,
+    tx: &mut dyn StoreTx,
     uid: &str,
     error: &str,
     now: &str,
 ) -> Result<bool, ServiceError> {
-    let completed = files::find_any(connection, uid)?
+    let completed = tx
+        .find_any_file(uid)?
         .is_some_and(|record| record.state == IndexState::Completed);
     if !completed {
         return Ok(false);
@@ -552,7 +555,7 @@ fn requeue_damaged(
         error,
         "stored views cannot be read (an earlier engine's, or damaged); the file is indexed again"
     );
-    jobs::requeue_for_indexing(connection, uid, now)?;
+    tx.requeue_for_indexing(uid, now)?;
     Ok(true)
 }
 
@@ -577,7 +580,8 @@ fn indexing_failure(error: &partlens_engine::EngineError) -> IndexingFailure {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::files::NewContent;
+    use crate::store::files::{self, NewContent};
+    use crate::store::jobs;
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_file_that_cannot_be_indexed_ends_failed_not_in_progress() {

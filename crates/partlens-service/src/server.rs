@@ -58,18 +58,14 @@ impl RunningService {
             config.limits.clone(),
             &config.reader,
         );
-        // On PostgreSQL only accounts run so far (issue 26): no queue or views to recover, no
-        // workers or cleaner to start on tables that are not there yet.
-        let on_postgres = store.is_postgres();
-        let (indexed, queued) = if on_postgres {
+        if store.is_postgres() {
             tracing::warn!(
-                "on PostgreSQL only logins and accounts work so far (issue 26); uploads, \
-                 records, attributes and search answer 500"
+                "on PostgreSQL accounts, records, uploads, indexing, attributes and feedback \
+                 work so far (issue 26); search and duplicates answer 500, and the visual \
+                 index holds only what this process indexed"
             );
-            (0, 0)
-        } else {
-            indexer.recover().await?
-        };
+        }
+        let (indexed, queued) = indexer.recover().await?;
         let listener = tokio::net::TcpListener::bind(config.addr)
             .await
             .map_err(|source| ServiceError::Bind {
@@ -77,17 +73,15 @@ impl RunningService {
                 source,
             })?;
         let addr = listener.local_addr()?;
-        let mut workers = indexer.start_workers(if on_postgres { 0 } else { config.index_workers });
+        let mut workers = indexer.start_workers(config.index_workers);
         let stop = CancellationToken::new();
-        let cleaner = (!on_postgres).then(|| {
-            tokio::spawn(super::expiry::run_cleaner(
-                store.clone(),
-                disk.clone(),
-                config.limits.search_input_lifetime,
-                config.limits.expiry_sweep_interval,
-                stop.clone(),
-            ))
-        });
+        let cleaner = Some(tokio::spawn(super::expiry::run_cleaner(
+            store.clone(),
+            disk.clone(),
+            config.limits.search_input_lifetime,
+            config.limits.expiry_sweep_interval,
+            stop.clone(),
+        )));
         let connection_limits = config.limits.connections.clone();
         let stored_files = StoredFiles::new(store.clone(), disk.clone());
         let state = Arc::new(ServiceState {

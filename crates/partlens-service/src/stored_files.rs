@@ -8,7 +8,7 @@ use partlens_api::FileUid;
 
 use super::disk::Disk;
 use super::error::ServiceError;
-use super::store::{Store, files};
+use super::store::Store;
 
 /// A stored file's bytes on disk, with what its record says of them.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -38,11 +38,7 @@ impl StoredFiles {
     /// or `None` when there is no such file or its bytes are gone.
     pub async fn content(&self, uid: &FileUid) -> Result<Option<StoredFileContent>, ServiceError> {
         let uid = uid.canonical();
-        let Some(record) = self
-            .store
-            .read(move |connection| files::find_any(connection, &uid))
-            .await?
-        else {
+        let Some(record) = self.store.read_tx(move |tx| tx.find_any_file(&uid)).await? else {
             return Ok(None);
         };
         let path = self.disk.content_path(&record.uid);

@@ -24,7 +24,6 @@
 
 use axum::body::Body;
 use axum::http::HeaderMap;
-use rusqlite::Connection;
 
 use partlens_api::Attribute;
 use partlens_api::encoding::{QueryString, decode_nested_attributes_query};
@@ -35,8 +34,9 @@ use super::error::ServiceError;
 use super::params::{bool_param, optional_bool_param, optional_uid_param, text_param};
 use super::state::AppState;
 use super::store::accounts::Caller;
-use super::store::files::{self, FileRecord, IndexState, NewContent};
-use super::store::jobs::{self, ClaimedJob};
+use super::store::files::{FileRecord, IndexState, NewContent};
+use super::store::jobs::ClaimedJob;
+use super::store::tx::StoreTx;
 use super::store::{attributes, iso_now};
 use super::stored_path::{StoredPath, parse_search_input_extension};
 use super::visual::{ViewSearch, VisualKeeper};
@@ -242,11 +242,11 @@ async fn store_and_index_now(
     let caller_in = caller.clone();
     let (uid, revision) = state
         .store
-        .write(move |connection| {
+        .write_tx(move |tx| {
             let caller = caller_in;
-            check_overwrite_allowed(connection, &caller, &params)?;
-            let place = choose_uid(connection, &caller, &params)?;
-            let revision = save_record(connection, &caller, &params, &place, size)?;
+            check_overwrite_allowed(tx, &caller, &params)?;
+            let place = choose_uid(tx, &caller, &params)?;
+            let revision = save_record(tx, &caller, &params, &place, size)?;
             // The old images go and the bytes move in before the commit, so no worker can see the
             // job without them; what fails here fails before anything else changed on disk.
             disk.remove_images(&place.uid)?;
@@ -281,7 +281,7 @@ async fn store_and_index_now(
     let company_id = caller.company_id.clone();
     state
         .store
-        .read(move |connection| files::find(connection, &company_id, &uid))
+        .read_tx(move |tx| tx.find_file(&company_id, &uid))
         .await?
         .ok_or_else(|| ServiceError::NotFound("the file was deleted while it was uploaded".into()))
 }
@@ -290,14 +290,14 @@ async fn store_and_index_now(
 /// company, another user's search input only as an admin, and a database file with a search input
 /// only as an admin (that takes it out of the database, like a delete).
 fn check_overwrite_allowed(
-    connection: &Connection,
+    tx: &mut dyn StoreTx,
     caller: &Caller,
     params: &UploadParams,
 ) -> Result<(), ServiceError> {
     let Some(uid) = &params.uid else {
         return Ok(());
     };
-    let Some(existing) = files::find_any(connection, uid)? else {
+    let Some(existing) = tx.find_any_file(uid)? else {
         return Ok(());
     };
     if existing.company_id != caller.company_id {
@@ -335,14 +335,12 @@ struct Placement {
 /// `overwriteFile=false`; replacing it by a file of another UID deletes it, so it needs the
 /// permission a delete needs (an admin; 403 otherwise).
 fn choose_uid(
-    connection: &Connection,
+    tx: &mut dyn StoreTx,
     caller: &Caller,
     params: &UploadParams,
 ) -> Result<Placement, ServiceError> {
     let path_holder = match &params.target {
-        UploadTarget::Database(path) => {
-            files::find_by_path(connection, &caller.company_id, &path.path)?
-        }
+        UploadTarget::Database(path) => tx.find_file_by_path(&caller.company_id, &path.path)?,
         UploadTarget::SearchInput { .. } => None,
     };
     if let Some(holder) = &path_holder
@@ -376,7 +374,7 @@ fn choose_uid(
 /// progress when it is indexed during the call) with its attributes, and queues its indexing job.
 /// Returns the record's revision.
 fn save_record(
-    connection: &Connection,
+    tx: &mut dyn StoreTx,
     caller: &Caller,
     params: &UploadParams,
     place: &Placement,
@@ -384,7 +382,7 @@ fn save_record(
 ) -> Result<i64, ServiceError> {
     let now = iso_now();
     if let Some(replaced) = &place.replaced {
-        files::delete(connection, replaced)?;
+        tx.delete_file(replaced)?;
     }
     let uid = &place.uid;
     let (stored_path, display_name) = match &params.target {
@@ -394,8 +392,7 @@ fn save_record(
             (name.clone(), name)
         }
     };
-    let revision = files::upsert(
-        connection,
+    let revision = tx.upsert_file(
         &NewContent {
             uid: uid.clone(),
             company_id: caller.company_id.clone(),
@@ -415,9 +412,9 @@ fn save_record(
         &now,
     )?;
     if let Some(list) = &params.attributes {
-        attributes::replace(connection, &caller.company_id, uid, list)?;
+        tx.replace_attributes(&caller.company_id, uid, list)?;
     }
-    jobs::enqueue(connection, uid, &now)?;
+    tx.enqueue_job(uid, &now)?;
     Ok(revision)
 }
 
@@ -488,7 +485,7 @@ mod tests {
             let uid = uid.to_owned();
             let record = state
                 .store
-                .read(move |connection| files::find_any(connection, &uid))
+                .read_tx(move |tx| tx.find_any_file(&uid))
                 .await
                 .unwrap();
             let state_now = record.as_ref().map(|record| record.state);

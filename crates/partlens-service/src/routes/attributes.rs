@@ -35,7 +35,7 @@ pub async fn company_attributes(
 ) -> Result<Response, ServiceError> {
     let names = state
         .store
-        .read(move |connection| attributes::company_names(connection, &caller.company_id))
+        .read_tx(move |tx| tx.company_attribute_names(&caller.company_id))
         .await?;
     let list: Vec<FileAttribute> = names
         .into_iter()
@@ -92,11 +92,11 @@ pub async fn set_attributes(
     };
     state
         .store
-        .write(move |connection| {
+        .write_tx(move |tx| {
             if delete_existing {
-                attributes::replace(connection, &caller.company_id, &uid, &parsed)
+                tx.replace_attributes(&caller.company_id, &uid, &parsed)
             } else {
-                attributes::merge(connection, &caller.company_id, &uid, &parsed, &caps)
+                tx.merge_attributes(&caller.company_id, &uid, &parsed, &caps)
             }
         })
         .await?;
@@ -112,9 +112,9 @@ pub async fn clear_attributes(
     let uid = required_uid_param(&query, "fileUID")?;
     state
         .store
-        .write(move |connection| {
-            find_caller_file(connection, &caller.company_id, &uid)?;
-            attributes::replace(connection, &caller.company_id, &uid, &[])
+        .write_tx(move |tx| {
+            find_caller_file(tx, &caller.company_id, &uid)?;
+            tx.replace_attributes(&caller.company_id, &uid, &[])
         })
         .await?;
     Ok(json_bool(true))
@@ -132,9 +132,9 @@ pub async fn attribute_values(
         .to_owned();
     let counts = state
         .store
-        .read(move |connection| {
+        .read_tx(move |tx| {
             let (name, unit) = split_unit(&wanted);
-            attributes::value_counts(connection, &caller.company_id, name, unit)
+            tx.attribute_value_counts(&caller.company_id, name, unit)
         })
         .await?;
     let values: Vec<AttributeValue> = counts

@@ -2,25 +2,25 @@
 //! `fileUID` (or a `fileName`) finds the record it works on. A file of another company is as
 //! absent as one that never existed.
 
-use rusqlite::Connection;
-
 use partlens_api::encoding::QueryString;
 
 use crate::error::ServiceError;
 use crate::params::{optional_uid_param, text_param};
 use crate::state::AppState;
 use crate::store::accounts::Caller;
-use crate::store::files::{self, FileRecord};
+use crate::store::files::FileRecord;
+use crate::store::tx::StoreTx;
 use crate::stored_path::lookup_path;
 
 /// The record of file `uid` of company `company_id`, or a 404 naming `uid`. For use inside a
 /// transaction (the check and what follows it see the same store).
 pub fn find_caller_file(
-    connection: &Connection,
+    tx: &mut dyn StoreTx,
     company_id: &str,
     uid: &str,
 ) -> Result<FileRecord, ServiceError> {
-    files::find(connection, company_id, uid)?.ok_or_else(|| ServiceError::file_not_found(uid))
+    tx.find_file(company_id, uid)?
+        .ok_or_else(|| ServiceError::file_not_found(uid))
 }
 
 /// The record of the caller's file `uid`, read on its own, or a 404 naming `uid`.
@@ -33,7 +33,7 @@ pub async fn read_caller_file(
     let uid = uid.to_owned();
     state
         .store
-        .read(move |connection| find_caller_file(connection, &company_id, &uid))
+        .read_tx(move |tx| find_caller_file(tx, &company_id, &uid))
         .await
 }
 
@@ -54,9 +54,9 @@ pub async fn read_caller_file_by_uid_or_name(
     let path = lookup_path(name);
     let record = state
         .store
-        .read({
+        .read_tx({
             let path = path.clone();
-            move |connection| files::find_by_path(connection, &company_id, &path)
+            move |tx| tx.find_file_by_path(&company_id, &path)
         })
         .await?;
     record.ok_or_else(|| ServiceError::file_not_found(&path))

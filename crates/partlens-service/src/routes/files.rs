@@ -11,8 +11,8 @@ use crate::routes::caller_file::{find_caller_file, read_caller_file_by_uid_or_na
 use crate::routes::{Params, json, json_bool};
 use crate::state::AppState;
 use crate::store::accounts::Caller;
-use crate::store::files::{self, FileRecord};
-use crate::store::{attributes, unix_now};
+use crate::store::files::FileRecord;
+use crate::store::unix_now;
 use crate::upload::may_delete;
 use crate::visual::ViewSearch;
 
@@ -25,7 +25,7 @@ pub async fn file_map_reply(
     let uid = record.uid.clone();
     let texts = state
         .store
-        .read(move |connection| attributes::texts_of(connection, &uid))
+        .read_tx(move |tx| tx.attribute_texts_of(&uid))
         .await?;
     let urls = ImageUrls {
         links: &state.image_links,
@@ -62,8 +62,8 @@ pub async fn delete_file(
     let disk = state.disk.clone();
     let deleted = state
         .store
-        .write(move |connection| {
-            let record = find_caller_file(connection, &caller.company_id, &uid)?;
+        .write_tx(move |tx| {
+            let record = find_caller_file(tx, &caller.company_id, &uid)?;
             if !may_delete(&caller, &record) {
                 return Err(ServiceError::Forbidden(if record.is_search_input {
                     "another user's search input".into()
@@ -71,7 +71,7 @@ pub async fn delete_file(
                     "deleting a company file needs an admin".into()
                 }));
             }
-            files::delete(connection, &uid)?;
+            tx.delete_file(&uid)?;
             visual.write()?.remove(&caller.company_id, &uid)?;
             if let Err(error) = disk.remove_file(&uid) {
                 tracing::warn!(uid, %error, "a deleted file's bytes or images stay on disk");

@@ -14,7 +14,7 @@ use crate::image_links::{LinkBinding, LinkToken};
 use crate::params::canonical_uid;
 use crate::routes::Params;
 use crate::state::AppState;
-use crate::store::{accounts, files, unix_now};
+use crate::store::unix_now;
 
 /// Serves one rendered image of a file.
 pub async fn image(
@@ -39,10 +39,10 @@ pub async fn image(
     let (user_id, lookup_uid) = (token.user_id, uid.clone());
     let (user, record) = state
         .store
-        .read(move |connection| {
+        .read_tx(move |tx| {
             Ok((
-                accounts::credential_of_user(connection, user_id)?,
-                files::find_any(connection, &lookup_uid)?,
+                tx.credential_of_user(user_id)?,
+                tx.find_any_file(&lookup_uid)?,
             ))
         })
         .await?;

@@ -13,7 +13,7 @@ use crate::routes::caller_file::{find_caller_file, read_caller_file};
 use crate::routes::{Params, json, json_string};
 use crate::state::AppState;
 use crate::store::accounts::Caller;
-use crate::store::feedback::{self, Feedback};
+use crate::store::feedback::Feedback;
 use crate::store::iso_now;
 use partlens_api::PmiPage;
 use partlens_api::encoding::decode_feedback_body;
@@ -76,10 +76,9 @@ pub async fn feedback(
     let reply_id = id.clone();
     state
         .store
-        .write(move |connection| {
-            find_caller_file(connection, &caller.company_id, &uid)?;
-            let saved = feedback::save(
-                connection,
+        .write_tx(move |tx| {
+            find_caller_file(tx, &caller.company_id, &uid)?;
+            let saved = tx.save_feedback(
                 &Feedback {
                     id,
                     file_uid: uid.clone(),

@@ -29,7 +29,8 @@ impl IndexState {
         }
     }
 
-    fn parse(text: &str) -> Self {
+    /// The state stored as `text` (an unknown name reads as queued).
+    pub(crate) fn parse(text: &str) -> Self {
         match text {
             "completed" => Self::Completed,
             "failed" => Self::Failed,

@@ -152,6 +152,14 @@ impl Store {
         matches!(*self.inner, Engine::Postgres(_))
     }
 
+    /// The node id a PostgreSQL store claims jobs as (see `postgres/jobs.rs`); `None` on SQLite.
+    pub fn postgres_node(&self) -> Option<&str> {
+        match &*self.inner {
+            Engine::Sqlite(_) => None,
+            Engine::Postgres(store) => Some(store.node()),
+        }
+    }
+
     /// The SQLite side of the store, or [`not_on_postgres`].
     fn sqlite(&self) -> Result<&StoreInner, ServiceError> {
         match &*self.inner {
@@ -215,6 +223,30 @@ impl Store {
                 self.write_blocking(|transaction| work(&mut SqliteTx(transaction)))
             }
             Engine::Postgres(store) => store.write_blocking(work),
+        }
+    }
+
+    /// Runs `work` in one write transaction for the indexing queue's claims and returns, on a
+    /// blocking thread. On PostgreSQL it does not wait for the writer lock: the queue's statements
+    /// lock the rows they take (`FOR UPDATE SKIP LOCKED`, see `postgres/jobs.rs`), so workers of
+    /// every node claim side by side. On SQLite it is [`Store::write_tx`].
+    pub async fn queue_tx<T, F>(&self, work: F) -> Result<T, ServiceError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut dyn StoreTx) -> Result<T, ServiceError> + Send + 'static,
+    {
+        let store = self.clone();
+        tokio::task::spawn_blocking(move || store.queue_tx_blocking(work)).await?
+    }
+
+    /// [`Store::queue_tx`] for callers already on a blocking thread.
+    pub fn queue_tx_blocking<T>(
+        &self,
+        work: impl FnOnce(&mut dyn StoreTx) -> Result<T, ServiceError>,
+    ) -> Result<T, ServiceError> {
+        match &*self.inner {
+            Engine::Sqlite(_) => self.write_tx_blocking(work),
+            Engine::Postgres(store) => store.queue_blocking(work),
         }
     }
 

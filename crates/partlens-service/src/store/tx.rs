@@ -11,7 +11,12 @@
 use rusqlite::Connection;
 
 use super::accounts::{self, Caller};
+use super::attributes::{self, AttributeCaps, AttributeName};
+use super::feedback::Feedback;
+use super::files::{self, FileRecord, IndexState, IndexedContent, IndexingFailure, NewContent};
+use super::jobs::{self, ClaimedJob};
 use crate::error::ServiceError;
+use partlens_api::Attribute;
 
 /// Companies, users, client ids, tokens and the service's own secrets (see `accounts.rs` for the
 /// SQLite behaviour each engine keeps).
@@ -61,8 +66,123 @@ pub trait AccountsTx {
     ) -> Result<Vec<u8>, ServiceError>;
 }
 
+/// File records: the record of an upload, its indexing state and outcome, its stored view
+/// descriptors, its deletion (see `files.rs` for the SQLite behaviour each engine keeps). Every
+/// write keeps the record's search text in step, as `files.rs` does.
+pub trait FilesTx {
+    /// The file `uid` of the company, if it exists there.
+    fn find_file(
+        &mut self,
+        company_id: &str,
+        uid: &str,
+    ) -> Result<Option<FileRecord>, ServiceError>;
+    /// The file `uid` in any company (image links and UID reuse checks).
+    fn find_any_file(&mut self, uid: &str) -> Result<Option<FileRecord>, ServiceError>;
+    /// The company-database file stored at `stored_path` (compared case-insensitively), if any.
+    fn find_file_by_path(
+        &mut self,
+        company_id: &str,
+        stored_path: &str,
+    ) -> Result<Option<FileRecord>, ServiceError>;
+    /// The records of several files of a company, in the order asked (missing ones skipped).
+    fn find_files(
+        &mut self,
+        company_id: &str,
+        uids: &[String],
+    ) -> Result<Vec<FileRecord>, ServiceError>;
+    /// Inserts a record or replaces the content of an existing one (revision bumped, what
+    /// indexing learned and the views cleared). Returns the new revision.
+    fn upsert_file(&mut self, content: &NewContent, now: &str) -> Result<i64, ServiceError>;
+    /// Deletes a record with its attributes, views, job and values. True when it existed.
+    fn delete_file(&mut self, uid: &str) -> Result<bool, ServiceError>;
+    /// Sets the indexing state.
+    fn set_file_state(&mut self, uid: &str, state: IndexState) -> Result<(), ServiceError>;
+    /// Saves the outcome of indexing `revision` (completed with its content, or failed); false
+    /// (nothing saved) when the file is gone or was overwritten meanwhile.
+    fn save_indexing(
+        &mut self,
+        uid: &str,
+        revision: i64,
+        outcome: Option<&IndexedContent>,
+        now: &str,
+    ) -> Result<bool, ServiceError>;
+    /// Saves that indexing `revision` failed, why and what was read; false (nothing saved) when the
+    /// file is gone or was overwritten meanwhile.
+    fn save_failed_indexing(
+        &mut self,
+        uid: &str,
+        revision: i64,
+        failure: &IndexingFailure,
+    ) -> Result<bool, ServiceError>;
+    /// The stored view descriptors of a file, in order.
+    fn views_of(&mut self, uid: &str) -> Result<Vec<Vec<u8>>, ServiceError>;
+    /// Up to `limit` search inputs uploaded before `cutoff` (ISO 8601 UTC), oldest first.
+    fn expired_search_inputs(
+        &mut self,
+        cutoff: &str,
+        limit: usize,
+    ) -> Result<Vec<String>, ServiceError>;
+}
+
+/// The indexing queue (see `jobs.rs` for the SQLite behaviour; `postgres/jobs.rs` for how claims
+/// work across nodes).
+pub trait JobsTx {
+    /// Puts a file in the queue (again), behind everything already there.
+    fn enqueue_job(&mut self, uid: &str, now: &str) -> Result<(), ServiceError>;
+    /// Queues a file to be indexed again from its stored bytes (state queued, views dropped).
+    fn requeue_for_indexing(&mut self, uid: &str, now: &str) -> Result<(), ServiceError>;
+    /// Takes the next job, fairly (search inputs, then companies in turn, then the oldest), and
+    /// marks its file in progress.
+    fn claim_next_job(&mut self) -> Result<Option<ClaimedJob>, ServiceError>;
+    /// Puts a claimed job back in the queue in its place, if its file is still in progress at
+    /// that revision.
+    fn return_job_to_queue(&mut self, job: &ClaimedJob) -> Result<(), ServiceError>;
+    /// At start: work this service left in progress goes back to the queue and every unfinished
+    /// file has a queue row. Returns how many files wait.
+    fn requeue_unfinished_jobs(&mut self, now: &str) -> Result<usize, ServiceError>;
+}
+
+/// Saved attributes, the company's attribute names and their values (see `attributes.rs`), and
+/// feedback on extracted attributes (`feedback.rs`).
+pub trait AttributesTx {
+    /// The saved attributes of a file in their wire form, in order.
+    fn attribute_texts_of(&mut self, uid: &str) -> Result<Vec<String>, ServiceError>;
+    /// Replaces all saved attributes of a file of the company (404 when it is not the company's).
+    fn replace_attributes(
+        &mut self,
+        company_id: &str,
+        uid: &str,
+        attributes: &[Attribute],
+    ) -> Result<(), ServiceError>;
+    /// Adds attributes to a file, replacing those of the same name and unit; a result over
+    /// `caps` is refused (400, nothing written).
+    fn merge_attributes(
+        &mut self,
+        company_id: &str,
+        uid: &str,
+        attributes: &[Attribute],
+        caps: &AttributeCaps,
+    ) -> Result<(), ServiceError>;
+    /// The attribute names used by the company's files, ordered by name then unit.
+    fn company_attribute_names(
+        &mut self,
+        company_id: &str,
+    ) -> Result<Vec<AttributeName>, ServiceError>;
+    /// The distinct values of an attribute in the company with how many times each is held, most
+    /// frequent first, then by value.
+    fn attribute_value_counts(
+        &mut self,
+        company_id: &str,
+        name: &str,
+        unit: Option<&str>,
+    ) -> Result<Vec<(String, i64)>, ServiceError>;
+    /// Stores a feedback (one of the same company and ID is replaced); false, nothing stored, when
+    /// the ID is another company's.
+    fn save_feedback(&mut self, feedback: &Feedback, now: &str) -> Result<bool, ServiceError>;
+}
+
 /// One transaction of the store, whichever engine holds it.
-pub trait StoreTx: AccountsTx {
+pub trait StoreTx: AccountsTx + FilesTx + JobsTx + AttributesTx {
     /// The engine's name, for messages (`SQLite`, `PostgreSQL`).
     fn engine(&self) -> &'static str;
     /// The database's schema version and the one this program writes (equal when current).
@@ -144,5 +264,145 @@ impl AccountsTx for SqliteTx<'_> {
         fresh: &mut dyn FnMut() -> Vec<u8>,
     ) -> Result<Vec<u8>, ServiceError> {
         accounts::secret(self.0, name, fresh)
+    }
+}
+
+impl FilesTx for SqliteTx<'_> {
+    fn find_file(
+        &mut self,
+        company_id: &str,
+        uid: &str,
+    ) -> Result<Option<FileRecord>, ServiceError> {
+        files::find(self.0, company_id, uid)
+    }
+
+    fn find_any_file(&mut self, uid: &str) -> Result<Option<FileRecord>, ServiceError> {
+        files::find_any(self.0, uid)
+    }
+
+    fn find_file_by_path(
+        &mut self,
+        company_id: &str,
+        stored_path: &str,
+    ) -> Result<Option<FileRecord>, ServiceError> {
+        files::find_by_path(self.0, company_id, stored_path)
+    }
+
+    fn find_files(
+        &mut self,
+        company_id: &str,
+        uids: &[String],
+    ) -> Result<Vec<FileRecord>, ServiceError> {
+        files::find_many(self.0, company_id, uids)
+    }
+
+    fn upsert_file(&mut self, content: &NewContent, now: &str) -> Result<i64, ServiceError> {
+        files::upsert(self.0, content, now)
+    }
+
+    fn delete_file(&mut self, uid: &str) -> Result<bool, ServiceError> {
+        files::delete(self.0, uid)
+    }
+
+    fn set_file_state(&mut self, uid: &str, state: IndexState) -> Result<(), ServiceError> {
+        files::set_state(self.0, uid, state)
+    }
+
+    fn save_indexing(
+        &mut self,
+        uid: &str,
+        revision: i64,
+        outcome: Option<&IndexedContent>,
+        now: &str,
+    ) -> Result<bool, ServiceError> {
+        files::save_indexing(self.0, uid, revision, outcome, now)
+    }
+
+    fn save_failed_indexing(
+        &mut self,
+        uid: &str,
+        revision: i64,
+        failure: &IndexingFailure,
+    ) -> Result<bool, ServiceError> {
+        files::save_failed_indexing(self.0, uid, revision, failure)
+    }
+
+    fn views_of(&mut self, uid: &str) -> Result<Vec<Vec<u8>>, ServiceError> {
+        files::views_of(self.0, uid)
+    }
+
+    fn expired_search_inputs(
+        &mut self,
+        cutoff: &str,
+        limit: usize,
+    ) -> Result<Vec<String>, ServiceError> {
+        super::expiry::expired_search_inputs(self.0, cutoff, limit)
+    }
+}
+
+impl JobsTx for SqliteTx<'_> {
+    fn enqueue_job(&mut self, uid: &str, now: &str) -> Result<(), ServiceError> {
+        jobs::enqueue(self.0, uid, now)
+    }
+
+    fn requeue_for_indexing(&mut self, uid: &str, now: &str) -> Result<(), ServiceError> {
+        jobs::requeue_for_indexing(self.0, uid, now)
+    }
+
+    fn claim_next_job(&mut self) -> Result<Option<ClaimedJob>, ServiceError> {
+        jobs::claim_next(self.0)
+    }
+
+    fn return_job_to_queue(&mut self, job: &ClaimedJob) -> Result<(), ServiceError> {
+        jobs::return_to_queue(self.0, job)
+    }
+
+    fn requeue_unfinished_jobs(&mut self, now: &str) -> Result<usize, ServiceError> {
+        jobs::requeue_unfinished(self.0, now)
+    }
+}
+
+impl AttributesTx for SqliteTx<'_> {
+    fn attribute_texts_of(&mut self, uid: &str) -> Result<Vec<String>, ServiceError> {
+        attributes::texts_of(self.0, uid)
+    }
+
+    fn replace_attributes(
+        &mut self,
+        company_id: &str,
+        uid: &str,
+        list: &[Attribute],
+    ) -> Result<(), ServiceError> {
+        attributes::replace(self.0, company_id, uid, list)
+    }
+
+    fn merge_attributes(
+        &mut self,
+        company_id: &str,
+        uid: &str,
+        list: &[Attribute],
+        caps: &AttributeCaps,
+    ) -> Result<(), ServiceError> {
+        attributes::merge(self.0, company_id, uid, list, caps)
+    }
+
+    fn company_attribute_names(
+        &mut self,
+        company_id: &str,
+    ) -> Result<Vec<AttributeName>, ServiceError> {
+        attributes::company_names(self.0, company_id)
+    }
+
+    fn attribute_value_counts(
+        &mut self,
+        company_id: &str,
+        name: &str,
+        unit: Option<&str>,
+    ) -> Result<Vec<(String, i64)>, ServiceError> {
+        attributes::value_counts(self.0, company_id, name, unit)
+    }
+
+    fn save_feedback(&mut self, feedback: &Feedback, now: &str) -> Result<bool, ServiceError> {
+        super::feedback::save(self.0, feedback, now)
     }
 }

@@ -366,3 +366,267 @@ async fn the_program_runs_on_postgres_from_its_option_or_its_environment() {
         "no SQLite database is made beside a PostgreSQL one"
     );
 }
+
+/// Waits until `GET /api/FileStatus` of `uid` is no longer 204; returns the final reply's status and
+/// body.
+async fn indexed_status(session: &partlens_testkit::service::Session, uid: &str) -> (u16, String) {
+    partlens_testkit::service::wait_until(
+        std::time::Duration::from_secs(60),
+        "indexing to end",
+        || async {
+            let reply = session.get(&format!("/api/FileStatus?fileUID={uid}")).await;
+            (reply.status.as_u16() != 204).then(|| (reply.status.as_u16(), reply.text()))
+        },
+    )
+    .await
+}
+
+#[tokio::test]
+async fn an_upload_is_indexed_and_its_record_status_attributes_and_deletion_work_on_postgres() {
+    use partlens_testkit::service::{Shape, png};
+    let Some(service) = on_postgres().await else {
+        return;
+    };
+    let ann = service.session("ann").await;
+    let uid = ann
+        .upload_database_file(
+            "Design/Bracket.png",
+            png(Shape::Bracket, 1),
+            &[("Material", "Steel")],
+        )
+        .await;
+    let (status, body) = indexed_status(&ann, &uid).await;
+    assert_eq!(status, 200, "{body}");
+    let record = ann.get(&format!("/api/File?fileUID={uid}")).await;
+    record.expect(200);
+    let record = record.json();
+    assert_eq!(record["FileName"], "Design/Bracket.png");
+    assert_eq!(ann.attributes_of(&uid).await, ["Material=Steel"]);
+    // By its stored path, whatever the case.
+    let by_name = ann.get("/api/File?fileName=design%2Fbracket.png").await;
+    by_name.expect(200);
+    assert_eq!(by_name.json()["UID"], record["UID"]);
+    // Its thumbnail, through the signed link of its record.
+    let thumbnail = ann
+        .http
+        .get(record["ThumbNailURLFromID"].as_str().unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(thumbnail.status().as_u16(), 200);
+
+    // Attributes written and read back, merged, counted and named.
+    ann.put_json(
+        &format!("/api/FileAttributes?fileUID={uid}&deleteExisting=false"),
+        serde_json::to_string(&serde_json::to_string(&["Finish=Zinc", "material=Brass"]).unwrap())
+            .unwrap(),
+    )
+    .await
+    .expect(200);
+    assert_eq!(
+        ann.attributes_of(&uid).await,
+        ["material=Brass", "Finish=Zinc"]
+    );
+    let names = ann.get("/api/FileAttributes").await.json();
+    let names: Vec<&str> = names
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|name| name["Name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["Finish", "Material"]);
+    let values = ann
+        .get("/api/AttributeValues?attribute=MATERIAL")
+        .await
+        .json();
+    assert_eq!(values[0]["Name"], "Brass");
+    assert_eq!(values[0]["Count"], 1);
+    ann.delete(&format!("/api/FileAttributes?fileUID={uid}"))
+        .await
+        .expect(200);
+    assert!(ann.attributes_of(&uid).await.is_empty());
+
+    // Another company sees nothing of it.
+    let gus = service.session("gus").await;
+    gus.get(&format!("/api/FileStatus?fileUID={uid}"))
+        .await
+        .expect(404);
+
+    // A search input queued for the workers is indexed by them.
+    let input = ann
+        .upload_search_input(".png", &png(Shape::Disc, 2), true)
+        .await;
+    let (status, body) = indexed_status(&ann, &input).await;
+    assert_eq!(status, 200, "{body}");
+
+    // A file that cannot be read fails with its reason.
+    let broken = ann
+        .upload_search_input(".png", &b"not a picture at all ".repeat(100), true)
+        .await;
+    let (status, body) = indexed_status(&ann, &broken).await;
+    assert_eq!((status, body.as_str()), (422, "failed"));
+
+    // Deleting a company file needs an admin.
+    ann.delete(&format!("/api/File?fileUID={uid}"))
+        .await
+        .expect(403);
+    let admin = service.session("admin").await;
+    admin
+        .delete(&format!("/api/File?fileUID={uid}"))
+        .await
+        .expect(200);
+    ann.get(&format!("/api/FileStatus?fileUID={uid}"))
+        .await
+        .expect(404);
+    ann.get(&format!("/api/File?fileUID={uid}"))
+        .await
+        .expect(404);
+}
+
+#[tokio::test]
+async fn an_upload_through_one_node_is_indexed_and_read_through_another() {
+    use partlens_testkit::service::{Session, Shape, png};
+    let Some(first) = on_postgres().await else {
+        return;
+    };
+    let url = first.database.as_ref().unwrap().url.clone();
+    let second_dir = tempfile::tempdir().unwrap();
+    let mut config = partlens_service::ServiceConfig::new(second_dir.path());
+    config.addr = "127.0.0.1:0".parse().unwrap();
+    config.database = Some(DatabaseUrl::parse(&url).unwrap());
+    config.index_workers = 0;
+    // Only the first node reads files: a job queued on the second is the first's to take.
+    let second = partlens_service::RunningService::start(config)
+        .await
+        .unwrap();
+    let ann = first.session("ann").await;
+    let on_second = Session {
+        base: second.base_url(),
+        ..ann.clone()
+    };
+    // Stored on the first node's disk (the blob store is not shared yet), so uploaded there.
+    let uid = ann
+        .upload_search_input(".png", &png(Shape::Disc, 3), true)
+        .await;
+    let (status, body) = indexed_status(&on_second, &uid).await;
+    assert_eq!(status, 200, "{body}");
+    on_second
+        .put_json(
+            &format!("/api/FileAttributes?fileUID={uid}"),
+            serde_json::to_string(&serde_json::to_string(&["Owner=B"]).unwrap()).unwrap(),
+        )
+        .await
+        .expect(200);
+    assert_eq!(ann.attributes_of(&uid).await, ["Owner=B"]);
+    second.shutdown().await;
+}
+
+/// Records a queued search input of company `company` and puts it in the queue.
+fn queue_file(tx: &mut dyn partlens_service::store::tx::StoreTx, uid: &str, company: &str) {
+    use partlens_service::store::files::{IndexState, NewContent};
+    tx.upsert_file(
+        &NewContent {
+            uid: uid.into(),
+            company_id: company.into(),
+            owner_user_id: 1,
+            is_search_input: true,
+            stored_path: format!("{uid}.png"),
+            display_name: format!("{uid}.png"),
+            extension: ".png".into(),
+            size: 2000,
+            state: IndexState::Queued,
+            callback_param: None,
+        },
+        "2026-11-28T00:00:00.000Z",
+    )
+    .unwrap();
+    tx.enqueue_job(uid, "2026-11-28T00:00:00.000Z").unwrap();
+}
+
+#[tokio::test]
+async fn a_job_claimed_by_one_node_is_not_claimed_by_another_until_that_node_dies() {
+    use partlens_service::store::Store;
+    let Some(database) = partlens_testkit::postgres::database() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (path, url) = (dir.path().to_path_buf(), database.url.clone());
+    let (first_node, held) = blocking(move || {
+        let url = DatabaseUrl::parse(&url).unwrap();
+        let first = Store::open_configured_blocking(&path, Some(&url)).unwrap();
+        let second = Store::open_configured_blocking(&path, Some(&url)).unwrap();
+        first
+            .write_tx_blocking(|tx| {
+                let company = tx.ensure_company("Acme")?;
+                for uid in ["a", "b", "c"] {
+                    queue_file(tx, uid, &company);
+                }
+                Ok(())
+            })
+            .unwrap();
+        // The first node's claim is still open (its transaction not committed) while the second
+        // claims: the second skips the locked job instead of waiting for it.
+        let (claimed, claimed_seen) = std::sync::mpsc::channel();
+        let (release, released) = std::sync::mpsc::channel::<()>();
+        let holder = first.clone();
+        let holding = std::thread::spawn(move || {
+            holder.queue_tx_blocking(|tx| {
+                let job = tx.claim_next_job()?;
+                claimed.send(()).unwrap();
+                released.recv().unwrap();
+                Ok(job)
+            })
+        });
+        claimed_seen.recv().unwrap();
+        let beside = second.queue_tx_blocking(|tx| tx.claim_next_job()).unwrap();
+        release.send(()).unwrap();
+        let held = holding.join().unwrap().unwrap().unwrap();
+        let beside = beside.unwrap();
+        assert_eq!(held.uid, "a");
+        assert_eq!(
+            beside.uid, "b",
+            "the locked job was skipped, not waited for"
+        );
+        // Committed claims of live nodes stay theirs.
+        let third = second.queue_tx_blocking(|tx| tx.claim_next_job()).unwrap();
+        assert_eq!(third.unwrap().uid, "c");
+        assert!(
+            second
+                .queue_tx_blocking(|tx| tx.claim_next_job())
+                .unwrap()
+                .is_none()
+        );
+        // A job given back is claimable again.
+        second
+            .queue_tx_blocking(|tx| tx.return_job_to_queue(&beside))
+            .unwrap();
+        let again = first.queue_tx_blocking(|tx| tx.claim_next_job()).unwrap();
+        assert_eq!(again.unwrap().uid, "b");
+        let node = first.postgres_node().unwrap().to_owned();
+        drop(first);
+        (node, held)
+    })
+    .await;
+    // The first node died (its store is gone and its heartbeat stopped long enough ago): its
+    // jobs ("a" and "b") are taken by the other node, and by nobody twice.
+    database.execute(&format!(
+        "UPDATE nodes SET heartbeat_at = now() - interval '1 hour' WHERE id = '{first_node}'"
+    ));
+    let (path, url) = (dir.path().to_path_buf(), database.url.clone());
+    let retaken = blocking(move || {
+        let url = DatabaseUrl::parse(&url).unwrap();
+        let survivor = Store::open_configured_blocking(&path, Some(&url)).unwrap();
+        let mut retaken = Vec::new();
+        while let Some(job) = survivor
+            .queue_tx_blocking(|tx| tx.claim_next_job())
+            .unwrap()
+        {
+            retaken.push(job);
+        }
+        retaken
+    })
+    .await;
+    let uids: Vec<&str> = retaken.iter().map(|job| job.uid.as_str()).collect();
+    assert_eq!(uids, ["a", "b"]);
+    assert_eq!(retaken[0].revision, held.revision);
+}

@@ -12,14 +12,19 @@
 //!
 //! **Writers are serialised**, as SQLite's single writer serialises them: every write transaction
 //! takes one transaction-level advisory lock first, across every node on the database. The store's
-//! read-check-write sequences (a UID chosen, a path checked, a job claimed) keep their SQLite
-//! meaning this way; finer locking (`FOR UPDATE SKIP LOCKED` for the job queue) replaces it concern
-//! by concern. Reads run in `REPEATABLE READ` read-only transactions: one snapshot, like a
+//! read-check-write sequences (a UID chosen, a path checked) keep their SQLite meaning this way.
+//! The job queue's claims and returns are the exception: they lock the rows they take (`FOR UPDATE
+//! SKIP LOCKED`, see `jobs.rs`) and run without the writer lock ([`PgStore::queue_blocking`]), so
+//! the workers of every node claim side by side and never wait behind an upload. Reads run in `REPEATABLE READ` read-only transactions: one snapshot, like a
 //! SQLite read.
 
 pub mod accounts;
+pub mod attributes;
+pub mod files;
+pub mod jobs;
 pub mod schema;
 
+use std::sync::mpsc;
 use std::time::Duration;
 
 use r2d2_postgres::PostgresConnectionManager;
@@ -36,6 +41,13 @@ pub const DEFAULT_POOL_SIZE: u32 = 8;
 
 /// How long a request waits for a pooled connection before it fails.
 const POOL_WAIT: Duration = Duration::from_secs(30);
+
+/// How often a running store renews its node's heartbeat (see `jobs.rs`).
+pub const HEARTBEAT: Duration = Duration::from_secs(5);
+
+/// How old a node's heartbeat may be before the jobs it claimed are taken by others (see
+/// `jobs.rs`): several beats, so a busy database or a paused process does not lose its jobs.
+pub const NODE_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// A PostgreSQL connection string, kept out of logs and `Debug` output (it may hold a password).
 #[derive(Clone, PartialEq, Eq)]
@@ -67,6 +79,10 @@ impl std::fmt::Debug for DatabaseUrl {
 pub struct PgStore {
     /// Always `Some` until the store is dropped (see its `Drop`).
     pool: Option<r2d2::Pool<PostgresConnectionManager<NoTls>>>,
+    /// This store's node id: the `claimed_by` of the jobs it takes (a new one each open).
+    node: String,
+    /// Dropped with the store, which ends the heartbeat thread.
+    heartbeat: Option<mpsc::Sender<()>>,
 }
 
 /// The synchronous client closes a connection by blocking on its own runtime, which panics on a
@@ -75,6 +91,7 @@ pub struct PgStore {
 /// own then.
 impl Drop for PgStore {
     fn drop(&mut self) {
+        drop(self.heartbeat.take());
         if let Some(pool) = self.pool.take() {
             if tokio::runtime::Handle::try_current().is_ok() {
                 std::thread::spawn(move || drop(pool));
@@ -89,6 +106,8 @@ impl Drop for PgStore {
 pub struct PgTx<'t, 'c> {
     /// The open transaction.
     pub tx: &'t mut postgres::Transaction<'c>,
+    /// The node id of the store it runs on.
+    pub node: &'t str,
 }
 
 impl StoreTx for PgTx<'_, '_> {
@@ -124,10 +143,21 @@ impl PgStore {
                     "cannot connect to the PostgreSQL database: {error}"
                 ))
             })?;
-        let store = Self { pool: Some(pool) };
-        let mut client = store.connection()?;
+        let mut client = pool.get()?;
         schema::migrate(&mut client)?;
-        Ok(store)
+        let node = uuid::Uuid::new_v4().hyphenated().to_string();
+        beat(&mut client, &node)?;
+        drop(client);
+        let (heartbeat, stopped) = mpsc::channel();
+        let (beating_pool, beating_node) = (pool.clone(), node.clone());
+        std::thread::Builder::new()
+            .name("partlens-pg-heartbeat".into())
+            .spawn(move || keep_beating(&beating_pool, &beating_node, &stopped))?;
+        Ok(Self {
+            pool: Some(pool),
+            node,
+            heartbeat: Some(heartbeat),
+        })
     }
 
     /// Connects once and reports what `partlens-service check` finds (see [`schema::check`]),
@@ -176,9 +206,31 @@ impl PgStore {
             .start()?;
         let value = work(&mut PgTx {
             tx: &mut transaction,
+            node: &self.node,
         })?;
         transaction.commit()?;
         Ok(value)
+    }
+
+    /// Runs `work` in one write transaction that does not wait for the writer lock: for the job
+    /// queue's claims and returns, which lock the rows they change (see `jobs.rs`).
+    pub fn queue_blocking<T>(
+        &self,
+        work: impl FnOnce(&mut dyn StoreTx) -> Result<T, ServiceError>,
+    ) -> Result<T, ServiceError> {
+        let mut client = self.connection()?;
+        let mut transaction = client.transaction()?;
+        let value = work(&mut PgTx {
+            tx: &mut transaction,
+            node: &self.node,
+        })?;
+        transaction.commit()?;
+        Ok(value)
+    }
+
+    /// This store's node id (the `claimed_by` of the jobs it takes).
+    pub fn node(&self) -> &str {
+        &self.node
     }
 
     /// Runs `work` in one write transaction, after every other writer (see the module comment);
@@ -192,8 +244,37 @@ impl PgStore {
         transaction.execute("SELECT pg_advisory_xact_lock($1)", &[&WRITER_LOCK])?;
         let value = work(&mut PgTx {
             tx: &mut transaction,
+            node: &self.node,
         })?;
         transaction.commit()?;
         Ok(value)
+    }
+}
+
+/// Renews node `node`'s heartbeat, on the database's clock.
+fn beat(client: &mut postgres::Client, node: &str) -> Result<(), ServiceError> {
+    client.execute(
+        "INSERT INTO nodes (id, heartbeat_at) VALUES ($1, now())
+         ON CONFLICT (id) DO UPDATE SET heartbeat_at = now()",
+        &[&node],
+    )?;
+    Ok(())
+}
+
+/// The heartbeat thread: beats every [`HEARTBEAT`] until the store is dropped (`stopped`
+/// disconnects). A beat that fails is logged and tried again at the next one.
+fn keep_beating(
+    pool: &r2d2::Pool<PostgresConnectionManager<NoTls>>,
+    node: &str,
+    stopped: &mpsc::Receiver<()>,
+) {
+    while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(HEARTBEAT) {
+        let beaten = pool
+            .get_timeout(HEARTBEAT)
+            .map_err(ServiceError::from)
+            .and_then(|mut client| beat(&mut client, node));
+        if let Err(error) = beaten {
+            tracing::warn!(node, %error, "this node's heartbeat could not be renewed");
+        }
     }
 }

@@ -51,6 +51,90 @@ const MIGRATIONS: &[&str] = &[
         value  bytea NOT NULL
     );
     "#,
+    // 2: file records, their stored view descriptors, the indexing queue with the nodes that claim
+    // from it (`jobs.rs`), saved attributes and their values, feedback. `search_text` is kept as in SQLite
+    // (lower-cased names, attributes and text); free text is not searched through it yet.
+    r#"
+    CREATE TABLE files (
+        uid                  text PRIMARY KEY, -- canonical lower-case GUID
+        company_id           text NOT NULL REFERENCES companies(id),
+        owner_user_id        bigint NOT NULL,
+        is_search_input      boolean NOT NULL,
+        stored_path          text NOT NULL,
+        path_key             text,             -- lower-cased stored path of a database file
+        display_name         text NOT NULL,
+        extension            text NOT NULL,
+        size                 bigint NOT NULL,
+        state                text NOT NULL,    -- queued, in_progress, completed, failed
+        revision             bigint NOT NULL,  -- bumped on every overwrite; stale indexing is dropped
+        uploaded_at          text NOT NULL,
+        indexed_at           text,
+        text                 text NOT NULL DEFAULT '',
+        extracted_attributes text NOT NULL DEFAULT '[]',
+        pmi                  text NOT NULL DEFAULT '[]',
+        has_thumbnail        boolean NOT NULL DEFAULT false,
+        has_large_image      boolean NOT NULL DEFAULT false,
+        search_text          text NOT NULL DEFAULT '',
+        callback_param       text,
+        failure_reason       text
+    );
+    CREATE UNIQUE INDEX files_by_path ON files (company_id, path_key) WHERE path_key IS NOT NULL;
+    CREATE INDEX files_by_company ON files (company_id, is_search_input, state);
+    CREATE INDEX files_by_state ON files (state);
+    CREATE TABLE views (
+        file_uid    text NOT NULL REFERENCES files(uid) ON DELETE CASCADE,
+        position    integer NOT NULL,
+        descriptor  bytea NOT NULL,
+        PRIMARY KEY (file_uid, position)
+    );
+    CREATE TABLE nodes (
+        id            text PRIMARY KEY,        -- one running store (a service process)
+        heartbeat_at  timestamptz NOT NULL     -- the database's clock, renewed while it runs
+    );
+    CREATE SEQUENCE job_seq;
+    CREATE TABLE jobs (
+        file_uid    text PRIMARY KEY REFERENCES files(uid) ON DELETE CASCADE,
+        seq         bigint NOT NULL,
+        queued_at   text NOT NULL,
+        claimed_by  text                       -- the node indexing it (NULL while queued)
+    );
+    CREATE INDEX jobs_by_seq ON jobs (seq);
+    CREATE TABLE attribute_names (
+        id          bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        company_id  text NOT NULL REFERENCES companies(id),
+        name        text NOT NULL,
+        unit        text NOT NULL,
+        name_key    text NOT NULL,
+        unit_key    text NOT NULL,
+        UNIQUE (company_id, name_key, unit_key)
+    );
+    CREATE TABLE file_attributes (
+        file_uid      text NOT NULL REFERENCES files(uid) ON DELETE CASCADE,
+        position      integer NOT NULL,
+        attribute_id  bigint NOT NULL REFERENCES attribute_names(id),
+        text          text NOT NULL,
+        PRIMARY KEY (file_uid, position)
+    );
+    CREATE INDEX file_attributes_by_attribute ON file_attributes (attribute_id);
+    CREATE TABLE attribute_values (
+        file_uid      text NOT NULL REFERENCES files(uid) ON DELETE CASCADE,
+        attribute_id  bigint NOT NULL REFERENCES attribute_names(id),
+        value         text NOT NULL,
+        value_key     text NOT NULL
+    );
+    CREATE INDEX attribute_values_by_attribute ON attribute_values (attribute_id, value_key);
+    CREATE INDEX attribute_values_by_file ON attribute_values (file_uid);
+    CREATE TABLE feedback (
+        id             text PRIMARY KEY,
+        file_uid       text NOT NULL,
+        company_id     text NOT NULL,
+        user_id        bigint NOT NULL,
+        external_user  text NOT NULL,
+        feedback       text NOT NULL,
+        attributes     text NOT NULL,          -- JSON array of name=value strings
+        created_at     text NOT NULL
+    );
+    "#,
 ];
 
 /// The schema version this program writes.
