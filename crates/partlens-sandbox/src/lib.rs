@@ -37,22 +37,23 @@ pub struct PreviewMesh {
 
 #[cfg(feature = "analysis")]
 impl Sandbox {
-    /// The engine's analysis of a file (what the service indexes), read in a worker: the engine's
-    /// answer, or why the worker gave none.
+    /// The engine's analysis of a file for `purpose` (what the service indexes), read in a
+    /// worker: the engine's answer, or why the worker gave none.
     pub fn analyze(
         &self,
+        purpose: partlens_engine::Purpose,
         extension: &str,
         bytes: Vec<u8>,
         extraction: &partlens_engine::ExtractionLimits,
         cancelled: &dyn Fn() -> bool,
     ) -> Result<Result<partlens_engine::Analysis, partlens_engine::EngineError>, SandboxFailure>
     {
-        self.analyze_measured(extension, bytes, extraction, cancelled)
+        self.analyze_measured(purpose, extension, bytes, extraction, cancelled)
             .map(|(analysis, _)| analysis)
     }
 
-    /// [`Sandbox::analyze`], never cancelled, with the worker's peak memory in bytes (for
-    /// benchmarks and the corpus test).
+    /// [`Sandbox::analyze`] of a company-database file, never cancelled, with the worker's peak
+    /// memory in bytes (for benchmarks and the corpus test).
     pub fn run_analysis(
         &self,
         extension: &str,
@@ -65,11 +66,18 @@ impl Sandbox {
         ),
         SandboxFailure,
     > {
-        self.analyze_measured(extension, bytes, extraction, &|| false)
+        self.analyze_measured(
+            partlens_engine::Purpose::DatabaseFile,
+            extension,
+            bytes,
+            extraction,
+            &|| false,
+        )
     }
 
     fn analyze_measured(
         &self,
+        purpose: partlens_engine::Purpose,
         extension: &str,
         bytes: Vec<u8>,
         extraction: &partlens_engine::ExtractionLimits,
@@ -85,6 +93,7 @@ impl Sandbox {
             extension: extension.to_owned(),
             bytes,
             extraction: wire::ExtractionCaps::from(extraction),
+            search_input: purpose == partlens_engine::Purpose::SearchInput,
         };
         let finished = self.run(&request, cancelled)?;
         let peak = finished.peak_memory_bytes;

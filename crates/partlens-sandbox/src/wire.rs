@@ -19,6 +19,9 @@ pub enum Request {
         bytes: Vec<u8>,
         /// The engine's extraction caps.
         extraction: ExtractionCaps,
+        /// Analysed for a search input (no large image, the views on every core), not for a
+        /// company-database file.
+        search_input: bool,
     },
     /// A model's mesh for the app's 3D preview, reduced to `budget` triangles.
     Preview {

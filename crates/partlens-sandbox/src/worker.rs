@@ -175,9 +175,15 @@ fn handle(request: Request) -> Outcome {
             extension,
             bytes,
             extraction,
+            search_input,
         } => {
             let limits = partlens_engine::ExtractionLimits::from(extraction);
-            match partlens_engine::analyze_within(&extension, &bytes, &limits) {
+            let purpose = if search_input {
+                partlens_engine::Purpose::SearchInput
+            } else {
+                partlens_engine::Purpose::DatabaseFile
+            };
+            match partlens_engine::analyze_for(purpose, &extension, &bytes, &limits) {
                 Ok(analysis) => {
                     Outcome::Analyzed(super::wire::AnalysisWire::from_analysis(analysis))
                 }

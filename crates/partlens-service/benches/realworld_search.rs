@@ -18,6 +18,19 @@
 //! cargo bench -p partlens-service --bench realworld_search --features occt
 //! ```
 //!
+//! With `-- phases` it measures instead where the time of a model's analysis goes, in this
+//! process, model by model (reading, pose and D2, the views rendered, described, the picture, its
+//! thumbnail and large image), as the reader worker runs it, and a search input's analysis (the
+//! same views on every core, no large image) against it:
+//!
+//! ```text
+//! cargo test -p partlens-service --bench realworld_search -- phases
+//! ```
+//!
+//! With `PARTLENS_BENCH_LOG=partlens_service=debug` the service logs the time of each step of an
+//! upload (the read in the worker, the save) and of a search (the inputs' views read, the visual
+//! ranking, the ranking by size, the results loaded) on stderr.
+//!
 //! With `PARTLENS_SEARCH_DUMP=file.json` it also writes every model (its manifest family and twin,
 //! the attributes the service extracted) and every search's ranked results with their scores, to
 //! tune a ranking offline.
@@ -44,6 +57,14 @@ fn name(file: &CorpusFile) -> &str {
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
+    // `PARTLENS_BENCH_LOG=partlens_service=debug` shows the service's own timing of each upload
+    // and search (its steps, on stderr).
+    if let Ok(filter) = tracing_subscriber::EnvFilter::try_from_env("PARTLENS_BENCH_LOG") {
+        tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .with_writer(std::io::stderr)
+            .init();
+    }
     let files = corpus_files().unwrap_or_else(|| {
         panic!(
             "no real-world corpus at {} (set PARTLENS_REALWORLD_DIR)",
@@ -51,6 +72,10 @@ async fn main() {
         )
     });
     let models: Vec<CorpusFile> = files.into_iter().filter(is_model).collect();
+    if std::env::args().any(|argument| argument == "phases") {
+        analysis_phases(&models);
+        return;
+    }
     let program = std::path::PathBuf::from(env!("CARGO_BIN_EXE_partlens-service"));
     let service = TestService::start_with(|config| config.reader.program = Some(program)).await;
     let admin = service.session("ann").await;
@@ -252,6 +277,113 @@ async fn main() {
     println!("\nMisses:");
     for miss in misses {
         println!("- {miss}");
+    }
+}
+
+/// Where the time of a model's analysis goes (`analyze` of the engine, as the reader worker runs
+/// it), each step timed on its own over every model of the corpus, p50 and the sum; the views'
+/// descriptors are the whole analysis less the steps timed apart.
+fn analysis_phases(models: &[CorpusFile]) {
+    use partlens_engine::mesh;
+    let mut steps: BTreeMap<&str, Vec<Duration>> = BTreeMap::new();
+    let mut note = |step: &'static str, took: Duration| steps.entry(step).or_default().push(took);
+    for file in models {
+        let bytes = std::fs::read(corpus_dir().join(&file.relative)).expect("a corpus file");
+        let extension = file.extension();
+        let started = Instant::now();
+        let Ok(analysis) = partlens_engine::analyze(&extension, &bytes) else {
+            continue;
+        };
+        let whole = started.elapsed();
+        let started = Instant::now();
+        let Ok(read) = partlens_geometry::read_model(&extension, &bytes).mesh else {
+            continue;
+        };
+        let reading = started.elapsed();
+        let started = Instant::now();
+        let posed = mesh::standard_pose(&read);
+        let _shape = partlens_engine::ShapeDistribution::of_mesh(&posed);
+        let posing = started.elapsed();
+        let started = Instant::now();
+        for view in mesh::around_the_sphere(mesh::VIEW_DIRECTIONS) {
+            std::hint::black_box(mesh::render_framed(&posed, &view));
+        }
+        let rendering = started.elapsed();
+        let started = Instant::now();
+        let picture = image::DynamicImage::ImageRgb8(mesh::render(
+            &posed,
+            &mesh::VIEWPOINTS[mesh::PICTURE_VIEW],
+            mesh::VIEW_SIDE,
+        ));
+        let picturing = started.elapsed();
+        let started = Instant::now();
+        let mut encoded = Vec::new();
+        picture
+            .thumbnail(
+                partlens_engine::THUMBNAIL_SIZE,
+                partlens_engine::THUMBNAIL_SIZE,
+            )
+            .to_rgb8()
+            .write_to(
+                &mut std::io::Cursor::new(&mut encoded),
+                image::ImageFormat::Jpeg,
+            )
+            .expect("a thumbnail");
+        let thumbnail = started.elapsed();
+        let started = Instant::now();
+        picture
+            .to_rgb8()
+            .write_to(
+                &mut std::io::Cursor::new(&mut encoded),
+                image::ImageFormat::Png,
+            )
+            .expect("a large image");
+        let large = started.elapsed();
+        let limits = partlens_engine::ExtractionLimits::default();
+        let started = Instant::now();
+        let Ok(input) = partlens_engine::analyze_for(
+            partlens_engine::Purpose::SearchInput,
+            &extension,
+            &bytes,
+            &limits,
+        ) else {
+            continue;
+        };
+        note("8 whole analysis of a search input", started.elapsed());
+        assert_eq!(input.views, analysis.views, "{}", file.relative);
+        let timed = reading + posing + rendering + picturing + thumbnail + large;
+        note("0 whole analysis", whole);
+        note("1 read and mesh", reading);
+        note("2 pose and D2", posing);
+        note("3 92 views rendered and framed", rendering);
+        note(
+            "4 92+1 views described (the rest)",
+            whole.saturating_sub(timed),
+        );
+        note("5 picture rendered", picturing);
+        note("6 thumbnail (JPEG)", thumbnail);
+        note("7 large image (PNG)", large);
+        std::hint::black_box(analysis);
+    }
+    println!(
+        "Where a model's analysis goes, {} models:\n",
+        steps.get("0 whole analysis").map_or(0, Vec::len)
+    );
+    println!("| step | p50 | sum | share of the sum |");
+    println!("|---|---|---|---|");
+    let all: Duration = steps
+        .get("0 whole analysis")
+        .map_or(Duration::ZERO, |times| times.iter().sum());
+    for (step, times) in &mut steps {
+        times.sort();
+        let sum: Duration = times.iter().sum();
+        println!(
+            "| {} | {:.1} ms | {:.2} s | {:.0} % |",
+            &step[2..],
+            times[times.len() / 2].as_secs_f64() * 1000.0,
+            sum.as_secs_f64(),
+            100.0 * sum.as_secs_f64() / all.as_secs_f64().max(1e-9)
+        );
     }
 }
 

@@ -36,6 +36,7 @@ use super::config::ReaderSettings;
 use super::disk::{Disk, ImageKind, remove_if_present, write_private};
 use super::error::ServiceError;
 use super::failure_reason::FailureReason;
+use super::input_analyses::{ContentKey, DEFAULT_KEPT_BYTES, InputAnalyses};
 use super::limits::ServiceLimits;
 use super::reader_pool::{Asker, ReaderPool, ReaderSlot};
 use super::store::files::{IndexState, IndexedContent, IndexingFailure};
@@ -60,6 +61,8 @@ pub struct Indexer {
     readers: ReaderPool,
     /// `None` when no reader program was found: models and drawings then fail with that reason.
     sandbox: Option<Arc<Sandbox>>,
+    /// Search inputs' analyses by content, so the same input uploaded again is not read again.
+    input_analyses: Arc<InputAnalyses>,
 }
 
 /// How the read of one claimed job ended, before anything is saved.
@@ -101,6 +104,7 @@ impl Indexer {
             stop: CancellationToken::new(),
             readers: ReaderPool::new(reader.slots),
             sandbox: program.map(|program| Arc::new(Sandbox::new(program, reader.limits))),
+            input_analyses: Arc::new(InputAnalyses::new(DEFAULT_KEPT_BYTES)),
         }
     }
 
@@ -260,6 +264,7 @@ impl Indexer {
         };
         loop {
             let slot = self.readers.acquire(asker.clone()).await;
+            let started = std::time::Instant::now();
             match self.read(&job, &slot).await {
                 Ok(Read::Preempted) => continue,
                 Ok(Read::Stopped) => {
@@ -269,7 +274,15 @@ impl Indexer {
                 }
                 Ok(Read::Done(analysis)) => {
                     drop(slot);
-                    return self.save(job, Ok(analysis)).await;
+                    let read = started.elapsed();
+                    let saved = self.save(job, Ok(analysis)).await;
+                    // Where the time of an upload goes (docs/PERFORMANCE.md, "search by a model").
+                    tracing::debug!(
+                        read_ms = read.as_secs_f64() * 1000.0,
+                        save_ms = (started.elapsed() - read).as_secs_f64() * 1000.0,
+                        "indexed while the uploader waits"
+                    );
+                    return saved;
                 }
                 Err(error) => {
                     drop(slot);
@@ -345,13 +358,47 @@ impl Indexer {
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(missing()),
             Err(error) => return Err(error.into()),
         };
+        if !job.is_search_input {
+            return self.analyze(job, slot, bytes).await;
+        }
+        // A search input whose content was analysed for the company before is not read again.
+        let (company, extension) = (job.company_id.clone(), job.extension.clone());
+        let (bytes, key) = tokio::task::spawn_blocking(move || {
+            let key = ContentKey::of(&company, &extension, &bytes);
+            (bytes, key)
+        })
+        .await?;
+        if let Some(analysis) = self.input_analyses.find(&key) {
+            return Ok(Read::Done(Ok(analysis)));
+        }
+        let read = self.analyze(job, slot, bytes).await?;
+        if let Read::Done(Ok(analysis)) = &read {
+            self.input_analyses.keep(key, analysis);
+        }
+        Ok(read)
+    }
+
+    /// Analyses the bytes of `job`: a model or drawing in a worker process, a picture here.
+    async fn analyze(
+        &self,
+        job: &ClaimedJob,
+        slot: &ReaderSlot,
+        bytes: Vec<u8>,
+    ) -> Result<Read, ServiceError> {
         let extension = job.extension.to_ascii_lowercase();
         let limits = self.limits.clone();
+        // A search input is analysed for what its search uses (no large image, a model's views
+        // on every core: docs/PERFORMANCE.md, "search by a model").
+        let purpose = if job.is_search_input {
+            partlens_engine::Purpose::SearchInput
+        } else {
+            partlens_engine::Purpose::DatabaseFile
+        };
         if !read_in_worker(&extension) {
             let analysis = tokio::task::spawn_blocking(move || {
                 // A panic in a decoder is a failed file, not a dead worker.
                 std::panic::catch_unwind(|| {
-                    partlens_engine::analyze_within(&extension, &bytes, &limits.extraction)
+                    partlens_engine::analyze_for(purpose, &extension, &bytes, &limits.extraction)
                         .and_then(|analysis| within_limits(&extension, analysis, &limits))
                 })
                 .unwrap_or_else(|_| {
@@ -375,7 +422,7 @@ impl Indexer {
         let preempted = slot.preempted().clone();
         let read = tokio::task::spawn_blocking(move || {
             let cancelled = || stop.is_cancelled() || preempted.is_cancelled();
-            let read = sandbox.analyze(&extension, bytes, &limits.extraction, &cancelled);
+            let read = sandbox.analyze(purpose, &extension, bytes, &limits.extraction, &cancelled);
             match read {
                 Ok(analysis) => Read::Done(
                     analysis.and_then(|analysis| within_limits(&extension, analysis, &limits)),

@@ -17,6 +17,7 @@ pub mod failure_reason;
 pub mod filter_scopes;
 pub mod image_links;
 pub mod indexing;
+pub mod input_analyses;
 #[cfg(any(test, feature = "samples"))]
 pub mod large_library;
 pub mod library;
