@@ -9,6 +9,7 @@ mod file_dialogs;
 mod first_run;
 mod library;
 mod packaging;
+mod pmi_review;
 mod results_order;
 mod score_calibration;
 mod score_scale;

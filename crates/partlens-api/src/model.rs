@@ -358,6 +358,28 @@ pub struct PmiItem {
     /// The text of the item.
     #[serde(deserialize_with = "null_as_default")]
     pub text: String,
+    /// How sure the reader is of the text, 0–100, for text read by OCR from a scan (an extension
+    /// of the interface, in the item's JSON as `confidence`; absent for text read from a vector
+    /// drawing, which is certain, and from services that do not send it).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "lenient_confidence"
+    )]
+    pub confidence: Option<f32>,
+}
+
+/// A confidence as a number, `null` or absent (none); anything else (a string, a value outside
+/// 0–100) is taken as none rather than refusing the page.
+fn lenient_confidence<'de, D>(deserializer: D) -> Result<Option<f32>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    let value = serde_json::Value::deserialize(deserializer)?;
+    Ok(value
+        .as_f64()
+        .filter(|confidence| (0.0..=100.0).contains(confidence))
+        .map(|confidence| confidence as f32))
 }
 
 /// The reply of both search endpoints. Only some fields are specified; the rest is kept in `extra`.
@@ -648,6 +670,48 @@ mod tests {
         );
         assert!(again.pmi.is_string());
         assert_eq!(again.parse().unwrap(), data);
+    }
+
+    #[test]
+    fn an_ocr_items_confidence_is_an_optional_extension_of_the_item() {
+        // OCR'd items carry `confidence`; vector items do not, and are written as the spec's
+        // three fields only.
+        let pages = vec![PmiPage {
+            page: 1,
+            image_size: [1024, 662],
+            items: vec![
+                PmiItem {
+                    box_in_page: [10, 20, 110, 60],
+                    type_id: 2,
+                    text: "213.00".into(),
+                    confidence: Some(48.5),
+                },
+                PmiItem {
+                    box_in_page: [200, 20, 300, 60],
+                    type_id: 1,
+                    text: "NOTE".into(),
+                    confidence: None,
+                },
+            ],
+        }];
+        let wire = PmiDataWire::from_pages(&pages, String::new(), Vec::new());
+        let inner: serde_json::Value = serde_json::from_str(wire.pmi.as_str().unwrap()).unwrap();
+        assert_eq!(inner[0]["PMI"][0]["confidence"], 48.5);
+        let vector_item = inner[0]["PMI"][1].as_object().unwrap();
+        let mut keys: Vec<&str> = vector_item.keys().map(String::as_str).collect();
+        keys.sort_unstable();
+        assert_eq!(keys, ["box", "text", "type_id"]);
+        assert_eq!(wire.parse().unwrap().pages, pages);
+        // A confidence that is not a number from 0 to 100 is none, not a refused page.
+        let odd = r#"[{"page":1,"ImageSize":[10,10],"PMI":[
+            {"box":[0,0,1,1],"type_id":1,"text":"a","confidence":"high"},
+            {"box":[0,0,1,1],"type_id":1,"text":"b","confidence":140},
+            {"box":[0,0,1,1],"type_id":1,"text":"c","confidence":null},
+            {"box":[0,0,1,1],"type_id":1,"text":"d","confidence":7}]}]"#;
+        let pages: Vec<PmiPage> = serde_json::from_str(odd).unwrap();
+        let confidences: Vec<Option<f32>> =
+            pages[0].items.iter().map(|item| item.confidence).collect();
+        assert_eq!(confidences, [None, None, None, Some(7.0)]);
     }
 
     #[test]

@@ -1,5 +1,8 @@
 //! The page canvas of the PMI viewer: the page picture (or a blank page of the right aspect) with the
 //! PMI boxes drawn over it, zoom and pan, hover and click on boxes, and the colour legend by type.
+//! Items read by OCR from a scan show their confidence above their box; those under
+//! [`REVIEW_CONFIDENCE`](super::items::REVIEW_CONFIDENCE) get a dashed [`REVIEW_COLOR`] frame and
+//! a "!" badge besides their type's box.
 //!
 //! Boxes are `[left, top, right, bottom]` in *page pixels*, the coordinate space `PmiPage.image_size`
 //! gives. The picture shown may have another resolution (the service's large image is scaled to at
@@ -14,7 +17,11 @@
 use egui::emath::RectTransform;
 use egui::{Color32, Pos2, Rect, Sense, Stroke, StrokeKind, Vec2};
 
+use super::items::{confidence_note, needs_review};
 use partlens_api::{PmiItem, PmiPage};
+
+/// The colour of the marks of items to review (crimson: apart from every type colour).
+pub const REVIEW_COLOR: Color32 = Color32::from_rgb(220, 20, 60);
 
 /// The closest and farthest zoom, relative to "the whole page fits".
 pub const ZOOM_RANGE: std::ops::RangeInclusive<f32> = 0.25..=24.0;
@@ -293,7 +300,11 @@ pub fn page_canvas_ui(
         let selected = input.selected == Some(index);
         // One widget a box: screen readers and tests find boxes by their text and click them.
         let box_response = ui.interact(visible, id.with(("pmi box", index)), Sense::click());
-        let label = format!("{} box: {}", type_name(item.type_id), item.text);
+        let note = confidence_note(item);
+        let label = match &note {
+            Some(note) => format!("{} box: {} ({note})", type_name(item.type_id), item.text),
+            None => format!("{} box: {}", type_name(item.type_id), item.text),
+        };
         box_response
             .widget_info(|| egui::WidgetInfo::selected(egui::Role::Button, true, selected, &label));
         if selected || hovered == Some(index) {
@@ -306,6 +317,9 @@ pub fn page_canvas_ui(
             Stroke::new(width, color),
             StrokeKind::Outside,
         );
+        if let Some(confidence) = item.confidence {
+            draw_confidence(&painter, box_in_ui, confidence, needs_review(item));
+        }
         if box_response.clicked() {
             // A pointer click goes to the box under the pointer; a click from the keyboard or a
             // screen reader (no pointer over the canvas) to this box.
@@ -317,10 +331,68 @@ pub fn page_canvas_ui(
                 .show(|ui| {
                     ui.strong(type_name(item.type_id));
                     ui.label(&item.text);
+                    if let Some(note) = &note {
+                        if needs_review(item) {
+                            ui.colored_label(REVIEW_COLOR, note);
+                        } else {
+                            ui.weak(note);
+                        }
+                    }
                 });
         }
     }
     output
+}
+
+/// The confidence of an item read by OCR over its box: the percentage above its top left corner
+/// (when the box is wide enough on screen to carry it), and for an item to review a dashed
+/// [`REVIEW_COLOR`] frame around the box and a "!" badge at its top right corner.
+fn draw_confidence(painter: &egui::Painter, box_in_ui: Rect, confidence: f32, review: bool) {
+    let color = if review {
+        REVIEW_COLOR
+    } else {
+        Color32::from_gray(70)
+    };
+    if box_in_ui.width() >= 18.0 {
+        painter.text(
+            box_in_ui.left_top() + Vec2::new(0.0, -2.0),
+            egui::Align2::LEFT_BOTTOM,
+            format!("{} %", confidence.round() as i64),
+            egui::FontId::proportional(10.0),
+            color,
+        );
+    }
+    if !review {
+        return;
+    }
+    let frame = box_in_ui.expand(3.0);
+    let corners = [
+        frame.left_top(),
+        frame.right_top(),
+        frame.right_bottom(),
+        frame.left_bottom(),
+        frame.left_top(),
+    ];
+    painter.extend(egui::Shape::dashed_line(
+        &corners,
+        Stroke::new(1.5, REVIEW_COLOR),
+        4.0,
+        3.0,
+    ));
+    review_badge(painter, frame.right_top());
+}
+
+/// The review mark: a [`REVIEW_COLOR`] disc with a white "!", centred on `centre` (on the boxes,
+/// the rows of the items list and the legend alike).
+pub fn review_badge(painter: &egui::Painter, centre: Pos2) {
+    painter.circle_filled(centre, 6.0, REVIEW_COLOR);
+    painter.text(
+        centre,
+        egui::Align2::CENTER_CENTER,
+        "!",
+        egui::FontId::proportional(10.0),
+        Color32::WHITE,
+    );
 }
 
 #[cfg(test)]
@@ -332,6 +404,7 @@ mod tests {
             box_in_page,
             type_id,
             text: text.into(),
+            confidence: None,
         }
     }
 

@@ -1,23 +1,60 @@
-//! The items list beside the page: one row per PMI item (its type's colour, type and text), a filter
-//! field, the selected item highlighted and scrolled to.
+//! The items list beside the page: one row per PMI item (its type's colour, type and text, and for
+//! text read by OCR its confidence, with a mark on those to review), a filter field and a "for
+//! review only" switch, the selected item highlighted and scrolled to.
 
 use egui::{Sense, Vec2};
 
-use super::canvas::{type_color, type_name};
+use super::canvas::{REVIEW_COLOR, review_badge, type_color, type_name};
 use partlens_api::PmiItem;
 
-/// The indices of the items whose text or type name holds every word of `filter` (any case).
-pub fn filtered_items(items: &[PmiItem], filter: &str) -> Vec<usize> {
+/// Below this confidence (0–100) an item read by OCR is marked for review: Tesseract's words under
+/// 60 are misread often enough on scanned drawings that a person should look at the scan.
+pub const REVIEW_CONFIDENCE: f32 = 60.0;
+
+/// True when an item was read by OCR with a confidence under [`REVIEW_CONFIDENCE`]. Items read
+/// from vector drawings carry no confidence and are never marked.
+pub fn needs_review(item: &PmiItem) -> bool {
+    item.confidence
+        .is_some_and(|confidence| confidence < REVIEW_CONFIDENCE)
+}
+
+/// The mark of an item read by OCR: its confidence in whole percent, and "for review" under
+/// [`REVIEW_CONFIDENCE`]; `None` for an item read from a vector drawing.
+pub fn confidence_note(item: &PmiItem) -> Option<String> {
+    let confidence = item.confidence?;
+    let percent = confidence.round() as i64;
+    Some(if needs_review(item) {
+        format!("OCR {percent} %, for review")
+    } else {
+        format!("OCR {percent} %")
+    })
+}
+
+/// The indices of the items whose text, type name or review mark holds every word of `filter` (any
+/// case); with `review_only`, only the items [`needs_review`] marks.
+pub fn filtered_items(items: &[PmiItem], filter: &str, review_only: bool) -> Vec<usize> {
     let words: Vec<String> = filter.split_whitespace().map(str::to_lowercase).collect();
     items
         .iter()
         .enumerate()
+        .filter(|(_, item)| !review_only || needs_review(item))
         .filter(|(_, item)| {
-            let haystack = format!("{} {}", type_name(item.type_id), item.text).to_lowercase();
+            let haystack = format!(
+                "{} {} {}",
+                type_name(item.type_id),
+                item.text,
+                confidence_note(item).unwrap_or_default()
+            )
+            .to_lowercase();
             words.iter().all(|word| haystack.contains(word))
         })
         .map(|(index, _)| index)
         .collect()
+}
+
+/// How many of the items [`needs_review`] marks.
+pub fn review_count(items: &[PmiItem]) -> usize {
+    items.iter().filter(|item| needs_review(item)).count()
 }
 
 /// The item after (`step` 1) or before (`step` -1) `selected` among the `shown` ones, for the arrow
@@ -36,25 +73,47 @@ pub fn step_selection(shown: &[usize], selected: Option<usize>, step: isize) -> 
     Some(shown[next])
 }
 
-/// The label of an item's row (and its accessible name).
+/// The label of an item's row (and its accessible name): type and text, and for an item read by
+/// OCR its [`confidence_note`] (the row of an item to review also has the review badge).
 pub fn item_row_label(item: &PmiItem) -> String {
     let text = if item.text.trim().is_empty() {
         "(no text)"
     } else {
         item.text.trim()
     };
-    format!("{}: {text}", type_name(item.type_id))
+    let label = format!("{}: {text}", type_name(item.type_id));
+    match confidence_note(item) {
+        Some(note) => format!("{label} ({note})"),
+        None => label,
+    }
 }
 
-/// Draws the filter and the list; returns the item whose row was clicked.
+/// What the list is asked to show and how.
+pub struct ListInput<'a> {
+    /// The page's items.
+    pub items: &'a [PmiItem],
+    /// The selected item.
+    pub selected: Option<usize>,
+    /// Scroll the selected row into view this frame.
+    pub scroll_to_selected: bool,
+    /// Height of the list in points.
+    pub height: f32,
+}
+
+/// Draws the filter, the "for review only" switch (when the page has items read by OCR) and the
+/// list; returns the item whose row was clicked.
 pub fn items_list_ui(
     ui: &mut egui::Ui,
-    items: &[PmiItem],
+    input: &ListInput<'_>,
     filter: &mut String,
-    selected: Option<usize>,
-    scroll_to_selected: bool,
-    height: f32,
+    review_only: &mut bool,
 ) -> Option<usize> {
+    let ListInput {
+        items,
+        selected,
+        scroll_to_selected,
+        height,
+    } = *input;
     let mut clicked = None;
     ui.horizontal(|ui| {
         let label = ui.label("Filter items");
@@ -65,7 +124,19 @@ pub fn items_list_ui(
         )
         .labelled_by(label.id);
     });
-    let shown = filtered_items(items, filter);
+    if items.iter().any(|item| item.confidence.is_some()) {
+        let count = review_count(items);
+        ui.checkbox(
+            review_only,
+            format!(
+                "For review only ({count} under {} %)",
+                REVIEW_CONFIDENCE as i64
+            ),
+        );
+    } else {
+        *review_only = false;
+    }
+    let shown = filtered_items(items, filter, *review_only);
     ui.weak(format!("{} of {} items", shown.len(), items.len()));
     egui::ScrollArea::vertical()
         .id_salt("pmi items")
@@ -85,7 +156,18 @@ pub fn items_list_ui(
                         .rect_filled(swatch, 2.0, type_color(item.type_id));
                     let is_selected = selected == Some(index);
                     let label = item_row_label(item);
-                    let row = ui.selectable_label(is_selected, label);
+                    if needs_review(item) {
+                        let (badge, _) = ui.allocate_exact_size(Vec2::splat(12.0), Sense::hover());
+                        review_badge(ui.painter(), badge.center());
+                    }
+                    let row = if needs_review(item) {
+                        ui.selectable_label(
+                            is_selected,
+                            egui::RichText::new(label).color(REVIEW_COLOR),
+                        )
+                    } else {
+                        ui.selectable_label(is_selected, label)
+                    };
                     if is_selected && scroll_to_selected {
                         row.scroll_to_me(Some(egui::Align::Center));
                     }
@@ -107,6 +189,7 @@ mod tests {
             box_in_page: [0, 0, 10, 10],
             type_id,
             text: text.into(),
+            confidence: None,
         }
     }
 
@@ -118,13 +201,41 @@ mod tests {
             item(2, "120 ±0.1"),
             item(3, "MATERIAL: S235"),
         ];
-        assert_eq!(filtered_items(&items, ""), [0, 1, 2, 3]);
-        assert_eq!(filtered_items(&items, "dimension"), [0, 2]);
-        assert_eq!(filtered_items(&items, "ø40"), [0]);
-        assert_eq!(filtered_items(&items, "edges note"), [1]);
-        assert!(filtered_items(&items, "bolt").is_empty());
+        assert_eq!(filtered_items(&items, "", false), [0, 1, 2, 3]);
+        assert_eq!(filtered_items(&items, "dimension", false), [0, 2]);
+        assert_eq!(filtered_items(&items, "ø40", false), [0]);
+        assert_eq!(filtered_items(&items, "edges note", false), [1]);
+        assert!(filtered_items(&items, "bolt", false).is_empty());
+        // Vector items are never for review.
+        assert!(filtered_items(&items, "", true).is_empty());
         assert_eq!(item_row_label(&items[0]), "Dimension: Ø40 H7");
         assert_eq!(item_row_label(&item(7, " ")), "Type 7: (no text)");
+    }
+
+    #[test]
+    fn ocr_items_under_the_review_confidence_are_marked_and_filtered() {
+        let ocr = |text: &str, confidence: f32| PmiItem {
+            confidence: Some(confidence),
+            ..item(2, text)
+        };
+        let items = [
+            ocr("213.00", 91.0),
+            ocr("l96.9l", 42.4),
+            item(1, "NOTE"),
+            ocr("R5", 59.9),
+            ocr("12", 60.0),
+        ];
+        assert_eq!(filtered_items(&items, "", true), [1, 3]);
+        assert_eq!(review_count(&items), 2);
+        // "review" in the filter finds them too.
+        assert_eq!(filtered_items(&items, "review", false), [1, 3]);
+        assert_eq!(item_row_label(&items[0]), "Dimension: 213.00 (OCR 91 %)");
+        assert_eq!(
+            item_row_label(&items[1]),
+            "Dimension: l96.9l (OCR 42 %, for review)"
+        );
+        assert_eq!(item_row_label(&items[2]), "Note: NOTE");
+        assert!(!needs_review(&items[4]));
     }
 
     #[test]

@@ -15,7 +15,7 @@ use egui::Vec2;
 
 use self::canvas::{CanvasInput, PageZoom, legend, page_canvas_ui, page_size};
 use self::feedback::{FeedbackDrafts, FeedbackForm};
-use self::items::{filtered_items, items_list_ui, step_selection};
+use self::items::{ListInput, filtered_items, items_list_ui, review_count, step_selection};
 use super::app_command::CommandQueue;
 use super::load_state::LoadState;
 use super::picture::{Picture, picture};
@@ -55,6 +55,8 @@ pub struct PmiView {
     reveal_box: bool,
     reveal_row: bool,
     filter: String,
+    /// List only the items read by OCR that are to be reviewed.
+    review_only: bool,
     show_boxes: bool,
     zoom: PageZoom,
     feedback: FeedbackForm,
@@ -77,6 +79,7 @@ impl PmiView {
             reveal_box: false,
             reveal_row: false,
             filter: String::new(),
+            review_only: false,
             show_boxes: true,
             zoom: PageZoom::default(),
             feedback: FeedbackForm::new(drafts),
@@ -97,6 +100,7 @@ impl PmiView {
         self.reveal_box = false;
         self.reveal_row = false;
         self.filter.clear();
+        self.review_only = false;
         self.zoom = PageZoom::default();
     }
 
@@ -309,7 +313,7 @@ impl PmiView {
                 )
             });
             if down || up {
-                let shown = filtered_items(&page.items, &self.filter);
+                let shown = filtered_items(&page.items, &self.filter, self.review_only);
                 let step = if down { 1 } else { -1 };
                 self.select(step_selection(&shown, self.selected, step));
                 self.reveal_row = true;
@@ -321,6 +325,12 @@ impl PmiView {
                 let (swatch, _) = ui.allocate_exact_size(Vec2::splat(12.0), egui::Sense::hover());
                 ui.painter().rect_filled(swatch, 2.0, entry.color);
                 ui.label(format!("{} ({})", entry.name, entry.count));
+            }
+            let review = review_count(&page.items);
+            if review > 0 {
+                let (badge, _) = ui.allocate_exact_size(Vec2::splat(12.0), egui::Sense::hover());
+                canvas::review_badge(ui.painter(), badge.center());
+                ui.colored_label(canvas::REVIEW_COLOR, format!("For review ({review})"));
             }
             if page.items.is_empty() {
                 ui.weak("no items on this page");
@@ -378,11 +388,14 @@ impl PmiView {
                     ui.vertical(|ui| {
                         items_list_ui(
                             ui,
-                            &page.items,
+                            &ListInput {
+                                items: &page.items,
+                                selected: self.selected,
+                                scroll_to_selected: self.reveal_row,
+                                height: CANVAS_HEIGHT - 80.0,
+                            },
                             &mut self.filter,
-                            self.selected,
-                            self.reveal_row,
-                            CANVAS_HEIGHT - 60.0,
+                            &mut self.review_only,
                         )
                     })
                     .inner
@@ -443,11 +456,13 @@ mod tests {
                     box_in_page: [100, 100, 300, 160],
                     type_id: 2,
                     text: format!("Ø40 H7 (page {number})"),
+                    confidence: None,
                 },
                 PmiItem {
                     box_in_page: [900, 800, 1600, 1000],
                     type_id: 3,
                     text: "PART NO FL-100".into(),
+                    confidence: None,
                 },
             ],
         };

@@ -214,6 +214,40 @@ fn a_scanned_drawing_gives_its_part_number_by_ocr() {
     );
     let texts = item_texts(&analysis);
     assert!(texts.iter().any(|text| text.contains("254.0")), "{texts:?}");
+    // Every OCR'd item carries Tesseract's confidence, and it reaches the service's PMIData: the
+    // `confidence` field of the item in the twice-parsed PMI string (an extension of the spec's
+    // box, type_id and text).
+    let items: Vec<_> = analysis
+        .pmi_pages
+        .iter()
+        .flat_map(|page| &page.items)
+        .collect();
+    assert!(items.iter().all(|item| {
+        item.confidence
+            .is_some_and(|confidence| (0.0..=100.0).contains(&confidence))
+    }));
+    let wire = partlens_api::model::PmiDataWire::from_pages(
+        &analysis.pmi_pages,
+        analysis.text.clone(),
+        analysis.extracted_attributes.clone(),
+    );
+    let inner: serde_json::Value = serde_json::from_str(wire.pmi.as_str().unwrap()).unwrap();
+    assert!(inner[0]["PMI"][0]["confidence"].is_number(), "{inner}");
+    assert_eq!(wire.parse().unwrap().pages, analysis.pmi_pages);
+    // The vector reader's items are certain: no confidence.
+    let Some(vector) =
+        corpus_file("pdf/trident__VRN-BP-VT-250-R0_-_VORON_Trident_Build_Plate_250mm.pdf")
+    else {
+        return;
+    };
+    let vector = crate::analyze(".pdf", &vector).unwrap();
+    assert!(
+        vector
+            .pmi_pages
+            .iter()
+            .flat_map(|page| &page.items)
+            .all(|item| item.confidence.is_none())
+    );
 }
 
 /// Without OCR, a scanned drawing's record says its text was not read.

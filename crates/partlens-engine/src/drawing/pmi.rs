@@ -18,6 +18,7 @@ pub fn page_items(scene: &Scene, page: &Page) -> Vec<PmiItem> {
             box_in_page: page.box_in_page(&text.corners()),
             type_id: text.kind.type_id(),
             text: text.text.lines().collect::<Vec<_>>().join(" "),
+            confidence: None,
         })
         .collect();
     in_reading_order(items)
@@ -72,6 +73,7 @@ mod tests {
             box_in_page,
             type_id: 1,
             text: text.into(),
+            confidence: None,
         }
     }
 

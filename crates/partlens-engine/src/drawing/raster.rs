@@ -207,7 +207,8 @@ pub struct ReadWord {
 pub type LineKey = (u32, u32, u32);
 
 /// The PMI page of a read raster page: one item a line of words, its box scaled from the cleaned
-/// page (`page_size`) to the large image (`image_size`), in reading order.
+/// page (`page_size`) to the large image (`image_size`), its confidence its least sure word's,
+/// in reading order.
 pub fn pmi_page_of_words(words: &[ReadWord], page_size: [u32; 2], image_size: [u32; 2]) -> PmiPage {
     let scale = f64::from(image_size[0]) / f64::from(page_size[0].max(1));
     let mut lines: Vec<(LineKey, Vec<&ReadWord>)> = Vec::new();
@@ -242,6 +243,7 @@ pub fn pmi_page_of_words(words: &[ReadWord], page_size: [u32; 2], image_size: [u
                 ],
                 type_id: super::pdf_scene::text_kind(&text).type_id(),
                 text,
+                confidence: Some(line_confidence(&members)),
             }
         })
         .collect();
@@ -250,6 +252,17 @@ pub fn pmi_page_of_words(words: &[ReadWord], page_size: [u32; 2], image_size: [u
         image_size: [i64::from(image_size[0]), i64::from(image_size[1])],
         items: super::pmi::in_reading_order(items),
     }
+}
+
+/// The confidence of a line of words: its least sure word's (one misread word makes the line
+/// worth a look), to a tenth.
+fn line_confidence(words: &[&ReadWord]) -> f32 {
+    let least = words
+        .iter()
+        .map(|word| word.confidence)
+        .fold(100.0_f32, f32::min)
+        .clamp(0.0, 100.0);
+    (least * 10.0).round() / 10.0
 }
 
 /// Fewest confidence a word read on the page turned a quarter must have to be kept (text that runs
@@ -451,12 +464,16 @@ mod tests {
             confidence: 90.0,
             line: (1, 1, line),
         };
-        let words = [word("PART", 0, 1), word("NO:", 100, 1), word("25", 400, 2)];
+        let mut words = [word("PART", 0, 1), word("NO:", 100, 1), word("25", 400, 2)];
+        words[1].confidence = 41.26;
         let page = pmi_page_of_words(&words, [2000, 1000], [1000, 500]);
         assert_eq!(page.image_size, [1000, 500]);
         assert_eq!(page.items[0].text, "PART NO:");
         assert_eq!(page.items[0].box_in_page, [0, 50, 90, 65]);
         assert_eq!(page.items[1].text, "25");
         assert_eq!(page.items[1].type_id, 2);
+        // Each item carries its least sure word's confidence, for the viewer's review marks.
+        assert_eq!(page.items[0].confidence, Some(41.3));
+        assert_eq!(page.items[1].confidence, Some(90.0));
     }
 }

@@ -424,6 +424,7 @@ mod tests {
             box_in_page,
             type_id: 1,
             text: text.into(),
+            confidence: None,
         }
     }
 
