@@ -19,8 +19,8 @@ use super::records::{ImageUrls, result_item};
 use super::search::SearchQuery;
 use super::state::AppState;
 use super::store::accounts::Caller;
-use super::store::library::{ExtensionFilter, Listing, list_page};
-use super::store::{attributes, search, unix_now};
+use super::store::library::{ExtensionFilter, Listing};
+use super::store::unix_now;
 
 /// The page size when the caller gives no `limit`.
 pub const DEFAULT_LIMIT: usize = partlens_api::library::DEFAULT_PAGE_FILES;
@@ -141,22 +141,21 @@ pub async fn list(
     let company_id = caller.company_id.clone();
     let listed = state
         .store
-        .read(move |connection| {
-            // One snapshot: the filter, the page and its attributes agree.
-            let snapshot = connection.unchecked_transaction()?;
+        .read_tx(move |tx| {
+            // One snapshot (every read transaction is one): the filter, the page and its
+            // attributes agree.
             let matching: Option<HashSet<String>> = if request.terms.is_empty() {
                 None
             } else {
                 Some(
-                    search::matching_database_files(&snapshot, &company_id, &request.terms)?
+                    tx.matching_database_files(&company_id, &request.terms)?
                         .into_iter()
                         .map(|candidate| candidate.uid)
                         .collect(),
                 )
             };
             let extensions = request.kind.map(extension_filter);
-            let page = list_page(
-                &snapshot,
+            let page = tx.list_library_page(
                 &company_id,
                 &Listing {
                     extensions: extensions.as_ref(),
@@ -170,7 +169,7 @@ pub async fn list(
                 .records
                 .into_iter()
                 .map(|record| {
-                    let texts = attributes::texts_of(&snapshot, &record.uid)?;
+                    let texts = tx.attribute_texts_of(&record.uid)?;
                     Ok((record, texts))
                 })
                 .collect::<Result<Vec<_>, ServiceError>>()?;

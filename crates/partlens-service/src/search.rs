@@ -42,7 +42,7 @@ use super::records::{ImageUrls, result_item};
 use super::state::AppState;
 use super::store::accounts::Caller;
 use super::store::files::{self, IndexState};
-use super::store::{attributes, search, unix_now};
+use super::store::{search, unix_now};
 use super::visual::{
     FileFilter, FilterForm, GuidSet, Ranked, StoreViews, ViewSearch, VisualLibrary,
 };
@@ -268,9 +268,9 @@ async fn select(
     let by_inputs = !query.input_uids.is_empty();
     let (selection, damaged) = state
         .store
-        .read(move |connection| {
+        .read_tx(move |tx| {
             if !by_inputs {
-                let candidates = search::matching_database_files(connection, &company_id, &terms)?;
+                let candidates = tx.matching_database_files(&company_id, &terms)?;
                 return Ok((Selection::Filtered(candidates), Vec::new()));
             }
             let mut views = Vec::new();
@@ -278,12 +278,14 @@ async fn select(
             // Sizes stay `Some` while every input that gives views is a model of known size.
             let mut sizes = Some(Vec::new());
             for uid in &input_uids {
-                let Some(record) = files::find(connection, &company_id, uid)?
+                let Some(record) = tx
+                    .find_file(&company_id, uid)?
                     .filter(|record| record.state == IndexState::Completed)
                 else {
                     continue;
                 };
-                let read: Result<Vec<ViewDescriptor>, _> = files::views_of(connection, uid)?
+                let read: Result<Vec<ViewDescriptor>, _> = tx
+                    .views_of(uid)?
                     .iter()
                     .map(|bytes| ViewDescriptor::from_bytes(bytes))
                     .collect();
@@ -421,18 +423,17 @@ async fn load(
     let uids: Vec<String> = shown.iter().map(|(uid, _)| uid.clone()).collect();
     let loaded = state
         .store
-        .read(move |connection| {
-            // One snapshot: the files are checked against the filter again and read as they are
-            // then, so a file changed since it was selected is left out rather than shown with
-            // attributes that no longer match.
-            let snapshot = connection.unchecked_transaction()?;
-            let matching = search::still_matching(&snapshot, &company_id, &terms, &uids)?;
-            let records = files::find_many(&snapshot, &company_id, &uids)?;
+        .read_tx(move |tx| {
+            // One snapshot (every read transaction is one): the files are checked against the
+            // filter again and read as they are then, so a file changed since it was selected is
+            // left out rather than shown with attributes that no longer match.
+            let matching = tx.still_matching(&company_id, &terms, &uids)?;
+            let records = tx.find_files(&company_id, &uids)?;
             records
                 .into_iter()
                 .filter(|record| matching.contains(&record.uid))
                 .map(|record| {
-                    let texts = attributes::texts_of(&snapshot, &record.uid)?;
+                    let texts = tx.attribute_texts_of(&record.uid)?;
                     Ok((record, texts))
                 })
                 .collect::<Result<Vec<_>, ServiceError>>()

@@ -195,7 +195,13 @@ impl Store {
         work: impl FnOnce(&mut dyn StoreTx) -> Result<T, ServiceError>,
     ) -> Result<T, ServiceError> {
         match &*self.inner {
-            Engine::Sqlite(_) => self.read_blocking(|connection| work(&mut SqliteTx(connection))),
+            Engine::Sqlite(_) => self.read_blocking(|connection| {
+                // One snapshot for the whole work, as PostgreSQL's `REPEATABLE READ` reads.
+                let snapshot = connection.unchecked_transaction()?;
+                let value = work(&mut SqliteTx(&snapshot))?;
+                snapshot.commit()?;
+                Ok(value)
+            }),
             Engine::Postgres(store) => store.read_blocking(work),
         }
     }

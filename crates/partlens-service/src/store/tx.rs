@@ -16,7 +16,11 @@ use super::feedback::Feedback;
 use super::files::{self, FileRecord, IndexState, IndexedContent, IndexingFailure, NewContent};
 use super::jobs::{self, ClaimedJob};
 use crate::error::ServiceError;
-use partlens_api::Attribute;
+use partlens_api::{Attribute, FilterTerm};
+use std::collections::HashSet;
+
+use super::library::{ListedPage, Listing};
+use super::search::{self, Candidate};
 
 /// Companies, users, client ids, tokens and the service's own secrets (see `accounts.rs` for the
 /// SQLite behaviour each engine keeps).
@@ -181,8 +185,35 @@ pub trait AttributesTx {
     fn save_feedback(&mut self, feedback: &Feedback, now: &str) -> Result<bool, ServiceError>;
 }
 
+/// The metadata side of search: which database files satisfy a filter's FT conditions (see
+/// `search.rs` for what each kind of term means).
+pub trait SearchTx {
+    /// The company's indexed (completed or failed) database files that satisfy every term, ordered
+    /// by display name (ASCII case folded) then UID.
+    fn matching_database_files(
+        &mut self,
+        company_id: &str,
+        terms: &[FilterTerm],
+    ) -> Result<Vec<Candidate>, ServiceError>;
+    /// Which of `uids` still satisfy every term and are still indexed database files of the
+    /// company.
+    fn still_matching(
+        &mut self,
+        company_id: &str,
+        terms: &[FilterTerm],
+        uids: &[String],
+    ) -> Result<HashSet<String>, ServiceError>;
+    /// One page of the company's database files under `listing`'s conditions, newest upload
+    /// first, then the later record (`GET /api/Files`, see `library.rs`).
+    fn list_library_page(
+        &mut self,
+        company_id: &str,
+        listing: &Listing<'_>,
+    ) -> Result<ListedPage, ServiceError>;
+}
+
 /// One transaction of the store, whichever engine holds it.
-pub trait StoreTx: AccountsTx + FilesTx + JobsTx + AttributesTx {
+pub trait StoreTx: AccountsTx + FilesTx + JobsTx + AttributesTx + SearchTx {
     /// The engine's name, for messages (`SQLite`, `PostgreSQL`).
     fn engine(&self) -> &'static str;
     /// The database's schema version and the one this program writes (equal when current).
@@ -404,5 +435,32 @@ impl AttributesTx for SqliteTx<'_> {
 
     fn save_feedback(&mut self, feedback: &Feedback, now: &str) -> Result<bool, ServiceError> {
         super::feedback::save(self.0, feedback, now)
+    }
+}
+
+impl SearchTx for SqliteTx<'_> {
+    fn matching_database_files(
+        &mut self,
+        company_id: &str,
+        terms: &[FilterTerm],
+    ) -> Result<Vec<Candidate>, ServiceError> {
+        search::matching_database_files(self.0, company_id, terms)
+    }
+
+    fn still_matching(
+        &mut self,
+        company_id: &str,
+        terms: &[FilterTerm],
+        uids: &[String],
+    ) -> Result<HashSet<String>, ServiceError> {
+        search::still_matching(self.0, company_id, terms, uids)
+    }
+
+    fn list_library_page(
+        &mut self,
+        company_id: &str,
+        listing: &Listing<'_>,
+    ) -> Result<ListedPage, ServiceError> {
+        super::library::list_page(self.0, company_id, listing)
     }
 }

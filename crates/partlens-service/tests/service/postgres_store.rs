@@ -630,3 +630,78 @@ async fn a_job_claimed_by_one_node_is_not_claimed_by_another_until_that_node_die
     assert_eq!(uids, ["a", "b"]);
     assert_eq!(retaken[0].revision, held.revision);
 }
+
+#[tokio::test]
+async fn a_filter_search_and_the_library_listing_run_on_postgres() {
+    use partlens_testkit::service::{Shape, png};
+    let Some(service) = on_postgres().await else {
+        return;
+    };
+    let ann = service.session("ann").await;
+    let housing = ann
+        .upload_database_file(
+            "Pumps/Pump Housing.png",
+            png(Shape::Disc, 4),
+            &[("Material", "Stainless Steel"), ("Region", "EU|US")],
+        )
+        .await;
+    let bracket = ann
+        .upload_database_file(
+            "Brackets/bracket.png",
+            png(Shape::Bracket, 5),
+            &[("Material", "Brass"), ("weight(kg)", "12")],
+        )
+        .await;
+    for uid in [&housing, &bracket] {
+        assert_eq!(indexed_status(&ann, uid).await.0, 200);
+    }
+    // Another company's file is never found.
+    let gus = service.session("gus").await;
+    gus.upload_database_file("Pumps/pump.png", png(Shape::Disc, 6), &[])
+        .await;
+
+    // By display name (bracket.png before Pump Housing.png, letters case-folded).
+    assert_eq!(
+        ann.search_uids("FT=png").await,
+        [bracket.clone(), housing.clone()]
+    );
+    assert_eq!(ann.search_uids("FT=PUMP housing").await, [housing.as_str()]);
+    assert_eq!(ann.search_uids("FT=stainless").await, [housing.as_str()]);
+    assert!(ann.search_uids("FT=titanium").await.is_empty());
+    assert_eq!(
+        ann.search_uids("FT=material=steel").await,
+        [housing.as_str()]
+    );
+    assert_eq!(ann.search_uids("FT=region=[us]").await, [housing.as_str()]);
+    assert!(ann.search_uids("FT=region=[u]").await.is_empty());
+    assert_eq!(ann.search_uids("FT=material=br*").await, [bracket.as_str()]);
+    assert_eq!(
+        ann.search_uids("FT=weight(kg)=12").await,
+        [bracket.as_str()]
+    );
+    assert!(ann.search_uids("FT=weight(lb)=12").await.is_empty());
+
+    // The library: newest first, by folder, by filter.
+    let page = |query: &'static str| {
+        let ann = ann.clone();
+        async move {
+            let reply = ann.get(&format!("/api/Files?{query}")).await;
+            reply.expect(200);
+            let page = reply.json();
+            let uids: Vec<String> = page["Files"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|file| file["UID"].as_str().unwrap().to_owned())
+                .collect();
+            (uids, page["TotalFiles"].as_u64().unwrap())
+        }
+    };
+    assert_eq!(page("").await, (vec![bracket.clone(), housing.clone()], 2));
+    assert_eq!(page("limit=1&offset=1").await, (vec![housing.clone()], 2));
+    assert_eq!(page("folder=pumps").await, (vec![housing.clone()], 1));
+    assert_eq!(
+        page("filterStr=FT%3Dmaterial%253Dbrass").await,
+        (vec![bracket.clone()], 1)
+    );
+}

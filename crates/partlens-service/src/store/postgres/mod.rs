@@ -23,6 +23,7 @@ pub mod attributes;
 pub mod files;
 pub mod jobs;
 pub mod schema;
+pub mod search;
 
 use std::sync::mpsc;
 use std::time::Duration;

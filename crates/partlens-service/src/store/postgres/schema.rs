@@ -135,6 +135,12 @@ const MIGRATIONS: &[&str] = &[
         created_at     text NOT NULL
     );
     "#,
+    // 3: the order records were made in, the tie-break of the library's newest-first listing
+    // (SQLite's rowid).
+    r#"
+    ALTER TABLE files ADD COLUMN row_order bigint GENERATED ALWAYS AS IDENTITY;
+    CREATE INDEX files_by_upload ON files (company_id, uploaded_at COLLATE "C", row_order);
+    "#,
 ];
 
 /// The schema version this program writes.

@@ -1,0 +1,233 @@
+//! The metadata side of search on PostgreSQL: the same selection as `../search.rs` (free-text
+//! words as substrings of the lower-cased search text, regular, exact and prefix attribute terms
+//! on the per-value rows), the same order.
+//!
+//! Free text is checked on each of the company's files here (`strpos` over the search text, as
+//! SQLite's baseline `matching_database_files_by_scanning` does): the term index SQLite lists
+//! files through is not built on PostgreSQL yet, and `pg_trgm` may be missing on the server.
+//! Attribute terms go through the `(attribute_id, value_key)` index.
+//!
+//! The library's listing (`../library.rs`) is here too, since a listing with a filter is this
+//! selection read in upload order.
+
+use std::collections::HashSet;
+
+use r2d2_postgres::postgres::types::ToSql;
+
+use super::super::attributes::{name_key, value_key};
+use super::super::files::path_key;
+use super::super::library::{ExtensionFilter, ListedPage, Listing};
+use super::super::search::Candidate;
+use super::super::tx::{FilesTx, SearchTx};
+use super::PgTx;
+use crate::error::ServiceError;
+use partlens_api::FilterTerm;
+use partlens_api::attribute::split_unit;
+
+/// A statement's arguments, numbered in the order pushed.
+#[derive(Default)]
+struct Arguments(Vec<Box<dyn ToSql + Sync>>);
+
+impl Arguments {
+    /// Adds an argument and returns its placeholder (`$n`).
+    fn push(&mut self, value: impl ToSql + Sync + 'static) -> String {
+        self.0.push(Box::new(value));
+        format!("${}", self.0.len())
+    }
+
+    /// The arguments as the client takes them.
+    fn as_params(&self) -> Vec<&(dyn ToSql + Sync)> {
+        self.0.iter().map(|value| value.as_ref()).collect()
+    }
+}
+
+/// The SQL selecting the UID and display name of the company's database files whose indexing has
+/// ended that satisfy every term, with its arguments.
+fn matching_sql(company_id: &str, terms: &[FilterTerm]) -> (String, Arguments) {
+    let mut arguments = Arguments::default();
+    let company = arguments.push(company_id.to_owned());
+    let mut sql = format!(
+        "SELECT f.uid, f.display_name FROM files f
+         WHERE f.company_id = {company} AND NOT f.is_search_input
+           AND f.state IN ('completed', 'failed')"
+    );
+    let attribute = |sql: &mut String,
+                     arguments: &mut Arguments,
+                     name: &str,
+                     condition: &dyn Fn(&mut Arguments) -> String| {
+        let (name, unit) = split_unit(name);
+        let name = arguments.push(name_key(name));
+        sql.push_str(&format!(
+            " AND EXISTS (SELECT 1 FROM attribute_values v
+                 WHERE v.file_uid = f.uid AND v.attribute_id IN (
+                     SELECT a.id FROM attribute_names a
+                     WHERE a.company_id = {company} AND a.name_key = {name}"
+        ));
+        if let Some(unit) = unit {
+            let unit = arguments.push(name_key(unit));
+            sql.push_str(&format!(" AND a.unit_key = {unit}"));
+        }
+        let condition = condition(arguments);
+        sql.push_str(&format!(") AND {condition})"));
+    };
+    for term in terms {
+        match term {
+            FilterTerm::Text(words) => {
+                for word in words.split_whitespace() {
+                    let word = arguments.push(word.to_lowercase());
+                    sql.push_str(&format!(" AND strpos(f.search_text, {word}) > 0"));
+                }
+            }
+            FilterTerm::Regular { name, value } => {
+                let value = value_key(value);
+                attribute(&mut sql, &mut arguments, name, &|arguments| {
+                    format!("strpos(v.value_key, {}) > 0", arguments.push(value.clone()))
+                })
+            }
+            FilterTerm::Exact { name, value } => {
+                let value = value_key(value);
+                attribute(&mut sql, &mut arguments, name, &|arguments| {
+                    format!("v.value_key = {}", arguments.push(value.clone()))
+                })
+            }
+            FilterTerm::Prefix { name, prefix } => {
+                let prefix = prefix.trim_start().to_lowercase();
+                attribute(&mut sql, &mut arguments, name, &|arguments| {
+                    format!(
+                        "starts_with(v.value_key, {})",
+                        arguments.push(prefix.clone())
+                    )
+                })
+            }
+        }
+    }
+    (sql, arguments)
+}
+
+/// The candidates a statement selects.
+fn candidates(
+    tx: &mut PgTx<'_, '_>,
+    sql: &str,
+    arguments: &Arguments,
+) -> Result<Vec<Candidate>, ServiceError> {
+    tx.tx
+        .query(sql, &arguments.as_params())?
+        .iter()
+        .map(|row| -> Result<_, ServiceError> {
+            Ok(Candidate {
+                uid: row.try_get(0)?,
+                display_name: row.try_get(1)?,
+            })
+        })
+        .collect()
+}
+
+impl SearchTx for PgTx<'_, '_> {
+    fn matching_database_files(
+        &mut self,
+        company_id: &str,
+        terms: &[FilterTerm],
+    ) -> Result<Vec<Candidate>, ServiceError> {
+        let (sql, arguments) = matching_sql(company_id, terms);
+        let mut found = candidates(self, &sql, &arguments)?;
+        // SQLite's `ORDER BY display_name COLLATE NOCASE, uid`: bytes, ASCII letters folded.
+        found.sort_by(|a, b| {
+            a.display_name
+                .to_ascii_lowercase()
+                .cmp(&b.display_name.to_ascii_lowercase())
+                .then_with(|| a.uid.cmp(&b.uid))
+        });
+        Ok(found)
+    }
+
+    fn still_matching(
+        &mut self,
+        company_id: &str,
+        terms: &[FilterTerm],
+        uids: &[String],
+    ) -> Result<HashSet<String>, ServiceError> {
+        if uids.is_empty() {
+            return Ok(HashSet::new());
+        }
+        let (mut sql, mut arguments) = matching_sql(company_id, terms);
+        let listed = arguments.push(uids.to_vec());
+        sql.push_str(&format!(" AND f.uid = ANY({listed})"));
+        Ok(candidates(self, &sql, &arguments)?
+            .into_iter()
+            .map(|candidate| candidate.uid)
+            .collect())
+    }
+
+    fn list_library_page(
+        &mut self,
+        company_id: &str,
+        listing: &Listing<'_>,
+    ) -> Result<ListedPage, ServiceError> {
+        let mut arguments = Arguments::default();
+        let company = arguments.push(company_id.to_owned());
+        let mut conditions = format!("company_id = {company} AND NOT is_search_input");
+        if let Some(filter) = listing.extensions {
+            let (negation, extensions) = match filter {
+                ExtensionFilter::OneOf(extensions) => ("", extensions),
+                ExtensionFilter::NoneOf(extensions) => ("NOT ", extensions),
+            };
+            let extensions = arguments.push(extensions.clone());
+            conditions.push_str(&format!(" AND {negation}(extension = ANY({extensions}))"));
+        }
+        if let Some(folder) = listing.folder {
+            let prefix = format!("{}/", path_key(folder.trim_matches('/')));
+            let prefix = arguments.push(prefix);
+            conditions.push_str(&format!(" AND starts_with(path_key, {prefix})"));
+        }
+        const NEWEST_FIRST: &str = " ORDER BY uploaded_at COLLATE \"C\" DESC, row_order DESC";
+        let (total, uids) = match listing.matching {
+            None => {
+                let total: i64 = self
+                    .tx
+                    .query_one(
+                        &format!("SELECT count(*) FROM files WHERE {conditions}"),
+                        &arguments.as_params(),
+                    )?
+                    .try_get(0)?;
+                let limit = arguments.push(i64::try_from(listing.limit).unwrap_or(i64::MAX));
+                let offset = arguments.push(i64::try_from(listing.offset).unwrap_or(i64::MAX));
+                let uids = self
+                    .tx
+                    .query(
+                        &format!(
+                            "SELECT uid FROM files WHERE {conditions}{NEWEST_FIRST} \
+                             LIMIT {limit} OFFSET {offset}"
+                        ),
+                        &arguments.as_params(),
+                    )?
+                    .iter()
+                    .map(|row| row.try_get(0).map_err(ServiceError::from))
+                    .collect::<Result<Vec<String>, _>>()?;
+                (total.max(0) as usize, uids)
+            }
+            Some(matching) => {
+                let rows = self.tx.query(
+                    &format!("SELECT uid FROM files WHERE {conditions}{NEWEST_FIRST}"),
+                    &arguments.as_params(),
+                )?;
+                let mut total = 0;
+                let mut uids = Vec::new();
+                for row in &rows {
+                    let uid: String = row.try_get(0)?;
+                    if !matching.contains(&uid) {
+                        continue;
+                    }
+                    if total >= listing.offset && uids.len() < listing.limit {
+                        uids.push(uid);
+                    }
+                    total += 1;
+                }
+                (total, uids)
+            }
+        };
+        Ok(ListedPage {
+            total,
+            records: self.find_files(company_id, &uids)?,
+        })
+    }
+}
