@@ -18,6 +18,7 @@ use partlens_tasks::{Backend, BackendParts, DEFAULT_UPLOAD_SLOTS};
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 
 fn main() -> ExitCode {
+    let started = std::time::Instant::now();
     // A reader worker (`partlens read-worker …`, started by the local workspace's service or the 3D
     // preview) does its one read and ends here.
     if let Some(code) = partlens_service::run_reader_worker_if_requested() {
@@ -25,7 +26,7 @@ fn main() -> ExitCode {
     }
     init_logging();
     install_panic_hook();
-    match run() {
+    match run(started) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("partlens: {error:#}");
@@ -122,7 +123,8 @@ fn parse_arguments() -> Invocation {
     Invocation::Open { files, views }
 }
 
-fn run() -> anyhow::Result<()> {
+/// Opens the window; `started` is when `main` began (for the first-frame report).
+fn run(started: std::time::Instant) -> anyhow::Result<()> {
     let (initial_files, initial_views) = match parse_arguments() {
         Invocation::Open { files, views } => (files, views),
         Invocation::Print(text) => {
@@ -188,7 +190,14 @@ fn run() -> anyhow::Result<()> {
     let outcome = eframe::run_native(
         "partlens",
         options,
-        Box::new(move |cc| Ok(Box::new(App::new(cc, app_backend, events, app_options)))),
+        Box::new(move |cc| {
+            let app = App::new(cc, app_backend, events, app_options);
+            Ok(if desktop::first_frame_report_requested() {
+                Box::new(desktop::FirstFrameReport::new(app, started))
+            } else {
+                Box::new(app)
+            })
+        }),
     );
 
     if runtime

@@ -14,9 +14,13 @@ pub const WINDOW_ICON_PNG: &[u8] =
     include_bytes!("../../packaging/icons/hicolor/256x256/apps/io.github.partlens.Partlens.png");
 
 mod dialog_choice;
+mod first_frame;
 mod keyring_store;
 mod native_file_picker;
 
 pub use dialog_choice::{DialogChoice, FAILED_WITHIN, FallbackFilePicker};
+pub use first_frame::{
+    FIRST_FRAME_LINE, FirstFrameReport, REPORT_FIRST_FRAME_ENV, first_frame_report_requested,
+};
 pub use keyring_store::KeyringStore;
 pub use native_file_picker::NativeFilePicker;

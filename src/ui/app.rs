@@ -101,6 +101,12 @@ pub struct App {
     /// What the native dialog was last opened for, until it answers: opened again in the app's own
     /// browser when the native one turns out not to open.
     native_pick: Option<BrowsePurpose>,
+    /// The connection to open once the first frame is on screen (starting the local workspace's
+    /// service, its login and a new workspace's sample library on the machine's cores delayed the
+    /// first frame: docs/PERFORMANCE.md, "Cold start").
+    connect_after_first_frame: Option<Command>,
+    /// True once the first frame has been drawn.
+    first_frame_drawn: bool,
 }
 
 impl App {
@@ -155,10 +161,10 @@ impl App {
         backend.set_repaint(Arc::new(move || ctx.request_repaint()));
         theme::apply(&cc.egui_ctx, settings.theme);
         backend.send(Command::SetPollPolicy(settings.poll_policy()));
-        backend.send(Command::Connect {
+        let connect = Command::Connect {
             service: settings.service.clone(),
             user: settings.last_user.clone(),
-        });
+        };
         Self {
             backend,
             events,
@@ -180,6 +186,8 @@ impl App {
             file_browser: None,
             recent_folders,
             native_pick: None,
+            connect_after_first_frame: Some(connect),
+            first_frame_drawn: false,
         }
     }
 
@@ -514,6 +522,11 @@ impl App {
 
 impl eframe::App for App {
     fn logic(&mut self, ctx: &egui::Context, _frame: &mut eframe::Frame) {
+        if self.first_frame_drawn
+            && let Some(connect) = self.connect_after_first_frame.take()
+        {
+            self.backend.send(connect);
+        }
         while let Ok(event) = self.events.try_recv() {
             self.handle_event(ctx, event);
         }
@@ -616,6 +629,11 @@ impl eframe::App for App {
         };
         drop_overlay::overlay_ui(&ctx, drop_caption);
         self.run_commands(&ctx);
+        if !self.first_frame_drawn {
+            // The connection opens at the start of the next frame, this one painted.
+            self.first_frame_drawn = true;
+            ctx.request_repaint();
+        }
     }
 
     /// Settings are small; saving often keeps a changed service even when the app is killed.

@@ -51,12 +51,16 @@ impl Backend {
     }
 
     /// Makes `service` the current one; jobs of the previous service stop (without being marked
-    /// cancelled) and resume when it is used again.
+    /// cancelled) and resume when it is used again. Work parked for the previous service is
+    /// dropped; work asked for before any service was chosen (the app connects after its first
+    /// frame) runs after this one's login.
     fn switch_service(&self, state: &mut State, service: &ServiceChoice) {
         if state.service.as_ref() != Some(service) {
             state.session_cancel.cancel();
             state.session_cancel = CancellationToken::new();
-            state.parked.clear();
+            if state.service.is_some() {
+                state.parked.clear();
+            }
             state.login_pending = false;
             // The old session belongs to the old service.
             state.connection = Connection::Idle;

@@ -4,12 +4,14 @@
 //! A depth buffer hides what is behind exactly, whatever the model (intersecting shells included),
 //! which egui's own painter cannot.
 //!
-//! The pipelines are made once, when the app starts on wgpu ([`install`]); each viewport keeps its
+//! The pipelines are made once, the first time a model is shown (not at start: compiling them
+//! took time before the app's first frame); [`install`] only keeps the GPU where the preview finds
+//! it. Each viewport keeps its
 //! model's vertices on the GPU and redraws its texture only when the camera, the size or the style
 //! changed. Without wgpu (the glow renderer, the test harness) the preview falls back to
 //! [`super::shading`].
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use eframe::egui_wgpu::RenderState;
 use eframe::wgpu;
@@ -39,23 +41,38 @@ fn renderer_id() -> egui::Id {
     egui::Id::unique("partlens.model_view.gpu")
 }
 
-/// Makes the GPU renderer when the app runs on wgpu, and keeps it where every viewport finds it.
+/// Keeps the GPU where every viewport finds it when the app runs on wgpu; the renderer is made
+/// when [`renderer`] is first asked for it.
 pub fn install(cc: &eframe::CreationContext<'_>) {
     if let Some(render_state) = &cc.wgpu_render_state {
         install_on(&cc.egui_ctx, render_state.clone());
     }
 }
 
-/// Makes the GPU renderer on `render_state` for the viewports drawn with `ctx` (the app at start;
-/// the benchmark with a headless device).
+/// Keeps `render_state` for the viewports drawn with `ctx` (the app at start; the benchmark with a
+/// headless device), for a renderer made on first use.
 pub fn install_on(ctx: &egui::Context, render_state: RenderState) {
-    let renderer = Arc::new(GpuRenderer::new(render_state));
-    ctx.data_mut(|data| data.insert_temp(renderer_id(), renderer));
+    let lazy = Arc::new(LazyRenderer {
+        render_state,
+        made: OnceLock::new(),
+    });
+    ctx.data_mut(|data| data.insert_temp(renderer_id(), lazy));
 }
 
-/// The GPU renderer, when the app runs on wgpu.
+/// The GPU renderer, when the app runs on wgpu; its pipelines are compiled on the first call.
 pub fn renderer(ctx: &egui::Context) -> Option<Arc<GpuRenderer>> {
-    ctx.data(|data| data.get_temp::<Arc<GpuRenderer>>(renderer_id()))
+    let lazy = ctx.data(|data| data.get_temp::<Arc<LazyRenderer>>(renderer_id()))?;
+    Some(
+        lazy.made
+            .get_or_init(|| Arc::new(GpuRenderer::new(lazy.render_state.clone())))
+            .clone(),
+    )
+}
+
+/// The GPU, and the renderer once it is made.
+struct LazyRenderer {
+    render_state: RenderState,
+    made: OnceLock<Arc<GpuRenderer>>,
 }
 
 /// The pipelines and the device they run on.
