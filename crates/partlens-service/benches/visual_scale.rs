@@ -58,6 +58,7 @@ use partlens_service::large_library::{
     BATCH_FILES, LibrarySpec, MATERIALS, generate, supplier, vocabulary_word,
 };
 use partlens_service::search::rank_visually;
+use partlens_service::store::tx::SqliteTx;
 use partlens_service::store::{DATABASE_FILE, Store, accounts, search};
 use partlens_service::visual::{
     AnnIndex, AnnSearch, AnnSettings, ExactScan, FileFilter, GuidSet, LibraryMode, ViewSearch,
@@ -622,7 +623,7 @@ fn main() {
         }
         let first = store.read_blocking(|connection| {
             rank_visually(
-                connection,
+                &mut SqliteTx(connection),
                 &*restarted.read()?,
                 &FilterScopes::new(),
                 &company,
@@ -683,7 +684,7 @@ fn main() {
                     let started = Instant::now();
                     let ranked = store.read_blocking(|connection| {
                         rank_visually(
-                            connection,
+                            &mut SqliteTx(connection),
                             &*keeper.read()?,
                             scopes,
                             &company,

@@ -27,6 +27,7 @@ use super::state::AppState;
 use super::store::accounts::Caller;
 use super::store::files::{self, IndexState};
 use super::store::search;
+use super::store::tx::SqliteTx;
 
 /// The lowest score of a pair of files taken for the same part when the caller does not say. On
 /// the real-world corpus the parts in two formats (a STEP file and its STL) score 0.890 (the
@@ -105,7 +106,7 @@ pub async fn find(
             let visual = shared.indexer.visual().read()?;
             let rank = |views: &[ViewDescriptor]| {
                 rank_visually(
-                    connection,
+                    &mut SqliteTx(connection),
                     &visual,
                     &shared.filter_scopes,
                     &company_id,

@@ -27,8 +27,6 @@
 
 use std::collections::HashMap;
 
-use rusqlite::Connection;
-
 use partlens_api::model::{ExtraFields, SearchResult, SearchResultItem};
 use partlens_api::{FilterTerm, SearchFilter};
 
@@ -41,7 +39,8 @@ use super::part_size::{PartSize, blend, nearest_difference};
 use super::records::{ImageUrls, result_item};
 use super::state::AppState;
 use super::store::accounts::Caller;
-use super::store::files::{self, IndexState};
+use super::store::files::IndexState;
+use super::store::tx::StoreTx;
 use super::store::{search, unix_now};
 use super::visual::{
     FileFilter, FilterForm, GuidSet, Ranked, StoreViews, ViewSearch, VisualLibrary,
@@ -138,7 +137,7 @@ pub fn max_results_param(value: Option<&str>) -> Result<usize, ServiceError> {
 /// most `selective` ([`SELECTIVE_FILES`]) (the search is restricted to them), else held by GUID
 /// (the search's candidates are checked against them).
 fn resolve_for_graph(
-    connection: &Connection,
+    tx: &mut dyn StoreTx,
     company_id: &str,
     terms: &[FilterTerm],
     selective: usize,
@@ -147,21 +146,18 @@ fn resolve_for_graph(
     // listing 20,001 files by name only to find there are too many took 1.3 s at a million
     // records. The index counts every file holding it (records without views too), so the files
     // with views it matches decide.
-    if search::one_condition_held_by_more_than(connection, company_id, terms, selective)? {
-        let matching = search::matching_uids_with_views(connection, company_id, terms)?;
+    if tx.one_condition_held_by_more_than(company_id, terms, selective)? {
+        let matching = tx.matching_uids_with_views(company_id, terms)?;
         if matching.len() > selective {
             return Ok(Resolved::Broad {
                 matching_with_views: GuidSet::new(matching),
             });
         }
     }
-    let some =
-        search::some_matching_files_with_views(connection, company_id, terms, selective + 1)?;
+    let some = tx.some_matching_files_with_views(company_id, terms, selective + 1)?;
     Ok(if some.len() > selective {
         Resolved::Broad {
-            matching_with_views: GuidSet::new(search::matching_uids_with_views(
-                connection, company_id, terms,
-            )?),
+            matching_with_views: GuidSet::new(tx.matching_uids_with_views(company_id, terms)?),
         }
     } else {
         Resolved::Listed(some.into_iter().collect())
@@ -175,7 +171,7 @@ fn resolve_for_graph(
 /// candidates against, the resolution kept in `scopes`), and the library ranks and counts.
 /// Returns the best `limit` files and the number of matches.
 pub fn rank_visually(
-    connection: &Connection,
+    tx: &mut dyn StoreTx,
     library: &VisualLibrary,
     scopes: &FilterScopes,
     company_id: &str,
@@ -188,13 +184,13 @@ pub fn rank_visually(
     } else {
         Some(match library.filter_form(company_id) {
             FilterForm::ListedWhenSelective => {
-                let generation = search::metadata_generation(connection)?;
+                let generation = tx.metadata_generation()?;
                 scopes.resolve(company_id, terms, generation, || {
-                    resolve_for_graph(connection, company_id, terms, SELECTIVE_FILES)
+                    resolve_for_graph(&mut *tx, company_id, terms, SELECTIVE_FILES)
                 })?
             }
             FilterForm::EveryMatchListed => {
-                let all = search::matching_database_files(connection, company_id, terms)?;
+                let all = tx.matching_database_files(company_id, terms)?;
                 std::sync::Arc::new(Resolved::Listed(
                     all.into_iter().map(|candidate| candidate.uid).collect(),
                 ))
@@ -208,7 +204,9 @@ pub fn rank_visually(
             matching_with_views,
         }) => FileFilter::Among(matching_with_views),
     };
-    let stored = StoreViews { connection };
+    let stored = StoreViews {
+        tx: std::cell::RefCell::new(tx),
+    };
     library.rank_and_count(company_id, query_views, filter, limit, &stored)
 }
 
@@ -346,9 +344,9 @@ async fn rank(
                 limit
             };
             let (ranked, total) = tokio::task::spawn_blocking(move || {
-                store.read_blocking(|connection| {
+                store.read_tx_blocking(|tx| {
                     let (ranked, total) = rank_visually(
-                        connection,
+                        &mut *tx,
                         &*visual.read()?,
                         &shared.filter_scopes,
                         &company_id,
@@ -357,7 +355,7 @@ async fn rank(
                         pool,
                     )?;
                     let ranked = match &sizes {
-                        Some(sizes) => rank_by_size(connection, &company_id, sizes, ranked)?,
+                        Some(sizes) => rank_by_size(tx, &company_id, sizes, ranked)?,
                         None => ranked,
                     };
                     Ok((ranked, total))
@@ -382,13 +380,14 @@ async fn rank(
 /// picture, a drawing) keeps its visual score. The sizes are read from the files' records (their
 /// extracted attributes) in one pass.
 pub fn rank_by_size(
-    connection: &Connection,
+    tx: &mut dyn StoreTx,
     company_id: &str,
     sizes: &[PartSize],
     ranked: Ranked,
 ) -> Result<Ranked, ServiceError> {
     let uids: Vec<String> = ranked.iter().map(|(uid, _)| uid.clone()).collect();
-    let size_of: HashMap<String, PartSize> = files::find_many(connection, company_id, &uids)?
+    let size_of: HashMap<String, PartSize> = tx
+        .find_files(company_id, &uids)?
         .into_iter()
         .filter_map(|record| {
             let size = PartSize::of(&record.extracted_attributes, &record.extension)?;
@@ -467,6 +466,7 @@ mod tests {
     use super::*;
     use crate::large_library::{LibrarySpec, MATERIALS, generate};
     use crate::store::Store;
+    use crate::store::tx::SqliteTx;
 
     #[test]
     fn a_graph_search_lists_the_files_with_views_a_filter_selects_until_there_are_too_many() {
@@ -480,6 +480,7 @@ mod tests {
         let material = [FilterTerm::parse(&format!("material=[{}]", MATERIALS[0].0))];
         store
             .read_blocking(|connection| {
+                let tx = &mut SqliteTx(connection);
                 let matching = search::matching_uids_with_views(connection, &company, &material)?;
                 let with_views = matching.len();
                 let broad = || Resolved::Broad {
@@ -496,24 +497,24 @@ mod tests {
                 assert!(search::one_condition_held_by_more_than(
                     connection, &company, &material, limit
                 )?);
-                match resolve_for_graph(connection, &company, &material, limit)? {
+                match resolve_for_graph(tx, &company, &material, limit)? {
                     Resolved::Listed(listed) => assert_eq!(listed.len(), with_views),
                     other => panic!("{other:?}"),
                 }
                 // One file with views more than the limit: too many to restrict the graph's search
                 // to, held to check its candidates against.
                 assert_eq!(
-                    resolve_for_graph(connection, &company, &material, with_views - 1)?,
+                    resolve_for_graph(tx, &company, &material, with_views - 1)?,
                     broad()
                 );
                 // A filter of two conditions takes the listing, with the same outcome.
                 let two = [material[0].clone(), FilterTerm::parse("category=*")];
                 assert_eq!(
-                    resolve_for_graph(connection, &company, &two, with_views - 1)?,
+                    resolve_for_graph(tx, &company, &two, with_views - 1)?,
                     broad()
                 );
                 assert!(matches!(
-                    resolve_for_graph(connection, &company, &two, with_views)?,
+                    resolve_for_graph(tx, &company, &two, with_views)?,
                     Resolved::Listed(listed) if listed.len() == with_views
                 ));
                 Ok(())

@@ -60,9 +60,8 @@ impl RunningService {
         );
         if store.is_postgres() {
             tracing::warn!(
-                "on PostgreSQL accounts, records, uploads, indexing, attributes and feedback \
-                 work so far (issue 26); search and duplicates answer 500, and the visual \
-                 index holds only what this process indexed"
+                "on PostgreSQL everything but duplicates works so far (issue 26); the visual \
+                 index holds only what this process indexed, and free text is scanned"
             );
         }
         let (indexed, queued) = indexer.recover().await?;

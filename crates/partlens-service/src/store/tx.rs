@@ -203,6 +203,32 @@ pub trait SearchTx {
         terms: &[FilterTerm],
         uids: &[String],
     ) -> Result<HashSet<String>, ServiceError>;
+    /// The UIDs of at most `cap` of the company's indexed database files with views that satisfy
+    /// every term, in no particular order.
+    fn some_matching_files_with_views(
+        &mut self,
+        company_id: &str,
+        terms: &[FilterTerm],
+        cap: usize,
+    ) -> Result<Vec<String>, ServiceError>;
+    /// The UIDs of the company's indexed database files with views that satisfy every term (in no
+    /// particular order).
+    fn matching_uids_with_views(
+        &mut self,
+        company_id: &str,
+        terms: &[FilterTerm],
+    ) -> Result<Vec<String>, ServiceError>;
+    /// True when the filter is one condition that more than `cap` files hold, counted through an
+    /// index: a hint that listing the matching files would be long (false for anything else).
+    fn one_condition_held_by_more_than(
+        &mut self,
+        company_id: &str,
+        terms: &[FilterTerm],
+        cap: usize,
+    ) -> Result<bool, ServiceError>;
+    /// The store's metadata generation: it moves with every committed change to what a filter
+    /// selects (records, attribute values, views), by any process.
+    fn metadata_generation(&mut self) -> Result<i64, ServiceError>;
     /// One page of the company's database files under `listing`'s conditions, newest upload
     /// first, then the later record (`GET /api/Files`, see `library.rs`).
     fn list_library_page(
@@ -454,6 +480,36 @@ impl SearchTx for SqliteTx<'_> {
         uids: &[String],
     ) -> Result<HashSet<String>, ServiceError> {
         search::still_matching(self.0, company_id, terms, uids)
+    }
+
+    fn some_matching_files_with_views(
+        &mut self,
+        company_id: &str,
+        terms: &[FilterTerm],
+        cap: usize,
+    ) -> Result<Vec<String>, ServiceError> {
+        search::some_matching_files_with_views(self.0, company_id, terms, cap)
+    }
+
+    fn matching_uids_with_views(
+        &mut self,
+        company_id: &str,
+        terms: &[FilterTerm],
+    ) -> Result<Vec<String>, ServiceError> {
+        search::matching_uids_with_views(self.0, company_id, terms)
+    }
+
+    fn one_condition_held_by_more_than(
+        &mut self,
+        company_id: &str,
+        terms: &[FilterTerm],
+        cap: usize,
+    ) -> Result<bool, ServiceError> {
+        search::one_condition_held_by_more_than(self.0, company_id, terms, cap)
+    }
+
+    fn metadata_generation(&mut self) -> Result<i64, ServiceError> {
+        search::metadata_generation(self.0)
     }
 
     fn list_library_page(

@@ -20,7 +20,8 @@ use super::library::{LibraryMode, VisualLibrary, VisualSettings};
 use super::quantise::Quantiser;
 use super::snapshot::{self, SNAPSHOT_FOLDER};
 use crate::error::ServiceError;
-use crate::store::{Store, files, visual_journal};
+use crate::store::tx::StoreTx;
+use crate::store::{Store, visual_journal};
 use partlens_engine::{ViewDescriptor, VisualIndex};
 
 /// Files a background build reads and inserts at a time (bounds its memory).
@@ -52,20 +53,24 @@ fn read_views(stored: &[Vec<u8>]) -> Result<Vec<ViewDescriptor>, String> {
 /// Files whose stored views could not be read back: (UID, what was wrong).
 pub type DamagedFiles = Vec<(String, String)>;
 
-/// The stored descriptors of files, read through one connection (for re-ranking).
-pub struct StoreViews<'a> {
-    /// The connection to read with.
-    pub connection: &'a Connection,
+/// The stored descriptors of files, read through one store transaction of either engine (for
+/// re-ranking).
+pub struct StoreViews<'a, 'b> {
+    /// The transaction to read with (behind a cell: the views are asked for through `&self`).
+    pub tx: std::cell::RefCell<&'a mut (dyn StoreTx + 'b)>,
 }
 
-impl StoredViews for StoreViews<'_> {
+impl StoredViews for StoreViews<'_, '_> {
     fn views_of(
         &self,
         uids: &[String],
     ) -> Result<Vec<(String, Vec<ViewDescriptor>)>, ServiceError> {
+        let mut tx = self.tx.try_borrow_mut().map_err(|_| {
+            ServiceError::Internal("the stored views are already being read".into())
+        })?;
         let mut found = Vec::with_capacity(uids.len());
         for uid in uids {
-            let stored = files::views_of(self.connection, uid)?;
+            let stored = tx.views_of(uid)?;
             if stored.is_empty() {
                 continue;
             }

@@ -607,6 +607,8 @@ async fn a_job_claimed_by_one_node_is_not_claimed_by_another_until_that_node_die
         (node, held)
     })
     .await;
+    // Claims and returns never move the metadata generation (they run beside the writers).
+    let generation = database.query_text("SELECT value FROM metadata_generation");
     // The first node died (its store is gone and its heartbeat stopped long enough ago): its
     // jobs ("a" and "b") are taken by the other node, and by nobody twice.
     database.execute(&format!(
@@ -629,6 +631,10 @@ async fn a_job_claimed_by_one_node_is_not_claimed_by_another_until_that_node_die
     let uids: Vec<&str> = retaken.iter().map(|job| job.uid.as_str()).collect();
     assert_eq!(uids, ["a", "b"]);
     assert_eq!(retaken[0].revision, held.revision);
+    assert_eq!(
+        database.query_text("SELECT value FROM metadata_generation"),
+        generation
+    );
 }
 
 #[tokio::test]
@@ -703,5 +709,75 @@ async fn a_filter_search_and_the_library_listing_run_on_postgres() {
     assert_eq!(
         page("filterStr=FT%3Dmaterial%253Dbrass").await,
         (vec![bracket.clone()], 1)
+    );
+}
+
+#[tokio::test]
+async fn a_search_by_picture_ranks_and_filters_on_postgres() {
+    use partlens_testkit::service::{Shape, png};
+    let Some(service) = on_postgres().await else {
+        return;
+    };
+    let ann = service.session("ann").await;
+    let disc = ann
+        .upload_database_file("Parts/disc.png", png(Shape::Disc, 7), &[("Region", "EU")])
+        .await;
+    let disc_twin = ann
+        .upload_database_file(
+            "Parts/disc-twin.png",
+            png(Shape::Disc, 8),
+            &[("Region", "APAC")],
+        )
+        .await;
+    let bracket = ann
+        .upload_database_file(
+            "Parts/bracket.png",
+            png(Shape::Bracket, 9),
+            &[("Region", "APAC")],
+        )
+        .await;
+    let input = ann
+        .upload_search_input(".png", &png(Shape::Disc, 10), false)
+        .await;
+    let reply = ann.search(&format!("fileUID={input}")).await;
+    reply.expect(200);
+    let body = reply.json();
+    assert_eq!(body["TotalResults"], 3);
+    let uids = partlens_testkit::service::result_uids(&body);
+    let mut top_two = uids[..2].to_vec();
+    top_two.sort();
+    let mut discs = vec![disc.clone(), disc_twin.clone()];
+    discs.sort();
+    assert_eq!(top_two, discs, "the discs rank first");
+    assert_eq!(uids[2], bracket);
+    // A filter narrows it; changed attributes are seen at once (the metadata generation moved).
+    assert_eq!(
+        ann.search_uids(&format!("fileUID={input}&FT=region=[APAC]"))
+            .await,
+        [disc_twin.as_str(), bracket.as_str()]
+    );
+    let generation = || {
+        service
+            .database
+            .as_ref()
+            .unwrap()
+            .query_text("SELECT value FROM metadata_generation")
+            .unwrap()
+            .parse::<i64>()
+            .unwrap()
+    };
+    let before = generation();
+    ann.put_json(
+        &format!("/api/FileAttributes?fileUID={disc}"),
+        serde_json::to_string(&serde_json::to_string(&["Region=APAC"]).unwrap()).unwrap(),
+    )
+    .await
+    .expect(200);
+    assert!(generation() > before);
+    assert_eq!(
+        ann.search_uids(&format!("fileUID={input}&FT=region=[APAC]"))
+            .await
+            .len(),
+        3
     );
 }

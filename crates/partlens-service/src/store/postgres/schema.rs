@@ -141,6 +141,39 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE files ADD COLUMN row_order bigint GENERATED ALWAYS AS IDENTITY;
     CREATE INDEX files_by_upload ON files (company_id, uploaded_at COLLATE "C", row_order);
     "#,
+    // 4: the metadata generation (SQLite's step 6): moved, in the same transaction, by every change
+    // to what a search filters on, so a filter resolved at one value holds while it is unchanged
+    // (`service::filter_scopes`), whichever node wrote. A file's state moves it only into or out
+    // of completed/failed (what a filter selects): the job queue's claims and returns, which run
+    // beside the writers, never touch it.
+    r#"
+    CREATE TABLE metadata_generation (
+        id     integer PRIMARY KEY CHECK (id = 1),
+        value  bigint NOT NULL
+    );
+    INSERT INTO metadata_generation (id, value) VALUES (1, 0);
+    CREATE FUNCTION partlens_metadata_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        UPDATE metadata_generation SET value = value + 1 WHERE id = 1;
+        RETURN NULL;
+    END
+    $$;
+    CREATE TRIGGER metadata_file_added_or_removed AFTER INSERT OR DELETE ON files
+        FOR EACH ROW EXECUTE FUNCTION partlens_metadata_changed();
+    CREATE TRIGGER metadata_file_changed AFTER UPDATE ON files
+        FOR EACH ROW WHEN (
+            old.uid IS DISTINCT FROM new.uid OR old.company_id IS DISTINCT FROM new.company_id
+            OR old.is_search_input IS DISTINCT FROM new.is_search_input
+            OR old.display_name IS DISTINCT FROM new.display_name
+            OR old.search_text IS DISTINCT FROM new.search_text
+            OR ((old.state IN ('completed', 'failed')) IS DISTINCT FROM
+                (new.state IN ('completed', 'failed'))))
+        EXECUTE FUNCTION partlens_metadata_changed();
+    CREATE TRIGGER metadata_value_changed AFTER INSERT OR UPDATE OR DELETE ON attribute_values
+        FOR EACH ROW EXECUTE FUNCTION partlens_metadata_changed();
+    CREATE TRIGGER metadata_view_changed AFTER INSERT OR DELETE ON views
+        FOR EACH ROW EXECUTE FUNCTION partlens_metadata_changed();
+    "#,
 ];
 
 /// The schema version this program writes.

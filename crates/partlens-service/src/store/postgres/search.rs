@@ -158,6 +158,107 @@ impl SearchTx for PgTx<'_, '_> {
             .collect())
     }
 
+    fn some_matching_files_with_views(
+        &mut self,
+        company_id: &str,
+        terms: &[FilterTerm],
+        cap: usize,
+    ) -> Result<Vec<String>, ServiceError> {
+        let (mut sql, mut arguments) = matching_sql(company_id, terms);
+        let cap = arguments.push(i64::try_from(cap).unwrap_or(i64::MAX));
+        sql.push_str(&format!(
+            " AND EXISTS (SELECT 1 FROM views v WHERE v.file_uid = f.uid) LIMIT {cap}"
+        ));
+        Ok(candidates(self, &sql, &arguments)?
+            .into_iter()
+            .map(|candidate| candidate.uid)
+            .collect())
+    }
+
+    fn matching_uids_with_views(
+        &mut self,
+        company_id: &str,
+        terms: &[FilterTerm],
+    ) -> Result<Vec<String>, ServiceError> {
+        let (mut sql, arguments) = matching_sql(company_id, terms);
+        sql.push_str(" AND EXISTS (SELECT 1 FROM views v WHERE v.file_uid = f.uid)");
+        Ok(candidates(self, &sql, &arguments)?
+            .into_iter()
+            .map(|candidate| candidate.uid)
+            .collect())
+    }
+
+    fn one_condition_held_by_more_than(
+        &mut self,
+        company_id: &str,
+        terms: &[FilterTerm],
+        cap: usize,
+    ) -> Result<bool, ServiceError> {
+        let [term] = terms else {
+            return Ok(false);
+        };
+        let enough = i64::try_from(cap).unwrap_or(i64::MAX).saturating_add(1);
+        let mut arguments = Arguments::default();
+        let company = arguments.push(company_id.to_owned());
+        let values_held = |arguments: &mut Arguments, name: &str, condition: &str| {
+            let (name, unit) = split_unit(name);
+            let name = arguments.push(name_key(name));
+            let mut sql = format!(
+                "SELECT 1 FROM attribute_values v WHERE v.attribute_id IN
+                   (SELECT a.id FROM attribute_names a
+                    WHERE a.company_id = {company} AND a.name_key = {name}"
+            );
+            if let Some(unit) = unit {
+                let unit = arguments.push(name_key(unit));
+                sql.push_str(&format!(" AND a.unit_key = {unit}"));
+            }
+            sql.push_str(") AND ");
+            sql.push_str(condition);
+            sql
+        };
+        // Files of any role or state, as SQLite's index counts them: a hint only.
+        let sql = match term {
+            FilterTerm::Text(words) => match words.split_whitespace().collect::<Vec<_>>()[..] {
+                [word] if word.chars().count() >= 3 => {
+                    let word = arguments.push(word.to_lowercase());
+                    format!(
+                        "SELECT 1 FROM files f WHERE f.company_id = {company}
+                           AND strpos(f.search_text, {word}) > 0"
+                    )
+                }
+                _ => return Ok(false),
+            },
+            FilterTerm::Regular { .. } => return Ok(false),
+            FilterTerm::Exact { name, value } => {
+                let value = arguments.push(value_key(value));
+                values_held(&mut arguments, name, &format!("v.value_key = {value}"))
+            }
+            FilterTerm::Prefix { name, prefix } => {
+                let prefix = arguments.push(prefix.trim_start().to_lowercase());
+                values_held(
+                    &mut arguments,
+                    name,
+                    &format!("starts_with(v.value_key, {prefix})"),
+                )
+            }
+        };
+        let count: i64 = self
+            .tx
+            .query_one(
+                &format!("SELECT count(*) FROM ({sql} LIMIT {enough}) held"),
+                &arguments.as_params(),
+            )?
+            .try_get(0)?;
+        Ok(count >= enough)
+    }
+
+    fn metadata_generation(&mut self) -> Result<i64, ServiceError> {
+        Ok(self
+            .tx
+            .query_one("SELECT value FROM metadata_generation WHERE id = 1", &[])?
+            .try_get(0)?)
+    }
+
     fn list_library_page(
         &mut self,
         company_id: &str,
