@@ -23,8 +23,8 @@ use partlens_service::{RunningService, ServiceConfig, StoredFiles};
 pub use partlens_tasks::data_dir::{DATA_DIR_ENV, default_data_dir};
 use partlens_tasks::service_choice::DEFAULT_CLIENT_ID;
 use partlens_tasks::{
-    LocalWorkspaceLauncher, OpenedWorkspace, RunningWorkspace, StoredContent, StoredFile,
-    WorkspaceError, WorkspaceProgressFn,
+    FirstWork, LocalWorkspaceLauncher, OpenedWorkspace, RunningWorkspace, StoredContent,
+    StoredFile, WorkspaceError, WorkspaceProgressFn,
 };
 
 /// The environment variable that points at a sample library (a folder with `manifest.json`).
@@ -233,13 +233,22 @@ async fn open_workspace(
 
     let content = WorkspaceContent(service.stored_files());
 
+    // A new workspace's samples are added after the login, so the app shows who is logged in
+    // while they are; an interrupted addition goes on at the next start (the marker stays).
     let pending = service_dir.join(SEED_PENDING_FILE_NAME);
-    if pending.exists() {
-        add_samples(&client, config.samples_dir.as_deref(), &progress).await;
-        if let Err(error) = std::fs::remove_file(&pending) {
-            tracing::warn!("cannot remove {}: {error}", pending.display());
-        }
-    }
+    let first_work = pending.exists().then(|| {
+        let client = client.clone();
+        let samples_dir = config.samples_dir.clone();
+        let work: FirstWork = Box::new(move |progress: WorkspaceProgressFn| {
+            Box::pin(async move {
+                add_samples(&client, samples_dir.as_deref(), &progress).await;
+                if let Err(error) = std::fs::remove_file(&pending) {
+                    tracing::warn!("cannot remove {}: {error}", pending.display());
+                }
+            })
+        });
+        work
+    });
 
     Ok(OpenedWorkspace {
         client,
@@ -247,6 +256,7 @@ async fn open_workspace(
         company: account.company,
         service: Box::new(LocalService(service)),
         content: Arc::new(content),
+        first_work,
     })
 }
 

@@ -107,6 +107,8 @@ pub struct App {
     connect_after_first_frame: Option<Command>,
     /// True once the first frame has been drawn.
     first_frame_drawn: bool,
+    /// What the local workspace is doing after its login (adding its sample library), if anything.
+    workspace_activity: Option<String>,
 }
 
 impl App {
@@ -188,6 +190,7 @@ impl App {
             native_pick: None,
             connect_after_first_frame: Some(connect),
             first_frame_drawn: false,
+            workspace_activity: None,
         }
     }
 
@@ -199,6 +202,12 @@ impl App {
     /// Who is logged in where, when logged in.
     pub fn session(&self) -> Option<&SessionInfo> {
         self.session.as_ref()
+    }
+
+    /// What the local workspace is doing after its login ("Adding the sample library (3 of
+    /// 22)…"), if anything.
+    pub fn workspace_activity(&self) -> Option<&str> {
+        self.workspace_activity.as_deref()
     }
 
     /// Where the connection is.
@@ -279,6 +288,13 @@ impl App {
         };
         match event {
             Event::Connecting { detail } => self.connection = ConnectionState::Connecting(detail),
+            Event::WorkspaceActivity { detail } => {
+                if detail.is_none() {
+                    // The samples are in: a Library listed meanwhile is missing some.
+                    self.library.invalidate();
+                }
+                self.workspace_activity = detail;
+            }
             Event::LoggedIn(info) => {
                 self.connection = ConnectionState::Ready;
                 // Another user or service may see other files.
@@ -451,7 +467,18 @@ impl App {
 
     fn connection_banner_ui(&mut self, ui: &mut egui::Ui) {
         match &self.connection {
-            ConnectionState::Ready => {}
+            ConnectionState::Ready => {
+                if let Some(activity) = &self.workspace_activity {
+                    ui.horizontal(|ui| {
+                        ui.spinner();
+                        ui.label(activity);
+                        ui.label(
+                            egui::RichText::new("You can search and upload meanwhile.").weak(),
+                        );
+                    });
+                    ui.add_space(6.0);
+                }
+            }
             ConnectionState::Connecting(detail) => {
                 ui.horizontal(|ui| {
                     ui.spinner();
@@ -556,6 +583,7 @@ impl eframe::App for App {
                 ConnectionState::Connecting(detail) => Some(detail.as_str()),
                 _ => None,
             },
+            activity: self.workspace_activity.as_deref(),
         };
         egui::Panel::top("top_bar")
             .frame(
@@ -598,6 +626,13 @@ impl eframe::App for App {
                     }
                     Place::Upload => self.upload.ui(ui, &mut self.commands),
                     Place::Jobs => {
+                        if let Some(activity) = &self.workspace_activity {
+                            ui.horizontal(|ui| {
+                                ui.spinner();
+                                ui.label(activity);
+                            });
+                            ui.add_space(6.0);
+                        }
                         self.library_sync.runs_ui(ui, &mut self.commands);
                         jobs_ui(
                             ui,

@@ -16,6 +16,9 @@ pub struct TopBarStatus<'a> {
     /// What the connection is doing while it opens ("Adding the sample library (2 of 22)…"):
     /// shown instead of "Not logged in", which it is not yet.
     pub connecting: Option<&'a str>,
+    /// What the logged-in local workspace is doing ("Adding the sample library (2 of 22)…"),
+    /// shown beside who is logged in.
+    pub activity: Option<&'a str>,
 }
 
 /// Draws the bar inside a top panel.
@@ -52,6 +55,11 @@ pub fn top_bar_ui(
         ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
             match status.session {
                 Some(session) => {
+                    if let Some(activity) = status.activity {
+                        ui.label(egui::RichText::new(activity).weak());
+                        ui.spinner();
+                        ui.add_space(6.0);
+                    }
                     if let Some(company) = &session.company {
                         status_pair_ui(ui, "Company", company);
                     }

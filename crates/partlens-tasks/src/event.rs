@@ -49,6 +49,12 @@ pub enum Event {
     },
     /// Logged in; parked commands run again.
     LoggedIn(SessionInfo),
+    /// What the local workspace is doing after its login ("Adding the sample library (3 of 22)…"),
+    /// or `None` when that work has ended.
+    WorkspaceActivity {
+        /// What is happening, in words; `None` when done.
+        detail: Option<String>,
+    },
     /// The service needs a login (first start of a remote service, or a 401 at any time). What the
     /// user was doing is kept and runs again after the login.
     LoginRequired {

@@ -43,8 +43,8 @@ pub use event::{Event, NoticeLevel, SessionInfo};
 pub use file_picker::{FilePicker, PreparedFilePicker};
 pub use jobs::job::{Job, JobId, JobPhase, JobRole, UploadSpec};
 pub use local_workspace::{
-    LocalWorkspaceLauncher, NoLocalWorkspace, OpenedWorkspace, RunningWorkspace, StoredContent,
-    StoredFile, WorkspaceError, WorkspaceProgressFn,
+    FirstWork, LocalWorkspaceLauncher, NoLocalWorkspace, OpenedWorkspace, RunningWorkspace,
+    StoredContent, StoredFile, WorkspaceError, WorkspaceProgressFn,
 };
 pub use secrets::{MemoryStore, SecretError, SecretStore};
 pub use service_choice::ServiceChoice;

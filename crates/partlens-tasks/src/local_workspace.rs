@@ -1,6 +1,7 @@
 //! The seam between the task layer and the local workspace: `tasks` does not know the local service;
 //! `main.rs` (and tests) hand the backend a [`LocalWorkspaceLauncher`] that starts it, makes sure the OS
-//! user has an account, logs in and fills a new workspace with the sample library. The opened
+//! user has an account, logs in, and hands back the filling of a new workspace with the sample
+//! library as work to run after the login. The opened
 //! workspace also answers where its store keeps a file's content ([`StoredContent`]), which the 3D
 //! preview reads models from (the interface has no call that returns a file's bytes).
 
@@ -11,8 +12,13 @@ use futures_util::future::BoxFuture;
 
 use partlens_api::{ApiClient, Credentials, FileUid};
 
-/// Reports what opening the workspace is doing ("Adding the sample library (3 of 12)").
+/// Reports what opening the workspace is doing ("Starting the local service…"), or what its first
+/// work after the login is doing ("Adding the sample library (3 of 12)…").
 pub type WorkspaceProgressFn = Arc<dyn Fn(String) + Send + Sync>;
+
+/// Work a newly opened workspace does once its user is logged in (a new workspace's sample
+/// library), reporting through the function it is given; the task layer runs it and shows it.
+pub type FirstWork = Box<dyn FnOnce(WorkspaceProgressFn) -> BoxFuture<'static, ()> + Send>;
 
 /// Why the local workspace could not be opened, as a sentence for the user.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -39,6 +45,9 @@ pub struct OpenedWorkspace {
     pub service: Box<dyn RunningWorkspace>,
     /// Where the service's store keeps the content of its files.
     pub content: Arc<dyn StoredContent>,
+    /// What to do once logged in (adding a new workspace's sample library), if anything: run after
+    /// the login, so the app shows who is logged in while it runs.
+    pub first_work: Option<FirstWork>,
 }
 
 /// A file's content as the local workspace's store keeps it.
@@ -70,8 +79,8 @@ impl std::fmt::Debug for OpenedWorkspace {
 
 /// Opens the local workspace.
 pub trait LocalWorkspaceLauncher: Send + Sync {
-    /// Starts the local service, logs the OS user in and seeds a new workspace; `progress` hears what
-    /// is happening.
+    /// Starts the local service and logs the OS user in; `progress` hears what is happening. A new
+    /// workspace's samples come back as [`OpenedWorkspace::first_work`].
     fn open(
         &self,
         progress: WorkspaceProgressFn,

@@ -106,7 +106,21 @@ impl Backend {
                         service: opened.service,
                         content: opened.content,
                     });
-                    backend.finish_login(seq, client, user, Some(company));
+                    match opened.first_work {
+                        Some(work) => {
+                            // Work asked for before the login (views given with `--search`) runs
+                            // over the whole new library, after the samples.
+                            let waiting = std::mem::take(&mut backend.lock().parked);
+                            // Before the login's event, so the front end never sees the login
+                            // without the work that follows it.
+                            backend.emit(Event::WorkspaceActivity {
+                                detail: Some("Getting the new workspace ready…".into()),
+                            });
+                            backend.finish_login(seq, client, user, Some(company));
+                            backend.run_first_work(work, waiting);
+                        }
+                        None => backend.finish_login(seq, client, user, Some(company)),
+                    }
                 }
                 Err(error) => {
                     let current = {
@@ -324,6 +338,33 @@ impl Backend {
             self.start_job(id);
         }
         self.resume_library_syncs(&service_key);
+    }
+
+    /// Runs a newly opened workspace's first work (its sample library) while its user is logged
+    /// in, telling the front end what it is doing, then sends `waiting` (work asked for before
+    /// the login); a change of service stops it (a new workspace adds what is left at its next
+    /// start) and drops `waiting`, as it drops parked work.
+    fn run_first_work(&self, work: super::local_workspace::FirstWork, waiting: Vec<Command>) {
+        let cancel = self.lock().session_cancel.child_token();
+        let reporter = self.clone();
+        let progress: WorkspaceProgressFn = Arc::new(move |detail: String| {
+            reporter.emit(Event::WorkspaceActivity {
+                detail: Some(detail),
+            });
+        });
+        let backend = self.clone();
+        self.spawn(async move {
+            let finished = tokio::select! {
+                () = work(progress) => true,
+                () = cancel.cancelled() => false,
+            };
+            backend.emit(Event::WorkspaceActivity { detail: None });
+            if finished {
+                for command in waiting {
+                    backend.send(command);
+                }
+            }
+        });
     }
 
     /// Ends the session of a remote service and forgets its remembered token.

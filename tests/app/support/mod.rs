@@ -148,6 +148,8 @@ pub fn wait_logged_in(harness: &mut Harness<'_, App>) {
     step_until(harness, "the login", |harness| {
         harness.state().session().is_some()
             && harness.state().connection() == &ConnectionState::Ready
+            // A new local workspace adds its sample library after the login.
+            && harness.state().workspace_activity().is_none()
     });
 }
 
