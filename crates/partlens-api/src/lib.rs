@@ -45,7 +45,8 @@ pub use files::{FileRef, GetFileRequest};
 pub use filter::{FilterTerm, SearchFilter};
 pub use model::{
     AttributeValue, FAILURE_REASON_FIELD, FAILURE_REASON_HEADER, FileAttribute, FileMap,
-    FileStatus, PmiData, PmiItem, PmiPage, SearchResult, SearchResultItem, TokenReply,
+    FileStatus, PmiData, PmiDimension, PmiItem, PmiPage, PmiTolerance, SearchResult,
+    SearchResultItem, TokenReply,
 };
 #[cfg(feature = "client")]
 pub use pmi::FeedbackRequest;

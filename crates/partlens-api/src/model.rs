@@ -367,6 +367,55 @@ pub struct PmiItem {
         deserialize_with = "lenient_confidence"
     )]
     pub confidence: Option<f32>,
+    /// What a dimension item states, read from its text: kind, value, tolerance, fit (an extension
+    /// of the interface, in the item's JSON as `dimension`; absent on other items, on texts that
+    /// state no dimension the reader knows, and from services that do not send it).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "lenient_dimension"
+    )]
+    pub dimension: Option<PmiDimension>,
+}
+
+/// A dimension read from a PMI item's text.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PmiDimension {
+    /// `linear`, `diameter`, `radius` or `angle`.
+    pub kind: String,
+    /// The value, in the drawing's units (degrees for an angle); for limits, their middle.
+    pub value: f64,
+    /// The tolerance written with it, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tolerance: Option<PmiTolerance>,
+    /// An ISO fit class written with it (`H7`, `h14`), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fit: Option<String>,
+    /// True for a reference dimension (written in parentheses).
+    #[serde(default)]
+    pub reference: bool,
+}
+
+/// A dimension's tolerance.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PmiTolerance {
+    /// `symmetric` (±a: upper a, lower -a), `deviations` (+a/-b: the deviations from the value)
+    /// or `limits` (the largest and smallest sizes themselves).
+    pub kind: String,
+    /// The upper deviation, or the upper limit.
+    pub upper: f64,
+    /// The lower deviation, or the lower limit.
+    pub lower: f64,
+}
+
+/// A dimension as the reader wrote it, or none when the value is absent, `null` or not one
+/// (another service's own field of that name is not a refused page).
+fn lenient_dimension<'de, D>(deserializer: D) -> Result<Option<PmiDimension>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    let value = serde_json::Value::deserialize(deserializer)?;
+    Ok(serde_json::from_value(value).ok())
 }
 
 /// A confidence as a number, `null` or absent (none); anything else (a string, a value outside
@@ -685,12 +734,14 @@ mod tests {
                     type_id: 2,
                     text: "213.00".into(),
                     confidence: Some(48.5),
+                    dimension: None,
                 },
                 PmiItem {
                     box_in_page: [200, 20, 300, 60],
                     type_id: 1,
                     text: "NOTE".into(),
                     confidence: None,
+                    dimension: None,
                 },
             ],
         }];
@@ -712,6 +763,39 @@ mod tests {
         let confidences: Vec<Option<f32>> =
             pages[0].items.iter().map(|item| item.confidence).collect();
         assert_eq!(confidences, [None, None, None, Some(7.0)]);
+    }
+
+    #[test]
+    fn a_dimension_items_structure_is_an_optional_extension_of_the_item() {
+        let item = PmiItem {
+            box_in_page: [10, 20, 110, 60],
+            type_id: 2,
+            text: "Ø60 H7 ±0.015".into(),
+            confidence: None,
+            dimension: Some(PmiDimension {
+                kind: "diameter".into(),
+                value: 60.0,
+                tolerance: Some(PmiTolerance {
+                    kind: "symmetric".into(),
+                    upper: 0.015,
+                    lower: -0.015,
+                }),
+                fit: Some("H7".into()),
+                reference: false,
+            }),
+        };
+        let json = serde_json::to_value(&item).unwrap();
+        assert_eq!(json["dimension"]["kind"], "diameter");
+        assert_eq!(json["dimension"]["tolerance"]["upper"], 0.015);
+        assert_eq!(json["text"], "Ø60 H7 ±0.015");
+        assert_eq!(serde_json::from_value::<PmiItem>(json).unwrap(), item);
+        // Another service's "dimension" of another shape is none, not a refused page.
+        let odd: PmiItem = serde_json::from_str(
+            r#"{"box":[0,0,1,1],"type_id":2,"text":"12","dimension":"12 mm"}"#,
+        )
+        .unwrap();
+        assert_eq!(odd.dimension, None);
+        assert_eq!(odd.text, "12");
     }
 
     #[test]

@@ -17,7 +17,7 @@
 use egui::emath::RectTransform;
 use egui::{Color32, Pos2, Rect, Sense, Stroke, StrokeKind, Vec2};
 
-use super::items::{confidence_note, needs_review};
+use super::items::{confidence_note, dimension_summary, needs_review};
 use partlens_api::{PmiItem, PmiPage};
 
 /// The colour of the marks of items to review (crimson: apart from every type colour).
@@ -331,6 +331,9 @@ pub fn page_canvas_ui(
                 .show(|ui| {
                     ui.strong(type_name(item.type_id));
                     ui.label(&item.text);
+                    if let Some(dimension) = &item.dimension {
+                        ui.weak(dimension_summary(dimension));
+                    }
                     if let Some(note) = &note {
                         if needs_review(item) {
                             ui.colored_label(REVIEW_COLOR, note);
@@ -405,6 +408,7 @@ mod tests {
             type_id,
             text: text.into(),
             confidence: None,
+            dimension: None,
         }
     }
 

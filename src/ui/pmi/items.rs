@@ -5,7 +5,7 @@
 use egui::{Sense, Vec2};
 
 use super::canvas::{REVIEW_COLOR, review_badge, type_color, type_name};
-use partlens_api::PmiItem;
+use partlens_api::{PmiDimension, PmiItem};
 
 /// Below this confidence (0–100) an item read by OCR is marked for review: Tesseract's words under
 /// 60 are misread often enough on scanned drawings that a person should look at the scan.
@@ -28,6 +28,28 @@ pub fn confidence_note(item: &PmiItem) -> Option<String> {
     } else {
         format!("OCR {percent} %")
     })
+}
+
+/// What a dimension item states, in words: kind, value, tolerance, fit, and whether it is a
+/// reference dimension (`diameter 60 ±0.015 H7`, `linear 25 (24.98 to 25.02)`).
+pub fn dimension_summary(dimension: &PmiDimension) -> String {
+    let mut summary = format!("{} {}", dimension.kind, dimension.value);
+    if let Some(tolerance) = &dimension.tolerance {
+        let part = match tolerance.kind.as_str() {
+            "symmetric" => format!(" ±{}", tolerance.upper),
+            "limits" => format!(" ({} to {})", tolerance.lower, tolerance.upper),
+            _ => format!(" {:+}/{:+}", tolerance.upper, tolerance.lower),
+        };
+        summary.push_str(&part);
+    }
+    if let Some(fit) = &dimension.fit {
+        summary.push(' ');
+        summary.push_str(fit);
+    }
+    if dimension.reference {
+        summary.push_str(", reference");
+    }
+    summary
 }
 
 /// The indices of the items whose text, type name or review mark holds every word of `filter` (any
@@ -190,6 +212,7 @@ mod tests {
             type_id,
             text: text.into(),
             confidence: None,
+            dimension: None,
         }
     }
 
@@ -236,6 +259,33 @@ mod tests {
         );
         assert_eq!(item_row_label(&items[2]), "Note: NOTE");
         assert!(!needs_review(&items[4]));
+    }
+
+    #[test]
+    fn a_dimension_is_summarised_in_words() {
+        use partlens_api::PmiTolerance;
+        let tolerance = |kind: &str, upper: f64, lower: f64| PmiTolerance {
+            kind: kind.into(),
+            upper,
+            lower,
+        };
+        let mut bore = PmiDimension {
+            kind: "diameter".into(),
+            value: 60.0,
+            tolerance: Some(tolerance("symmetric", 0.015, -0.015)),
+            fit: Some("H7".into()),
+            reference: false,
+        };
+        assert_eq!(dimension_summary(&bore), "diameter 60 ±0.015 H7");
+        bore.tolerance = Some(tolerance("deviations", 0.1, -0.05));
+        bore.fit = None;
+        assert_eq!(dimension_summary(&bore), "diameter 60 +0.1/-0.05");
+        bore.tolerance = Some(tolerance("limits", 60.02, 59.98));
+        bore.reference = true;
+        assert_eq!(
+            dimension_summary(&bore),
+            "diameter 60 (59.98 to 60.02), reference"
+        );
     }
 
     #[test]

@@ -457,12 +457,14 @@ mod tests {
                     type_id: 2,
                     text: format!("Ø40 H7 (page {number})"),
                     confidence: None,
+                    dimension: None,
                 },
                 PmiItem {
                     box_in_page: [900, 800, 1600, 1000],
                     type_id: 3,
                     text: "PART NO FL-100".into(),
                     confidence: None,
+                    dimension: None,
                 },
             ],
         };

@@ -19,6 +19,7 @@
 #[cfg(test)]
 mod corpus_tests;
 mod curves;
+pub mod dimension;
 mod dxf_scene;
 mod dxf_tags;
 mod glyphs;
@@ -296,6 +297,7 @@ impl PagesRead {
         for (name, value, label, value_index) in title_block::title_block_items(&items) {
             for index in [label, value_index] {
                 items[index].type_id = PmiItemKind::TitleBlockAttribute.type_id();
+                items[index].dimension = None;
             }
             self.cells.push((name, value));
         }
@@ -398,6 +400,26 @@ mod tests {
         assert!(dimensions.contains(&"Ø160"), "{dimensions:?}");
         assert!(dimensions.contains(&"Ø60 H7 ±0.015"), "{dimensions:?}");
         assert!(dimensions.contains(&"20"), "{dimensions:?}");
+        // Each dimension item carries what it states, for the PMIData's `dimension` extension.
+        let bore = page
+            .items
+            .iter()
+            .find(|item| item.text == "Ø60 H7 ±0.015")
+            .and_then(|item| item.dimension.clone())
+            .unwrap();
+        assert_eq!((bore.kind.as_str(), bore.value), ("diameter", 60.0));
+        assert_eq!(bore.fit.as_deref(), Some("H7"));
+        let tolerance = bore.tolerance.unwrap();
+        assert_eq!(
+            (tolerance.kind.as_str(), tolerance.upper, tolerance.lower),
+            ("symmetric", 0.015, -0.015)
+        );
+        assert!(
+            page.items
+                .iter()
+                .filter(|item| item.type_id != 2)
+                .all(|item| item.dimension.is_none())
+        );
         assert_boxes_inside_the_page(page);
         assert!(
             page.items

@@ -14,11 +14,15 @@ pub fn page_items(scene: &Scene, page: &Page) -> Vec<PmiItem> {
         .texts
         .iter()
         .filter(|text| text.visible)
-        .map(|text| PmiItem {
-            box_in_page: page.box_in_page(&text.corners()),
-            type_id: text.kind.type_id(),
-            text: text.text.lines().collect::<Vec<_>>().join(" "),
-            confidence: None,
+        .map(|text| {
+            let line = text.text.lines().collect::<Vec<_>>().join(" ");
+            PmiItem {
+                box_in_page: page.box_in_page(&text.corners()),
+                type_id: text.kind.type_id(),
+                dimension: super::dimension::dimension_of(text.kind.type_id(), &line),
+                text: line,
+                confidence: None,
+            }
         })
         .collect();
     in_reading_order(items)
@@ -74,6 +78,7 @@ mod tests {
             type_id: 1,
             text: text.into(),
             confidence: None,
+            dimension: None,
         }
     }
 

@@ -382,6 +382,7 @@ pub fn pmi_page_of_words(words: &[ReadWord], page_size: [u32; 2], image_size: [u
                     scaled[3].clamp(1, i64::from(image_size[1])),
                 ],
                 type_id,
+                dimension: super::dimension::dimension_of(type_id, &text),
                 text,
                 confidence: Some(line_confidence(&members)),
             }

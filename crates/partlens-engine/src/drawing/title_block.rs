@@ -425,6 +425,7 @@ mod tests {
             type_id: 1,
             text: text.into(),
             confidence: None,
+            dimension: None,
         }
     }
 
