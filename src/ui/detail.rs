@@ -105,7 +105,15 @@ pub struct DetailView {
     model_hints: Vec<PathBuf>,
     /// How the file matched the search it was opened from: its raw score, kind and chance.
     match_note: Option<String>,
+    /// The back button's words: where the record was opened from.
+    back_label: &'static str,
 }
+
+/// The back button's words for a record opened from the results.
+pub const BACK_TO_RESULTS: &str = "Back to results";
+
+/// The back button's words for a record opened from the Library.
+pub const BACK_TO_LIBRARY: &str = "Back to the Library";
 
 impl Default for DetailView {
     fn default() -> Self {
@@ -117,6 +125,7 @@ impl Default for DetailView {
             model: None,
             model_hints: Vec::new(),
             match_note: None,
+            back_label: BACK_TO_RESULTS,
         }
     }
 }
@@ -140,6 +149,11 @@ impl DetailView {
     /// list replaces by the chance of being the same part).
     pub fn set_match_note(&mut self, note: Option<String>) {
         self.match_note = note;
+    }
+
+    /// The back button's words ([`BACK_TO_RESULTS`] or [`BACK_TO_LIBRARY`]).
+    pub fn set_back_label(&mut self, label: &'static str) {
+        self.back_label = label;
     }
 
     /// Files on this computer that hold the content of the file being shown (the query bar's views
@@ -229,7 +243,7 @@ impl DetailView {
     ) -> Vec<DetailIntent> {
         let mut intents = Vec::new();
         ui.horizontal(|ui| {
-            if ui.button("Back to results").clicked() {
+            if ui.button(self.back_label).clicked() {
                 intents.push(DetailIntent::Back);
             }
         });

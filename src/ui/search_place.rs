@@ -63,6 +63,9 @@ pub struct SearchPlace {
     last_search_id: u64,
     running_search: Option<u64>,
     history: HistoryPage,
+    /// True while the detail shows a record opened from the Library: its back button returns
+    /// there.
+    detail_from_library: bool,
 }
 
 impl SearchPlace {
@@ -155,10 +158,12 @@ impl SearchPlace {
         &mut self.textures
     }
 
-    /// Shows a file's detail (from the Library): its record is loaded, and *Back* leads to the
-    /// results.
+    /// Shows a file's detail (from the Library): its record is loaded, and *Back to the Library*
+    /// leads there again.
     pub fn show_file(&mut self, uid: FileUid, commands: &mut CommandQueue) {
         self.open_detail(uid, commands);
+        self.detail_from_library = true;
+        self.detail.set_back_label(super::detail::BACK_TO_LIBRARY);
     }
 
     /// Searches by a file's image as the single view of a new search (the Library's *More like
@@ -525,6 +530,8 @@ impl SearchPlace {
     }
 
     fn open_detail(&mut self, uid: FileUid, commands: &mut CommandQueue) {
+        self.detail_from_library = false;
+        self.detail.set_back_label(super::detail::BACK_TO_RESULTS);
         self.detail.set_loading(uid.clone());
         let canonical = uid.canonical();
         let note = self
@@ -613,7 +620,12 @@ impl SearchPlace {
             DetailIntent::MoreLikeThis {
                 name, image_url, ..
             } => self.more_like_this(name, image_url, commands),
-            DetailIntent::Back => self.page = SearchPage::Results,
+            DetailIntent::Back => {
+                self.page = SearchPage::Results;
+                if std::mem::take(&mut self.detail_from_library) {
+                    commands.push(AppCommand::Navigate(Place::Library));
+                }
+            }
         }
     }
 }

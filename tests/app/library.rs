@@ -214,6 +214,13 @@ fn the_library_filters_by_kind_folder_and_attribute_and_opens_a_file() {
     step_until(&mut harness, "the record", |harness| {
         harness.state().search().detail().record().is_some()
     });
+    // Its back button leads to the Library, not to the results.
+    assert!(harness.query_by_label("Back to results").is_none());
+    harness.get_by_label("Back to the Library").click();
+    harness.step();
+    harness.step();
+    assert_eq!(harness.state().place(), Place::Library);
+    assert!(!files_on_screen(&harness).is_empty());
     close_app(&runtime, harness);
 }
 
