@@ -15,8 +15,6 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use rusqlite::Connection;
-
 use partlens_api::duplicates::{DuplicateFile, DuplicateGroup, DuplicatesReply};
 use partlens_engine::ViewDescriptor;
 
@@ -26,8 +24,7 @@ use super::search::rank_visually;
 use super::state::AppState;
 use super::store::accounts::Caller;
 use super::store::files::{self, IndexState};
-use super::store::search;
-use super::store::tx::SqliteTx;
+use super::store::tx::StoreTx;
 
 /// The lowest score of a pair of files taken for the same part when the caller does not say. On
 /// the real-world corpus the parts in two formats (a STEP file and its STL) score 0.890 (the
@@ -68,11 +65,9 @@ struct Compared {
 
 /// The views of the database file `uid`, or `None` when it has none or they cannot be read back
 /// (a search by such a file queues it to be indexed again).
-fn views_of(
-    connection: &Connection,
-    uid: &str,
-) -> Result<Option<Vec<ViewDescriptor>>, ServiceError> {
-    let Ok(views) = files::views_of(connection, uid)?
+fn views_of(tx: &mut dyn StoreTx, uid: &str) -> Result<Option<Vec<ViewDescriptor>>, ServiceError> {
+    let Ok(views) = tx
+        .views_of(uid)?
         .iter()
         .map(|bytes| ViewDescriptor::from_bytes(bytes))
         .collect::<Result<Vec<_>, _>>()
@@ -102,11 +97,11 @@ pub async fn find(
     tokio::task::spawn_blocking(move || {
         // Held until the work ends, also when the caller has gone.
         let _permit = permit;
-        store.read_blocking(|connection| {
+        store.read_tx_blocking(|tx| {
             let visual = shared.indexer.visual().read()?;
-            let rank = |views: &[ViewDescriptor]| {
+            let rank = |tx: &mut dyn StoreTx, views: &[ViewDescriptor]| {
                 rank_visually(
-                    &mut SqliteTx(connection),
+                    tx,
                     &visual,
                     &shared.filter_scopes,
                     &company_id,
@@ -116,7 +111,7 @@ pub async fn find(
                 )
                 .map(|(ranked, _)| ranked)
             };
-            find_with(connection, &company_id, min_score, MAX_FILES, rank)
+            find_with(tx, &company_id, min_score, MAX_FILES, rank)
         })
     })
     .await?
@@ -125,18 +120,19 @@ pub async fn find(
 /// [`find`] with the ranking and the most files given: reads the company's indexed database files
 /// (refused past `max_files`), ranks each by its own views with `rank`, and groups the pairs.
 fn find_with(
-    connection: &Connection,
+    tx: &mut dyn StoreTx,
     company_id: &str,
     min_score: f32,
     max_files: usize,
-    rank: impl Fn(&[ViewDescriptor]) -> Result<Vec<(String, f32)>, ServiceError>,
+    rank: impl Fn(&mut dyn StoreTx, &[ViewDescriptor]) -> Result<Vec<(String, f32)>, ServiceError>,
 ) -> Result<DuplicatesReply, ServiceError> {
-    let uids: Vec<String> = search::matching_database_files(connection, company_id, &[])?
+    let uids: Vec<String> = tx
+        .matching_database_files(company_id, &[])?
         .into_iter()
         .map(|candidate| candidate.uid)
         .collect();
     let mut compared: Vec<Compared> = Vec::new();
-    for record in files::find_many(connection, company_id, &uids)? {
+    for record in tx.find_files(company_id, &uids)? {
         if record.state != IndexState::Completed || record.is_search_input {
             continue;
         }
@@ -159,11 +155,11 @@ fn find_with(
     let mut searched = 0_u64;
     for (index, file) in compared.iter().enumerate() {
         // A file without views is in no ranking either: it is in no group.
-        let Some(views) = views_of(connection, &file.record.uid)? else {
+        let Some(views) = views_of(tx, &file.record.uid)? else {
             continue;
         };
         searched += 1;
-        for (uid, visual) in rank(&views)? {
+        for (uid, visual) in rank(tx, &views)? {
             let Some(&other) = at.get(uid.as_str()) else {
                 continue;
             };
@@ -274,6 +270,7 @@ fn group_pairs(count: usize, pairs: BTreeMap<(usize, usize), f32>) -> Vec<(f32, 
 mod tests {
     use super::*;
     use crate::store::files::NewContent;
+    use crate::store::tx::SqliteTx;
 
     /// Stores `count` indexed database files (without views) of the caller's company.
     async fn indexed_files(state: &AppState, caller: &Caller, count: usize) {
@@ -310,10 +307,11 @@ mod tests {
         let (refused, answered) = state
             .store
             .read(move |connection| {
-                let no_matches = |_: &[ViewDescriptor]| Ok(Vec::new());
+                let no_matches = |_: &mut dyn StoreTx, _: &[ViewDescriptor]| Ok(Vec::new());
+                let tx = &mut SqliteTx(connection);
                 Ok((
-                    find_with(connection, &company_id, DEFAULT_MIN_SCORE, 2, no_matches),
-                    find_with(connection, &company_id, DEFAULT_MIN_SCORE, 3, no_matches),
+                    find_with(tx, &company_id, DEFAULT_MIN_SCORE, 2, no_matches),
+                    find_with(tx, &company_id, DEFAULT_MIN_SCORE, 3, no_matches),
                 ))
             })
             .await

@@ -60,8 +60,8 @@ impl RunningService {
         );
         if store.is_postgres() {
             tracing::warn!(
-                "on PostgreSQL everything but duplicates works so far (issue 26); the visual \
-                 index holds only what this process indexed, and free text is scanned"
+                "on PostgreSQL the visual index holds only what this process indexed (it is \
+                 not loaded from the database yet, issue 26), and free text is scanned"
             );
         }
         let (indexed, queued) = indexer.recover().await?;

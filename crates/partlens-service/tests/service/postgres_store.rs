@@ -781,3 +781,34 @@ async fn a_search_by_picture_ranks_and_filters_on_postgres() {
         3
     );
 }
+
+#[tokio::test]
+async fn duplicates_are_found_on_postgres() {
+    use partlens_testkit::service::{Shape, png};
+    let Some(service) = on_postgres().await else {
+        return;
+    };
+    let ann = service.session("ann").await;
+    let disc = ann
+        .upload_database_file("Parts/disc.png", png(Shape::Disc, 11), &[])
+        .await;
+    let copy = ann
+        .upload_database_file("Copies/disc.png", png(Shape::Disc, 11), &[])
+        .await;
+    ann.upload_database_file("Parts/bracket.png", png(Shape::Bracket, 12), &[])
+        .await;
+    let reply = ann.get("/api/Duplicates").await;
+    reply.expect(200);
+    let body = reply.json();
+    assert_eq!(body["FilesCompared"], 3, "{body}");
+    let grouped = body["Groups"].as_array().unwrap().iter().any(|group| {
+        let uids: Vec<&str> = group["Files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|file| file["UID"].as_str().unwrap())
+            .collect();
+        uids.contains(&disc.as_str()) && uids.contains(&copy.as_str())
+    });
+    assert!(grouped, "the two copies are one group: {body}");
+}
