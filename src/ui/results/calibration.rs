@@ -147,7 +147,7 @@ pub struct Calibration {
 /// | picture → picture | 24, 0.841 / 0.941 | 264, 0.709 / 0.847 | 0.85 | 0.75 |
 /// | picture → model | 14, 0.776 / 0.869 | 154, 0.803 / 0.867 | 0.87 | 0.82 |
 /// | model → model | 6, 0.975 / 0.985 | 36, 0.823 / 0.826 | 0.98 | 0.83 |
-/// | drawing → drawing | 6, 0.838 / 0.999 | 24, 0.710 / 0.711 | 0.84 | 0.68 |
+/// | drawing → drawing | 6, 0.838 / 0.980 | 24, 0.671 / 0.671 | 0.84 | 0.66 |
 ///
 /// So the same 0.85 is "very similar" between two pictures or two drawings but only "similar"
 /// between a picture and a model (other parts reach 0.87) or two models (where the same part scores
@@ -184,10 +184,10 @@ pub const CALIBRATION: [Calibration; 4] = [
         kind: QueryKind::DrawingToDrawing,
         thresholds: Thresholds {
             very_similar: 0.84,
-            similar: 0.68,
+            similar: 0.66,
         },
-        same_part: (6, 0.999),
-        other_parts: (24, 0.710),
+        same_part: (6, 0.980),
+        other_parts: (24, 0.671),
     },
 ];
 

@@ -437,7 +437,7 @@ mod tests {
             "{:?}",
             page.items
         );
-        assert!(analysis.text.contains("4X Ø14 EQ SP ON Ø120 PCD"));
+        assert!(analysis.text.contains("8X Ø14 EQ SP ON Ø120 PCD"));
         // The note reads top to bottom.
         let notes = analysis.text.find("NOTES:").unwrap();
         assert!(notes < analysis.text.find("BREAK ALL").unwrap());

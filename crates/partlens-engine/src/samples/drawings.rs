@@ -194,7 +194,8 @@ fn diameter(
     add(drawing, EntityType::DiameterDimension(dimension));
 }
 
-/// Flange Ø160 with a Ø60 H7 bore and four Ø14 holes on a Ø120 circle: front view and side view.
+/// Flange Ø160 with a Ø60 H7 bore and eight Ø14 holes on a Ø120 circle (as the sample flange model
+/// and picture have): front view and side view.
 fn flange(drawing: &mut Drawing) {
     let center = (100.0, 150.0);
     for radius in [80.0, 30.0] {
@@ -203,8 +204,8 @@ fn flange(drawing: &mut Drawing) {
             EntityType::Circle(Circle::new(p(center.0, center.1), radius)),
         );
     }
-    for quarter in 0..4 {
-        let angle = (45.0 + 90.0 * f64::from(quarter)).to_radians();
+    for eighth in 0..8 {
+        let angle = (22.5 + 45.0 * f64::from(eighth)).to_radians();
         let hole = (center.0 + 60.0 * angle.cos(), center.1 + 60.0 * angle.sin());
         add(
             drawing,
@@ -247,7 +248,7 @@ fn flange(drawing: &mut Drawing) {
         0.0,
         "",
     );
-    text(drawing, (20.0, 50.0), 3.5, "4X %%c14 EQ SP ON %%c120 PCD");
+    text(drawing, (20.0, 50.0), 3.5, "8X %%c14 EQ SP ON %%c120 PCD");
     note(
         drawing,
         (20.0, 40.0),
