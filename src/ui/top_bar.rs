@@ -56,8 +56,13 @@ pub fn top_bar_ui(
             match status.session {
                 Some(session) => {
                     if let Some(activity) = status.activity {
-                        ui.label(egui::RichText::new(activity).weak());
-                        ui.spinner();
+                        // A spinner only (the sentence is in the banner under the bar, and would
+                        // push the bar's tabs under this side): it says it to hover and to screen
+                        // readers.
+                        let spinner = ui.add(egui::Spinner::new()).on_hover_text(activity);
+                        spinner.widget_info(|| {
+                            egui::WidgetInfo::labeled(egui::Role::ProgressIndicator, true, activity)
+                        });
                         ui.add_space(6.0);
                     }
                     if let Some(company) = &session.company {
