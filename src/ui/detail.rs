@@ -105,15 +105,29 @@ pub struct DetailView {
     model_hints: Vec<PathBuf>,
     /// How the file matched the search it was opened from: its raw score, kind and chance.
     match_note: Option<String>,
-    /// The back button's words: where the record was opened from.
-    back_label: &'static str,
+    /// Where the record was opened from: where its back button leads.
+    opened_from: OpenedFrom,
 }
 
-/// The back button's words for a record opened from the results.
-pub const BACK_TO_RESULTS: &str = "Back to results";
+/// Where a record was opened from, and so where the detail's back button leads.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum OpenedFrom {
+    /// A result of the search.
+    #[default]
+    Results,
+    /// The Library place.
+    Library,
+}
 
-/// The back button's words for a record opened from the Library.
-pub const BACK_TO_LIBRARY: &str = "Back to the Library";
+impl OpenedFrom {
+    /// The back button's words.
+    pub fn back_label(self) -> &'static str {
+        match self {
+            Self::Results => "Back to results",
+            Self::Library => "Back to the Library",
+        }
+    }
+}
 
 impl Default for DetailView {
     fn default() -> Self {
@@ -125,7 +139,7 @@ impl Default for DetailView {
             model: None,
             model_hints: Vec::new(),
             match_note: None,
-            back_label: BACK_TO_RESULTS,
+            opened_from: OpenedFrom::Results,
         }
     }
 }
@@ -151,9 +165,14 @@ impl DetailView {
         self.match_note = note;
     }
 
-    /// The back button's words ([`BACK_TO_RESULTS`] or [`BACK_TO_LIBRARY`]).
-    pub fn set_back_label(&mut self, label: &'static str) {
-        self.back_label = label;
+    /// Where the record shown was opened from.
+    pub fn set_opened_from(&mut self, opened_from: OpenedFrom) {
+        self.opened_from = opened_from;
+    }
+
+    /// Where the record shown was opened from.
+    pub fn opened_from(&self) -> OpenedFrom {
+        self.opened_from
     }
 
     /// Files on this computer that hold the content of the file being shown (the query bar's views
@@ -243,7 +262,7 @@ impl DetailView {
     ) -> Vec<DetailIntent> {
         let mut intents = Vec::new();
         ui.horizontal(|ui| {
-            if ui.button(self.back_label).clicked() {
+            if ui.button(self.opened_from.back_label()).clicked() {
                 intents.push(DetailIntent::Back);
             }
         });

@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use super::app_command::{AppCommand, CommandQueue};
 use super::attributes::{AttributeDrafts, AttributeEditor};
 use super::compare::{CompareIntent, CompareView};
-use super::detail::{DetailIntent, DetailView};
+use super::detail::{DetailIntent, DetailView, OpenedFrom};
 use super::history::{HistoryIntent, HistoryPage};
 use super::model_view::{ModelCache, ModelEntry, turntable_ui};
 use super::place::Place;
@@ -63,9 +63,6 @@ pub struct SearchPlace {
     last_search_id: u64,
     running_search: Option<u64>,
     history: HistoryPage,
-    /// True while the detail shows a record opened from the Library: its back button returns
-    /// there.
-    detail_from_library: bool,
 }
 
 impl SearchPlace {
@@ -162,8 +159,7 @@ impl SearchPlace {
     /// leads there again.
     pub fn show_file(&mut self, uid: FileUid, commands: &mut CommandQueue) {
         self.open_detail(uid, commands);
-        self.detail_from_library = true;
-        self.detail.set_back_label(super::detail::BACK_TO_LIBRARY);
+        self.detail.set_opened_from(OpenedFrom::Library);
     }
 
     /// Searches by a file's image as the single view of a new search (the Library's *More like
@@ -530,8 +526,7 @@ impl SearchPlace {
     }
 
     fn open_detail(&mut self, uid: FileUid, commands: &mut CommandQueue) {
-        self.detail_from_library = false;
-        self.detail.set_back_label(super::detail::BACK_TO_RESULTS);
+        self.detail.set_opened_from(OpenedFrom::Results);
         self.detail.set_loading(uid.clone());
         let canonical = uid.canonical();
         let note = self
@@ -622,7 +617,7 @@ impl SearchPlace {
             } => self.more_like_this(name, image_url, commands),
             DetailIntent::Back => {
                 self.page = SearchPage::Results;
-                if std::mem::take(&mut self.detail_from_library) {
+                if self.detail.opened_from() == OpenedFrom::Library {
                     commands.push(AppCommand::Navigate(Place::Library));
                 }
             }

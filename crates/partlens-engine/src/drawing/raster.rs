@@ -97,26 +97,8 @@ pub fn character_blobs(image: &DynamicImage) -> usize {
         imageproc::contrast::otsu_level(&grey),
         imageproc::contrast::ThresholdType::BinaryInverted,
     );
-    let labels = imageproc::region_labelling::connected_components(
-        &ink,
-        imageproc::region_labelling::Connectivity::Eight,
-        image::Luma([0u8]),
-    );
-    // Each label's box: min x, min y, max x, max y.
-    let mut boxes: std::collections::HashMap<u32, [u32; 4]> = std::collections::HashMap::new();
-    for (x, y, label) in labels.enumerate_pixels() {
-        let label = label.0[0];
-        if label == 0 {
-            continue;
-        }
-        let bounds = boxes.entry(label).or_insert([x, y, x, y]);
-        bounds[0] = bounds[0].min(x);
-        bounds[1] = bounds[1].min(y);
-        bounds[2] = bounds[2].max(x);
-        bounds[3] = bounds[3].max(y);
-    }
-    boxes
-        .values()
+    blob_boxes(&ink, image::Luma([0u8]))
+        .iter()
         .filter(|[left, top, right, bottom]| {
             let (width, height) = (right - left + 1, bottom - top + 1);
             (2..=40).contains(&height) && width <= 3 * height
@@ -193,13 +175,12 @@ pub fn ocr_scale(text_height: u32, page: (u32, u32)) -> f32 {
     wanted.min(MAX_OCR_SCALE).min(room).max(1.0)
 }
 
-/// The median height of the character-sized blobs (6–120 px high, at most twice as wide as high)
-/// of a binarised page, black ink on white; `None` without any.
-pub fn text_height(binary: &GrayImage) -> Option<u32> {
+/// The box of each 8-connected blob of pixels other than `background`: min x, min y, max x, max y.
+fn blob_boxes(image: &GrayImage, background: image::Luma<u8>) -> Vec<[u32; 4]> {
     let labels = imageproc::region_labelling::connected_components(
-        binary,
+        image,
         imageproc::region_labelling::Connectivity::Eight,
-        image::Luma([255u8]),
+        background,
     );
     let mut boxes: std::collections::HashMap<u32, [u32; 4]> = std::collections::HashMap::new();
     for (x, y, label) in labels.enumerate_pixels() {
@@ -213,8 +194,14 @@ pub fn text_height(binary: &GrayImage) -> Option<u32> {
         bounds[2] = bounds[2].max(x);
         bounds[3] = bounds[3].max(y);
     }
-    let mut heights: Vec<u32> = boxes
-        .values()
+    boxes.into_values().collect()
+}
+
+/// The median height of the character-sized blobs (6–120 px high, at most twice as wide as high)
+/// of a binarised page, black ink on white; `None` without any.
+pub fn text_height(binary: &GrayImage) -> Option<u32> {
+    let mut heights: Vec<u32> = blob_boxes(binary, image::Luma([255u8]))
+        .iter()
         .map(|[left, top, right, bottom]| (right - left + 1, bottom - top + 1))
         .filter(|&(width, height)| (6..=120).contains(&height) && width <= 2 * height)
         .map(|(_, height)| height)
