@@ -127,12 +127,38 @@ impl Indexer {
     pub async fn recover(&self) -> Result<(usize, usize), ServiceError> {
         let visual = self.visual.clone();
         if self.store.is_postgres() {
-            // The views are not held by PostgreSQL's store yet (issue 26): the visual index starts
-            // empty and holds what is indexed from now on; the queue is the database's.
-            return self
+            // The views are loaded from the database in a read snapshot (not under the writer
+            // lock, which every node's writes wait for); the queue and damaged views are then
+            // written in one write transaction.
+            let mut queued = self
                 .store
-                .write_tx(move |tx| Ok((0, tx.requeue_unfinished_jobs(&iso_now())?)))
-                .await;
+                .write_tx(move |tx| tx.requeue_unfinished_jobs(&iso_now()))
+                .await?;
+            let (count, damaged) = self
+                .store
+                .read_tx(move |tx| visual.recover_shared_blocking(tx))
+                .await?;
+            if !damaged.is_empty() {
+                let visual = self.visual.clone();
+                queued += self
+                    .store
+                    .write_tx(move |tx| {
+                        let now = iso_now();
+                        let mut queued = 0;
+                        for (uid, error) in &damaged {
+                            let company = tx.find_any_file(uid)?.map(|record| record.company_id);
+                            if requeue_damaged(tx, uid, error, &now)? {
+                                queued += 1;
+                                if let Some(company) = company {
+                                    visual.write()?.remove(&company, uid)?;
+                                }
+                            }
+                        }
+                        Ok(queued)
+                    })
+                    .await?;
+            }
+            return Ok((count, queued));
         }
         self.store
             .write(move |connection| {

@@ -345,9 +345,10 @@ async fn rank(
             };
             let (ranked, total) = tokio::task::spawn_blocking(move || {
                 store.read_tx_blocking(|tx| {
+                    let library = visual.current(&mut *tx)?;
                     let (ranked, total) = rank_visually(
                         &mut *tx,
-                        &*visual.read()?,
+                        &library,
                         &shared.filter_scopes,
                         &company_id,
                         &terms,

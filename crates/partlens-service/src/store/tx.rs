@@ -21,6 +21,7 @@ use std::collections::HashSet;
 
 use super::library::{ListedPage, Listing};
 use super::search::{self, Candidate};
+use super::visual_journal::{self, CompanyViews};
 
 /// Companies, users, client ids, tokens and the service's own secrets (see `accounts.rs` for the
 /// SQLite behaviour each engine keeps).
@@ -238,8 +239,40 @@ pub trait SearchTx {
     ) -> Result<ListedPage, ServiceError>;
 }
 
+/// A change the visual journal holds: the file, and the company whose index held or holds it
+/// when the engine records it (PostgreSQL does; SQLite's journal, read by one process, does not).
+pub type VisualChange = (String, Option<String>);
+
+/// What the visual index is loaded from and kept in step with: the stored views of every company's
+/// visually searched files (indexed database files with views) and the journal of changes to them
+/// (see `visual_journal.rs` for SQLite, `postgres/visual.rs` for PostgreSQL).
+pub trait VisualTx {
+    /// The last journal position (0 when nothing was ever journalled).
+    fn visual_position(&mut self) -> Result<i64, ServiceError>;
+    /// The position up to which the journal was forgotten by age (PostgreSQL; always 0 on SQLite,
+    /// whose journal is trimmed only past what every saved graph holds). A reader further behind
+    /// must load its index again.
+    fn visual_trimmed_through(&mut self) -> Result<i64, ServiceError>;
+    /// The files changed after journal position `after`, each once per company.
+    fn visual_changes_since(&mut self, after: i64) -> Result<Vec<VisualChange>, ServiceError>;
+    /// A file's company and stored views when it is searched visually; `None` otherwise.
+    fn searched_views(&mut self, uid: &str) -> Result<Option<CompanyViews>, ServiceError>;
+    /// How many views each company's visually searched files have.
+    fn visual_view_counts(&mut self) -> Result<Vec<(String, usize)>, ServiceError>;
+    /// Calls `each` with every visually searched file of the company and its stored views, file by
+    /// file, ordered by UID; stops at the first error.
+    fn for_each_searched_file(
+        &mut self,
+        company: &str,
+        each: &mut dyn FnMut(String, Vec<Vec<u8>>) -> Result<(), ServiceError>,
+    ) -> Result<(), ServiceError>;
+    /// Forgets the journal rows older than `seconds` and records up to where (PostgreSQL, where
+    /// nodes catch up on the journal); nothing on SQLite. Returns how many rows went.
+    fn forget_visual_changes_older_than(&mut self, seconds: i64) -> Result<u64, ServiceError>;
+}
+
 /// One transaction of the store, whichever engine holds it.
-pub trait StoreTx: AccountsTx + FilesTx + JobsTx + AttributesTx + SearchTx {
+pub trait StoreTx: AccountsTx + FilesTx + JobsTx + AttributesTx + SearchTx + VisualTx {
     /// The engine's name, for messages (`SQLite`, `PostgreSQL`).
     fn engine(&self) -> &'static str;
     /// The database's schema version and the one this program writes (equal when current).
@@ -518,5 +551,42 @@ impl SearchTx for SqliteTx<'_> {
         listing: &Listing<'_>,
     ) -> Result<ListedPage, ServiceError> {
         super::library::list_page(self.0, company_id, listing)
+    }
+}
+
+impl VisualTx for SqliteTx<'_> {
+    fn visual_position(&mut self) -> Result<i64, ServiceError> {
+        visual_journal::position(self.0)
+    }
+
+    fn visual_trimmed_through(&mut self) -> Result<i64, ServiceError> {
+        Ok(0)
+    }
+
+    fn visual_changes_since(&mut self, after: i64) -> Result<Vec<VisualChange>, ServiceError> {
+        Ok(visual_journal::changed_since(self.0, after)?
+            .into_iter()
+            .map(|uid| (uid, None))
+            .collect())
+    }
+
+    fn searched_views(&mut self, uid: &str) -> Result<Option<CompanyViews>, ServiceError> {
+        visual_journal::searched_views(self.0, uid)
+    }
+
+    fn visual_view_counts(&mut self) -> Result<Vec<(String, usize)>, ServiceError> {
+        visual_journal::view_counts(self.0)
+    }
+
+    fn for_each_searched_file(
+        &mut self,
+        company: &str,
+        each: &mut dyn FnMut(String, Vec<Vec<u8>>) -> Result<(), ServiceError>,
+    ) -> Result<(), ServiceError> {
+        visual_journal::for_each_searched_file(self.0, company, each)
+    }
+
+    fn forget_visual_changes_older_than(&mut self, _seconds: i64) -> Result<u64, ServiceError> {
+        Ok(0)
     }
 }

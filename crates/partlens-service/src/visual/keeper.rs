@@ -5,6 +5,13 @@
 //!
 //! Every change to the library happens under the store's writer (inside a write transaction), so a
 //! save made while holding the writer sees a library that matches one journal position exactly.
+//!
+//! On PostgreSQL several nodes write into one database, so a node's library is a cache of what the
+//! database holds: it is loaded from the database at start ([`VisualKeeper::recover_shared_blocking`])
+//! and, before a search ranks with it, caught up on the database's visual journal
+//! ([`VisualKeeper::current`]: one query when nothing changed), and by the maintenance round every
+//! 30 s. No graph is saved there (a node keeps no state another needs): a company past the
+//! threshold gets its graph built in the background after each start.
 
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -14,13 +21,13 @@ use std::time::Duration;
 use rusqlite::Connection;
 use tokio_util::sync::CancellationToken;
 
-use super::StoredViews;
 use super::ann::AnnIndex;
 use super::library::{LibraryMode, VisualLibrary, VisualSettings};
 use super::quantise::Quantiser;
 use super::snapshot::{self, SNAPSHOT_FOLDER};
+use super::{StoredViews, ViewSearch};
 use crate::error::ServiceError;
-use crate::store::tx::StoreTx;
+use crate::store::tx::{SqliteTx, StoreTx};
 use crate::store::{Store, visual_journal};
 use partlens_engine::{ViewDescriptor, VisualIndex};
 
@@ -28,6 +35,9 @@ use partlens_engine::{ViewDescriptor, VisualIndex};
 const BUILD_BATCH_FILES: usize = 20_000;
 /// Views a quantiser is fitted to when a graph is built.
 const FIT_SAMPLE_VIEWS: usize = 50_000;
+/// How long the PostgreSQL visual journal keeps a change (seconds): far longer than a maintenance
+/// round, so a running node never misses one; a node further behind loads its index again.
+const SHARED_JOURNAL_KEPT_SECS: i64 = 3600;
 
 /// Decodes stored descriptors; a damaged one leaves the whole file out (logged), as the exact index
 /// always did.
@@ -90,6 +100,8 @@ pub struct VisualKeeper {
     folder: PathBuf,
     /// Companies with a build or save under way.
     busy: Arc<Mutex<HashSet<String>>>,
+    /// On PostgreSQL, the journal position the library is caught up to; held while catching up.
+    seen: Arc<Mutex<i64>>,
 }
 
 impl VisualKeeper {
@@ -100,6 +112,7 @@ impl VisualKeeper {
             store,
             folder: data_dir.join(SNAPSHOT_FOLDER),
             busy: Arc::new(Mutex::new(HashSet::new())),
+            seen: Arc::new(Mutex::new(0)),
         }
     }
 
@@ -115,6 +128,143 @@ impl VisualKeeper {
         self.library
             .write()
             .map_err(|_| ServiceError::Internal("the visual index is poisoned".into()))
+    }
+
+    /// The library for a search in transaction `tx`: on PostgreSQL first brought up to date with
+    /// what every node changed ([`VisualKeeper::catch_up`]); on SQLite [`VisualKeeper::read`].
+    pub fn current(
+        &self,
+        tx: &mut dyn StoreTx,
+    ) -> Result<RwLockReadGuard<'_, VisualLibrary>, ServiceError> {
+        self.catch_up(tx)?;
+        self.read()
+    }
+
+    /// On PostgreSQL, applies the visual journal's changes after the position the library holds
+    /// (views indexed, files deleted or indexed again, through any node), as `tx` sees them: one
+    /// query when nothing changed. A library behind what the journal still keeps is loaded again.
+    /// Nothing on SQLite, whose one process changes its library as it writes.
+    pub fn catch_up(&self, tx: &mut dyn StoreTx) -> Result<(), ServiceError> {
+        if !self.store.is_postgres() {
+            return Ok(());
+        }
+        let mut seen = self.seen.lock().map_err(|_| {
+            ServiceError::Internal("the visual journal position is poisoned".into())
+        })?;
+        let latest = tx.visual_position()?;
+        // A snapshot older than the library's (a search that began earlier) has nothing new.
+        if latest <= *seen {
+            return Ok(());
+        }
+        if *seen < tx.visual_trimmed_through()? {
+            tracing::info!(
+                seen = *seen,
+                latest,
+                "the visual index is behind the journal kept; loading it again"
+            );
+            let (_, damaged) = self.load_shared(tx, &mut seen)?;
+            for (uid, error) in &damaged {
+                tracing::warn!(uid, error, "stored views skipped");
+            }
+            return Ok(());
+        }
+        // Read first, then change the library in one short hold of its lock.
+        let mut changes = Vec::new();
+        for (uid, company) in tx.visual_changes_since(*seen)? {
+            let now = tx.searched_views(&uid)?;
+            changes.push((uid, company, now));
+        }
+        let mut library = self.write()?;
+        for (uid, company, now) in &changes {
+            match now {
+                Some((owner, stored)) => {
+                    if let Some(company) = company
+                        && company != owner
+                    {
+                        library.remove(company, uid)?;
+                    }
+                    match read_views(stored) {
+                        Ok(views) => library.insert(owner, uid, &views)?,
+                        Err(error) => {
+                            tracing::warn!(uid, error, "stored views skipped");
+                            library.remove(owner, uid)?;
+                        }
+                    }
+                }
+                None => {
+                    if let Some(company) = company {
+                        library.remove(company, uid)?;
+                    }
+                }
+            }
+        }
+        drop(library);
+        tracing::debug!(
+            from = *seen,
+            to = latest,
+            files = changes.len(),
+            "visual index caught up"
+        );
+        *seen = latest;
+        Ok(())
+    }
+
+    /// On PostgreSQL at start: loads every company's exact index from the database in the snapshot
+    /// of `tx`, which the library is then caught up to (companies past the threshold get their
+    /// graph built in the background). Returns how many files are indexed and the files whose
+    /// stored views are damaged (left out; the caller has them indexed again).
+    pub fn recover_shared_blocking(
+        &self,
+        tx: &mut dyn StoreTx,
+    ) -> Result<(usize, DamagedFiles), ServiceError> {
+        let mut seen = self.seen.lock().map_err(|_| {
+            ServiceError::Internal("the visual journal position is poisoned".into())
+        })?;
+        self.load_shared(tx, &mut seen)
+    }
+
+    /// Loads the whole library from `tx` (exact indexes only) and sets `seen` to the journal
+    /// position it matches.
+    fn load_shared(
+        &self,
+        tx: &mut dyn StoreTx,
+        seen: &mut i64,
+    ) -> Result<(usize, DamagedFiles), ServiceError> {
+        let position = tx.visual_position()?;
+        let settings = self.read()?.settings();
+        let mut library = VisualLibrary::new(settings);
+        let mut files = 0;
+        let mut damaged = Vec::new();
+        for (company, _) in tx.visual_view_counts()? {
+            let mut index = VisualIndex::new();
+            tx.for_each_searched_file(&company, &mut |uid, stored| {
+                match read_views(&stored) {
+                    Ok(views) => index.insert(uid, views),
+                    Err(error) => damaged.push((uid, error)),
+                }
+                Ok(())
+            })?;
+            index.shrink_to_fit();
+            files += index.len();
+            library.set_exact(&company, index);
+        }
+        *self.write()? = library;
+        *seen = position;
+        Ok((files, damaged))
+    }
+
+    /// On PostgreSQL, catches the library up in a read transaction of its own and forgets the
+    /// journal's old changes (the maintenance round). Errors are logged.
+    fn keep_up_shared_blocking(&self) {
+        if let Err(error) = self.store.read_tx_blocking(|tx| self.catch_up(tx)) {
+            tracing::error!(%error, "catching the visual index up failed");
+        }
+        let forgotten = self
+            .store
+            .write_tx_blocking(|tx| tx.forget_visual_changes_older_than(SHARED_JOURNAL_KEPT_SECS));
+        if let Err(error) = forgotten {
+            tracing::error!(%error, "forgetting old visual journal changes failed");
+        }
     }
 
     /// Where graphs are saved.
@@ -143,7 +293,7 @@ impl VisualKeeper {
                         // with (how it was built stays the saved graph's).
                         saved.index.set_search_settings(&settings.ann);
                         let changed = replay(
-                            connection,
+                            &mut SqliteTx(connection),
                             &company,
                             &mut saved.index,
                             saved.journal_position,
@@ -203,6 +353,10 @@ impl VisualKeeper {
     /// Builds the graphs that are due and saves those with enough unsaved changes, one after the
     /// other on this thread. Errors are logged; the company stays as it was.
     pub fn maintain_blocking(&self) {
+        let shared = self.store.is_postgres();
+        if shared {
+            self.keep_up_shared_blocking();
+        }
         let (builds, saves) = match self.read() {
             Ok(library) => (library.due_for_graph(), library.due_for_saving()),
             Err(_) => return,
@@ -211,6 +365,9 @@ impl VisualKeeper {
             if let Err(error) = self.build_blocking(&company) {
                 tracing::error!(company, %error, "building the visual graph failed");
             }
+        }
+        if shared {
+            return;
         }
         for company in saves {
             if let Err(error) = self.save_blocking(&company) {
@@ -221,6 +378,9 @@ impl VisualKeeper {
 
     /// Saves every graph with unsaved changes (at shutdown).
     pub fn save_all_blocking(&self) {
+        if self.store.is_postgres() {
+            return;
+        }
         let companies = match self.read() {
             Ok(library) => library.with_unsaved_changes(),
             Err(_) => return,
@@ -260,7 +420,8 @@ impl VisualKeeper {
     pub fn spawn_due_work(&self) {
         let due = match self.read() {
             Ok(library) => {
-                !library.due_for_graph().is_empty() || !library.due_for_saving().is_empty()
+                !library.due_for_graph().is_empty()
+                    || (!self.store.is_postgres() && !library.due_for_saving().is_empty())
             }
             Err(_) => false,
         };
@@ -298,9 +459,9 @@ impl VisualKeeper {
         self.write()?.start_building(company);
         let built = self.build_graph(company);
         let installed = built.and_then(|(mut index, position)| {
-            self.store.write_blocking(|connection| {
+            self.store.write_tx_blocking(|tx| {
                 let mut damaged = Vec::new();
-                let changed = replay(connection, company, &mut index, position, &mut damaged)?;
+                let changed = replay(tx, company, &mut index, position, &mut damaged)?;
                 for (uid, error) in &damaged {
                     tracing::warn!(uid, error, "stored views skipped");
                 }
@@ -318,6 +479,9 @@ impl VisualKeeper {
         }
         self.release(company);
         installed?;
+        if self.store.is_postgres() {
+            return Ok(());
+        }
         self.save_blocking(company)
     }
 
@@ -325,13 +489,13 @@ impl VisualKeeper {
     /// with the journal position it matches.
     fn build_graph(&self, company: &str) -> Result<(AnnIndex, i64), ServiceError> {
         let settings = self.read()?.settings();
-        self.store.read_blocking(|connection| {
-            let snapshot = connection.unchecked_transaction()?;
-            let position = visual_journal::position(&snapshot)?;
+        // One snapshot for the whole read (a read transaction of either engine).
+        self.store.read_tx_blocking(|tx| {
+            let position = tx.visual_position()?;
             // First pass: fit the quantiser to a sample of the views.
             let mut sample: Vec<ViewDescriptor> = Vec::new();
             let mut total_views = 0;
-            visual_journal::for_each_searched_file(&snapshot, company, |uid, stored| {
+            tx.for_each_searched_file(company, &mut |uid, stored| {
                 total_views += stored.len();
                 if sample.len() < FIT_SAMPLE_VIEWS
                     && let Some(views) = decode(&uid, &stored)
@@ -346,7 +510,7 @@ impl VisualKeeper {
             let mut index = AnnIndex::new(quantiser, settings.ann, total_views + total_views / 4)?;
             // Second pass: insert a batch of files at a time on the build threads.
             let mut batch: Vec<(String, Vec<ViewDescriptor>)> = Vec::new();
-            visual_journal::for_each_searched_file(&snapshot, company, |uid, stored| {
+            tx.for_each_searched_file(company, &mut |uid, stored| {
                 if let Some(views) = decode(&uid, &stored) {
                     batch.push((uid, views));
                 }
@@ -357,7 +521,6 @@ impl VisualKeeper {
                 Ok(())
             })?;
             index.insert_many(&batch, settings.build_threads)?;
-            snapshot.finish()?;
             Ok((index, position))
         })
     }
@@ -393,15 +556,15 @@ impl VisualKeeper {
 /// read again from the store and inserted or removed (a file with damaged views is removed and
 /// noted in `damaged`). Returns how many files were looked at.
 fn replay(
-    connection: &Connection,
+    tx: &mut dyn StoreTx,
     company: &str,
     index: &mut AnnIndex,
     after: i64,
     damaged: &mut DamagedFiles,
 ) -> Result<usize, ServiceError> {
-    let changed = visual_journal::changed_since(connection, after)?;
-    for uid in &changed {
-        match visual_journal::searched_views(connection, uid)? {
+    let changed = tx.visual_changes_since(after)?;
+    for (uid, _) in &changed {
+        match tx.searched_views(uid)? {
             Some((owner, stored)) if owner == company => match read_views(&stored) {
                 Ok(views) => index.insert(uid, &views)?,
                 Err(error) => {

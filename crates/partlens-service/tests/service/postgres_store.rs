@@ -812,3 +812,97 @@ async fn duplicates_are_found_on_postgres() {
     });
     assert!(grouped, "the two copies are one group: {body}");
 }
+
+/// A second service process on the database of `first` (its own data folder), without indexing
+/// workers unless `workers` says so.
+async fn second_node(
+    first: &TestService,
+    workers: usize,
+) -> (partlens_service::RunningService, tempfile::TempDir) {
+    let url = first.database.as_ref().unwrap().url.clone();
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = partlens_service::ServiceConfig::new(dir.path());
+    config.addr = "127.0.0.1:0".parse().unwrap();
+    config.database = Some(DatabaseUrl::parse(&url).unwrap());
+    config.index_workers = workers;
+    let node = partlens_service::RunningService::start(config)
+        .await
+        .unwrap();
+    (node, dir)
+}
+
+#[tokio::test]
+async fn views_indexed_and_files_deleted_through_one_node_are_searched_through_another() {
+    use partlens_testkit::service::{Session, Shape, png};
+    let Some(first) = on_postgres().await else {
+        return;
+    };
+    // Started before anything is indexed: what it finds it learns from the database's journal.
+    let (second, _second_dir) = second_node(&first, 0).await;
+    let ann = first.session("ann").await;
+    let on_second = Session {
+        base: second.base_url(),
+        ..ann.clone()
+    };
+    let disc = ann
+        .upload_database_file("Parts/disc.png", png(Shape::Disc, 7), &[])
+        .await;
+    let bracket = ann
+        .upload_database_file("Parts/bracket.png", png(Shape::Bracket, 9), &[])
+        .await;
+    let input = ann
+        .upload_search_input(".png", &png(Shape::Disc, 10), false)
+        .await;
+    let query = format!("fileUID={input}");
+    let reply = on_second.search(&query).await;
+    reply.expect(200);
+    assert_eq!(reply.json()["TotalResults"], 2);
+    assert_eq!(
+        on_second.search_uids(&query).await,
+        [disc.as_str(), bracket.as_str()]
+    );
+
+    // Deleted through the first node: gone from the second's visual index without a restart.
+    first
+        .session("admin")
+        .await
+        .delete(&format!("/api/File?fileUID={disc}"))
+        .await
+        .expect(200);
+    let reply = on_second.search(&query).await;
+    reply.expect(200);
+    assert_eq!(reply.json()["TotalResults"], 1);
+    assert_eq!(on_second.search_uids(&query).await, [bracket.as_str()]);
+
+    // Indexed again through the first node (an overwrite): found again through the second.
+    let again = ann
+        .upload_database_file("Parts/disc-again.png", png(Shape::Disc, 7), &[])
+        .await;
+    assert_eq!(
+        on_second.search_uids(&query).await,
+        [again.as_str(), bracket.as_str()]
+    );
+
+    // A node started now loads the company's views from the database.
+    let (third, _third_dir) = second_node(&first, 0).await;
+    let on_third = Session {
+        base: third.base_url(),
+        ..ann.clone()
+    };
+    assert_eq!(
+        on_third.search_uids(&query).await,
+        [again.as_str(), bracket.as_str()]
+    );
+    // The journal says what changed, with the company, in the order it was committed.
+    let journal = first
+        .database
+        .as_ref()
+        .unwrap()
+        .query_text(&format!(
+            "SELECT count(*) FROM visual_changes WHERE file_uid = '{disc}'"
+        ))
+        .unwrap();
+    assert!(journal.parse::<i64>().unwrap() >= 2, "{journal}");
+    third.shutdown().await;
+    second.shutdown().await;
+}

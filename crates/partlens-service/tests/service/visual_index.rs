@@ -129,12 +129,17 @@ async fn the_graph_answers_like_the_exact_scan_through_changes_and_restarts() {
         inputs
     };
     let data = service.config.data_dir.clone();
+    // On PostgreSQL no graph is saved (a node keeps nothing another needs): each start loads the
+    // views from the database and builds the graph again; the answers must be the same.
+    let saves_graphs = service.database.is_none();
     // The graph is built in the background and saved: from then on the graph answers.
-    wait_until(Duration::from_secs(60), "the graph to be saved", || {
-        let saved = !saved_tables(&data).is_empty();
-        async move { saved.then_some(()) }
-    })
-    .await;
+    if saves_graphs {
+        wait_until(Duration::from_secs(60), "the graph to be saved", || {
+            let saved = !saved_tables(&data).is_empty();
+            async move { saved.then_some(()) }
+        })
+        .await;
+    }
 
     // Changes while on the graph: deletes, overwrites (same UID, other content), new files.
     for uid in [&uids[1], &uids[6], &uids[11]] {
@@ -158,7 +163,7 @@ async fn the_graph_answers_like_the_exact_scan_through_changes_and_restarts() {
     // A restart loads the saved graph (saved again at shutdown, not built again) and answers alike.
     service.restart_with(on_graph).await;
     let saved = saved_tables(&data);
-    assert_eq!(saved.len(), 1);
+    assert_eq!(saved.len(), usize::from(saves_graphs));
     let admin = service.session("admin").await;
     assert_eq!(answers(&admin, &inputs).await, on_graph_answers);
     assert_eq!(

@@ -24,6 +24,7 @@ pub mod files;
 pub mod jobs;
 pub mod schema;
 pub mod search;
+pub mod visual;
 
 use std::sync::mpsc;
 use std::time::Duration;

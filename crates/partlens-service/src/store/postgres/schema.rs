@@ -174,6 +174,66 @@ const MIGRATIONS: &[&str] = &[
     CREATE TRIGGER metadata_view_changed AFTER INSERT OR DELETE ON views
         FOR EACH ROW EXECUTE FUNCTION partlens_metadata_changed();
     "#,
+    // 5: the visual journal (SQLite's step 3, with the company): every change to what a node's
+    // visual index holds (a view stored or removed, a file into or out of `completed`, a file
+    // deleted) is a row, numbered by a sequence, in the same transaction. Writers are serialised
+    // (`mod.rs`), so a snapshot that sees a number sees every smaller one: a node that has applied
+    // the journal up to n catches up by reading the rows after n (`visual/keeper.rs`). Old rows are
+    // forgotten after a while; `trimmed_through` says up to where, so a node further behind loads
+    // its index again instead of missing changes. The job queue's claims and returns (beside the
+    // writers) never move a file into or out of `completed`, so never write here.
+    r#"
+    CREATE TABLE visual_changes (
+        seq         bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        file_uid    text NOT NULL,
+        company_id  text NOT NULL,
+        at          timestamptz NOT NULL DEFAULT now()
+    );
+    CREATE INDEX visual_changes_by_time ON visual_changes (at);
+    CREATE TABLE visual_journal (
+        id               integer PRIMARY KEY CHECK (id = 1),
+        trimmed_through  bigint NOT NULL
+    );
+    INSERT INTO visual_journal (id, trimmed_through) VALUES (1, 0);
+    CREATE FUNCTION partlens_visual_file_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        IF tg_op = 'DELETE' THEN
+            INSERT INTO visual_changes (file_uid, company_id) VALUES (old.uid, old.company_id);
+        ELSE
+            IF tg_op = 'UPDATE' AND old.company_id IS DISTINCT FROM new.company_id THEN
+                INSERT INTO visual_changes (file_uid, company_id) VALUES (old.uid, old.company_id);
+            END IF;
+            INSERT INTO visual_changes (file_uid, company_id) VALUES (new.uid, new.company_id);
+        END IF;
+        RETURN NULL;
+    END
+    $$;
+    CREATE FUNCTION partlens_visual_view_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        IF tg_op = 'DELETE' THEN
+            INSERT INTO visual_changes (file_uid, company_id)
+                SELECT uid, company_id FROM files WHERE uid = old.file_uid;
+        ELSE
+            INSERT INTO visual_changes (file_uid, company_id)
+                SELECT uid, company_id FROM files WHERE uid = new.file_uid;
+        END IF;
+        RETURN NULL;
+    END
+    $$;
+    CREATE TRIGGER visual_file_removed AFTER DELETE ON files
+        FOR EACH ROW EXECUTE FUNCTION partlens_visual_file_changed();
+    CREATE TRIGGER visual_file_added AFTER INSERT ON files
+        FOR EACH ROW WHEN (new.state = 'completed')
+        EXECUTE FUNCTION partlens_visual_file_changed();
+    CREATE TRIGGER visual_file_changed AFTER UPDATE ON files
+        FOR EACH ROW WHEN (
+            old.company_id IS DISTINCT FROM new.company_id
+            OR old.is_search_input IS DISTINCT FROM new.is_search_input
+            OR ((old.state = 'completed') IS DISTINCT FROM (new.state = 'completed')))
+        EXECUTE FUNCTION partlens_visual_file_changed();
+    CREATE TRIGGER visual_view_changed AFTER INSERT OR DELETE ON views
+        FOR EACH ROW EXECUTE FUNCTION partlens_visual_view_changed();
+    "#,
 ];
 
 /// The schema version this program writes.
