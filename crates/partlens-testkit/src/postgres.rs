@@ -84,6 +84,27 @@ impl TestDatabase {
 }
 
 impl TestDatabase {
+    /// Every column of the first row `sql` answers, as text (`None` for NULL); empty for no row.
+    pub fn query_row_text(&self, sql: &str) -> Vec<Option<String>> {
+        let (url, sql) = (self.url.clone(), sql.to_owned());
+        on_own_thread(move || {
+            let mut client = postgres::Client::connect(&url, postgres::NoTls)?;
+            let rows = client.simple_query(&sql)?;
+            Ok(rows
+                .into_iter()
+                .find_map(|message| match message {
+                    postgres::SimpleQueryMessage::Row(row) => Some(
+                        (0..row.len())
+                            .map(|at| row.get(at).map(str::to_owned))
+                            .collect(),
+                    ),
+                    _ => None,
+                })
+                .unwrap_or_default())
+        })
+        .unwrap_or_else(|error| panic!("cannot query {}: {error}", self.name))
+    }
+
     /// Drops the database now, ending every connection to it (a database that went away under a
     /// running service).
     pub fn drop_now(&self) {

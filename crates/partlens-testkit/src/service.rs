@@ -142,6 +142,138 @@ impl TestService {
         }
     }
 
+    /// Adds (or resets) a user in the store this service runs on, as `partlens-service user add`
+    /// does with the service's `--data` and `--database`.
+    pub async fn add_user(&self, company: &str, user: &str, password: &str, is_admin: bool) {
+        let config = self.config.clone();
+        let (company, user, password) = (company.to_owned(), user.to_owned(), password.to_owned());
+        tokio::task::spawn_blocking(move || {
+            admin::add_user_in(
+                &config.data_dir,
+                config.database.as_ref(),
+                &company,
+                &user,
+                &password,
+                is_admin,
+            )
+        })
+        .await
+        .unwrap()
+        .unwrap();
+    }
+
+    /// Registers a client id in the store this service runs on.
+    pub async fn add_client(&self, client_id: &str) {
+        let config = self.config.clone();
+        let client_id = client_id.to_owned();
+        tokio::task::spawn_blocking(move || {
+            admin::add_client_in(&config.data_dir, config.database.as_ref(), &client_id)
+        })
+        .await
+        .unwrap()
+        .unwrap();
+    }
+
+    /// Every column of the first row `sql` answers in this service's store (SQLite file or
+    /// PostgreSQL database), as text (`None` for NULL); empty for no row. Write `sql` in the SQL
+    /// both engines read, with values inline.
+    pub fn query_row(&self, sql: &str) -> Vec<Option<String>> {
+        if let Some(database) = &self.database {
+            return database.query_row_text(sql);
+        }
+        let connection = self.sqlite();
+        let mut statement = connection.prepare(sql).unwrap();
+        let columns = statement.column_count();
+        let mut rows = statement.query([]).unwrap();
+        let Some(row) = rows.next().unwrap() else {
+            return Vec::new();
+        };
+        (0..columns)
+            .map(|at| match row.get_ref(at).unwrap() {
+                rusqlite::types::ValueRef::Null => None,
+                rusqlite::types::ValueRef::Integer(value) => Some(value.to_string()),
+                rusqlite::types::ValueRef::Real(value) => Some(value.to_string()),
+                rusqlite::types::ValueRef::Text(text) | rusqlite::types::ValueRef::Blob(text) => {
+                    Some(String::from_utf8_lossy(text).into_owned())
+                }
+            })
+            .collect()
+    }
+
+    /// The first column of the first row `sql` answers (see [`TestService::query_row`]).
+    pub fn query_text(&self, sql: &str) -> Option<String> {
+        self.query_row(sql).into_iter().next().flatten()
+    }
+
+    /// Sets the stored view descriptors of a file to `bytes` in this service's store (beside the
+    /// running service), as a damaged page or an earlier engine would leave them.
+    pub fn set_descriptors(&self, uid: &str, bytes: &[u8]) {
+        let hex: String = bytes.iter().map(|byte| format!("{byte:02x}")).collect();
+        let changed = match &self.database {
+            Some(database) => {
+                let before = database
+                    .query_text(&format!(
+                        "SELECT count(*) FROM views WHERE file_uid = '{uid}'"
+                    ))
+                    .unwrap_or_default();
+                database.execute(&format!(
+                    "UPDATE views SET descriptor = decode('{hex}', 'hex') WHERE file_uid = '{uid}'"
+                ));
+                before.parse::<usize>().unwrap_or(0)
+            }
+            None => self
+                .sqlite()
+                .execute(
+                    &format!("UPDATE views SET descriptor = x'{hex}' WHERE file_uid = ?1"),
+                    [uid],
+                )
+                .unwrap(),
+        };
+        assert!(changed > 0, "{uid} has no stored views");
+    }
+
+    /// The first stored view descriptor of a file in this service's store.
+    pub fn first_descriptor(&self, uid: &str) -> Vec<u8> {
+        match &self.database {
+            Some(database) => {
+                let hex = database
+                    .query_text(&format!(
+                        "SELECT encode(descriptor, 'hex') FROM views WHERE file_uid = '{uid}' \
+                         ORDER BY position LIMIT 1"
+                    ))
+                    .unwrap_or_else(|| panic!("{uid} has no stored views"));
+                (0..hex.len() / 2)
+                    .map(|at| u8::from_str_radix(&hex[2 * at..2 * at + 2], 16).unwrap())
+                    .collect()
+            }
+            None => self
+                .sqlite()
+                .query_row(
+                    "SELECT descriptor FROM views WHERE file_uid = ?1 ORDER BY position LIMIT 1",
+                    [uid],
+                    |row| row.get(0),
+                )
+                .unwrap(),
+        }
+    }
+
+    /// [`damage_descriptors`] in this service's store, whichever it is.
+    pub fn damage_descriptors(&self, uid: &str) {
+        self.set_descriptors(uid, &[0x00, 0xff, 0x00]);
+    }
+
+    /// A connection to the SQLite file of this service's data directory.
+    fn sqlite(&self) -> rusqlite::Connection {
+        let connection = rusqlite::Connection::open(
+            self.config
+                .data_dir
+                .join(partlens_service::store::DATABASE_FILE),
+        )
+        .unwrap();
+        connection.busy_timeout(Duration::from_secs(10)).unwrap();
+        connection
+    }
+
     /// A URL of this service.
     pub fn url(&self, path_and_query: &str) -> String {
         format!("{}{path_and_query}", self.base)

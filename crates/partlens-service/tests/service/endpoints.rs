@@ -14,8 +14,6 @@ use partlens_api::encoding::{
     search_files_body,
 };
 use partlens_api::{ApiClient, Credentials, FileStatus, FileUid, SearchFilter, SearchRequest};
-use partlens_service::admin;
-use partlens_service::store::DATABASE_FILE;
 use reqwest::Method;
 use service_support::{PASSWORD, Shape, TestService, encode, part_image, png, wait_until};
 
@@ -111,7 +109,7 @@ async fn token_is_issued_for_the_password_grant_and_refused_otherwise() {
     );
 
     // A client registered while the service runs is accepted at once.
-    admin::add_client(&service.config.data_dir, "other-app").unwrap();
+    service.add_client("other-app").await;
     let (status, _) = token_reply(
         &service,
         "/api/Token",
@@ -132,7 +130,8 @@ async fn token_is_issued_for_the_password_grant_and_refused_otherwise() {
         .unwrap();
     assert_eq!(reply.token_type.as_deref(), Some("bearer"));
 
-    // At rest the data directory holds neither a token nor the password or its digest.
+    // At rest the store (the data directory's files; on PostgreSQL every row of the users and
+    // tokens) holds neither a token nor the password or its digest.
     let token = service.session("ann").await.token.unwrap();
     let mut stored = Vec::new();
     for entry in std::fs::read_dir(service.dir.path()).unwrap() {
@@ -140,6 +139,13 @@ async fn token_is_issued_for_the_password_grant_and_refused_otherwise() {
         if path.is_file() {
             stored.extend(std::fs::read(path).unwrap());
         }
+    }
+    if service.database.is_some() {
+        let rows = service.query_text(
+            "SELECT (SELECT string_agg(u::text, ' ') FROM users u) || ' ' || \
+             (SELECT string_agg(t::text, ' ') FROM tokens t)",
+        );
+        stored.extend(rows.unwrap_or_default().into_bytes());
     }
     let stored = String::from_utf8_lossy(&stored).to_lowercase();
     assert!(stored.contains("$argon2"), "the store was not read");
@@ -1045,17 +1051,14 @@ async fn pmi_data_and_feedback() {
         .expect(400);
 
     // What was stored, read straight from the store.
-    let database = rusqlite::Connection::open(service.dir.path().join(DATABASE_FILE)).unwrap();
     let stored: Vec<(String, String, String)> = [first_id, second_id]
         .iter()
         .map(|id| {
-            database
-                .query_row(
-                    "SELECT feedback, external_user, attributes FROM feedback WHERE id = ?1",
-                    [id],
-                    |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
-                )
-                .unwrap()
+            let row = service.query_row(&format!(
+                "SELECT feedback, external_user, attributes FROM feedback WHERE id = '{id}'"
+            ));
+            let text = |at: usize| row[at].clone().unwrap();
+            (text(0), text(1), text(2))
         })
         .collect();
     assert_eq!(

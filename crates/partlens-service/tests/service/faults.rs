@@ -17,8 +17,8 @@ use image::{ImageFormat, RgbImage};
 use partlens_api::encoding::{QueryString, double_encoded_strings};
 use partlens_service::store::DATABASE_FILE;
 use service_support::{
-    PASSWORD, Session, Shape, TestService, damage_descriptors, encode, png, serve_binary,
-    serve_child, serve_command, wait_until,
+    PASSWORD, Session, Shape, TestService, encode, png, serve_binary, serve_child, serve_command,
+    wait_until,
 };
 use tokio::io::AsyncWriteExt as _;
 
@@ -307,8 +307,8 @@ async fn a_stored_file_deleted_or_damaged_keeps_its_record_and_fails_only_when_r
     assert_eq!(reqwest::get(link).await.unwrap().status(), 404);
     // When they must be read again (their descriptors damaged, found at the next start), they
     // fail: 422, out of visual search, still listed and deletable.
-    damage_descriptors(service.dir.path(), &disc);
-    damage_descriptors(service.dir.path(), &bar);
+    service.damage_descriptors(&disc);
+    service.damage_descriptors(&bar);
     service.restart_with(|_| {}).await;
     let ann = Session {
         base: service.base.clone(),

@@ -18,7 +18,6 @@ use partlens_api::encoding::{
     QueryString, base64_file_body, double_encoded_strings, password_digest, search_files_body,
 };
 use partlens_engine::ViewDescriptor;
-use partlens_service::store::DATABASE_FILE;
 use service_support::{Shape, TestService, png, serve_binary, wait_until};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -303,15 +302,10 @@ async fn a_restart_keeps_every_record_attribute_token_and_result() {
         200
     );
     // Feedback and users survive too.
-    let database = rusqlite::Connection::open(service.dir.path().join(DATABASE_FILE)).unwrap();
-    let stored: String = database
-        .query_row(
-            "SELECT feedback FROM feedback WHERE id = ?1",
-            [&feedback],
-            |row| row.get(0),
-        )
-        .unwrap();
-    assert_eq!(stored, "ok");
+    let stored = service.query_text(&format!(
+        "SELECT feedback FROM feedback WHERE id = '{feedback}'"
+    ));
+    assert_eq!(stored.as_deref(), Some("ok"));
     service.session("bob").await;
 }
 
@@ -331,7 +325,6 @@ async fn descriptors_of_an_earlier_engine_are_indexed_again_after_a_restart() {
     service.stop().await;
     // The database as the engine before photo search left it (its descriptors, version 1), and one
     // file whose descriptors are damaged.
-    let database = rusqlite::Connection::open(service.dir.path().join(DATABASE_FILE)).unwrap();
     let earlier = |seed: u32| {
         let image = image::load_from_memory(&png(Shape::Disc, seed)).unwrap();
         ViewDescriptor::of_image_legacy(&image).to_bytes()
@@ -341,15 +334,8 @@ async fn descriptors_of_an_earlier_engine_are_indexed_again_after_a_restart() {
         (&input, earlier(32)),
         (&bar, b"PLV\x07 not a descriptor".to_vec()),
     ] {
-        let changed = database
-            .execute(
-                "UPDATE views SET descriptor = ?2 WHERE file_uid = ?1",
-                rusqlite::params![uid, descriptor],
-            )
-            .unwrap();
-        assert!(changed > 0);
+        service.set_descriptors(uid, &descriptor);
     }
-    drop(database);
 
     service.restart_with(|_| {}).await;
     let ann = service_support::Session {
@@ -378,14 +364,7 @@ async fn descriptors_of_an_earlier_engine_are_indexed_again_after_a_restart() {
             .expect(200);
     }
     // What is stored now is today's descriptor.
-    let database = rusqlite::Connection::open(service.dir.path().join(DATABASE_FILE)).unwrap();
-    let stored: Vec<u8> = database
-        .query_row(
-            "SELECT descriptor FROM views WHERE file_uid = ?1",
-            [&disc],
-            |row| row.get(0),
-        )
-        .unwrap();
+    let stored = service.first_descriptor(&disc);
     assert!(ViewDescriptor::from_bytes(&stored).is_ok());
 }
 
@@ -832,7 +811,6 @@ async fn deletes_racing_uploads_and_indexing_leave_nothing_behind() {
     // Once the queue is empty and the analyses still running on a deleted file (a worker may have
     // claimed a job before its file went) have ended, no bytes, images or temporary files of a
     // deleted file are left, and search has none.
-    let database = service.dir.path().join(DATABASE_FILE);
     let data_dir = service.dir.path().to_path_buf();
     let leftovers = |data_dir: &std::path::Path| -> Vec<String> {
         ["files", "images", "tmp"]
@@ -848,18 +826,12 @@ async fn deletes_racing_uploads_and_indexing_leave_nothing_behind() {
         Duration::from_secs(60),
         "the indexing queue to empty and every deleted file's bytes, images and temporary files to go",
         || {
-            let database = database.clone();
             let left = leftovers(&data_dir);
+            let counts =
+                service.query_row("SELECT (SELECT count(*) FROM jobs), (SELECT count(*) FROM files)");
             async move {
-                let connection = rusqlite::Connection::open(database).unwrap();
-                let (jobs, files): (i64, i64) = connection
-                    .query_row(
-                        "SELECT (SELECT count(*) FROM jobs), (SELECT count(*) FROM files)",
-                        [],
-                        |row| Ok((row.get(0)?, row.get(1)?)),
-                    )
-                    .unwrap();
-                (jobs == 0 && files == 0 && left.is_empty()).then_some(())
+                let empty = counts.iter().all(|count| count.as_deref() == Some("0"));
+                (empty && left.is_empty()).then_some(())
             }
         },
     )
