@@ -8,6 +8,10 @@
 //! writes `0600` (the database included), whatever the umask, so other users of the machine read
 //! nothing. A folder that disappears while the service runs (someone cleaned `tmp/`) is made again
 //! when a file is next written into it, instead of failing every upload until a restart.
+//!
+//! Several nodes on one PostgreSQL database may share one data directory (a shared mount): each
+//! then receives bodies under `tmp/node-ID/` of its own ([`Disk::for_node`]), so that a node that
+//! starts empties only its own folder, never the bodies another node is receiving.
 
 use std::path::{Path, PathBuf};
 
@@ -47,21 +51,41 @@ impl ImageKind {
     }
 }
 
+/// The prefix of a node's own folder under `tmp/`.
+const NODE_TMP_PREFIX: &str = "node-";
+
 /// The layout of one data directory.
 #[derive(Clone, Debug)]
 pub struct Disk {
     root: PathBuf,
+    /// The node whose `tmp/node-ID/` this layout receives bodies in (a data directory shared by
+    /// nodes); `None`: `tmp/` itself.
+    node: Option<String>,
 }
 
 impl Disk {
     /// The layout under `root`; [`Disk::create_folders`] makes the folders.
     pub fn new(root: impl Into<PathBuf>) -> Self {
-        Self { root: root.into() }
+        Self {
+            root: root.into(),
+            node: None,
+        }
     }
 
-    /// Creates the folders (private: `0700`) and empties `tmp/` (what is there belongs to requests
-    /// of an earlier run).
-    pub fn create_folders(&self) -> std::io::Result<()> {
+    /// The layout under `root` for node `node` of several sharing it: bodies are received under
+    /// `tmp/node-ID/`.
+    pub fn for_node(root: impl Into<PathBuf>, node: &str) -> Self {
+        Self {
+            root: root.into(),
+            node: Some(node.to_owned()),
+        }
+    }
+
+    /// Creates the folders (private: `0700`) and empties the folder bodies are received in (what
+    /// is there belongs to requests of an earlier run). For a node ([`Disk::for_node`]) that is its
+    /// own folder; the folders under `tmp/` of nodes not in `live_nodes` (gone: see
+    /// `store/postgres/jobs.rs`) and loose files there (a run without nodes) go too.
+    pub fn create_folders(&self, live_nodes: &[String]) -> std::io::Result<()> {
         create_private_dir(&self.root)?;
         for folder in [self.files_dir(), self.images_dir()] {
             create_private_dir(&folder)?;
@@ -69,6 +93,32 @@ impl Disk {
         let tmp = self.tmp_dir();
         if tmp.exists() {
             std::fs::remove_dir_all(&tmp)?;
+        }
+        if self.node.is_some() {
+            let shared = self.root.join("tmp");
+            create_private_dir(&shared)?;
+            for entry in std::fs::read_dir(&shared)? {
+                let entry = entry?;
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let live = name
+                    .strip_prefix(NODE_TMP_PREFIX)
+                    .is_some_and(|node| live_nodes.iter().any(|live| live == node));
+                if live {
+                    continue;
+                }
+                let path = entry.path();
+                let gone = if path.is_dir() {
+                    std::fs::remove_dir_all(&path)
+                } else {
+                    std::fs::remove_file(&path)
+                };
+                // Another node starting at the same moment may have removed it first.
+                if let Err(error) = gone
+                    && error.kind() != std::io::ErrorKind::NotFound
+                {
+                    return Err(error);
+                }
+            }
         }
         create_private_dir(&tmp)
     }
@@ -82,7 +132,13 @@ impl Disk {
     }
 
     fn tmp_dir(&self) -> PathBuf {
-        self.root.join("tmp")
+        match &self.node {
+            Some(node) => self
+                .root
+                .join("tmp")
+                .join(format!("{NODE_TMP_PREFIX}{node}")),
+            None => self.root.join("tmp"),
+        }
     }
 
     /// Where the bytes of file `uid` live.
@@ -217,7 +273,7 @@ mod tests {
     fn missing_folders_are_made_again_and_everything_is_private() {
         let dir = tempfile::tempdir().unwrap();
         let disk = Disk::new(dir.path().join("data"));
-        disk.create_folders().unwrap();
+        disk.create_folders(&[]).unwrap();
         std::fs::remove_dir_all(disk.tmp_dir()).unwrap();
         std::fs::remove_dir_all(disk.images_dir()).unwrap();
         let temp = disk.temp_path();
@@ -234,5 +290,32 @@ mod tests {
             assert_eq!(mode(&disk.tmp_dir()), 0o700);
             assert_eq!(mode(&dir.path().join("data")), 0o700);
         }
+    }
+
+    #[test]
+    fn a_node_empties_its_own_and_gone_nodes_bodies_never_a_live_nodes() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("data");
+        // What a run without nodes left, and the folders of two nodes, one still running.
+        std::fs::create_dir_all(root.join("tmp")).unwrap();
+        std::fs::write(root.join("tmp/old.part"), b"x").unwrap();
+        let live = Disk::for_node(&root, "live");
+        let gone = Disk::for_node(&root, "gone");
+        live.create_folders(&["live".into(), "gone".into()]).unwrap();
+        gone.create_folders(&["live".into(), "gone".into()]).unwrap();
+        let receiving = live.temp_path();
+        write_private(&receiving, b"being received").unwrap();
+        let left = gone.temp_path();
+        write_private(&left, b"left behind").unwrap();
+
+        let starting = Disk::for_node(&root, "new");
+        starting
+            .create_folders(&["live".into(), "new".into()])
+            .unwrap();
+        assert_eq!(std::fs::read(&receiving).unwrap(), b"being received");
+        assert!(!left.exists());
+        assert!(!root.join("tmp/old.part").exists());
+        assert!(starting.tmp_dir().is_dir());
+        assert_ne!(starting.tmp_dir(), live.tmp_dir());
     }
 }

@@ -38,8 +38,8 @@ struct Cli {
     #[arg(long, value_name = "DIR")]
     data: PathBuf,
     /// Keep records, accounts and the queue in this PostgreSQL database (postgres://…) instead of
-    /// the SQLite file in --data, which then holds the files and caches. Only accounts and logins
-    /// run on PostgreSQL so far (issue 26).
+    /// the SQLite file in --data, which then holds the uploaded files and images (a folder several
+    /// nodes on one database may share). Being built (issue 26): see docs/OPERATIONS.md.
     #[arg(
         long,
         value_name = "URL",

@@ -41,11 +41,19 @@ impl RunningService {
     /// Binds `config.addr`, opens (or creates) the store in `config.data_dir`, rebuilds the visual
     /// index, resumes queued jobs and serves in a tokio task.
     pub async fn start(config: ServiceConfig) -> Result<RunningService, ServiceError> {
-        let disk = Disk::new(&config.data_dir);
-        let folders = disk.clone();
-        tokio::task::spawn_blocking(move || folders.create_folders()).await??;
         let store =
             Store::open_configured(config.data_dir.clone(), config.database.clone()).await?;
+        // On PostgreSQL the data directory may be shared by nodes: each receives bodies in a
+        // folder of its own, and only the folders of nodes gone are emptied.
+        let (disk, live_nodes) = match store.postgres_node() {
+            Some(node) => (
+                Disk::for_node(&config.data_dir, node),
+                store.read_tx(|tx| tx.known_nodes()).await?,
+            ),
+            None => (Disk::new(&config.data_dir), Vec::new()),
+        };
+        let folders = disk.clone();
+        tokio::task::spawn_blocking(move || folders.create_folders(&live_nodes)).await??;
         let secret = store
             .write_tx(|tx| tx.secret(SECRET_NAME, &mut ImageLinks::fresh_secret))
             .await?;
@@ -60,8 +68,7 @@ impl RunningService {
         );
         if store.is_postgres() {
             tracing::warn!(
-                "on PostgreSQL the visual index holds only what this process indexed (it is \
-                 not loaded from the database yet, issue 26), and free text is scanned"
+                "on PostgreSQL free text is scanned, not yet searched through an index (issue 26)"
             );
         }
         let (indexed, queued) = indexer.recover().await?;

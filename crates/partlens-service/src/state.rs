@@ -46,7 +46,7 @@ pub(crate) async fn state_for_tests(
     data_dir: &std::path::Path,
 ) -> (AppState, super::store::accounts::Caller) {
     let disk = Disk::new(data_dir);
-    disk.create_folders().unwrap();
+    disk.create_folders(&[]).unwrap();
     let store = Store::open(data_dir.to_path_buf()).await.unwrap();
     let company_id = store
         .write(|connection| super::store::accounts::ensure_company(connection, "Acme"))

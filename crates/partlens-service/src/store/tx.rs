@@ -145,6 +145,9 @@ pub trait JobsTx {
     /// At start: work this service left in progress goes back to the queue and every unfinished
     /// file has a queue row. Returns how many files wait.
     fn requeue_unfinished_jobs(&mut self, now: &str) -> Result<usize, ServiceError>;
+    /// The nodes the database knows (PostgreSQL: every process that beat within a day, see
+    /// `postgres/jobs.rs`); none on SQLite, run by one process.
+    fn known_nodes(&mut self) -> Result<Vec<String>, ServiceError>;
 }
 
 /// Saved attributes, the company's attribute names and their values (see `attributes.rs`), and
@@ -449,6 +452,10 @@ impl JobsTx for SqliteTx<'_> {
 
     fn requeue_unfinished_jobs(&mut self, now: &str) -> Result<usize, ServiceError> {
         jobs::requeue_unfinished(self.0, now)
+    }
+
+    fn known_nodes(&mut self) -> Result<Vec<String>, ServiceError> {
+        Ok(Vec::new())
     }
 }
 

@@ -906,3 +906,185 @@ async fn views_indexed_and_files_deleted_through_one_node_are_searched_through_a
     third.shutdown().await;
     second.shutdown().await;
 }
+
+/// The seconds the stand-in reader of node A sleeps: a number of this test's own, so that its
+/// reads are found (and ended) by their command line.
+const HANGING_SECONDS: u32 = 617;
+
+/// The ids of the processes of the stand-in reads that sleep [`HANGING_SECONDS`] (started by
+/// this test's node A, and left behind when it is killed).
+fn hanging_reads() -> Vec<i32> {
+    let wanted = format!("sleep\0{HANGING_SECONDS}\0");
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter(|entry| {
+            std::fs::read(entry.path().join("cmdline"))
+                .is_ok_and(|cmdline| cmdline == wanted.as_bytes())
+        })
+        .filter_map(|entry| entry.file_name().to_str()?.parse().ok())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_processes_on_one_database_and_data_folder_share_work_and_a_killed_ones_job_is_finished()
+ {
+    use partlens_testkit::service::{
+        Session, Shape, add_standard_users, png, serve_child, wait_until,
+    };
+    use std::os::unix::fs::PermissionsExt as _;
+    use std::time::Duration;
+    let Some(database) = partlens_testkit::postgres::database() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let mut config = partlens_service::ServiceConfig::new(&data);
+    config.database = Some(DatabaseUrl::parse(&database.url).unwrap());
+    blocking(move || add_standard_users(&config)).await;
+    // Node A reads models with a stand-in reader that hangs on a marked file (and hands any other
+    // to the real reader); node B with the real one. Both on one data folder.
+    let real = env!("CARGO_BIN_EXE_partlens-service");
+    let reader = dir.path().join("stand-in-reader");
+    std::fs::write(
+        &reader,
+        format!(
+            "#!/bin/sh\n\
+             request=$(mktemp)\n\
+             cat > \"$request\"\n\
+             if grep -q HANG-ON-NODE-A \"$request\"; then rm -f \"$request\"; printf 'partlens-reader-worker 1\\n'; exec sleep {HANGING_SECONDS}; fi\n\
+             exec 3< \"$request\"\n\
+             rm -f \"$request\"\n\
+             exec '{real}' \"$@\" <&3\n"
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&reader, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let node = |reader: Option<&std::path::Path>| {
+        let mut command =
+            partlens_testkit::service::serve_command(&data, &["--index-workers", "1"]);
+        command.env("PARTLENS_DATABASE_URL", &database.url);
+        if let Some(reader) = reader {
+            command.env("PARTLENS_READER_PROGRAM", reader);
+        }
+        command
+    };
+    let (mut node_a, base_a) = serve_child(node(Some(&reader))).await;
+    let (node_b, base_b) = serve_child(node(None)).await;
+    assert!(
+        !std::fs::exists(data.join(partlens_service::store::DATABASE_FILE)).unwrap(),
+        "no SQLite file beside PostgreSQL"
+    );
+
+    // A token issued by A is accepted by B; an upload through A is searched by picture through B;
+    // attributes written through B are read through A.
+    let on_a = Session::login(&base_a, "ann").await;
+    let on_b = Session {
+        base: base_b.clone(),
+        ..on_a.clone()
+    };
+    let disc = on_a
+        .upload_database_file("Parts/disc.png", png(Shape::Disc, 3), &[])
+        .await;
+    let input = on_a
+        .upload_search_input(".png", &png(Shape::Disc, 4), false)
+        .await;
+    assert_eq!(
+        on_b.search_uids(&format!("fileUID={input}")).await,
+        [disc.as_str()]
+    );
+    on_b.put_json(
+        &format!("/api/FileAttributes?fileUID={disc}"),
+        serde_json::to_string(&serde_json::to_string(&["Owner=B"]).unwrap()).unwrap(),
+    )
+    .await
+    .expect(200);
+    assert_eq!(on_a.attributes_of(&disc).await, ["Owner=B"]);
+    // Bytes uploaded through B are served through A (one data folder).
+    let through_b = on_b
+        .upload_database_file("Parts/bar.png", png(Shape::VerticalBar, 5), &[])
+        .await;
+    let record = on_a.get(&format!("/api/File?fileUID={through_b}")).await;
+    record.expect(200);
+
+    // A model uploaded through A (indexed during the upload, so A's) hangs in A's reader; A is
+    // killed in the middle; B finishes the job.
+    // The marker in a comment after the first line, which STEP allows anywhere.
+    let model = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../assets/samples/models/washer.step"
+    ))
+    .unwrap()
+    .replacen(
+        "ISO-10303-21;\n",
+        "ISO-10303-21;\n/* HANG-ON-NODE-A */\n",
+        1,
+    )
+    .into_bytes();
+    let uploading = {
+        let on_a = on_a.clone();
+        // Sent without the test kit's session, which fails the test when no reply comes.
+        tokio::spawn(async move {
+            partlens_api::client::plain_http_client()
+                .put(format!(
+                    "{}/api/FileBinary?file=CAD%2Fwasher.step&isSearchInput=false",
+                    on_a.base
+                ))
+                .bearer_auth(on_a.token.unwrap_or_default())
+                .header("Content-Type", "application/octet-stream")
+                .body(model)
+                .send()
+                .await
+        })
+    };
+    let uid = wait_until(Duration::from_secs(60), "node A to read the model", || {
+        let hanging = !hanging_reads().is_empty();
+        let uid = database.query_text(
+            "SELECT f.uid FROM files f JOIN jobs j ON j.file_uid = f.uid \
+             WHERE f.display_name = 'washer.step' AND f.state = 'in_progress' \
+             AND j.claimed_by IS NOT NULL",
+        );
+        async move { uid.filter(|_| hanging) }
+    })
+    .await;
+    let node_of_a = database
+        .query_text(&format!(
+            "SELECT claimed_by FROM jobs WHERE file_uid = '{uid}'"
+        ))
+        .unwrap();
+    node_a.0.kill().unwrap();
+    node_a.0.wait().unwrap();
+    // The upload's connection closed with the process (no reply).
+    let _ = uploading.await;
+    for pid in hanging_reads() {
+        let _ = std::process::Command::new("kill")
+            .arg(pid.to_string())
+            .status();
+    }
+    // A's heartbeat stopped with it; instead of waiting the 30 s after which its jobs are anyone's
+    // (`a_job_claimed_by_one_node_…` checks that wait), its last beat is made older.
+    database.execute(&format!(
+        "UPDATE nodes SET heartbeat_at = now() - interval '1 hour' WHERE id = '{node_of_a}'"
+    ));
+    let status = wait_until(
+        Duration::from_secs(120),
+        "node B to index the model",
+        || {
+            let on_b = on_b.clone();
+            let uid = uid.clone();
+            async move {
+                let reply = on_b.get(&format!("/api/FileStatus?fileUID={uid}")).await;
+                (reply.status != 204).then_some((reply.status, reply.text()))
+            }
+        },
+    )
+    .await;
+    assert_eq!(status.0, 200, "{}", status.1);
+    let claimed = database.query_text(&format!(
+        "SELECT count(*) FROM jobs WHERE file_uid = '{uid}'"
+    ));
+    assert_eq!(claimed.as_deref(), Some("0"), "the job is done");
+    let record = on_b.get(&format!("/api/File?fileUID={uid}")).await;
+    record.expect(200);
+    drop(node_b);
+}

@@ -125,4 +125,12 @@ impl JobsTx for PgTx<'_, '_> {
             .try_get(0)?;
         Ok(count.max(0) as usize)
     }
+
+    fn known_nodes(&mut self) -> Result<Vec<String>, ServiceError> {
+        self.tx
+            .query("SELECT id FROM nodes", &[])?
+            .iter()
+            .map(|row| row.try_get(0).map_err(ServiceError::from))
+            .collect()
+    }
 }
