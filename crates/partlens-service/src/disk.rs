@@ -301,8 +301,10 @@ mod tests {
         std::fs::write(root.join("tmp/old.part"), b"x").unwrap();
         let live = Disk::for_node(&root, "live");
         let gone = Disk::for_node(&root, "gone");
-        live.create_folders(&["live".into(), "gone".into()]).unwrap();
-        gone.create_folders(&["live".into(), "gone".into()]).unwrap();
+        live.create_folders(&["live".into(), "gone".into()])
+            .unwrap();
+        gone.create_folders(&["live".into(), "gone".into()])
+            .unwrap();
         let receiving = live.temp_path();
         write_private(&receiving, b"being received").unwrap();
         let left = gone.temp_path();
