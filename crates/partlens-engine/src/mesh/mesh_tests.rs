@@ -402,13 +402,25 @@ fn the_index_scores_meshes_and_pictures_as_match_views_does() {
 }
 
 #[test]
-fn a_model_searched_by_has_the_views_of_a_database_file_in_order_but_no_large_image() {
+fn a_model_searched_by_has_32_views_of_a_database_file_in_order_but_no_large_image() {
     let stl = as_stl(&cuboid([40.0, 20.0, 10.0], turned()));
     let limits = crate::ExtractionLimits::default();
     let database = crate::analyze_for(Purpose::DatabaseFile, ".stl", &stl, &limits).unwrap();
     let input = crate::analyze_for(Purpose::SearchInput, ".stl", &stl, &limits).unwrap();
-    // Rendered on several threads, the views are the same views in the same order.
-    assert_eq!(input.views, database.views);
+    // A search input is seen from 32 of the 92 directions, rendered on several threads: each of
+    // its views is the database file's view from that direction, in the same order, and the
+    // picture comes last in both.
+    assert_eq!(input.views.len(), SEARCH_INPUT_DIRECTIONS + 1);
+    assert_eq!(database.views.len(), VIEWS_PER_MODEL);
+    let mut from = 0;
+    for view in &input.views {
+        let at = database.views[from..]
+            .iter()
+            .position(|indexed| indexed == view)
+            .expect("each view of the search input is a view of the database file, in order");
+        from += at + 1;
+    }
+    assert_eq!(input.views.last(), database.views.last());
     assert_eq!(input.thumbnail_jpeg, database.thumbnail_jpeg);
     assert_eq!(input.extracted_attributes, database.extracted_attributes);
     assert!(database.large_png.is_some());

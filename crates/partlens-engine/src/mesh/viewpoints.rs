@@ -114,6 +114,38 @@ pub fn around_the_sphere(count: usize) -> Vec<Viewpoint> {
         .collect()
 }
 
+/// The viewpoints of [`around_the_sphere`]`(92)` that are also an icosahedron's vertices (12) or
+/// the centres of its faces (20): 32 directions spread evenly, each exactly one of the 92 a model
+/// is indexed from, so a search input seen from them matches the same views of the same part.
+pub fn sphere_subset_of_92() -> Vec<Viewpoint> {
+    let wanted: Vec<[f32; 3]> = geodesic(1).into_iter().chain(face_centres()).collect();
+    geodesic(3)
+        .into_iter()
+        .filter(|direction| wanted.iter().any(|known| dot(*known, *direction) > 0.9999))
+        .map(|direction| looking_from("sphere", direction))
+        .collect()
+}
+
+/// The directions of the centres of the icosahedron's 20 faces.
+fn face_centres() -> Vec<[f32; 3]> {
+    let corners = icosahedron();
+    let neighbours = |a: usize, b: usize| dot(corners[a], corners[b]) > 0.4;
+    let mut centres = Vec::with_capacity(20);
+    for a in 0..corners.len() {
+        for b in a + 1..corners.len() {
+            for c in b + 1..corners.len() {
+                if neighbours(a, b) && neighbours(b, c) && neighbours(a, c) {
+                    centres
+                        .push(normalised([0, 1, 2].map(|axis| {
+                            corners[a][axis] + corners[b][axis] + corners[c][axis]
+                        })));
+                }
+            }
+        }
+    }
+    centres
+}
+
 fn dot(a: [f32; 3], b: [f32; 3]) -> f32 {
     a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 }
@@ -164,6 +196,34 @@ mod tests {
                     .fold(f32::NEG_INFINITY, f32::max);
                 assert!(closest > degrees.to_radians().cos(), "{count}: {probe:?}");
             }
+        }
+    }
+
+    #[test]
+    fn the_search_input_directions_are_32_of_the_92_indexed_ones() {
+        let indexed = around_the_sphere(92);
+        let searched = sphere_subset_of_92();
+        assert_eq!(searched.len(), crate::mesh::SEARCH_INPUT_DIRECTIONS);
+        for view in &searched {
+            assert!(
+                indexed
+                    .iter()
+                    .any(|known| known.right == view.right && known.up == view.up),
+                "{view:?} is not one of the 92"
+            );
+        }
+        // Spread around the whole sphere: no direction is more than 33° from one of them.
+        let towards: Vec<[f32; 3]> = searched.iter().map(|v| cross(v.right, v.up)).collect();
+        for step in 0..500 {
+            let z = 1.0 - 2.0 * (step as f32 + 0.5) / 500.0;
+            let angle = step as f32 * 2.399_963;
+            let r = (1.0 - z * z).sqrt();
+            let probe = [r * angle.cos(), r * angle.sin(), z];
+            let closest = towards
+                .iter()
+                .map(|t| dot(*t, probe))
+                .fold(f32::NEG_INFINITY, f32::max);
+            assert!(closest > 33_f32.to_radians().cos(), "{probe:?}");
         }
     }
 }
