@@ -7,10 +7,11 @@
 //! dispatcher [`Backend::send`]. The work itself is in one file a concern, each adding to
 //! `impl Backend`: [`super::session`] (connect, log in and out, 401s), [`super::jobs`] (uploads and
 //! indexing), [`super::search`] (searches and the result list), [`super::records`] (records,
-//! attributes, deletes), [`super::images`] (thumbnails and large images), [`super::pmi`] (drawing
-//! data and feedback), [`super::models`] (3D models for the preview) and [`super::sync`] (library
-//! syncs). Those files import this one; this one imports none of them (only the plain data of
-//! `jobs/`, the image and model loaders of `thumbnails` and `models`, and the sync state of `sync`).
+//! attributes, deletes), [`super::duplicates`] (duplicate parts), [`super::images`] (thumbnails
+//! and large images), [`super::pmi`] (drawing data and feedback), [`super::models`] (3D models
+//! for the preview) and [`super::sync`] (library syncs). Those files import this one; this one
+//! imports none of them (only the plain data of `jobs/`, the image and model loaders of
+//! `thumbnails` and `models`, and the sync state of `sync`).
 //!
 //! The search history's store is shared here too; [`super::history`] runs its commands.
 //!
@@ -85,6 +86,8 @@ pub(super) struct Shared {
     /// The cancellation token of each running search, by search id (own lock: searches start and end
     /// without touching the rest of the state).
     pub(super) searches: Mutex<HashMap<u64, CancellationToken>>,
+    /// The cancellation token of each running duplicates request, by request (own lock).
+    pub(super) duplicates: Mutex<HashMap<u64, CancellationToken>>,
     /// The search history (own lock, taken on blocking threads only).
     pub(super) history: SharedHistory,
     /// Library syncs: the running ones and those to carry on after a login (own locks).
@@ -200,6 +203,7 @@ impl Backend {
                 images: ImageLoader::default(),
                 models: ModelLoader::default(),
                 searches: Mutex::new(HashMap::new()),
+                duplicates: Mutex::new(HashMap::new()),
                 history: Arc::new(Mutex::new(history)),
                 syncs: SyncTasks::new(&parts.data_dir),
                 state: Mutex::new(State {
@@ -340,6 +344,8 @@ impl Backend {
             Command::StartSync(setup) => self.start_library_sync(setup),
             Command::PauseSync(key) => self.pause_library_sync(key),
             command @ Command::LoadLibraryPage { .. } => self.load_library_page(command),
+            command @ Command::FindDuplicates { .. } => self.find_duplicates(command),
+            Command::CancelDuplicates(request) => self.cancel_duplicates(request),
         }
     }
 

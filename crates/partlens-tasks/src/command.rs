@@ -173,6 +173,17 @@ pub enum Command {
         /// The page and its filters.
         query: LibraryQuery,
     },
+    /// Find the company's duplicate parts (`GET /api/Duplicates`, this project's service) and load
+    /// the record of every file found; answers `Event::DuplicatesProgress`, then
+    /// `DuplicatesFound` or `DuplicatesFailed`, all with this `request`. A 401 parks it.
+    FindDuplicates {
+        /// Chosen by the front end, so that an answer to an older request is recognised.
+        request: u64,
+        /// The lowest pair score taken for one part (0..1); the service's default when `None`.
+        min_score: Option<f64>,
+    },
+    /// Stop waiting for the duplicates of this request (the service finishes on its own).
+    CancelDuplicates(u64),
 }
 
 impl std::fmt::Display for Command {
@@ -245,6 +256,11 @@ impl std::fmt::Display for Command {
             Self::PreviewSync(setup) => write!(f, "preview the sync of {}", setup.folder.display()),
             Self::StartSync(setup) => write!(f, "sync {}", setup.folder.display()),
             Self::PauseSync(key) => write!(f, "pause sync {key}"),
+            Self::FindDuplicates { request, min_score } => match min_score {
+                Some(score) => write!(f, "find duplicates {request} (min score {score})"),
+                None => write!(f, "find duplicates {request}"),
+            },
+            Self::CancelDuplicates(request) => write!(f, "cancel duplicates {request}"),
         }
     }
 }

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use super::duplicates::DuplicateParts;
 use super::history::SearchHistory;
 use super::jobs::job::{Job, JobId};
 use super::models::ModelPreview;
@@ -262,6 +263,27 @@ pub enum Event {
         request: u64,
         /// The page's offset.
         offset: usize,
+        /// Why.
+        error: ApiError,
+    },
+    /// Where finding duplicates is ("The service is comparing…", "Loading the files found (2 of 6)…").
+    DuplicatesProgress {
+        /// The request (`Command::FindDuplicates`).
+        request: u64,
+        /// What is happening, in words.
+        detail: String,
+    },
+    /// The company's duplicate parts, with their files' records.
+    DuplicatesFound {
+        /// The request.
+        request: u64,
+        /// The groups.
+        parts: DuplicateParts,
+    },
+    /// Duplicates could not be found.
+    DuplicatesFailed {
+        /// The request.
+        request: u64,
         /// Why.
         error: ApiError,
     },

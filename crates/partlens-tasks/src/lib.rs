@@ -6,8 +6,9 @@
 //!
 //! Where things live: [`backend`] (shared state, dispatcher), [`session`] (connect, log in, 401s),
 //! [`jobs`] (uploads and indexing), [`search`] (searches and the result list), [`records`] (a file's
-//! record, attributes, delete), [`images`] and [`thumbnails`] (pictures), [`pmi`] (drawing data and
-//! feedback), [`history`] (searches kept and saved), [`models`] (3D models read for the preview),
+//! record, attributes, delete), [`duplicates`] (duplicate parts with their files' records),
+//! [`images`] and [`thumbnails`] (pictures), [`pmi`] (drawing data and feedback), [`history`]
+//! (searches kept and saved), [`models`] (3D models read for the preview),
 //! [`sync`] (library sync: a folder kept in step with the company database),
 //! [`wording`] (the sentences users read when something fails).
 
@@ -15,6 +16,7 @@ pub mod atomic_write;
 pub mod backend;
 pub mod command;
 pub mod data_dir;
+pub mod duplicates;
 pub mod event;
 pub mod file_picker;
 pub mod history;
