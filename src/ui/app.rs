@@ -3,7 +3,8 @@
 //!
 //! `logic` drains the backend's events into the app's state (it runs even while the window is
 //! hidden); `ui` draws and collects the views' commands, which are carried out at the end of the frame.
-//! Keyboard: Ctrl+O add files, Ctrl+F search field, Ctrl+H search history, Ctrl+L the Library.
+//! Keyboard: Ctrl+O add files, Ctrl+F search field, Ctrl+H search history, Ctrl+L the Library,
+//! Ctrl+Shift+D Duplicates (Ctrl+D is the drawing data of a file's detail).
 //! Nothing here awaits or touches the network.
 
 use std::path::PathBuf;
@@ -11,7 +12,9 @@ use std::sync::{Arc, mpsc};
 
 use super::app_command::{AppCommand, CommandQueue};
 use super::attributes::AttributeDrafts;
+use super::detail::OpenedFrom;
 use super::drop_overlay;
+use super::duplicates::{DuplicatesIntent, DuplicatesView};
 use super::file_browser::{
     BrowseAnswer, BrowsePurpose, BrowserOutcome, FileBrowser, RecentFolders,
 };
@@ -92,6 +95,7 @@ pub struct App {
     settings_view: SettingsView,
     search: SearchPlace,
     library: LibraryView,
+    duplicates: DuplicatesView,
     notices: Notices,
     library_sync: LibrarySync,
     dialogs: DialogChoice,
@@ -182,6 +186,7 @@ impl App {
             upload,
             search,
             library: LibraryView::default(),
+            duplicates: DuplicatesView::default(),
             notices: Notices::default(),
             library_sync: LibrarySync::default(),
             dialogs: options.dialogs,
@@ -250,6 +255,11 @@ impl App {
         &mut self.library
     }
 
+    /// The Duplicates place (files of the company that are the same part).
+    pub fn duplicates(&self) -> &DuplicatesView {
+        &self.duplicates
+    }
+
     /// True while the login form is shown.
     pub fn login_open(&self) -> bool {
         self.login.is_open()
@@ -280,6 +290,9 @@ impl App {
         let Some(event) = self.library.handle_event(event) else {
             return;
         };
+        let Some(event) = self.duplicates.handle_event(event) else {
+            return;
+        };
         let Some(event) = self
             .library_sync
             .handle_event(event, &mut self.settings.library_sync)
@@ -292,6 +305,7 @@ impl App {
                 if detail.is_none() {
                     // The samples are in: a Library listed meanwhile is missing some.
                     self.library.invalidate();
+                    self.duplicates.invalidate();
                 }
                 self.workspace_activity = detail;
             }
@@ -299,6 +313,7 @@ impl App {
                 self.connection = ConnectionState::Ready;
                 // Another user or service may see other files.
                 self.library.invalidate();
+                self.duplicates.invalidate();
                 self.search.forget_completions();
                 self.search.set_reviewer(&info.user);
                 self.login.close();
@@ -331,6 +346,7 @@ impl App {
             Event::LoggedOut => {
                 self.session = None;
                 self.library.invalidate();
+                self.duplicates.invalidate();
             }
             Event::Notice { level, message } => self.notices.push(level, message),
             Event::JobsRestored(jobs) => self.jobs = jobs,
@@ -440,16 +456,22 @@ impl App {
         let find = KeyboardShortcut::new(Modifiers::COMMAND, Key::F);
         let history = KeyboardShortcut::new(Modifiers::COMMAND, Key::H);
         let library = KeyboardShortcut::new(Modifiers::COMMAND, Key::L);
-        let (open, find, history, library) = ctx.input_mut(|input| {
+        let duplicates = KeyboardShortcut::new(Modifiers::COMMAND | Modifiers::SHIFT, Key::D);
+        let (open, find, history, library, duplicates) = ctx.input_mut(|input| {
             (
                 input.consume_shortcut(&open),
                 input.consume_shortcut(&find),
                 input.consume_shortcut(&history),
                 input.consume_shortcut(&library),
+                // Before the detail's Ctrl+D (drawing data) sees it.
+                input.consume_shortcut(&duplicates),
             )
         });
         if library {
             self.place = Place::Library;
+        }
+        if duplicates {
+            self.place = Place::Duplicates;
         }
         if open {
             self.commands.backend(Command::PickFiles);
@@ -528,10 +550,29 @@ impl App {
     /// Search place.
     fn library_intent(&mut self, intent: LibraryIntent) {
         match intent {
-            LibraryIntent::OpenDetail(uid) => self.search.show_file(uid, &mut self.commands),
+            LibraryIntent::OpenDetail(uid) => {
+                self.search
+                    .show_file_from(uid, OpenedFrom::Library, &mut self.commands);
+            }
             LibraryIntent::MoreLikeThis { name, image_url } => {
                 self.search
                     .search_by_image(name, image_url, &mut self.commands);
+            }
+        }
+        self.place = Place::Search;
+    }
+
+    /// Carries out what the Duplicates place asked: a file's detail or a group's comparison, in the
+    /// Search place, whose back buttons lead to Duplicates again.
+    fn duplicates_intent(&mut self, intent: DuplicatesIntent) {
+        match intent {
+            DuplicatesIntent::OpenDetail(uid) => {
+                self.search
+                    .show_file_from(uid, OpenedFrom::Duplicates, &mut self.commands);
+            }
+            DuplicatesIntent::Compare(rows) => {
+                self.search
+                    .compare_from(rows, OpenedFrom::Duplicates, &mut self.commands);
             }
         }
         self.place = Place::Search;
@@ -622,6 +663,19 @@ impl eframe::App for App {
                         );
                         for intent in intents {
                             self.library_intent(intent);
+                        }
+                    }
+                    Place::Duplicates => {
+                        self.search
+                            .set_texture_budget(self.settings.thumbnail_cache_bytes());
+                        let intents = self.duplicates.ui(
+                            ui,
+                            self.session.is_some(),
+                            self.search.textures_mut(),
+                            &mut self.commands,
+                        );
+                        for intent in intents {
+                            self.duplicates_intent(intent);
                         }
                     }
                     Place::Upload => self.upload.ui(ui, &mut self.commands),

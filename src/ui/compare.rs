@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 use egui::{Color32, Rect, Vec2};
 
 use super::app_command::CommandQueue;
+use super::detail::OpenedFrom;
 use super::picture::paint_caption;
 use super::results::ResultRow;
 use partlens_api::Attribute;
@@ -49,7 +50,7 @@ pub enum CompareMode {
 /// Where the page leads.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CompareIntent {
-    /// Back to the results.
+    /// Back to where the comparison was opened from (the results, or a place).
     Back,
 }
 
@@ -101,6 +102,8 @@ pub struct CompareView {
     pictures: BTreeMap<String, ComparePicture>,
     overlay_opacity: f32,
     difference: Option<DifferencePicture>,
+    /// Where the comparison was opened from: where its back button leads.
+    opened_from: OpenedFrom,
 }
 
 impl Default for CompareView {
@@ -113,6 +116,7 @@ impl Default for CompareView {
             pictures: BTreeMap::new(),
             overlay_opacity: 0.5,
             difference: None,
+            opened_from: OpenedFrom::Results,
         }
     }
 }
@@ -156,6 +160,17 @@ impl CompareView {
             }
         }
         self.rows = rows;
+    }
+
+    /// Sets where the comparison was opened from (after [`Self::open`], which starts from the
+    /// results).
+    pub fn set_opened_from(&mut self, opened_from: OpenedFrom) {
+        self.opened_from = opened_from;
+    }
+
+    /// Where the comparison was opened from.
+    pub fn opened_from(&self) -> OpenedFrom {
+        self.opened_from
     }
 
     /// The results compared.
@@ -225,7 +240,7 @@ impl CompareView {
     pub fn ui(&mut self, ui: &mut egui::Ui, commands: &mut CommandQueue) -> Vec<CompareIntent> {
         let mut intents = Vec::new();
         ui.horizontal(|ui| {
-            if ui.button("Back to results").clicked() {
+            if ui.button(self.opened_from.back_label()).clicked() {
                 intents.push(CompareIntent::Back);
             }
             ui.separator();

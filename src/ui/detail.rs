@@ -18,6 +18,7 @@ use super::app_command::CommandQueue;
 use super::detail_model::{DetailModel, DetailPicture};
 use super::load_state::LoadState;
 use super::picture::{Picture, paint_caption, picture};
+use super::place::Place;
 use super::texture_cache::TextureCache;
 use partlens_api::{ApiError, FileMap, FileRecord, FileUid};
 use partlens_tasks::Command;
@@ -117,14 +118,26 @@ pub enum OpenedFrom {
     Results,
     /// The Library place.
     Library,
+    /// The Duplicates place (a file of a group, or a group's comparison).
+    Duplicates,
 }
 
 impl OpenedFrom {
+    /// The place the back button leads to, when it is not the results of the Search place.
+    pub fn place(self) -> Option<Place> {
+        match self {
+            Self::Results => None,
+            Self::Library => Some(Place::Library),
+            Self::Duplicates => Some(Place::Duplicates),
+        }
+    }
+
     /// The back button's words.
     pub fn back_label(self) -> &'static str {
         match self {
             Self::Results => "Back to results",
             Self::Library => "Back to the Library",
+            Self::Duplicates => "Back to Duplicates",
         }
     }
 }

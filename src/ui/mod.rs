@@ -14,6 +14,7 @@ pub mod detail;
 pub mod detail_model;
 pub mod drafts;
 pub mod drop_overlay;
+pub mod duplicates;
 pub mod file_browser;
 pub mod history;
 pub mod jobs;

@@ -11,6 +11,8 @@ pub enum Place {
     Search,
     /// Every file of the company, newest first, filtered by kind, folder and attribute.
     Library,
+    /// Files of the company that are the same part, in groups.
+    Duplicates,
     /// Choose files and what they become, then upload them.
     Upload,
     /// Every upload and where it is.
@@ -21,9 +23,10 @@ pub enum Place {
 
 impl Place {
     /// The places the top bar offers, in order.
-    pub const TOP_BAR: [Self; 5] = [
+    pub const TOP_BAR: [Self; 6] = [
         Self::Search,
         Self::Library,
+        Self::Duplicates,
         Self::Upload,
         Self::Jobs,
         Self::Settings,
@@ -34,6 +37,7 @@ impl Place {
         match self {
             Self::Search => "Search",
             Self::Library => "Library",
+            Self::Duplicates => "Duplicates",
             Self::Upload => "Upload",
             Self::Jobs => "Jobs",
             Self::Settings => "Settings",

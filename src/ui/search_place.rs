@@ -22,7 +22,7 @@ use super::model_view::{ModelCache, ModelEntry, turntable_ui};
 use super::place::Place;
 use super::pmi::feedback::FeedbackDrafts;
 use super::pmi::{PmiIntent, PmiView};
-use super::results::{ResultsIntent, ResultsView, rows_from_result};
+use super::results::{ResultRow, ResultsIntent, ResultsView, rows_from_result};
 use super::search_bar::{SearchBar, SearchIntent, SearchPlan, ViewSource, ViewState, view_kind};
 use super::texture_cache::{TextureCache, load_decoded};
 use partlens_api::FileUid;
@@ -155,11 +155,24 @@ impl SearchPlace {
         &mut self.textures
     }
 
-    /// Shows a file's detail (from the Library): its record is loaded, and *Back to the Library*
-    /// leads there again.
-    pub fn show_file(&mut self, uid: FileUid, commands: &mut CommandQueue) {
+    /// Shows a file's detail opened from another place (the Library, Duplicates): its record is
+    /// loaded, and the back button leads to that place again.
+    pub fn show_file_from(&mut self, uid: FileUid, from: OpenedFrom, commands: &mut CommandQueue) {
         self.open_detail(uid, commands);
-        self.detail.set_opened_from(OpenedFrom::Library);
+        self.detail.set_opened_from(from);
+    }
+
+    /// Compares files of another place (a duplicate group): the compare page opens on them, and
+    /// its back button leads to that place again.
+    pub fn compare_from(
+        &mut self,
+        rows: Vec<ResultRow>,
+        from: OpenedFrom,
+        commands: &mut CommandQueue,
+    ) {
+        self.compare.open(rows, commands);
+        self.compare.set_opened_from(from);
+        self.page = SearchPage::Compare;
     }
 
     /// Searches by a file's image as the single view of a new search (the Library's *More like
@@ -392,7 +405,12 @@ impl SearchPlace {
                 let intents = self.compare.ui(ui, commands);
                 for intent in intents {
                     match intent {
-                        CompareIntent::Back => self.page = SearchPage::Results,
+                        CompareIntent::Back => {
+                            self.page = SearchPage::Results;
+                            if let Some(place) = self.compare.opened_from().place() {
+                                commands.push(AppCommand::Navigate(place));
+                            }
+                        }
                     }
                 }
             }
@@ -617,8 +635,8 @@ impl SearchPlace {
             } => self.more_like_this(name, image_url, commands),
             DetailIntent::Back => {
                 self.page = SearchPage::Results;
-                if self.detail.opened_from() == OpenedFrom::Library {
-                    commands.push(AppCommand::Navigate(Place::Library));
+                if let Some(place) = self.detail.opened_from().place() {
+                    commands.push(AppCommand::Navigate(place));
                 }
             }
         }

@@ -1,4 +1,5 @@
-//! The top bar: the app's name, navigation (Search, Library, Upload, Jobs, Settings) and who is logged in
+//! The top bar: the app's name, navigation (Search, Library, Duplicates, Upload, Jobs,
+//! Settings) and who is logged in
 //! where (service, user, company).
 
 use super::app_command::{AppCommand, CommandQueue};
@@ -37,6 +38,9 @@ pub fn top_bar_ui(
                 .on_hover_text(match place {
                     Place::Search => "Find parts by views, text and attributes (Ctrl+F).",
                     Place::Library => "Every file of your company, newest first (Ctrl+L).",
+                    Place::Duplicates => {
+                        "Files of your company that are the same part (Ctrl+Shift+D)."
+                    }
                     Place::Upload => "Upload files (Ctrl+O).",
                     Place::Jobs => "Uploads and their indexing.",
                     Place::Settings => "Service, polling, cache, theme and library sync.",

@@ -5,6 +5,7 @@
 
 mod bad_files;
 mod basics;
+mod duplicates;
 mod file_dialogs;
 mod first_run;
 mod library;
