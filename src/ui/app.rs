@@ -284,6 +284,10 @@ impl App {
         if is_pick_answer(&event) && !self.dialogs.uses_in_app() {
             self.native_pick = None;
         }
+        if let Event::FileDeleted(uid) = &event {
+            // Deleted from the detail of a duplicate: its group no longer shows it.
+            self.duplicates.remove_file(uid);
+        }
         let Some(event) = self.search.handle_event(ctx, event) else {
             return;
         };

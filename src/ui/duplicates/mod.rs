@@ -127,6 +127,18 @@ impl DuplicatesView {
         }
     }
 
+    /// Takes a deleted file out of its group; a group left with one file is no longer a group of
+    /// duplicates and goes (cleaning a library is deleting the copies it shows).
+    pub fn remove_file(&mut self, uid: &FileUid) {
+        let canonical = uid.canonical();
+        for group in &mut self.groups {
+            group
+                .files
+                .retain(|file| file.row.uid.canonical() != canonical);
+        }
+        self.groups.retain(|group| group.files.len() > 1);
+    }
+
     /// Asks the service for the duplicates anew with the minimum score of the control (the
     /// service's own until the user moves it); a request under way is dropped.
     pub fn reload(&mut self, commands: &mut CommandQueue) {
@@ -567,6 +579,60 @@ mod tests {
         assert_eq!(group_rows(&[two, two, two], 1000.0), [0..2, 2..3]);
         assert_eq!(group_rows(&[two, 1000.0, two], 1000.0), [0..1, 1..2, 2..3]);
         assert!(group_rows(&[], 1000.0).is_empty());
+    }
+
+    #[test]
+    fn stop_stops_waiting_and_a_deleted_copy_leaves_its_group() {
+        use partlens_api::duplicates::DuplicateFile;
+        use partlens_tasks::duplicates::{DuplicatePartFile, DuplicatePartGroup, DuplicateParts};
+        let mut harness = harness();
+        harness.run_steps(2);
+        harness.get_by_label("Stop").click();
+        harness.run();
+        assert!(
+            harness
+                .state()
+                .commands
+                .contains(&Command::CancelDuplicates(1))
+        );
+        harness.get_by_label_contains("You stopped the search for duplicates");
+        harness.get_by_label("Try again").click();
+        harness.run_steps(2);
+        let file = |number: usize, name: &str| DuplicatePartFile {
+            file: DuplicateFile {
+                uid: format!("00000000-0000-4000-8000-{number:012}"),
+                file_name: name.to_owned(),
+                ..DuplicateFile::default()
+            },
+            record: None,
+        };
+        let parts = DuplicateParts {
+            min_score: 0.885,
+            files_compared: 5,
+            groups: vec![
+                DuplicatePartGroup {
+                    score: 0.99,
+                    files: vec![file(1, "a.step"), file(2, "a.stl"), file(3, "a-copy.stl")],
+                },
+                DuplicatePartGroup {
+                    score: 0.95,
+                    files: vec![file(4, "b.step"), file(5, "b.stl")],
+                },
+            ],
+        };
+        harness
+            .state_mut()
+            .view
+            .handle_event(Event::DuplicatesFound { request: 2, parts });
+        harness.run();
+        harness.get_by_label("2 groups, 5 files");
+        let view = &mut harness.state_mut().view;
+        view.remove_file(&FileUid::from_reply("00000000-0000-4000-8000-000000000003"));
+        view.remove_file(&FileUid::from_reply("00000000-0000-4000-8000-000000000005"));
+        assert_eq!(view.groups().len(), 1);
+        assert_eq!(view.groups()[0].files.len(), 2);
+        harness.run();
+        harness.get_by_label("1 group of 2 files");
     }
 
     #[test]
