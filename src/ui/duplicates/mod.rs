@@ -320,7 +320,8 @@ impl DuplicatesView {
             {
                 self.reload(commands);
             }
-            if self.status == DuplicatesStatus::Ready {
+            // An empty answer says what it means below, in full.
+            if self.status == DuplicatesStatus::Ready && !self.groups.is_empty() {
                 ui.separator();
                 let groups = self.groups.len();
                 let files: usize = self.groups.iter().map(|group| group.files.len()).sum();
