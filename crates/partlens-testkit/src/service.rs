@@ -660,6 +660,28 @@ pub async fn serve_binary(data: &std::path::Path, extra: &[&str]) -> (Child, Str
     serve_child(serve_command(data, extra)).await
 }
 
+/// The files under `folder` and its sub-folders (a node's bodies are under `tmp/node-ID/` on
+/// PostgreSQL), sorted; none when it does not exist.
+pub fn files_under(folder: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    let mut folders = vec![folder.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                folders.push(path);
+            } else {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
 /// Overwrites the stored view descriptors of a file in the database of `data` with bytes that are
 /// not a descriptor, as a damaged database page would leave them (beside a running service: the
 /// store is in WAL mode).

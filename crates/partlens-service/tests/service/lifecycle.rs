@@ -815,11 +815,8 @@ async fn deletes_racing_uploads_and_indexing_leave_nothing_behind() {
     let leftovers = |data_dir: &std::path::Path| -> Vec<String> {
         ["files", "images", "tmp"]
             .iter()
-            .flat_map(|folder| {
-                std::fs::read_dir(data_dir.join(folder))
-                    .unwrap()
-                    .map(move |entry| format!("{folder}/{:?}", entry.unwrap().file_name()))
-            })
+            .flat_map(|folder| service_support::files_under(&data_dir.join(folder)))
+            .map(|path| path.display().to_string())
             .collect()
     };
     wait_until(
