@@ -1088,3 +1088,59 @@ async fn two_processes_on_one_database_and_data_folder_share_work_and_a_killed_o
     record.expect(200);
     drop(node_b);
 }
+
+#[tokio::test]
+async fn a_node_behind_the_journal_kept_loads_its_visual_index_again() {
+    use partlens_testkit::service::{Session, Shape, png, wait_until};
+    use std::time::Duration;
+    // The first node's maintenance round (which forgets old journal rows) runs often; the
+    // second's never during the test, so it learns of changes only when it searches.
+    let Some(first) = TestService::start_on(StoreKind::Postgres, |config| {
+        config.visual_maintenance_interval = Duration::from_millis(100);
+    })
+    .await
+    else {
+        return;
+    };
+    let database = first.database.as_ref().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = partlens_service::ServiceConfig::new(dir.path());
+    config.addr = "127.0.0.1:0".parse().unwrap();
+    config.database = Some(DatabaseUrl::parse(&database.url).unwrap());
+    config.index_workers = 0;
+    config.visual_maintenance_interval = Duration::from_secs(3600);
+    let second = partlens_service::RunningService::start(config)
+        .await
+        .unwrap();
+    let ann = first.session("ann").await;
+    let on_second = Session {
+        base: second.base_url(),
+        ..ann.clone()
+    };
+    let disc = ann
+        .upload_database_file("Parts/disc.png", png(Shape::Disc, 7), &[])
+        .await;
+    let input = ann
+        .upload_search_input(".png", &png(Shape::Disc, 10), false)
+        .await;
+    // The disc's journal rows are made older than the journal keeps, and forgotten by the first
+    // node's maintenance: the second, which never applied them, is now behind what is kept.
+    database.execute("UPDATE visual_changes SET at = now() - interval '2 hours'");
+    wait_until(
+        Duration::from_secs(30),
+        "the old rows to be forgotten",
+        || {
+            let left = database.query_text("SELECT count(*) FROM visual_changes");
+            let trimmed = database.query_text("SELECT trimmed_through FROM visual_journal");
+            async move {
+                (left.as_deref() == Some("0") && trimmed.as_deref() != Some("0")).then_some(())
+            }
+        },
+    )
+    .await;
+    assert_eq!(
+        on_second.search_uids(&format!("fileUID={input}")).await,
+        [disc.as_str()]
+    );
+    second.shutdown().await;
+}

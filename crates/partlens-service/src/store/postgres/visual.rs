@@ -14,9 +14,16 @@ const SEARCHED: &str = "NOT f.is_search_input AND f.state = 'completed'";
 
 impl VisualTx for PgTx<'_, '_> {
     fn visual_position(&mut self) -> Result<i64, ServiceError> {
+        // The rows forgotten count too: with every row forgotten, the position is where they
+        // ended, not 0 (a node behind them must see that it is).
         Ok(self
             .tx
-            .query_one("SELECT coalesce(max(seq), 0) FROM visual_changes", &[])?
+            .query_one(
+                "SELECT greatest(coalesce(max(seq), 0),
+                                 (SELECT trimmed_through FROM visual_journal WHERE id = 1))
+                 FROM visual_changes",
+                &[],
+            )?
             .try_get(0)?)
     }
 
