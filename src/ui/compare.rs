@@ -244,7 +244,7 @@ impl CompareView {
                 intents.push(CompareIntent::Back);
             }
             ui.separator();
-            ui.strong(format!("Comparing {} results", self.rows.len()));
+            ui.strong(self.opened_from.comparing_label(self.rows.len()));
             ui.separator();
             let pair = self.rows.len() == 2;
             ui.selectable_value(&mut self.mode, CompareMode::SideBySide, "Side by side");

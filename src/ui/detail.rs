@@ -132,6 +132,15 @@ impl OpenedFrom {
         }
     }
 
+    /// The heading of a comparison of `count` files opened from here.
+    pub fn comparing_label(self, count: usize) -> String {
+        match self {
+            Self::Results => format!("Comparing {count} results"),
+            Self::Library => format!("Comparing {count} files"),
+            Self::Duplicates => format!("Comparing {count} files of one part"),
+        }
+    }
+
     /// The back button's words.
     pub fn back_label(self) -> &'static str {
         match self {

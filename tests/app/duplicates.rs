@@ -165,7 +165,7 @@ fn a_part_uploaded_twice_is_one_group_that_compares_and_opens_its_files() {
         .collect();
     compared.sort_unstable();
     assert_eq!(compared, ["cad/flange-rev-b.step", "parts/flange.stl"]);
-    step_until_label(&mut harness, "Comparing 2 results");
+    step_until_label(&mut harness, "Comparing 2 files of one part");
     step_until(&mut harness, "the compared pictures", |harness| {
         harness.state().search().compare().pictures_settled()
     });
