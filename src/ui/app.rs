@@ -230,6 +230,15 @@ impl App {
         self.place
     }
 
+    /// The top bar's tab lit for what is shown: a detail or a comparison opened from the Library
+    /// or Duplicates is drawn by the Search place but belongs to the place its back button leads to.
+    pub fn highlighted_place(&self) -> Place {
+        match self.place {
+            Place::Search => self.search.opened_from_place().unwrap_or(Place::Search),
+            place => place,
+        }
+    }
+
     /// The backend (tests and `main` shut it down).
     pub fn backend(&self) -> &Backend {
         &self.backend
@@ -383,13 +392,19 @@ impl App {
                     }
                     self.backend.send(command);
                 }
-                AppCommand::Navigate(place) => self.place = place,
+                AppCommand::Navigate(place) => {
+                    if place == Place::Search {
+                        self.search.show_search_not_borrowed_page();
+                    }
+                    self.place = place;
+                }
                 AppCommand::StageFiles(paths) => {
                     self.upload.stage(paths);
                     self.place = Place::Upload;
                 }
                 AppCommand::ShowLogin => self.login.reopen(),
                 AppCommand::FocusSearch => {
+                    self.search.show_search_not_borrowed_page();
                     self.place = Place::Search;
                     ctx.memory_mut(|memory| {
                         memory.request_focus(egui::Id::unique(SEARCH_FIELD_ID))
@@ -620,6 +635,7 @@ impl eframe::App for App {
         }
 
         let service_label = self.settings.service.label();
+        let highlighted = self.highlighted_place();
         let status = TopBarStatus {
             service: &service_label,
             session: self.session.as_ref(),
@@ -636,7 +652,7 @@ impl eframe::App for App {
                     .inner_margin(egui::Margin::symmetric(12, 8)),
             )
             .show(ui, |ui| {
-                top_bar_ui(ui, self.place, &status, &mut self.commands)
+                top_bar_ui(ui, highlighted, &status, &mut self.commands)
             });
         if !self.notices.is_empty() {
             egui::Panel::bottom("notices")

@@ -105,6 +105,27 @@ impl SearchPlace {
         self.page
     }
 
+    /// The place the page shown was opened from, when it is not the search (a detail or a
+    /// comparison opened from the Library or Duplicates, with the detail's attribute and drawing
+    /// pages).
+    pub fn opened_from_place(&self) -> Option<Place> {
+        match self.page {
+            SearchPage::Compare => self.compare.opened_from().place(),
+            SearchPage::Detail | SearchPage::Attributes | SearchPage::Pmi => {
+                self.detail.opened_from().place()
+            }
+            SearchPage::Results | SearchPage::History => None,
+        }
+    }
+
+    /// Shows the results again when the page shown was opened from another place: the *Search*
+    /// tab leads to the search, not to a Library or Duplicates file left open.
+    pub fn show_search_not_borrowed_page(&mut self) {
+        if self.opened_from_place().is_some() {
+            self.page = SearchPage::Results;
+        }
+    }
+
     /// The query bar.
     pub fn bar(&self) -> &SearchBar {
         &self.bar

@@ -166,6 +166,8 @@ fn a_part_uploaded_twice_is_one_group_that_compares_and_opens_its_files() {
     compared.sort_unstable();
     assert_eq!(compared, ["cad/flange-rev-b.step", "parts/flange.stl"]);
     step_until_label(&mut harness, "Comparing 2 files of one part");
+    // The comparison is drawn by the Search place, but the top bar lights Duplicates.
+    assert_eq!(harness.state().highlighted_place(), Place::Duplicates);
     step_until(&mut harness, "the compared pictures", |harness| {
         harness.state().search().compare().pictures_settled()
     });
@@ -184,6 +186,25 @@ fn a_part_uploaded_twice_is_one_group_that_compares_and_opens_its_files() {
         harness.state().search().detail().record().is_some()
     });
     assert!(harness.query_by_label("Back to results").is_none());
+    assert_eq!(harness.state().highlighted_place(), Place::Duplicates);
+    // The Search tab leads to the search, not to this file.
+    harness
+        .get_by_role_and_label(Role::Button, "Search")
+        .click();
+    harness.step();
+    assert_eq!(harness.state().search().page(), SearchPage::Results);
+    assert_eq!(harness.state().highlighted_place(), Place::Search);
+    harness
+        .get_by_role_and_label(Role::Button, "Duplicates")
+        .click();
+    harness.step();
+    harness.step();
+    assert_eq!(harness.state().highlighted_place(), Place::Duplicates);
+    harness.get_by_label("Open flange-rev-b.step").click();
+    harness.step();
+    step_until(&mut harness, "the record", |harness| {
+        harness.state().search().detail().record().is_some()
+    });
     harness.get_by_label("Back to Duplicates").click();
     harness.step();
     harness.step();
