@@ -183,19 +183,28 @@ mod tests {
         }
         // Any direction is within 21° of one of the 42, within 14° of one of the 92.
         for (count, degrees) in [(42, 21_f32), (92, 14.0)] {
-            let views = around_the_sphere(count);
-            let towards: Vec<[f32; 3]> = views.iter().map(|v| cross(v.right, v.up)).collect();
-            for step in 0..500 {
-                let z = 1.0 - 2.0 * (step as f32 + 0.5) / 500.0;
-                let angle = step as f32 * 2.399_963;
-                let r = (1.0 - z * z).sqrt();
-                let probe = [r * angle.cos(), r * angle.sin(), z];
-                let closest = towards
-                    .iter()
-                    .map(|t| dot(*t, probe))
-                    .fold(f32::NEG_INFINITY, f32::max);
-                assert!(closest > degrees.to_radians().cos(), "{count}: {probe:?}");
-            }
+            assert_every_direction_within(&around_the_sphere(count), degrees);
+        }
+    }
+
+    /// Asserts that 500 directions spread over the sphere are each within `degrees` of one of the
+    /// `views`.
+    fn assert_every_direction_within(views: &[Viewpoint], degrees: f32) {
+        let towards: Vec<[f32; 3]> = views.iter().map(|v| cross(v.right, v.up)).collect();
+        for step in 0..500 {
+            let z = 1.0 - 2.0 * (step as f32 + 0.5) / 500.0;
+            let angle = step as f32 * 2.399_963;
+            let r = (1.0 - z * z).sqrt();
+            let probe = [r * angle.cos(), r * angle.sin(), z];
+            let closest = towards
+                .iter()
+                .map(|t| dot(*t, probe))
+                .fold(f32::NEG_INFINITY, f32::max);
+            assert!(
+                closest > degrees.to_radians().cos(),
+                "{}: {probe:?}",
+                views.len()
+            );
         }
     }
 
@@ -213,17 +222,6 @@ mod tests {
             );
         }
         // Spread around the whole sphere: no direction is more than 33° from one of them.
-        let towards: Vec<[f32; 3]> = searched.iter().map(|v| cross(v.right, v.up)).collect();
-        for step in 0..500 {
-            let z = 1.0 - 2.0 * (step as f32 + 0.5) / 500.0;
-            let angle = step as f32 * 2.399_963;
-            let r = (1.0 - z * z).sqrt();
-            let probe = [r * angle.cos(), r * angle.sin(), z];
-            let closest = towards
-                .iter()
-                .map(|t| dot(*t, probe))
-                .fold(f32::NEG_INFINITY, f32::max);
-            assert!(closest > 33_f32.to_radians().cos(), "{probe:?}");
-        }
+        assert_every_direction_within(&searched, 33.0);
     }
 }

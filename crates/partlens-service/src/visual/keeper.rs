@@ -63,6 +63,28 @@ fn read_views(stored: &[Vec<u8>]) -> Result<Vec<ViewDescriptor>, String> {
 /// Files whose stored views could not be read back: (UID, what was wrong).
 pub type DamagedFiles = Vec<(String, String)>;
 
+/// What a store's listing of a company's searched files calls for each file: its UID and stored
+/// views.
+type EachSearchedFile<'a> = dyn FnMut(String, Vec<Vec<u8>>) -> Result<(), ServiceError> + 'a;
+
+/// A company's exact index from its files' stored views as `list_files` hands them over (SQLite's
+/// journal or the store seam); a file whose views cannot be read goes to `damaged` instead.
+fn exact_index(
+    list_files: impl FnOnce(&mut EachSearchedFile<'_>) -> Result<(), ServiceError>,
+    damaged: &mut DamagedFiles,
+) -> Result<VisualIndex, ServiceError> {
+    let mut index = VisualIndex::new();
+    list_files(&mut |uid, stored| {
+        match read_views(&stored) {
+            Ok(views) => index.insert(uid, views),
+            Err(error) => damaged.push((uid, error)),
+        }
+        Ok(())
+    })?;
+    index.shrink_to_fit();
+    Ok(index)
+}
+
 /// The stored descriptors of files, read through one store transaction of either engine (for
 /// re-ranking).
 pub struct StoreViews<'a, 'b> {
@@ -236,15 +258,10 @@ impl VisualKeeper {
         let mut files = 0;
         let mut damaged = Vec::new();
         for (company, _) in tx.visual_view_counts()? {
-            let mut index = VisualIndex::new();
-            tx.for_each_searched_file(&company, &mut |uid, stored| {
-                match read_views(&stored) {
-                    Ok(views) => index.insert(uid, views),
-                    Err(error) => damaged.push((uid, error)),
-                }
-                Ok(())
-            })?;
-            index.shrink_to_fit();
+            let index = exact_index(
+                |each| tx.for_each_searched_file(&company, each),
+                &mut damaged,
+            )?;
             files += index.len();
             library.set_exact(&company, index);
         }
@@ -326,15 +343,10 @@ impl VisualKeeper {
             if !library.wants_graph(views) {
                 snapshot::discard(&self.folder, &company)?;
             }
-            let mut index = VisualIndex::new();
-            visual_journal::for_each_searched_file(connection, &company, |uid, stored| {
-                match read_views(&stored) {
-                    Ok(views) => index.insert(uid, views),
-                    Err(error) => damaged.push((uid, error)),
-                }
-                Ok(())
-            })?;
-            index.shrink_to_fit();
+            let index = exact_index(
+                |each| visual_journal::for_each_searched_file(connection, &company, each),
+                &mut damaged,
+            )?;
             files += index.len();
             library.set_exact(&company, index);
         }
