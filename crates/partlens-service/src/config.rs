@@ -8,6 +8,7 @@ use std::time::Duration;
 use partlens_sandbox::ReaderLimits;
 
 use super::limits::ServiceLimits;
+use super::metrics::MetricsExposure;
 use super::store::postgres::DatabaseUrl;
 use super::visual::VisualSettings;
 
@@ -53,6 +54,9 @@ pub struct ServiceConfig {
     pub limits: ServiceLimits,
     /// How models and drawings are read: in worker processes, with hard limits.
     pub reader: ReaderSettings,
+    /// Whether `GET /metrics` is served: by default only on a loopback address (see
+    /// [`MetricsExposure`]).
+    pub metrics: MetricsExposure,
 }
 
 /// How models and drawings are read: each in a worker process (`PROGRAM read-worker`) with limits
@@ -82,7 +86,7 @@ impl Default for ReaderSettings {
 impl ServiceConfig {
     /// The defaults for a data directory: 127.0.0.1:8480, 512 MiB bodies, 2 workers, 12 h tokens,
     /// 15 min image tokens, the default [`ServiceLimits`] and [`ReaderSettings`], approximate visual search from 50,000
-    /// views a company, maintenance every 30 s.
+    /// views a company, maintenance every 30 s, metrics on a loopback address only.
     pub fn new(data_dir: impl Into<PathBuf>) -> Self {
         Self {
             data_dir: data_dir.into(),
@@ -97,6 +101,7 @@ impl ServiceConfig {
             visual_maintenance_interval: Duration::from_secs(30),
             limits: ServiceLimits::default(),
             reader: ReaderSettings::default(),
+            metrics: MetricsExposure::Auto,
         }
     }
 }

@@ -38,6 +38,7 @@ use super::error::ServiceError;
 use super::failure_reason::FailureReason;
 use super::input_analyses::{ContentKey, DEFAULT_KEPT_BYTES, InputAnalyses};
 use super::limits::ServiceLimits;
+use super::metrics::ReaderKills;
 use super::reader_pool::{Asker, ReaderPool, ReaderSlot};
 use super::store::files::{IndexState, IndexedContent, IndexingFailure};
 use super::store::jobs::ClaimedJob;
@@ -63,6 +64,8 @@ pub struct Indexer {
     sandbox: Option<Arc<Sandbox>>,
     /// Search inputs' analyses by content, so the same input uploaded again is not read again.
     input_analyses: Arc<InputAnalyses>,
+    /// Reader workers killed at a limit (for `GET /metrics`).
+    reader_kills: ReaderKills,
 }
 
 /// How the read of one claimed job ended, before anything is saved.
@@ -105,7 +108,13 @@ impl Indexer {
             readers: ReaderPool::new(reader.slots),
             sandbox: program.map(|program| Arc::new(Sandbox::new(program, reader.limits))),
             input_analyses: Arc::new(InputAnalyses::new(DEFAULT_KEPT_BYTES)),
+            reader_kills: ReaderKills::default(),
         }
+    }
+
+    /// Reader workers killed at a limit since the start.
+    pub fn reader_kills(&self) -> &ReaderKills {
+        &self.reader_kills
     }
 
     /// The fair pool of reader slots.
@@ -446,6 +455,7 @@ impl Indexer {
         };
         let stop = self.stop.clone();
         let preempted = slot.preempted().clone();
+        let kills = self.reader_kills.clone();
         let read = tokio::task::spawn_blocking(move || {
             let cancelled = || stop.is_cancelled() || preempted.is_cancelled();
             let read = sandbox.analyze(purpose, &extension, bytes, &limits.extraction, &cancelled);
@@ -455,7 +465,10 @@ impl Indexer {
                 ),
                 Err(SandboxFailure::Cancelled) if stop.is_cancelled() => Read::Stopped,
                 Err(SandboxFailure::Cancelled) => Read::Preempted,
-                Err(failure) => Read::Done(Err(failure_as_engine_error(&extension, failure))),
+                Err(failure) => {
+                    kills.count(&failure);
+                    Read::Done(Err(failure_as_engine_error(&extension, failure)))
+                }
             }
         })
         .await?;

@@ -23,6 +23,7 @@ pub mod large_library;
 pub mod library;
 pub mod limits;
 pub mod login_guard;
+pub mod metrics;
 pub mod params;
 pub mod part_size;
 pub mod reader_pool;

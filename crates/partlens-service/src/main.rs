@@ -7,7 +7,8 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use anyhow::Context as _;
-use clap::{Parser, Subcommand};
+use clap::{Parser, Subcommand, ValueEnum};
+use partlens_service::metrics::MetricsExposure;
 use partlens_service::store::postgres::DatabaseUrl;
 use partlens_service::{RunningService, ServiceConfig, admin};
 
@@ -18,8 +19,10 @@ Set up a data directory, then serve it:
   partlens-service --data ./data serve --addr 127.0.0.1:8480
 
 The service binds 127.0.0.1 unless --addr says otherwise. It prints `listening on URL` on stdout
-once it accepts requests, logs to stderr (RUST_LOG=debug for more), and stops on Ctrl-C or SIGTERM;
-queued indexing jobs resume at the next start. Passwords are stored only as argon2 hashes.
+once it accepts requests, logs to stderr (RUST_LOG=debug for more; --log-format json for one JSON
+object a line), and stops on Ctrl-C or SIGTERM; queued indexing jobs resume at the next start.
+Passwords are stored only as argon2 hashes. Prometheus metrics are on GET /metrics when the service
+is bound to a loopback address (serve --metrics).
 
 Models and drawings are read in worker processes (this program, run by the service itself), each
 with hard limits the operating system enforces: 60 s wall clock, 2 GiB of memory, 60 s of CPU by
@@ -48,8 +51,49 @@ struct Cli {
         value_parser = parse_database_url
     )]
     database: Option<DatabaseUrl>,
+    /// How the log on stderr is written: `text` for people, `json` for one JSON object a line (for
+    /// a log collector). Filtered by RUST_LOG either way; `listening on URL` on stdout is the same.
+    #[arg(
+        long,
+        value_enum,
+        value_name = "FORMAT",
+        default_value_t = LogFormat::Text,
+        env = "PARTLENS_LOG_FORMAT",
+        global = true
+    )]
+    log_format: LogFormat,
     #[command(subcommand)]
     command: Command,
+}
+
+/// How the log on stderr is written (`--log-format`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum LogFormat {
+    /// Lines for people: time, level, message, fields.
+    Text,
+    /// One JSON object a line: `timestamp`, `level`, `target`, `fields` (the message among them).
+    Json,
+}
+
+/// Whether `GET /metrics` is served (`serve --metrics`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum MetricsArg {
+    /// Served when the service is bound to a loopback address, not otherwise.
+    Auto,
+    /// Served on any address: let only the Prometheus server reach it (it needs no token).
+    On,
+    /// Never served (`GET /metrics` is a 404).
+    Off,
+}
+
+impl From<MetricsArg> for MetricsExposure {
+    fn from(value: MetricsArg) -> Self {
+        match value {
+            MetricsArg::Auto => MetricsExposure::Auto,
+            MetricsArg::On => MetricsExposure::On,
+            MetricsArg::Off => MetricsExposure::Off,
+        }
+    }
 }
 
 #[derive(Subcommand, Debug)]
@@ -92,6 +136,19 @@ enum Command {
         /// waits, and search inputs go first.
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
         reader_slots: Option<u64>,
+        /// Prometheus metrics on GET /metrics, without a token: requests by route and status,
+        /// latency of each route (search and upload among them), indexing queue by company id,
+        /// reader workers killed by limit, database connections. `auto` serves them when --addr is
+        /// a loopback address only; on another address use `on` only where just the Prometheus
+        /// server reaches the port. Off, /metrics is a 404.
+        #[arg(
+            long,
+            value_enum,
+            value_name = "WHEN",
+            default_value_t = MetricsArg::Auto,
+            env = "PARTLENS_METRICS"
+        )]
+        metrics: MetricsArg,
     },
     /// Manages users.
     User {
@@ -151,20 +208,35 @@ fn main() -> std::process::ExitCode {
     if let Some(code) = partlens_service::run_reader_worker_if_requested() {
         return code;
     }
-    tracing_subscriber::fmt()
+    let cli = Cli::parse();
+    let log_format = cli.log_format;
+    start_log(log_format);
+    match run(cli) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(error) => {
+            match log_format {
+                LogFormat::Text => eprintln!("partlens-service: {error:#}"),
+                // Every line on stderr stays one JSON object for the log collector.
+                LogFormat::Json => tracing::error!(error = format!("{error:#}"), "stopped"),
+            }
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// Logs to stderr in `format`, filtered by RUST_LOG (info by default).
+fn start_log(format: LogFormat) {
+    let subscriber = tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
-        .init();
-    match run(Cli::parse()) {
-        Ok(()) => std::process::ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("partlens-service: {error:#}");
-            std::process::ExitCode::FAILURE
-        }
+        );
+    match format {
+        LogFormat::Text => subscriber
+            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+            .init(),
+        LogFormat::Json => subscriber.json().with_ansi(false).init(),
     }
 }
 
@@ -180,6 +252,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             reader_memory_limit,
             reader_cpu_limit,
             reader_slots,
+            metrics,
         } => {
             let mut config = ServiceConfig::new(cli.data);
             config.database = cli.database;
@@ -206,6 +279,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             if let Some(slots) = reader_slots {
                 config.reader.slots = usize::try_from(slots).unwrap_or(usize::MAX);
             }
+            config.metrics = metrics.into();
             serve(config)
         }
         Command::User {

@@ -15,6 +15,7 @@ use super::error::ServiceError;
 use super::image_links::{ImageLinks, SECRET_NAME};
 use super::indexing::Indexer;
 use super::login_guard::LoginGuard;
+use super::metrics::Metrics;
 use super::routes;
 use super::state::ServiceState;
 use super::store::Store;
@@ -90,6 +91,10 @@ impl RunningService {
         )));
         let connection_limits = config.limits.connections.clone();
         let stored_files = StoredFiles::new(store.clone(), disk.clone());
+        let metrics = config
+            .metrics
+            .served_on(addr)
+            .then(|| Arc::new(Metrics::new(indexer.reader_kills())));
         let state = Arc::new(ServiceState {
             public_origin: public_origin(config.public_url.as_deref(), addr),
             filter_scopes: super::filter_scopes::FilterScopes::new(),
@@ -101,6 +106,7 @@ impl RunningService {
             disk,
             indexer: indexer.clone(),
             image_links,
+            metrics,
         });
         workers.push(
             state
@@ -108,6 +114,7 @@ impl RunningService {
                 .visual()
                 .spawn_maintenance(state.config.visual_maintenance_interval, stop.clone()),
         );
+        let state_has_metrics = state.metrics.is_some();
         let app = routes::app(state);
         let server = tokio::spawn(connections::serve(
             listener,
@@ -115,7 +122,13 @@ impl RunningService {
             connection_limits,
             stop.clone(),
         ));
-        tracing::info!(%addr, indexed, queued, "service started");
+        tracing::info!(
+            %addr,
+            indexed,
+            queued,
+            metrics = state_has_metrics,
+            "service started"
+        );
         Ok(Self {
             addr,
             stop,

@@ -1,5 +1,5 @@
 //! What every handler shares: the configuration, the store, the data directory, the indexer, the
-//! image-link signer with the public origin, and the login throttle.
+//! image-link signer with the public origin, the login throttle, and the metrics.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -10,6 +10,7 @@ use super::filter_scopes::FilterScopes;
 use super::image_links::ImageLinks;
 use super::indexing::Indexer;
 use super::login_guard::LoginGuard;
+use super::metrics::Metrics;
 use super::store::Store;
 
 /// The shared state of a running service.
@@ -34,6 +35,8 @@ pub struct ServiceState {
     pub filter_scopes: FilterScopes,
     /// One duplicates search at a time (`GET /api/Duplicates` ranks every file of a company).
     pub duplicates_running: Arc<tokio::sync::Semaphore>,
+    /// The Prometheus metrics, when `GET /metrics` is served (see [`crate::metrics`]).
+    pub metrics: Option<Arc<Metrics>>,
 }
 
 /// The state as handlers receive it.
@@ -72,6 +75,7 @@ pub(crate) async fn state_for_tests(
         disk,
         indexer,
         image_links: ImageLinks::new(b"test".to_vec(), std::time::Duration::from_secs(60)),
+        metrics: None,
     });
     let caller = super::store::accounts::Caller {
         user_id: 1,

@@ -95,9 +95,11 @@ fn json_text(body: String) -> Response {
         .into_response()
 }
 
-/// The router with every endpoint, lower-case paths.
+/// The router with every endpoint, lower-case paths; with `GET /metrics` and every request
+/// counted and timed when the metrics are served (see [`crate::metrics`]).
 pub fn router(state: AppState) -> Router {
-    Router::new()
+    let metrics = state.metrics.clone();
+    let router = Router::new()
         .route("/api/token", post(token::issue))
         .route(
             "/api/file",
@@ -129,9 +131,20 @@ pub fn router(state: AppState) -> Router {
         .route("/api/image", get(images::image))
         .route("/api/version", get(version))
         .route("/api/health/live", get(health::live))
-        .route("/api/health/ready", get(health::ready))
-        .fallback(unknown_route)
-        .with_state(state)
+        .route("/api/health/ready", get(health::ready));
+    let router = match &metrics {
+        Some(_) => router.route("/api/metrics", get(crate::metrics::scrape)),
+        None => router,
+    };
+    let router = router.fallback(unknown_route).with_state(state);
+    match metrics {
+        // A layer of the router, not around it: the matched route template is known there.
+        Some(metrics) => router.layer(axum::middleware::from_fn_with_state(
+            metrics,
+            crate::metrics::record_request,
+        )),
+        None => router,
+    }
 }
 
 /// The whole service as one `tower` service: request log around the body guards (stalled bodies,

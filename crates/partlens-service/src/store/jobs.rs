@@ -21,6 +21,42 @@ pub struct ClaimedJob {
     pub is_search_input: bool,
 }
 
+/// How many files of one company are in the indexing queue (rows of `jobs`), by their state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QueueDepth {
+    /// The company's id (a GUID: names are chosen by people and may be anything).
+    pub company_id: String,
+    /// Files waiting for a reader.
+    pub queued: u64,
+    /// Files being read now (on PostgreSQL, by any node).
+    pub in_progress: u64,
+}
+
+/// The statement of [`queue_depths`], read by both engines alike: every company, those with
+/// nothing queued at 0, so a scraper sees a company's queue empty rather than gone.
+pub const QUEUE_DEPTHS_SQL: &str = "
+    SELECT c.id, coalesce(q.queued, 0), coalesce(q.in_progress, 0)
+    FROM companies c LEFT JOIN (
+        SELECT f.company_id,
+               sum(CASE WHEN f.state = 'queued' THEN 1 ELSE 0 END) AS queued,
+               sum(CASE WHEN f.state = 'in_progress' THEN 1 ELSE 0 END) AS in_progress
+        FROM jobs j JOIN files f ON f.uid = j.file_uid
+        GROUP BY f.company_id) q ON q.company_id = c.id
+    ORDER BY c.id";
+
+/// The depth of the indexing queue of every company (see [`QUEUE_DEPTHS_SQL`]).
+pub fn queue_depths(connection: &Connection) -> Result<Vec<QueueDepth>, ServiceError> {
+    let mut statement = connection.prepare(QUEUE_DEPTHS_SQL)?;
+    let rows = statement.query_map([], |row| {
+        Ok(QueueDepth {
+            company_id: row.get(0)?,
+            queued: row.get::<_, i64>(1)?.max(0) as u64,
+            in_progress: row.get::<_, i64>(2)?.max(0) as u64,
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
 /// Puts a file in the queue (again), behind everything already there.
 pub fn enqueue(connection: &Connection, uid: &str, now: &str) -> Result<(), ServiceError> {
     connection.execute(
@@ -203,5 +239,36 @@ mod tests {
         };
         return_to_queue(&connection, &a3).unwrap();
         assert_eq!(claim_next(&connection).unwrap().unwrap().uid, "a3");
+    }
+
+    #[test]
+    fn the_queue_depth_of_every_company_counts_its_waiting_and_running_jobs() {
+        let connection = store();
+        let a = crate::store::accounts::ensure_company(&connection, "A").unwrap();
+        let b = crate::store::accounts::ensure_company(&connection, "B").unwrap();
+        for uid in ["a1", "a2", "a3"] {
+            queue(&connection, uid, &a, false, ".step");
+        }
+        assert_eq!(claim_next(&connection).unwrap().unwrap().uid, "a1");
+        let depths = queue_depths(&connection).unwrap();
+        let of = |company: &str| depths.iter().find(|depth| depth.company_id == company);
+        assert_eq!(
+            of(&a),
+            Some(&QueueDepth {
+                company_id: a.clone(),
+                queued: 2,
+                in_progress: 1,
+            })
+        );
+        // A company with nothing queued is there, at zero.
+        assert_eq!(
+            of(&b),
+            Some(&QueueDepth {
+                company_id: b.clone(),
+                queued: 0,
+                in_progress: 0,
+            })
+        );
+        assert_eq!(depths.len(), 2);
     }
 }

@@ -29,7 +29,8 @@ pub mod tx;
 pub mod visual_journal;
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, TryLockError};
 use std::time::Duration;
 
 use rusqlite::Connection;
@@ -84,6 +85,38 @@ struct StoreInner {
     path: PathBuf,
     writer: Mutex<Connection>,
     readers: Mutex<Vec<Connection>>,
+    /// Read connections taken from (or opened beside) `readers` and not yet given back.
+    readers_in_use: AtomicUsize,
+}
+
+/// How a store's database connections are used right now, for `GET /metrics`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PoolUse {
+    /// `sqlite` or `postgresql`.
+    pub engine: &'static str,
+    /// Connections open and waiting for work.
+    pub idle: usize,
+    /// Connections running a transaction (on SQLite the writer counts when a write holds it).
+    pub in_use: usize,
+    /// The most connections the pool opens (PostgreSQL); `None` on SQLite, whose read connections
+    /// are opened as needed and at most [`MAX_IDLE_READERS`] kept.
+    pub max: Option<usize>,
+}
+
+/// Counts a read connection in use until dropped (also when the work panics).
+struct ReaderInUse<'a>(&'a AtomicUsize);
+
+impl<'a> ReaderInUse<'a> {
+    fn new(count: &'a AtomicUsize) -> Self {
+        count.fetch_add(1, Ordering::Relaxed);
+        Self(count)
+    }
+}
+
+impl Drop for ReaderInUse<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 /// Opens a connection with the settings every connection needs.
@@ -114,6 +147,7 @@ impl Store {
                 path,
                 writer: Mutex::new(writer),
                 readers: Mutex::new(Vec::new()),
+                readers_in_use: AtomicUsize::new(0),
             })),
         })
     }
@@ -157,6 +191,23 @@ impl Store {
         match &*self.inner {
             Engine::Sqlite(_) => None,
             Engine::Postgres(store) => Some(store.node()),
+        }
+    }
+
+    /// How the database connections are used now (a look at counters, no database work).
+    pub fn pool_use(&self) -> PoolUse {
+        match &*self.inner {
+            Engine::Sqlite(inner) => {
+                let idle_readers = inner.readers.lock().map_or(0, |readers| readers.len());
+                let writing = matches!(inner.writer.try_lock(), Err(TryLockError::WouldBlock));
+                PoolUse {
+                    engine: "sqlite",
+                    idle: idle_readers + usize::from(!writing),
+                    in_use: inner.readers_in_use.load(Ordering::Relaxed) + usize::from(writing),
+                    max: None,
+                }
+            }
+            Engine::Postgres(store) => store.pool_use(),
         }
     }
 
@@ -295,11 +346,13 @@ impl Store {
             .lock()
             .map_err(|_| ServiceError::Internal("the reader pool is poisoned".into()))?
             .pop();
+        let in_use = ReaderInUse::new(&inner.readers_in_use);
         let connection = match pooled {
             Some(connection) => connection,
             None => connect(&inner.path)?,
         };
         let result = work(&connection);
+        drop(in_use);
         if let Ok(mut readers) = inner.readers.lock()
             && readers.len() < MAX_IDLE_READERS
         {

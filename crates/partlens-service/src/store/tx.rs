@@ -14,7 +14,7 @@ use super::accounts::{self, Caller};
 use super::attributes::{self, AttributeCaps, AttributeName};
 use super::feedback::Feedback;
 use super::files::{self, FileRecord, IndexState, IndexedContent, IndexingFailure, NewContent};
-use super::jobs::{self, ClaimedJob};
+use super::jobs::{self, ClaimedJob, QueueDepth};
 use crate::error::ServiceError;
 use partlens_api::{Attribute, FilterTerm};
 use std::collections::HashSet;
@@ -148,6 +148,9 @@ pub trait JobsTx {
     /// The nodes the database knows (PostgreSQL: every process that beat within a day, see
     /// `postgres/jobs.rs`); none on SQLite, run by one process.
     fn known_nodes(&mut self) -> Result<Vec<String>, ServiceError>;
+    /// How many files of each company are queued and being indexed (every company, idle ones at
+    /// 0); on PostgreSQL the queue shared by every node. For `GET /metrics`.
+    fn queue_depths(&mut self) -> Result<Vec<QueueDepth>, ServiceError>;
 }
 
 /// Saved attributes, the company's attribute names and their values (see `attributes.rs`), and
@@ -456,6 +459,10 @@ impl JobsTx for SqliteTx<'_> {
 
     fn known_nodes(&mut self) -> Result<Vec<String>, ServiceError> {
         Ok(Vec::new())
+    }
+
+    fn queue_depths(&mut self) -> Result<Vec<QueueDepth>, ServiceError> {
+        jobs::queue_depths(self.0)
     }
 }
 

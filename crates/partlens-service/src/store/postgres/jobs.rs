@@ -19,7 +19,7 @@
 //! has a new id, so its earlier jobs are taken again once its old beat is old enough.
 
 use super::super::files::IndexState;
-use super::super::jobs::ClaimedJob;
+use super::super::jobs::{ClaimedJob, QUEUE_DEPTHS_SQL, QueueDepth};
 use super::super::tx::{FilesTx, JobsTx};
 use super::{NODE_TIMEOUT, PgTx};
 use crate::error::ServiceError;
@@ -131,6 +131,20 @@ impl JobsTx for PgTx<'_, '_> {
             .query("SELECT id FROM nodes", &[])?
             .iter()
             .map(|row| row.try_get(0).map_err(ServiceError::from))
+            .collect()
+    }
+
+    fn queue_depths(&mut self) -> Result<Vec<QueueDepth>, ServiceError> {
+        self.tx
+            .query(QUEUE_DEPTHS_SQL, &[])?
+            .iter()
+            .map(|row| -> Result<QueueDepth, ServiceError> {
+                Ok(QueueDepth {
+                    company_id: row.try_get(0)?,
+                    queued: row.try_get::<_, i64>(1)?.max(0) as u64,
+                    in_progress: row.try_get::<_, i64>(2)?.max(0) as u64,
+                })
+            })
             .collect()
     }
 }

@@ -230,6 +230,20 @@ impl PgStore {
         Ok(value)
     }
 
+    /// How the pool's connections are used now (see [`super::PoolUse`]).
+    pub fn pool_use(&self) -> super::PoolUse {
+        let (idle, open, max) = self.pool.as_ref().map_or((0, 0, 0), |pool| {
+            let state = pool.state();
+            (state.idle_connections, state.connections, pool.max_size())
+        });
+        super::PoolUse {
+            engine: "postgresql",
+            idle: idle as usize,
+            in_use: open.saturating_sub(idle) as usize,
+            max: Some(max as usize),
+        }
+    }
+
     /// This store's node id (the `claimed_by` of the jobs it takes).
     pub fn node(&self) -> &str {
         &self.node
