@@ -11,6 +11,7 @@ mod endpoints;
 mod faults;
 mod library;
 mod lifecycle;
+mod metrics;
 mod postgres_store;
 mod realworld;
 mod sandbox;
