@@ -35,7 +35,7 @@ pub mod samples;
 use partlens_api::PmiPage;
 
 pub use descriptor::similarity_from_feature_dot;
-pub use descriptor::{Generation, ViewDescriptor};
+pub use descriptor::{FEATURE_LEN, Generation, ViewDescriptor};
 pub use images::{MAX_DECODED_BYTES, MAX_IMAGE_SIDE};
 pub use index::views_score;
 pub use index::{SHAPE_WEIGHT, VisualIndex, match_views, rank_by_matching_every_file};

@@ -22,7 +22,9 @@
 //! cargo bench -p partlens-service --bench visual_scale -- 1m        # also 1M views (about half an hour, ~6 GB RAM)
 //! cargo bench -p partlens-service --bench visual_scale -- only-1m   # just 1M
 //! cargo bench -p partlens-service --bench visual_scale -- in-memory # graph and exact scan alone at 100k and 1M views
-//! cargo bench -p partlens-service --bench visual_scale -- in-memory views=100000   # chosen sizes (either mode)
+//! cargo bench -p partlens-service --bench visual_scale -- in-memory views=100000   # chosen sizes (any mode)
+//! cargo bench -p partlens-service --bench visual_scale -- postgres  # through PostgreSQL + pgvector at 100k views
+//!                                                 # (support/visual_postgres.rs; needs its server)
 //! cargo bench -p partlens-service --bench visual_scale -- only-1m keep=/tmp/visual  # write the 1M library there once,
 //!                                                 # search it again on later runs
 //! cargo bench -p partlens-service --bench visual_scale -- only-1m keep=/tmp/visual reuse-graph graph-only cases=supplier
@@ -44,6 +46,8 @@
 //! 10k and 100k views measure.
 
 mod support;
+#[path = "support/visual_postgres.rs"]
+mod visual_postgres;
 
 use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
@@ -518,6 +522,12 @@ fn main() {
     } else {
         Vec::new()
     };
+    let mut postgres_sizes: Vec<usize> = if arguments.iter().any(|arg| arg == "postgres") {
+        sizes.clear();
+        vec![100_000]
+    } else {
+        Vec::new()
+    };
     // `views=N,M`: these library sizes instead (for the chosen mode).
     if let Some(list) = arguments.iter().find_map(|arg| arg.strip_prefix("views=")) {
         let chosen: Vec<usize> = list
@@ -527,7 +537,9 @@ fn main() {
                 Err(error) => panic!("views={list}: {error}"),
             })
             .collect();
-        if in_memory_sizes.is_empty() {
+        if !postgres_sizes.is_empty() {
+            postgres_sizes = chosen;
+        } else if in_memory_sizes.is_empty() {
             sizes = chosen;
         } else {
             in_memory_sizes = chosen;
@@ -547,6 +559,14 @@ fn main() {
         let (lines, scale_line) = in_memory(&pool, views, &single, &triple);
         search_lines.extend(lines);
         scale_lines.push(scale_line);
+    }
+    let mut postgres_lines = Vec::new();
+    for &views in &postgres_sizes {
+        if let Some((lines, scale_line)) = visual_postgres::measure(&pool, views, &single, &triple)
+        {
+            search_lines.extend(lines);
+            postgres_lines.push(scale_line);
+        }
     }
     // `keep=DIR`: each size's library in DIR/<views> (written when not there yet), kept.
     let kept = support::kept_folder(&arguments);
@@ -809,6 +829,14 @@ fn main() {
         println!("{line}");
     }
     println!();
+    if !postgres_lines.is_empty() {
+        println!("| views | files | indexing | loading a node (exact index) |");
+        println!("|---|---|---|---|");
+        for line in &postgres_lines {
+            println!("{line}");
+        }
+        println!();
+    }
     println!(
         "| records | matches a word | trigram index p50 | p95 | substring scan p50 | p95 | speed-up (p50) | same files |"
     );

@@ -275,6 +275,23 @@ pub trait VisualTx {
     /// Forgets the journal rows older than `seconds` and records up to where (PostgreSQL, where
     /// nodes catch up on the journal); nothing on SQLite. Returns how many rows went.
     fn forget_visual_changes_older_than(&mut self, seconds: i64) -> Result<u64, ServiceError>;
+    /// True when the database keeps the views' vectors in an approximate index of its own
+    /// (PostgreSQL with pgvector, `postgres/view_vectors.rs`); nodes then ask it for candidates
+    /// instead of building graphs. False unless an engine says so.
+    fn has_view_vector_index(&mut self) -> Result<bool, ServiceError> {
+        Ok(false)
+    }
+    /// The files of `company` owning the `views_each` views nearest each of `vectors` (a view's
+    /// features as `f32`), from the database's own vector index; `None` when it has none (the
+    /// default).
+    fn nearest_view_files(
+        &mut self,
+        _company: &str,
+        _vectors: &[Vec<f32>],
+        _views_each: usize,
+    ) -> Result<Option<Vec<String>>, ServiceError> {
+        Ok(None)
+    }
 }
 
 /// One transaction of the store, whichever engine holds it.

@@ -112,6 +112,18 @@ impl StoredViews for StoreViews<'_, '_> {
         }
         Ok(found)
     }
+
+    fn nearest_files(
+        &self,
+        company: &str,
+        vectors: &[Vec<f32>],
+        views_each: usize,
+    ) -> Result<Option<Vec<String>>, ServiceError> {
+        let mut tx = self.tx.try_borrow_mut().map_err(|_| {
+            ServiceError::Internal("the stored views are already being read".into())
+        })?;
+        tx.nearest_view_files(company, vectors, views_each)
+    }
 }
 
 /// The service's visual index with what keeps it in step with the store. Cheap to clone.
@@ -255,6 +267,8 @@ impl VisualKeeper {
         let position = tx.visual_position()?;
         let settings = self.read()?.settings();
         let mut library = VisualLibrary::new(settings);
+        // The database's vector index answers for large companies: no graph is built here.
+        library.use_store_vectors(tx.has_view_vector_index()?);
         let mut files = 0;
         let mut damaged = Vec::new();
         for (company, _) in tx.visual_view_counts()? {

@@ -14,7 +14,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::ann::{AnnIndex, AnnSearch, AnnSettings};
 use super::exact::ExactScan;
-use super::{FileFilter, FilterForm, Ranked, StoredViews, ViewSearch};
+use super::{FileFilter, FilterForm, Ranked, StoredViews, ViewSearch, store_vectors};
 use crate::error::ServiceError;
 use partlens_engine::{ViewDescriptor, VisualIndex};
 
@@ -73,6 +73,10 @@ pub struct VisualLibrary {
     unsaved: HashMap<String, usize>,
     /// The journal position of each company's saved graph.
     saved_at: HashMap<String, i64>,
+    /// The store keeps the views' vectors in an index of its own (PostgreSQL with pgvector): a
+    /// company past the threshold is searched through it ([`super::store_vectors`]), no graph is
+    /// built.
+    store_vectors: bool,
 }
 
 impl VisualLibrary {
@@ -85,7 +89,29 @@ impl VisualLibrary {
             building: HashSet::new(),
             unsaved: HashMap::new(),
             saved_at: HashMap::new(),
+            store_vectors: false,
         }
+    }
+
+    /// Searches companies past the threshold through the store's vector index instead of graphs
+    /// (when `on`; see [`super::store_vectors`]).
+    pub fn use_store_vectors(&mut self, on: bool) {
+        self.store_vectors = on;
+    }
+
+    /// True when companies past the threshold are searched through the store's vector index.
+    pub fn uses_store_vectors(&self) -> bool {
+        self.store_vectors
+    }
+
+    /// The company's exact index when it is searched through the store's vector index.
+    fn on_store_vectors(&self, company: &str) -> Option<&VisualIndex> {
+        if !self.store_vectors || self.on_graph(company) {
+            return None;
+        }
+        self.exact
+            .company(company)
+            .filter(|index| self.wants_graph(index.view_count()))
     }
 
     /// The settings.
@@ -135,6 +161,9 @@ impl VisualLibrary {
 
     /// Companies on the exact scan that have grown to the threshold and have no graph being built.
     pub fn due_for_graph(&self) -> Vec<String> {
+        if self.store_vectors {
+            return Vec::new();
+        }
         self.exact
             .companies()
             .filter(|company| !self.building.contains(*company))
@@ -273,6 +302,15 @@ impl ViewSearch for VisualLibrary {
         limit: usize,
         stored: &dyn StoredViews,
     ) -> Result<Ranked, ServiceError> {
+        if let Some(index) = self.on_store_vectors(company) {
+            let settings = &self.settings.ann;
+            let found = store_vectors::rank_and_count(
+                index, company, query, filter, limit, stored, settings,
+            )?;
+            if let Some((ranked, _)) = found {
+                return Ok(ranked);
+            }
+        }
         self.path_of(company)
             .rank(company, query, filter, limit, stored)
     }
@@ -289,6 +327,15 @@ impl ViewSearch for VisualLibrary {
         limit: usize,
         stored: &dyn StoredViews,
     ) -> Result<(Ranked, usize), ServiceError> {
+        if let Some(index) = self.on_store_vectors(company) {
+            let settings = &self.settings.ann;
+            let found = store_vectors::rank_and_count(
+                index, company, query, filter, limit, stored, settings,
+            )?;
+            if let Some(found) = found {
+                return Ok(found);
+            }
+        }
         self.path_of(company)
             .rank_and_count(company, query, filter, limit, stored)
     }

@@ -31,6 +31,7 @@ mod library;
 mod per_company;
 mod quantise;
 mod snapshot;
+mod store_vectors;
 
 use std::collections::HashSet;
 
@@ -67,6 +68,18 @@ pub trait StoredViews {
     /// asked.
     fn views_of(&self, uids: &[String])
     -> Result<Vec<(String, Vec<ViewDescriptor>)>, ServiceError>;
+
+    /// The files of `company` owning the `views_each` views nearest each of `vectors`, from the
+    /// store's own vector index (`store_vectors.rs`); `None` when the store has none (the
+    /// default).
+    fn nearest_files(
+        &self,
+        _company: &str,
+        _vectors: &[Vec<f32>],
+        _views_each: usize,
+    ) -> Result<Option<Vec<String>>, ServiceError> {
+        Ok(None)
+    }
 }
 
 /// Stored views held in memory (tests and benchmarks).

@@ -24,6 +24,7 @@ pub mod files;
 pub mod jobs;
 pub mod schema;
 pub mod search;
+pub mod view_vectors;
 pub mod visual;
 
 use std::sync::mpsc;
@@ -147,6 +148,10 @@ impl PgStore {
             })?;
         let mut client = pool.get()?;
         schema::migrate(&mut client)?;
+        let filled = view_vectors::fill_missing(&mut client)?;
+        if filled > 0 {
+            tracing::info!(files = filled, "view vectors filled in");
+        }
         let node = uuid::Uuid::new_v4().hyphenated().to_string();
         beat(&mut client, &node)?;
         drop(client);

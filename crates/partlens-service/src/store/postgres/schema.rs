@@ -234,6 +234,39 @@ const MIGRATIONS: &[&str] = &[
     CREATE TRIGGER visual_view_changed AFTER INSERT OR DELETE ON views
         FOR EACH ROW EXECUTE FUNCTION partlens_visual_view_changed();
     "#,
+    // 6: the views' feature vectors in a pgvector HNSW index (`view_vectors.rs`), when the server
+    // has pgvector: one row a view of a visually searched file, in half precision (`halfvec`,
+    // 256 features: `partlens_engine::FEATURE_LEN`, checked by a test), inner product (the
+    // views' similarity is built on the features' dot product). Deleted with its view. A server
+    // without pgvector (or a role that may not install it) gets no table: every node then
+    // searches large companies through its own graph, as before. The vectors of views stored
+    // before this step (or copied in by `migrate`) are filled in when a node starts.
+    r#"
+    DO $$
+    BEGIN
+        IF EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector') THEN
+            BEGIN
+                CREATE EXTENSION IF NOT EXISTS vector;
+            EXCEPTION WHEN insufficient_privilege THEN
+                RAISE NOTICE 'pgvector is available but this role may not install it';
+            END;
+        END IF;
+        IF EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector') THEN
+            CREATE TABLE view_vectors (
+                file_uid    text NOT NULL,
+                position    integer NOT NULL,
+                company_id  text NOT NULL,
+                embedding   halfvec(256) NOT NULL,
+                PRIMARY KEY (file_uid, position),
+                FOREIGN KEY (file_uid, position) REFERENCES views (file_uid, position)
+                    ON DELETE CASCADE
+            );
+            CREATE INDEX view_vectors_nearest ON view_vectors
+                USING hnsw (embedding halfvec_ip_ops) WITH (m = 16, ef_construction = 128);
+        END IF;
+    END
+    $$;
+    "#,
 ];
 
 /// The schema version this program writes.
@@ -272,16 +305,27 @@ pub fn check(client: &mut Client) -> Result<(Vec<String>, bool), ServiceError> {
         Some(row) => {
             let available: Option<String> = row.try_get(0)?;
             let installed: Option<String> = row.try_get(1)?;
-            lines.push(match installed {
-                Some(version) => format!("pgvector {version} is installed"),
-                None => format!(
-                    "pgvector {} is available, not yet installed in this database (not needed yet)",
+            let vectors = super::view_vectors::table_exists(client)?;
+            lines.push(match (installed, vectors) {
+                (Some(version), true) => format!(
+                    "pgvector {version} is installed: large companies are searched through its \
+                     HNSW index"
+                ),
+                (Some(version), false) => format!(
+                    "pgvector {version} is installed, but the schema has no view vector table (it \
+                     was made without pgvector): nodes search large companies through graphs of \
+                     their own"
+                ),
+                (None, _) => format!(
+                    "pgvector {} is available, not yet installed in this database: the service \
+                     installs it when it makes the schema (a role that may CREATE EXTENSION)",
                     available.unwrap_or_default()
                 ),
             });
         }
         None => lines.push(
-            "pgvector is not available on this server (not needed yet; the view index will need it)"
+            "pgvector is not available on this server: nodes search large companies through \
+             graphs of their own"
                 .into(),
         ),
     }

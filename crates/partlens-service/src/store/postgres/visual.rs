@@ -115,6 +115,19 @@ impl VisualTx for PgTx<'_, '_> {
         Ok(())
     }
 
+    fn has_view_vector_index(&mut self) -> Result<bool, ServiceError> {
+        super::view_vectors::table_exists(self.tx)
+    }
+
+    fn nearest_view_files(
+        &mut self,
+        company: &str,
+        vectors: &[Vec<f32>],
+        views_each: usize,
+    ) -> Result<Option<Vec<String>>, ServiceError> {
+        self.nearest_files(company, vectors, views_each)
+    }
+
     fn forget_visual_changes_older_than(&mut self, seconds: i64) -> Result<u64, ServiceError> {
         let row = self.tx.query_one(
             "WITH gone AS (
