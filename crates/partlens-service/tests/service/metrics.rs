@@ -84,6 +84,20 @@ fn value(samples: &[Sample], name: &str, labels: &[(&str, &str)]) -> Option<f64>
     found.first().map(|sample| sample.value)
 }
 
+/// How many reader workers the service at `base` says it killed at `limit` (`time`, `cpu`,
+/// `memory`), from its `GET /metrics`.
+pub(crate) async fn readers_killed_at(base: &str, limit: &str) -> f64 {
+    let reply = get_metrics(base).await;
+    assert_eq!(reply.status(), 200);
+    let text = reply.text().await.unwrap();
+    value(
+        &samples(&text),
+        "partlens_reader_workers_killed_total",
+        &[("limit", limit)],
+    )
+    .unwrap_or_else(|| panic!("no {limit} kills in\n{text}"))
+}
+
 /// `GET /metrics` of a service at `base`, without a token.
 async fn get_metrics(base: &str) -> reqwest::Response {
     partlens_api::client::plain_http_client()

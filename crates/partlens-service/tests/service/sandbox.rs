@@ -1,6 +1,7 @@
 //! Models and drawings read in worker processes: a read that hangs is killed at the time limit, one
 //! past the memory limit and a worker that crashes fail only their file, reads are shared fairly
-//! between companies, and SIGTERM ends the service at once with its jobs kept.
+//! between companies, SIGTERM ends the service at once with its jobs kept, and `GET /metrics` counts
+//! the workers killed by each limit.
 //!
 //! A hanging or crashing reader is played by a small shell script in place of the reader program:
 //! for a file whose bytes hold a marker it greets as a worker and then sleeps (or kills itself with
@@ -12,6 +13,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use partlens_testkit::service::{self as service_support, Shape, TestService, png, wait_until};
+
+use crate::metrics::readers_killed_at;
 
 /// Bytes that make the stand-in reader hang.
 const HANG: &str = "HANG-FOREVER";
@@ -104,6 +107,9 @@ async fn a_read_that_hangs_is_killed_at_the_time_limit_and_only_its_file_fails()
         reason.contains("over a limit") && reason.contains("time limit of 8 s"),
         "{reason}"
     );
+    // Counted for the operator, by its limit.
+    assert_eq!(readers_killed_at(&service.base, "time").await, 1.0);
+    assert_eq!(readers_killed_at(&service.base, "memory").await, 0.0);
     // The service goes on: a sound model and a picture index.
     let sound = ann
         .upload_database_file("CAD/washer.step", sample_step("washer"), &[])
@@ -135,6 +141,14 @@ async fn a_reader_that_crashes_fails_its_file_with_the_signal_and_the_service_go
         reason.contains("crashed") && reason.contains("signal 11"),
         "{reason}"
     );
+    // A crash is no kill at a limit.
+    for limit in ["time", "cpu", "memory"] {
+        assert_eq!(
+            readers_killed_at(&service.base, limit).await,
+            0.0,
+            "{limit}"
+        );
+    }
     let record = ann
         .get(&format!("/api/File?fileUID={crashing}"))
         .await
@@ -180,6 +194,7 @@ async fn a_read_past_the_memory_limit_fails_with_that_limit() {
     status.expect(422);
     let reason = status.header("x-failure-reason").unwrap();
     assert!(reason.contains("memory limit of 64 MiB"), "{reason}");
+    assert_eq!(readers_killed_at(&service.base, "memory").await, 1.0);
     // The same service reads a model that fits.
     let flange = ann
         .upload_database_file("CAD/flange.step", sample_step("flange"), &[])
