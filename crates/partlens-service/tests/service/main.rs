@@ -13,6 +13,7 @@ mod library;
 mod lifecycle;
 mod metrics;
 mod postgres_store;
+mod postgres_text;
 mod postgres_vectors;
 mod realworld;
 mod sandbox;

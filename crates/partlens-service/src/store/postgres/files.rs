@@ -85,6 +85,7 @@ impl PgTx<'_, '_> {
             "UPDATE files SET search_text = $2 WHERE uid = $1",
             &[&uid, &search_text],
         )?;
+        super::text_terms::index_file(self.tx, uid, &search_text)?;
         Ok(())
     }
 

@@ -24,6 +24,7 @@ pub mod files;
 pub mod jobs;
 pub mod schema;
 pub mod search;
+pub mod text_terms;
 pub mod view_vectors;
 pub mod visual;
 
@@ -151,6 +152,10 @@ impl PgStore {
         let filled = view_vectors::fill_missing(&mut client)?;
         if filled > 0 {
             tracing::info!(files = filled, "view vectors filled in");
+        }
+        let indexed = text_terms::fill_missing(&mut client)?;
+        if indexed > 0 {
+            tracing::info!(files = indexed, "free-text terms indexed");
         }
         let node = uuid::Uuid::new_v4().hyphenated().to_string();
         beat(&mut client, &node)?;

@@ -267,6 +267,27 @@ const MIGRATIONS: &[&str] = &[
     END
     $$;
     "#,
+    // 7: free text through a term index (`text_terms.rs`): the distinct terms of the search texts,
+    // their trigrams (no `pg_trgm` needed), the files holding each term. Files stored before are
+    // indexed when a node starts.
+    r#"
+    CREATE TABLE search_terms (
+        id    bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        term  text NOT NULL UNIQUE
+    );
+    CREATE TABLE search_term_trigrams (
+        trigram  text NOT NULL,
+        term_id  bigint NOT NULL REFERENCES search_terms(id) ON DELETE CASCADE,
+        PRIMARY KEY (trigram, term_id)
+    );
+    CREATE INDEX search_term_trigrams_by_term ON search_term_trigrams (term_id);
+    CREATE TABLE search_postings (
+        term_id   bigint NOT NULL REFERENCES search_terms(id) ON DELETE CASCADE,
+        file_uid  text NOT NULL REFERENCES files(uid) ON DELETE CASCADE,
+        PRIMARY KEY (term_id, file_uid)
+    );
+    CREATE INDEX search_postings_by_file ON search_postings (file_uid);
+    "#,
 ];
 
 /// The schema version this program writes.

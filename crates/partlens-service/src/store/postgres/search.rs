@@ -2,9 +2,8 @@
 //! words as substrings of the lower-cased search text, regular, exact and prefix attribute terms
 //! on the per-value rows), the same order.
 //!
-//! Free text is checked on each of the company's files here (`strpos` over the search text, as
-//! SQLite's baseline `matching_database_files_by_scanning` does): the term index SQLite lists
-//! files through is not built on PostgreSQL yet, and `pg_trgm` may be missing on the server.
+//! Free-text words of three characters or more go through the term index (`text_terms.rs`, as on
+//! SQLite; no `pg_trgm` needed), shorter ones are checked on each file's search text (`strpos`).
 //! Attribute terms go through the `(attribute_id, value_key)` index.
 //!
 //! The library's listing (`../library.rs`) is here too, since a listing with a filter is this
@@ -20,6 +19,7 @@ use super::super::library::{ExtensionFilter, ListedPage, Listing};
 use super::super::search::Candidate;
 use super::super::tx::{FilesTx, SearchTx};
 use super::PgTx;
+use super::text_terms::{INDEXED_WORD_CHARS, files_holding_word, files_in_every, trigrams_of};
 use crate::error::ServiceError;
 use partlens_api::FilterTerm;
 use partlens_api::attribute::split_unit;
@@ -41,8 +41,39 @@ impl Arguments {
     }
 }
 
+/// The conditions on file `f` for free-text `words` (lower-cased here): `strpos` on the search
+/// text for words shorter than [`INDEXED_WORD_CHARS`] characters, and for longer ones a selection
+/// of the files holding the word through the term index ([`files_holding_word`]), pushed onto
+/// `selections`. A word asked twice is one condition.
+fn word_conditions<'a>(
+    arguments: &mut Arguments,
+    words: impl IntoIterator<Item = &'a str>,
+    selections: &mut Vec<String>,
+) -> Vec<String> {
+    let mut conditions = Vec::new();
+    let words: std::collections::BTreeSet<String> =
+        words.into_iter().map(str::to_lowercase).collect();
+    for word in words {
+        if word.chars().count() < INDEXED_WORD_CHARS {
+            let word = arguments.push(word);
+            conditions.push(format!("strpos(f.search_text, {word}) > 0"));
+            continue;
+        }
+        let trigrams: Vec<String> = trigrams_of(&word).into_iter().collect();
+        let count = arguments.push(trigrams.len() as i64);
+        let trigrams = arguments.push(trigrams);
+        let word = arguments.push(word);
+        selections.push(files_holding_word(&word, &trigrams, &count));
+    }
+    conditions
+}
+
 /// The SQL selecting the UID and display name of the company's database files whose indexing has
 /// ended that satisfy every term, with its arguments.
+///
+/// Each attribute term and each indexed word is a selection of files, and the selections are
+/// combined with `INTERSECT` into one sub-select (one semi-join a term made planning a filter of
+/// the 400 terms allowed take tens of seconds); a term given twice is one selection.
 fn matching_sql(company_id: &str, terms: &[FilterTerm]) -> (String, Arguments) {
     let mut arguments = Arguments::default();
     let company = arguments.push(company_id.to_owned());
@@ -51,48 +82,58 @@ fn matching_sql(company_id: &str, terms: &[FilterTerm]) -> (String, Arguments) {
          WHERE f.company_id = {company} AND NOT f.is_search_input
            AND f.state IN ('completed', 'failed')"
     );
-    let attribute = |sql: &mut String,
+    let mut selections = Vec::new();
+    let attribute = |selections: &mut Vec<String>,
                      arguments: &mut Arguments,
                      name: &str,
                      condition: &dyn Fn(&mut Arguments) -> String| {
         let (name, unit) = split_unit(name);
         let name = arguments.push(name_key(name));
-        sql.push_str(&format!(
-            " AND EXISTS (SELECT 1 FROM attribute_values v
-                 WHERE v.file_uid = f.uid AND v.attribute_id IN (
-                     SELECT a.id FROM attribute_names a
-                     WHERE a.company_id = {company} AND a.name_key = {name}"
-        ));
+        let mut selection = format!(
+            "SELECT v.file_uid FROM attribute_values v
+             WHERE v.attribute_id IN (
+                 SELECT a.id FROM attribute_names a
+                 WHERE a.company_id = {company} AND a.name_key = {name}"
+        );
         if let Some(unit) = unit {
             let unit = arguments.push(name_key(unit));
-            sql.push_str(&format!(" AND a.unit_key = {unit}"));
+            selection.push_str(&format!(" AND a.unit_key = {unit}"));
         }
         let condition = condition(arguments);
-        sql.push_str(&format!(") AND {condition})"));
+        selection.push_str(&format!(") AND {condition}"));
+        selections.push(selection);
     };
+    let words = terms.iter().flat_map(|term| match term {
+        FilterTerm::Text(words) => words.split_whitespace().collect(),
+        _ => Vec::new(),
+    });
+    for condition in word_conditions(&mut arguments, words, &mut selections) {
+        sql.push_str(" AND ");
+        sql.push_str(&condition);
+    }
+    let mut seen: Vec<&FilterTerm> = Vec::new();
     for term in terms {
+        if seen.contains(&term) {
+            continue;
+        }
+        seen.push(term);
         match term {
-            FilterTerm::Text(words) => {
-                for word in words.split_whitespace() {
-                    let word = arguments.push(word.to_lowercase());
-                    sql.push_str(&format!(" AND strpos(f.search_text, {word}) > 0"));
-                }
-            }
+            FilterTerm::Text(_) => {}
             FilterTerm::Regular { name, value } => {
                 let value = value_key(value);
-                attribute(&mut sql, &mut arguments, name, &|arguments| {
+                attribute(&mut selections, &mut arguments, name, &|arguments| {
                     format!("strpos(v.value_key, {}) > 0", arguments.push(value.clone()))
                 })
             }
             FilterTerm::Exact { name, value } => {
                 let value = value_key(value);
-                attribute(&mut sql, &mut arguments, name, &|arguments| {
+                attribute(&mut selections, &mut arguments, name, &|arguments| {
                     format!("v.value_key = {}", arguments.push(value.clone()))
                 })
             }
             FilterTerm::Prefix { name, prefix } => {
                 let prefix = prefix.trim_start().to_lowercase();
-                attribute(&mut sql, &mut arguments, name, &|arguments| {
+                attribute(&mut selections, &mut arguments, name, &|arguments| {
                     format!(
                         "starts_with(v.value_key, {})",
                         arguments.push(prefix.clone())
@@ -100,6 +141,10 @@ fn matching_sql(company_id: &str, terms: &[FilterTerm]) -> (String, Arguments) {
                 })
             }
         }
+    }
+    if let Some(condition) = files_in_every(&selections) {
+        sql.push_str(" AND ");
+        sql.push_str(&condition);
     }
     (sql, arguments)
 }
@@ -219,12 +264,15 @@ impl SearchTx for PgTx<'_, '_> {
         // Files of any role or state, as SQLite's index counts them: a hint only.
         let sql = match term {
             FilterTerm::Text(words) => match words.split_whitespace().collect::<Vec<_>>()[..] {
-                [word] if word.chars().count() >= 3 => {
-                    let word = arguments.push(word.to_lowercase());
-                    format!(
-                        "SELECT 1 FROM files f WHERE f.company_id = {company}
-                           AND strpos(f.search_text, {word}) > 0"
-                    )
+                [word] if word.chars().count() >= INDEXED_WORD_CHARS => {
+                    let mut selections = Vec::new();
+                    word_conditions(&mut arguments, [word], &mut selections);
+                    match files_in_every(&selections) {
+                        Some(holds) => format!(
+                            "SELECT 1 FROM files f WHERE f.company_id = {company} AND {holds}"
+                        ),
+                        None => return Ok(false),
+                    }
                 }
                 _ => return Ok(false),
             },

@@ -1,0 +1,175 @@
+//! The term index of the search text on PostgreSQL (schema step 7), which free-text words of three
+//! characters or more go through, as SQLite's (`../text_terms.rs`, whose module comment says why
+//! terms and why it is exact): the distinct whitespace-separated terms of every file's search text
+//! (`search_terms`), the trigrams of each term (`search_term_trigrams`: PostgreSQL's `pg_trgm` is
+//! not needed, and the server the tests use has none) and which files hold each term
+//! (`search_postings`).
+//!
+//! A word is looked up as: the terms holding every trigram of the word, checked with `strpos` (a
+//! term may hold the trigrams in another order), then their files. Substring, not approximate: a
+//! query word has no whitespace, so it occurs in a search text exactly when it occurs in one of its
+//! terms.
+//!
+//! Kept in step in the transaction that changes the search text ([`index_file`], from
+//! `refresh_search_text`); a deleted file's postings go with it (a foreign key), and a term no file
+//! holds any longer is deleted when a file that held it changes (terms left by deleted files are
+//! harmless: they lead to no file). Files stored before this step (or copied in by `migrate`) are
+//! indexed when a node starts ([`fill_missing`]).
+//!
+//! Limits: as SQLite's, bounded by the search text (at most `max_search_text_bytes`, 2 MiB):
+//! one row a distinct term of a file, one a distinct trigram of a new term.
+
+use std::collections::BTreeSet;
+
+use r2d2_postgres::postgres::{self, Client};
+
+use super::super::text_terms::terms_of;
+use crate::error::ServiceError;
+
+/// Files indexed in one transaction at start.
+const FILL_BATCH_FILES: i64 = 500;
+
+/// Characters a word needs to go through the index (shorter ones are checked on every text).
+pub const INDEXED_WORD_CHARS: usize = 3;
+
+/// The distinct trigrams (three consecutive characters) of `text`; none when it is shorter.
+pub fn trigrams_of(text: &str) -> BTreeSet<String> {
+    let characters: Vec<char> = text.chars().collect();
+    characters
+        .windows(3)
+        .map(|window| window.iter().collect())
+        .collect()
+}
+
+/// The SQL selecting the UIDs of the files holding `word` in their search text through the
+/// index, with the placeholders of the word, of its distinct trigrams (a `text[]`) and of their
+/// number; the word must have at least [`INDEXED_WORD_CHARS`] characters. Several words are
+/// combined with `INTERSECT` into one sub-select ([`files_in_every`]): one semi-join a
+/// word made planning a query of hundreds of words take seconds.
+pub fn files_holding_word(word: &str, trigrams: &str, trigram_count: &str) -> String {
+    format!(
+        "SELECT p.file_uid FROM search_postings p WHERE p.term_id IN (
+            SELECT t.id FROM search_terms t WHERE strpos(t.term, {word}) > 0 AND t.id IN (
+                SELECT g.term_id FROM search_term_trigrams g WHERE g.trigram = ANY({trigrams})
+                GROUP BY g.term_id HAVING count(*) = {trigram_count}))"
+    )
+}
+
+/// The SQL condition "file `f` is selected by every one of `selections`" (sub-selects of file
+/// UIDs such as [`files_holding_word`]'s), as one sub-select; `None` for none.
+pub fn files_in_every(selections: &[String]) -> Option<String> {
+    (!selections.is_empty()).then(|| format!("f.uid IN ({})", selections.join(" INTERSECT ")))
+}
+
+/// The id of `term`, added with its trigrams when new.
+fn term_id(tx: &mut postgres::Transaction<'_>, term: &str) -> Result<i64, ServiceError> {
+    if let Some(row) = tx.query_opt("SELECT id FROM search_terms WHERE term = $1", &[&term])? {
+        return Ok(row.try_get(0)?);
+    }
+    let id: i64 = tx
+        .query_one(
+            "INSERT INTO search_terms (term) VALUES ($1) RETURNING id",
+            &[&term],
+        )?
+        .try_get(0)?;
+    let trigrams: Vec<String> = trigrams_of(term).into_iter().collect();
+    tx.execute(
+        "INSERT INTO search_term_trigrams (trigram, term_id) SELECT unnest($1::text[]), $2",
+        &[&trigrams, &id],
+    )?;
+    Ok(id)
+}
+
+/// Brings the term index of file `uid` in line with `search_text` (its new, lower-cased search
+/// text): postings of terms it no longer holds are deleted (and such terms when no file holds
+/// them), postings of new terms added.
+pub fn index_file(
+    tx: &mut postgres::Transaction<'_>,
+    uid: &str,
+    search_text: &str,
+) -> Result<(), ServiceError> {
+    let old: BTreeSet<i64> = tx
+        .query(
+            "SELECT term_id FROM search_postings WHERE file_uid = $1",
+            &[&uid],
+        )?
+        .iter()
+        .map(|row| row.try_get(0))
+        .collect::<Result<_, _>>()?;
+    let mut new = BTreeSet::new();
+    for term in terms_of(search_text) {
+        new.insert(term_id(tx, term)?);
+    }
+    let gone: Vec<i64> = old.difference(&new).copied().collect();
+    let added: Vec<i64> = new.difference(&old).copied().collect();
+    if !gone.is_empty() {
+        tx.execute(
+            "DELETE FROM search_postings WHERE file_uid = $1 AND term_id = ANY($2)",
+            &[&uid, &gone],
+        )?;
+        tx.execute(
+            "DELETE FROM search_terms t WHERE t.id = ANY($1)
+               AND NOT EXISTS (SELECT 1 FROM search_postings p WHERE p.term_id = t.id)",
+            &[&gone],
+        )?;
+    }
+    if !added.is_empty() {
+        tx.execute(
+            "INSERT INTO search_postings (term_id, file_uid) SELECT unnest($1::bigint[]), $2
+             ON CONFLICT DO NOTHING",
+            &[&added, &uid],
+        )?;
+    }
+    Ok(())
+}
+
+/// Indexes the files whose search text has no postings yet (stored before schema step 7, or
+/// copied in), a batch a transaction; returns how many.
+pub fn fill_missing(client: &mut Client) -> Result<usize, ServiceError> {
+    let mut filled = 0;
+    let mut after = String::new();
+    loop {
+        let mut tx = client.transaction()?;
+        let files: Vec<(String, String)> = tx
+            .query(
+                "SELECT f.uid, f.search_text FROM files f
+                 WHERE f.uid > $1 AND f.search_text <> ''
+                   AND NOT EXISTS (SELECT 1 FROM search_postings p WHERE p.file_uid = f.uid)
+                 ORDER BY f.uid LIMIT $2",
+                &[&after, &FILL_BATCH_FILES],
+            )?
+            .iter()
+            .map(|row| Ok((row.try_get(0)?, row.try_get(1)?)))
+            .collect::<Result<_, ServiceError>>()?;
+        let Some((last, _)) = files.last() else {
+            tx.commit()?;
+            return Ok(filled);
+        };
+        after = last.clone();
+        for (uid, search_text) in &files {
+            index_file(&mut tx, uid, search_text)?;
+        }
+        tx.commit()?;
+        filled += files.len();
+        if filled % 20_000 < FILL_BATCH_FILES as usize {
+            tracing::info!(
+                filled,
+                "free-text terms indexed for files stored before them"
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trigrams_are_the_distinct_windows_of_three_characters() {
+        let found: Vec<String> = trigrams_of("abcab").into_iter().collect();
+        assert_eq!(found, ["abc", "bca", "cab"]);
+        assert!(trigrams_of("ab").is_empty());
+        // Characters, not bytes.
+        assert_eq!(trigrams_of("äöüß").len(), 2);
+    }
+}
