@@ -9,6 +9,8 @@
 //! cargo bench -p partlens-service --bench text_scale                     # 10,000 and 100,000 records
 //! cargo bench -p partlens-service --bench text_scale -- 1m               # also 1,000,000 records (~1 GB of disk)
 //! cargo bench -p partlens-service --bench text_scale -- records=50000    # chosen sizes
+//! cargo bench -p partlens-service --bench text_scale -- postgres         # 100,000 records through PostgreSQL
+//!                                                     # beside SQLite (support/text_postgres.rs)
 //! cargo bench -p partlens-service --bench text_scale -- records=1000000 keep=/tmp/text1m  # write the library there once,
 //!                                                     # search it again on later runs
 //! ```
@@ -21,6 +23,8 @@
 //! Prints markdown tables for docs/PERFORMANCE.md.
 
 mod support;
+#[path = "support/text_postgres.rs"]
+mod text_postgres;
 
 use std::time::{Duration, Instant};
 
@@ -136,7 +140,13 @@ fn library(dir: &std::path::Path, records: usize) -> Result<Library, ServiceErro
 
 fn main() {
     let arguments: Vec<String> = std::env::args().collect();
-    let mut sizes: Vec<usize> = vec![10_000, 100_000];
+    // `postgres`: the same queries through PostgreSQL beside SQLite (support/text_postgres.rs).
+    let on_postgres = arguments.iter().any(|arg| arg == "postgres");
+    let mut sizes: Vec<usize> = if on_postgres {
+        vec![100_000]
+    } else {
+        vec![10_000, 100_000]
+    };
     if arguments.iter().any(|arg| arg == "1m") {
         sizes.push(1_000_000);
     }
@@ -153,6 +163,7 @@ fn main() {
     let kept = support::kept_folder(&arguments);
     let mut search_lines = Vec::new();
     let mut scale_lines = Vec::new();
+    let (mut postgres_lines, mut copy_lines) = (Vec::new(), Vec::new());
     for records in sizes {
         let temporary = match tempfile::tempdir() {
             Ok(dir) => dir,
@@ -190,6 +201,13 @@ fn main() {
             Err(error) => panic!("the store does not open: {error}"),
         };
         let company = generated.company_id.clone();
+        if on_postgres {
+            if let Some((lines, copy_line)) = text_postgres::measure(&store, &company, records) {
+                postgres_lines.extend(lines);
+                copy_lines.push(copy_line);
+            }
+            continue;
+        }
         // Warm-up, as a service that has been answering searches is: other words than the timed
         // ones, so the shared index pages are in the caches but not the timed words' own.
         for number in 0..WARM_UP_QUERIES {
@@ -251,6 +269,24 @@ fn main() {
             ));
             eprintln!("{}", search_lines.last().map_or("", String::as_str));
         }
+    }
+    if on_postgres {
+        println!("## Free text and attribute filters through PostgreSQL\n");
+        println!("{QUERIES} queries a kind on each store, the same records.\n");
+        println!(
+            "| records | query | files found | SQLite p50 | SQLite p95 | PostgreSQL p50 | PostgreSQL p95 | PostgreSQL / SQLite (p50) | same files |"
+        );
+        println!("|---|---|---|---|---|---|---|---|---|");
+        for line in &postgres_lines {
+            println!("{line}");
+        }
+        println!();
+        println!("| records | copied into PostgreSQL in |");
+        println!("|---|---|");
+        for line in &copy_lines {
+            println!("{line}");
+        }
+        return;
     }
     println!("## Free text at scale\n");
     println!(

@@ -54,6 +54,15 @@ async fn free_text_goes_through_the_term_index_and_follows_every_change() {
         count("SELECT count(*) FROM search_terms WHERE term LIKE '%zyxwvut%'"),
         0
     );
+    // Its trigrams are held by no term any more (a word goes by its rarest trigram).
+    assert_eq!(
+        count("SELECT terms FROM search_trigram_counts WHERE trigram = 'yxw'"),
+        0
+    );
+    assert_eq!(
+        count("SELECT terms FROM search_trigram_counts WHERE trigram = 'acm'"),
+        count("SELECT count(*) FROM search_terms WHERE strpos(term, 'acm') > 0")
+    );
     let mut both = vec![disc.clone(), bracket.clone()];
     both.sort();
     let mut found = ann.search_uids("FT=acme").await;

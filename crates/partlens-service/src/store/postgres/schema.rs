@@ -268,7 +268,8 @@ const MIGRATIONS: &[&str] = &[
     $$;
     "#,
     // 7: free text through a term index (`text_terms.rs`): the distinct terms of the search texts,
-    // their trigrams (no `pg_trgm` needed), the files holding each term. Files stored before are
+    // their trigrams (no `pg_trgm` needed) with how many terms hold each, the files holding each
+    // term. Files stored before are
     // indexed when a node starts.
     r#"
     CREATE TABLE search_terms (
@@ -281,6 +282,10 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (trigram, term_id)
     );
     CREATE INDEX search_term_trigrams_by_term ON search_term_trigrams (term_id);
+    CREATE TABLE search_trigram_counts (
+        trigram  text PRIMARY KEY,
+        terms    bigint NOT NULL            -- how many terms hold it: a word goes by its rarest
+    );
     CREATE TABLE search_postings (
         term_id   bigint NOT NULL REFERENCES search_terms(id) ON DELETE CASCADE,
         file_uid  text NOT NULL REFERENCES files(uid) ON DELETE CASCADE,

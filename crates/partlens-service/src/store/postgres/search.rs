@@ -19,7 +19,9 @@ use super::super::library::{ExtensionFilter, ListedPage, Listing};
 use super::super::search::Candidate;
 use super::super::tx::{FilesTx, SearchTx};
 use super::PgTx;
-use super::text_terms::{INDEXED_WORD_CHARS, files_holding_word, files_in_every, trigrams_of};
+use super::text_terms::{
+    INDEXED_WORD_CHARS, files_holding_word, files_in_every, rarest_trigram, trigrams_of,
+};
 use crate::error::ServiceError;
 use partlens_api::FilterTerm;
 use partlens_api::attribute::split_unit;
@@ -46,10 +48,11 @@ impl Arguments {
 /// of the files holding the word through the term index ([`files_holding_word`]), pushed onto
 /// `selections`. A word asked twice is one condition.
 fn word_conditions<'a>(
+    tx: &mut PgTx<'_, '_>,
     arguments: &mut Arguments,
     words: impl IntoIterator<Item = &'a str>,
     selections: &mut Vec<String>,
-) -> Vec<String> {
+) -> Result<Vec<String>, ServiceError> {
     let mut conditions = Vec::new();
     let words: std::collections::BTreeSet<String> =
         words.into_iter().map(str::to_lowercase).collect();
@@ -60,12 +63,17 @@ fn word_conditions<'a>(
             continue;
         }
         let trigrams: Vec<String> = trigrams_of(&word).into_iter().collect();
-        let count = arguments.push(trigrams.len() as i64);
-        let trigrams = arguments.push(trigrams);
-        let word = arguments.push(word);
-        selections.push(files_holding_word(&word, &trigrams, &count));
+        match rarest_trigram(tx.tx, &trigrams)? {
+            Some(trigram) => {
+                let trigram = arguments.push(trigram);
+                let word = arguments.push(word);
+                selections.push(files_holding_word(&word, &trigram));
+            }
+            // A trigram no term holds: no file holds the word.
+            None => conditions.push("false".to_owned()),
+        }
     }
-    conditions
+    Ok(conditions)
 }
 
 /// The SQL selecting the UID and display name of the company's database files whose indexing has
@@ -74,7 +82,11 @@ fn word_conditions<'a>(
 /// Each attribute term and each indexed word is a selection of files, and the selections are
 /// combined with `INTERSECT` into one sub-select (one semi-join a term made planning a filter of
 /// the 400 terms allowed take tens of seconds); a term given twice is one selection.
-fn matching_sql(company_id: &str, terms: &[FilterTerm]) -> (String, Arguments) {
+fn matching_sql(
+    tx: &mut PgTx<'_, '_>,
+    company_id: &str,
+    terms: &[FilterTerm],
+) -> Result<(String, Arguments), ServiceError> {
     let mut arguments = Arguments::default();
     let company = arguments.push(company_id.to_owned());
     let mut sql = format!(
@@ -107,7 +119,7 @@ fn matching_sql(company_id: &str, terms: &[FilterTerm]) -> (String, Arguments) {
         FilterTerm::Text(words) => words.split_whitespace().collect(),
         _ => Vec::new(),
     });
-    for condition in word_conditions(&mut arguments, words, &mut selections) {
+    for condition in word_conditions(tx, &mut arguments, words, &mut selections)? {
         sql.push_str(" AND ");
         sql.push_str(&condition);
     }
@@ -146,7 +158,7 @@ fn matching_sql(company_id: &str, terms: &[FilterTerm]) -> (String, Arguments) {
         sql.push_str(" AND ");
         sql.push_str(&condition);
     }
-    (sql, arguments)
+    Ok((sql, arguments))
 }
 
 /// The candidates a statement selects.
@@ -173,7 +185,7 @@ impl SearchTx for PgTx<'_, '_> {
         company_id: &str,
         terms: &[FilterTerm],
     ) -> Result<Vec<Candidate>, ServiceError> {
-        let (sql, arguments) = matching_sql(company_id, terms);
+        let (sql, arguments) = matching_sql(self, company_id, terms)?;
         let mut found = candidates(self, &sql, &arguments)?;
         // SQLite's `ORDER BY display_name COLLATE NOCASE, uid`: bytes, ASCII letters folded.
         found.sort_by(|a, b| {
@@ -194,7 +206,7 @@ impl SearchTx for PgTx<'_, '_> {
         if uids.is_empty() {
             return Ok(HashSet::new());
         }
-        let (mut sql, mut arguments) = matching_sql(company_id, terms);
+        let (mut sql, mut arguments) = matching_sql(self, company_id, terms)?;
         let listed = arguments.push(uids.to_vec());
         sql.push_str(&format!(" AND f.uid = ANY({listed})"));
         Ok(candidates(self, &sql, &arguments)?
@@ -209,7 +221,7 @@ impl SearchTx for PgTx<'_, '_> {
         terms: &[FilterTerm],
         cap: usize,
     ) -> Result<Vec<String>, ServiceError> {
-        let (mut sql, mut arguments) = matching_sql(company_id, terms);
+        let (mut sql, mut arguments) = matching_sql(self, company_id, terms)?;
         let cap = arguments.push(i64::try_from(cap).unwrap_or(i64::MAX));
         sql.push_str(&format!(
             " AND EXISTS (SELECT 1 FROM views v WHERE v.file_uid = f.uid) LIMIT {cap}"
@@ -225,7 +237,7 @@ impl SearchTx for PgTx<'_, '_> {
         company_id: &str,
         terms: &[FilterTerm],
     ) -> Result<Vec<String>, ServiceError> {
-        let (mut sql, arguments) = matching_sql(company_id, terms);
+        let (mut sql, arguments) = matching_sql(self, company_id, terms)?;
         sql.push_str(" AND EXISTS (SELECT 1 FROM views v WHERE v.file_uid = f.uid)");
         Ok(candidates(self, &sql, &arguments)?
             .into_iter()
@@ -266,7 +278,7 @@ impl SearchTx for PgTx<'_, '_> {
             FilterTerm::Text(words) => match words.split_whitespace().collect::<Vec<_>>()[..] {
                 [word] if word.chars().count() >= INDEXED_WORD_CHARS => {
                     let mut selections = Vec::new();
-                    word_conditions(&mut arguments, [word], &mut selections);
+                    word_conditions(self, &mut arguments, [word], &mut selections)?;
                     match files_in_every(&selections) {
                         Some(holds) => format!(
                             "SELECT 1 FROM files f WHERE f.company_id = {company} AND {holds}"

@@ -5,8 +5,8 @@
 //! not needed, and the server the tests use has none) and which files hold each term
 //! (`search_postings`).
 //!
-//! A word is looked up as: the terms holding every trigram of the word, checked with `strpos` (a
-//! term may hold the trigrams in another order), then their files. Substring, not approximate: a
+//! A word is looked up as: the terms holding the word's rarest trigram (`search_trigram_counts`),
+//! checked with `strpos`, then their files. Substring, not approximate: a
 //! query word has no whitespace, so it occurs in a search text exactly when it occurs in one of its
 //! terms.
 //!
@@ -41,17 +41,34 @@ pub fn trigrams_of(text: &str) -> BTreeSet<String> {
         .collect()
 }
 
+/// The rarest of `trigrams` among the terms (`search_trigram_counts`; ties by trigram), or `None`
+/// when a trigram is held by no term (then no term holds a word that has it).
+pub fn rarest_trigram(
+    client: &mut impl postgres::GenericClient,
+    trigrams: &[String],
+) -> Result<Option<String>, ServiceError> {
+    let counted = client.query(
+        "SELECT trigram FROM search_trigram_counts
+         WHERE trigram = ANY($1) AND terms > 0 ORDER BY terms, trigram",
+        &[&trigrams],
+    )?;
+    if counted.len() < trigrams.len() {
+        return Ok(None);
+    }
+    Ok(counted.first().map(|row| row.try_get(0)).transpose()?)
+}
+
 /// The SQL selecting the UIDs of the files holding `word` in their search text through the
-/// index, with the placeholders of the word, of its distinct trigrams (a `text[]`) and of their
-/// number; the word must have at least [`INDEXED_WORD_CHARS`] characters. Several words are
-/// combined with `INTERSECT` into one sub-select ([`files_in_every`]): one semi-join a
-/// word made planning a query of hundreds of words take seconds.
-pub fn files_holding_word(word: &str, trigrams: &str, trigram_count: &str) -> String {
+/// index, with the placeholders of the word and of its rarest trigram ([`rarest_trigram`]; a
+/// trigram of every part number, such as `000`, is in most terms of a large library): the terms
+/// holding that trigram, each checked with `strpos`, then their files. Several words are combined
+/// with `INTERSECT` into one sub-select ([`files_in_every`]): one semi-join a word made planning a
+/// query of hundreds of words take seconds.
+pub fn files_holding_word(word: &str, trigram: &str) -> String {
     format!(
         "SELECT p.file_uid FROM search_postings p WHERE p.term_id IN (
             SELECT t.id FROM search_terms t WHERE strpos(t.term, {word}) > 0 AND t.id IN (
-                SELECT g.term_id FROM search_term_trigrams g WHERE g.trigram = ANY({trigrams})
-                GROUP BY g.term_id HAVING count(*) = {trigram_count}))"
+                SELECT g.term_id FROM search_term_trigrams g WHERE g.trigram = {trigram}))"
     )
 }
 
@@ -61,23 +78,50 @@ pub fn files_in_every(selections: &[String]) -> Option<String> {
     (!selections.is_empty()).then(|| format!("f.uid IN ({})", selections.join(" INTERSECT ")))
 }
 
-/// The id of `term`, added with its trigrams when new.
-fn term_id(tx: &mut postgres::Transaction<'_>, term: &str) -> Result<i64, ServiceError> {
-    if let Some(row) = tx.query_opt("SELECT id FROM search_terms WHERE term = $1", &[&term])? {
-        return Ok(row.try_get(0)?);
-    }
-    let id: i64 = tx
-        .query_one(
-            "INSERT INTO search_terms (term) VALUES ($1) RETURNING id",
-            &[&term],
+/// The ids of `terms`, the new ones added with their trigrams: four statements whatever the
+/// number of terms.
+fn term_ids(
+    tx: &mut postgres::Transaction<'_>,
+    terms: &[&str],
+) -> Result<BTreeSet<i64>, ServiceError> {
+    let added: Vec<(i64, String)> = tx
+        .query(
+            "INSERT INTO search_terms (term) SELECT unnest($1::text[])
+             ON CONFLICT (term) DO NOTHING RETURNING id, term",
+            &[&terms],
         )?
-        .try_get(0)?;
-    let trigrams: Vec<String> = trigrams_of(term).into_iter().collect();
-    tx.execute(
-        "INSERT INTO search_term_trigrams (trigram, term_id) SELECT unnest($1::text[]), $2",
-        &[&trigrams, &id],
-    )?;
-    Ok(id)
+        .iter()
+        .map(|row| Ok((row.try_get(0)?, row.try_get(1)?)))
+        .collect::<Result<_, ServiceError>>()?;
+    if !added.is_empty() {
+        let (mut trigrams, mut owners) = (Vec::new(), Vec::new());
+        for (id, term) in &added {
+            for trigram in trigrams_of(term) {
+                trigrams.push(trigram);
+                owners.push(*id);
+            }
+        }
+        tx.execute(
+            "INSERT INTO search_term_trigrams (trigram, term_id)
+             SELECT * FROM unnest($1::text[], $2::bigint[])",
+            &[&trigrams, &owners],
+        )?;
+        tx.execute(
+            "INSERT INTO search_trigram_counts (trigram, terms)
+             SELECT trigram, count(*) FROM unnest($1::text[]) AS trigram GROUP BY trigram
+             ON CONFLICT (trigram) DO UPDATE
+             SET terms = search_trigram_counts.terms + excluded.terms",
+            &[&trigrams],
+        )?;
+    }
+    Ok(tx
+        .query(
+            "SELECT id FROM search_terms WHERE term = ANY($1)",
+            &[&terms],
+        )?
+        .iter()
+        .map(|row| row.try_get(0))
+        .collect::<Result<_, _>>()?)
 }
 
 /// Brings the term index of file `uid` in line with `search_text` (its new, lower-cased search
@@ -96,10 +140,8 @@ pub fn index_file(
         .iter()
         .map(|row| row.try_get(0))
         .collect::<Result<_, _>>()?;
-    let mut new = BTreeSet::new();
-    for term in terms_of(search_text) {
-        new.insert(term_id(tx, term)?);
-    }
+    let terms: Vec<&str> = terms_of(search_text).into_iter().collect();
+    let new = term_ids(tx, &terms)?;
     let gone: Vec<i64> = old.difference(&new).copied().collect();
     let added: Vec<i64> = new.difference(&old).copied().collect();
     if !gone.is_empty() {
@@ -107,11 +149,29 @@ pub fn index_file(
             "DELETE FROM search_postings WHERE file_uid = $1 AND term_id = ANY($2)",
             &[&uid, &gone],
         )?;
-        tx.execute(
-            "DELETE FROM search_terms t WHERE t.id = ANY($1)
-               AND NOT EXISTS (SELECT 1 FROM search_postings p WHERE p.term_id = t.id)",
-            &[&gone],
-        )?;
+        let forgotten: Vec<String> = tx
+            .query(
+                "DELETE FROM search_terms t WHERE t.id = ANY($1)
+                   AND NOT EXISTS (SELECT 1 FROM search_postings p WHERE p.term_id = t.id)
+                 RETURNING t.term",
+                &[&gone],
+            )?
+            .iter()
+            .map(|row| row.try_get(0))
+            .collect::<Result<_, _>>()?;
+        let trigrams: Vec<String> = forgotten
+            .iter()
+            .flat_map(|term| trigrams_of(term))
+            .collect();
+        if !trigrams.is_empty() {
+            tx.execute(
+                "UPDATE search_trigram_counts c SET terms = c.terms - gone.terms
+                 FROM (SELECT trigram, count(*) AS terms FROM unnest($1::text[]) AS trigram
+                       GROUP BY trigram) gone
+                 WHERE c.trigram = gone.trigram",
+                &[&trigrams],
+            )?;
+        }
     }
     if !added.is_empty() {
         tx.execute(

@@ -1,0 +1,257 @@
+//! `text_scale -- postgres`: free text and attribute filters through PostgreSQL (issue 26) beside
+//! SQLite, on the same records. The SQLite library the bench writes (`large_library`: stored
+//! path, display name, six attributes and a text of 12 words from a 4,000-word vocabulary each) is
+//! copied record by record into a PostgreSQL database through the store's own writes (the record,
+//! its indexing outcome with the text, its attributes: the term index and the attribute values
+//! kept in step as the service keeps them), then every query kind runs on both stores in the same
+//! run, checking they find the same files.
+//!
+//! Needs a PostgreSQL server (`partlens_testkit::postgres`: `PARTLENS_PG_BIN`, or the `pgserver`
+//! Python package that `.ci/install.sh` installs); says so and measures nothing without.
+//!
+//! ```text
+//! cargo bench -p partlens-service --bench text_scale -- postgres                  # 100,000 records
+//! cargo bench -p partlens-service --bench text_scale -- postgres records=10000
+//! ```
+
+use std::time::{Duration, Instant};
+
+use partlens_api::FilterTerm;
+use partlens_api::attribute::Attribute;
+use partlens_service::store::Store;
+use partlens_service::store::files::{IndexState, IndexedContent, NewContent};
+use partlens_service::store::postgres::DatabaseUrl;
+
+use super::support::{millis, percentile};
+use super::{QUERIES, query_kinds};
+
+/// Records copied in one transaction.
+const BATCH_RECORDS: usize = 500;
+
+/// One record as SQLite holds it.
+struct Copied {
+    uid: String,
+    stored_path: String,
+    display_name: String,
+    extension: String,
+    size: i64,
+    text: String,
+    attributes: Vec<Attribute>,
+}
+
+/// Attribute filters measured beside free text: label and the terms of query `number`.
+fn attribute_kinds() -> Vec<(&'static str, fn(usize) -> Vec<FilterTerm>)> {
+    vec![
+        ("exact supplier `[v]` (1 in 50)", |number| {
+            vec![FilterTerm::Exact {
+                name: "supplier".into(),
+                value: partlens_service::large_library::supplier(number % 50),
+            }]
+        }),
+        ("prefix material `v*`", |number| {
+            let materials = partlens_service::large_library::MATERIALS;
+            vec![FilterTerm::Prefix {
+                name: "material".into(),
+                prefix: materials[number % materials.len()].0[..3].to_owned(),
+            }]
+        }),
+        ("regular project (1 in 100)", |number| {
+            vec![FilterTerm::Regular {
+                name: "project".into(),
+                value: format!("P-{:04}", number % 100),
+            }]
+        }),
+        ("a word and an exact supplier", |number| {
+            vec![
+                FilterTerm::Text(partlens_service::large_library::vocabulary_word(
+                    number * 61 % partlens_service::large_library::VOCABULARY,
+                )),
+                FilterTerm::Exact {
+                    name: "supplier".into(),
+                    value: partlens_service::large_library::supplier(number % 50),
+                },
+            ]
+        }),
+    ]
+}
+
+/// Reads every record of `company` from the SQLite store.
+fn read_records(store: &Store, company: &str) -> Vec<Copied> {
+    let read = store.read_blocking(|connection| {
+        let mut statement = connection.prepare(
+            "SELECT uid, stored_path, display_name, extension, size, text FROM files
+             WHERE company_id = ?1 ORDER BY uid",
+        )?;
+        let rows = statement
+            .query_map([company], |row| {
+                Ok(Copied {
+                    uid: row.get(0)?,
+                    stored_path: row.get(1)?,
+                    display_name: row.get(2)?,
+                    extension: row.get(3)?,
+                    size: row.get(4)?,
+                    text: row.get(5)?,
+                    attributes: Vec::new(),
+                })
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        let mut records = rows;
+        let mut tx = partlens_service::store::tx::SqliteTx(connection);
+        for record in &mut records {
+            use partlens_service::store::tx::AttributesTx as _;
+            for text in tx.attribute_texts_of(&record.uid)? {
+                match Attribute::parse(&text) {
+                    Ok(attribute) => record.attributes.push(attribute),
+                    Err(error) => panic!("attribute {text}: {error}"),
+                }
+            }
+        }
+        Ok(records)
+    });
+    match read {
+        Ok(records) => records,
+        Err(error) => panic!("the SQLite records do not read: {error}"),
+    }
+}
+
+/// Copies the records into a PostgreSQL store through its writes; returns the company there and how
+/// long it took.
+fn copy(postgres: &Store, records: &[Copied]) -> (String, Duration) {
+    let company = match postgres.write_tx_blocking(|tx| tx.ensure_company("Big")) {
+        Ok(company) => company,
+        Err(error) => panic!("no company: {error}"),
+    };
+    let started = Instant::now();
+    for (batch_number, batch) in records.chunks(BATCH_RECORDS).enumerate() {
+        let written = postgres.write_tx_blocking(|tx| {
+            let now = partlens_service::store::iso_now();
+            for record in batch {
+                let content = NewContent {
+                    uid: record.uid.clone(),
+                    company_id: company.clone(),
+                    owner_user_id: 1,
+                    is_search_input: false,
+                    stored_path: record.stored_path.clone(),
+                    display_name: record.display_name.clone(),
+                    extension: record.extension.clone(),
+                    size: record.size.max(0) as u64,
+                    state: IndexState::InProgress,
+                    callback_param: None,
+                };
+                let revision = tx.upsert_file(&content, &now)?;
+                let indexed = IndexedContent {
+                    views: Vec::new(),
+                    text: record.text.clone(),
+                    extracted_attributes: Vec::new(),
+                    pmi_json: "[]".into(),
+                    has_thumbnail: false,
+                    has_large_image: false,
+                };
+                tx.save_indexing(&record.uid, revision, Some(&indexed), &now)?;
+                tx.replace_attributes(&company, &record.uid, &record.attributes)?;
+            }
+            Ok(())
+        });
+        if let Err(error) = written {
+            panic!("the records do not copy: {error}");
+        }
+        if (batch_number + 1) * BATCH_RECORDS % 10_000 < BATCH_RECORDS {
+            eprintln!(
+                "{} / {} records copied into PostgreSQL",
+                (batch_number + 1) * BATCH_RECORDS,
+                records.len()
+            );
+        }
+    }
+    (company, started.elapsed())
+}
+
+/// Times one query on a store: the files found (UIDs, in order) and the time.
+fn timed(store: &Store, company: &str, terms: &[FilterTerm]) -> (Vec<String>, Duration) {
+    let started = Instant::now();
+    match store.read_tx_blocking(|tx| tx.matching_database_files(company, terms)) {
+        Ok(found) => (
+            found.into_iter().map(|candidate| candidate.uid).collect(),
+            started.elapsed(),
+        ),
+        Err(error) => panic!("a search fails: {error}"),
+    }
+}
+
+/// The table rows for the SQLite library of `records` records in `sqlite` (company
+/// `sqlite_company`), and one row saying how long the copy took; nothing without a server.
+pub fn measure(
+    sqlite: &Store,
+    sqlite_company: &str,
+    records: usize,
+) -> Option<(Vec<String>, String)> {
+    let Some(database) = partlens_testkit::postgres::database() else {
+        eprintln!("no PostgreSQL server (see partlens_testkit::postgres): nothing measured");
+        return None;
+    };
+    let folder = match tempfile::tempdir() {
+        Ok(folder) => folder,
+        Err(error) => panic!("no temporary directory: {error}"),
+    };
+    let url = match DatabaseUrl::parse(&database.url) {
+        Ok(url) => url,
+        Err(error) => panic!("the test database's address: {error}"),
+    };
+    let postgres = match Store::open_configured_blocking(folder.path(), Some(&url)) {
+        Ok(store) => store,
+        Err(error) => panic!("the PostgreSQL store does not open: {error}"),
+    };
+    let copied = read_records(sqlite, sqlite_company);
+    let (company, copying) = copy(&postgres, &copied);
+    // A library in steady use has its statistics (autovacuum): without them, right after the
+    // copy, the planner guesses and a word took 150-200 ms at 3,000 records instead of 1 ms.
+    database.execute("VACUUM ANALYZE");
+    let mut kinds: Vec<(&'static str, Box<dyn Fn(usize) -> Vec<FilterTerm>>)> = query_kinds()
+        .into_iter()
+        .map(|kind| {
+            let terms = kind.terms;
+            (
+                kind.label,
+                Box::new(move |number| terms(number, records))
+                    as Box<dyn Fn(usize) -> Vec<FilterTerm>>,
+            )
+        })
+        .collect();
+    for (label, terms) in attribute_kinds() {
+        kinds.push((label, Box::new(terms)));
+    }
+    let mut lines = Vec::new();
+    for (label, terms) in kinds {
+        let (mut sqlite_times, mut postgres_times) = (Vec::new(), Vec::new());
+        let (mut same, mut found) = (true, 0);
+        for number in 0..QUERIES {
+            let terms = terms(number);
+            let (on_sqlite, sqlite_time) = timed(sqlite, sqlite_company, &terms);
+            let (on_postgres, postgres_time) = timed(&postgres, &company, &terms);
+            same &= on_sqlite == on_postgres;
+            found += on_postgres.len();
+            sqlite_times.push(sqlite_time);
+            postgres_times.push(postgres_time);
+        }
+        let sqlite_p50 = percentile(&mut sqlite_times, 0.5);
+        let postgres_p50 = percentile(&mut postgres_times, 0.5);
+        lines.push(format!(
+            "| {records} | {label} | {} | {} ms | {} ms | {} ms | {} ms | {:.1}× | {} |",
+            found / QUERIES,
+            millis(sqlite_p50),
+            millis(percentile(&mut sqlite_times, 0.95)),
+            millis(postgres_p50),
+            millis(percentile(&mut postgres_times, 0.95)),
+            postgres_p50.as_secs_f64() / sqlite_p50.as_secs_f64().max(1e-9),
+            if same { "yes" } else { "NO" }
+        ));
+        eprintln!("{}", lines.last().map_or("", String::as_str));
+    }
+    let copy_line = format!(
+        "| {records} | {:.1} s ({} ms a record: record, text, attributes, term index) |",
+        copying.as_secs_f64(),
+        millis(copying / records.max(1) as u32),
+    );
+    drop(database);
+    Some((lines, copy_line))
+}
