@@ -39,39 +39,57 @@ struct Copied {
     attributes: Vec<Attribute>,
 }
 
+/// The terms of query `number` of a kind.
+type QueryTerms = Box<dyn Fn(usize) -> Vec<FilterTerm>>;
+
+/// A kind of query: its label and its terms.
+type LabelledKind = (&'static str, QueryTerms);
+
 /// Attribute filters measured beside free text: label and the terms of query `number`.
-fn attribute_kinds() -> Vec<(&'static str, fn(usize) -> Vec<FilterTerm>)> {
+fn attribute_kinds() -> Vec<LabelledKind> {
     vec![
-        ("exact supplier `[v]` (1 in 50)", |number| {
-            vec![FilterTerm::Exact {
-                name: "supplier".into(),
-                value: partlens_service::large_library::supplier(number % 50),
-            }]
-        }),
-        ("prefix material `v*`", |number| {
-            let materials = partlens_service::large_library::MATERIALS;
-            vec![FilterTerm::Prefix {
-                name: "material".into(),
-                prefix: materials[number % materials.len()].0[..3].to_owned(),
-            }]
-        }),
-        ("regular project (1 in 100)", |number| {
-            vec![FilterTerm::Regular {
-                name: "project".into(),
-                value: format!("P-{:04}", number % 100),
-            }]
-        }),
-        ("a word and an exact supplier", |number| {
-            vec![
-                FilterTerm::Text(partlens_service::large_library::vocabulary_word(
-                    number * 61 % partlens_service::large_library::VOCABULARY,
-                )),
-                FilterTerm::Exact {
+        (
+            "exact supplier `[v]` (1 in 50)",
+            Box::new(|number| {
+                vec![FilterTerm::Exact {
                     name: "supplier".into(),
                     value: partlens_service::large_library::supplier(number % 50),
-                },
-            ]
-        }),
+                }]
+            }),
+        ),
+        (
+            "prefix material `v*`",
+            Box::new(|number| {
+                let materials = partlens_service::large_library::MATERIALS;
+                vec![FilterTerm::Prefix {
+                    name: "material".into(),
+                    prefix: materials[number % materials.len()].0[..3].to_owned(),
+                }]
+            }),
+        ),
+        (
+            "regular project (1 in 100)",
+            Box::new(|number| {
+                vec![FilterTerm::Regular {
+                    name: "project".into(),
+                    value: format!("P-{:04}", number % 100),
+                }]
+            }),
+        ),
+        (
+            "a word and an exact supplier",
+            Box::new(|number| {
+                vec![
+                    FilterTerm::Text(partlens_service::large_library::vocabulary_word(
+                        number * 61 % partlens_service::large_library::VOCABULARY,
+                    )),
+                    FilterTerm::Exact {
+                        name: "supplier".into(),
+                        value: partlens_service::large_library::supplier(number % 50),
+                    },
+                ]
+            }),
+        ),
     ]
 }
 
@@ -206,20 +224,15 @@ pub fn measure(
     // A library in steady use has its statistics (autovacuum): without them, right after the
     // copy, the planner guesses and a word took 150-200 ms at 3,000 records instead of 1 ms.
     database.execute("VACUUM ANALYZE");
-    let mut kinds: Vec<(&'static str, Box<dyn Fn(usize) -> Vec<FilterTerm>>)> = query_kinds()
+    let mut kinds: Vec<LabelledKind> = query_kinds()
         .into_iter()
         .map(|kind| {
             let terms = kind.terms;
-            (
-                kind.label,
-                Box::new(move |number| terms(number, records))
-                    as Box<dyn Fn(usize) -> Vec<FilterTerm>>,
-            )
+            let terms: QueryTerms = Box::new(move |number| terms(number, records));
+            (kind.label, terms)
         })
         .collect();
-    for (label, terms) in attribute_kinds() {
-        kinds.push((label, Box::new(terms)));
-    }
+    kinds.extend(attribute_kinds());
     let mut lines = Vec::new();
     for (label, terms) in kinds {
         let (mut sqlite_times, mut postgres_times) = (Vec::new(), Vec::new());
