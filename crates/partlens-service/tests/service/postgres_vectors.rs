@@ -51,6 +51,21 @@ async fn a_large_company_is_searched_through_the_database_vector_index_with_exac
         1,
         "the schema installs pgvector where the server has it"
     );
+    // `partlens-service check` says the index is used.
+    let url = partlens_service::store::postgres::DatabaseUrl::parse(&database.url).unwrap();
+    let (lines, usable) = tokio::task::spawn_blocking(move || {
+        partlens_service::store::postgres::PgStore::check_blocking(&url)
+    })
+    .await
+    .unwrap()
+    .unwrap();
+    assert!(usable);
+    assert!(
+        lines
+            .iter()
+            .any(|line| line.contains("searched through its HNSW index")),
+        "{lines:?}"
+    );
     let ann = service.session("ann").await;
     let disc = ann
         .upload_database_file("Parts/disc.png", png(Shape::Disc, 7), &[])
