@@ -24,6 +24,7 @@ pub mod library;
 pub mod limits;
 pub mod login_guard;
 pub mod metrics;
+pub mod migrate;
 pub mod params;
 pub mod part_size;
 pub mod reader_pool;

@@ -164,6 +164,20 @@ enum Command {
     ///
     /// Looks at the database (reachable, schema current, pgvector present) and changes nothing.
     Check,
+    /// Copies a SQLite data directory into PostgreSQL and compares the counts; exits 1 when they
+    /// differ. Run again, it resumes (or does nothing).
+    ///
+    /// Records, accounts (password hashes and tokens included), attributes, feedback, descriptors
+    /// and the queue go into the database; the stored files and images into --data unless it is
+    /// DIR itself. The source is only read. See docs/OPERATIONS.md, "On PostgreSQL".
+    Migrate {
+        /// The SQLite data directory to copy (with the service on it stopped).
+        #[arg(long, value_name = "DIR")]
+        from: PathBuf,
+        /// The PostgreSQL database to copy into [default: --database].
+        #[arg(long, value_name = "URL", value_parser = parse_database_url)]
+        to: Option<DatabaseUrl>,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -318,6 +332,12 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             println!("ready to serve");
             Ok(())
         }
+        Command::Migrate { from, to } => partlens_service::migrate::run_command(
+            &cli.data,
+            cli.database.as_ref(),
+            &from,
+            to.as_ref(),
+        ),
         Command::Client {
             command: ClientCommand::Add { client_id },
         } => {
