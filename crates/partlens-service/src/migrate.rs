@@ -426,7 +426,8 @@ pub fn migrate(
     source
         .execute_batch("BEGIN")
         .context("cannot read the source database")?;
-    refuse_collisions(&source, &mut client)?;
+    refuse_collisions(&source, &mut client)
+        .context("cannot compare the source with what the target holds")?;
     for table in TABLES {
         copy_table(&source, &mut client, table, progress)
             .with_context(|| format!("cannot copy the table {}", table.name))?;
@@ -501,7 +502,7 @@ fn refuse_collisions(source: &rusqlite::Connection, client: &mut Client) -> anyh
         .collect::<Result<_, _>>()?;
     for (id, name) in &companies {
         for row in client.query(
-            "SELECT id, name FROM companies WHERE lower(name) = lower($2) OR id = $1",
+            "SELECT id, name FROM companies WHERE lower(name) = lower($2::text) OR id = $1",
             &[id, name],
         )? {
             let (other_id, other_name): (String, String) = (row.try_get(0)?, row.try_get(1)?);
@@ -518,8 +519,8 @@ fn refuse_collisions(source: &rusqlite::Connection, client: &mut Client) -> anyh
         .collect::<Result<_, _>>()?;
     for (id, company, name) in &users {
         for row in client.query(
-            "SELECT id, company_id, name FROM users WHERE lower(name) = lower($3) OR id = $1",
-            &[id, company, name],
+            "SELECT id, company_id, name FROM users WHERE lower(name) = lower($2::text) OR id = $1",
+            &[id, name],
         )? {
             let (other_id, other_company, other_name): (i64, String, String) =
                 (row.try_get(0)?, row.try_get(1)?, row.try_get(2)?);

@@ -12,6 +12,7 @@ mod faults;
 mod library;
 mod lifecycle;
 mod metrics;
+mod migrate;
 mod postgres_store;
 mod postgres_text;
 mod postgres_vectors;
