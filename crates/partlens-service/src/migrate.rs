@@ -9,7 +9,9 @@
 //! (`OVERRIDING SYSTEM VALUE`) and their sequences are moved past them afterwards. Before writing,
 //! the target is checked for another team's rows that would collide (a company of the same name
 //! under another id, a user name or attribute id taken otherwise, a file UID of another company):
-//! the run is refused, nothing written. This is a command, run at the edge by `main`, so its
+//! the run is refused, nothing written. Run it with the service on the source stopped: a row
+//! already in the target is left as it is, so a second run adds what is missing but does not
+//! carry over changes made to the source since the first. This is a command, run at the edge by `main`, so its
 //! errors are `anyhow` sentences.
 //!
 //! Mapping, SQLite (`store/schema.rs`, version 6) to PostgreSQL (version 7), column by column;
@@ -697,8 +699,6 @@ fn copy_stored_files(
     target_data: &Path,
     progress: &mut dyn FnMut(String),
 ) -> anyhow::Result<()> {
-    crate::disk::create_private_dir(target_data)
-        .with_context(|| format!("cannot make {}", target_data.display()))?;
     let same = match (from.canonicalize(), target_data.canonicalize()) {
         (Ok(from), Ok(target)) => from == target,
         _ => false,
@@ -707,6 +707,8 @@ fn copy_stored_files(
         progress("stored files: --data is the source directory, nothing to copy".into());
         return Ok(());
     }
+    crate::disk::create_private_dir(target_data)
+        .with_context(|| format!("cannot make {}", target_data.display()))?;
     for folder in ["files", "images"] {
         let source_dir = from.join(folder);
         if !source_dir.is_dir() {

@@ -272,6 +272,14 @@ async fn an_unreachable_database_differing_counts_and_another_team_each_exit_1()
         "{}",
         String::from_utf8_lossy(&first.stderr)
     );
+    // With --data the source directory itself, its stored files stay where they are.
+    let in_place = run_migrate(source.dir.path(), source.dir.path(), &database.url).await;
+    let stderr = String::from_utf8_lossy(&in_place.stderr);
+    assert!(in_place.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("--data is the source directory, nothing to copy"),
+        "{stderr}"
+    );
     // The target gains a row of the copied company the source does not have.
     database.execute(
         "INSERT INTO attribute_names (company_id, name, unit, name_key, unit_key)
