@@ -1,7 +1,8 @@
 //! The visual search path: which of a company's indexed files look most like the query views.
 //!
-//! [`ViewSearch`] is the interface the rest of the service uses; a distributed vector engine would be
-//! one more implementation of it (docs/OPERATIONS.md: "Past one machine"). Two live here:
+//! [`ViewSearch`] is the interface the rest of the service uses. Two implementations live here, and
+//! on PostgreSQL with pgvector a third path (`store_vectors.rs`) asks the database's HNSW index for
+//! candidates of a large company instead of a graph:
 //!
 //! - [`ExactScan`]: every view of every allowed file scored against every query view (the engine's
 //!   contiguous [`VisualIndex`] per company). The reference: its scores and order define the answer.
