@@ -292,6 +292,10 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (term_id, file_uid)
     );
     CREATE INDEX search_postings_by_file ON search_postings (file_uid);
+    -- An attribute term finds its files from the index alone (no visit of the values' rows).
+    CREATE INDEX attribute_values_by_attribute_with_file ON attribute_values (attribute_id, value_key)
+        INCLUDE (file_uid);
+    DROP INDEX attribute_values_by_attribute;
     "#,
 ];
 
