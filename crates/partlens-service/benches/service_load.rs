@@ -17,6 +17,7 @@
 //! cargo bench -p partlens-service --bench service_load -- --quick     # a tenth of the operations, to try it out
 //! cargo bench -p partlens-service --bench service_load -- logins      # the baseline and one abuser only
 //! cargo bench -p partlens-service --bench service_load -- memory      # peak memory of single large requests
+//! cargo bench -p partlens-service --bench service_load -- postgres    # one node, then two with one SIGKILLed (issue 26)
 //! ```
 
 // A benchmark that cannot set itself up (start the service, log in) has nothing to measure: it stops
@@ -38,6 +39,10 @@ use partlens_api::encoding::{
     search_files_body,
 };
 use rand::{RngExt, SeedableRng, rngs::StdRng};
+
+/// `-- postgres`: one node, then two nodes with one SIGKILLed halfway, on PostgreSQL (issue 26).
+#[path = "support/load_postgres.rs"]
+mod load_postgres;
 
 /// Concurrent clients.
 const CLIENTS: usize = 32;
@@ -666,6 +671,10 @@ async fn memory_of_large_requests() -> Vec<(&'static str, Option<u64>)> {
 fn main() {
     let quick = std::env::args().any(|arg| arg == "--quick");
     let operations = if quick { OPERATIONS / 10 } else { OPERATIONS };
+    if std::env::args().any(|arg| arg == "postgres") {
+        load_postgres::main_postgres(quick);
+        return;
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
