@@ -195,7 +195,7 @@ async fn answered(reply: Reply) -> bool {
     }
 }
 
-/// One request of a run with when it started and the node that answered it.
+/// One request of a run, with when it started (before or after the kill).
 struct TimedSample {
     sample: Sample,
     started: Instant,
