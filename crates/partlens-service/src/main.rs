@@ -164,10 +164,9 @@ enum Command {
     ///
     /// Looks at the database (reachable, schema current, pgvector present) and changes nothing.
     Check,
-    /// Copies a SQLite data directory into PostgreSQL and compares the counts; exits 1 when they
-    /// differ. Run again, it resumes (or does nothing).
+    /// Copies a SQLite data directory into PostgreSQL; exits 1 when the counts differ.
     ///
-    /// Records, accounts (password hashes and tokens included), attributes, feedback, descriptors
+    /// Run again, it resumes (or does nothing). Records, accounts (password hashes and tokens included), attributes, feedback, descriptors
     /// and the queue go into the database; the stored files and images into --data unless it is
     /// DIR itself. The source is only read. See docs/OPERATIONS.md, "On PostgreSQL".
     Migrate {
