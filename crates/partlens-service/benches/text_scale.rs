@@ -22,6 +22,8 @@
 //! baseline runs on the first [`SCANNED_QUERIES`] queries of each kind (it reads every record).
 //! Prints markdown tables for docs/PERFORMANCE.md.
 
+#[path = "support/postgres_store.rs"]
+mod postgres_store;
 mod support;
 #[path = "support/text_postgres.rs"]
 mod text_postgres;

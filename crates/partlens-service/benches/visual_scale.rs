@@ -45,6 +45,8 @@
 //! (metadata resolved in SQLite, the candidates' descriptors read from it), which the store runs at
 //! 10k and 100k views measure.
 
+#[path = "support/postgres_store.rs"]
+mod postgres_store;
 mod support;
 #[path = "support/visual_postgres.rs"]
 mod visual_postgres;

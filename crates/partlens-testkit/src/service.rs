@@ -135,6 +135,25 @@ impl TestService {
         self.service = Some(service);
     }
 
+    /// Starts another service process on this service's PostgreSQL database, with a data folder
+    /// of its own (returned: keep it while the node runs), on a free port, its configuration
+    /// changed by `adjust`.
+    pub async fn another_node(
+        &self,
+        adjust: impl FnOnce(&mut ServiceConfig),
+    ) -> (RunningService, TempDir) {
+        let database = self
+            .database
+            .as_ref()
+            .expect("another node needs PostgreSQL");
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = ServiceConfig::new(dir.path());
+        config.addr = "127.0.0.1:0".parse().unwrap();
+        config.database = Some(DatabaseUrl::parse(&database.url).unwrap());
+        adjust(&mut config);
+        (RunningService::start(config).await.unwrap(), dir)
+    }
+
     /// Stops the service.
     pub async fn stop(&mut self) {
         if let Some(service) = self.service.take() {
@@ -626,6 +645,21 @@ pub fn serve_command(data: &std::path::Path, extra: &[&str]) -> Command {
     command
 }
 
+/// The first line a child started with a piped stdout writes there (with its newline), read off
+/// the async runtime.
+pub async fn first_stdout_line(child: &mut Child) -> String {
+    let stdout = child.0.stdout.take().unwrap();
+    tokio::task::spawn_blocking(move || {
+        let mut line = String::new();
+        std::io::BufReader::new(stdout)
+            .read_line(&mut line)
+            .unwrap();
+        line
+    })
+    .await
+    .unwrap()
+}
+
 /// Starts a service command (see [`serve_command`]) and returns it with its base URL, read from its
 /// first line (`listening on URL`).
 pub async fn serve_child(mut command: Command) -> (Child, String) {
@@ -636,16 +670,7 @@ pub async fn serve_child(mut command: Command) -> (Child, String) {
             .spawn()
             .unwrap(),
     );
-    let stdout = server.0.stdout.take().unwrap();
-    let first_line = tokio::task::spawn_blocking(move || {
-        let mut line = String::new();
-        std::io::BufReader::new(stdout)
-            .read_line(&mut line)
-            .unwrap();
-        line
-    })
-    .await
-    .unwrap();
+    let first_line = first_stdout_line(&mut server).await;
     let base = first_line
         .trim_end()
         .strip_prefix("listening on ")

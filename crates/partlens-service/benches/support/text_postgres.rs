@@ -20,7 +20,6 @@ use partlens_api::FilterTerm;
 use partlens_api::attribute::Attribute;
 use partlens_service::store::Store;
 use partlens_service::store::files::{IndexState, IndexedContent, NewContent};
-use partlens_service::store::postgres::DatabaseUrl;
 
 use super::support::{millis, percentile};
 use super::{QUERIES, query_kinds};
@@ -203,22 +202,7 @@ pub fn measure(
     sqlite_company: &str,
     records: usize,
 ) -> Option<(Vec<String>, String)> {
-    let Some(database) = partlens_testkit::postgres::database() else {
-        eprintln!("no PostgreSQL server (see partlens_testkit::postgres): nothing measured");
-        return None;
-    };
-    let folder = match tempfile::tempdir() {
-        Ok(folder) => folder,
-        Err(error) => panic!("no temporary directory: {error}"),
-    };
-    let url = match DatabaseUrl::parse(&database.url) {
-        Ok(url) => url,
-        Err(error) => panic!("the test database's address: {error}"),
-    };
-    let postgres = match Store::open_configured_blocking(folder.path(), Some(&url)) {
-        Ok(store) => store,
-        Err(error) => panic!("the PostgreSQL store does not open: {error}"),
-    };
+    let (postgres, database, _folder) = super::postgres_store::open()?;
     let copied = read_records(sqlite, sqlite_company);
     let (company, copying) = copy(&postgres, &copied);
     // A library in steady use has its statistics (autovacuum): without them, right after the

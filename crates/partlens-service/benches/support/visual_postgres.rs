@@ -21,9 +21,7 @@ use partlens_engine::ViewDescriptor;
 use partlens_engine::samples::synthetic_views::SyntheticViews;
 use partlens_service::filter_scopes::FilterScopes;
 use partlens_service::search::rank_visually;
-use partlens_service::store::Store;
 use partlens_service::store::files::{IndexState, IndexedContent, NewContent};
-use partlens_service::store::postgres::DatabaseUrl;
 use partlens_service::visual::{VisualKeeper, VisualSettings};
 
 use super::support::millis;
@@ -40,22 +38,7 @@ pub fn measure(
     single: &[Vec<ViewDescriptor>],
     triple: &[Vec<ViewDescriptor>],
 ) -> Option<(Vec<String>, String)> {
-    let Some(database) = partlens_testkit::postgres::database() else {
-        eprintln!("no PostgreSQL server (see partlens_testkit::postgres): nothing measured");
-        return None;
-    };
-    let folder = match tempfile::tempdir() {
-        Ok(folder) => folder,
-        Err(error) => panic!("no temporary directory: {error}"),
-    };
-    let url = match DatabaseUrl::parse(&database.url) {
-        Ok(url) => url,
-        Err(error) => panic!("the test database's address: {error}"),
-    };
-    let store = match Store::open_configured_blocking(folder.path(), Some(&url)) {
-        Ok(store) => store,
-        Err(error) => panic!("the PostgreSQL store does not open: {error}"),
-    };
+    let (store, database, folder) = super::postgres_store::open()?;
     let company = match store.write_tx_blocking(|tx| tx.ensure_company("Bench")) {
         Ok(company) => company,
         Err(error) => panic!("no company: {error}"),

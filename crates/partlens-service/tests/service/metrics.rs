@@ -13,7 +13,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use partlens_service::metrics::MetricsExposure;
-use partlens_testkit::service::{Child, Shape, TestService, png, serve_command, wait_until};
+use partlens_testkit::service::{
+    Child, Shape, TestService, first_stdout_line, png, serve_command, wait_until,
+};
 
 /// One sample of the Prometheus text format: metric name, labels, value.
 #[derive(Debug)]
@@ -341,16 +343,7 @@ async fn log_format_json_writes_every_stderr_line_as_json() {
     command.stderr(Stdio::piped());
     let mut server = Child(command.stdout(Stdio::piped()).spawn().unwrap());
     let stderr = collect_lines(server.0.stderr.take().unwrap());
-    let stdout = server.0.stdout.take().unwrap();
-    let first_line = tokio::task::spawn_blocking(move || {
-        let mut line = String::new();
-        std::io::BufReader::new(stdout)
-            .read_line(&mut line)
-            .unwrap();
-        line
-    })
-    .await
-    .unwrap();
+    let first_line = first_stdout_line(&mut server).await;
     let base = first_line
         .strip_prefix("listening on http://127.0.0.1:")
         .and_then(|rest| rest.strip_suffix('\n'))

@@ -819,16 +819,9 @@ async fn second_node(
     first: &TestService,
     workers: usize,
 ) -> (partlens_service::RunningService, tempfile::TempDir) {
-    let url = first.database.as_ref().unwrap().url.clone();
-    let dir = tempfile::tempdir().unwrap();
-    let mut config = partlens_service::ServiceConfig::new(dir.path());
-    config.addr = "127.0.0.1:0".parse().unwrap();
-    config.database = Some(DatabaseUrl::parse(&url).unwrap());
-    config.index_workers = workers;
-    let node = partlens_service::RunningService::start(config)
+    first
+        .another_node(|config| config.index_workers = workers)
         .await
-        .unwrap();
-    (node, dir)
 }
 
 #[tokio::test]

@@ -85,15 +85,9 @@ async fn free_text_goes_through_the_term_index_and_follows_every_change() {
     // Postings lost (a database copied in without them): a node starting indexes the files again.
     database.execute("DELETE FROM search_postings");
     assert_eq!(ann.search_uids("FT=acme").await, Vec::<String>::new());
-    let dir = tempfile::tempdir().unwrap();
-    let mut config = partlens_service::ServiceConfig::new(dir.path());
-    config.addr = "127.0.0.1:0".parse().unwrap();
-    config.database =
-        Some(partlens_service::store::postgres::DatabaseUrl::parse(&database.url).unwrap());
-    config.index_workers = 0;
-    let second = partlens_service::RunningService::start(config)
-        .await
-        .unwrap();
+    let (second, _second_dir) = service
+        .another_node(|config| config.index_workers = 0)
+        .await;
     let mut found = ann.search_uids("FT=acme").await;
     found.sort();
     assert_eq!(found, both);

@@ -22,17 +22,12 @@ async fn ranked(session: &Session, query: &str) -> (Vec<String>, Vec<f64>, u64) 
 
 /// A second node on the database of `first` whose companies are all searched by the exact scan.
 async fn exact_node(first: &TestService) -> (partlens_service::RunningService, tempfile::TempDir) {
-    let url = first.database.as_ref().unwrap().url.clone();
-    let dir = tempfile::tempdir().unwrap();
-    let mut config = partlens_service::ServiceConfig::new(dir.path());
-    config.addr = "127.0.0.1:0".parse().unwrap();
-    config.database = Some(partlens_service::store::postgres::DatabaseUrl::parse(&url).unwrap());
-    config.index_workers = 0;
-    config.visual.ann_from_views = usize::MAX;
-    let node = partlens_service::RunningService::start(config)
+    first
+        .another_node(|config| {
+            config.index_workers = 0;
+            config.visual.ann_from_views = usize::MAX;
+        })
         .await
-        .unwrap();
-    (node, dir)
 }
 
 #[tokio::test]
