@@ -291,7 +291,7 @@ impl FilesTx for PgTx<'_, '_> {
             self.tx
                 .execute(&insert, &[&uid, &(position as i32), descriptor])?;
         }
-        super::view_vectors::write_for_file(self.tx, uid)?;
+        self.write_view_vectors(uid)?;
         self.refresh_search_text(uid)?;
         self.tx
             .execute("DELETE FROM jobs WHERE file_uid = $1", &[&uid])?;

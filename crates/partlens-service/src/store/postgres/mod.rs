@@ -87,6 +87,9 @@ pub struct PgStore {
     node: String,
     /// Dropped with the store, which ends the heartbeat thread.
     heartbeat: Option<mpsc::Sender<()>>,
+    /// The schema has the views' vector index (pgvector was there when step 6 ran; fixed from
+    /// then on).
+    view_vectors: bool,
 }
 
 /// The synchronous client closes a connection by blocking on its own runtime, which panics on a
@@ -112,6 +115,8 @@ pub struct PgTx<'t, 'c> {
     pub tx: &'t mut postgres::Transaction<'c>,
     /// The node id of the store it runs on.
     pub node: &'t str,
+    /// The schema has the views' vector index (`view_vectors.rs`).
+    pub view_vectors: bool,
 }
 
 impl StoreTx for PgTx<'_, '_> {
@@ -149,6 +154,7 @@ impl PgStore {
             })?;
         let mut client = pool.get()?;
         schema::migrate(&mut client)?;
+        let has_view_vectors = view_vectors::table_exists(&mut *client)?;
         let filled = view_vectors::fill_missing(&mut client)?;
         if filled > 0 {
             tracing::info!(files = filled, "view vectors filled in");
@@ -169,6 +175,7 @@ impl PgStore {
             pool: Some(pool),
             node,
             heartbeat: Some(heartbeat),
+            view_vectors: has_view_vectors,
         })
     }
 
@@ -219,6 +226,7 @@ impl PgStore {
         let value = work(&mut PgTx {
             tx: &mut transaction,
             node: &self.node,
+            view_vectors: self.view_vectors,
         })?;
         transaction.commit()?;
         Ok(value)
@@ -235,6 +243,7 @@ impl PgStore {
         let value = work(&mut PgTx {
             tx: &mut transaction,
             node: &self.node,
+            view_vectors: self.view_vectors,
         })?;
         transaction.commit()?;
         Ok(value)
@@ -271,6 +280,7 @@ impl PgStore {
         let value = work(&mut PgTx {
             tx: &mut transaction,
             node: &self.node,
+            view_vectors: self.view_vectors,
         })?;
         transaction.commit()?;
         Ok(value)

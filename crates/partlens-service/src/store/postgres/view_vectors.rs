@@ -66,14 +66,8 @@ pub fn table_exists(client: &mut impl postgres::GenericClient) -> Result<bool, S
 }
 
 /// Writes the vectors of a file's stored views when it is searched visually (its views were just
-/// written in this transaction). Nothing when the table is absent.
-pub(super) fn write_for_file(
-    tx: &mut postgres::Transaction<'_>,
-    uid: &str,
-) -> Result<(), ServiceError> {
-    if !table_exists(tx)? {
-        return Ok(());
-    }
+/// written in this transaction); the table must exist.
+fn write_for_file(tx: &mut postgres::Transaction<'_>, uid: &str) -> Result<(), ServiceError> {
     let rows = tx.query(
         &format!(
             "SELECT f.company_id, v.position, v.descriptor FROM files f
@@ -148,6 +142,15 @@ pub fn fill_missing(client: &mut Client) -> Result<usize, ServiceError> {
 }
 
 impl PgTx<'_, '_> {
+    /// Writes the vectors of file `uid`'s views (just stored in this transaction) when the schema
+    /// has the table and the file is searched visually.
+    pub(super) fn write_view_vectors(&mut self, uid: &str) -> Result<(), ServiceError> {
+        if self.view_vectors {
+            write_for_file(self.tx, uid)?;
+        }
+        Ok(())
+    }
+
     /// The files of `company` owning the `views_each` views nearest each of `vectors` (by inner
     /// product) in the HNSW index; `None` when the database has no vector index.
     pub(super) fn nearest_files(
@@ -156,7 +159,7 @@ impl PgTx<'_, '_> {
         vectors: &[Vec<f32>],
         views_each: usize,
     ) -> Result<Option<Vec<String>>, ServiceError> {
-        if !table_exists(self.tx)? {
+        if !self.view_vectors {
             return Ok(None);
         }
         let views_each = views_each.clamp(1, MOST_NEAREST_VIEWS);

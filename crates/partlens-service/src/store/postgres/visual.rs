@@ -116,7 +116,7 @@ impl VisualTx for PgTx<'_, '_> {
     }
 
     fn has_view_vector_index(&mut self) -> Result<bool, ServiceError> {
-        super::view_vectors::table_exists(self.tx)
+        Ok(self.view_vectors)
     }
 
     fn nearest_view_files(
