@@ -302,7 +302,7 @@ impl StoredVector {
 }
 
 /// The mean of equally long vectors.
-fn mean_vector(vectors: &[Vec<f32>]) -> Vec<f32> {
+pub(super) fn mean_vector(vectors: &[Vec<f32>]) -> Vec<f32> {
     let mut mean = vec![0.0_f32; vectors.first().map_or(0, Vec::len)];
     for vector in vectors {
         for (sum, value) in mean.iter_mut().zip(vector) {

@@ -16,7 +16,7 @@
 
 use std::collections::HashSet;
 
-use super::ann::AnnSettings;
+use super::ann::{AnnSettings, mean_vector};
 use super::{FileFilter, Ranked, StoredViews};
 use crate::error::ServiceError;
 use partlens_engine::{ViewDescriptor, VisualIndex};
@@ -34,17 +34,14 @@ fn query_vectors(query: &[ViewDescriptor]) -> Vec<Vec<f32>> {
         })
         .collect();
     if vectors.len() > 1 {
+        // Views of another descriptor (another length) are left out of the mean.
         let length = vectors[0].len();
-        let same_length: Vec<&Vec<f32>> = vectors.iter().filter(|v| v.len() == length).collect();
-        let mut mean = vec![0.0_f32; length];
-        for vector in &same_length {
-            for (sum, value) in mean.iter_mut().zip(vector.iter()) {
-                *sum += value;
-            }
-        }
-        let count = same_length.len() as f32;
-        mean.iter_mut().for_each(|value| *value /= count);
-        vectors.push(mean);
+        let same_length: Vec<Vec<f32>> = vectors
+            .iter()
+            .filter(|vector| vector.len() == length)
+            .cloned()
+            .collect();
+        vectors.push(mean_vector(&same_length));
     }
     vectors
 }
