@@ -204,7 +204,12 @@ fn main() {
         };
         let company = generated.company_id.clone();
         if on_postgres {
-            if let Some((lines, copy_line)) = text_postgres::measure(&store, &company, records) {
+            let kept_url = arguments
+                .iter()
+                .find_map(|arg| arg.strip_prefix("postgres_url="));
+            if let Some((lines, copy_line)) =
+                text_postgres::measure(&store, &company, records, kept_url)
+            {
                 postgres_lines.extend(lines);
                 copy_lines.push(copy_line);
             }

@@ -26,3 +26,24 @@ pub fn open() -> Option<(Store, TestDatabase, tempfile::TempDir)> {
         Err(error) => panic!("the PostgreSQL store does not open: {error}"),
     }
 }
+
+/// A PostgreSQL store on the database at `url` (a server of the caller's, kept between runs), with
+/// the store's data folder.
+#[allow(
+    dead_code,
+    reason = "text_scale keeps a database; visual_scale does not"
+)]
+pub fn open_kept(url: &str) -> (Store, tempfile::TempDir) {
+    let folder = match tempfile::tempdir() {
+        Ok(folder) => folder,
+        Err(error) => panic!("no temporary directory: {error}"),
+    };
+    let parsed = match DatabaseUrl::parse(url) {
+        Ok(url) => url,
+        Err(error) => panic!("postgres_url: {error}"),
+    };
+    match Store::open_configured_blocking(folder.path(), Some(&parsed)) {
+        Ok(store) => (store, folder),
+        Err(error) => panic!("the PostgreSQL store at {url} does not open: {error}"),
+    }
+}

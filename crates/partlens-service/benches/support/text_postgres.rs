@@ -12,6 +12,9 @@
 //! ```text
 //! cargo bench -p partlens-service --bench text_scale -- postgres                  # 100,000 records
 //! cargo bench -p partlens-service --bench text_scale -- postgres records=10000
+//! cargo bench -p partlens-service --bench text_scale -- postgres keep=/tmp/text postgres_url=URL
+//!                                  # a database of a server of your own, kept: the records are
+//!                                  # copied on the first run only (with keep=, SQLite's too)
 //! ```
 
 use std::time::{Duration, Instant};
@@ -20,6 +23,7 @@ use partlens_api::FilterTerm;
 use partlens_api::attribute::Attribute;
 use partlens_service::store::Store;
 use partlens_service::store::files::{IndexState, IndexedContent, NewContent};
+use r2d2_postgres::postgres;
 
 use super::support::{millis, percentile};
 use super::{QUERIES, query_kinds};
@@ -132,12 +136,31 @@ fn read_records(store: &Store, company: &str) -> Vec<Copied> {
 }
 
 /// Copies the records into a PostgreSQL store through its writes; returns the company there and how
-/// long it took.
-fn copy(postgres: &Store, records: &[Copied]) -> (String, Duration) {
+/// long it took (`None`: a kept database held them already).
+fn copy(
+    postgres: &Store,
+    sql: &mut postgres::Client,
+    records: &[Copied],
+) -> (String, Option<Duration>) {
     let company = match postgres.write_tx_blocking(|tx| tx.ensure_company("Big")) {
         Ok(company) => company,
         Err(error) => panic!("no company: {error}"),
     };
+    let held = sql
+        .query_one(
+            "SELECT count(*) FROM files WHERE company_id = $1",
+            &[&company],
+        )
+        .and_then(|row| row.try_get::<_, i64>(0));
+    match held {
+        Ok(held) if held as usize == records.len() => return (company, None),
+        Ok(0) => {}
+        Ok(held) => panic!(
+            "the kept database holds {held} records, not {}: drop it or name another",
+            records.len()
+        ),
+        Err(error) => panic!("the kept database does not answer: {error}"),
+    }
     let started = Instant::now();
     for (batch_number, batch) in records.chunks(BATCH_RECORDS).enumerate() {
         let written = postgres.write_tx_blocking(|tx| {
@@ -180,7 +203,7 @@ fn copy(postgres: &Store, records: &[Copied]) -> (String, Duration) {
             );
         }
     }
-    (company, started.elapsed())
+    (company, Some(started.elapsed()))
 }
 
 /// Times one query on a store: the files found (UIDs, in order) and the time.
@@ -197,17 +220,38 @@ fn timed(store: &Store, company: &str, terms: &[FilterTerm]) -> (Vec<String>, Du
 
 /// The table rows for the SQLite library of `records` records in `sqlite` (company
 /// `sqlite_company`), and one row saying how long the copy took; nothing without a server.
+/// `kept_url`: a database to copy into once and keep (`postgres_url=`), instead of a fresh one of
+/// the test server.
 pub fn measure(
     sqlite: &Store,
     sqlite_company: &str,
     records: usize,
+    kept_url: Option<&str>,
 ) -> Option<(Vec<String>, String)> {
-    let (postgres, database, _folder) = super::postgres_store::open()?;
+    let (postgres, database, url, _folder) = match kept_url {
+        Some(url) => {
+            let (store, folder) = super::postgres_store::open_kept(url);
+            (store, None, url.to_owned(), folder)
+        }
+        None => {
+            let (store, database, folder) = super::postgres_store::open()?;
+            let url = database.url.clone();
+            (store, Some(database), url, folder)
+        }
+    };
+    let mut sql = match postgres::Client::connect(&url, postgres::NoTls) {
+        Ok(client) => client,
+        Err(error) => panic!("no connection to {url}: {error}"),
+    };
     let copied = read_records(sqlite, sqlite_company);
-    let (company, copying) = copy(&postgres, &copied);
+    let (company, copying) = copy(&postgres, &mut sql, &copied);
     // A library in steady use has its statistics (autovacuum): without them, right after the
     // copy, the planner guesses and a word took 150-200 ms at 3,000 records instead of 1 ms.
-    database.execute("VACUUM ANALYZE");
+    if copying.is_some()
+        && let Err(error) = sql.batch_execute("VACUUM ANALYZE")
+    {
+        panic!("VACUUM ANALYZE fails: {error}");
+    }
     let mut kinds: Vec<LabelledKind> = query_kinds()
         .into_iter()
         .map(|kind| {
@@ -244,11 +288,14 @@ pub fn measure(
         ));
         eprintln!("{}", lines.last().map_or("", String::as_str));
     }
-    let copy_line = format!(
-        "| {records} | {:.1} s ({} ms a record: record, text, attributes, term index) |",
-        copying.as_secs_f64(),
-        millis(copying / records.max(1) as u32),
-    );
+    let copy_line = match copying {
+        Some(copying) => format!(
+            "| {records} | {:.1} s ({} ms a record: record, text, attributes, term index) |",
+            copying.as_secs_f64(),
+            millis(copying / records.max(1) as u32),
+        ),
+        None => format!("| {records} | (kept) |"),
+    };
     drop(database);
     Some((lines, copy_line))
 }
