@@ -200,7 +200,7 @@ impl HistoryPage {
                 if entry.is_saved() && !entry.text.is_empty() {
                     terms.push(format!("text “{}”", entry.text));
                 }
-                terms.extend(entry.filters.iter().map(|term| term.expression()));
+                terms.extend(entry.filters.iter().map(|term| term.label()));
                 if !terms.is_empty() {
                     ui.label(terms.join(" · "));
                 }

@@ -1,8 +1,9 @@
 //! `filterStr`: the nested query string of both search endpoints, built and parsed in one place.
 //!
 //! Inner form: `fileUID=<uid>[,<uid>…]&FT=<expression>&FT=<expression>…`. An expression is free text
-//! (`pump housing`), a regular term (`name=value`), an exact term (`name=[value]`) or a prefix term
-//! (`name=AX-*`); one FT part may join several conditions with `&`.
+//! (`pump housing`), a regular term (`name=value`), an exact term (`name=[value]`), a prefix term
+//! (`name=AX-*`) or a numeric range term (`name=40..60 mm`, see [`crate::range`]); one FT part may
+//! join several conditions with `&`.
 //!
 //! Encoding: an FT value holding `=` or `&` is percent-encoded on its own first (so its `&` does not
 //! split the outer list), then the whole inner string is percent-encoded as the parameter value. The
@@ -10,10 +11,11 @@
 //! ("may additionally be percent-encoded"), and the parser here reads both.
 
 use super::encoding::{decode_component_strict, encode_component};
+use super::range::{LengthUnit, parse_range, range_value};
 use super::uid::FileUid;
 
 /// One condition inside an FT expression.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum FilterTerm {
     /// Free text searched in names, attributes and extracted text (`FT=pump housing`).
     Text(String),
@@ -38,7 +40,23 @@ pub enum FilterTerm {
         /// The start of the value.
         prefix: String,
     },
+    /// A numeric range, both ends included (`FT=length=40..60 mm`, `FT=weight(kg)=..2,5`): for the
+    /// size names (`length`, `width`, `thickness`, see [`crate::range::SizeExtent`]) an extent of
+    /// the model's size, otherwise some numeric value of the attribute.
+    Range {
+        /// Attribute or size name.
+        name: String,
+        /// The lowest value kept (a finite number), `None` for no lower end.
+        low: Option<f64>,
+        /// The highest value kept (a finite number), `None` for no upper end.
+        high: Option<f64>,
+        /// The length unit the ends are written in, if any.
+        unit: Option<LengthUnit>,
+    },
 }
+
+// The bounds of a range are finite numbers (parsing never yields a NaN), so equality is reflexive.
+impl Eq for FilterTerm {}
 
 impl FilterTerm {
     /// The expression text of this condition (`name=[value]`, …).
@@ -48,10 +66,31 @@ impl FilterTerm {
             Self::Regular { name, value } => format!("{name}={value}"),
             Self::Exact { name, value } => format!("{name}=[{value}]"),
             Self::Prefix { name, prefix } => format!("{name}={prefix}*"),
+            Self::Range {
+                name,
+                low,
+                high,
+                unit,
+            } => format!("{name}={}", range_value(*low, *high, *unit)),
         }
     }
 
-    /// Reads one condition: `name=[v]` exact, `name=v*` prefix, `name=v` regular, otherwise free text.
+    /// The condition as a person reads it: a range in words (`length 40–60 mm`, `weight(kg) ≤ 2.5`),
+    /// anything else as its [expression](Self::expression).
+    pub fn label(&self) -> String {
+        match self {
+            Self::Range {
+                name,
+                low,
+                high,
+                unit,
+            } => crate::range::range_label(name, *low, *high, *unit),
+            _ => self.expression(),
+        }
+    }
+
+    /// Reads one condition: `name=[v]` exact, `name=v*` prefix, `name=a..b` range (numbers, an
+    /// optional length unit), `name=v` regular, otherwise free text.
     pub fn parse(expression: &str) -> Self {
         match expression.split_once('=') {
             Some((name, value)) if !name.trim().is_empty() => {
@@ -66,6 +105,13 @@ impl FilterTerm {
                     Self::Prefix {
                         name,
                         prefix: prefix.to_owned(),
+                    }
+                } else if let Some((low, high, unit)) = parse_range(value) {
+                    Self::Range {
+                        name,
+                        low,
+                        high,
+                        unit,
                     }
                 } else {
                     Self::Regular {
@@ -362,6 +408,69 @@ mod tests {
                 exact("process", "R&D=1"),
                 regular("material", "steel")
             ]]
+        );
+    }
+
+    #[test]
+    fn range_terms_parse_and_survive_the_round_trip() {
+        let range = |name: &str, low, high, unit| FilterTerm::Range {
+            name: name.into(),
+            low,
+            high,
+            unit,
+        };
+        assert_eq!(
+            FilterTerm::parse("length=40..60 mm"),
+            range(
+                "length",
+                Some(40.0),
+                Some(60.0),
+                Some(LengthUnit::Millimetre)
+            )
+        );
+        assert_eq!(
+            FilterTerm::parse("weight(kg)=..2,5"),
+            range("weight(kg)", None, Some(2.5), None)
+        );
+        assert_eq!(
+            FilterTerm::parse("thickness=0,25..\""),
+            range("thickness", Some(0.25), None, Some(LengthUnit::Inch))
+        );
+        // Not of the numeric range shape: the terms they were before.
+        assert_eq!(FilterTerm::parse("name=1..2x"), regular("name", "1..2x"));
+        assert_eq!(
+            FilterTerm::parse("version=1.2..3.4.5"),
+            regular("version", "1.2..3.4.5")
+        );
+        assert_eq!(FilterTerm::parse("path=..*").expression(), "path=..*");
+        let filter = SearchFilter::new()
+            .term(range(
+                "length",
+                Some(40.0),
+                Some(60.5),
+                Some(LengthUnit::Millimetre),
+            ))
+            .all_of(vec![
+                range("width", Some(1.0), None, Some(LengthUnit::Inch)),
+                range("weight(kg)", None, Some(2.5), None),
+                regular("material", "steel"),
+            ]);
+        assert_eq!(filter.ft_parts[0][0].expression(), "length=40..60.5mm");
+        let wire = format!("filterStr={}", filter.to_query_value());
+        let received = QueryString::parse(&wire);
+        assert_eq!(
+            SearchFilter::parse_inner(received.get("filterStr").unwrap()),
+            filter
+        );
+        // Sent by hand without the inner round of encoding, with a space and a comma.
+        assert_eq!(
+            SearchFilter::parse_inner("FT=length=40..60 mm").ft_parts,
+            vec![vec![range(
+                "length",
+                Some(40.0),
+                Some(60.0),
+                Some(LengthUnit::Millimetre)
+            )]]
         );
     }
 

@@ -24,6 +24,7 @@ pub mod limits;
 pub mod model;
 #[cfg(feature = "client")]
 pub mod pmi;
+pub mod range;
 #[cfg(feature = "client")]
 pub mod reply;
 #[cfg(feature = "client")]

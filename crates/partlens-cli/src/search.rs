@@ -1,5 +1,5 @@
 //! `search [FILE]... [--uid UID]... [--text WORDS] [--attr …]... [--exact …]... [--prefix …]...
-//! [--two-step] [--async]`.
+//! [--range …]... [--two-step] [--async]`.
 
 use std::io::IsTerminal as _;
 use std::io::Write as _;
@@ -12,6 +12,7 @@ use super::error::CliError;
 use super::output::print_json;
 use super::session::{Session, poll_policy};
 use partlens_api::limits::MAX_SEARCH_FILES;
+use partlens_api::range::parse_range;
 use partlens_api::{FileUid, FilterTerm, SearchFilter, SearchRequest, UploadSource};
 use partlens_tasks::search_flow::{
     FileSearchError, FileSearchOptions, FileSearchProgress, run_file_search,
@@ -26,7 +27,12 @@ uploaded as a search input first and the search runs by their UIDs; --async inde
 asynchronously and waits until every input is indexed before searching. --uid adds search inputs \
 uploaded earlier.\n\n\
 Filters: --text free words; --attr NAME=VALUE a regular attribute match; --exact NAME=VALUE a whole \
-value (sent as NAME=[VALUE]); --prefix NAME=PREFIX the start of a value (sent as NAME=PREFIX*). \
+value (sent as NAME=[VALUE]); --prefix NAME=PREFIX the start of a value (sent as NAME=PREFIX*); \
+--range NAME=LOW..HIGH[UNIT] a numeric range, both ends included, either end may be left out \
+(--range length=40..60mm, --range \"weight(kg)=..2,5\"). The names length, width and thickness \
+filter by a model's size (its largest, middle and smallest extent, in mm unless a unit mm, cm, m or \
+in follows); any other name compares the numeric values of that attribute. A --attr value of the \
+same LOW..HIGH shape is read as a range too. \
 Each filter is its own FT= part; all must hold.";
 
 /// Arguments of `search`.
@@ -49,6 +55,10 @@ pub struct SearchArgs {
     /// A prefix match NAME=PREFIX (a trailing * is optional). Repeat for more.
     #[arg(long, value_name = "NAME=PREFIX")]
     pub prefix: Vec<String>,
+    /// A numeric range NAME=LOW..HIGH[UNIT] (`length=40..60mm`, `weight(kg)=..2,5`); length, width
+    /// and thickness are a model's size. Repeat for more.
+    #[arg(long, value_name = "NAME=LOW..HIGH[UNIT]")]
+    pub range: Vec<String>,
     /// Upload each FILE as a search input first, then search by UIDs, even when one call would do.
     #[arg(long)]
     pub two_step: bool,
@@ -67,8 +77,8 @@ fn name_value<'a>(option: &str, text: &'a str) -> Result<(String, &'a str), CliE
     }
 }
 
-/// The filter of the arguments: input UIDs, then text, regular, exact and prefix terms, each its own
-/// FT part.
+/// The filter of the arguments: input UIDs, then text, regular, exact, prefix and range terms, each
+/// its own FT part.
 pub fn search_filter(args: &SearchArgs) -> Result<SearchFilter, CliError> {
     let uids = args
         .uids
@@ -98,6 +108,21 @@ pub fn search_filter(args: &SearchArgs) -> Result<SearchFilter, CliError> {
         filter = filter.term(FilterTerm::Prefix {
             name,
             prefix: prefix.strip_suffix('*').unwrap_or(prefix).to_owned(),
+        });
+    }
+    for text in &args.range {
+        let (name, value) = name_value("--range", text)?;
+        let Some((low, high, unit)) = parse_range(value) else {
+            return Err(CliError::Usage(format!(
+                "--range \"{text}\" is not NAME=LOW..HIGH[UNIT] (numbers, either end may be left \
+                 out, a unit mm, cm, m or in may follow: length=40..60mm)"
+            )));
+        };
+        filter = filter.term(FilterTerm::Range {
+            name,
+            low,
+            high,
+            unit,
         });
     }
     Ok(filter)
@@ -215,6 +240,7 @@ mod tests {
             attributes: Vec::new(),
             exact: Vec::new(),
             prefix: Vec::new(),
+            range: Vec::new(),
             two_step: false,
             index_async: false,
         }
@@ -227,6 +253,7 @@ mod tests {
             attributes: vec!["material=steel".into()],
             exact: vec!["document_number=AX-1000".into()],
             prefix: vec!["document_number=AX-*".into(), "part=B".into()],
+            range: vec!["length=40..60 mm".into(), "weight(kg)=..2,5".into()],
             ..args()
         };
         let filter = search_filter(&search).unwrap();
@@ -238,7 +265,9 @@ mod tests {
                 "material=steel",
                 "document_number=[AX-1000]",
                 "document_number=AX-*",
-                "part=B*"
+                "part=B*",
+                "length=40..60mm",
+                "weight(kg)=..2.5"
             ]
         );
     }
@@ -258,5 +287,16 @@ mod tests {
             ..args()
         };
         assert!(search_filter(&bad).is_err());
+        for not_a_range in ["length=40", "length=1..2x", "length=..", "=1..2"] {
+            let bad = SearchArgs {
+                range: vec![not_a_range.into()],
+                ..args()
+            };
+            let error = search_filter(&bad).unwrap_err();
+            assert!(
+                error.to_string().contains("--range"),
+                "{not_a_range}: {error}"
+            );
+        }
     }
 }

@@ -1,9 +1,12 @@
 //! The attribute filter rows of the query bar: name, how it matches, value; the completion of
 //! names (the company's attribute names) and values (an attribute's values, with counts) from menus
-//! and from suggestions under the row being edited.
+//! and from suggestions under the row being edited. A row "is between" takes a numeric range
+//! (`40..60 mm`), and the *Size…* menu names a model's length, width or thickness for it; the row
+//! then reads the range back in words ("length 40–60 mm").
 
 use super::SearchBar;
 use crate::ui::app_command::CommandQueue;
+use partlens_api::range::{SizeExtent, parse_range, range_label};
 use partlens_api::{AttributeValue, FilterTerm};
 use partlens_tasks::Command;
 
@@ -20,11 +23,13 @@ pub enum FilterOperator {
     Exact,
     /// A value starts with this (`name=value*`).
     Prefix,
+    /// A number in a range (`name=40..60 mm`); `length`, `width`, `thickness` are a model's size.
+    Range,
 }
 
 impl FilterOperator {
     /// Every operator, in menu order.
-    pub const ALL: [Self; 3] = [Self::Regular, Self::Exact, Self::Prefix];
+    pub const ALL: [Self; 4] = [Self::Regular, Self::Exact, Self::Prefix, Self::Range];
 
     /// The operator in words.
     pub fn label(self) -> &'static str {
@@ -32,6 +37,7 @@ impl FilterOperator {
             Self::Regular => "matches",
             Self::Exact => "is exactly",
             Self::Prefix => "starts with",
+            Self::Range => "is between",
         }
     }
 }
@@ -61,8 +67,27 @@ impl FilterRow {
                 "Give an attribute name for the value \"{value}\", or remove that filter."
             )),
             (false, false) => {
+                // A regular value of the range shape is a range on the wire anyway.
+                if matches!(
+                    self.operator,
+                    FilterOperator::Range | FilterOperator::Regular
+                ) && let Some((low, high, unit)) = parse_range(value)
+                {
+                    return Ok(Some(FilterTerm::Range {
+                        name: name.to_owned(),
+                        low,
+                        high,
+                        unit,
+                    }));
+                }
                 let (name, value) = (name.to_owned(), value.to_owned());
                 Ok(Some(match self.operator {
+                    FilterOperator::Range => {
+                        return Err(format!(
+                            "Write the range of \"{name}\" as from..to, either end may be left \
+                             out, a unit mm, cm, m or in may follow (40..60 mm, 40.., ..60)."
+                        ));
+                    }
                     FilterOperator::Regular => FilterTerm::Regular { name, value },
                     FilterOperator::Exact => FilterTerm::Exact { name, value },
                     FilterOperator::Prefix => FilterTerm::Prefix {
@@ -72,6 +97,19 @@ impl FilterRow {
                 }))
             }
         }
+    }
+}
+
+/// The row's range in words ("length 40–60 mm"), when its term is a range.
+pub fn range_text(row: &FilterRow) -> Option<String> {
+    match row.term() {
+        Ok(Some(FilterTerm::Range {
+            name,
+            low,
+            high,
+            unit,
+        })) => Some(range_label(&name, low, high, unit)),
+        _ => None,
     }
 }
 
@@ -102,6 +140,8 @@ enum Pick {
     Name(usize, String),
     /// This value.
     Value(usize, String),
+    /// This extent of a model's size, compared with a range.
+    Size(usize, SizeExtent),
 }
 
 /// What the user did in the filter rows this frame; applied once they are drawn.
@@ -174,6 +214,12 @@ impl SearchBar {
             Some(Pick::Value(index, value)) => {
                 if let Some(row) = self.filters.get_mut(index) {
                     row.value = value;
+                }
+            }
+            Some(Pick::Size(index, extent)) => {
+                if let Some(row) = self.filters.get_mut(index) {
+                    row.name = extent.name().to_owned();
+                    row.operator = FilterOperator::Range;
                 }
             }
             None => {}
@@ -315,6 +361,20 @@ fn filter_row_ui(
         {
             edits.pick = Some(Pick::Name(index, name));
         }
+        ui.menu_button("Size…", |ui| {
+            for extent in SizeExtent::ALL {
+                let which = match extent {
+                    SizeExtent::Length => "largest",
+                    SizeExtent::Width => "middle",
+                    SizeExtent::Thickness => "smallest",
+                };
+                let shown = format!("{} (a model's {which} extent)", extent.name());
+                if ui.selectable_label(false, shown).clicked() {
+                    edits.pick = Some(Pick::Size(index, extent));
+                    ui.close();
+                }
+            }
+        });
     });
     egui::ComboBox::from_id_salt(("filter operator", index))
         .selected_text(row.operator.label())
@@ -329,7 +389,11 @@ fn filter_row_ui(
     let value_response = ui
         .add(
             egui::TextEdit::singleline(&mut row.value)
-                .hint_text("value")
+                .hint_text(if row.operator == FilterOperator::Range {
+                    "40..60 mm"
+                } else {
+                    "value"
+                })
                 .desired_width(170.0)
                 .min_size(egui::vec2(170.0, 0.0)),
         )
@@ -337,7 +401,11 @@ fn filter_row_ui(
     if value_response.has_focus() || value_response.changed() {
         edits.active = Some(index);
     }
+    let range = range_text(row);
     ui.horizontal(|ui| {
+        if let Some(range) = range {
+            ui.label(range);
+        }
         let entries = values
             .iter()
             .map(|value| (value_text(value), value.name.clone()));
@@ -404,6 +472,63 @@ mod tests {
             suggestions(names.iter().copied(), "NUM"),
             vec!["document_number"]
         );
+    }
+
+    #[test]
+    fn a_size_range_is_picked_from_the_size_menu_and_read_back_in_words() {
+        let mut bar = SearchBar::new();
+        bar.add_filter(FilterRow::default());
+        let mut harness = harness(bar);
+        harness.run();
+        harness.get_by_label("Size…").click();
+        harness.run();
+        harness
+            .get_by_label("length (a model's largest extent)")
+            .click();
+        harness.run();
+        let row = &harness.state().view.filters()[0];
+        assert_eq!(
+            (row.name.as_str(), row.operator),
+            ("length", FilterOperator::Range)
+        );
+        harness.get_by_label("Value").focus();
+        harness.run();
+        harness.get_by_label("Value").type_text("40..60 mm");
+        harness.run();
+        // The row says what it keeps, and searches by it.
+        harness.get_by_label("length 40–60 mm");
+        let plan = harness.state().view.plan().unwrap();
+        assert_eq!(plan.filter.inner(), "FT=length%3D40..60mm");
+        // Half a range is refused with a sentence, not sent as a regular term.
+        harness.state_mut().view.filters[0].value = "40 to 60".into();
+        let refused = harness.state().view.plan().unwrap_err();
+        assert!(refused.contains("from..to"), "{refused}");
+    }
+
+    #[test]
+    fn a_typed_range_becomes_a_range_term_with_a_label() {
+        let typed = |operator, value: &str| FilterRow {
+            name: "thickness".into(),
+            operator,
+            value: value.into(),
+        };
+        let regular = typed(FilterOperator::Regular, "..0,5 in");
+        assert_eq!(
+            regular.term().unwrap().map(|term| term.expression()),
+            Some("thickness=..0.5in".to_owned())
+        );
+        assert_eq!(range_text(&regular).as_deref(), Some("thickness ≤ 0.5 in"));
+        // Not of the range shape: a regular term, without a label.
+        let other = typed(FilterOperator::Regular, "1..2x");
+        assert_eq!(
+            other.term().unwrap(),
+            Some(FilterTerm::Regular {
+                name: "thickness".into(),
+                value: "1..2x".into()
+            })
+        );
+        assert_eq!(range_text(&other), None);
+        assert!(typed(FilterOperator::Range, "thin").term().is_err());
     }
 
     #[test]

@@ -106,14 +106,24 @@ impl SearchBar {
 fn filter_row(term: &FilterTerm) -> Option<FilterRow> {
     let (name, operator, value) = match term {
         FilterTerm::Text(_) => return None,
-        FilterTerm::Regular { name, value } => (name, FilterOperator::Regular, value),
-        FilterTerm::Exact { name, value } => (name, FilterOperator::Exact, value),
-        FilterTerm::Prefix { name, prefix } => (name, FilterOperator::Prefix, prefix),
+        FilterTerm::Regular { name, value } => (name, FilterOperator::Regular, value.clone()),
+        FilterTerm::Exact { name, value } => (name, FilterOperator::Exact, value.clone()),
+        FilterTerm::Prefix { name, prefix } => (name, FilterOperator::Prefix, prefix.clone()),
+        FilterTerm::Range {
+            name,
+            low,
+            high,
+            unit,
+        } => (
+            name,
+            FilterOperator::Range,
+            partlens_api::range::range_value(*low, *high, *unit),
+        ),
     };
     Some(FilterRow {
         name: name.clone(),
         operator,
-        value: value.clone(),
+        value,
     })
 }
 
@@ -210,5 +220,17 @@ mod tests {
         assert_eq!(bar.views()[0].id, kept);
         assert_eq!(bar.views()[0].state, ViewState::Indexed(uid(3)));
         assert_eq!(bar.views()[1].state, ViewState::Indexed(uid(2)));
+    }
+
+    #[test]
+    fn a_kept_range_comes_back_as_a_range_row_that_searches_the_same() {
+        let term = FilterTerm::parse("width=..0,5in");
+        let row = filter_row(&term).unwrap();
+        assert_eq!(row.operator, FilterOperator::Range);
+        assert_eq!(
+            (row.name.as_str(), row.value.as_str()),
+            ("width", "..0.5in")
+        );
+        assert_eq!(row.term(), Ok(Some(term)));
     }
 }

@@ -21,6 +21,7 @@ pub mod files;
 pub mod jobs;
 pub mod library;
 pub mod postgres;
+pub mod range_filter;
 pub mod schema;
 pub mod search;
 pub mod search_text;

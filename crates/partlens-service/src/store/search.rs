@@ -16,6 +16,7 @@ use rusqlite::Connection;
 use rusqlite::types::Value;
 
 use super::attributes::{name_key, value_key};
+use super::range_filter::{EXTENTS_ATTRIBUTE, NumericRange, RangeSubject};
 use super::text_terms::FILE_KEYS_HOLDING_WORD;
 use crate::error::ServiceError;
 use partlens_api::FilterTerm;
@@ -67,6 +68,86 @@ fn attribute_condition(
     sql.push_str(value_condition);
     sql.push(')');
     arguments.extend(value_arguments);
+}
+
+/// The SQL of the number a value (`v.value_key`: trimmed, lower-cased) is when it is a plain number
+/// (an optional `-`, digits, at most one decimal point or comma, a digit first and last), NULL
+/// otherwise: the numbers `partlens_api::range::parse_number` reads.
+fn value_number() -> String {
+    let d = "(CASE WHEN substr(v.value_key, 1, 1) = '-' THEN substr(v.value_key, 2) ELSE v.value_key END)";
+    format!(
+        "(CASE WHEN {d} GLOB '[0-9]*' AND {d} GLOB '*[0-9]' AND {d} NOT GLOB '*[^0-9.,]*'
+              AND length({d}) - length(replace(replace({d}, '.', ''), ',', '')) <= 1
+         THEN CAST(replace(v.value_key, ',', '.') AS REAL) END)"
+    )
+}
+
+/// The condition (`number >= ? AND number <= ?`, an open end left out) and its arguments that a
+/// number lies in `range`.
+fn bounds_condition(number: &str, range: &NumericRange<'_>) -> (String, Vec<Value>) {
+    let mut conditions = vec!["1".to_owned()];
+    let mut arguments = Vec::new();
+    for (bound, operator) in [(range.low, ">="), (range.high, "<=")] {
+        if let Some(bound) = bound {
+            conditions.push(format!("{number} {operator} ?"));
+            arguments.push(Value::Real(bound));
+        }
+    }
+    (conditions.join(" AND "), arguments)
+}
+
+/// Appends the condition of a range over a model's size: the file's extracted attributes (read from
+/// `files`, whichever table `f` is) hold [`EXTENTS_ATTRIBUTE`] as `a×b×c`, and the extent of that
+/// rank (smallest, middle, largest) lies in the range. Checked on each file the other conditions
+/// leave (the extents have no index).
+fn size_condition(
+    sql: &mut String,
+    arguments: &mut Vec<Value>,
+    extent: partlens_api::range::SizeExtent,
+    range: &NumericRange<'_>,
+) {
+    let extent = match extent.rank() {
+        0 => "min(a, b, c)",
+        1 => "max(min(a, b), min(max(a, b), c))",
+        _ => "max(a, b, c)",
+    };
+    let (bounds, values) = bounds_condition(extent, range);
+    sql.push_str(&format!(
+        " AND EXISTS (SELECT 1 FROM (
+             SELECT CAST(x AS REAL) AS a, CAST(y AS REAL) AS b,
+                    CAST(substr(y, instr(y, '×') + 1) AS REAL) AS c
+             FROM (SELECT x, substr(x, instr(x, '×') + 1) AS y FROM (
+                 SELECT trim(substr(e.value, instr(e.value, '=') + 1)) AS x
+                 FROM json_each((SELECT s.extracted_attributes FROM files s WHERE s.uid = f.uid)) e
+                 WHERE e.type = 'text' AND instr(e.value, '=') > 1
+                   AND lower(trim(substr(e.value, 1, instr(e.value, '=') - 1))) = ?)
+               WHERE instr(x, '×') > 0)
+             WHERE instr(y, '×') > 0)
+           WHERE {bounds})"
+    ));
+    arguments.push(Value::Text(EXTENTS_ATTRIBUTE.to_lowercase()));
+    arguments.extend(values);
+}
+
+/// Appends the condition of a range term: [`size_condition`] for a size name, otherwise through
+/// `attribute` (the caller's way of checking some value of an attribute) that some value is a
+/// number in the range.
+fn range_condition(
+    sql: &mut String,
+    arguments: &mut Vec<Value>,
+    term: &FilterTerm,
+    attribute: impl FnOnce(&mut String, &mut Vec<Value>, &str, &str, Vec<Value>),
+) {
+    let Some(range) = NumericRange::of(term) else {
+        return;
+    };
+    match range.subject {
+        RangeSubject::Size(extent) => size_condition(sql, arguments, extent, &range),
+        RangeSubject::Attribute(name) => {
+            let (condition, values) = bounds_condition(&value_number(), &range);
+            attribute(sql, arguments, name, &condition, values);
+        }
+    }
 }
 
 /// An FTS5 query that finds `word` as a substring (a phrase, quotes doubled).
@@ -144,10 +225,13 @@ fn matching_sql(
             }
         }
     }
+    // A range over a model's size is checked on each file, like a word checked on each.
     let some_term_lists_files = !listed_words.is_empty()
-        || terms
-            .iter()
-            .any(|term| !matches!(term, FilterTerm::Text(_)));
+        || terms.iter().any(|term| {
+            !matches!(term, FilterTerm::Text(_))
+                && !NumericRange::of(term)
+                    .is_some_and(|range| matches!(range.subject, RangeSubject::Size(_)))
+        });
     let listing = uids_listed || some_term_lists_files;
     let mut sql = String::from(if listing {
         "SELECT f.uid, f.display_name FROM file_listing f
@@ -203,6 +287,22 @@ fn matching_sql(
                     ],
                 )
             }
+            FilterTerm::Range { .. } => range_condition(
+                &mut sql,
+                &mut arguments,
+                term,
+                |sql, arguments, name, condition, values| {
+                    attribute_condition(
+                        sql,
+                        arguments,
+                        company_id,
+                        uids_listed,
+                        name,
+                        condition,
+                        values,
+                    )
+                },
+            ),
         }
     }
     for phrase in listed_words {
@@ -276,6 +376,7 @@ fn scanning_sql(company_id: &str, terms: &[FilterTerm]) -> (String, Vec<Value>) 
                     ],
                 )
             }
+            FilterTerm::Range { .. } => range_condition(&mut sql, &mut arguments, term, attribute),
         }
     }
     (sql, arguments)
@@ -305,7 +406,8 @@ fn query_candidates(
 ///   or extracted text (case-insensitive);
 /// - regular `name=value`: some value of the attribute contains the text;
 /// - exact `name=[value]`: some single value equals it (a multi-valued attribute matches on any one);
-/// - prefix `name=start*`: some value starts with it.
+/// - prefix `name=start*`: some value starts with it;
+/// - range `name=low..high unit`: see [`super::range_filter`].
 pub fn matching_database_files(
     connection: &Connection,
     company_id: &str,
@@ -413,7 +515,7 @@ pub fn one_condition_held_by_more_than(
             ),
             _ => Ok(false),
         },
-        FilterTerm::Regular { .. } => Ok(false),
+        FilterTerm::Regular { .. } | FilterTerm::Range { .. } => Ok(false),
         FilterTerm::Exact { name, value } => {
             values_held(name, "v.value_key = ?", vec![Value::Text(value_key(value))])
         }
@@ -797,6 +899,21 @@ mod tests {
             vec!["2"]
         );
         assert!(uids(&connection, &company, &[parse("weight(lb)=12")]).is_empty());
+        // Numeric ranges: both ends included, open ends, a value that is no number never matches.
+        for (range, found) in [
+            ("weight(kg)=12..13", vec!["2"]),
+            ("weight=12,3..12,3", vec!["2"]),
+            ("weight=..12.3", vec!["2"]),
+            ("weight=12.4..", vec![]),
+            ("weight=..12", vec![]),
+            ("document_number=0..9999", vec![]),
+        ] {
+            assert_eq!(
+                uids(&connection, &company, &[parse(range)]),
+                found,
+                "{range}"
+            );
+        }
         assert_eq!(
             uids(
                 &connection,
@@ -869,6 +986,10 @@ mod tests {
                 "weight(lb)=[12.3]",
                 "note=[50% \"off\"]",
                 "document_number=100",
+                "weight(kg)=12..13",
+                "weight=..12",
+                "document_number=1..2",
+                "length=1..2",
             ]
             .iter()
             .map(|text| vec![FilterTerm::parse(text)]),

@@ -18,5 +18,6 @@ mod postgres_text;
 mod postgres_vectors;
 mod realworld;
 mod sandbox;
+mod size_filter;
 mod stored_files;
 mod visual_index;

@@ -1,6 +1,7 @@
 //! The metadata side of search on PostgreSQL: the same selection as `../search.rs` (free-text
-//! words as substrings of the lower-cased search text, regular, exact and prefix attribute terms
-//! on the per-value rows), the same order.
+//! words as substrings of the lower-cased search text, regular, exact, prefix and numeric range
+//! attribute terms on the per-value rows, ranges over a model's size on its extracted attributes,
+//! see `../range_filter.rs`), the same order.
 //!
 //! Free-text words of three characters or more go through the term index (`text_terms.rs`, as on
 //! SQLite; no `pg_trgm` needed), shorter ones are checked on each file's search text (`strpos`).
@@ -16,6 +17,7 @@ use r2d2_postgres::postgres::types::ToSql;
 use super::super::attributes::{name_key, value_key};
 use super::super::files::path_key;
 use super::super::library::{ExtensionFilter, ListedPage, Listing};
+use super::super::range_filter::{EXTENTS_ATTRIBUTE, NumericRange, RangeSubject};
 use super::super::search::Candidate;
 use super::super::tx::{FilesTx, SearchTx};
 use super::PgTx;
@@ -76,6 +78,53 @@ fn word_conditions<'a>(
         }
     }
     Ok(conditions)
+}
+
+/// A plain number as `partlens_api::range::parse_number` reads it (an optional `-`, digits, at most
+/// one decimal point or comma and more digits), as a regular expression over a trimmed value.
+const PLAIN_NUMBER: &str = r"^-?[0-9]+([.,][0-9]+)?$";
+
+/// The condition (`number >= $n AND number <= $m`, an open end left out) that a number lies in
+/// `range`.
+fn bounds_condition(arguments: &mut Arguments, number: &str, range: &NumericRange<'_>) -> String {
+    let mut conditions = vec!["true".to_owned()];
+    for (bound, operator) in [(range.low, ">="), (range.high, "<=")] {
+        if let Some(bound) = bound {
+            let bound = arguments.push(bound);
+            conditions.push(format!("{number} {operator} {bound}"));
+        }
+    }
+    conditions.join(" AND ")
+}
+
+/// The condition that file `f`'s extracted attributes hold [`EXTENTS_ATTRIBUTE`] as `a×b×c` (three
+/// plain numbers) and that its extent of `rank` (0 smallest, 2 largest) lies in the range. Checked
+/// on each file the other conditions leave (the extents have no index); the casts only run on
+/// parts that are numbers (`CASE`), so an odd value never fails the query.
+fn size_condition(arguments: &mut Arguments, rank: usize, range: &NumericRange<'_>) -> String {
+    let extent = match rank {
+        0 => "least(a, b, c)",
+        1 => "greatest(least(a, b), least(greatest(a, b), c))",
+        _ => "greatest(a, b, c)",
+    };
+    let name = arguments.push(EXTENTS_ATTRIBUTE.to_lowercase());
+    let number = arguments.push(PLAIN_NUMBER.to_owned());
+    let bounds = bounds_condition(arguments, extent, range);
+    format!(
+        r"EXISTS (SELECT 1 FROM (
+             SELECT CASE WHEN q.ok THEN q.parts[1]::float8 END AS a,
+                    CASE WHEN q.ok THEN q.parts[2]::float8 END AS b,
+                    CASE WHEN q.ok THEN q.parts[3]::float8 END AS c
+             FROM (SELECT p.parts, cardinality(p.parts) = 3 AND p.parts[1] ~ {number}
+                          AND p.parts[2] ~ {number} AND p.parts[3] ~ {number} AS ok
+                   FROM (SELECT regexp_split_to_array(
+                                    btrim(substr(e.attribute, strpos(e.attribute, '=') + 1)),
+                                    '\s*×\s*') AS parts
+                         FROM jsonb_array_elements_text(f.extracted_attributes::jsonb) AS e(attribute)
+                         WHERE lower(btrim(split_part(e.attribute, '=', 1))) = {name}) p) q
+             WHERE q.ok) s
+           WHERE s.a IS NOT NULL AND s.b IS NOT NULL AND s.c IS NOT NULL AND {bounds})"
+    )
 }
 
 /// The SQL selecting the UID and display name of the company's database files whose indexing has
@@ -157,6 +206,31 @@ fn matching_sql(
                         arguments.push(prefix.clone())
                     )
                 })
+            }
+            // A size is checked on each file; an attribute's values are a selection.
+            FilterTerm::Range { .. } => {
+                if let Some(range) = NumericRange::of(term) {
+                    match range.subject {
+                        RangeSubject::Size(extent) => {
+                            let condition = size_condition(&mut arguments, extent.rank(), &range);
+                            sql.push_str(" AND ");
+                            sql.push_str(&condition);
+                        }
+                        RangeSubject::Attribute(name) => {
+                            attribute(&mut selections, &mut chosen, name, &|arguments| {
+                                let number = arguments.push(PLAIN_NUMBER.to_owned());
+                                bounds_condition(
+                                    arguments,
+                                    &format!(
+                                        "(CASE WHEN v.value_key ~ {number} \
+                                     THEN replace(v.value_key, ',', '.')::float8 END)"
+                                    ),
+                                    &range,
+                                )
+                            })
+                        }
+                    }
+                }
             }
         }
     }
@@ -330,7 +404,7 @@ impl SearchTx for PgTx<'_, '_> {
                 }
                 _ => return Ok(false),
             },
-            FilterTerm::Regular { .. } => return Ok(false),
+            FilterTerm::Regular { .. } | FilterTerm::Range { .. } => return Ok(false),
             FilterTerm::Exact { name, value } => {
                 let value = arguments.push(value_key(value));
                 values_held(&mut arguments, name, &format!("v.value_key = {value}"))
