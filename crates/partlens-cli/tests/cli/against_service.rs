@@ -1287,6 +1287,16 @@ fn text_and_attribute_filters_narrow_the_library() {
             "models/flange.stl"
         ])
     );
+    // Numeric ranges: an attribute's numbers (the range converted to the name's unit) and a
+    // model's size (length: its largest extent, in millimetres without a unit).
+    assert_eq!(
+        search(&["--range", "diameter(mm)=15..17cm"]),
+        search(&["--exact", "diameter(mm)=160"])
+    );
+    assert_eq!(
+        search(&["--range", "length=150..170"]),
+        uids_of(&["models/flange.step", "models/flange.stl"])
+    );
     // Drawings are told apart by their document type.
     assert_eq!(
         search(&["--exact", "document_type=drawing"]),
