@@ -647,6 +647,11 @@ mod tests {
             vec![FilterTerm::parse("material=[steel]")],
             vec![FilterTerm::parse("material=st*")],
             vec![FilterTerm::Text("iron".into())],
+            // A size range is checked on the files an attribute term lists.
+            vec![
+                FilterTerm::parse("length=40..60"),
+                FilterTerm::parse("material=[steel]"),
+            ],
         ] {
             let (sql, arguments) = matching_sql(&connection, &company, &terms, false).unwrap();
             let lines = plan(&connection, &sql, arguments);
@@ -705,6 +710,15 @@ mod tests {
             );
         }
         let (sql, arguments) = matching_sql(&connection, &company, &[], false).unwrap();
+        assert!(by_company(&plan(&connection, &sql, arguments)));
+        // Alone, a size range lists nothing: it is checked on each of the company's files.
+        let (sql, arguments) = matching_sql(
+            &connection,
+            &company,
+            &[FilterTerm::parse("thickness=..3mm")],
+            false,
+        )
+        .unwrap();
         assert!(by_company(&plan(&connection, &sql, arguments)));
     }
 
