@@ -54,6 +54,23 @@ impl CorpusFile {
     }
 }
 
+/// The bytes of corpus file `relative` (`step/…`, `mesh/…`), or `None` when the corpus is not
+/// there on a developer's machine (said on stderr, so the test is skipped); under CI (`CI` set) a
+/// missing file fails the test.
+pub fn corpus_file(relative: &str) -> Option<Vec<u8>> {
+    match std::fs::read(corpus_dir().join(relative)) {
+        Ok(bytes) => Some(bytes),
+        Err(error) => {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "the corpus file {relative} is missing under CI: {error}"
+            );
+            eprintln!("skipped: the corpus file {relative} is not there ({error})");
+            None
+        }
+    }
+}
+
 /// The corpus's files for a test: `None` (with a line saying the test was skipped) when the corpus
 /// is not there on a developer's machine; a failure under CI (`CI` set), which runs with
 /// `../shared` beside the repository, so that CI cannot pass by skipping.

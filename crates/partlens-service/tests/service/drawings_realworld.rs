@@ -6,23 +6,8 @@
 //! in one without. Without the corpus a test says so and
 //! passes, except under CI (`CI` set).
 
-use partlens_testkit::realworld::corpus_dir;
+use partlens_testkit::realworld::corpus_file;
 use partlens_testkit::service::{Session, TestService};
-
-/// A corpus file's bytes, or `None` (outside CI) when the corpus is not there.
-fn corpus_file(relative: &str) -> Option<Vec<u8>> {
-    match std::fs::read(corpus_dir().join(relative)) {
-        Ok(bytes) => Some(bytes),
-        Err(error) => {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "the corpus file {relative} is missing under CI: {error}"
-            );
-            eprintln!("skipped: the corpus file {relative} is not there ({error})");
-            None
-        }
-    }
-}
 
 /// The PMI items (`type_id`, text) and extracted attributes of a drawing uploaded to a fresh
 /// service's company database as `stored_path`, with the service (kept running) and the session.

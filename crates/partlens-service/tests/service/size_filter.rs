@@ -12,23 +12,8 @@
 use std::collections::BTreeSet;
 
 use partlens_api::{FilterTerm, SearchFilter};
-use partlens_testkit::realworld::corpus_dir;
+use partlens_testkit::realworld::corpus_file;
 use partlens_testkit::service::{Session, Shape, TestService, png, result_uids};
-
-/// A corpus file's bytes, or `None` (outside CI) when the corpus is not there.
-fn corpus_file(relative: &str) -> Option<Vec<u8>> {
-    match std::fs::read(corpus_dir().join(relative)) {
-        Ok(bytes) => Some(bytes),
-        Err(error) => {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "the corpus file {relative} is missing under CI: {error}"
-            );
-            eprintln!("skipped: the corpus file {relative} is not there ({error})");
-            None
-        }
-    }
-}
 
 /// The model's extents as the service read them (`bounding_box(mm)`), smallest first.
 async fn extents(session: &Session, uid: &str) -> Vec<f64> {
