@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use crate::blobs::{BlobLocation, Blobs};
 use crate::store::postgres::DatabaseUrl;
 
 use partlens_api::encoding::password_digest;
@@ -95,6 +96,78 @@ pub fn check(
         )
     })
 }
+
+/// What `partlens-service check` reports about the blob store (`--blobs`): one line, and whether
+/// the service can keep files there. A folder is looked at only (one not made yet is fine: the
+/// service makes it); a bucket is asked to take and remove a small object under `probe/`.
+pub fn check_blobs(data_dir: &Path, location: &BlobLocation) -> (Vec<String>, bool) {
+    let folder = match location {
+        BlobLocation::DataDirectory => Some(data_dir),
+        BlobLocation::Folder(folder) => Some(folder.as_path()),
+        BlobLocation::S3(_) => None,
+    };
+    if let Some(folder) = folder {
+        return match std::fs::metadata(folder) {
+            Ok(metadata) if metadata.is_dir() => (
+                vec![format!(
+                    "stored files and images in folder {}",
+                    folder.display()
+                )],
+                true,
+            ),
+            Ok(_) => (
+                vec![format!(
+                    "{} is not a folder: stored files cannot go there",
+                    folder.display()
+                )],
+                false,
+            ),
+            Err(_) => (
+                vec![format!(
+                    "stored files and images in folder {} (made at start)",
+                    folder.display()
+                )],
+                true,
+            ),
+        };
+    }
+    let asked = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|error| error.to_string())
+        .and_then(|runtime| {
+            runtime.block_on(async {
+                let blobs = Blobs::open(location, data_dir).map_err(|error| error.to_string())?;
+                let probe = crate::body::TempFile::new(data_dir.join("check.probe"));
+                match tokio::time::timeout(CHECK_WAIT, blobs.probe(probe)).await {
+                    Ok(Ok(())) => Ok(blobs.describe()),
+                    Ok(Err(error)) => Err(format!("{}: {error}", blobs.describe())),
+                    Err(_) => Err(format!(
+                        "{}: no answer within {} s",
+                        blobs.describe(),
+                        CHECK_WAIT.as_secs()
+                    )),
+                }
+            })
+        });
+    match asked {
+        Ok(described) => (
+            vec![format!(
+                "stored files and images in {described}: reachable, takes writes"
+            )],
+            true,
+        ),
+        Err(why) => (
+            vec![format!(
+                "the blob store cannot be used: {why} (check the bucket, AWS_ENDPOINT_URL and the credentials)"
+            )],
+            false,
+        ),
+    }
+}
+
+/// How long `check` waits for a bucket to take and remove its probe.
+const CHECK_WAIT: std::time::Duration = std::time::Duration::from_secs(20);
 
 /// Registers a client id (`partlens` is registered in every new data directory).
 pub fn add_client(data_dir: &Path, client_id: &str) -> Result<(), ServiceError> {

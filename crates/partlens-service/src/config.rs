@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use partlens_sandbox::ReaderLimits;
 
+use super::blobs::BlobLocation;
 use super::limits::ServiceLimits;
 use super::metrics::MetricsExposure;
 use super::store::postgres::DatabaseUrl;
@@ -27,6 +28,9 @@ pub struct ServiceConfig {
     /// A PostgreSQL database to keep records, accounts and the queue in instead of the SQLite file
     /// under `data_dir` (which then holds the files, images and caches). `None`: SQLite.
     pub database: Option<DatabaseUrl>,
+    /// Where stored files and rendered images live: the data directory (the default), a folder of
+    /// their own, or an S3-compatible bucket (`--blobs`).
+    pub blobs: BlobLocation,
     /// The address to bind; port 0 picks a free port.
     pub addr: SocketAddr,
     /// The origin clients reach the service at (`https://parts.example.com`, or with a path
@@ -91,6 +95,7 @@ impl ServiceConfig {
         Self {
             data_dir: data_dir.into(),
             database: None,
+            blobs: BlobLocation::DataDirectory,
             addr: DEFAULT_ADDR,
             public_url: None,
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,

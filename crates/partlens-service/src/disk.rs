@@ -1,5 +1,6 @@
-//! The data directory on disk: uploaded bytes under `files/`, rendered images under `images/`,
-//! bodies being received under `tmp/`.
+//! The data directory on disk: bodies being received under `tmp/`, and the private-file helpers
+//! the service writes with. Uploaded bytes and rendered images are the blob store's (`blobs/`:
+//! `files/` and `images/` here by default).
 //!
 //! Files are named by UID only: the stored path a client gives is a name in the record, never a path
 //! on this disk, so no upload can write outside these folders whatever its name says.
@@ -81,15 +82,12 @@ impl Disk {
         }
     }
 
-    /// Creates the folders (private: `0700`) and empties the folder bodies are received in (what
+    /// Creates the data directory and `tmp/` (private: `0700`) and empties the folder bodies are received in (what
     /// is there belongs to requests of an earlier run). For a node ([`Disk::for_node`]) that is its
     /// own folder; the folders under `tmp/` of nodes not in `live_nodes` (gone: see
     /// `store/postgres/jobs.rs`) and loose files there (a run without nodes) go too.
     pub fn create_folders(&self, live_nodes: &[String]) -> std::io::Result<()> {
         create_private_dir(&self.root)?;
-        for folder in [self.files_dir(), self.images_dir()] {
-            create_private_dir(&folder)?;
-        }
         let tmp = self.tmp_dir();
         if tmp.exists() {
             std::fs::remove_dir_all(&tmp)?;
@@ -123,14 +121,6 @@ impl Disk {
         create_private_dir(&tmp)
     }
 
-    fn files_dir(&self) -> PathBuf {
-        self.root.join("files")
-    }
-
-    fn images_dir(&self) -> PathBuf {
-        self.root.join("images")
-    }
-
     fn tmp_dir(&self) -> PathBuf {
         match &self.node {
             Some(node) => self
@@ -141,36 +131,10 @@ impl Disk {
         }
     }
 
-    /// Where the bytes of file `uid` live.
-    pub fn content_path(&self, uid: &str) -> PathBuf {
-        self.files_dir().join(uid)
-    }
-
-    /// Where an image of file `uid` lives.
-    pub fn image_path(&self, uid: &str, kind: ImageKind) -> PathBuf {
-        let name = match kind {
-            ImageKind::Thumbnail => format!("{uid}.sm.jpg"),
-            ImageKind::Large => format!("{uid}.lg.png"),
-        };
-        self.images_dir().join(name)
-    }
-
     /// A fresh path under `tmp/` for a body being received.
     pub fn temp_path(&self) -> PathBuf {
         self.tmp_dir()
             .join(format!("{}.part", uuid::Uuid::new_v4().simple()))
-    }
-
-    /// Removes the bytes and images of a file.
-    pub fn remove_file(&self, uid: &str) -> std::io::Result<()> {
-        remove_if_present(&self.content_path(uid))?;
-        self.remove_images(uid)
-    }
-
-    /// Removes the images of a file.
-    pub fn remove_images(&self, uid: &str) -> std::io::Result<()> {
-        remove_if_present(&self.image_path(uid, ImageKind::Thumbnail))?;
-        remove_if_present(&self.image_path(uid, ImageKind::Large))
     }
 }
 
@@ -275,10 +239,9 @@ mod tests {
         let disk = Disk::new(dir.path().join("data"));
         disk.create_folders(&[]).unwrap();
         std::fs::remove_dir_all(disk.tmp_dir()).unwrap();
-        std::fs::remove_dir_all(disk.images_dir()).unwrap();
         let temp = disk.temp_path();
         write_private(&temp, b"bytes").unwrap();
-        let image = disk.image_path("u", ImageKind::Large);
+        let image = dir.path().join("data/images/u.lg.png");
         move_into_place(&temp, &image).unwrap();
         assert_eq!(std::fs::read(&image).unwrap(), b"bytes");
         #[cfg(unix)]
@@ -286,7 +249,7 @@ mod tests {
             use std::os::unix::fs::PermissionsExt as _;
             let mode = |path: &Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
             assert_eq!(mode(&image), 0o600);
-            assert_eq!(mode(&disk.images_dir()), 0o700);
+            assert_eq!(mode(&dir.path().join("data/images")), 0o700);
             assert_eq!(mode(&disk.tmp_dir()), 0o700);
             assert_eq!(mode(&dir.path().join("data")), 0o700);
         }

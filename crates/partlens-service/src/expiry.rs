@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-use super::disk::Disk;
+use super::blobs::Blobs;
 use super::error::ServiceError;
 use super::store::Store;
 
@@ -19,7 +19,11 @@ use super::store::Store;
 pub const SWEEP_BATCH: usize = 200;
 
 /// Deletes the search inputs uploaded more than `lifetime` ago; returns how many.
-pub async fn sweep(store: &Store, disk: &Disk, lifetime: Duration) -> Result<usize, ServiceError> {
+pub async fn sweep(
+    store: &Store,
+    blobs: &Blobs,
+    lifetime: Duration,
+) -> Result<usize, ServiceError> {
     let lifetime = chrono::Duration::from_std(lifetime).unwrap_or(chrono::Duration::MAX);
     let cutoff = chrono::Utc::now()
         .checked_sub_signed(lifetime)
@@ -27,13 +31,13 @@ pub async fn sweep(store: &Store, disk: &Disk, lifetime: Duration) -> Result<usi
         .to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
     let mut deleted = 0;
     loop {
-        let (cutoff, disk) = (cutoff.clone(), disk.clone());
+        let (cutoff, blobs) = (cutoff.clone(), blobs.clone());
         let batch = store
             .write_tx(move |tx| {
                 let uids = tx.expired_search_inputs(&cutoff, SWEEP_BATCH)?;
                 for uid in &uids {
                     tx.delete_file(uid)?;
-                    if let Err(error) = disk.remove_file(uid) {
+                    if let Err(error) = blobs.remove_file_blocking(uid) {
                         tracing::warn!(uid, %error, "an expired input's bytes stay on disk");
                     }
                 }
@@ -50,13 +54,13 @@ pub async fn sweep(store: &Store, disk: &Disk, lifetime: Duration) -> Result<usi
 /// Sweeps at start and then every `interval` until `stop` is cancelled.
 pub async fn run_cleaner(
     store: Store,
-    disk: Disk,
+    blobs: Blobs,
     lifetime: Duration,
     interval: Duration,
     stop: CancellationToken,
 ) {
     loop {
-        match sweep(&store, &disk, lifetime).await {
+        match sweep(&store, &blobs, lifetime).await {
             Ok(0) => {}
             Ok(deleted) => tracing::info!(deleted, "expired search inputs deleted"),
             Err(error) => tracing::warn!(%error, "expired search inputs could not be deleted"),

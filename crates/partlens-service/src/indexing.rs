@@ -31,9 +31,10 @@ use tokio_util::sync::CancellationToken;
 
 use partlens_sandbox::{Sandbox, SandboxFailure};
 
+use super::blobs::{BlobKey, Blobs};
 use super::body::TempFile;
 use super::config::ReaderSettings;
-use super::disk::{Disk, ImageKind, remove_if_present, write_private};
+use super::disk::{Disk, ImageKind, write_private};
 use super::error::ServiceError;
 use super::failure_reason::FailureReason;
 use super::input_analyses::{ContentKey, DEFAULT_KEPT_BYTES, InputAnalyses};
@@ -55,6 +56,7 @@ const QUEUE_POLL: Duration = Duration::from_secs(2);
 pub struct Indexer {
     store: Store,
     disk: Disk,
+    blobs: Blobs,
     limits: Arc<ServiceLimits>,
     visual: VisualKeeper,
     wake: Arc<Notify>,
@@ -79,11 +81,12 @@ enum Read {
 }
 
 impl Indexer {
-    /// An indexer over a store and data directory, analysing within `limits`, reading models and
-    /// drawings as `reader` says.
+    /// An indexer over a store, data directory and blob store, analysing within `limits`, reading
+    /// models and drawings as `reader` says.
     pub fn new(
         store: Store,
         disk: Disk,
+        blobs: Blobs,
         visual: VisualKeeper,
         limits: ServiceLimits,
         reader: &ReaderSettings,
@@ -101,6 +104,7 @@ impl Indexer {
         Self {
             store,
             disk,
+            blobs,
             limits: Arc::new(limits),
             visual,
             wake: Arc::new(Notify::new()),
@@ -387,11 +391,10 @@ impl Indexer {
                 reason: "the stored content is missing".into(),
             }))
         };
-        let bytes = match tokio::fs::read(self.disk.content_path(&job.uid)).await {
-            Ok(bytes) => bytes,
+        let bytes = match self.blobs.read(BlobKey::Content(&job.uid)).await? {
+            Some(bytes) => bytes,
             // Deleted meanwhile (then nothing is saved), or lost: a failed file either way.
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(missing()),
-            Err(error) => return Err(error.into()),
+            None => return Ok(missing()),
         };
         if !job.is_search_input {
             return self.analyze(job, slot, bytes).await;
@@ -512,7 +515,7 @@ impl Indexer {
             has_thumbnail: thumbnail.is_some(),
             has_large_image: large.is_some(),
         });
-        let disk = self.disk.clone();
+        let blobs = self.blobs.clone();
         let visual = self.visual.clone();
         self.store.write_tx_blocking(|tx| {
             let saved = match &failure {
@@ -523,9 +526,10 @@ impl Indexer {
                 return Ok(None);
             }
             for (kind, image) in [(ImageKind::Thumbnail, thumbnail), (ImageKind::Large, large)] {
+                let key = BlobKey::Image(&job.uid, kind);
                 match image {
-                    Some(image) => image.persist(&disk.image_path(&job.uid, kind))?,
-                    None => remove_if_present(&disk.image_path(&job.uid, kind))?,
+                    Some(image) => blobs.persist_blocking(key, image)?,
+                    None => blobs.remove_blocking(key)?,
                 }
             }
             let Some(record) = tx.find_any_file(&job.uid)? else {
@@ -696,7 +700,11 @@ mod tests {
             .await
             .unwrap();
         // The stored bytes cannot be read (a folder stands where they should be).
-        std::fs::create_dir_all(state.disk.content_path(&uid).join("held")).unwrap();
+        let content = state
+            .blobs
+            .local_path(crate::blobs::BlobKey::Content(&uid))
+            .unwrap();
+        std::fs::create_dir_all(content.join("held")).unwrap();
         let job = state
             .store
             .write(|connection| jobs::claim_next(connection))

@@ -6,6 +6,7 @@
 
 pub mod admin;
 pub mod auth;
+pub mod blobs;
 pub mod body;
 pub mod config;
 pub mod connections;

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 
 use anyhow::Context as _;
 use clap::{Parser, Subcommand, ValueEnum};
+use partlens_service::blobs::BlobLocation;
 use partlens_service::metrics::MetricsExposure;
 use partlens_service::store::postgres::DatabaseUrl;
 use partlens_service::{RunningService, ServiceConfig, admin};
@@ -42,7 +43,7 @@ struct Cli {
     data: PathBuf,
     /// Keep records, accounts and the queue in this PostgreSQL database (postgres://…) instead of
     /// the SQLite file in --data, which then holds the uploaded files and images (a folder several
-    /// nodes on one database may share). Being built (issue 26): see docs/OPERATIONS.md.
+    /// nodes on one database may share). See docs/OPERATIONS.md, "On PostgreSQL".
     #[arg(
         long,
         value_name = "URL",
@@ -51,6 +52,17 @@ struct Cli {
         value_parser = parse_database_url
     )]
     database: Option<DatabaseUrl>,
+    /// Keep the uploaded files and rendered images here instead of in --data: a folder (a local
+    /// disk or a mount the nodes share) or an S3-compatible bucket, s3://BUCKET[/PREFIX], reached
+    /// with the AWS_* variables (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION,
+    /// AWS_ENDPOINT_URL for MinIO and others, AWS_ALLOW_HTTP=true for plain http).
+    #[arg(
+        long,
+        value_name = "DIR|s3://BUCKET[/PREFIX]",
+        env = "PARTLENS_BLOBS",
+        value_parser = BlobLocation::parse
+    )]
+    blobs: Option<BlobLocation>,
     /// How the log on stderr is written: `text` for people, `json` for one JSON object a line (for
     /// a log collector). Filtered by RUST_LOG either way; `listening on URL` on stdout is the same.
     #[arg(
@@ -269,6 +281,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         } => {
             let mut config = ServiceConfig::new(cli.data);
             config.database = cli.database;
+            config.blobs = cli.blobs.unwrap_or_default();
             config.addr = addr;
             if let Some(bytes) = max_body_bytes {
                 config.max_body_bytes = bytes;
@@ -324,6 +337,12 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Check => {
             let (lines, usable) =
                 admin::check(&cli.data, cli.database.as_ref()).context("cannot check the store")?;
+            let (blob_lines, blobs_usable) =
+                admin::check_blobs(&cli.data, &cli.blobs.unwrap_or_default());
+            let (lines, usable) = (
+                lines.into_iter().chain(blob_lines).collect::<Vec<_>>(),
+                usable && blobs_usable,
+            );
             for line in lines {
                 println!("{line}");
             }
@@ -334,6 +353,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Migrate { from, to } => partlens_service::migrate::run_command(
             &cli.data,
             cli.database.as_ref(),
+            &cli.blobs.unwrap_or_default(),
             &from,
             to.as_ref(),
         ),

@@ -49,6 +49,7 @@ use r2d2_postgres::postgres::types::ToSql;
 use r2d2_postgres::postgres::{self, Client, NoTls};
 use rusqlite::types::ValueRef;
 
+use crate::blobs::BlobLocation;
 use crate::store::postgres::{DatabaseUrl, schema as pg_schema, text_terms, view_vectors};
 use crate::store::{DATABASE_FILE, schema as sqlite_schema};
 
@@ -363,6 +364,7 @@ const COUNTS: &[(&str, &str, &str)] = &[
 pub fn run_command(
     target_data: &Path,
     database: Option<&DatabaseUrl>,
+    blobs: &BlobLocation,
     from: &Path,
     to: Option<&DatabaseUrl>,
 ) -> anyhow::Result<()> {
@@ -373,7 +375,25 @@ pub fn run_command(
         (Some(url), _) | (None, Some(url)) => url,
         (None, None) => bail!("say which PostgreSQL database to copy into: --to postgres://…"),
     };
-    let counts = migrate(from, target_data, url, &mut |line| eprintln!("{line}"))?;
+    let files_target = match blobs {
+        BlobLocation::DataDirectory => StoredFilesTarget::Folder(target_data),
+        BlobLocation::Folder(folder) => StoredFilesTarget::Folder(folder),
+        BlobLocation::S3(location) => StoredFilesTarget::Elsewhere(format!(
+            "the blob store is s3://{bucket}/{prefix}: copy {files} and {images} there with the \
+             bucket's own tools (the keys are the folders' paths, e.g. `aws s3 sync {files} \
+             s3://{bucket}/{prefix}{slash}files`)",
+            bucket = location.bucket(),
+            prefix = location.prefix(),
+            slash = if location.prefix().is_empty() {
+                ""
+            } else {
+                "/"
+            },
+            files = from.join("files").display(),
+            images = from.join("images").display(),
+        )),
+    };
+    let counts = migrate(from, files_target, url, &mut |line| eprintln!("{line}"))?;
     let width = counts
         .iter()
         .map(|count| count.table.len())
@@ -405,11 +425,20 @@ pub fn run_command(
     Ok(())
 }
 
+/// Where [`migrate`] puts the stored files and images.
+#[derive(Clone, Debug)]
+pub enum StoredFilesTarget<'a> {
+    /// A folder blob store's root (the target `--data`, or `--blobs DIR`).
+    Folder(&'a Path),
+    /// Not copied by the migration; the sentence says how to copy them.
+    Elsewhere(String),
+}
+
 /// Copies the data directory `from` into the database `url` and its stored files into
-/// `target_data`, then returns the counts of both sides (which the caller compares).
+/// `files_target`, then returns the counts of both sides (which the caller compares).
 pub fn migrate(
     from: &Path,
-    target_data: &Path,
+    files_target: StoredFilesTarget<'_>,
     url: &DatabaseUrl,
     progress: &mut dyn FnMut(String),
 ) -> anyhow::Result<Vec<TableCount>> {
@@ -453,7 +482,10 @@ pub fn migrate(
     if terms > 0 {
         progress(format!("free-text terms: {terms} files"));
     }
-    copy_stored_files(from, target_data, progress)?;
+    match files_target {
+        StoredFilesTarget::Folder(target) => copy_stored_files(from, target, progress)?,
+        StoredFilesTarget::Elsewhere(how) => progress(format!("stored files: not copied: {how}")),
+    }
     let counts = count_both(&source, &mut client)?;
     source
         .execute_batch("COMMIT")

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
+use super::blobs::Blobs;
 use super::config::{ServiceConfig, public_origin};
 use super::connections;
 use super::disk::Disk;
@@ -55,6 +56,13 @@ impl RunningService {
         };
         let folders = disk.clone();
         tokio::task::spawn_blocking(move || folders.create_folders(&live_nodes)).await??;
+        let blobs = Blobs::open(&config.blobs, &config.data_dir).map_err(|error| {
+            ServiceError::Io(std::io::Error::new(
+                error.kind(),
+                format!("the blob store ({:?}): {error}", config.blobs),
+            ))
+        })?;
+        tracing::info!(blobs = blobs.describe(), "stored files and images");
         let secret = store
             .write_tx(|tx| tx.secret(SECRET_NAME, &mut ImageLinks::fresh_secret))
             .await?;
@@ -63,15 +71,11 @@ impl RunningService {
         let indexer = Indexer::new(
             store.clone(),
             disk.clone(),
+            blobs.clone(),
             visual,
             config.limits.clone(),
             &config.reader,
         );
-        if store.is_postgres() {
-            tracing::warn!(
-                "on PostgreSQL free text is scanned, not yet searched through an index (issue 26)"
-            );
-        }
         let (indexed, queued) = indexer.recover().await?;
         let listener = tokio::net::TcpListener::bind(config.addr)
             .await
@@ -84,13 +88,13 @@ impl RunningService {
         let stop = CancellationToken::new();
         let cleaner = Some(tokio::spawn(super::expiry::run_cleaner(
             store.clone(),
-            disk.clone(),
+            blobs.clone(),
             config.limits.search_input_lifetime,
             config.limits.expiry_sweep_interval,
             stop.clone(),
         )));
         let connection_limits = config.limits.connections.clone();
-        let stored_files = StoredFiles::new(store.clone(), disk.clone());
+        let stored_files = StoredFiles::new(store.clone(), blobs.clone());
         let metrics = config
             .metrics
             .served_on(addr)
@@ -104,6 +108,7 @@ impl RunningService {
             local_addr: addr,
             store,
             disk,
+            blobs,
             indexer: indexer.clone(),
             image_links,
             metrics,

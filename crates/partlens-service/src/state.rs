@@ -4,6 +4,7 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+use super::blobs::Blobs;
 use super::config::ServiceConfig;
 use super::disk::Disk;
 use super::filter_scopes::FilterScopes;
@@ -23,8 +24,10 @@ pub struct ServiceState {
     pub public_origin: String,
     /// Records, users, tokens, queue.
     pub store: Store,
-    /// Files and images on disk.
+    /// Where bodies being received are written (`tmp/`).
     pub disk: Disk,
+    /// Stored files and rendered images.
+    pub blobs: Blobs,
     /// Runs the engine, owns the visual index.
     pub indexer: Indexer,
     /// Signs the image URLs.
@@ -50,6 +53,7 @@ pub(crate) async fn state_for_tests(
 ) -> (AppState, super::store::accounts::Caller) {
     let disk = Disk::new(data_dir);
     disk.create_folders(&[]).unwrap();
+    let blobs = Blobs::open(&super::blobs::BlobLocation::DataDirectory, data_dir).unwrap();
     let store = Store::open(data_dir.to_path_buf()).await.unwrap();
     let company_id = store
         .write(|connection| super::store::accounts::ensure_company(connection, "Acme"))
@@ -60,6 +64,7 @@ pub(crate) async fn state_for_tests(
     let indexer = Indexer::new(
         store.clone(),
         disk.clone(),
+        blobs.clone(),
         visual,
         config.limits.clone(),
         &config.reader,
@@ -73,6 +78,7 @@ pub(crate) async fn state_for_tests(
         config,
         store,
         disk,
+        blobs,
         indexer,
         image_links: ImageLinks::new(b"test".to_vec(), std::time::Duration::from_secs(60)),
         metrics: None,

@@ -29,6 +29,7 @@ use partlens_api::Attribute;
 use partlens_api::encoding::{QueryString, decode_nested_attributes_query};
 use partlens_api::limits::MIN_UPLOAD_SIZE;
 
+use super::blobs::BlobKey;
 use super::body::{BodyEncoding, TempFile, receive_upload};
 use super::error::ServiceError;
 use super::params::{bool_param, optional_bool_param, optional_uid_param, text_param};
@@ -237,7 +238,7 @@ async fn store_and_index_now(
     let index_async = params.index_async;
     let is_search_input = params.is_search_input();
     let extension = params.extension().to_owned();
-    let disk = state.disk.clone();
+    let blobs = state.blobs.clone();
     let visual = state.indexer.visual().clone();
     let caller_in = caller.clone();
     let (uid, revision) = state
@@ -249,13 +250,13 @@ async fn store_and_index_now(
             let revision = save_record(tx, &caller, &params, &place, size)?;
             // The old images go and the bytes move in before the commit, so no worker can see the
             // job without them; what fails here fails before anything else changed on disk.
-            disk.remove_images(&place.uid)?;
-            file.persist(&disk.content_path(&place.uid))?;
+            blobs.remove_images_blocking(&place.uid)?;
+            blobs.persist_blocking(BlobKey::Content(&place.uid), file)?;
             forget_old_views(&visual, &caller.company_id, &place)?;
             if let Some(replaced) = &place.replaced {
                 // Its record is gone with this commit; bytes that cannot be removed (held open by
                 // another program) stay on disk unused rather than failing the upload.
-                if let Err(error) = disk.remove_file(replaced) {
+                if let Err(error) = blobs.remove_file_blocking(replaced) {
                     tracing::warn!(uid = replaced, %error, "a replaced file's bytes stay on disk");
                 }
             }

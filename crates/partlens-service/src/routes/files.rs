@@ -59,7 +59,7 @@ pub async fn delete_file(
 ) -> Result<Response, ServiceError> {
     let uid = required_uid_param(&query, "fileUID")?;
     let visual = state.indexer.visual().clone();
-    let disk = state.disk.clone();
+    let blobs = state.blobs.clone();
     let deleted = state
         .store
         .write_tx(move |tx| {
@@ -73,7 +73,7 @@ pub async fn delete_file(
             }
             tx.delete_file(&uid)?;
             visual.write()?.remove(&caller.company_id, &uid)?;
-            if let Err(error) = disk.remove_file(&uid) {
+            if let Err(error) = blobs.remove_file_blocking(&uid) {
                 tracing::warn!(uid, %error, "a deleted file's bytes or images stay on disk");
             }
             Ok(())

@@ -1,6 +1,6 @@
 //! What a load balancer and a supervisor ask, without a token: `GET /health/live` (the process
 //! answers) and `GET /health/ready` (it can serve: the database answers with the schema this
-//! program writes, and the data directory takes a file). Neither says more than `ok` or what is
+//! program writes, and the data directory and the blob store take a file). Neither says more than `ok` or what is
 //! wrong in a few words; neither touches a user's data.
 
 use axum::extract::State;
@@ -13,13 +13,17 @@ use crate::state::AppState;
 /// pool that cannot connect would otherwise wait its whole connection timeout.
 const DATABASE_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
 
+/// How long readiness waits for the blob store to take and remove a probe (an object store's
+/// client retries a refused connection for longer than a load balancer waits).
+const STORAGE_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// `GET /health/live`: 200 while the process serves requests at all.
 pub async fn live() -> Response {
     reply(StatusCode::OK, serde_json::json!({ "status": "live" }))
 }
 
 /// `GET /health/ready`: 200 when the database answers with a current schema and the data
-/// directory is writable; 503 naming what is not.
+/// directory and the blob store are writable; 503 naming what is not.
 pub async fn ready(State(state): State<AppState>) -> Response {
     let store = state.store.clone();
     let asked = async move {
@@ -42,19 +46,20 @@ pub async fn ready(State(state): State<AppState>) -> Response {
             "unreachable".to_owned()
         }
     };
-    let probe = state.disk.temp_path();
-    let storage = match tokio::task::spawn_blocking(move || {
-        crate::disk::write_private(&probe, b"ready")?;
-        std::fs::remove_file(&probe)
-    })
-    .await
-    {
+    let probe = crate::body::TempFile::new(state.disk.temp_path());
+    let storage = match tokio::time::timeout(STORAGE_WAIT, state.blobs.probe(probe)).await {
         Ok(Ok(())) => "ok".to_owned(),
         Ok(Err(error)) => {
-            tracing::warn!(%error, "readiness: the data directory is not writable");
+            tracing::warn!(%error, blobs = state.blobs.describe(), "readiness: storage is not writable");
             "not writable".to_owned()
         }
-        Err(_) => "not writable".to_owned(),
+        Err(_) => {
+            tracing::warn!(
+                blobs = state.blobs.describe(),
+                "readiness: storage gave no answer within {STORAGE_WAIT:?}"
+            );
+            "not writable".to_owned()
+        }
     };
     let ready = database == "ok" && storage == "ok";
     reply(

@@ -8,6 +8,7 @@ use axum::extract::State;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
+use crate::blobs::BlobKey;
 use crate::disk::ImageKind;
 use crate::error::ServiceError;
 use crate::image_links::{LinkBinding, LinkToken};
@@ -60,15 +61,10 @@ pub async fn image(
     {
         return Err(ServiceError::Unauthorized);
     }
-    let path = state.disk.image_path(&uid, kind);
-    let bytes = match tokio::fs::read(&path).await {
-        Ok(bytes) => bytes,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-            return Err(ServiceError::NotFound(format!(
-                "file {uid} has no such image"
-            )));
-        }
-        Err(error) => return Err(error.into()),
+    let Some(bytes) = state.blobs.read(BlobKey::Image(&uid, kind)).await? else {
+        return Err(ServiceError::NotFound(format!(
+            "file {uid} has no such image"
+        )));
     };
     let mut response = (StatusCode::OK, bytes).into_response();
     let headers = response.headers_mut();

@@ -1,0 +1,284 @@
+//! Stored files and images in an S3-compatible bucket (`--blobs s3://…`): a real S3 server on
+//! loopback in this process (`s3s-fs`: S3's HTTP API with signature checks, objects as files in a
+//! temporary folder), on whichever store the run asks for.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use hyper_util::rt::TokioIo;
+use partlens_service::ServiceConfig;
+use partlens_service::blobs::{BlobLocation, S3Location};
+use partlens_testkit::service::{Session, Shape, StoreKind, TestService, png};
+use reqwest::Method;
+use tokio_util::sync::CancellationToken;
+
+const ACCESS_KEY: &str = "partlens-test";
+const SECRET_KEY: &str = "partlens-test-secret-key";
+const BUCKET: &str = "parts";
+const PREFIX: &str = "team-a";
+
+/// An S3 server on a loopback port, keeping the bucket [`BUCKET`] as a folder under `root`.
+struct S3Server {
+    root: tempfile::TempDir,
+    addr: SocketAddr,
+    stop: CancellationToken,
+}
+
+impl S3Server {
+    async fn start() -> Self {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::create_dir(root.path().join(BUCKET)).unwrap();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let stop = serve_s3(root.path(), listener);
+        Self { root, addr, stop }
+    }
+
+    /// Stops answering: the port refuses connections until [`S3Server::resume`].
+    fn pause(&self) {
+        self.stop.cancel();
+    }
+
+    /// Answers again on the same port, with the same objects.
+    async fn resume(&mut self) {
+        let listener = tokio::net::TcpListener::bind(self.addr).await.unwrap();
+        self.stop = serve_s3(self.root.path(), listener);
+    }
+
+    /// The service's `--blobs` with the settings an operator gives by `AWS_*` variables.
+    fn location(&self) -> BlobLocation {
+        BlobLocation::S3(
+            S3Location::parse(&format!("s3://{BUCKET}/{PREFIX}"))
+                .unwrap()
+                .with_setting("aws_endpoint", &format!("http://{}", self.addr))
+                .with_setting("aws_access_key_id", ACCESS_KEY)
+                .with_setting("aws_secret_access_key", SECRET_KEY)
+                .with_setting("aws_region", "us-east-1")
+                .with_setting("aws_allow_http", "true"),
+        )
+    }
+
+    /// Where the server keeps the object `key` (under the prefix).
+    fn object(&self, key: &str) -> PathBuf {
+        self.root.path().join(BUCKET).join(PREFIX).join(key)
+    }
+}
+
+impl Drop for S3Server {
+    fn drop(&mut self) {
+        self.stop.cancel();
+    }
+}
+
+fn serve_s3(root: &Path, listener: tokio::net::TcpListener) -> CancellationToken {
+    let file_system = s3s_fs::FileSystem::new(root).unwrap();
+    let mut builder = s3s::service::S3ServiceBuilder::new(file_system);
+    builder.set_auth(s3s::auth::SimpleAuth::from_single(ACCESS_KEY, SECRET_KEY));
+    let service = builder.build();
+    let stop = CancellationToken::new();
+    let stopped = stop.clone();
+    tokio::spawn(async move {
+        let mut connections = tokio::task::JoinSet::new();
+        loop {
+            let (socket, _) = tokio::select! {
+                () = stopped.cancelled() => break,
+                accepted = listener.accept() => match accepted {
+                    Ok(accepted) => accepted,
+                    Err(_) => continue,
+                },
+            };
+            let connection = hyper::server::conn::http1::Builder::new()
+                .serve_connection(TokioIo::new(socket), service.clone());
+            connections.spawn(connection);
+        }
+        // The listener and every open connection go: the port refuses from now on.
+        drop(listener);
+        connections.abort_all();
+    });
+    stop
+}
+
+async fn ready(service: &TestService) -> (u16, String) {
+    let reply = service
+        .anonymous(None)
+        .send(Method::GET, "/health/ready", None, None)
+        .await;
+    (reply.status.as_u16(), reply.text())
+}
+
+/// What the program says of the bucket, run as an operator runs it: `partlens-service --data DIR
+/// --blobs s3://… check`, the bucket reached through the `AWS_*` variables: (its lines, success).
+async fn check(service: &TestService, s3: &S3Server) -> (String, bool) {
+    let (dir, endpoint) = (service.dir.path().to_owned(), format!("http://{}", s3.addr));
+    let output = tokio::task::spawn_blocking(move || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_partlens-service"))
+            .arg("--data")
+            .arg(&dir)
+            .args(["--blobs", &format!("s3://{BUCKET}/{PREFIX}"), "check"])
+            .env("AWS_ENDPOINT_URL", endpoint)
+            .env("AWS_ALLOW_HTTP", "true")
+            .env("AWS_ACCESS_KEY_ID", ACCESS_KEY)
+            .env("AWS_SECRET_ACCESS_KEY", SECRET_KEY)
+            .env("AWS_REGION", "us-east-1")
+            .env_remove("PARTLENS_DATABASE_URL")
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    let said = String::from_utf8_lossy(&output.stdout).into_owned()
+        + &String::from_utf8_lossy(&output.stderr);
+    (said, output.status.success())
+}
+
+fn on_s3(server: &S3Server) -> impl FnOnce(&mut ServiceConfig) {
+    let location = server.location();
+    move |config| config.blobs = location
+}
+
+#[tokio::test]
+async fn files_and_images_live_in_the_bucket_and_go_with_their_record() {
+    let s3 = S3Server::start().await;
+    let service = TestService::start_with(on_s3(&s3)).await;
+    let ann = service.session("ann").await;
+    let disc = png(Shape::Disc, 3);
+    let uid = ann
+        .upload_database_file("Parts/disc.png", disc.clone(), &[])
+        .await;
+    let _square = ann
+        .upload_database_file("Parts/square.png", png(Shape::Bracket, 5), &[])
+        .await;
+
+    // The bytes went to the bucket, under the prefix, with the folder store's names; nothing to
+    // the data directory.
+    assert_eq!(
+        std::fs::read(s3.object(&format!("files/{uid}"))).unwrap(),
+        disc
+    );
+    assert!(!service.dir.path().join("files").exists());
+    let record = ann.get(&format!("/api/File?fileUID={uid}")).await;
+    record.expect(200);
+    let record = record.json();
+    assert_eq!(record["IndexingFinished"], true, "{record}");
+    assert_eq!(record["HasThumbnail"], true, "{record}");
+
+    // The thumbnail is served from the bucket.
+    let thumbnail_url = record["ThumbNailURLFromID"].as_str().unwrap().to_owned();
+    let thumbnail = reqwest::get(&thumbnail_url).await.unwrap();
+    assert_eq!(thumbnail.status().as_u16(), 200);
+    let served = thumbnail.bytes().await.unwrap();
+    assert_eq!(
+        served.as_ref(),
+        std::fs::read(s3.object(&format!("images/{uid}.sm.jpg"))).unwrap()
+    );
+
+    // A search by another picture of the disc reads its input back from the bucket and finds the
+    // disc first.
+    let input = ann
+        .upload_search_input(".png", &png(Shape::Disc, 4), false)
+        .await;
+    let found = ann.search_uids(&format!("fileUID={input}")).await;
+    assert_eq!(found.first(), Some(&uid), "{found:?}");
+
+    let (status, body) = ready(&service).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains(r#""storage":"ok""#), "{body}");
+
+    // Deleting the file removes its objects.
+    let admin = service.session("admin").await;
+    admin
+        .delete(&format!("/api/File?fileUID={uid}"))
+        .await
+        .expect(200);
+    assert!(!s3.object(&format!("files/{uid}")).exists());
+    assert!(!s3.object(&format!("images/{uid}.sm.jpg")).exists());
+    assert!(!s3.object(&format!("images/{uid}.lg.png")).exists());
+}
+
+#[tokio::test]
+async fn a_bucket_that_stops_answering_fails_uploads_with_a_reason_and_loses_nothing() {
+    let mut s3 = S3Server::start().await;
+    let service = TestService::start_with(on_s3(&s3)).await;
+    let ann = service.session("ann").await;
+    let kept = ann
+        .upload_database_file("Parts/kept.png", png(Shape::Disc, 8), &[])
+        .await;
+
+    let (said, usable) = check(&service, &s3).await;
+    assert!(usable, "{said}");
+    assert!(
+        said.contains("stored files and images in s3://parts/team-a: reachable, takes writes"),
+        "{said}"
+    );
+
+    s3.pause();
+    let (said, usable) = check(&service, &s3).await;
+    assert!(!usable, "{said}");
+    assert!(said.contains("the blob store cannot be used"), "{said}");
+    let (status, body) = ready(&service).await;
+    assert_eq!(status, 503, "{body}");
+    assert!(body.contains(r#""storage":"not writable""#), "{body}");
+    assert!(body.contains(r#""database":"ok""#), "{body}");
+    let refused = ann
+        .put_binary(
+            "/api/FileBinary?file=Parts%2Flost.png&isSearchInput=false",
+            png(Shape::Bracket, 9),
+        )
+        .await;
+    assert_eq!(refused.status.as_u16(), 500, "{}", refused.text());
+    assert!(refused.text().contains("retry later"), "{}", refused.text());
+    // The refused upload left no record, and the one before it is whole.
+    let listed = ann.get("/api/File?fileName=Parts%2Flost.png").await;
+    assert_eq!(listed.status.as_u16(), 404, "{}", listed.text());
+    ann.get(&format!("/api/File?fileUID={kept}"))
+        .await
+        .expect(200);
+
+    s3.resume().await;
+    let (status, body) = ready(&service).await;
+    assert_eq!(status, 200, "{body}");
+    let again = ann
+        .upload_database_file("Parts/lost.png", png(Shape::Bracket, 9), &[])
+        .await;
+    assert!(s3.object(&format!("files/{again}")).is_file());
+}
+
+#[tokio::test]
+async fn two_nodes_on_one_database_serve_each_others_files_from_one_bucket() {
+    let s3 = S3Server::start().await;
+    let Some(first) = TestService::start_on(StoreKind::Postgres, on_s3(&s3)).await else {
+        eprintln!("skipped: no PostgreSQL server for the second node");
+        return;
+    };
+    let (second, _second_dir) = first.another_node(on_s3(&s3)).await;
+    let on_first = first.session("ann").await;
+    let on_second = Session::login(&second.base_url(), "ann").await;
+
+    let uid = on_first
+        .upload_database_file("Parts/disc.png", png(Shape::Disc, 3), &[])
+        .await;
+    // The second node serves the thumbnail the first one rendered, and indexes a search input
+    // from the bucket that finds the file.
+    let record = on_second.get(&format!("/api/File?fileUID={uid}")).await;
+    record.expect(200);
+    let thumbnail_url = record.json()["ThumbNailURLFromID"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        thumbnail_url.starts_with(&second.base_url()),
+        "{thumbnail_url}"
+    );
+    let thumbnail = reqwest::get(&thumbnail_url).await.unwrap();
+    assert_eq!(thumbnail.status().as_u16(), 200);
+    assert_eq!(
+        thumbnail.bytes().await.unwrap().as_ref(),
+        std::fs::read(s3.object(&format!("images/{uid}.sm.jpg"))).unwrap()
+    );
+    let input = on_second
+        .upload_search_input(".png", &png(Shape::Disc, 4), false)
+        .await;
+    let found = on_first.search_uids(&format!("fileUID={input}")).await;
+    assert_eq!(found.first(), Some(&uid), "{found:?}");
+    second.shutdown().await;
+}
