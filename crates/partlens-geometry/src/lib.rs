@@ -26,6 +26,8 @@ mod mesh_formats;
 mod model;
 #[cfg(feature = "occt")]
 pub mod occt;
+#[cfg(test)]
+mod realworld_for_tests;
 pub mod step;
 
 pub use builder::{MAX_MODEL_BYTES, MAX_TRIANGLES, MAX_VERTICES};

@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use super::*;
+use crate::realworld_for_tests::realworld_file;
 use crate::step::{STEP_TIME_BUDGET, STEP_TRIANGLE_BUDGET};
 
 fn sample(file: &str) -> Vec<u8> {
@@ -74,23 +75,9 @@ fn budgets_and_broken_bytes_are_refused_with_words() {
     }
 }
 
-/// A file of the real-world corpus beside the workspace (`/work/shared/realworld/iges`); `None`
-/// (skipped, with a line on stderr) when the corpus is missing, except on CI, where it must be.
+/// A file of the real-world corpus's `iges/` folder (see [`realworld_file`]).
 fn realworld_iges(file: &str) -> Option<Vec<u8>> {
-    let folder = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/realworld/iges"
-    );
-    if !std::path::Path::new(folder).is_dir() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "{folder}: the real-world corpus is missing"
-        );
-        eprintln!("skipped: {folder} is missing");
-        return None;
-    }
-    let path = format!("{folder}/{file}");
-    Some(std::fs::read(&path).unwrap_or_else(|error| panic!("{path}: {error}")))
+    realworld_file(&format!("iges/{file}"))
 }
 
 #[test]

@@ -20,6 +20,7 @@
 //! file at the size limit stays under about 1.3 GiB while it is read.
 
 mod budget;
+mod hyperbolas;
 mod instances;
 mod product;
 mod tessellate;

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use super::*;
 use crate::Mesh;
+use crate::realworld_for_tests::realworld_file;
 
 fn sample(stem: &str) -> String {
     let path = format!(
@@ -215,4 +216,16 @@ fn a_file_without_a_shell_gives_its_words_and_says_why_it_has_no_shape() {
     let reading = read_step(without_shell.as_bytes());
     assert!(failure(&reading).contains("no B-rep shell"));
     assert!(reading.description.text.contains("Washer"));
+}
+
+#[test]
+fn a_plane_cutting_a_cone_leaves_an_edge_between_its_corners() {
+    // FreeCAD's Futaba 3003 four-arm servo horn: each arm's chamfer (a cone) meets its flat side
+    // in a hyperbola. truck put those edges on another stretch of the hyperbola, 3 mm above the
+    // horn, and meshed the chamfers out to them: 9.4 mm tall instead of the 6.3 of its STL.
+    let Some(bytes) = realworld_file("step/freecadlib__Servos__Futaba3003-4-arms-horn.step") else {
+        return;
+    };
+    let mesh = read_step(&bytes).mesh.unwrap();
+    assert_near(size(&mesh), [38.85, 38.85, 6.3]);
 }

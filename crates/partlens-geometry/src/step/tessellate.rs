@@ -17,6 +17,8 @@
 //! - A face truck still cannot finish within [`FACE_TIME`] (a trimming test of a spline plate
 //!   with hundreds of holes) is left out, and after [`MAX_STUCK_FACES`] such faces the rest of the
 //!   model is too, so a model gives a picture with a face missing rather than none.
+//! - A plane meeting a cone leaves a hyperbolic edge, which truck placed on the wrong stretch of
+//!   its hyperbola; its range is set from its corners again (`hyperbolas.rs`).
 //! - A face truck cannot convert or trim, whose corners are not numbers, or whose trimming failed
 //!   (its triangles reach far past the model's corners) is left out; a model of which no face is
 //!   meshed is an error. Assembly placements are not applied by this truck release (each shell
@@ -39,6 +41,7 @@ use truck_topology::compress::{
 };
 
 use super::budget::{Budget, Budgeted, Exceeded};
+use super::hyperbolas::repair_hyperbola_ranges;
 use crate::builder::MeshBuilder;
 use crate::{GeometryError, Mesh};
 
@@ -75,6 +78,10 @@ pub fn mesh_shells<'a>(
     let shells: Vec<_> = shell_ids
         .iter()
         .filter_map(|id| table.to_compressed_shell(table.shell.get(id)?).ok())
+        .map(|mut shell| {
+            repair_hyperbola_ranges(&mut shell);
+            shell
+        })
         .collect();
     let vertex_box = VertexBox::of(&shells);
     let tolerance = (vertex_box.diagonal() * TOLERANCE_OF_SIZE).max(SMALLEST_TOLERANCE);

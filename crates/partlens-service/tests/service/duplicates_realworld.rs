@@ -5,8 +5,8 @@
 //! database over HTTP; the service must put every part's files in one group and never two parts
 //! (so never two sizes of one part) in one group.
 //!
-//! Two known exceptions are allowed, not required (the test still passes once they are fixed):
-//! [`SPLIT_ALLOWED`] and [`JOINED_ALLOWED`], each with its reason.
+//! One known exception is allowed, not required (the test still passes once it is fixed):
+//! [`JOINED_ALLOWED`], with its reason. Every part's files must be one group.
 //!
 //! Without the corpus the test says so and passes, except under CI (`CI` set). IGES files take part
 //! in a build with `occt` (the default build does not read them).
@@ -16,12 +16,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use futures_util::StreamExt as _;
 use partlens_testkit::realworld::{CorpusFile, corpus_dir, corpus_files_for_test};
 use partlens_testkit::service::TestService;
-
-/// Parts whose files may be left in different groups: the Futaba 3003 horn's STEP file is read
-/// 9.4 mm tall, its STL 6.3 mm (the other two extents agree), so the two are not the same size to
-/// the service.
-const SPLIT_ALLOWED: [&str; 1] =
-    ["fclib:Electrical Parts/Servos/Futaba3003/Futaba3003-4-arms-horn"];
 
 /// Parts that may share a group: the Voron fan-saver hotend mounts for the Dragon and the Revo have
 /// the same outside and size and differ in their bores; their views score 0.93 against each other,
@@ -137,7 +131,7 @@ async fn every_part_in_two_formats_is_one_group_and_no_two_parts_are() {
             .iter()
             .map(|file| group_of.get(file.relative.as_str()))
             .collect();
-        if (groups.len() != 1 || groups.contains(&None)) && !SPLIT_ALLOWED.contains(part) {
+        if groups.len() != 1 || groups.contains(&None) {
             problems.push(format!(
                 "the files of {part} are not one group: {:?}",
                 files
