@@ -25,6 +25,7 @@ mod instances;
 mod product;
 mod tessellate;
 mod text;
+mod trimming;
 
 use std::panic::AssertUnwindSafe;
 use std::time::Duration;

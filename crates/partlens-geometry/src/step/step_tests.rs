@@ -229,3 +229,16 @@ fn a_plane_cutting_a_cone_leaves_an_edge_between_its_corners() {
     let mesh = read_step(&bytes).mesh.unwrap();
     assert_near(size(&mesh), [38.85, 38.85, 6.3]);
 }
+
+#[test]
+fn a_face_meshed_over_its_untrimmed_surface_is_left_out() {
+    // NIST's CTC 02 test part (a 400 × 680 × 860 mm casting): truck meshed six of its faces over
+    // their untrimmed surfaces, one reaching 120 mm past the part, which read 980 mm long.
+    let Some(bytes) = realworld_file("step/nist_mbe_pmi__nist_ctc_02_asme1_ap242-1.stp") else {
+        return;
+    };
+    let mesh = read_step(&bytes).mesh.unwrap();
+    let mut extents = size(&mesh);
+    extents.sort_by(f32::total_cmp);
+    assert_near(extents, [400.0, 680.0, 860.0]);
+}

@@ -19,6 +19,8 @@
 //!   model is too, so a model gives a picture with a face missing rather than none.
 //! - A plane meeting a cone leaves a hyperbolic edge, which truck placed on the wrong stretch of
 //!   its hyperbola; its range is set from its corners again (`hyperbolas.rs`).
+//! - A face truck meshed over its untrimmed surface (few of its boundary's points among its
+//!   corners, and reaching past its boundary: `trimming.rs`) is left out.
 //! - A face truck cannot convert or trim, whose corners are not numbers, or whose trimming failed
 //!   (its triangles reach far past the model's corners) is left out; a model of which no face is
 //!   meshed is an error. Assembly placements are not applied by this truck release (each shell
@@ -42,6 +44,7 @@ use truck_topology::compress::{
 
 use super::budget::{Budget, Budgeted, Exceeded};
 use super::hyperbolas::repair_hyperbola_ranges;
+use super::trimming::trimming_failed;
 use crate::builder::MeshBuilder;
 use crate::{GeometryError, Mesh};
 
@@ -111,6 +114,10 @@ pub fn mesh_shells<'a>(
                 }
                 FaceMeshed::Polygons(_) => faces.left_out += 1,
                 FaceMeshed::LeftOut => faces.left_out += 1,
+                FaceMeshed::Untrimmed => {
+                    faces.left_out += 1;
+                    faces.untrimmed += 1;
+                }
                 FaceMeshed::Panicked(words) => {
                     faces.left_out += 1;
                     faces.panic.get_or_insert(words);
@@ -172,6 +179,7 @@ pub fn mesh_shells<'a>(
     tracing::debug!(
         faces = faces.total,
         left_out = faces.left_out,
+        untrimmed = faces.untrimmed,
         stuck = faces.stuck,
         tolerance,
         "STEP shells meshed"
@@ -196,6 +204,8 @@ pub const MAX_STUCK_FACES: usize = 3;
 struct FaceCount {
     total: usize,
     left_out: usize,
+    /// Of those left out, the faces meshed over their untrimmed surface.
+    untrimmed: usize,
     stuck: usize,
     panic: Option<String>,
 }
@@ -265,6 +275,8 @@ enum FaceMeshed {
     Polygons(PolygonMesh),
     /// truck could not trim or convert it, or its time ran out and it came back coarse.
     LeftOut,
+    /// truck meshed it over its untrimmed surface (`trimming.rs`).
+    Untrimmed,
     /// truck panicked on it (the words of the panic).
     Panicked(String),
     /// Its time ran out and it did not come back: its thread was given up on.
@@ -277,7 +289,8 @@ enum FaceMeshed {
 struct FaceMesher {
     tolerance: f64,
     faces: mpsc::Sender<FaceAlone>,
-    meshed: mpsc::Receiver<Result<Option<PolygonMesh>, String>>,
+    /// Each face's triangles and whether its trimming failed, or the words of truck's panic.
+    meshed: mpsc::Receiver<Result<Option<(PolygonMesh, bool)>, String>>,
 }
 
 impl FaceMesher {
@@ -293,7 +306,16 @@ impl FaceMesher {
                     let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| {
                         let meshed = face.robust_triangulation(tolerance);
                         let any = meshed.faces.iter().any(|face| face.surface.is_some());
-                        any.then(|| positions_only(&meshed.to_polygon()))
+                        any.then(|| {
+                            let polygons = positions_only(&meshed.to_polygon());
+                            let boundary: Vec<Point3> = meshed
+                                .edges
+                                .iter()
+                                .flat_map(|edge| edge.curve.0.iter().copied())
+                                .collect();
+                            let untrimmed = trimming_failed(&boundary, &polygons, tolerance);
+                            (polygons, untrimmed)
+                        })
                     }))
                     .map_err(|panic| panic_words(panic.as_ref()));
                     if meshed_out.send(outcome).is_err() {
@@ -340,7 +362,8 @@ impl FaceMesher {
         Ok(match outcome {
             // A face with a corner that is not a number (a surface evaluated outside its
             // domain) is not drawn.
-            Ok(Some(polygons)) if all_finite(&polygons) => FaceMeshed::Polygons(polygons),
+            Ok(Some((_, true))) => FaceMeshed::Untrimmed,
+            Ok(Some((polygons, false))) if all_finite(&polygons) => FaceMeshed::Polygons(polygons),
             Ok(Some(_)) => FaceMeshed::LeftOut,
             Ok(None) => FaceMeshed::LeftOut,
             Err(words) => FaceMeshed::Panicked(words),
@@ -361,7 +384,7 @@ fn positions_only(mesh: &PolygonMesh) -> PolygonMesh {
 
 /// A mesh of `positions` and faces given by their corners' indices, without texture coordinates
 /// or normals.
-fn mesh_of_positions(
+pub(super) fn mesh_of_positions(
     positions: Vec<Point3>,
     faces: impl Iterator<Item = Vec<usize>>,
 ) -> PolygonMesh {
