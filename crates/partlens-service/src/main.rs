@@ -179,8 +179,8 @@ enum Command {
     /// Copies a SQLite data directory into PostgreSQL; exits 1 when the counts differ.
     ///
     /// Run again, it resumes (or does nothing). Records, accounts (password hashes and tokens included), attributes, feedback, descriptors
-    /// and the queue go into the database; the stored files and images into --data unless it is
-    /// DIR itself. The source is only read. See docs/OPERATIONS.md, "On PostgreSQL".
+    /// and the queue go into the database; the stored files and images into --blobs (a folder or a
+    /// bucket), else into --data unless it is DIR itself. The source is only read. See docs/OPERATIONS.md, "On PostgreSQL".
     Migrate {
         /// The SQLite data directory to copy (with the service on it stopped).
         #[arg(long, value_name = "DIR")]

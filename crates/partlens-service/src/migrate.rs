@@ -35,10 +35,12 @@
 //! | `file_listing`, `file_terms`, `search_terms`, `search_postings`, `search_term_index` (FTS5) | `search_terms`, `search_term_trigrams`, `search_trigram_counts`, `search_postings` | not copied: rebuilt from `files.search_text` at the end (`text_terms::fill_missing`) |
 //! | — | `nodes`, `partlens_schema`, `visual_journal` | the target's own |
 //!
-//! Stored files (`files/UID`, `images/UID.sm.jpg`, `images/UID.lg.png`, see `disk.rs`) are copied
-//! into the target `--data` unless it is the source directory itself; a file already there with
-//! the same size is skipped, and each copy is written beside its place and renamed into it, so an
-//! interrupted copy is redone, never kept half. The saved visual graphs (`visual/`) are not used on
+//! Stored files (`files/UID`, `images/UID.sm.jpg`, `images/UID.lg.png`, see `blobs/`) are copied
+//! into the target's blob store: the target `--data` (unless it is the source directory itself),
+//! the folder of `--blobs DIR`, or the bucket of `--blobs s3://…` under the same names. A file
+//! already there with the same size is skipped; a copy into a folder is written beside its place
+//! and renamed into it, and an object appears whole or not at all, so an interrupted copy is
+//! redone, never kept half. The saved visual graphs (`visual/`) are not used on
 //! PostgreSQL and not copied.
 
 use std::collections::BTreeMap;
@@ -49,7 +51,7 @@ use r2d2_postgres::postgres::types::ToSql;
 use r2d2_postgres::postgres::{self, Client, NoTls};
 use rusqlite::types::ValueRef;
 
-use crate::blobs::BlobLocation;
+use crate::blobs::{BlobLocation, S3Blobs, S3Location};
 use crate::store::postgres::{DatabaseUrl, schema as pg_schema, text_terms, view_vectors};
 use crate::store::{DATABASE_FILE, schema as sqlite_schema};
 
@@ -378,20 +380,7 @@ pub fn run_command(
     let files_target = match blobs {
         BlobLocation::DataDirectory => StoredFilesTarget::Folder(target_data),
         BlobLocation::Folder(folder) => StoredFilesTarget::Folder(folder),
-        BlobLocation::S3(location) => StoredFilesTarget::Elsewhere(format!(
-            "the blob store is s3://{bucket}/{prefix}: copy {files} and {images} there with the \
-             bucket's own tools (the keys are the folders' paths, e.g. `aws s3 sync {files} \
-             s3://{bucket}/{prefix}{slash}files`)",
-            bucket = location.bucket(),
-            prefix = location.prefix(),
-            slash = if location.prefix().is_empty() {
-                ""
-            } else {
-                "/"
-            },
-            files = from.join("files").display(),
-            images = from.join("images").display(),
-        )),
+        BlobLocation::S3(location) => StoredFilesTarget::Bucket(location),
     };
     let counts = migrate(from, files_target, url, &mut |line| eprintln!("{line}"))?;
     let width = counts
@@ -430,8 +419,8 @@ pub fn run_command(
 pub enum StoredFilesTarget<'a> {
     /// A folder blob store's root (the target `--data`, or `--blobs DIR`).
     Folder(&'a Path),
-    /// Not copied by the migration; the sentence says how to copy them.
-    Elsewhere(String),
+    /// An S3-compatible bucket (`--blobs s3://…`).
+    Bucket(&'a S3Location),
 }
 
 /// Copies the data directory `from` into the database `url` and its stored files into
@@ -484,7 +473,9 @@ pub fn migrate(
     }
     match files_target {
         StoredFilesTarget::Folder(target) => copy_stored_files(from, target, progress)?,
-        StoredFilesTarget::Elsewhere(how) => progress(format!("stored files: not copied: {how}")),
+        StoredFilesTarget::Bucket(location) => {
+            copy_stored_files_to_bucket(from, location, progress)?
+        }
     }
     let counts = count_both(&source, &mut client)?;
     source
@@ -788,6 +779,67 @@ fn copy_stored_files(
         }
         progress(format!(
             "{folder}/: {copied} copied, {skipped} already there"
+        ));
+    }
+    Ok(())
+}
+
+/// Copies `files/` and `images/` of `from` into the bucket, under the same names; an object
+/// already there with the same size is skipped (a second run resumes). Any failure stops the copy
+/// with its reason; what was sent stays and is skipped next time.
+fn copy_stored_files_to_bucket(
+    from: &Path,
+    location: &S3Location,
+    progress: &mut dyn FnMut(String),
+) -> anyhow::Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("cannot start the S3 client's runtime")?;
+    let bucket = {
+        let _inside = runtime.enter();
+        S3Blobs::open(location).context("cannot use the bucket of --blobs")?
+    };
+    for folder in ["files", "images"] {
+        let source_dir = from.join(folder);
+        if !source_dir.is_dir() {
+            continue;
+        }
+        let (mut copied, mut skipped) = (0_u64, 0_u64);
+        for entry in std::fs::read_dir(&source_dir)
+            .with_context(|| format!("cannot list {}", source_dir.display()))?
+        {
+            let entry = entry.with_context(|| format!("cannot list {}", source_dir.display()))?;
+            let metadata = entry.metadata()?;
+            if !metadata.is_file() {
+                continue;
+            }
+            let name = format!("{folder}/{}", entry.file_name().to_string_lossy());
+            let there = bucket
+                .size_blocking(&name)
+                .with_context(|| format!("cannot ask {} for {name}", bucket.describe()))?;
+            if there == Some(metadata.len()) {
+                skipped += 1;
+                continue;
+            }
+            bucket
+                .upload_blocking(&name, &entry.path())
+                .with_context(|| {
+                    format!(
+                        "cannot send {} to {}",
+                        entry.path().display(),
+                        bucket.describe()
+                    )
+                })?;
+            copied += 1;
+            if copied.is_multiple_of(200) {
+                progress(format!("{folder}/: {copied} sent to {}", bucket.describe()));
+            }
+        }
+        progress(format!(
+            "{folder}/: {copied} copied, {skipped} already there ({})",
+            bucket.describe()
         ));
     }
     Ok(())

@@ -7,6 +7,7 @@
 //! clients retry (connection refused or reset, 5xx, throttling) a few times before the error
 //! reaches the caller, whose upload then fails with its reason and changes nothing.
 
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -175,19 +176,37 @@ impl S3Blobs {
 
     /// Sends `file` to `key` from a blocking thread; the temporary file goes afterwards.
     pub fn persist_blocking(&self, key: BlobKey<'_>, file: TempFile) -> std::io::Result<()> {
-        let path = ObjectPath::from(key.name());
+        self.upload_blocking(&key.name(), file.path())?;
+        drop(file);
+        Ok(())
+    }
+
+    /// Sends the file at `path` to the object `name` (`files/UID`…, under the prefix) from a
+    /// thread outside the runtime; the file stays.
+    pub fn upload_blocking(&self, name: &str, path: &Path) -> std::io::Result<()> {
+        let object = ObjectPath::from(name);
         self.runtime.block_on(async {
-            let mut source = tokio::fs::File::open(file.path()).await?;
-            let mut writer = object_store::buffered::BufWriter::new(self.store.clone(), path);
+            let mut source = tokio::fs::File::open(path).await?;
+            let mut writer = object_store::buffered::BufWriter::new(self.store.clone(), object);
             if let Err(error) = tokio::io::copy(&mut source, &mut writer).await {
                 // A multipart upload begun is aborted, so the bucket keeps no orphan parts.
                 let _ = writer.abort().await;
                 return Err(error);
             }
             writer.shutdown().await
-        })?;
-        drop(file);
-        Ok(())
+        })
+    }
+
+    /// The size of the object `name`, `None` when there is none; from a thread outside the runtime.
+    pub fn size_blocking(&self, name: &str) -> std::io::Result<Option<u64>> {
+        match self
+            .runtime
+            .block_on(self.store.head(&ObjectPath::from(name)))
+        {
+            Ok(meta) => Ok(Some(meta.size)),
+            Err(object_store::Error::NotFound { .. }) => Ok(None),
+            Err(error) => Err(io_error(error)),
+        }
     }
 
     /// Removes `key` from a blocking thread; one that is not there is fine.

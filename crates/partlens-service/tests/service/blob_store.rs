@@ -282,3 +282,88 @@ async fn two_nodes_on_one_database_serve_each_others_files_from_one_bucket() {
     assert_eq!(found.first(), Some(&uid), "{found:?}");
     second.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn migrate_sends_a_data_directorys_files_to_the_bucket_and_resumes() {
+    let s3 = S3Server::start().await;
+    let Some(database) = partlens_testkit::postgres::database() else {
+        eprintln!("skipped: no PostgreSQL server to migrate into");
+        return;
+    };
+    // A data directory of one's own, its file indexed, its service stopped.
+    let mut source = TestService::start_on(StoreKind::Sqlite, |_| {})
+        .await
+        .unwrap();
+    let uid = source
+        .session("ann")
+        .await
+        .upload_database_file("Parts/disc.png", png(Shape::Disc, 3), &[])
+        .await;
+    source.stop().await;
+    let target = tempfile::tempdir().unwrap();
+    let migrate = || {
+        let (target, from) = (target.path().to_owned(), source.dir.path().to_owned());
+        let (url, endpoint) = (database.url.clone(), format!("http://{}", s3.addr));
+        tokio::task::spawn_blocking(move || {
+            std::process::Command::new(env!("CARGO_BIN_EXE_partlens-service"))
+                .arg("--data")
+                .arg(&target)
+                .args(["--blobs", &format!("s3://{BUCKET}/{PREFIX}"), "migrate"])
+                .arg("--from")
+                .arg(&from)
+                .args(["--to", &url])
+                .env("AWS_ENDPOINT_URL", endpoint)
+                .env("AWS_ALLOW_HTTP", "true")
+                .env("AWS_ACCESS_KEY_ID", ACCESS_KEY)
+                .env("AWS_SECRET_ACCESS_KEY", SECRET_KEY)
+                .env("AWS_REGION", "us-east-1")
+                .env_remove("PARTLENS_DATABASE_URL")
+                .env_remove("PARTLENS_BLOBS")
+                .output()
+                .unwrap()
+        })
+    };
+
+    let first = migrate().await.unwrap();
+    let said = String::from_utf8_lossy(&first.stderr).into_owned();
+    assert!(first.status.success(), "{said}");
+    assert!(
+        said.contains("files/: 1 copied, 0 already there (s3://parts/team-a)"),
+        "{said}"
+    );
+    assert_eq!(
+        std::fs::read(s3.object(&format!("files/{uid}"))).unwrap(),
+        std::fs::read(source.dir.path().join(format!("files/{uid}"))).unwrap()
+    );
+    assert!(s3.object(&format!("images/{uid}.sm.jpg")).is_file());
+    assert!(
+        !target.path().join("files").exists(),
+        "nothing went to --data"
+    );
+
+    let second = migrate().await.unwrap();
+    let said = String::from_utf8_lossy(&second.stderr).into_owned();
+    assert!(second.status.success(), "{said}");
+    assert!(said.contains("files/: 0 copied, 1 already there"), "{said}");
+
+    // Served from PostgreSQL and the bucket: the thumbnail comes from the bucket.
+    let node = TestService::start_on(StoreKind::Postgres, |config| {
+        config.database =
+            Some(partlens_service::store::postgres::DatabaseUrl::parse(&database.url).unwrap());
+        config.blobs = s3.location();
+    })
+    .await
+    .unwrap();
+    let record = node
+        .session("ann")
+        .await
+        .get(&format!("/api/File?fileUID={uid}"))
+        .await;
+    record.expect(200);
+    let thumbnail_url = record.json()["ThumbNailURLFromID"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let thumbnail = reqwest::get(&thumbnail_url).await.unwrap();
+    assert_eq!(thumbnail.status().as_u16(), 200);
+}
