@@ -716,6 +716,41 @@ fn copy_attribute_values(
     Ok(())
 }
 
+/// The name a copy into a folder has until it is whole.
+const PARTIAL_SUFFIX: &str = ".migrating";
+
+/// One stored file of the source directory.
+struct SourceFile {
+    name: std::ffi::OsString,
+    path: std::path::PathBuf,
+    size: u64,
+}
+
+/// The stored files in `folder` of the source (none when it is missing), without the partial
+/// copies an earlier run left there (their own files are copied again).
+fn stored_files_in(folder: &Path) -> anyhow::Result<Vec<SourceFile>> {
+    if !folder.is_dir() {
+        return Ok(Vec::new());
+    }
+    let mut files = Vec::new();
+    for entry in
+        std::fs::read_dir(folder).with_context(|| format!("cannot list {}", folder.display()))?
+    {
+        let entry = entry.with_context(|| format!("cannot list {}", folder.display()))?;
+        let metadata = entry.metadata()?;
+        let name = entry.file_name();
+        if !metadata.is_file() || name.to_string_lossy().ends_with(PARTIAL_SUFFIX) {
+            continue;
+        }
+        files.push(SourceFile {
+            path: entry.path(),
+            name,
+            size: metadata.len(),
+        });
+    }
+    Ok(files)
+}
+
 /// Copies `files/` and `images/` into `target_data` unless it is `from` itself.
 fn copy_stored_files(
     from: &Path,
@@ -741,31 +776,19 @@ fn copy_stored_files(
         crate::disk::create_private_dir(&target_dir)
             .with_context(|| format!("cannot make {}", target_dir.display()))?;
         let (mut copied, mut skipped) = (0_u64, 0_u64);
-        for entry in std::fs::read_dir(&source_dir)
-            .with_context(|| format!("cannot list {}", source_dir.display()))?
-        {
-            let entry = entry.with_context(|| format!("cannot list {}", source_dir.display()))?;
-            let metadata = entry.metadata()?;
-            if !metadata.is_file() {
-                continue;
-            }
-            let name = entry.file_name();
-            // A partial copy of an earlier run: its own file is copied again below.
-            if name.to_string_lossy().ends_with(".migrating") {
-                continue;
-            }
-            let target = target_dir.join(&name);
-            if std::fs::metadata(&target).is_ok_and(|there| there.len() == metadata.len()) {
+        for file in stored_files_in(&source_dir)? {
+            let target = target_dir.join(&file.name);
+            if std::fs::metadata(&target).is_ok_and(|there| there.len() == file.size) {
                 skipped += 1;
                 continue;
             }
-            let mut partial_name = name.clone();
-            partial_name.push(".migrating");
+            let mut partial_name = file.name.clone();
+            partial_name.push(PARTIAL_SUFFIX);
             let partial = target_dir.join(partial_name);
-            std::fs::copy(entry.path(), &partial).with_context(|| {
+            std::fs::copy(&file.path, &partial).with_context(|| {
                 format!(
                     "cannot copy {} to {}",
-                    entry.path().display(),
+                    file.path.display(),
                     partial.display()
                 )
             })?;
@@ -802,36 +825,23 @@ fn copy_stored_files_to_bucket(
         S3Blobs::open(location).context("cannot use the bucket of --blobs")?
     };
     for folder in ["files", "images"] {
-        let source_dir = from.join(folder);
-        if !source_dir.is_dir() {
-            continue;
-        }
         let (mut copied, mut skipped) = (0_u64, 0_u64);
-        for entry in std::fs::read_dir(&source_dir)
-            .with_context(|| format!("cannot list {}", source_dir.display()))?
-        {
-            let entry = entry.with_context(|| format!("cannot list {}", source_dir.display()))?;
-            let metadata = entry.metadata()?;
-            if !metadata.is_file() {
-                continue;
-            }
-            let name = format!("{folder}/{}", entry.file_name().to_string_lossy());
+        for file in stored_files_in(&from.join(folder))? {
+            let name = format!("{folder}/{}", file.name.to_string_lossy());
             let there = bucket
                 .size_blocking(&name)
                 .with_context(|| format!("cannot ask {} for {name}", bucket.describe()))?;
-            if there == Some(metadata.len()) {
+            if there == Some(file.size) {
                 skipped += 1;
                 continue;
             }
-            bucket
-                .upload_blocking(&name, &entry.path())
-                .with_context(|| {
-                    format!(
-                        "cannot send {} to {}",
-                        entry.path().display(),
-                        bucket.describe()
-                    )
-                })?;
+            bucket.upload_blocking(&name, &file.path).with_context(|| {
+                format!(
+                    "cannot send {} to {}",
+                    file.path.display(),
+                    bucket.describe()
+                )
+            })?;
             copied += 1;
             if copied.is_multiple_of(200) {
                 progress(format!("{folder}/: {copied} sent to {}", bucket.describe()));

@@ -106,29 +106,54 @@ async fn ready(service: &TestService) -> (u16, String) {
     (reply.status.as_u16(), reply.text())
 }
 
-/// What the program says of the bucket, run as an operator runs it: `partlens-service --data DIR
-/// --blobs s3://… check`, the bucket reached through the `AWS_*` variables: (its lines, success).
-async fn check(service: &TestService, s3: &S3Server) -> (String, bool) {
-    let (dir, endpoint) = (service.dir.path().to_owned(), format!("http://{}", s3.addr));
-    let output = tokio::task::spawn_blocking(move || {
-        std::process::Command::new(env!("CARGO_BIN_EXE_partlens-service"))
-            .arg("--data")
-            .arg(&dir)
-            .args(["--blobs", &format!("s3://{BUCKET}/{PREFIX}"), "check"])
-            .env("AWS_ENDPOINT_URL", endpoint)
-            .env("AWS_ALLOW_HTTP", "true")
-            .env("AWS_ACCESS_KEY_ID", ACCESS_KEY)
-            .env("AWS_SECRET_ACCESS_KEY", SECRET_KEY)
-            .env("AWS_REGION", "us-east-1")
-            .env_remove("PARTLENS_DATABASE_URL")
-            .output()
-            .unwrap()
-    })
-    .await
-    .unwrap();
+/// Fetches the thumbnail link of `record` and checks it is the bucket's image of `uid`.
+async fn assert_thumbnail_is_the_buckets(record: &serde_json::Value, s3: &S3Server, uid: &str) {
+    let thumbnail_url = record["ThumbNailURLFromID"].as_str().unwrap();
+    let thumbnail = reqwest::get(thumbnail_url).await.unwrap();
+    assert_eq!(thumbnail.status().as_u16(), 200);
+    assert_eq!(
+        thumbnail.bytes().await.unwrap().as_ref(),
+        std::fs::read(s3.object(&format!("images/{uid}.sm.jpg"))).unwrap()
+    );
+}
+
+/// Uploads another picture of the disc through `uploading` and searches by it through
+/// `searching`: the disc `uid` comes first.
+async fn assert_a_disc_finds_first(uploading: &Session, searching: &Session, uid: &str) {
+    let input = uploading
+        .upload_search_input(".png", &png(Shape::Disc, 4), false)
+        .await;
+    let found = searching.search_uids(&format!("fileUID={input}")).await;
+    assert_eq!(found.first().map(String::as_str), Some(uid), "{found:?}");
+}
+
+/// `partlens-service --data DIR --blobs s3://… ARGUMENTS…` run as an operator runs it, the bucket
+/// reached through the `AWS_*` variables; returns its stdout and stderr, and whether it succeeded.
+async fn run_program(s3: &S3Server, data: &Path, arguments: &[&str]) -> (String, bool) {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_partlens-service"));
+    command
+        .arg("--data")
+        .arg(data)
+        .args(["--blobs", &format!("s3://{BUCKET}/{PREFIX}")])
+        .args(arguments)
+        .env("AWS_ENDPOINT_URL", format!("http://{}", s3.addr))
+        .env("AWS_ALLOW_HTTP", "true")
+        .env("AWS_ACCESS_KEY_ID", ACCESS_KEY)
+        .env("AWS_SECRET_ACCESS_KEY", SECRET_KEY)
+        .env("AWS_REGION", "us-east-1")
+        .env_remove("PARTLENS_DATABASE_URL")
+        .env_remove("PARTLENS_BLOBS");
+    let output = tokio::task::spawn_blocking(move || command.output().unwrap())
+        .await
+        .unwrap();
     let said = String::from_utf8_lossy(&output.stdout).into_owned()
         + &String::from_utf8_lossy(&output.stderr);
     (said, output.status.success())
+}
+
+/// What `check` says of the bucket: (its lines, success).
+async fn check(service: &TestService, s3: &S3Server) -> (String, bool) {
+    run_program(s3, service.dir.path(), &["check"]).await
 }
 
 fn on_s3(server: &S3Server) -> impl FnOnce(&mut ServiceConfig) {
@@ -162,23 +187,10 @@ async fn files_and_images_live_in_the_bucket_and_go_with_their_record() {
     assert_eq!(record["IndexingFinished"], true, "{record}");
     assert_eq!(record["HasThumbnail"], true, "{record}");
 
-    // The thumbnail is served from the bucket.
-    let thumbnail_url = record["ThumbNailURLFromID"].as_str().unwrap().to_owned();
-    let thumbnail = reqwest::get(&thumbnail_url).await.unwrap();
-    assert_eq!(thumbnail.status().as_u16(), 200);
-    let served = thumbnail.bytes().await.unwrap();
-    assert_eq!(
-        served.as_ref(),
-        std::fs::read(s3.object(&format!("images/{uid}.sm.jpg"))).unwrap()
-    );
-
-    // A search by another picture of the disc reads its input back from the bucket and finds the
-    // disc first.
-    let input = ann
-        .upload_search_input(".png", &png(Shape::Disc, 4), false)
-        .await;
-    let found = ann.search_uids(&format!("fileUID={input}")).await;
-    assert_eq!(found.first(), Some(&uid), "{found:?}");
+    // The thumbnail is served from the bucket; a search by another picture of the disc reads its
+    // input back from the bucket and finds the disc first.
+    assert_thumbnail_is_the_buckets(&record, &s3, &uid).await;
+    assert_a_disc_finds_first(&ann, &ann, &uid).await;
 
     let (status, body) = ready(&service).await;
     assert_eq!(status, 200, "{body}");
@@ -261,25 +273,14 @@ async fn two_nodes_on_one_database_serve_each_others_files_from_one_bucket() {
     // from the bucket that finds the file.
     let record = on_second.get(&format!("/api/File?fileUID={uid}")).await;
     record.expect(200);
-    let thumbnail_url = record.json()["ThumbNailURLFromID"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let record = record.json();
+    let thumbnail_url = record["ThumbNailURLFromID"].as_str().unwrap();
     assert!(
         thumbnail_url.starts_with(&second.base_url()),
         "{thumbnail_url}"
     );
-    let thumbnail = reqwest::get(&thumbnail_url).await.unwrap();
-    assert_eq!(thumbnail.status().as_u16(), 200);
-    assert_eq!(
-        thumbnail.bytes().await.unwrap().as_ref(),
-        std::fs::read(s3.object(&format!("images/{uid}.sm.jpg"))).unwrap()
-    );
-    let input = on_second
-        .upload_search_input(".png", &png(Shape::Disc, 4), false)
-        .await;
-    let found = on_first.search_uids(&format!("fileUID={input}")).await;
-    assert_eq!(found.first(), Some(&uid), "{found:?}");
+    assert_thumbnail_is_the_buckets(&record, &s3, &uid).await;
+    assert_a_disc_finds_first(&on_second, &on_first, &uid).await;
     second.shutdown().await;
 }
 
@@ -301,32 +302,10 @@ async fn migrate_sends_a_data_directorys_files_to_the_bucket_and_resumes() {
         .await;
     source.stop().await;
     let target = tempfile::tempdir().unwrap();
-    let migrate = || {
-        let (target, from) = (target.path().to_owned(), source.dir.path().to_owned());
-        let (url, endpoint) = (database.url.clone(), format!("http://{}", s3.addr));
-        tokio::task::spawn_blocking(move || {
-            std::process::Command::new(env!("CARGO_BIN_EXE_partlens-service"))
-                .arg("--data")
-                .arg(&target)
-                .args(["--blobs", &format!("s3://{BUCKET}/{PREFIX}"), "migrate"])
-                .arg("--from")
-                .arg(&from)
-                .args(["--to", &url])
-                .env("AWS_ENDPOINT_URL", endpoint)
-                .env("AWS_ALLOW_HTTP", "true")
-                .env("AWS_ACCESS_KEY_ID", ACCESS_KEY)
-                .env("AWS_SECRET_ACCESS_KEY", SECRET_KEY)
-                .env("AWS_REGION", "us-east-1")
-                .env_remove("PARTLENS_DATABASE_URL")
-                .env_remove("PARTLENS_BLOBS")
-                .output()
-                .unwrap()
-        })
-    };
-
-    let first = migrate().await.unwrap();
-    let said = String::from_utf8_lossy(&first.stderr).into_owned();
-    assert!(first.status.success(), "{said}");
+    let from = source.dir.path().to_string_lossy().into_owned();
+    let arguments = ["migrate", "--from", &from, "--to", &database.url];
+    let (said, succeeded) = run_program(&s3, target.path(), &arguments).await;
+    assert!(succeeded, "{said}");
     assert!(
         said.contains("files/: 1 copied, 0 already there (s3://parts/team-a)"),
         "{said}"
@@ -341,9 +320,8 @@ async fn migrate_sends_a_data_directorys_files_to_the_bucket_and_resumes() {
         "nothing went to --data"
     );
 
-    let second = migrate().await.unwrap();
-    let said = String::from_utf8_lossy(&second.stderr).into_owned();
-    assert!(second.status.success(), "{said}");
+    let (said, succeeded) = run_program(&s3, target.path(), &arguments).await;
+    assert!(succeeded, "{said}");
     assert!(said.contains("files/: 0 copied, 1 already there"), "{said}");
 
     // Served from PostgreSQL and the bucket: the thumbnail comes from the bucket.
@@ -360,10 +338,5 @@ async fn migrate_sends_a_data_directorys_files_to_the_bucket_and_resumes() {
         .get(&format!("/api/File?fileUID={uid}"))
         .await;
     record.expect(200);
-    let thumbnail_url = record.json()["ThumbNailURLFromID"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let thumbnail = reqwest::get(&thumbnail_url).await.unwrap();
-    assert_eq!(thumbnail.status().as_u16(), 200);
+    assert_thumbnail_is_the_buckets(&record.json(), &s3, &uid).await;
 }
