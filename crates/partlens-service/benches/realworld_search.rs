@@ -27,6 +27,20 @@
 //! cargo test -p partlens-service --bench realworld_search -- phases
 //! ```
 //!
+//! With `-- photos` (or `-- photos=N`) it also searches by photo-like pictures of the parts: for
+//! every model in the database whose mesh reads, one (or N) shaded photograph of the mesh the
+//! service reads, taken by the engine's quality-set camera (`partlens-engine/tests/engine/
+//! quality_set/camera.rs`: perspective from a viewpoint the engine never renders, a tinted part
+//! lit on a tinted gradient background, grain, blur, JPEG; seeded, so the same run gives the same
+//! pictures), uploaded as a search input and searched by. It prints the share whose first five
+//! results hold the part (the model itself or a twin), and where its family is measured (as
+//! above), the share whose first result is of the family; a photograph has no size, so two sizes
+//! of one part may tie:
+//!
+//! ```text
+//! cargo bench -p partlens-service --bench realworld_search -- photos
+//! ```
+//!
 //! With `PARTLENS_BENCH_LOG=partlens_service=debug` the service logs the time of each step of an
 //! upload (the read in the worker, the save) and of a search (the inputs' views read, the visual
 //! ranking, the ranking by size, the results loaded) on stderr.
@@ -43,6 +57,28 @@ use std::time::{Duration, Instant};
 
 use partlens_testkit::realworld::{CorpusFile, corpus_dir, corpus_files};
 use partlens_testkit::service::{TestService, result_uids};
+use rand::{SeedableRng, rngs::StdRng};
+
+// The engine's quality-set camera, included alone with the vector sums it uses (the rest of the
+// set builds its own parts, with dependencies this crate does not have); it finds both, and the
+// blur below, in the bench's root.
+#[allow(dead_code)]
+#[path = "../../partlens-engine/tests/engine/quality_set/camera.rs"]
+mod camera;
+#[allow(dead_code)]
+#[path = "../../partlens-engine/tests/engine/quality_set/vector.rs"]
+mod vector;
+
+/// The camera's blur: `image`'s Gaussian (the engine's set blurs with `imageproc`, which this
+/// crate does not depend on; the pictures differ from its by rounding only).
+fn gaussian_blur(photo: &image::RgbImage, sigma: f32) -> image::RgbImage {
+    image::imageops::blur(photo, sigma)
+}
+
+/// Seed of the photographs of `-- photos` (not the quality set's seeds: other shots).
+const PHOTO_SEED: u64 = 23_001;
+/// Width and height of a photograph, as the quality set's.
+const PHOTO_SIZE: (u32, u32) = (640, 480);
 
 /// The formats searched: models, the formats whose files have twins.
 fn is_model(file: &CorpusFile) -> bool {
@@ -76,6 +112,12 @@ async fn main() {
         analysis_phases(&models);
         return;
     }
+    let photos_per_model: usize = std::env::args()
+        .find_map(|argument| match argument.as_str() {
+            "photos" => Some(1),
+            _ => argument.strip_prefix("photos=")?.parse().ok(),
+        })
+        .unwrap_or(0);
     let program = std::path::PathBuf::from(env!("CARGO_BIN_EXE_partlens-service"));
     let service = TestService::start_with(|config| config.reader.program = Some(program)).await;
     let admin = service.session("ann").await;
@@ -213,6 +255,11 @@ async fn main() {
             }
         }
     }
+    let photo_searches = if photos_per_model > 0 {
+        search_by_photos(&admin, &models, &uid_of, &file_of, photos_per_model).await
+    } else {
+        PhotoSearches::default()
+    };
     times.sort();
     upload_times.sort();
     search_times.sort();
@@ -287,6 +334,33 @@ async fn main() {
         percentile_of(&indexed_search_times, 0.5),
         percentile_of(&indexed_search_times, 0.95)
     );
+    if photos_per_model > 0 {
+        let mut photo_times = photo_searches.times.clone();
+        photo_times.sort();
+        println!(
+            "| a photo-like picture of a part ({photos_per_model} a model): the part (itself or a twin) in the first five | {} | top-5 {} |",
+            photo_searches.part_five.total,
+            photo_searches.part_five.share()
+        );
+        println!(
+            "| a photo-like picture of a part: first result of its family | {} | top-1 {} |",
+            photo_searches.family_first.total,
+            photo_searches.family_first.share()
+        );
+        println!(
+            "| time of a search by a photograph (upload, analysis, ranking) | {} | p50 {} ms, p95 {} ms |",
+            photo_times.len(),
+            percentile_of(&photo_times, 0.5),
+            percentile_of(&photo_times, 0.95)
+        );
+        if photo_searches.unread > 0 {
+            println!(
+                "\n{} models in the database gave no mesh to photograph (left out).",
+                photo_searches.unread
+            );
+        }
+    }
+    misses.extend(photo_searches.misses);
     println!("\nMisses:");
     for miss in misses {
         println!("- {miss}");
@@ -406,6 +480,112 @@ fn analysis_phases(models: &[CorpusFile]) {
             100.0 * sum.as_secs_f64() / all.as_secs_f64().max(1e-9)
         );
     }
+}
+
+/// What the searches by photographs of `-- photos` found.
+#[derive(Default)]
+struct PhotoSearches {
+    part_five: Tally,
+    family_first: Tally,
+    times: Vec<Duration>,
+    misses: Vec<String>,
+    /// Models in the database whose mesh did not read here.
+    unread: usize,
+}
+
+/// Photographs every model in the database (its mesh as the service reads it) `per_model` times
+/// with the quality set's camera, searches by each photograph and counts the part in the first
+/// five and its family first.
+async fn search_by_photos(
+    admin: &partlens_testkit::service::Session,
+    models: &[CorpusFile],
+    uid_of: &BTreeMap<String, String>,
+    file_of: &BTreeMap<String, usize>,
+    per_model: usize,
+) -> PhotoSearches {
+    let mut found = PhotoSearches::default();
+    let mut shots = StdRng::seed_from_u64(PHOTO_SEED);
+    for (index, file) in models.iter().enumerate() {
+        if !uid_of.contains_key(&file.relative) {
+            continue;
+        }
+        let bytes = std::fs::read(corpus_dir().join(&file.relative)).expect("a corpus file");
+        let Ok(mesh) = partlens_geometry::read_mesh(&file.extension(), &bytes) else {
+            found.unread += 1;
+            continue;
+        };
+        let triangles: vector::Triangles = mesh
+            .triangles
+            .iter()
+            .map(|triangle| triangle.map(|at| mesh.vertices[at as usize].map(f64::from)))
+            .collect();
+        // The part: the model itself and every other format of it.
+        let part: Vec<usize> = models
+            .iter()
+            .enumerate()
+            .filter(|(other, candidate)| {
+                *other == index || (!file.twin.is_empty() && candidate.twin == file.twin)
+            })
+            .map(|(other, _)| other)
+            .collect();
+        // The family is measured where another part of it is in the database (as for models).
+        let family_in_database = !file.family.is_empty()
+            && models.iter().enumerate().any(|(other, candidate)| {
+                !part.contains(&other)
+                    && candidate.family == file.family
+                    && uid_of.contains_key(&candidate.relative)
+            });
+        for _photo in 0..per_model {
+            let shot = camera::Shot::random(&mut shots);
+            let picture = camera::photograph(&triangles, &shot, PHOTO_SIZE.0, PHOTO_SIZE.1);
+            let mut jpeg = Vec::new();
+            picture
+                .write_with_encoder(image::codecs::jpeg::JpegEncoder::new_with_quality(
+                    &mut std::io::Cursor::new(&mut jpeg),
+                    shot.jpeg_quality,
+                ))
+                .expect("a JPEG in memory");
+            let searched = Instant::now();
+            let input = admin.upload_search_input(".jpg", &jpeg, false).await;
+            let reply = admin.search(&format!("fileUID={input}")).await;
+            found.times.push(searched.elapsed());
+            if reply.status != 200 {
+                eprintln!(
+                    "search by a photo of {} failed: {}",
+                    file.relative, reply.status
+                );
+                continue;
+            }
+            let ranked: Vec<usize> = result_uids(&reply.json())
+                .into_iter()
+                .filter_map(|uid| file_of.get(&uid).copied())
+                .collect();
+            let first = ranked.first().map_or("nothing", |&at| name(&models[at]));
+            let at = ranked.iter().position(|candidate| part.contains(candidate));
+            let in_five = at.is_some_and(|at| at < 5);
+            found.part_five.count(in_five);
+            if !in_five {
+                found.misses.push(format!(
+                    "photo part   {} → {} (part at {})",
+                    name(file),
+                    first,
+                    at.map_or("none".to_owned(), |at| (at + 1).to_string())
+                ));
+            }
+            if family_in_database {
+                let of_family = ranked
+                    .first()
+                    .is_some_and(|&at| models[at].family == file.family);
+                found.family_first.count(of_family);
+                if !of_family {
+                    found
+                        .misses
+                        .push(format!("photo family {} → {}", name(file), first));
+                }
+            }
+        }
+    }
+    found
 }
 
 /// Hits out of searches.

@@ -3,12 +3,13 @@
 //! reference size and shifted in the frame, smoothly shaded in a colour (steel, brass, anodised,
 //! painted…) with a key light, a fill light and a highlight, on a coloured background with a soft
 //! gradient, then blurred, grainy and JPEG-compressed. This renderer shares no code with the
-//! engine's: the engine never sees a picture made its own way.
+//! engine's: the engine never sees a picture made its own way. The includer (`mod.rs`, or a bench
+//! that includes this file with `vector.rs` alone) gives the blur as `super::gaussian_blur`.
 
 use image::{Rgb, RgbImage, imageops};
 use rand::{RngExt, SeedableRng, rngs::StdRng};
 
-use super::solids::{Triangles, add, cross, dot, normalised, scaled, sub};
+use super::vector::{Triangles, add, cross, dot, normalised, scaled, sub};
 
 /// How one photograph is taken.
 #[derive(Clone, Debug, PartialEq)]
@@ -318,7 +319,7 @@ pub fn photograph(triangles: &Triangles, shot: &Shot, width: u32, height: u32) -
     });
     let mut photo = imageops::resize(&fine, width, height, imageops::FilterType::Triangle);
     if shot.blur > 0.3 {
-        photo = imageproc::filter::gaussian_blur_f32(&photo, shot.blur as f32);
+        photo = super::gaussian_blur(&photo, shot.blur as f32);
     }
     let mut grain = StdRng::seed_from_u64(shot.seed);
     for pixel in photo.pixels_mut() {

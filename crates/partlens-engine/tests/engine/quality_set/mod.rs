@@ -11,6 +11,7 @@
 pub mod camera;
 pub mod parts;
 pub mod solids;
+pub mod vector;
 
 use std::io::Cursor;
 
@@ -20,7 +21,7 @@ use rand::{SeedableRng, rngs::StdRng};
 
 pub use camera::{Shot, photograph};
 pub use parts::{FAMILIES, VARIANTS};
-use solids::Triangles;
+use vector::Triangles;
 
 /// Seed of the photographs searched with (the benchmark's queries).
 pub const QUERY_SEED: u64 = 9_001;
@@ -105,4 +106,9 @@ pub fn jpeg(photo: &RgbImage, quality: u8) -> Vec<u8> {
         ))
         .expect("encoding to memory does not fail");
     bytes
+}
+
+/// The camera's blur (a Gaussian of standard deviation `sigma` pixels).
+pub fn gaussian_blur(photo: &RgbImage, sigma: f32) -> RgbImage {
+    imageproc::filter::gaussian_blur_f32(photo, sigma)
 }

@@ -5,10 +5,10 @@
 
 use std::f64::consts::TAU;
 
+pub use super::vector::{Triangles, add, cross, dot, normalised, scaled, sub};
+
 /// A point of an outline in a plane.
 pub type Point = [f64; 2];
-/// A triangle soup.
-pub type Triangles = Vec<[[f64; 3]; 3]>;
 
 /// A full circle of `segments` points, counter-clockwise, starting at angle `phase`.
 pub fn circle(centre: Point, radius: f64, segments: usize, phase: f64) -> Vec<Point> {
@@ -208,37 +208,4 @@ pub fn z_to_x(triangles: Triangles) -> Triangles {
         .into_iter()
         .map(|triangle| triangle.map(|[x, y, z]| [z, x, y]))
         .collect()
-}
-
-pub(crate) fn add(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
-}
-
-pub(crate) fn sub(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
-}
-
-pub(crate) fn scaled(a: [f64; 3], factor: f64) -> [f64; 3] {
-    a.map(|value| value * factor)
-}
-
-pub(crate) fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-}
-
-pub(crate) fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
-}
-
-pub(crate) fn normalised(a: [f64; 3]) -> [f64; 3] {
-    let length = dot(a, a).sqrt();
-    if length > 0.0 {
-        scaled(a, 1.0 / length)
-    } else {
-        a
-    }
 }
