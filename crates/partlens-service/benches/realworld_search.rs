@@ -33,9 +33,9 @@
 //! quality_set/camera.rs`: perspective from a viewpoint the engine never renders, a tinted part
 //! lit on a tinted gradient background, grain, blur, JPEG; seeded, so the same run gives the same
 //! pictures), uploaded as a search input and searched by. It prints the share whose first five
-//! results hold the part (the model itself or a twin), and where its family is measured (as
-//! above), the share whose first result is of the family; a photograph has no size, so two sizes
-//! of one part may tie:
+//! results hold the part (the model itself or a twin), the same with the other parts of its
+//! family passed over (a photograph has no size, so two sizes of one part may tie), and where its
+//! family is measured (as above), the share whose first result is of the family:
 //!
 //! ```text
 //! cargo bench -p partlens-service --bench realworld_search -- photos
@@ -343,6 +343,11 @@ async fn main() {
             photo_searches.part_five.share()
         );
         println!(
+            "| the same, other parts of its family passed over (sizes tie) | {} | top-5 {} |",
+            photo_searches.part_five_sizes_tied.total,
+            photo_searches.part_five_sizes_tied.share()
+        );
+        println!(
             "| a photo-like picture of a part: first result of its family | {} | top-1 {} |",
             photo_searches.family_first.total,
             photo_searches.family_first.share()
@@ -486,6 +491,9 @@ fn analysis_phases(models: &[CorpusFile]) {
 #[derive(Default)]
 struct PhotoSearches {
     part_five: Tally,
+    /// The same, other parts of the file's family passed over (a photograph has no size: two
+    /// sizes of one part may tie).
+    part_five_sizes_tied: Tally,
     family_first: Tally,
     times: Vec<Duration>,
     misses: Vec<String>,
@@ -564,6 +572,17 @@ async fn search_by_photos(
             let at = ranked.iter().position(|candidate| part.contains(candidate));
             let in_five = at.is_some_and(|at| at < 5);
             found.part_five.count(in_five);
+            let at_sizes_tied = ranked
+                .iter()
+                .filter(|&&candidate| {
+                    part.contains(&candidate)
+                        || file.family.is_empty()
+                        || models[candidate].family != file.family
+                })
+                .position(|candidate| part.contains(candidate));
+            found
+                .part_five_sizes_tied
+                .count(at_sizes_tied.is_some_and(|at| at < 5));
             if !in_five {
                 found.misses.push(format!(
                     "photo part   {} → {} (part at {})",
