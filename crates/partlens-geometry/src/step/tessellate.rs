@@ -283,14 +283,17 @@ enum FaceMeshed {
     Stuck,
 }
 
+/// A face as truck meshed it: its triangles and the points of its boundary's polylines.
+type MeshedFace = (PolygonMesh, Vec<Point3>);
+
 /// A thread that meshes faces one at a time, so that one face that never finishes can be given
 /// up on (truck cannot be interrupted; its thread is left to run until the process ends) while
 /// the rest of the model is meshed on a new one.
 struct FaceMesher {
     tolerance: f64,
     faces: mpsc::Sender<FaceAlone>,
-    /// Each face's triangles and whether its trimming failed, or the words of truck's panic.
-    meshed: mpsc::Receiver<Result<Option<(PolygonMesh, bool)>, String>>,
+    /// Each face's triangles and its boundary's points, or the words of truck's panic.
+    meshed: mpsc::Receiver<Result<Option<MeshedFace>, String>>,
 }
 
 impl FaceMesher {
@@ -313,8 +316,7 @@ impl FaceMesher {
                                 .iter()
                                 .flat_map(|edge| edge.curve.0.iter().copied())
                                 .collect();
-                            let untrimmed = trimming_failed(&boundary, &polygons, tolerance);
-                            (polygons, untrimmed)
+                            (polygons, boundary)
                         })
                     }))
                     .map_err(|panic| panic_words(panic.as_ref()));
@@ -362,8 +364,14 @@ impl FaceMesher {
         Ok(match outcome {
             // A face with a corner that is not a number (a surface evaluated outside its
             // domain) is not drawn.
-            Ok(Some((_, true))) => FaceMeshed::Untrimmed,
-            Ok(Some((polygons, false))) if all_finite(&polygons) => FaceMeshed::Polygons(polygons),
+            // Judged here, outside the face's time: a face that meshes just within its time is not
+            // left out for the time its check takes.
+            Ok(Some((polygons, boundary)))
+                if trimming_failed(&boundary, &polygons, self.tolerance) =>
+            {
+                FaceMeshed::Untrimmed
+            }
+            Ok(Some((polygons, _))) if all_finite(&polygons) => FaceMeshed::Polygons(polygons),
             Ok(Some(_)) => FaceMeshed::LeftOut,
             Ok(None) => FaceMeshed::LeftOut,
             Err(words) => FaceMeshed::Panicked(words),
