@@ -39,6 +39,7 @@
 //!
 //! ```text
 //! cargo bench -p partlens-service --bench realworld_search -- photos
+//! cargo bench -p partlens-service --bench realworld_search -- photos=2
 //! ```
 //!
 //! With `PARTLENS_BENCH_LOG=partlens_service=debug` the service logs the time of each step of an
