@@ -138,8 +138,7 @@ pub fn check_blobs(data_dir: &Path, location: &BlobLocation) -> (Vec<String>, bo
         .and_then(|runtime| {
             runtime.block_on(async {
                 let blobs = Blobs::open(location, data_dir).map_err(|error| error.to_string())?;
-                let probe = crate::body::TempFile::new(data_dir.join("check.probe"));
-                match tokio::time::timeout(CHECK_WAIT, blobs.probe(probe)).await {
+                match tokio::time::timeout(CHECK_WAIT, blobs.probe()).await {
                     Ok(Ok(())) => Ok(blobs.describe()),
                     Ok(Err(error)) => Err(format!("{}: {error}", blobs.describe())),
                     Err(_) => Err(format!(

@@ -131,6 +131,17 @@ impl Disk {
         }
     }
 
+    /// Writes and removes a small file under `tmp/`: bodies can be received (readiness).
+    pub async fn probe(&self) -> std::io::Result<()> {
+        let probe = self.temp_path();
+        tokio::task::spawn_blocking(move || {
+            write_private(&probe, b"ready")?;
+            std::fs::remove_file(&probe)
+        })
+        .await
+        .map_err(std::io::Error::other)?
+    }
+
     /// A fresh path under `tmp/` for a body being received.
     pub fn temp_path(&self) -> PathBuf {
         self.tmp_dir()

@@ -68,16 +68,13 @@ impl FolderBlobs {
         }
     }
 
-    /// Writes `probe_file` and removes it: the data directory takes writes. The root itself is
-    /// checked by a file created and removed beside the stored files.
-    pub async fn probe(&self, probe_file: TempFile) -> std::io::Result<()> {
+    /// Creates and removes a file beside the stored files: the folder takes writes.
+    pub async fn probe(&self) -> std::io::Result<()> {
         let beside = self
             .root
             .join("files")
             .join(format!(".probe-{}", uuid::Uuid::new_v4().simple()));
         tokio::task::spawn_blocking(move || {
-            write_private(probe_file.path(), b"ready")?;
-            drop(probe_file);
             write_private(&beside, b"ready")?;
             std::fs::remove_file(&beside)
         })
@@ -120,10 +117,7 @@ mod tests {
         blobs.remove(BlobKey::Content("u1")).unwrap();
         blobs.remove(thumbnail).unwrap();
         assert_eq!(blobs.read(BlobKey::Content("u1")).await.unwrap(), None);
-        blobs
-            .probe(TempFile::new(tmp.path().join("probe")))
-            .await
-            .unwrap();
+        blobs.probe().await.unwrap();
         assert_eq!(
             std::fs::read_dir(root.path().join("blobs/files"))
                 .unwrap()

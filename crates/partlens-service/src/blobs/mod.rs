@@ -162,10 +162,10 @@ impl Blobs {
     }
 
     /// Writes and removes a small object, as the readiness probe does: `Ok` when the store takes
-    /// writes. `probe_file` is a fresh file under `tmp/` the folder store writes the probe from.
-    pub async fn probe(&self, probe_file: TempFile) -> std::io::Result<()> {
+    /// writes.
+    pub async fn probe(&self) -> std::io::Result<()> {
         match &*self.backend {
-            Backend::Folder(folder) => folder.probe(probe_file).await,
+            Backend::Folder(folder) => folder.probe().await,
             Backend::S3(s3) => s3.probe().await,
         }
     }

@@ -46,8 +46,11 @@ pub async fn ready(State(state): State<AppState>) -> Response {
             "unreachable".to_owned()
         }
     };
-    let probe = crate::body::TempFile::new(state.disk.temp_path());
-    let storage = match tokio::time::timeout(STORAGE_WAIT, state.blobs.probe(probe)).await {
+    let writes = async {
+        state.disk.probe().await?;
+        state.blobs.probe().await
+    };
+    let storage = match tokio::time::timeout(STORAGE_WAIT, writes).await {
         Ok(Ok(())) => "ok".to_owned(),
         Ok(Err(error)) => {
             tracing::warn!(%error, blobs = state.blobs.describe(), "readiness: storage is not writable");
