@@ -165,7 +165,7 @@ fn main() {
     let kept = support::kept_folder(&arguments);
     let mut search_lines = Vec::new();
     let mut scale_lines = Vec::new();
-    let (mut postgres_lines, mut copy_lines) = (Vec::new(), Vec::new());
+    let (mut postgres_lines, mut page_lines, mut copy_lines) = (Vec::new(), Vec::new(), Vec::new());
     for records in sizes {
         let temporary = match tempfile::tempdir() {
             Ok(dir) => dir,
@@ -207,11 +207,10 @@ fn main() {
             let kept_url = arguments
                 .iter()
                 .find_map(|arg| arg.strip_prefix("postgres_url="));
-            if let Some((lines, copy_line)) =
-                text_postgres::measure(&store, &company, records, kept_url)
-            {
-                postgres_lines.extend(lines);
-                copy_lines.push(copy_line);
+            if let Some(measured) = text_postgres::measure(&store, &company, records, kept_url) {
+                postgres_lines.extend(measured.every_file);
+                page_lines.extend(measured.page);
+                copy_lines.push(measured.copy);
             }
             continue;
         }
@@ -285,6 +284,18 @@ fn main() {
         );
         println!("|---|---|---|---|---|---|---|---|---|");
         for line in &postgres_lines {
+            println!("{line}");
+        }
+        println!();
+        println!(
+            "What a search without inputs reads: the first 200 files (`maxResults`' default) and \
+             the count of all (`first_matching_database_files`), checked against the rows above.\n"
+        );
+        println!(
+            "| records | query | files found | SQLite p50 | SQLite p95 | PostgreSQL p50 | PostgreSQL p95 | same page and count |"
+        );
+        println!("|---|---|---|---|---|---|---|---|");
+        for line in &page_lines {
             println!("{line}");
         }
         println!();

@@ -212,9 +212,9 @@ pub fn rank_visually(
 
 /// What a search ranks, as [`select`] read it.
 enum Selection {
-    /// No input: every database file of the company that satisfies the filter, by display name,
-    /// then UID.
-    Filtered(Vec<search::Candidate>),
+    /// No input: the first `max_results` database files of the company that satisfy the filter,
+    /// by display name, then UID, and how many satisfy it in all.
+    Filtered(Vec<search::Candidate>, usize),
     /// Inputs: the views of every indexed input of the caller's company, in input order (none
     /// when no input has views), and their sizes when every such input is a model of known size.
     ByViews(Vec<ViewDescriptor>, Option<Vec<PartSize>>),
@@ -264,12 +264,14 @@ async fn select(
     let company_id = caller.company_id.clone();
     let terms = query.terms.clone();
     let by_inputs = !query.input_uids.is_empty();
+    let max_results = query.max_results;
     let (selection, damaged) = state
         .store
         .read_tx(move |tx| {
             if !by_inputs {
-                let candidates = tx.matching_database_files(&company_id, &terms)?;
-                return Ok((Selection::Filtered(candidates), Vec::new()));
+                let (first, total) =
+                    tx.first_matching_database_files(&company_id, &terms, max_results)?;
+                return Ok((Selection::Filtered(first, total), Vec::new()));
             }
             let mut views = Vec::new();
             let mut damaged = Vec::new();
@@ -320,16 +322,13 @@ async fn rank(
     selection: Selection,
 ) -> Result<Ranking, ServiceError> {
     let (ranked, total): (Vec<(String, Option<f32>)>, usize) = match selection {
-        Selection::Filtered(candidates) => {
-            let total = candidates.len();
-            (
-                candidates
-                    .into_iter()
-                    .map(|candidate| (candidate.uid, None))
-                    .collect(),
-                total,
-            )
-        }
+        Selection::Filtered(candidates, total) => (
+            candidates
+                .into_iter()
+                .map(|candidate| (candidate.uid, None))
+                .collect(),
+            total,
+        ),
         Selection::ByViews(query_views, _) if query_views.is_empty() => (Vec::new(), 0),
         Selection::ByViews(query_views, sizes) => {
             let store = state.store.clone();

@@ -218,8 +218,43 @@ fn timed(store: &Store, company: &str, terms: &[FilterTerm]) -> (Vec<String>, Du
     }
 }
 
+/// The files a search without inputs shows of a filter: the first [`PAGE`] (`maxResults`'
+/// default) and the count of all.
+const PAGE: usize = 200;
+
+/// Times one search's page on a store: the first [`PAGE`] files (UIDs, in order), how many match,
+/// and the time.
+fn timed_page(
+    store: &Store,
+    company: &str,
+    terms: &[FilterTerm],
+) -> ((Vec<String>, usize), Duration) {
+    let started = Instant::now();
+    match store.read_tx_blocking(|tx| tx.first_matching_database_files(company, terms, PAGE)) {
+        Ok((first, total)) => (
+            (
+                first.into_iter().map(|candidate| candidate.uid).collect(),
+                total,
+            ),
+            started.elapsed(),
+        ),
+        Err(error) => panic!("a search fails: {error}"),
+    }
+}
+
+/// The rows of both tables (every file a filter selects; a search's page of them) and a row
+/// saying how long the copy took.
+pub struct Measured {
+    /// Every file a filter selects, read and sorted (`matching_database_files`).
+    pub every_file: Vec<String>,
+    /// The first [`PAGE`] and the count (`first_matching_database_files`, what a search reads).
+    pub page: Vec<String>,
+    /// How long the copy took.
+    pub copy: String,
+}
+
 /// The table rows for the SQLite library of `records` records in `sqlite` (company
-/// `sqlite_company`), and one row saying how long the copy took; nothing without a server.
+/// `sqlite_company`) ([`Measured`]); nothing without a server.
 /// `kept_url`: a database to copy into once and keep (`postgres_url=`), instead of a fresh one of
 /// the test server.
 pub fn measure(
@@ -227,7 +262,7 @@ pub fn measure(
     sqlite_company: &str,
     records: usize,
     kept_url: Option<&str>,
-) -> Option<(Vec<String>, String)> {
+) -> Option<Measured> {
     let (postgres, database, url, _folder) = match kept_url {
         Some(url) => {
             let (store, folder) = super::postgres_store::open_kept(url);
@@ -261,19 +296,37 @@ pub fn measure(
         })
         .collect();
     kinds.extend(attribute_kinds());
-    let mut lines = Vec::new();
+    let (mut lines, mut page_lines) = (Vec::new(), Vec::new());
     for (label, terms) in kinds {
         let (mut sqlite_times, mut postgres_times) = (Vec::new(), Vec::new());
-        let (mut same, mut found) = (true, 0);
+        let (mut sqlite_page_times, mut postgres_page_times) = (Vec::new(), Vec::new());
+        let (mut same, mut same_page, mut found) = (true, true, 0);
         for number in 0..QUERIES {
             let terms = terms(number);
             let (on_sqlite, sqlite_time) = timed(sqlite, sqlite_company, &terms);
             let (on_postgres, postgres_time) = timed(&postgres, &company, &terms);
+            let (sqlite_page, sqlite_page_time) = timed_page(sqlite, sqlite_company, &terms);
+            let (postgres_page, postgres_page_time) = timed_page(&postgres, &company, &terms);
             same &= on_sqlite == on_postgres;
+            let expected_page = on_postgres.iter().take(PAGE).cloned().collect::<Vec<_>>();
+            same_page &= sqlite_page == (expected_page.clone(), on_postgres.len())
+                && postgres_page == (expected_page, on_postgres.len());
             found += on_postgres.len();
             sqlite_times.push(sqlite_time);
             postgres_times.push(postgres_time);
+            sqlite_page_times.push(sqlite_page_time);
+            postgres_page_times.push(postgres_page_time);
         }
+        page_lines.push(format!(
+            "| {records} | {label} | {} | {} ms | {} ms | {} ms | {} ms | {} |",
+            found / QUERIES,
+            millis(percentile(&mut sqlite_page_times, 0.5)),
+            millis(percentile(&mut sqlite_page_times, 0.95)),
+            millis(percentile(&mut postgres_page_times, 0.5)),
+            millis(percentile(&mut postgres_page_times, 0.95)),
+            if same_page { "yes" } else { "NO" }
+        ));
+        eprintln!("{}", page_lines.last().map_or("", String::as_str));
         let sqlite_p50 = percentile(&mut sqlite_times, 0.5);
         let postgres_p50 = percentile(&mut postgres_times, 0.5);
         lines.push(format!(
@@ -297,5 +350,9 @@ pub fn measure(
         None => format!("| {records} | (kept) |"),
     };
     drop(database);
-    Some((lines, copy_line))
+    Some(Measured {
+        every_file: lines,
+        page: page_lines,
+        copy: copy_line,
+    })
 }

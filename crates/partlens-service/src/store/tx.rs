@@ -202,6 +202,20 @@ pub trait SearchTx {
         company_id: &str,
         terms: &[FilterTerm],
     ) -> Result<Vec<Candidate>, ServiceError>;
+    /// The first `limit` of [`SearchTx::matching_database_files`], in its order, and how many
+    /// files match in all (a search without inputs shows a page of a filter's files and counts
+    /// them). By default the whole list is read and cut.
+    fn first_matching_database_files(
+        &mut self,
+        company_id: &str,
+        terms: &[FilterTerm],
+        limit: usize,
+    ) -> Result<(Vec<Candidate>, usize), ServiceError> {
+        let mut found = self.matching_database_files(company_id, terms)?;
+        let total = found.len();
+        found.truncate(limit);
+        Ok((found, total))
+    }
     /// Which of `uids` still satisfy every term and are still indexed database files of the
     /// company.
     fn still_matching(

@@ -21,6 +21,7 @@
 pub mod accounts;
 pub mod attributes;
 pub mod files;
+pub mod first_matches;
 pub mod jobs;
 pub mod schema;
 pub mod search;

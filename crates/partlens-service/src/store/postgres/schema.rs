@@ -297,6 +297,16 @@ const MIGRATIONS: &[&str] = &[
         INCLUDE (file_uid);
     DROP INDEX attribute_values_by_attribute;
     "#,
+    // 8: a company's database files in the order a search without inputs shows them (display
+    // name with ASCII letters folded, by bytes, then UID: `first_matches.rs`), so that a broad
+    // filter's first files are found by walking it rather than by sorting every match.
+    r#"
+    CREATE INDEX files_by_name ON files (
+        company_id,
+        (translate(display_name, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')) COLLATE "C",
+        uid COLLATE "C"
+    ) WHERE NOT is_search_input;
+    "#,
 ];
 
 /// The schema version this program writes.

@@ -28,20 +28,42 @@ use crate::error::ServiceError;
 use partlens_api::FilterTerm;
 use partlens_api::attribute::split_unit;
 
-/// A statement's arguments, numbered in the order pushed.
+/// A statement's arguments, numbered in the order pushed. Every value of a statement is an
+/// argument, so `$` followed by digits in its text is always a placeholder.
 #[derive(Default)]
-struct Arguments(Vec<Box<dyn ToSql + Sync>>);
+pub(super) struct Arguments(Vec<Box<dyn ToSql + Sync>>);
 
 impl Arguments {
     /// Adds an argument and returns its placeholder (`$n`).
-    fn push(&mut self, value: impl ToSql + Sync + 'static) -> String {
+    pub(super) fn push(&mut self, value: impl ToSql + Sync + 'static) -> String {
         self.0.push(Box::new(value));
         format!("${}", self.0.len())
     }
 
     /// The arguments as the client takes them.
-    fn as_params(&self) -> Vec<&(dyn ToSql + Sync)> {
+    pub(super) fn as_params(&self) -> Vec<&(dyn ToSql + Sync)> {
         self.0.iter().map(|value| value.as_ref()).collect()
+    }
+
+    /// Takes `other`'s arguments after these and returns `sql` (written with `other`'s
+    /// placeholders) renumbered to where they now are.
+    pub(super) fn append(&mut self, other: Arguments, sql: &str) -> String {
+        let shift = self.0.len();
+        self.0.extend(other.0);
+        let mut renumbered = String::with_capacity(sql.len() + 8);
+        let mut rest = sql;
+        while let Some(at) = rest.find('$') {
+            renumbered.push_str(&rest[..=at]);
+            rest = &rest[at + 1..];
+            let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+            match rest[..digits].parse::<usize>() {
+                Ok(number) => renumbered.push_str(&(number + shift).to_string()),
+                Err(_) => renumbered.push_str(&rest[..digits]),
+            }
+            rest = &rest[digits..];
+        }
+        renumbered.push_str(rest);
+        renumbered
     }
 }
 
@@ -127,17 +149,70 @@ fn size_condition(arguments: &mut Arguments, rank: usize, range: &NumericRange<'
     )
 }
 
+/// A filter before it runs: the statement selecting the UID and display name of the company's
+/// database files whose indexing has ended (`f`) with the conditions checked on each file, and the
+/// selections of file UIDs (attribute terms, indexed words) every selected file is in, each a
+/// sub-select written with `chosen`'s placeholders.
+pub(super) struct Matching {
+    /// `SELECT f.uid, f.display_name FROM files f WHERE …`, without the selections.
+    pub(super) sql: String,
+    /// The arguments of `sql`.
+    pub(super) arguments: Arguments,
+    /// Sub-selects of file UIDs, of any company, role or state.
+    pub(super) selections: Vec<String>,
+    /// The arguments of `selections`.
+    pub(super) chosen: Arguments,
+}
+
+impl Matching {
+    /// The whole selection as one statement, its selections a sub-select the server runs with it.
+    pub(super) fn in_one_statement(self) -> (String, Arguments) {
+        let Matching {
+            mut sql,
+            mut arguments,
+            selections,
+            chosen,
+        } = self;
+        if !selections.is_empty() {
+            let every = arguments.append(chosen, &selections.join(" INTERSECT "));
+            sql.push_str(&format!(" AND f.uid IN ({every})"));
+        }
+        (sql, arguments)
+    }
+}
+
 /// The SQL selecting the UID and display name of the company's database files whose indexing has
-/// ended that satisfy every term, with its arguments.
-///
-/// Each attribute term and each indexed word is a selection of files, and the selections are
-/// combined with `INTERSECT` into one sub-select (one semi-join a term made planning a filter of
-/// the 400 terms allowed take tens of seconds); a term given twice is one selection.
+/// ended that satisfy every term, with its arguments: [`matching_parts`] with the files its
+/// selections pick listed ([`files_selected_by_every`]).
 fn matching_sql(
     tx: &mut PgTx<'_, '_>,
     company_id: &str,
     terms: &[FilterTerm],
 ) -> Result<(String, Arguments), ServiceError> {
+    let Matching {
+        mut sql,
+        mut arguments,
+        selections,
+        chosen,
+    } = matching_parts(tx, company_id, terms)?;
+    if !selections.is_empty() {
+        let selected = files_selected_by_every(tx, &selections, &chosen)?;
+        let selected = arguments.push(selected);
+        sql.push_str(&format!(" AND f.uid = ANY({selected})"));
+    }
+    Ok((sql, arguments))
+}
+
+/// A filter's [`Matching`] parts.
+///
+/// Each attribute term and each indexed word is a selection of files, and the selections are
+/// combined with `INTERSECT` into one sub-select (one semi-join a term made planning a filter of
+/// the 400 terms allowed take tens of seconds); a term given twice is one selection.
+pub(super) fn matching_parts(
+    tx: &mut PgTx<'_, '_>,
+    company_id: &str,
+    terms: &[FilterTerm],
+) -> Result<Matching, ServiceError> {
     let mut arguments = Arguments::default();
     let company = arguments.push(company_id.to_owned());
     let mut sql = format!(
@@ -234,12 +309,12 @@ fn matching_sql(
             }
         }
     }
-    if !selections.is_empty() {
-        let selected = files_selected_by_every(tx, &selections, &chosen)?;
-        let selected = arguments.push(selected);
-        sql.push_str(&format!(" AND f.uid = ANY({selected})"));
-    }
-    Ok((sql, arguments))
+    Ok(Matching {
+        sql,
+        arguments,
+        selections,
+        chosen,
+    })
 }
 
 /// The UIDs of the files every one of `selections` (sub-selects of file UIDs, whose arguments are
@@ -250,7 +325,7 @@ fn matching_sql(
 /// at 100,000 records) and then read every file of the company to join them (62 ms), where reading
 /// the few selected files by their key takes a millisecond. Given as an array, their number is
 /// known.
-fn files_selected_by_every(
+pub(super) fn files_selected_by_every(
     tx: &mut PgTx<'_, '_>,
     selections: &[String],
     chosen: &Arguments,
@@ -270,7 +345,7 @@ fn files_selected_by_every(
 }
 
 /// The candidates a statement selects.
-fn candidates(
+pub(super) fn candidates(
     tx: &mut PgTx<'_, '_>,
     sql: &str,
     arguments: &Arguments,
@@ -303,6 +378,15 @@ impl SearchTx for PgTx<'_, '_> {
             (folded(&candidate.display_name), candidate.uid.clone())
         });
         Ok(found)
+    }
+
+    fn first_matching_database_files(
+        &mut self,
+        company_id: &str,
+        terms: &[FilterTerm],
+        limit: usize,
+    ) -> Result<(Vec<Candidate>, usize), ServiceError> {
+        super::first_matches::first_matching(self, company_id, terms, limit)
     }
 
     fn still_matching(

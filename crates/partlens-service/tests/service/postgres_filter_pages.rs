@@ -1,0 +1,154 @@
+//! A search without inputs on PostgreSQL shows the first `maxResults` of a filter's files and
+//! counts them all (`store/postgres/first_matches.rs`): the files a narrow filter selects are read
+//! by key and sorted, a broad filter (more files than `LISTED_UP_TO`) or none is counted in the
+//! server and its first files found by walking the company's files in name order. Both give
+//! SQLite's order (display name with ASCII letters folded, by bytes, then UID) and the count of
+//! every match, and leave out search inputs and files not indexed. On a real server (skipped with
+//! a message off CI when there is none).
+
+use partlens_api::encoding::QueryString;
+use partlens_service::store::postgres::first_matches::LISTED_UP_TO;
+use partlens_testkit::service::{Session, Shape, StoreKind, TestService, png, result_uids};
+
+/// `TotalResults` and the listed UIDs of a search without inputs showing at most `max_results`.
+async fn page(session: &Session, inner_filter: &str, max_results: usize) -> (i64, Vec<String>) {
+    let mut query = QueryString::new();
+    query.push("filterStr", inner_filter);
+    query.push("maxResults", max_results.to_string());
+    let reply = session.get(&format!("/api/Search?{query}")).await;
+    reply.expect(200);
+    let body = reply.json();
+    (body["TotalResults"].as_i64().unwrap(), result_uids(&body))
+}
+
+/// The UIDs of `files` (UID, display name) in SQLite's order: the name's bytes with ASCII letters
+/// folded, then the UID.
+fn in_name_order(mut files: Vec<(String, String)>) -> Vec<String> {
+    let folded = |name: &str| -> Vec<u8> { name.bytes().map(|b| b.to_ascii_lowercase()).collect() };
+    files.sort_by_cached_key(|(uid, name)| (folded(name), uid.clone()));
+    files.into_iter().map(|(uid, _)| uid).collect()
+}
+
+#[tokio::test]
+async fn a_filters_first_files_and_count_in_name_order_narrow_or_broad() {
+    let Some(service) = TestService::start_on(StoreKind::Postgres, |_| {}).await else {
+        return;
+    };
+    let database = service.database.as_ref().unwrap();
+    let ann = service.session("ann").await;
+    let original = ann
+        .upload_database_file(
+            "Parts/widget.png",
+            png(Shape::Disc, 7),
+            &[("Material", "Steel 304")],
+        )
+        .await;
+    let rare = ann
+        .upload_database_file(
+            "Parts/sprocket.png",
+            png(Shape::Bracket, 9),
+            &[("Material", "Brass")],
+        )
+        .await;
+
+    // Copies of the widget's record, written by SQL (thousands through HTTP would take minutes):
+    // the same terms and attribute values, names of mixed case, repeats (the UID decides),
+    // non-ASCII letters (by bytes: after every ASCII letter), and some that no search shows (a
+    // search input, a file not indexed yet).
+    let copies = LISTED_UP_TO + 300;
+    let uid = "md5('copy' || n)::uuid::text";
+    database.execute(&format!(
+        "INSERT INTO files (uid, company_id, owner_user_id, is_search_input, stored_path, path_key,
+             display_name, extension, size, state, revision, uploaded_at, indexed_at, text,
+             extracted_attributes, pmi, has_thumbnail, has_large_image, search_text)
+         SELECT {uid}, company_id, owner_user_id, n % 97 = 0, stored_path || n, path_key || n,
+             CASE n % 5 WHEN 0 THEN 'Bracket ' || n WHEN 1 THEN 'bracket ' || n % 50
+                        WHEN 2 THEN 'ÉCROU ' || n WHEN 3 THEN '_part' || n || '.png'
+                        ELSE 'Z' || n * 7 % 1000 END,
+             extension, size, CASE WHEN n % 89 = 0 THEN 'queued' ELSE state END, revision,
+             uploaded_at, indexed_at, text, extracted_attributes, pmi, has_thumbnail,
+             has_large_image, search_text
+         FROM files, generate_series(1, {copies}) AS n WHERE uid = '{original}';
+         INSERT INTO search_postings (term_id, file_uid)
+         SELECT p.term_id, {uid} FROM search_postings p, generate_series(1, {copies}) AS n
+         WHERE p.file_uid = '{original}';
+         INSERT INTO attribute_values (file_uid, attribute_id, value, value_key)
+         SELECT {uid}, v.attribute_id, v.value, v.value_key
+         FROM attribute_values v, generate_series(1, {copies}) AS n WHERE v.file_uid = '{original}';
+         ANALYZE;"
+    ));
+    // Every file a search may show, as (UID, name): the copies and the two uploads.
+    let shown = |condition: &str| -> Vec<(String, String)> {
+        let listed = database
+            .query_text(&format!(
+                "SELECT string_agg(uid || '|' || display_name, E'\\n') FROM files
+                 WHERE NOT is_search_input AND state IN ('completed', 'failed') AND {condition}"
+            ))
+            .unwrap_or_default();
+        listed
+            .lines()
+            .map(|line| {
+                let (uid, name) = line.split_once('|').unwrap();
+                (uid.to_owned(), name.to_owned())
+            })
+            .collect()
+    };
+    let widgets = in_name_order(shown(&format!("uid <> '{rare}'")));
+    let everything = in_name_order(shown("true"));
+    assert!(widgets.len() > LISTED_UP_TO, "{}", widgets.len());
+    assert!(
+        widgets.len() < copies + 1,
+        "search inputs and queued files are left out"
+    );
+
+    // Broad: a word, an exact value, a prefix, a regular term, and no condition at all.
+    for filter in [
+        "FT=widget",
+        "FT=Material=[Steel 304]",
+        "FT=Material=steel*",
+        "FT=Material=304",
+    ] {
+        let (total, first) = page(&ann, filter, 25).await;
+        assert_eq!(total, widgets.len() as i64, "{filter}");
+        assert_eq!(first, widgets[..25], "{filter}");
+        let (total, all) = page(&ann, filter, 10_000).await;
+        assert_eq!((total, &all), (widgets.len() as i64, &widgets), "{filter}");
+    }
+    let (total, first) = page(&ann, "", 40).await;
+    assert_eq!(
+        (total, first.as_slice()),
+        (everything.len() as i64, &everything[..40])
+    );
+    // Broad and narrow together: the narrow term decides; nothing.
+    assert_eq!(
+        page(&ann, "FT=widget&FT=Material=[Brass]", 25).await,
+        (0, Vec::new())
+    );
+    assert_eq!(page(&ann, "FT=nosuchword", 25).await, (0, Vec::new()));
+
+    // Narrow: a few files listed and sorted; the page cut after the count.
+    assert_eq!(page(&ann, "FT=sprocket", 25).await, (1, vec![rare.clone()]));
+    let brass = 7;
+    database.execute(&format!(
+        "INSERT INTO files (uid, company_id, owner_user_id, is_search_input, stored_path, path_key,
+             display_name, extension, size, state, revision, uploaded_at, indexed_at, text,
+             extracted_attributes, pmi, has_thumbnail, has_large_image, search_text)
+         SELECT md5('brass' || n)::uuid::text, company_id, owner_user_id, false, stored_path || n,
+             path_key || n, CASE WHEN n % 2 = 0 THEN 'a' ELSE 'B' END || n, extension, size,
+             state, revision, uploaded_at, indexed_at, text, extracted_attributes, pmi,
+             has_thumbnail, has_large_image, search_text
+         FROM files, generate_series(1, {count}) AS n WHERE uid = '{rare}';
+         INSERT INTO attribute_values (file_uid, attribute_id, value, value_key)
+         SELECT md5('brass' || n)::uuid::text, v.attribute_id, v.value, v.value_key
+         FROM attribute_values v, generate_series(1, {count}) AS n WHERE v.file_uid = '{rare}';",
+        count = brass
+    ));
+    let brasses = in_name_order(shown(
+        "uid IN (SELECT file_uid FROM attribute_values WHERE value_key = 'brass')",
+    ));
+    assert_eq!(brasses.len(), brass + 1);
+    let (total, first) = page(&ann, "FT=Material=[brass]", 3).await;
+    assert_eq!((total, first.as_slice()), (8, &brasses[..3]));
+    let (total, all) = page(&ann, "FT=Material=brass", 200).await;
+    assert_eq!((total, all), (8, brasses));
+}
