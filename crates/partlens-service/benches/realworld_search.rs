@@ -380,6 +380,8 @@ fn analysis_phases(models: &[CorpusFile]) {
     use partlens_engine::mesh;
     let mut steps: BTreeMap<&str, Vec<Duration>> = BTreeMap::new();
     let mut note = |step: &'static str, took: Duration| steps.entry(step).or_default().push(took);
+    // Models whose two reads gave different meshes (their views not compared).
+    let mut reads_differed: Vec<String> = Vec::new();
     for file in models {
         let bytes = std::fs::read(corpus_dir().join(&file.relative)).expect("a corpus file");
         let extension = file.extension();
@@ -446,12 +448,19 @@ fn analysis_phases(models: &[CorpusFile]) {
             "8 whole analysis of a search input (32+1 views)",
             started.elapsed(),
         );
-        // The input's views are the database file's from 32 of its 92 directions, and its picture.
-        assert!(
-            input.views.iter().all(|view| analysis.views.contains(view)),
-            "{}",
-            file.relative
-        );
+        // The input's views are the database file's from 32 of its 92 directions, and its picture,
+        // when both analyses read the same mesh. A STEP face at the reader's per-face time budget
+        // is meshed or left out as the time falls (the M6 countersunk screw's thread): its two
+        // reads then differ in triangles or area, and the views are not comparable.
+        if input.extracted_attributes == analysis.extracted_attributes {
+            assert!(
+                input.views.iter().all(|view| analysis.views.contains(view)),
+                "{}",
+                file.relative
+            );
+        } else {
+            reads_differed.push(file.relative.clone());
+        }
         let timed = reading + posing + rendering + picturing + thumbnail + large;
         note("0 whole analysis", whole);
         note("1 read and mesh", reading);
@@ -484,6 +493,12 @@ fn analysis_phases(models: &[CorpusFile]) {
             times[times.len() / 2].as_secs_f64() * 1000.0,
             sum.as_secs_f64(),
             100.0 * sum.as_secs_f64() / all.as_secs_f64().max(1e-9)
+        );
+    }
+    for file in reads_differed {
+        println!(
+            "\n{file}: its two reads gave two meshes (as a STEP face at the reader's time budget \
+             does); its search input's views were not compared with its database views."
         );
     }
 }
