@@ -71,7 +71,8 @@ const MOST_RENDER_THREADS: usize = 4;
 /// describes its picture too ([`VIEWS_PER_MODEL`] views, each carrying the D2 distribution); the
 /// legacy engine draws one line drawing per [`VIEWPOINTS`] entry.
 /// Thumbnail and large image are the isometric line drawing (a search input gets no large image,
-/// and its views are rendered on every core, up to [`MOST_RENDER_THREADS`], each view as on one);
+/// and its views are rendered on every core, up to [`MOST_RENDER_THREADS`], each view as on one,
+/// its picture and thumbnail beside them);
 /// the file's words (product data) and measured attributes are kept. A model whose words were read but whose shape was not is
 /// [`EngineError::ShapeUnreadable`], carrying the words.
 pub fn analyze(
@@ -98,15 +99,21 @@ pub fn analyze(
     extracted_attributes.extend(mesh_attributes(&mesh));
     let posed = standard_pose(&mesh);
     let shape = ShapeDistribution::of_mesh(&posed);
-    let picture = DynamicImage::ImageRgb8(render(&posed, &VIEWPOINTS[PICTURE_VIEW], VIEW_SIDE));
-    let views = match pipeline {
-        Pipeline::Legacy => VIEWPOINTS
-            .iter()
-            .map(|view| {
-                let drawing = DynamicImage::ImageRgb8(render(&posed, view, VIEW_SIDE));
-                ViewDescriptor::of_image_legacy(&drawing).with_shape(shape.clone())
-            })
-            .collect(),
+    let picture_of =
+        || DynamicImage::ImageRgb8(render(&posed, &VIEWPOINTS[PICTURE_VIEW], VIEW_SIDE));
+    let (views, picture, thumbnail) = match pipeline {
+        Pipeline::Legacy => {
+            let picture = picture_of();
+            let views = VIEWPOINTS
+                .iter()
+                .map(|view| {
+                    let drawing = DynamicImage::ImageRgb8(render(&posed, view, VIEW_SIDE));
+                    ViewDescriptor::of_image_legacy(&drawing).with_shape(shape.clone())
+                })
+                .collect();
+            let thumbnail = images::thumbnail_jpeg(&picture);
+            (views, picture, thumbnail)
+        }
         Pipeline::Current => {
             let describe = |view: &Viewpoint| {
                 ViewDescriptor::of_framed(&render_framed(&posed, view)).with_shape(shape.clone())
@@ -121,9 +128,30 @@ pub fn analyze(
                     .map_or(1, std::num::NonZero::get)
                     .min(MOST_RENDER_THREADS),
             };
-            let mut views = in_order_on_threads(&directions, threads, describe);
-            views.push(ViewDescriptor::of_image(&picture).with_shape(shape.clone()));
-            views
+            // The picture, its view and its thumbnail: for a search input made beside the views
+            // on a thread of its own, so no core waits for them at either end (about 20 ms of
+            // one core a model: docs/PERFORMANCE.md, "search by a model").
+            let picture_work = || {
+                let picture = picture_of();
+                let view = ViewDescriptor::of_image(&picture).with_shape(shape.clone());
+                let thumbnail = images::thumbnail_jpeg(&picture);
+                (picture, view, thumbnail)
+            };
+            let (mut views, (picture, picture_view, thumbnail)) = if threads > 1 {
+                std::thread::scope(|scope| {
+                    let beside = scope.spawn(picture_work);
+                    let views = in_order_on_threads(&directions, threads, describe);
+                    match beside.join() {
+                        Ok(made) => (views, made),
+                        Err(panic) => std::panic::resume_unwind(panic),
+                    }
+                })
+            } else {
+                let made = picture_work();
+                (in_order_on_threads(&directions, 1, describe), made)
+            };
+            views.push(picture_view);
+            (views, picture, thumbnail)
         }
     };
     let unrenderable = |error: image::ImageError| EngineError::Undecodable {
@@ -132,7 +160,7 @@ pub fn analyze(
     };
     Ok(Analysis {
         views,
-        thumbnail_jpeg: Some(images::thumbnail_jpeg(&picture).map_err(unrenderable)?),
+        thumbnail_jpeg: Some(thumbnail.map_err(unrenderable)?),
         large_png: match purpose {
             Purpose::DatabaseFile => Some(images::large_png(&picture).map_err(unrenderable)?),
             Purpose::SearchInput => None,
