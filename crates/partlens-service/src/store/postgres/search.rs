@@ -22,7 +22,8 @@ use super::super::search::Candidate;
 use super::super::tx::{FilesTx, SearchTx};
 use super::PgTx;
 use super::text_terms::{
-    INDEXED_WORD_CHARS, files_holding_word, files_in_every, rarest_trigram, trigrams_of,
+    INDEXED_WORD_CHARS, files_holding_terms, files_in_every, rarest_trigram, terms_holding_word,
+    trigrams_of,
 };
 use crate::error::ServiceError;
 use partlens_api::FilterTerm;
@@ -70,7 +71,7 @@ impl Arguments {
 /// The conditions on file `f` for free-text `words` (lower-cased here): `strpos` on the search
 /// text for words shorter than [`INDEXED_WORD_CHARS`] characters (their arguments in
 /// `arguments`), and for longer ones a selection of the files holding the word through the term
-/// index ([`files_holding_word`]), pushed onto `selections` (their arguments in `chosen`). A word
+/// index ([`terms_holding_word`], [`files_holding_terms`]), pushed onto `selections` (their arguments in `chosen`). A word
 /// asked twice is one condition.
 fn word_conditions<'a>(
     tx: &mut PgTx<'_, '_>,
@@ -89,14 +90,16 @@ fn word_conditions<'a>(
             continue;
         }
         let trigrams: Vec<String> = trigrams_of(&word).into_iter().collect();
-        match rarest_trigram(tx.tx, &trigrams)? {
-            Some(trigram) => {
-                let trigram = chosen.push(trigram);
-                let word = chosen.push(word);
-                selections.push(files_holding_word(&word, &trigram));
-            }
-            // A trigram no term holds: no file holds the word.
-            None => conditions.push("false".to_owned()),
+        let terms = match rarest_trigram(tx.tx, &trigrams)? {
+            Some(trigram) => terms_holding_word(tx.tx, &word, &trigram)?,
+            // A trigram no term holds: no term holds the word.
+            None => Vec::new(),
+        };
+        if terms.is_empty() {
+            // No term holds it: no file holds the word.
+            conditions.push("false".to_owned());
+        } else {
+            selections.push(files_holding_terms(&chosen.push(terms)));
         }
     }
     Ok(conditions)
@@ -344,6 +347,15 @@ pub(super) fn files_selected_by_every(
         .collect()
 }
 
+/// Sorts files as SQLite's `ORDER BY display_name COLLATE NOCASE, uid` does: the name's bytes
+/// with ASCII letters folded, then the UID. Compared byte by byte, without a lower-cased copy of
+/// each name at each comparison. Here rather than in the server: reading a few thousand files and
+/// sorting them here took 18 ms at 2,002 files, counting and sorting them in the server 23 ms.
+pub(super) fn sort_in_name_order(found: &mut [Candidate]) {
+    let folded = |name: &str| -> Vec<u8> { name.bytes().map(|b| b.to_ascii_lowercase()).collect() };
+    found.sort_by_cached_key(|candidate| (folded(&candidate.display_name), candidate.uid.clone()));
+}
+
 /// The candidates a statement selects.
 pub(super) fn candidates(
     tx: &mut PgTx<'_, '_>,
@@ -370,13 +382,7 @@ impl SearchTx for PgTx<'_, '_> {
     ) -> Result<Vec<Candidate>, ServiceError> {
         let (sql, arguments) = matching_sql(self, company_id, terms)?;
         let mut found = candidates(self, &sql, &arguments)?;
-        // SQLite's `ORDER BY display_name COLLATE NOCASE, uid`: bytes, ASCII letters folded.
-        // Compared byte by byte, without a lower-cased copy of each name at each comparison.
-        let folded =
-            |name: &str| -> Vec<u8> { name.bytes().map(|b| b.to_ascii_lowercase()).collect() };
-        found.sort_by_cached_key(|candidate| {
-            (folded(&candidate.display_name), candidate.uid.clone())
-        });
+        sort_in_name_order(&mut found);
         Ok(found)
     }
 
