@@ -4,7 +4,9 @@
 //! copied record by record into a PostgreSQL database through the store's own writes (the record,
 //! its indexing outcome with the text, its attributes: the term index and the attribute values
 //! kept in step as the service keeps them), then every query kind runs on both stores in the same
-//! run, checking they find the same files.
+//! run, checking they find the same files. A second table times what a search without inputs
+//! reads, the first 200 files and the count (`first_matching_database_files`), checked against
+//! the whole list.
 //!
 //! Needs a PostgreSQL server (`partlens_testkit::postgres`: `PARTLENS_PG_BIN`, or the `pgserver`
 //! Python package that `.ci/install.sh` installs); says so and measures nothing without.
