@@ -57,7 +57,6 @@ pub fn first_matching_listing_up_to(
     limit: usize,
     listed_up_to: usize,
 ) -> Result<(Vec<Candidate>, usize), ServiceError> {
-    let limit = i64::try_from(limit).unwrap_or(i64::MAX);
     let matching = matching_parts(tx, company_id, terms)?;
     if matching.selections.is_empty() {
         return counted_and_walked(tx, matching, limit);
@@ -105,7 +104,7 @@ fn read_and_sorted(
     tx: &mut PgTx<'_, '_>,
     matching: Matching,
     listed: Vec<String>,
-    limit: i64,
+    limit: usize,
 ) -> Result<(Vec<Candidate>, usize), ServiceError> {
     let Matching {
         mut sql,
@@ -117,7 +116,7 @@ fn read_and_sorted(
     let mut found = candidates(tx, &sql, &arguments)?;
     sort_in_name_order(&mut found);
     let total = found.len();
-    found.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+    found.truncate(limit);
     Ok((found, total))
 }
 
@@ -126,7 +125,7 @@ fn read_and_sorted(
 fn counted_and_walked(
     tx: &mut PgTx<'_, '_>,
     matching: Matching,
-    limit: i64,
+    limit: usize,
 ) -> Result<(Vec<Candidate>, usize), ServiceError> {
     let (sql, mut arguments) = matching.in_one_statement();
     let total: i64 = tx
@@ -136,7 +135,7 @@ fn counted_and_walked(
             &arguments.as_params(),
         )?
         .try_get(0)?;
-    let limit = arguments.push(limit);
+    let limit = arguments.push(i64::try_from(limit).unwrap_or(i64::MAX));
     let first = candidates(
         tx,
         &format!("{sql} ORDER BY {} LIMIT {limit}", name_order("f")),
