@@ -30,7 +30,7 @@ pub const LISTED_UP_TO: usize = 50_000;
 /// The order of a filter's files, for table alias `f`: the display name with ASCII letters folded,
 /// compared by bytes, then the UID (SQLite's `display_name COLLATE NOCASE, uid`). The same
 /// expressions as the index `files_by_name` (`schema.rs`), so that it can be walked.
-pub fn name_order(f: &str) -> String {
+fn name_order(f: &str) -> String {
     format!(
         "translate({f}.display_name, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz') \
          COLLATE \"C\", {f}.uid COLLATE \"C\""
@@ -106,13 +106,7 @@ fn read_and_sorted(
     listed: Vec<String>,
     limit: usize,
 ) -> Result<(Vec<Candidate>, usize), ServiceError> {
-    let Matching {
-        mut sql,
-        mut arguments,
-        ..
-    } = matching;
-    let listed = arguments.push(listed);
-    sql.push_str(&format!(" AND f.uid = ANY({listed})"));
+    let (sql, arguments) = matching.over_listed(listed);
     let mut found = candidates(tx, &sql, &arguments)?;
     sort_in_name_order(&mut found);
     let total = found.len();

@@ -71,8 +71,8 @@ impl Arguments {
 /// The conditions on file `f` for free-text `words` (lower-cased here): `strpos` on the search
 /// text for words shorter than [`INDEXED_WORD_CHARS`] characters (their arguments in
 /// `arguments`), and for longer ones a selection of the files holding the word through the term
-/// index ([`terms_holding_word`], [`files_holding_terms`]), pushed onto `selections` (their arguments in `chosen`). A word
-/// asked twice is one condition.
+/// index ([`terms_holding_word`], [`files_holding_terms`]), pushed onto `selections` (their
+/// arguments in `chosen`). A word asked twice is one condition.
 fn word_conditions<'a>(
     tx: &mut PgTx<'_, '_>,
     arguments: &mut Arguments,
@@ -182,6 +182,19 @@ impl Matching {
         }
         (sql, arguments)
     }
+
+    /// The selection as a statement over the files `listed` (what the selections picked, read
+    /// beforehand), given by key as an array whose length the planner sees.
+    pub(super) fn over_listed(self, listed: Vec<String>) -> (String, Arguments) {
+        let Matching {
+            mut sql,
+            mut arguments,
+            ..
+        } = self;
+        let listed = arguments.push(listed);
+        sql.push_str(&format!(" AND f.uid = ANY({listed})"));
+        (sql, arguments)
+    }
 }
 
 /// The SQL selecting the UID and display name of the company's database files whose indexing has
@@ -192,18 +205,12 @@ fn matching_sql(
     company_id: &str,
     terms: &[FilterTerm],
 ) -> Result<(String, Arguments), ServiceError> {
-    let Matching {
-        mut sql,
-        mut arguments,
-        selections,
-        chosen,
-    } = matching_parts(tx, company_id, terms)?;
-    if !selections.is_empty() {
-        let selected = files_selected_by_every(tx, &selections, &chosen)?;
-        let selected = arguments.push(selected);
-        sql.push_str(&format!(" AND f.uid = ANY({selected})"));
+    let matching = matching_parts(tx, company_id, terms)?;
+    if matching.selections.is_empty() {
+        return Ok((matching.sql, matching.arguments));
     }
-    Ok((sql, arguments))
+    let selected = files_selected_by_every(tx, &matching.selections, &matching.chosen)?;
+    Ok(matching.over_listed(selected))
 }
 
 /// A filter's [`Matching`] parts.
@@ -328,7 +335,7 @@ pub(super) fn matching_parts(
 /// at 100,000 records) and then read every file of the company to join them (62 ms), where reading
 /// the few selected files by their key takes a millisecond. Given as an array, their number is
 /// known.
-pub(super) fn files_selected_by_every(
+fn files_selected_by_every(
     tx: &mut PgTx<'_, '_>,
     selections: &[String],
     chosen: &Arguments,
