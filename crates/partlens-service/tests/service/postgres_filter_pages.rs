@@ -1,16 +1,19 @@
 //! A search without inputs on PostgreSQL shows the first `maxResults` of a filter's files and
 //! counts them all (`store/postgres/first_matches.rs`): the files a narrow filter selects are read
-//! by key, counted and sorted in the server; a broad filter (more files than `LISTED_UP_TO`, here
-//! forced on a few hundred through `first_matching_listing_up_to`) or none is counted in the
-//! server and its first files found by walking the company's files in name order. Both give
-//! SQLite's order (display name with ASCII letters folded, by bytes, then UID) and the count of
-//! every match, and leave out search inputs and files not indexed. On a real server (skipped with
-//! a message off CI when there is none).
+//! by key and sorted; a broad filter (more files than the thresholds, here forced on a few hundred
+//! through `first_matching_with`) or none is counted in the server and its first files found by
+//! walking the company's files in name order, each looked up in a hash of the selected files or
+//! checked by its own rows. Every way gives SQLite's order (display name with ASCII letters
+//! folded, by bytes, then UID) and the count of every match, and leaves out search inputs and
+//! files not indexed, also after files moved into and out of being shown (the postings' and
+//! values' `shown_company`, kept by triggers, which a count from the selections alone reads). On
+//! a real server (skipped with a message off CI when there is none).
 
 use partlens_api::FilterTerm;
 use partlens_api::encoding::QueryString;
 use partlens_service::store::postgres::PgTx;
-use partlens_service::store::postgres::first_matches::first_matching_listing_up_to;
+use partlens_service::store::postgres::first_matches::{Thresholds, first_matching_with};
+use partlens_testkit::postgres::TestDatabase;
 use partlens_testkit::service::{Session, Shape, StoreKind, TestService, png, result_uids};
 use r2d2_postgres::postgres;
 
@@ -31,6 +34,89 @@ fn in_name_order(mut files: Vec<(String, String)>) -> Vec<String> {
     let folded = |name: &str| -> Vec<u8> { name.bytes().map(|b| b.to_ascii_lowercase()).collect() };
     files.sort_by_cached_key(|(uid, name)| (folded(name), uid.clone()));
     files.into_iter().map(|(uid, _)| uid).collect()
+}
+
+/// Every way a filter's first files are found: listed; counted and walked with a hash of the
+/// selected files; counted and walked checking each file's rows.
+const EVERY_WAY: [Thresholds; 3] = [
+    Thresholds {
+        listed_if_selected_only: 10_000,
+        listed_if_checked: 10_000,
+        hashed: 10_000,
+    },
+    Thresholds {
+        listed_if_selected_only: 0,
+        listed_if_checked: 0,
+        hashed: 10_000,
+    },
+    Thresholds {
+        listed_if_selected_only: 0,
+        listed_if_checked: 0,
+        hashed: 0,
+    },
+];
+
+/// One filter's answer in the store: what was asked (label, number of terms, files shown), the
+/// UIDs shown and the count.
+type Answer = (String, usize, usize, Vec<String>, usize);
+
+/// The answers of the store on `url` to each of `filters` for the company, every way, showing 1,
+/// 25 and 10,000 files.
+fn store_answers(url: String, company: String, filters: Vec<Vec<FilterTerm>>) -> Vec<Answer> {
+    std::thread::spawn(move || {
+        let mut client = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+        let mut transaction = client.transaction().unwrap();
+        let mut tx = PgTx {
+            tx: &mut transaction,
+            node: "test",
+            view_vectors: false,
+        };
+        let mut answers = Vec::new();
+        for terms in &filters {
+            for thresholds in EVERY_WAY {
+                for limit in [1, 25, 10_000] {
+                    let (first, total) =
+                        first_matching_with(&mut tx, &company, terms, limit, thresholds).unwrap();
+                    let first: Vec<String> =
+                        first.into_iter().map(|candidate| candidate.uid).collect();
+                    answers.push((
+                        format!("{terms:?} {thresholds:?}, {limit} shown"),
+                        terms.len(),
+                        limit,
+                        first,
+                        total,
+                    ));
+                }
+            }
+        }
+        answers
+    })
+    .join()
+    .unwrap()
+}
+
+/// Every posting's and attribute value's `shown_company` is its file's company while a search may
+/// show the file, else NULL (schema step 9's triggers), and some are shown.
+fn assert_shown_companies_follow_the_files(database: &TestDatabase) {
+    for table in ["search_postings", "attribute_values"] {
+        let counts = database
+            .query_text(&format!(
+                "SELECT count(*) FILTER (WHERE shown_company IS DISTINCT FROM
+                            (SELECT f.company_id FROM files f WHERE f.uid = file_uid
+                             AND NOT f.is_search_input AND f.state IN ('completed', 'failed')))
+                        || ' ' || count(shown_company) FROM {table}"
+            ))
+            .unwrap();
+        let (wrong, shown) = counts.split_once(' ').unwrap();
+        assert_eq!(
+            wrong, "0",
+            "{table}: rows whose shown company is not their file's"
+        );
+        assert!(
+            shown.parse::<usize>().unwrap() > 100,
+            "{table}: {shown} shown"
+        );
+    }
 }
 
 #[tokio::test]
@@ -123,7 +209,8 @@ async fn a_filters_first_files_and_count_in_name_order_narrow_or_broad() {
         (total, first.as_slice()),
         (everything.len() as i64, &everything[..40])
     );
-    // Both ways in the store, the selections' files listed (up to 10,000) or not (up to 0).
+    // Every way in the store.
+    assert_shown_companies_follow_the_files(database);
     let company = database
         .query_text(&format!(
             "SELECT company_id FROM files WHERE uid = '{original}'"
@@ -159,38 +246,10 @@ async fn a_filters_first_files_and_count_in_name_order_narrow_or_broad() {
                 value: "brass".into(),
             },
         ],
+        // A short word (checked on each file's text) beside an indexed one.
+        vec![FilterTerm::Text("widget ge".into())],
     ];
-    let answers = std::thread::spawn(move || {
-        let mut client = postgres::Client::connect(&url, postgres::NoTls).unwrap();
-        let mut transaction = client.transaction().unwrap();
-        let mut tx = PgTx {
-            tx: &mut transaction,
-            node: "test",
-            view_vectors: false,
-        };
-        let mut answers = Vec::new();
-        for terms in &filters {
-            for listed_up_to in [10_000, 0] {
-                for limit in [1, 25, 10_000] {
-                    let (first, total) =
-                        first_matching_listing_up_to(&mut tx, &company, terms, limit, listed_up_to)
-                            .unwrap();
-                    let first: Vec<String> =
-                        first.into_iter().map(|candidate| candidate.uid).collect();
-                    answers.push((
-                        format!("{terms:?} listed up to {listed_up_to}, {limit} shown"),
-                        terms.len(),
-                        limit,
-                        first,
-                        total,
-                    ));
-                }
-            }
-        }
-        answers
-    })
-    .join()
-    .unwrap();
+    let answers = store_answers(database.url.clone(), company.clone(), filters.to_vec());
     for (label, terms, limit, first, total) in answers {
         let expected: &[String] = match terms {
             0 => &everything,
@@ -199,6 +258,31 @@ async fn a_filters_first_files_and_count_in_name_order_narrow_or_broad() {
         };
         assert_eq!(total, expected.len(), "{label}");
         assert_eq!(first, expected[..limit.min(expected.len())], "{label}");
+    }
+
+    // Files moved out of being shown (back in the queue, made a search input) and into it (a
+    // queued copy indexed): the selections follow, every way.
+    database.execute(
+        "UPDATE files SET state = 'queued' WHERE display_name LIKE 'Bracket 1%';
+         UPDATE files SET is_search_input = true WHERE display_name LIKE 'Z2%';
+         UPDATE files SET state = 'completed' WHERE state = 'queued' AND display_name LIKE '_part%';",
+    );
+    assert_shown_companies_follow_the_files(database);
+    let widgets = in_name_order(shown(&format!("uid <> '{rare}'")));
+    let everything = in_name_order(shown("true"));
+    assert!(widgets.len() > 300 && widgets.len() < copies + 1);
+    for (label, terms, limit, first, total) in store_answers(url, company, filters.to_vec()) {
+        let expected: &[String] = match terms {
+            0 => &everything,
+            _ if label.contains("brass") => &[],
+            _ => &widgets,
+        };
+        assert_eq!(total, expected.len(), "after the moves: {label}");
+        assert_eq!(
+            first,
+            expected[..limit.min(expected.len())],
+            "after the moves: {label}"
+        );
     }
 
     // Broad and narrow together: the narrow term decides; nothing.

@@ -5,27 +5,46 @@
 //! folded, then the UID. In SQL that is [`name_order`] (`translate` folds exactly A–Z, `"C"`
 //! compares bytes), which the index `files_by_name` holds per company.
 //!
-//! - A filter whose selections (attribute terms, indexed words, `search.rs`) pick at most
-//!   [`LISTED_UP_TO`] files: those files are read by key and sorted here, then cut (what every
-//!   search without inputs did before).
-//! - A broader filter, or one with no selection (no term, or only words and sizes checked on each
-//!   file): counted in the server, and its first files found by walking the company's files in
-//!   name order until enough match (4 ms for a word in every record of 100,000). The count is
-//!   most of the time: it joins each selected file with the company's shown files (130–200 ms at
-//!   100,000, against 310–380 ms to read, send and sort them all).
+//! A filter of selections only (indexed words, attribute terms: `selection.rs`), the common case:
+//!
+//! - the selections' rows carry whether their file is shown, and its company, so the files they
+//!   pick are the answer without a join with the files;
+//! - up to [`SELECTED_LISTED_UP_TO`] files: those files are read by key and sorted here, then cut;
+//! - more: counted from the selections' indexes alone, then the company's files walked in name
+//!   order until enough are selected: up to [`HASHED_UP_TO`] files, each walked file looked up in
+//!   a hash of their UIDs; past it, each checked by its own rows (most are selected).
+//!
+//! A filter with a condition on each file (a short word, a size), or none at all: its selections'
+//! files listed and sorted up to [`LISTED_UP_TO`], else counted by joining the files (120–360 ms
+//! for 100,000) and walked.
 
 use super::PgTx;
-use super::search::{Matching, candidates, matching_parts, sort_in_name_order};
+use super::search::{
+    Arguments, Matching, candidates, files_selected_by_every, matching_parts, sort_in_name_order,
+};
+use super::selection::{count_of_selected, selected_by_every};
 use crate::error::ServiceError;
 use crate::store::search::Candidate;
 use partlens_api::FilterTerm;
 
-/// The most files a filter's selections may pick for them to be listed and read by key; past it,
-/// they are counted in the server and the company's files walked in name order. Counting in the
-/// server was slower than listing at 12,949 files (a common material's prefix: 117–150 against
-/// 92–100 ms p50, 100,000 records) and, its plan a guess, at 4,481 (a part-number fragment: 630 ms
-/// p95); faster only when nearly every file matches.
+/// The most files the selections of a filter with conditions on each file may pick for them to be
+/// listed and read by key; past it, they are counted in the server and the company's files walked
+/// in name order. Counting in the server by a join was slower than listing at 12,949 files (117–150
+/// against 92–100 ms p50, 100,000 records) and, its plan a guess, at 4,481 (630 ms p95).
 pub const LISTED_UP_TO: usize = 50_000;
+
+/// The most files a filter of selections only may select for them to be listed and read by key;
+/// past it, they are counted from the selections' indexes and the company's files walked. Reading
+/// by key costs about 7 µs a file, the walk about 3 µs a walked file (200 × all / selected of
+/// them): even at about 3,000 of 100,000 files.
+pub const SELECTED_LISTED_UP_TO: usize = 3_000;
+
+/// The most selected files whose UIDs are read and hashed for a walk; past it, each walked file is
+/// checked by its own rows instead (a word in every
+/// one of 100,000 files: 2.6 ms, against 54 ms to hash them all). Checked by its rows, a walked
+/// attribute value is found through the file's values (6 a file here): 25–32 ms for 8,000–9,000
+/// of 100,000 files, against 13 ms hashed.
+pub const HASHED_UP_TO: usize = 15_000;
 
 /// The order of a filter's files, for table alias `f`: the display name with ASCII letters folded,
 /// compared by bytes, then the UID (SQLite's `display_name COLLATE NOCASE, uid`). The same
@@ -37,6 +56,28 @@ fn name_order(f: &str) -> String {
     )
 }
 
+/// Where a filter's first files are found one way rather than another (the tests take every way
+/// on a few files).
+#[derive(Clone, Copy, Debug)]
+pub struct Thresholds {
+    /// Files of a filter of selections only listed and read by key up to this many
+    /// ([`SELECTED_LISTED_UP_TO`]).
+    pub listed_if_selected_only: usize,
+    /// Files of a filter with conditions on each file listed up to this many ([`LISTED_UP_TO`]).
+    pub listed_if_checked: usize,
+    /// A walk hashes the selected files up to this many ([`HASHED_UP_TO`]).
+    pub hashed: usize,
+}
+
+impl Thresholds {
+    /// The thresholds a search uses.
+    pub const SEARCH: Thresholds = Thresholds {
+        listed_if_selected_only: SELECTED_LISTED_UP_TO,
+        listed_if_checked: LISTED_UP_TO,
+        hashed: HASHED_UP_TO,
+    };
+}
+
 /// The first `limit` of the company's indexed database files that satisfy every term, in
 /// [`name_order`], and how many satisfy them in all.
 pub fn first_matching(
@@ -45,30 +86,50 @@ pub fn first_matching(
     terms: &[FilterTerm],
     limit: usize,
 ) -> Result<(Vec<Candidate>, usize), ServiceError> {
-    first_matching_listing_up_to(tx, company_id, terms, limit, LISTED_UP_TO)
+    first_matching_with(tx, company_id, terms, limit, Thresholds::SEARCH)
 }
 
-/// [`first_matching`] with the selections' files listed when they are at most `listed_up_to`
-/// (the tests take either way on a few files).
-pub fn first_matching_listing_up_to(
+/// [`first_matching`] with other [`Thresholds`].
+pub fn first_matching_with(
     tx: &mut PgTx<'_, '_>,
     company_id: &str,
     terms: &[FilterTerm],
     limit: usize,
-    listed_up_to: usize,
+    thresholds: Thresholds,
 ) -> Result<(Vec<Candidate>, usize), ServiceError> {
     let matching = matching_parts(tx, company_id, terms)?;
     if matching.selections.is_empty() {
         return counted_and_walked(tx, matching, limit);
     }
-    match listed_if_few(tx, &matching, listed_up_to)? {
-        Some(listed) => read_and_sorted(tx, matching, listed, limit),
-        None => counted_and_walked(tx, matching, limit),
+    if matching.checked_on_each_file {
+        return match listed_if_few(tx, &matching, thresholds.listed_if_checked)? {
+            Some(listed) => read_and_sorted(tx, matching, listed, limit),
+            None => counted_and_walked(tx, matching, limit),
+        };
+    }
+    // Selections only: they are the answer. A few are listed at once; more are counted first,
+    // so that the UIDs of a word in every file are not read only to learn that they are many.
+    if let Some(listed) = listed_if_few(tx, &matching, thresholds.listed_if_selected_only)? {
+        return read_and_sorted(tx, matching, listed, limit);
+    }
+    let total: i64 = tx
+        .tx
+        .query_one(
+            &count_of_selected(&matching.selections),
+            &matching.chosen.as_params(),
+        )?
+        .try_get(0)?;
+    let total = usize::try_from(total).unwrap_or(0);
+    if total <= thresholds.hashed {
+        let selected = files_selected_by_every(tx, &matching.selections, &matching.chosen)?;
+        walked_with(tx, matching, selected, limit)
+    } else {
+        walked_checking_each(tx, matching, total, limit)
     }
 }
 
-/// The UIDs the selections pick when they are at most `listed_up_to` (of any company, role or
-/// state); `None` when they are more. Reads at most one more row than that: a word or an attribute
+/// The UIDs the selections pick when they are at most `listed_up_to`; `None` when they are
+/// more. Reads at most one more row than that: a word or an attribute
 /// value that most files hold is not read whole here.
 fn listed_if_few(
     tx: &mut PgTx<'_, '_>,
@@ -82,7 +143,7 @@ fn listed_if_few(
     // a word in several terms comes out more than once and counts towards the cap as often.
     let sql = format!(
         "SELECT s.file_uid FROM ({}) AS s(file_uid) LIMIT {cap}",
-        matching.selections.join(" INTERSECT ")
+        selected_by_every(&matching.selections)
     );
     let mut picked = tx
         .tx
@@ -136,4 +197,82 @@ fn counted_and_walked(
         &arguments,
     )?;
     Ok((first, usize::try_from(total).unwrap_or(0)))
+}
+
+/// A filter of selections only that selects `selected` (more than can be read by key): the
+/// company's files walked in [`name_order`] until `limit` of them are among `selected`, given as
+/// an array the server hashes (a constant array compared with `= ANY` is hashed past 8 values).
+///
+/// The walk is a sub-select ordered by name whose `OFFSET 0` keeps the planner from turning the
+/// check into a join and sorting every selected file. A sub-select of the selections in its place
+/// was not hashed when the planner took it to be large (631,454 postings estimated for 5,480): then
+/// each walked file was compared with every selected one (19 s).
+fn walked_with(
+    tx: &mut PgTx<'_, '_>,
+    matching: Matching,
+    selected: Vec<String>,
+    limit: usize,
+) -> Result<(Vec<Candidate>, usize), ServiceError> {
+    let total = selected.len();
+    let Matching {
+        conditions,
+        mut arguments,
+        ..
+    } = matching;
+    let selected = arguments.push(selected);
+    let first = walked(
+        tx,
+        &conditions,
+        &format!("f.uid = ANY({selected})"),
+        arguments,
+        limit,
+    )?;
+    Ok((first, total))
+}
+
+/// A filter of selections only that selects `total` files, more than are worth reading (most of
+/// the company's, often): the company's files walked in [`name_order`] until `limit` are selected,
+/// each checked by its own rows (most are selected, so the walk is short: a word in every one of
+/// 100,000 files, 2.6 ms).
+fn walked_checking_each(
+    tx: &mut PgTx<'_, '_>,
+    matching: Matching,
+    total: usize,
+    limit: usize,
+) -> Result<(Vec<Candidate>, usize), ServiceError> {
+    let Matching {
+        conditions,
+        mut arguments,
+        selections,
+        chosen,
+        ..
+    } = matching;
+    let held = selections
+        .iter()
+        .map(|selection| selection.held_by("f"))
+        .collect::<Vec<_>>()
+        .join(" AND ");
+    let held = arguments.append(chosen, &held);
+    Ok((walked(tx, &conditions, &held, arguments, limit)?, total))
+}
+
+/// The first `limit` files `f` satisfying `conditions` in [`name_order`] for which `selected`
+/// (`true`, or `false`/`NULL`) holds, checked on each walked file in turn (`OFFSET 0`: not
+/// made a join).
+fn walked(
+    tx: &mut PgTx<'_, '_>,
+    conditions: &str,
+    selected: &str,
+    mut arguments: Arguments,
+    limit: usize,
+) -> Result<Vec<Candidate>, ServiceError> {
+    let limit = arguments.push(i64::try_from(limit).unwrap_or(i64::MAX));
+    let sql = format!(
+        "SELECT w.uid, w.display_name FROM (
+             SELECT f.uid, f.display_name, {selected} AS selected FROM files f WHERE {conditions}
+             ORDER BY {} OFFSET 0) w
+         WHERE w.selected LIMIT {limit}",
+        name_order("f")
+    );
+    candidates(tx, &sql, &arguments)
 }

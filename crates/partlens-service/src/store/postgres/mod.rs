@@ -25,6 +25,7 @@ pub mod first_matches;
 pub mod jobs;
 pub mod schema;
 pub mod search;
+mod selection;
 pub mod text_terms;
 pub mod view_vectors;
 pub mod visual;

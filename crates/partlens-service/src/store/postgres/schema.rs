@@ -307,6 +307,79 @@ const MIGRATIONS: &[&str] = &[
         uid COLLATE "C"
     ) WHERE NOT is_search_input;
     "#,
+    // 9: postings and attribute values carry the company of their file while a search may show it
+    // (a database file whose indexing has ended: `shown_company`, NULL otherwise), with partial
+    // indexes on it (`selection.rs`): a filter of 100,000 files is counted from an index alone
+    // (13 ms) instead of joining each selected file with the files (120–360 ms). Kept by
+    // triggers: a row takes its file's at insert, a file that moves into or out of being shown
+    // (or to another company) moves its rows. The metadata generation's trigger on the values
+    // now fires only for a change of what a filter reads, not of this column. Filling it at
+    // 100,000 records (2.4 M postings, 600,000 values) took 43 s, during which writes wait.
+    r#"
+    CREATE FUNCTION partlens_shown_company(file text) RETURNS text LANGUAGE sql STABLE AS $$
+        SELECT f.company_id FROM files f
+        WHERE f.uid = file AND NOT f.is_search_input AND f.state IN ('completed', 'failed')
+    $$;
+    CREATE FUNCTION partlens_row_shown() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        new.shown_company := partlens_shown_company(new.file_uid);
+        RETURN new;
+    END
+    $$;
+    CREATE FUNCTION partlens_file_shown_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+    DECLARE
+        shown text := CASE WHEN NOT new.is_search_input AND new.state IN ('completed', 'failed')
+                           THEN new.company_id END;
+    BEGIN
+        UPDATE search_postings SET shown_company = shown
+        WHERE file_uid = new.uid AND shown_company IS DISTINCT FROM shown;
+        UPDATE attribute_values SET shown_company = shown
+        WHERE file_uid = new.uid AND shown_company IS DISTINCT FROM shown;
+        RETURN NULL;
+    END
+    $$;
+
+    DROP TRIGGER metadata_value_changed ON attribute_values;
+    CREATE TRIGGER metadata_value_changed
+        AFTER INSERT OR DELETE OR UPDATE OF file_uid, attribute_id, value, value_key
+        ON attribute_values FOR EACH ROW EXECUTE FUNCTION partlens_metadata_changed();
+
+    ALTER TABLE search_postings ADD COLUMN shown_company text;
+    UPDATE search_postings p SET shown_company = f.company_id FROM files f
+    WHERE f.uid = p.file_uid AND NOT f.is_search_input AND f.state IN ('completed', 'failed');
+    CREATE INDEX search_postings_shown ON search_postings (term_id, shown_company, file_uid)
+        WHERE shown_company IS NOT NULL;
+    ALTER TABLE attribute_values ADD COLUMN shown_company text;
+    UPDATE attribute_values v SET shown_company = f.company_id FROM files f
+    WHERE f.uid = v.file_uid AND NOT f.is_search_input AND f.state IN ('completed', 'failed');
+    CREATE INDEX attribute_values_shown ON attribute_values
+        (attribute_id, shown_company, value_key COLLATE "C") INCLUDE (file_uid)
+        WHERE shown_company IS NOT NULL;
+    -- A walk in name order checks each file without visiting the tables' rows: the files' names
+    -- and states, a file's values, in the indexes it goes through (1.2 against 10.5 ms for 2,346
+    -- files walked; 14 against 37 µs a file's values checked).
+    DROP INDEX files_by_name;
+    CREATE INDEX files_by_name ON files (
+        company_id,
+        (translate(display_name, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')) COLLATE "C",
+        uid COLLATE "C"
+    ) INCLUDE (display_name, state) WHERE NOT is_search_input;
+    DROP INDEX attribute_values_by_file;
+    CREATE INDEX attribute_values_by_file ON attribute_values (file_uid)
+        INCLUDE (attribute_id, shown_company, value_key);
+
+    CREATE TRIGGER postings_shown BEFORE INSERT OR UPDATE OF file_uid ON search_postings
+        FOR EACH ROW EXECUTE FUNCTION partlens_row_shown();
+    CREATE TRIGGER values_shown BEFORE INSERT OR UPDATE OF file_uid ON attribute_values
+        FOR EACH ROW EXECUTE FUNCTION partlens_row_shown();
+    CREATE TRIGGER shown_file_changed AFTER UPDATE ON files
+        FOR EACH ROW WHEN (
+            old.company_id IS DISTINCT FROM new.company_id
+            OR old.is_search_input IS DISTINCT FROM new.is_search_input
+            OR ((old.state IN ('completed', 'failed')) IS DISTINCT FROM
+                (new.state IN ('completed', 'failed'))))
+        EXECUTE FUNCTION partlens_file_shown_changed();
+    "#,
 ];
 
 /// The schema version this program writes.
@@ -418,5 +491,20 @@ pub fn migrate(client: &mut Client) -> Result<(), ServiceError> {
         }
     }
     transaction.commit()?;
+    if (1..SHOWN_COMPANY_VERSION).contains(&found) {
+        // Step 9 rewrote every posting and value of a database that had some: until a vacuum
+        // marks their pages all-visible again, a count from the new indexes visits each row (108
+        // ms instead of 13 for 100,000 postings), and so does a walk of the files. Autovacuum would get to it within minutes; this takes seconds. Not fatal:
+        // the service only counts more slowly meanwhile.
+        if let Err(error) =
+            client.batch_execute("VACUUM (ANALYZE) search_postings, attribute_values, files")
+        {
+            tracing::warn!(%error, "cannot vacuum the postings, values and files after schema step 9");
+        }
+    }
     Ok(())
 }
+
+/// The schema version whose step (9) made postings and values carry their file's company while it
+/// is shown: [`migrate`] from an older one vacuums the tables that step rewrote.
+const SHOWN_COMPANY_VERSION: i64 = 9;

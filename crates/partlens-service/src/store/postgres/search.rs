@@ -21,10 +21,8 @@ use super::super::range_filter::{EXTENTS_ATTRIBUTE, NumericRange, RangeSubject};
 use super::super::search::Candidate;
 use super::super::tx::{FilesTx, SearchTx};
 use super::PgTx;
-use super::text_terms::{
-    INDEXED_WORD_CHARS, files_holding_terms, files_in_every, rarest_trigram, terms_holding_word,
-    trigrams_of,
-};
+use super::selection::{Selection, selected_by_every, starts_with_range};
+use super::text_terms::{INDEXED_WORD_CHARS, rarest_trigram, terms_holding_word, trigrams_of};
 use crate::error::ServiceError;
 use partlens_api::FilterTerm;
 use partlens_api::attribute::split_unit;
@@ -70,15 +68,16 @@ impl Arguments {
 
 /// The conditions on file `f` for free-text `words` (lower-cased here): `strpos` on the search
 /// text for words shorter than [`INDEXED_WORD_CHARS`] characters (their arguments in
-/// `arguments`), and for longer ones a selection of the files holding the word through the term
-/// index ([`terms_holding_word`], [`files_holding_terms`]), pushed onto `selections` (their
-/// arguments in `chosen`). A word asked twice is one condition.
+/// `arguments`), and for longer ones a selection of the company's files holding the word through
+/// the term index ([`terms_holding_word`], [`Selection::holding_terms`]), pushed onto `selections`
+/// (their arguments in `chosen`). A word asked twice is one condition.
 fn word_conditions<'a>(
     tx: &mut PgTx<'_, '_>,
+    company_id: &str,
     arguments: &mut Arguments,
     chosen: &mut Arguments,
     words: impl IntoIterator<Item = &'a str>,
-    selections: &mut Vec<String>,
+    selections: &mut Vec<Selection>,
 ) -> Result<Vec<String>, ServiceError> {
     let mut conditions = Vec::new();
     let words: std::collections::BTreeSet<String> =
@@ -99,7 +98,10 @@ fn word_conditions<'a>(
             // No term holds it: no file holds the word.
             conditions.push("false".to_owned());
         } else {
-            selections.push(files_holding_terms(&chosen.push(terms)));
+            let count = terms.len();
+            let term_ids = chosen.push(terms);
+            let company = chosen.push(company_id.to_owned());
+            selections.push(Selection::holding_terms(&company, &term_ids, count));
         }
     }
     Ok(conditions)
@@ -152,32 +154,43 @@ fn size_condition(arguments: &mut Arguments, rank: usize, range: &NumericRange<'
     )
 }
 
-/// A filter before it runs: the statement selecting the UID and display name of the company's
-/// database files whose indexing has ended (`f`) with the conditions checked on each file, and the
-/// selections of file UIDs (attribute terms, indexed words) every selected file is in, each a
-/// sub-select written with `chosen`'s placeholders.
+/// A filter before it runs: the conditions on each of the company's database files whose indexing
+/// has ended (`f`), and the selections (attribute terms, indexed words) every selected file is in.
 pub(super) struct Matching {
-    /// `SELECT f.uid, f.display_name FROM files f WHERE …`, without the selections.
-    pub(super) sql: String,
-    /// The arguments of `sql`.
+    /// The conditions on file `f`, the company's, role and state among them.
+    pub(super) conditions: String,
+    /// The arguments of `conditions`.
     pub(super) arguments: Arguments,
-    /// Sub-selects of file UIDs, of any company, role or state.
-    pub(super) selections: Vec<String>,
+    /// Whether a condition beyond the company, role and state is checked on each file (a short
+    /// word, a size, a term nothing satisfies): then the selections alone are not the answer.
+    pub(super) checked_on_each_file: bool,
+    /// The selections of the company's shown files, written with `chosen`'s placeholders.
+    pub(super) selections: Vec<Selection>,
     /// The arguments of `selections`.
     pub(super) chosen: Arguments,
 }
 
 impl Matching {
+    /// `SELECT f.uid, f.display_name FROM files f WHERE …` with the conditions, without the
+    /// selections.
+    pub(super) fn sql(&self) -> String {
+        format!(
+            "SELECT f.uid, f.display_name FROM files f WHERE {}",
+            self.conditions
+        )
+    }
+
     /// The whole selection as one statement, its selections a sub-select the server runs with it.
     pub(super) fn in_one_statement(self) -> (String, Arguments) {
+        let mut sql = self.sql();
         let Matching {
-            mut sql,
             mut arguments,
             selections,
             chosen,
+            ..
         } = self;
         if !selections.is_empty() {
-            let every = arguments.append(chosen, &selections.join(" INTERSECT "));
+            let every = arguments.append(chosen, &selected_by_every(&selections));
             sql.push_str(&format!(" AND f.uid IN ({every})"));
         }
         (sql, arguments)
@@ -186,11 +199,8 @@ impl Matching {
     /// The selection as a statement over the files `listed` (what the selections picked, read
     /// beforehand), given by key as an array whose length the planner sees.
     pub(super) fn over_listed(self, listed: Vec<String>) -> (String, Arguments) {
-        let Matching {
-            mut sql,
-            mut arguments,
-            ..
-        } = self;
+        let mut sql = self.sql();
+        let mut arguments = self.arguments;
         let listed = arguments.push(listed);
         sql.push_str(&format!(" AND f.uid = ANY({listed})"));
         (sql, arguments)
@@ -207,17 +217,44 @@ fn matching_sql(
 ) -> Result<(String, Arguments), ServiceError> {
     let matching = matching_parts(tx, company_id, terms)?;
     if matching.selections.is_empty() {
-        return Ok((matching.sql, matching.arguments));
+        return Ok((matching.sql(), matching.arguments));
     }
     let selected = files_selected_by_every(tx, &matching.selections, &matching.chosen)?;
     Ok(matching.over_listed(selected))
 }
 
+/// The ids of the company's attributes named `name` (with its unit when it has one, `Length
+/// [mm]`): one a unit without one.
+fn attribute_ids(
+    tx: &mut PgTx<'_, '_>,
+    company_id: &str,
+    name: &str,
+) -> Result<Vec<i64>, ServiceError> {
+    let (name, unit) = split_unit(name);
+    let rows = match unit {
+        Some(unit) => tx.tx.query(
+            "SELECT id FROM attribute_names
+             WHERE company_id = $1 AND name_key = $2 AND unit_key = $3",
+            &[&company_id, &name_key(name), &name_key(unit)],
+        )?,
+        None => tx.tx.query(
+            "SELECT id FROM attribute_names WHERE company_id = $1 AND name_key = $2",
+            &[&company_id, &name_key(name)],
+        )?,
+    };
+    rows.iter()
+        .map(|row| Ok(row.try_get(0)?))
+        .collect::<Result<_, ServiceError>>()
+}
+
+/// The condition on an attribute value (row `v`) of a term, written with the arguments it pushes.
+type ValueCondition<'a> = Box<dyn Fn(&mut Arguments) -> String + 'a>;
+
 /// A filter's [`Matching`] parts.
 ///
-/// Each attribute term and each indexed word is a selection of files, and the selections are
-/// combined with `INTERSECT` into one sub-select (one semi-join a term made planning a filter of
-/// the 400 terms allowed take tens of seconds); a term given twice is one selection.
+/// Each attribute term and each indexed word is a selection of files; a term given twice is one
+/// selection. The attributes' ids and the words' terms are read first, so that the planner sees
+/// them as values.
 pub(super) fn matching_parts(
     tx: &mut PgTx<'_, '_>,
     company_id: &str,
@@ -225,43 +262,31 @@ pub(super) fn matching_parts(
 ) -> Result<Matching, ServiceError> {
     let mut arguments = Arguments::default();
     let company = arguments.push(company_id.to_owned());
-    let mut sql = format!(
-        "SELECT f.uid, f.display_name FROM files f
-         WHERE f.company_id = {company} AND NOT f.is_search_input
-           AND f.state IN ('completed', 'failed')"
+    let mut conditions = format!(
+        "f.company_id = {company} AND NOT f.is_search_input AND f.state IN ('completed', 'failed')"
     );
-    // The selections (attribute terms, indexed words) and their own arguments: run first, on
-    // their own (`files_selected_by_every`).
+    let mut checked_on_each_file = false;
+    let mut check_on_each_file = |conditions: &mut String, condition: &str| {
+        conditions.push_str(" AND ");
+        conditions.push_str(condition);
+        checked_on_each_file = true;
+    };
+    // The selections (attribute terms, indexed words) and their own arguments.
     let mut selections = Vec::new();
     let mut chosen = Arguments::default();
-    let attribute = |selections: &mut Vec<String>,
-                     arguments: &mut Arguments,
-                     name: &str,
-                     condition: &dyn Fn(&mut Arguments) -> String| {
-        let (name, unit) = split_unit(name);
-        let company = arguments.push(company_id.to_owned());
-        let name = arguments.push(name_key(name));
-        let mut selection = format!(
-            "SELECT v.file_uid FROM attribute_values v
-             WHERE v.attribute_id IN (
-                 SELECT a.id FROM attribute_names a
-                 WHERE a.company_id = {company} AND a.name_key = {name}"
-        );
-        if let Some(unit) = unit {
-            let unit = arguments.push(name_key(unit));
-            selection.push_str(&format!(" AND a.unit_key = {unit}"));
-        }
-        let condition = condition(arguments);
-        selection.push_str(&format!(") AND {condition}"));
-        selections.push(selection);
-    };
     let words = terms.iter().flat_map(|term| match term {
         FilterTerm::Text(words) => words.split_whitespace().collect(),
         _ => Vec::new(),
     });
-    for condition in word_conditions(tx, &mut arguments, &mut chosen, words, &mut selections)? {
-        sql.push_str(" AND ");
-        sql.push_str(&condition);
+    for condition in word_conditions(
+        tx,
+        company_id,
+        &mut arguments,
+        &mut chosen,
+        words,
+        &mut selections,
+    )? {
+        check_on_each_file(&mut conditions, &condition);
     }
     let mut seen: Vec<&FilterTerm> = Vec::new();
     for term in terms {
@@ -269,75 +294,96 @@ pub(super) fn matching_parts(
             continue;
         }
         seen.push(term);
-        match term {
-            FilterTerm::Text(_) => {}
+        let (name, condition): (&str, ValueCondition<'_>) = match term {
+            FilterTerm::Text(_) => continue,
             FilterTerm::Regular { name, value } => {
                 let value = value_key(value);
-                attribute(&mut selections, &mut chosen, name, &|arguments| {
-                    format!("strpos(v.value_key, {}) > 0", arguments.push(value.clone()))
-                })
+                (
+                    name,
+                    Box::new(move |arguments: &mut Arguments| {
+                        format!("strpos(v.value_key, {}) > 0", arguments.push(value.clone()))
+                    }),
+                )
             }
             FilterTerm::Exact { name, value } => {
                 let value = value_key(value);
-                attribute(&mut selections, &mut chosen, name, &|arguments| {
-                    format!("v.value_key = {}", arguments.push(value.clone()))
-                })
+                (
+                    name,
+                    Box::new(move |arguments: &mut Arguments| {
+                        format!(
+                            "v.value_key COLLATE \"C\" = {}",
+                            arguments.push(value.clone())
+                        )
+                    }),
+                )
             }
             FilterTerm::Prefix { name, prefix } => {
                 let prefix = prefix.trim_start().to_lowercase();
-                attribute(&mut selections, &mut chosen, name, &|arguments| {
-                    format!(
-                        "starts_with(v.value_key, {})",
-                        arguments.push(prefix.clone())
-                    )
-                })
+                (
+                    name,
+                    Box::new(move |arguments: &mut Arguments| {
+                        starts_with_range(arguments, "v.value_key", &prefix)
+                    }),
+                )
             }
             // A size is checked on each file; an attribute's values are a selection.
             FilterTerm::Range { .. } => {
-                if let Some(range) = NumericRange::of(term) {
-                    match range.subject {
-                        RangeSubject::Size(extent) => {
-                            let condition = size_condition(&mut arguments, extent.rank(), &range);
-                            sql.push_str(" AND ");
-                            sql.push_str(&condition);
-                        }
-                        RangeSubject::Attribute(name) => {
-                            attribute(&mut selections, &mut chosen, name, &|arguments| {
-                                let number = arguments.push(PLAIN_NUMBER.to_owned());
-                                bounds_condition(
-                                    arguments,
-                                    &format!(
-                                        "(CASE WHEN v.value_key ~ {number} \
-                                     THEN replace(v.value_key, ',', '.')::float8 END)"
-                                    ),
-                                    &range,
-                                )
-                            })
-                        }
+                let Some(range) = NumericRange::of(term) else {
+                    continue;
+                };
+                match range.subject {
+                    RangeSubject::Size(extent) => {
+                        let condition = size_condition(&mut arguments, extent.rank(), &range);
+                        check_on_each_file(&mut conditions, &condition);
+                        continue;
                     }
+                    RangeSubject::Attribute(name) => (
+                        name,
+                        Box::new(move |arguments: &mut Arguments| {
+                            let number = arguments.push(PLAIN_NUMBER.to_owned());
+                            bounds_condition(
+                                arguments,
+                                &format!(
+                                    "(CASE WHEN v.value_key ~ {number} \
+                                     THEN replace(v.value_key, ',', '.')::float8 END)"
+                                ),
+                                &range,
+                            )
+                        }),
+                    ),
                 }
             }
+        };
+        let ids = attribute_ids(tx, company_id, name)?;
+        if ids.is_empty() {
+            // No attribute of that name: no file satisfies the term.
+            check_on_each_file(&mut conditions, "false");
+            continue;
         }
+        let ids = chosen.push(ids);
+        let company = chosen.push(company_id.to_owned());
+        let condition = condition(&mut chosen);
+        selections.push(Selection::with_value(&company, &ids, &condition));
     }
     Ok(Matching {
-        sql,
+        conditions,
         arguments,
+        checked_on_each_file,
         selections,
         chosen,
     })
 }
 
-/// The UIDs of the files every one of `selections` (sub-selects of file UIDs, whose arguments are
-/// `chosen`) selects, of any company, role or state (postings are not kept by company).
+/// The UIDs of the files every one of `selections` (whose arguments are `chosen`) selects.
 ///
 /// Read in a statement of its own, before the files: the planner cannot tell how many files an
 /// `INTERSECT` of postings and attribute values keeps (it guessed 6,554 for the 316 files of a word
 /// at 100,000 records) and then read every file of the company to join them (62 ms), where reading
 /// the few selected files by their key takes a millisecond. Given as an array, their number is
 /// known.
-fn files_selected_by_every(
+pub(super) fn files_selected_by_every(
     tx: &mut PgTx<'_, '_>,
-    selections: &[String],
+    selections: &[Selection],
     chosen: &Arguments,
 ) -> Result<Vec<String>, ServiceError> {
     if selections.is_empty() {
@@ -345,7 +391,7 @@ fn files_selected_by_every(
     }
     let sql = format!(
         "SELECT DISTINCT s.file_uid FROM ({}) AS s(file_uid)",
-        selections.join(" INTERSECT ")
+        selected_by_every(selections)
     );
     tx.tx
         .query(&sql, &chosen.as_params())?
@@ -478,7 +524,8 @@ impl SearchTx for PgTx<'_, '_> {
             sql.push_str(condition);
             sql
         };
-        // Files of any role or state, as SQLite's index counts them: a hint only.
+        // Attribute values of files of any role or state, as SQLite's index counts them; a word's
+        // shown files (its selection): a hint only.
         let sql = match term {
             FilterTerm::Text(words) => match words.split_whitespace().collect::<Vec<_>>()[..] {
                 [word] if word.chars().count() >= INDEXED_WORD_CHARS => {
@@ -487,16 +534,15 @@ impl SearchTx for PgTx<'_, '_> {
                     let mut conditions = Arguments::default();
                     word_conditions(
                         self,
+                        company_id,
                         &mut conditions,
                         &mut arguments,
                         [word],
                         &mut selections,
                     )?;
-                    match files_in_every(&selections) {
-                        Some(holds) => format!(
-                            "SELECT 1 FROM files f WHERE f.company_id = {company} AND {holds}"
-                        ),
-                        None => return Ok(false),
+                    match &selections[..] {
+                        [selection] => selection.uids(),
+                        _ => return Ok(false),
                     }
                 }
                 _ => return Ok(false),

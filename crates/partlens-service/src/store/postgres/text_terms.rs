@@ -84,20 +84,6 @@ pub fn terms_holding_word(
         .collect()
 }
 
-/// The SQL selecting the UIDs of the files holding any of the terms whose ids are the array
-/// placeholder `term_ids` ([`terms_holding_word`]). Several words are combined with `INTERSECT`
-/// into one sub-select ([`files_in_every`]): one semi-join a word made planning a query of
-/// hundreds of words take seconds.
-pub fn files_holding_terms(term_ids: &str) -> String {
-    format!("SELECT p.file_uid FROM search_postings p WHERE p.term_id = ANY({term_ids})")
-}
-
-/// The SQL condition "file `f` is selected by every one of `selections`" (sub-selects of file
-/// UIDs such as [`files_holding_terms`]'s), as one sub-select; `None` for none.
-pub fn files_in_every(selections: &[String]) -> Option<String> {
-    (!selections.is_empty()).then(|| format!("f.uid IN ({})", selections.join(" INTERSECT ")))
-}
-
 /// The ids of `terms`, the new ones added with their trigrams: four statements whatever the
 /// number of terms.
 fn term_ids(
