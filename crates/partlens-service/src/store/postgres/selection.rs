@@ -31,6 +31,8 @@ pub(super) struct Selection {
     /// Whether a file has at most one row in the selection (one term's postings), so that its
     /// rows can be counted without removing repeats.
     one_row_a_file: bool,
+    /// Whether files are expected to have several rows (the postings of several terms).
+    repeats_files: bool,
 }
 
 impl Selection {
@@ -44,6 +46,7 @@ impl Selection {
             company: company.to_owned(),
             checked_by_file: false,
             one_row_a_file: terms == 1,
+            repeats_files: terms > 1,
         }
     }
 
@@ -57,7 +60,14 @@ impl Selection {
             company: company.to_owned(),
             checked_by_file: true,
             one_row_a_file: false,
+            repeats_files: false,
         }
+    }
+
+    /// Whether files are expected to come out several times from [`Selection::uids`] (a word held
+    /// by several terms); an attribute's values, one a file most often, are not.
+    pub(super) fn repeats_files(&self) -> bool {
+        self.repeats_files
     }
 
     /// `SELECT file_uid …`: the selected files' UIDs (a file may come out more than once).
