@@ -404,26 +404,16 @@ pub(crate) fn view_similarity(
     (features_agreement + hash_term).clamp(0.0, 1.0)
 }
 
-/// Integer dot product in sixteen independent lanes (the compiler turns this into SIMD multiply-add).
-/// Exact, so the result does not depend on the order of additions; wrapping only matters for
-/// descriptors `from_bytes` would have refused.
+/// Integer dot product. Exact, so the result does not depend on the order of additions; wrapping
+/// only matters for descriptors `from_bytes` would have refused. Written as one plain reduction,
+/// which the compiler's loop vectoriser turns into SIMD multiply-add (`pmaddwd`). Sixteen lanes
+/// written out by hand relied on its SLP vectoriser instead, which left scalar multiplies where
+/// the function was inlined into the service's search (a release build of the service, 29 Nov
+/// 2026): the similarities then took most of a search by a model.
 pub(crate) fn dot(a: &[i16], b: &[i16]) -> i32 {
-    let mut lanes = [0_i32; 16];
-    let a_chunks = a.chunks_exact(16);
-    let b_chunks = b.chunks_exact(16);
-    let tail = a_chunks
-        .remainder()
-        .iter()
-        .zip(b_chunks.remainder())
-        .fold(0_i32, |sum, (&x, &y)| {
-            sum.wrapping_add(i32::from(x) * i32::from(y))
-        });
-    for (x, y) in a_chunks.zip(b_chunks) {
-        for lane in 0..16 {
-            lanes[lane] = lanes[lane].wrapping_add(i32::from(x[lane]) * i32::from(y[lane]));
-        }
-    }
-    lanes.iter().fold(tail, |sum, &lane| sum.wrapping_add(lane))
+    a.iter().zip(b).fold(0_i32, |sum, (&x, &y)| {
+        sum.wrapping_add(i32::from(x) * i32::from(y))
+    })
 }
 
 /// Scales unit-weighted float features to the stored integers, padded with zeros to `len`.
@@ -461,4 +451,37 @@ fn fnv1a(bytes: &[u8]) -> u32 {
     bytes.iter().fold(0x811c_9dc5_u32, |hash, &byte| {
         (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_dot_product_is_exact_at_any_length() {
+        // A small linear congruential generator: the same vectors every run.
+        let mut seed = 0x9e37_79b9_u64;
+        let mut next = move || {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            ((seed >> 33) as i64 % 65_535 - 32_767) as i16
+        };
+        for len in (0..=70).chain([FEATURE_LEN, LEGACY_FEATURE_LEN]) {
+            let a: Vec<i16> = (0..len).map(|_| next()).collect();
+            let b: Vec<i16> = (0..len).map(|_| next()).collect();
+            let exact: i64 = a
+                .iter()
+                .zip(&b)
+                .map(|(&x, &y)| i64::from(x) * i64::from(y))
+                .sum();
+            // Sums past i32 wrap, as they always did (valid descriptors never get there).
+            assert_eq!(dot(&a, &b), exact as i32, "length {len}");
+        }
+        let extreme = vec![i16::MIN; FEATURE_LEN];
+        assert_eq!(
+            dot(&extreme, &extreme),
+            (FEATURE_LEN as i64 * (1 << 30)) as i32
+        );
+    }
 }
