@@ -235,9 +235,18 @@ pub async fn run(
     caller: &Caller,
     query: SearchQuery,
 ) -> Result<SearchResult, ServiceError> {
+    let started = std::time::Instant::now();
     let selection = select(state, caller, &query).await?;
+    let selected = started.elapsed();
     let ranking = rank(state, caller, &query, selection).await?;
+    let ranked = started.elapsed();
     let (results, total) = load(state, caller, query.terms, ranking).await?;
+    tracing::debug!(
+        select_ms = selected.as_secs_f64() * 1e3,
+        rank_ms = (ranked - selected).as_secs_f64() * 1e3,
+        load_ms = (started.elapsed() - ranked).as_secs_f64() * 1e3,
+        "search"
+    );
     Ok(SearchResult {
         input_file_uid: query.input_uids.join(","),
         total_results: total as i64,
@@ -344,6 +353,7 @@ async fn rank(
             };
             let (ranked, total) = tokio::task::spawn_blocking(move || {
                 store.read_tx_blocking(|tx| {
+                    let started = std::time::Instant::now();
                     let library = visual.current(&mut *tx)?;
                     let (ranked, total) = rank_visually(
                         &mut *tx,
@@ -354,10 +364,17 @@ async fn rank(
                         &query_views,
                         pool,
                     )?;
+                    let visual_done = started.elapsed();
                     let ranked = match &sizes {
                         Some(sizes) => rank_by_size(tx, &company_id, sizes, ranked)?,
                         None => ranked,
                     };
+                    tracing::debug!(
+                        query_views = query_views.len(),
+                        visual_ms = visual_done.as_secs_f64() * 1e3,
+                        size_ms = (started.elapsed() - visual_done).as_secs_f64() * 1e3,
+                        "search ranked"
+                    );
                     Ok((ranked, total))
                 })
             })
