@@ -12,27 +12,24 @@
 
 use super::search::Arguments;
 
+/// Where a selection's rows are.
+#[derive(Clone, Copy)]
+enum Source {
+    /// The postings of `terms` terms.
+    Postings { terms: usize },
+    /// Attribute values.
+    Values,
+}
+
 /// One selection of files, its SQL written with the placeholders of the arguments it was made
 /// with.
 pub(super) struct Selection {
-    /// The table and its alias (`search_postings p`).
-    table: &'static str,
-    /// The alias of the table's rows.
-    row: &'static str,
-    /// What a row must satisfy, on the alias, besides being shown in the company.
+    /// The table its rows are in.
+    source: Source,
+    /// What a row must satisfy, on the table's alias, besides being shown in the company.
     condition: String,
     /// The placeholder of the searching company.
     company: String,
-    /// Whether [`Selection::held_by`] must go through the index by file: the attribute values'
-    /// shown index, bounded by a value range the planner underestimates (17 rows for 8,165),
-    /// looked like the cheaper way to check one file, and read the range again for every walked
-    /// file (4 s for 2,346).
-    checked_by_file: bool,
-    /// Whether a file has at most one row in the selection (one term's postings), so that its
-    /// rows can be counted without removing repeats.
-    one_row_a_file: bool,
-    /// Whether files are expected to have several rows (the postings of several terms).
-    repeats_files: bool,
 }
 
 impl Selection {
@@ -40,13 +37,9 @@ impl Selection {
     /// placeholder `term_ids`.
     pub(super) fn holding_terms(company: &str, term_ids: &str, terms: usize) -> Selection {
         Selection {
-            table: "search_postings p",
-            row: "p",
+            source: Source::Postings { terms },
             condition: format!("p.term_id = ANY({term_ids})"),
             company: company.to_owned(),
-            checked_by_file: false,
-            one_row_a_file: terms == 1,
-            repeats_files: terms > 1,
         }
     }
 
@@ -54,30 +47,37 @@ impl Selection {
     /// the array placeholder `attribute_ids` that satisfies `condition` (on row `v`).
     pub(super) fn with_value(company: &str, attribute_ids: &str, condition: &str) -> Selection {
         Selection {
-            table: "attribute_values v",
-            row: "v",
+            source: Source::Values,
             condition: format!("v.attribute_id = ANY({attribute_ids}) AND {condition}"),
             company: company.to_owned(),
-            checked_by_file: true,
-            one_row_a_file: false,
-            repeats_files: false,
         }
+    }
+
+    /// The table and the alias of its rows.
+    fn table_and_row(&self) -> (&'static str, &'static str) {
+        match self.source {
+            Source::Postings { .. } => ("search_postings p", "p"),
+            Source::Values => ("attribute_values v", "v"),
+        }
+    }
+
+    /// Whether a file has at most one row in the selection (one term's postings), so that its
+    /// rows can be counted without removing repeats.
+    fn one_row_a_file(&self) -> bool {
+        matches!(self.source, Source::Postings { terms: 1 })
     }
 
     /// Whether files are expected to come out several times from [`Selection::uids`] (a word held
     /// by several terms); an attribute's values, one a file most often, are not.
     pub(super) fn repeats_files(&self) -> bool {
-        self.repeats_files
+        matches!(self.source, Source::Postings { terms } if terms > 1)
     }
 
     /// `SELECT file_uid …`: the selected files' UIDs (a file may come out more than once).
     pub(super) fn uids(&self) -> String {
+        let (table, row) = self.table_and_row();
         let Selection {
-            table,
-            row,
-            condition,
-            company,
-            ..
+            condition, company, ..
         } = self;
         format!(
             "SELECT {row}.file_uid FROM {table} WHERE {condition} AND {row}.shown_company = {company}"
@@ -87,20 +87,18 @@ impl Selection {
     /// `true` when the file of table alias `f` is selected, `NULL` when not: a sub-select run for
     /// each file, through the index by file, never a list of every selected file.
     pub(super) fn held_by(&self, f: &str) -> String {
+        let (table, row) = self.table_and_row();
         let Selection {
-            table,
-            row,
-            condition,
-            company,
-            checked_by_file,
-            ..
+            condition, company, ..
         } = self;
-        // `IS NOT DISTINCT FROM` (the same for a company, never NULL) does not imply `IS NOT
-        // NULL`, so the partial shown index cannot be taken: the file's own rows are.
-        let shown = if *checked_by_file {
-            format!("{row}.shown_company IS NOT DISTINCT FROM {company}")
-        } else {
-            format!("{row}.shown_company = {company}")
+        let shown = match self.source {
+            Source::Postings { .. } => format!("{row}.shown_company = {company}"),
+            // The attribute values' shown index, bounded by a value range the planner
+            // underestimates (17 rows for 8,165), looked like the cheaper way to check one file
+            // and read the range again for every walked file (4 s for 2,346). `IS NOT DISTINCT
+            // FROM` (the same for a company, never NULL) does not imply `IS NOT NULL`, so that
+            // partial index cannot be taken: the file's own values are, through the index by file.
+            Source::Values => format!("{row}.shown_company IS NOT DISTINCT FROM {company}"),
         };
         format!(
             "(SELECT true FROM {table} WHERE {row}.file_uid = {f}.uid AND {condition} AND {shown} \
@@ -123,7 +121,7 @@ pub(super) fn selected_by_every(selections: &[Selection]) -> String {
 /// A statement counting the files every one of `selections` selects (at least one).
 pub(super) fn count_of_selected(selections: &[Selection]) -> String {
     match selections {
-        [one] if one.one_row_a_file => format!("SELECT count(*) FROM ({}) s", one.uids()),
+        [one] if one.one_row_a_file() => format!("SELECT count(*) FROM ({}) s", one.uids()),
         [one] => format!(
             "SELECT count(*) FROM (SELECT DISTINCT s.file_uid FROM ({}) s) d",
             one.uids()
