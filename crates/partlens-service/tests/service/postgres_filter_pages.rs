@@ -117,6 +117,50 @@ fn assert_shown_companies_follow_the_files(database: &TestDatabase) {
             "{table}: {shown} shown"
         );
     }
+    assert_row_counts_follow_the_rows(database);
+}
+
+/// The counts of shown rows by term and by value are those of the rows (schema step 10's
+/// triggers), and an attribute that a file has two values of is marked so.
+fn assert_row_counts_follow_the_rows(database: &TestDatabase) {
+    for (counts, rows, key, number) in [
+        (
+            "shown_term_counts",
+            "SELECT term_id, shown_company AS company_id, count(*) AS n FROM search_postings
+             WHERE shown_company IS NOT NULL GROUP BY 1, 2",
+            "term_id, company_id",
+            "files",
+        ),
+        (
+            "shown_value_counts",
+            "SELECT attribute_id, shown_company AS company_id, value_key COLLATE \"C\" AS value_key,
+                    count(*) AS n
+             FROM attribute_values WHERE shown_company IS NOT NULL GROUP BY 1, 2, 3",
+            "attribute_id, company_id, value_key",
+            "value_rows",
+        ),
+    ] {
+        let found = database
+            .query_text(&format!(
+                "SELECT count(*) FILTER (WHERE r.n IS DISTINCT FROM c.{number}) || ' ' || count(*)
+                 FROM ({rows}) r FULL JOIN {counts} c USING ({key})"
+            ))
+            .unwrap();
+        let (wrong, all) = found.split_once(' ').unwrap();
+        assert_eq!(wrong, "0", "{counts}: counts that are not their rows' ({all} counted)");
+        assert!(all.parse::<usize>().unwrap() > 1, "{counts}: {all}");
+    }
+    let unmarked = database
+        .query_text(
+            "SELECT count(*) FROM attribute_names n WHERE NOT n.several_values AND EXISTS (
+                 SELECT 1 FROM attribute_values v WHERE v.attribute_id = n.id
+                 GROUP BY v.file_uid HAVING count(*) > 1)",
+        )
+        .unwrap();
+    assert_eq!(
+        unmarked, "0",
+        "attributes with two values on a file, not marked"
+    );
 }
 
 #[tokio::test]
@@ -261,9 +305,16 @@ async fn a_filters_first_files_and_count_in_name_order_narrow_or_broad() {
     }
 
     // Files moved out of being shown (back in the queue, made a search input) and into it (a
-    // queued copy indexed): the selections follow, every way.
+    // queued copy indexed): the selections follow, every way. And some copies get a second
+    // material (the attribute is then not one value a file: counted without repeats) and a file
+    // is deleted (its rows with it).
     database.execute(
-        "UPDATE files SET state = 'queued' WHERE display_name LIKE 'Bracket 1%';
+        "INSERT INTO attribute_values (file_uid, attribute_id, value, value_key)
+         SELECT file_uid, attribute_id, 'Steel 316', 'steel 316' FROM attribute_values
+         WHERE value_key = 'steel 304' AND file_uid IN
+               (SELECT uid FROM files WHERE display_name LIKE 'Bracket 2%');
+         DELETE FROM files WHERE display_name = 'Bracket 5';
+         UPDATE files SET state = 'queued' WHERE display_name LIKE 'Bracket 1%';
          UPDATE files SET is_search_input = true WHERE display_name LIKE 'Z2%';
          UPDATE files SET state = 'completed' WHERE state = 'queued' AND display_name LIKE '_part%';",
     );
@@ -317,4 +368,69 @@ async fn a_filters_first_files_and_count_in_name_order_narrow_or_broad() {
     assert_eq!((total, first.as_slice()), (8, &brasses[..3]));
     let (total, all) = page(&ann, "FT=Material=brass", 200).await;
     assert_eq!((total, all), (8, brasses));
+}
+
+/// A database at schema step 9 (before the counts of shown rows) gets them when a node migrates
+/// it: the counts of the postings and values already there, and the attributes a file has two
+/// values of marked, so that a filter counts them without repeats.
+#[tokio::test]
+async fn a_database_before_the_row_counts_gets_them_when_migrated() {
+    let Some(service) = TestService::start_on(StoreKind::Postgres, |_| {}).await else {
+        return;
+    };
+    let database = service.database.as_ref().unwrap();
+    let ann = service.session("ann").await;
+    let widget = ann
+        .upload_database_file(
+            "Parts/widget.png",
+            png(Shape::Disc, 7),
+            &[("Material", "Steel 304")],
+        )
+        .await;
+    ann.upload_database_file(
+        "Parts/sprocket.png",
+        png(Shape::Bracket, 9),
+        &[("Material", "Brass")],
+    )
+    .await;
+    // Step 10 undone, and a second material written while nothing counts it.
+    database.execute(
+        "DROP TRIGGER postings_counted_inserted ON search_postings;
+         DROP TRIGGER postings_counted_updated ON search_postings;
+         DROP TRIGGER postings_counted_deleted ON search_postings;
+         DROP TRIGGER values_counted_inserted ON attribute_values;
+         DROP TRIGGER values_counted_updated ON attribute_values;
+         DROP TRIGGER values_counted_deleted ON attribute_values;
+         DROP FUNCTION partlens_postings_counted(), partlens_values_counted();
+         DROP TABLE shown_term_counts, shown_value_counts;
+         ALTER TABLE attribute_names DROP COLUMN several_values;
+         UPDATE partlens_schema SET version = 9;
+         INSERT INTO attribute_values (file_uid, attribute_id, value, value_key)
+         SELECT file_uid, attribute_id, 'Steel 316', 'steel 316' FROM attribute_values
+         WHERE value_key = 'steel 304';",
+    );
+    let url = database.url.clone();
+    std::thread::spawn(move || {
+        let mut client = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+        partlens_service::store::postgres::schema::migrate(&mut client).unwrap();
+    })
+    .join()
+    .unwrap();
+    assert_eq!(
+        database.query_text("SELECT version FROM partlens_schema"),
+        Some(partlens_service::store::postgres::schema::current_version().to_string())
+    );
+    assert_row_counts_follow_the_rows(database);
+    for filter in [
+        "FT=Material=ste*",
+        "FT=Material=[steel 316]",
+        "FT=Material=304",
+        "FT=widget",
+    ] {
+        assert_eq!(
+            page(&ann, filter, 25).await,
+            (1, vec![widget.clone()]),
+            "{filter}"
+        );
+    }
 }

@@ -380,6 +380,131 @@ const MIGRATIONS: &[&str] = &[
                 (new.state IN ('completed', 'failed'))))
         EXECUTE FUNCTION partlens_file_shown_changed();
     "#,
+    // 10: how many rows of each term and each attribute value a company's shown files hold, kept
+    // by statement triggers on the postings and the values in the same transaction as the rows,
+    // and whether an attribute ever had two values on one file. A filter of one term or of one
+    // attribute that is one value a file is then counted from a few rows instead of the 100,000
+    // entries of a word every file holds (18–28 ms) or the 30,000 values of a prefix (15–20 ms
+    // with their repeats removed); a regular (substring) term reads the attribute's distinct
+    // values, not every file's. Writers are serialised (`mod.rs`), so the counters' rows never
+    // deadlock.
+    r#"
+    CREATE TABLE shown_term_counts (
+        term_id     bigint NOT NULL,
+        company_id  text NOT NULL,
+        files       bigint NOT NULL,
+        PRIMARY KEY (term_id, company_id)
+    );
+    CREATE TABLE shown_value_counts (
+        attribute_id  bigint NOT NULL,
+        company_id    text NOT NULL,
+        value_key     text COLLATE "C" NOT NULL,
+        value_rows    bigint NOT NULL,
+        PRIMARY KEY (attribute_id, company_id, value_key)
+    );
+    ALTER TABLE attribute_names ADD COLUMN several_values boolean NOT NULL DEFAULT false;
+
+    -- A trigger's transition tables are only those it declares: each branch reads its own.
+    CREATE FUNCTION partlens_postings_counted() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        IF TG_OP = 'INSERT' THEN
+            INSERT INTO shown_term_counts AS c (term_id, company_id, files)
+            SELECT term_id, shown_company, count(*) FROM new_rows
+            WHERE shown_company IS NOT NULL GROUP BY term_id, shown_company
+            ON CONFLICT (term_id, company_id) DO UPDATE SET files = c.files + excluded.files;
+            RETURN NULL;
+        ELSIF TG_OP = 'DELETE' THEN
+            INSERT INTO shown_term_counts AS c (term_id, company_id, files)
+            SELECT term_id, shown_company, -count(*) FROM old_rows
+            WHERE shown_company IS NOT NULL GROUP BY term_id, shown_company
+            ON CONFLICT (term_id, company_id) DO UPDATE SET files = c.files + excluded.files;
+        ELSE
+            INSERT INTO shown_term_counts AS c (term_id, company_id, files)
+            SELECT r.term_id, r.company, sum(r.change) FROM (
+                SELECT term_id, shown_company AS company, 1 AS change FROM new_rows
+                UNION ALL
+                SELECT term_id, shown_company, -1 FROM old_rows) r
+            WHERE r.company IS NOT NULL
+            GROUP BY r.term_id, r.company HAVING sum(r.change) <> 0
+            ON CONFLICT (term_id, company_id) DO UPDATE SET files = c.files + excluded.files;
+        END IF;
+        DELETE FROM shown_term_counts c WHERE c.files = 0
+          AND (c.term_id, c.company_id) IN (SELECT term_id, shown_company FROM old_rows);
+        RETURN NULL;
+    END
+    $$;
+    CREATE FUNCTION partlens_values_counted() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        IF TG_OP = 'INSERT' THEN
+            INSERT INTO shown_value_counts AS c (attribute_id, company_id, value_key, value_rows)
+            SELECT attribute_id, shown_company, value_key, count(*) FROM new_rows
+            WHERE shown_company IS NOT NULL GROUP BY attribute_id, shown_company, value_key
+            ON CONFLICT (attribute_id, company_id, value_key)
+            DO UPDATE SET value_rows = c.value_rows + excluded.value_rows;
+        ELSIF TG_OP = 'DELETE' THEN
+            INSERT INTO shown_value_counts AS c (attribute_id, company_id, value_key, value_rows)
+            SELECT attribute_id, shown_company, value_key, -count(*) FROM old_rows
+            WHERE shown_company IS NOT NULL GROUP BY attribute_id, shown_company, value_key
+            ON CONFLICT (attribute_id, company_id, value_key)
+            DO UPDATE SET value_rows = c.value_rows + excluded.value_rows;
+        ELSE
+            INSERT INTO shown_value_counts AS c (attribute_id, company_id, value_key, value_rows)
+            SELECT r.attribute_id, r.company, r.value_key, sum(r.change) FROM (
+                SELECT attribute_id, shown_company AS company, value_key, 1 AS change
+                FROM new_rows
+                UNION ALL
+                SELECT attribute_id, shown_company, value_key, -1 FROM old_rows) r
+            WHERE r.company IS NOT NULL
+            GROUP BY r.attribute_id, r.company, r.value_key HAVING sum(r.change) <> 0
+            ON CONFLICT (attribute_id, company_id, value_key)
+            DO UPDATE SET value_rows = c.value_rows + excluded.value_rows;
+        END IF;
+        IF TG_OP <> 'INSERT' THEN
+            DELETE FROM shown_value_counts c WHERE c.value_rows = 0
+              AND (c.attribute_id, c.company_id, c.value_key) IN
+                  (SELECT attribute_id, shown_company, value_key FROM old_rows);
+        END IF;
+        IF TG_OP <> 'DELETE' THEN
+            UPDATE attribute_names n SET several_values = true
+            WHERE NOT n.several_values AND n.id IN (
+                SELECT v.attribute_id FROM attribute_values v
+                JOIN (SELECT DISTINCT file_uid, attribute_id FROM new_rows) w
+                  ON v.file_uid = w.file_uid AND v.attribute_id = w.attribute_id
+                GROUP BY v.file_uid, v.attribute_id HAVING count(*) > 1);
+        END IF;
+        RETURN NULL;
+    END
+    $$;
+
+    INSERT INTO shown_term_counts (term_id, company_id, files)
+    SELECT term_id, shown_company, count(*) FROM search_postings
+    WHERE shown_company IS NOT NULL GROUP BY term_id, shown_company;
+    INSERT INTO shown_value_counts (attribute_id, company_id, value_key, value_rows)
+    SELECT attribute_id, shown_company, value_key, count(*) FROM attribute_values
+    WHERE shown_company IS NOT NULL GROUP BY attribute_id, shown_company, value_key;
+    UPDATE attribute_names SET several_values = true WHERE id IN (
+        SELECT attribute_id FROM attribute_values GROUP BY file_uid, attribute_id
+        HAVING count(*) > 1);
+
+    CREATE TRIGGER postings_counted_inserted AFTER INSERT ON search_postings
+        REFERENCING NEW TABLE AS new_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION partlens_postings_counted();
+    CREATE TRIGGER postings_counted_updated AFTER UPDATE ON search_postings
+        REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION partlens_postings_counted();
+    CREATE TRIGGER postings_counted_deleted AFTER DELETE ON search_postings
+        REFERENCING OLD TABLE AS old_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION partlens_postings_counted();
+    CREATE TRIGGER values_counted_inserted AFTER INSERT ON attribute_values
+        REFERENCING NEW TABLE AS new_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION partlens_values_counted();
+    CREATE TRIGGER values_counted_updated AFTER UPDATE ON attribute_values
+        REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION partlens_values_counted();
+    CREATE TRIGGER values_counted_deleted AFTER DELETE ON attribute_values
+        REFERENCING OLD TABLE AS old_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION partlens_values_counted();
+    "#,
 ];
 
 /// The schema version this program writes.
@@ -502,9 +627,19 @@ pub fn migrate(client: &mut Client) -> Result<(), ServiceError> {
             tracing::warn!(%error, "cannot vacuum the postings, values and files after schema step 9");
         }
     }
+    if (1..ROW_COUNTS_VERSION).contains(&found)
+        && let Err(error) =
+            client.batch_execute("ANALYZE shown_term_counts, shown_value_counts, attribute_names")
+    {
+        tracing::warn!(%error, "cannot analyze the row counts after schema step 10");
+    }
     Ok(())
 }
 
 /// The schema version whose step (9) made postings and values carry their file's company while it
 /// is shown: [`migrate`] from an older one vacuums the tables that step rewrote.
 const SHOWN_COMPANY_VERSION: i64 = 9;
+
+/// The schema version whose step (10) counts the shown rows by term and by value: [`migrate`]
+/// from an older one gathers the new tables' statistics, which the planner reads at once.
+const ROW_COUNTS_VERSION: i64 = 10;

@@ -223,28 +223,78 @@ fn matching_sql(
     Ok(matching.over_listed(selected))
 }
 
-/// The ids of the company's attributes named `name` (with its unit when it has one, `Length
-/// [mm]`): one a unit without one.
-fn attribute_ids(
+/// The company's attributes a term names.
+struct NamedAttributes {
+    /// Their ids: the attribute with the unit the name gives (`Length [mm]`), or one a unit.
+    ids: Vec<i64>,
+    /// Whether they are one attribute that no file ever had two values of (schema step 10), so
+    /// that its values selected are as many as their files.
+    one_value_a_file: bool,
+}
+
+/// The company's attributes named `name` (with its unit when it has one, `Length [mm]`): one a
+/// unit without one.
+fn named_attributes(
     tx: &mut PgTx<'_, '_>,
     company_id: &str,
     name: &str,
-) -> Result<Vec<i64>, ServiceError> {
+) -> Result<NamedAttributes, ServiceError> {
     let (name, unit) = split_unit(name);
     let rows = match unit {
         Some(unit) => tx.tx.query(
-            "SELECT id FROM attribute_names
+            "SELECT id, several_values FROM attribute_names
              WHERE company_id = $1 AND name_key = $2 AND unit_key = $3",
             &[&company_id, &name_key(name), &name_key(unit)],
         )?,
         None => tx.tx.query(
-            "SELECT id FROM attribute_names WHERE company_id = $1 AND name_key = $2",
+            "SELECT id, several_values FROM attribute_names WHERE company_id = $1 AND name_key = $2",
             &[&company_id, &name_key(name)],
         )?,
     };
-    rows.iter()
+    let found = rows
+        .iter()
+        .map(|row| Ok((row.try_get(0)?, row.try_get(1)?)))
+        .collect::<Result<Vec<(i64, bool)>, ServiceError>>()?;
+    Ok(NamedAttributes {
+        one_value_a_file: matches!(found[..], [(_, false)]),
+        ids: found.into_iter().map(|(id, _)| id).collect(),
+    })
+}
+
+/// The most distinct values a regular term is checked on one by one; past it, on every value.
+pub const REGULAR_KEYS_UP_TO: usize = 1_000;
+
+/// The distinct keys of the company's shown values of attributes `ids` that hold `value` (a
+/// regular term's key), from the values' counts (schema step 10), when there are at most
+/// [`REGULAR_KEYS_UP_TO`]; `None` when more. The 100 projects of 100,000 files are checked in
+/// microseconds, where `strpos` on each file's value took 15–20 ms; an attribute with a value a
+/// file (a part number) costs what checking every value costs, once.
+fn keys_holding(
+    tx: &mut PgTx<'_, '_>,
+    company_id: &str,
+    ids: &[i64],
+    value: &str,
+) -> Result<Option<Vec<String>>, ServiceError> {
+    let cap = i64::try_from(REGULAR_KEYS_UP_TO)
+        .unwrap_or(i64::MAX)
+        .saturating_add(1);
+    let mut keys = tx
+        .tx
+        .query(
+            "SELECT value_key FROM shown_value_counts
+             WHERE attribute_id = ANY($1) AND company_id = $2 AND strpos(value_key, $3) > 0
+             LIMIT $4",
+            &[&ids, &company_id, &value, &cap],
+        )?
+        .iter()
         .map(|row| Ok(row.try_get(0)?))
-        .collect::<Result<_, ServiceError>>()
+        .collect::<Result<Vec<String>, ServiceError>>()?;
+    if keys.len() > REGULAR_KEYS_UP_TO {
+        return Ok(None);
+    }
+    keys.sort_unstable();
+    keys.dedup();
+    Ok(Some(keys))
 }
 
 /// The condition on an attribute value (row `v`) of a term, written with the arguments it pushes.
@@ -354,16 +404,36 @@ pub(super) fn matching_parts(
                 }
             }
         };
-        let ids = attribute_ids(tx, company_id, name)?;
-        if ids.is_empty() {
+        let attributes = named_attributes(tx, company_id, name)?;
+        if attributes.ids.is_empty() {
             // No attribute of that name: no file satisfies the term.
             check_on_each_file(&mut conditions, "false");
             continue;
         }
-        let ids = chosen.push(ids);
+        // A regular term on an attribute of few distinct values: those that hold it, by key.
+        let keys = match term {
+            FilterTerm::Regular { value, .. } => {
+                keys_holding(tx, company_id, &attributes.ids, &value_key(value))?
+            }
+            _ => None,
+        };
+        if keys.as_ref().is_some_and(Vec::is_empty) {
+            // No shown value holds it: no file satisfies the term.
+            check_on_each_file(&mut conditions, "false");
+            continue;
+        }
+        let ids = chosen.push(attributes.ids);
         let company = chosen.push(company_id.to_owned());
-        let condition = condition(&mut chosen);
-        selections.push(Selection::with_value(&company, &ids, &condition));
+        let condition = match keys {
+            Some(keys) => format!("v.value_key COLLATE \"C\" = ANY({})", chosen.push(keys)),
+            None => condition(&mut chosen),
+        };
+        selections.push(Selection::with_value(
+            &company,
+            &ids,
+            &condition,
+            attributes.one_value_a_file,
+        ));
     }
     Ok(Matching {
         conditions,
@@ -389,8 +459,14 @@ pub(super) fn files_selected_by_every(
     if selections.is_empty() {
         return Ok(Vec::new());
     }
+    // One selection that has a row a file has no repeats to remove (2.8 against 5.5 ms for 9,082
+    // values of a prefix).
+    let distinct = match selections {
+        [one] if one.one_row_a_file() => "",
+        _ => "DISTINCT ",
+    };
     let sql = format!(
-        "SELECT DISTINCT s.file_uid FROM ({}) AS s(file_uid)",
+        "SELECT {distinct}s.file_uid FROM ({}) AS s(file_uid)",
         selected_by_every(selections)
     );
     tx.tx

@@ -9,16 +9,25 @@
 //! triggers on the files. A selection keeps only the rows shown in the searching company, so on
 //! its own it is the answer to a filter without other conditions: counted from its index alone
 //! (`search_postings_shown`, `attribute_values_shown`), without a join with the files.
+//!
+//! One term's postings, and the values of one attribute that never had two values on a file, are
+//! counted from fewer rows still: the counts of the company's shown rows by term and by value that
+//! schema step 10's triggers keep (`shown_term_counts`, `shown_value_counts`; [`Selection::counted`]).
 
 use super::search::Arguments;
+
+/// The most terms a word's selection gives the planner as an array of ids it weighs one by one;
+/// past it, behind a sub-select ([`Selection::holding_terms`]). At 1.5 µs an id, 0.15 ms.
+const TERMS_THE_PLANNER_WEIGHS: usize = 100;
 
 /// Where a selection's rows are.
 #[derive(Clone, Copy)]
 enum Source {
     /// The postings of `terms` terms.
     Postings { terms: usize },
-    /// Attribute values.
-    Values,
+    /// Attribute values; `one_a_file` when they are of one attribute that no file ever had two
+    /// values of, so that a file has at most one row in the selection.
+    Values { one_a_file: bool },
 }
 
 /// One selection of files, its SQL written with the placeholders of the arguments it was made
@@ -34,20 +43,36 @@ pub(super) struct Selection {
 
 impl Selection {
     /// The files of `company` (placeholder) holding any of the terms whose ids are the array
-    /// placeholder `term_ids`.
+    /// placeholder `term_ids`, `terms` of them.
+    ///
+    /// Past [`TERMS_THE_PLANNER_WEIGHS`] the ids are given behind a sub-select: estimating the
+    /// selectivity of each id of an array takes the planner 6–8 ms for the 4,481 terms of a part
+    /// number's fragment (0.6 ms behind the sub-select), in each statement that reads them.
     pub(super) fn holding_terms(company: &str, term_ids: &str, terms: usize) -> Selection {
+        let condition = if terms > TERMS_THE_PLANNER_WEIGHS {
+            format!("p.term_id = ANY(ARRAY(SELECT unnest({term_ids}::bigint[])))")
+        } else {
+            format!("p.term_id = ANY({term_ids})")
+        };
         Selection {
             source: Source::Postings { terms },
-            condition: format!("p.term_id = ANY({term_ids})"),
+            condition,
             company: company.to_owned(),
         }
     }
 
     /// The files of `company` (placeholder) with a value of one of the attributes whose ids are
-    /// the array placeholder `attribute_ids` that satisfies `condition` (on row `v`).
-    pub(super) fn with_value(company: &str, attribute_ids: &str, condition: &str) -> Selection {
+    /// the array placeholder `attribute_ids` that satisfies `condition` (on row `v`, its
+    /// `v.value_key` only, so that it reads the values' counts too); `one_a_file` when they are
+    /// one attribute that no file ever had two values of.
+    pub(super) fn with_value(
+        company: &str,
+        attribute_ids: &str,
+        condition: &str,
+        one_a_file: bool,
+    ) -> Selection {
         Selection {
-            source: Source::Values,
+            source: Source::Values { one_a_file },
             condition: format!("v.attribute_id = ANY({attribute_ids}) AND {condition}"),
             company: company.to_owned(),
         }
@@ -57,14 +82,40 @@ impl Selection {
     fn table_and_row(&self) -> (&'static str, &'static str) {
         match self.source {
             Source::Postings { .. } => ("search_postings p", "p"),
-            Source::Values => ("attribute_values v", "v"),
+            Source::Values { .. } => ("attribute_values v", "v"),
         }
     }
 
-    /// Whether a file has at most one row in the selection (one term's postings), so that its
-    /// rows can be counted without removing repeats.
-    fn one_row_a_file(&self) -> bool {
-        matches!(self.source, Source::Postings { terms: 1 })
+    /// Whether a file has at most one row in the selection (one term's postings, one attribute
+    /// that is one value a file), so that its rows can be counted without removing repeats.
+    pub(super) fn one_row_a_file(&self) -> bool {
+        matches!(
+            self.source,
+            Source::Postings { terms: 1 } | Source::Values { one_a_file: true }
+        )
+    }
+
+    /// `SELECT` the number of files selected, from the counts of the company's shown rows by term
+    /// or by value (schema step 10), when a file has at most one row in the selection; `None`
+    /// otherwise. A few rows read (the values of a prefix: one a distinct value) where the
+    /// selection's index holds one a file (100,000 for a word every file holds: 18–28 ms).
+    pub(super) fn counted(&self) -> Option<String> {
+        if !self.one_row_a_file() {
+            return None;
+        }
+        let Selection {
+            condition, company, ..
+        } = self;
+        Some(match self.source {
+            Source::Postings { .. } => format!(
+                "SELECT coalesce(sum(p.files), 0)::bigint FROM shown_term_counts p
+                 WHERE {condition} AND p.company_id = {company}"
+            ),
+            Source::Values { .. } => format!(
+                "SELECT coalesce(sum(v.value_rows), 0)::bigint FROM shown_value_counts v
+                 WHERE {condition} AND v.company_id = {company}"
+            ),
+        })
     }
 
     /// Whether files are expected to come out several times from [`Selection::uids`] (a word held
@@ -98,7 +149,9 @@ impl Selection {
             // and read the range again for every walked file (4 s for 2,346). `IS NOT DISTINCT
             // FROM` (the same for a company, never NULL) does not imply `IS NOT NULL`, so that
             // partial index cannot be taken: the file's own values are, through the index by file.
-            Source::Values => format!("{row}.shown_company IS NOT DISTINCT FROM {company}"),
+            Source::Values { .. } => {
+                format!("{row}.shown_company IS NOT DISTINCT FROM {company}")
+            }
         };
         format!(
             "(SELECT true FROM {table} WHERE {row}.file_uid = {f}.uid AND {condition} AND {shown} \
@@ -121,11 +174,12 @@ pub(super) fn selected_by_every(selections: &[Selection]) -> String {
 /// A statement counting the files every one of `selections` selects (at least one).
 pub(super) fn count_of_selected(selections: &[Selection]) -> String {
     match selections {
-        [one] if one.one_row_a_file() => format!("SELECT count(*) FROM ({}) s", one.uids()),
-        [one] => format!(
-            "SELECT count(*) FROM (SELECT DISTINCT s.file_uid FROM ({}) s) d",
-            one.uids()
-        ),
+        [one] => one.counted().unwrap_or_else(|| {
+            format!(
+                "SELECT count(*) FROM (SELECT DISTINCT s.file_uid FROM ({}) s) d",
+                one.uids()
+            )
+        }),
         several => format!("SELECT count(*) FROM ({}) s", selected_by_every(several)),
     }
 }
@@ -190,17 +244,28 @@ mod tests {
     }
 
     #[test]
-    fn one_terms_postings_are_counted_as_rows_others_without_repeats() {
+    fn one_terms_postings_and_one_value_a_file_are_counted_from_the_counts() {
         let mut arguments = Arguments::default();
         let company = arguments.push("c".to_owned());
         let one = Selection::holding_terms(&company, "$2", 1);
-        assert!(count_of_selected(&[one]).starts_with("SELECT count(*) FROM (SELECT p.file_uid"));
+        assert!(count_of_selected(&[one]).contains("FROM shown_term_counts p"));
+        let one_value = Selection::with_value(&company, "$3", "true", true);
+        assert!(count_of_selected(&[one_value]).contains("FROM shown_value_counts v"));
         let several = Selection::holding_terms(&company, "$2", 3);
+        assert!(several.counted().is_none());
         assert!(count_of_selected(&[several]).contains("DISTINCT"));
+        let several_values = Selection::with_value(&company, "$3", "true", false);
+        assert!(count_of_selected(&[several_values]).contains("DISTINCT"));
         let words = [
             Selection::holding_terms(&company, "$2", 1),
-            Selection::with_value(&company, "$3", "true"),
+            Selection::with_value(&company, "$3", "true", true),
         ];
         assert!(count_of_selected(&words).contains(" INTERSECT "));
+        // Many terms are given behind a sub-select, not weighed one by one by the planner.
+        let many = Selection::holding_terms(&company, "$2", TERMS_THE_PLANNER_WEIGHS + 1);
+        assert!(
+            many.uids()
+                .contains("ANY(ARRAY(SELECT unnest($2::bigint[])))")
+        );
     }
 }
