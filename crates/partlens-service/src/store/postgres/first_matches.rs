@@ -125,10 +125,11 @@ pub fn first_matching_with(
             walked_with(tx, matching, selected, limit)
         };
     }
-    // Otherwise a few rows are read at once; past them the files are counted first, so that the UIDs of a word in every file are not read only to learn that
-    // they are many. A word held by many terms (part of a part number: 4,481 terms, 5,480
-    // postings of 1,120 files) repeats its files and costs a lookup a term each time it is read:
-    // up to the hashed walk's number of rows are read at once.
+    // Otherwise a few rows are read at once; past them the files are counted first, so that the
+    // UIDs of a word in every file are not read only to learn that they are many. A word held by
+    // many terms (part of a part number: 4,481 terms, 5,480 postings of 1,120 files) repeats its
+    // files and costs a lookup a term each time it is read: up to the hashed walk's number of
+    // rows are read at once.
     let rows_at_once = match &matching.selections[..] {
         [one] if one.repeats_files() => thresholds.hashed.max(thresholds.listed_if_selected_only),
         _ => thresholds.listed_if_selected_only,

@@ -11,8 +11,9 @@
 //! (`search_postings_shown`, `attribute_values_shown`), without a join with the files.
 //!
 //! One term's postings, and the values of one attribute that never had two values on a file, are
-//! counted from fewer rows still: the counts of the company's shown rows by term and by value that
-//! schema step 10's triggers keep (`shown_term_counts`, `shown_value_counts`; [`Selection::counted`]).
+//! counted from fewer rows still: the counts of the company's shown rows by term and by value
+//! that schema step 10's triggers keep (`shown_term_counts`, `shown_value_counts`;
+//! [`Selection::counted`]).
 
 use super::search::Arguments;
 
