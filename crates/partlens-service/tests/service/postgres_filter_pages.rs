@@ -36,23 +36,44 @@ fn in_name_order(mut files: Vec<(String, String)>) -> Vec<String> {
     files.into_iter().map(|(uid, _)| uid).collect()
 }
 
-/// Every way a filter's first files are found: listed; counted and walked with a hash of the
-/// selected files; counted and walked checking each file's rows.
-const EVERY_WAY: [Thresholds; 3] = [
+/// Every way a filter's first files are found: listed; listed after a walk of a few files that
+/// found enough or (for more files) did not; counted and walked with a hash of the selected files;
+/// counted and walked checking each file's rows.
+const EVERY_WAY: [Thresholds; 5] = [
     Thresholds {
         listed_if_selected_only: 10_000,
         listed_if_checked: 10_000,
         hashed: 10_000,
+        walk_tried_from: 10_000,
+        walked_at_most: 10_000,
+    },
+    Thresholds {
+        listed_if_selected_only: 10_000,
+        listed_if_checked: 10_000,
+        hashed: 10_000,
+        walk_tried_from: 0,
+        walked_at_most: 10_000,
+    },
+    Thresholds {
+        listed_if_selected_only: 10_000,
+        listed_if_checked: 10_000,
+        hashed: 10_000,
+        walk_tried_from: 0,
+        walked_at_most: 60,
     },
     Thresholds {
         listed_if_selected_only: 0,
         listed_if_checked: 0,
         hashed: 10_000,
+        walk_tried_from: 0,
+        walked_at_most: 0,
     },
     Thresholds {
         listed_if_selected_only: 0,
         listed_if_checked: 0,
         hashed: 0,
+        walk_tried_from: 0,
+        walked_at_most: 0,
     },
 ];
 
@@ -292,11 +313,17 @@ async fn a_filters_first_files_and_count_in_name_order_narrow_or_broad() {
         ],
         // A short word (checked on each file's text) beside an indexed one.
         vec![FilterTerm::Text("widget ge".into())],
+        // One file among hundreds (a walk passes over almost every file it goes through).
+        vec![FilterTerm::Exact {
+            name: "material".into(),
+            value: "brass".into(),
+        }],
     ];
     let answers = store_answers(database.url.clone(), company.clone(), filters.to_vec());
     for (label, terms, limit, first, total) in answers {
         let expected: &[String] = match terms {
             0 => &everything,
+            1 if label.contains("brass") => std::slice::from_ref(&rare),
             _ if label.contains("brass") => &[],
             _ => &widgets,
         };
@@ -325,6 +352,7 @@ async fn a_filters_first_files_and_count_in_name_order_narrow_or_broad() {
     for (label, terms, limit, first, total) in store_answers(url, company, filters.to_vec()) {
         let expected: &[String] = match terms {
             0 => &everything,
+            1 if label.contains("brass") => std::slice::from_ref(&rare),
             _ if label.contains("brass") => &[],
             _ => &widgets,
         };
