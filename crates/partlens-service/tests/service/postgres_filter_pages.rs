@@ -184,6 +184,26 @@ fn assert_row_counts_follow_the_rows(database: &TestDatabase) {
     );
 }
 
+/// Two database files uploaded and indexed: a widget of steel 304 and a sprocket of brass (their
+/// UIDs).
+async fn widget_and_sprocket(ann: &Session) -> (String, String) {
+    let widget = ann
+        .upload_database_file(
+            "Parts/widget.png",
+            png(Shape::Disc, 7),
+            &[("Material", "Steel 304")],
+        )
+        .await;
+    let sprocket = ann
+        .upload_database_file(
+            "Parts/sprocket.png",
+            png(Shape::Bracket, 9),
+            &[("Material", "Brass")],
+        )
+        .await;
+    (widget, sprocket)
+}
+
 #[tokio::test]
 async fn a_filters_first_files_and_count_in_name_order_narrow_or_broad() {
     let Some(service) = TestService::start_on(StoreKind::Postgres, |_| {}).await else {
@@ -191,20 +211,7 @@ async fn a_filters_first_files_and_count_in_name_order_narrow_or_broad() {
     };
     let database = service.database.as_ref().unwrap();
     let ann = service.session("ann").await;
-    let original = ann
-        .upload_database_file(
-            "Parts/widget.png",
-            png(Shape::Disc, 7),
-            &[("Material", "Steel 304")],
-        )
-        .await;
-    let rare = ann
-        .upload_database_file(
-            "Parts/sprocket.png",
-            png(Shape::Bracket, 9),
-            &[("Material", "Brass")],
-        )
-        .await;
+    let (original, rare) = widget_and_sprocket(&ann).await;
 
     // Copies of the widget's record, written by SQL (hundreds through HTTP would take minutes):
     // the same terms and attribute values, names of mixed case, repeats (the UID decides),
@@ -408,19 +415,7 @@ async fn a_database_before_the_row_counts_gets_them_when_migrated() {
     };
     let database = service.database.as_ref().unwrap();
     let ann = service.session("ann").await;
-    let widget = ann
-        .upload_database_file(
-            "Parts/widget.png",
-            png(Shape::Disc, 7),
-            &[("Material", "Steel 304")],
-        )
-        .await;
-    ann.upload_database_file(
-        "Parts/sprocket.png",
-        png(Shape::Bracket, 9),
-        &[("Material", "Brass")],
-    )
-    .await;
+    let (widget, _) = widget_and_sprocket(&ann).await;
     // Step 10 undone, and a second material written while nothing counts it.
     database.execute(
         "DROP TRIGGER postings_counted_inserted ON search_postings;

@@ -24,7 +24,8 @@
 
 use super::PgTx;
 use super::search::{
-    Arguments, Matching, candidates, files_selected_by_every, matching_parts, sort_in_name_order,
+    Arguments, Matching, candidates, candidates_with, files_selected_by_every, matching_parts,
+    sort_in_name_order,
 };
 use super::selection::{count_of_selected, selected_by_every};
 use crate::error::ServiceError;
@@ -325,17 +326,7 @@ fn walked_at_most(
         matching.conditions,
         name_order("f")
     );
-    let first = tx
-        .tx
-        .query(&sql, &params)?
-        .iter()
-        .map(|row| {
-            Ok(Candidate {
-                uid: row.try_get(0)?,
-                display_name: row.try_get(1)?,
-            })
-        })
-        .collect::<Result<Vec<Candidate>, ServiceError>>()?;
+    let first = candidates_with(tx, &sql, &params)?;
     Ok((first.len() == limit.min(selected.len())).then_some(first))
 }
 

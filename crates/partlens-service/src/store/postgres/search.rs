@@ -491,8 +491,17 @@ pub(super) fn candidates(
     sql: &str,
     arguments: &Arguments,
 ) -> Result<Vec<Candidate>, ServiceError> {
+    candidates_with(tx, sql, &arguments.as_params())
+}
+
+/// The candidates a statement selects, given its parameters.
+pub(super) fn candidates_with(
+    tx: &mut PgTx<'_, '_>,
+    sql: &str,
+    params: &[&(dyn ToSql + Sync)],
+) -> Result<Vec<Candidate>, ServiceError> {
     tx.tx
-        .query(sql, &arguments.as_params())?
+        .query(sql, params)?
         .iter()
         .map(|row| -> Result<_, ServiceError> {
             Ok(Candidate {
