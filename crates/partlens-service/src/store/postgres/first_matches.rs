@@ -137,9 +137,13 @@ pub fn first_matching_with(
     // Selections only: they are the answer. One term's postings, or one attribute that is one
     // value a file, are counted from the counts of their rows first (a few rows), which decides.
     if let [one] = &matching.selections[..]
-        && let Some(counted) = one.counted()
+        && one.one_row_a_file()
     {
-        let total = count(tx, &counted, &matching.chosen)?;
+        let total = count(
+            tx,
+            &count_of_selected(&matching.selections),
+            &matching.chosen,
+        )?;
         if total > thresholds.hashed {
             return walked_checking_each(tx, matching, total, limit);
         }
@@ -253,20 +257,14 @@ fn counted_and_walked(
     limit: usize,
 ) -> Result<(Vec<Candidate>, usize), ServiceError> {
     let (sql, mut arguments) = matching.in_one_statement();
-    let total: i64 = tx
-        .tx
-        .query_one(
-            &format!("SELECT count(*) FROM ({sql}) f"),
-            &arguments.as_params(),
-        )?
-        .try_get(0)?;
+    let total = count(tx, &format!("SELECT count(*) FROM ({sql}) f"), &arguments)?;
     let limit = arguments.push(i64::try_from(limit).unwrap_or(i64::MAX));
     let first = candidates(
         tx,
         &format!("{sql} ORDER BY {} LIMIT {limit}", name_order("f")),
         &arguments,
     )?;
-    Ok((first, usize::try_from(total).unwrap_or(0)))
+    Ok((first, total))
 }
 
 /// A filter of selections only that selects `selected` (more than can be read by key): the
@@ -318,13 +316,11 @@ fn walked_at_most(
     params.push(&selected);
     params.push(&at_most);
     params.push(&limit_wanted);
-    let sql = format!(
-        "SELECT w.uid, w.display_name FROM (
-             SELECT f.uid, f.display_name, f.uid = ANY({uids}) AS selected FROM files f
-             WHERE {} ORDER BY {} LIMIT {walked}) w
-         WHERE w.selected LIMIT {wanted}",
-        matching.conditions,
-        name_order("f")
+    let sql = walk_sql(
+        &matching.conditions,
+        &format!("f.uid = ANY({uids})"),
+        &format!("LIMIT {walked}"),
+        &wanted,
     );
     let first = candidates_with(tx, &sql, &params)?;
     Ok((first.len() == limit.min(selected.len())).then_some(first))
@@ -367,12 +363,19 @@ fn walked(
     limit: usize,
 ) -> Result<Vec<Candidate>, ServiceError> {
     let limit = arguments.push(i64::try_from(limit).unwrap_or(i64::MAX));
-    let sql = format!(
+    let sql = walk_sql(conditions, selected, "OFFSET 0", &limit);
+    candidates(tx, &sql, &arguments)
+}
+
+/// The walk's statement: files `f` satisfying `conditions` in [`name_order`], `bound` (`OFFSET
+/// 0`, or `LIMIT n` on the files walked) keeping the planner from making the check a join, and
+/// the first `limit` (a placeholder) for which `selected` holds.
+fn walk_sql(conditions: &str, selected: &str, bound: &str, limit: &str) -> String {
+    format!(
         "SELECT w.uid, w.display_name FROM (
              SELECT f.uid, f.display_name, {selected} AS selected FROM files f WHERE {conditions}
-             ORDER BY {} OFFSET 0) w
+             ORDER BY {} {bound}) w
          WHERE w.selected LIMIT {limit}",
         name_order("f")
-    );
-    candidates(tx, &sql, &arguments)
+    )
 }

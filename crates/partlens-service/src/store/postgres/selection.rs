@@ -100,7 +100,7 @@ impl Selection {
     /// or by value (schema step 10), when a file has at most one row in the selection; `None`
     /// otherwise. A few rows read (the values of a prefix: one a distinct value) where the
     /// selection's index holds one a file (100,000 for a word every file holds: 18–28 ms).
-    pub(super) fn counted(&self) -> Option<String> {
+    fn counted(&self) -> Option<String> {
         if !self.one_row_a_file() {
             return None;
         }
