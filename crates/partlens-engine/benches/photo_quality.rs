@@ -374,7 +374,7 @@ fn report(parts: &[quality_set::Part], outcomes: &[Outcome], per_part: usize) {
         }
     }
     println!(
-        "\n| engine | views a model | stored bytes a model | index a model: CPU time (mean) | wall p50 | wall p95 | describe a photograph p50 |"
+        "\n| engine | views a model (most) | stored bytes a model (most) | index a model: CPU time (mean) | wall p50 | wall p95 | describe a photograph p50 |"
     );
     println!("|---|---|---|---|---|---|---|");
     for outcome in outcomes {

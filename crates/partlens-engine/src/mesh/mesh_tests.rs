@@ -434,3 +434,37 @@ fn a_model_searched_by_has_32_views_of_a_database_file_in_order_but_no_large_ima
         );
     }
 }
+
+#[test]
+fn a_flat_part_is_also_seen_near_edge_on_and_other_parts_are_not() {
+    // A washer-like plate (turned: the pose finds its plane), a plate just too thick, a rod
+    // (thin along two axes) and a cube.
+    for (sides, flat) in [
+        ([20.0, 18.0, 2.0], true),
+        ([20.0, 10.0, 3.2], false),
+        ([40.0, 3.0, 2.8], false),
+        ([5.0, 5.0, 5.0], false),
+    ] {
+        let mesh = cuboid(sides, turned());
+        assert_eq!(is_flat(&standard_pose(&mesh)), flat, "{sides:?}");
+        let limits = crate::ExtractionLimits::default();
+        let stl = as_stl(&mesh);
+        let database = crate::analyze_for(Purpose::DatabaseFile, ".stl", &stl, &limits).unwrap();
+        let input = crate::analyze_for(Purpose::SearchInput, ".stl", &stl, &limits).unwrap();
+        let expected = if flat {
+            VIEWS_PER_FLAT_MODEL
+        } else {
+            VIEWS_PER_MODEL
+        };
+        assert_eq!(database.views.len(), expected, "{sides:?}");
+        // A search input is seen from its 32 directions whatever its shape, and the picture
+        // comes last either way.
+        assert_eq!(input.views.len(), SEARCH_INPUT_DIRECTIONS + 1, "{sides:?}");
+        assert_eq!(input.views.last(), database.views.last(), "{sides:?}");
+    }
+    // No triangles: nothing to measure, not flat.
+    assert!(!is_flat(&Mesh {
+        vertices: vec![[0.0; 3]; 3],
+        triangles: Vec::new(),
+    }));
+}

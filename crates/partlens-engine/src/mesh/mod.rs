@@ -23,10 +23,12 @@ use partlens_geometry::{GeometryError, Mesh};
 
 pub use analysis::mesh_attributes;
 pub use d2::{D2_BINS, ShapeDistribution};
-pub use normalise::standard_pose;
+pub use normalise::{FLAT_BELOW, is_flat, standard_pose};
 pub use partlens_geometry::{is_closed, volume};
 pub use render::{PICTURE_VIEW, VIEWPOINTS, Viewpoint, render, render_framed};
-pub use viewpoints::{around_the_sphere, looking_from, sphere_subset_of_92};
+pub use viewpoints::{
+    NEAR_EDGE_ON_DIRECTIONS, around_the_sphere, looking_from, near_edge_on, sphere_subset_of_92,
+};
 
 /// Side of a rendered view, in pixels: the reference side the 2D descriptor's drawings are made at.
 pub const VIEW_SIDE: u32 = 512;
@@ -60,15 +62,22 @@ pub const SEARCH_INPUT_DIRECTIONS: usize = 32;
 
 /// Views a model gets when it is indexed: one shaded view from each of the [`VIEW_DIRECTIONS`],
 /// and its picture (the isometric line drawing its thumbnail and large image show), so that the
-/// picture the service shows of a model finds that model.
+/// picture the service shows of a model finds that model. A flat part gets
+/// [`VIEWS_PER_FLAT_MODEL`].
 pub const VIEWS_PER_MODEL: usize = VIEW_DIRECTIONS + 1;
+
+/// Views a flat part ([`is_flat`]) gets when it is indexed: those of [`VIEWS_PER_MODEL`] and one
+/// from each of the [`NEAR_EDGE_ON_DIRECTIONS`] close to its plane ([`near_edge_on`]), before its
+/// picture (which stays last).
+pub const VIEWS_PER_FLAT_MODEL: usize = VIEWS_PER_MODEL + NEAR_EDGE_ON_DIRECTIONS;
 
 /// Most threads a search input's views are rendered on.
 const MOST_RENDER_THREADS: usize = 4;
 
 /// Analyses a model file with `pipeline` for `purpose`: today's engine renders it shaded from every
-/// [`VIEW_DIRECTIONS`] direction, framed as a photograph is framed, one descriptor a direction, and
-/// describes its picture too ([`VIEWS_PER_MODEL`] views, each carrying the D2 distribution); the
+/// [`VIEW_DIRECTIONS`] direction (a flat part also from [`near_edge_on`]'s, when it is indexed),
+/// framed as a photograph is framed, one descriptor a direction, and
+/// describes its picture too ([`VIEWS_PER_MODEL`] views, [`VIEWS_PER_FLAT_MODEL`] for a flat part, each carrying the D2 distribution); the
 /// legacy engine draws one line drawing per [`VIEWPOINTS`] entry.
 /// Thumbnail and large image are the isometric line drawing (a search input gets no large image,
 /// and its views are rendered on every core, up to [`MOST_RENDER_THREADS`], each view as on one,
@@ -119,6 +128,11 @@ pub fn analyze(
                 ViewDescriptor::of_framed(&render_framed(&posed, view)).with_shape(shape.clone())
             };
             let directions = match purpose {
+                Purpose::DatabaseFile if is_flat(&posed) => {
+                    let mut directions = around_the_sphere(VIEW_DIRECTIONS);
+                    directions.extend(near_edge_on());
+                    directions
+                }
                 Purpose::DatabaseFile => around_the_sphere(VIEW_DIRECTIONS),
                 Purpose::SearchInput => sphere_subset_of_92(),
             };

@@ -126,6 +126,46 @@ pub fn sphere_subset_of_92() -> Vec<Viewpoint> {
         .collect()
 }
 
+/// Heights above a flat part's plane (its posed x–y plane), in degrees, of the rings of extra
+/// viewpoints it is also seen from, each ring on both sides of the plane: between the 92's
+/// edge-on ring (0°) and their next (11.6°), and between that and the ones after (19–24°).
+const NEAR_EDGE_ON_DEGREES: [f32; 2] = [5.5, 16.0];
+
+/// Viewpoints on each ring of [`NEAR_EDGE_ON_DEGREES`], evenly around it (the second ring turned
+/// by half a step, between the first's).
+const NEAR_EDGE_ON_AROUND: usize = 12;
+
+/// How many viewpoints [`near_edge_on`] gives: 48.
+pub const NEAR_EDGE_ON_DIRECTIONS: usize = NEAR_EDGE_ON_DEGREES.len() * 2 * NEAR_EDGE_ON_AROUND;
+
+/// The extra viewpoints a flat part is seen from when it is indexed, all close to its plane.
+/// Seen near edge-on, a flat part's picture changes fastest with the viewpoint: a retaining
+/// ring's hole closes to a slit within a few degrees, while the 92 directions around the sphere
+/// leave 11.6° between the edge-on ring and the next. A photograph taken from between them found
+/// a long thin part first (`docs/PERFORMANCE.md`, "flat parts seen near edge-on").
+pub fn near_edge_on() -> Vec<Viewpoint> {
+    let mut viewpoints = Vec::with_capacity(NEAR_EDGE_ON_DIRECTIONS);
+    for (ring, degrees) in NEAR_EDGE_ON_DEGREES.into_iter().enumerate() {
+        let turn = if ring % 2 == 1 { 0.5 } else { 0.0 };
+        for side in [-1.0_f32, 1.0] {
+            let height = (side * degrees).to_radians();
+            for step in 0..NEAR_EDGE_ON_AROUND {
+                let around =
+                    (step as f32 + turn) / NEAR_EDGE_ON_AROUND as f32 * std::f32::consts::TAU;
+                viewpoints.push(looking_from(
+                    "near edge-on",
+                    [
+                        height.cos() * around.cos(),
+                        height.cos() * around.sin(),
+                        height.sin(),
+                    ],
+                ));
+            }
+        }
+    }
+    viewpoints
+}
+
 /// The directions of the centres of the icosahedron's 20 faces.
 fn face_centres() -> Vec<[f32; 3]> {
     let corners = icosahedron();
@@ -204,6 +244,65 @@ mod tests {
                 closest > degrees.to_radians().cos(),
                 "{}: {probe:?}",
                 views.len()
+            );
+        }
+    }
+
+    /// The mean angle, in degrees, between each of 2,000 directions spread evenly over the band of
+    /// the sphere within `band` degrees of the x–y plane and the closest of `views`.
+    fn mean_distance_within_band(views: &[Viewpoint], band: f32) -> f32 {
+        let towards: Vec<[f32; 3]> = views.iter().map(|v| cross(v.right, v.up)).collect();
+        let limit = band.to_radians().sin();
+        let probes = 2000;
+        let mut total = 0.0_f32;
+        for step in 0..probes {
+            let z = limit * (1.0 - 2.0 * (step as f32 + 0.5) / probes as f32);
+            let angle = step as f32 * 2.399_963;
+            let r = (1.0 - z * z).sqrt();
+            let probe = [r * angle.cos(), r * angle.sin(), z];
+            let closest = towards
+                .iter()
+                .map(|t| dot(*t, probe).clamp(-1.0, 1.0))
+                .fold(f32::NEG_INFINITY, f32::max);
+            total += closest.acos().to_degrees();
+        }
+        total / probes as f32
+    }
+
+    #[test]
+    fn a_flat_part_is_seen_from_closer_to_the_directions_near_its_plane() {
+        let extra = near_edge_on();
+        assert_eq!(extra.len(), NEAR_EDGE_ON_DIRECTIONS);
+        let sphere = around_the_sphere(92);
+        let flat: Vec<Viewpoint> = sphere
+            .iter()
+            .copied()
+            .chain(extra.iter().copied())
+            .collect();
+        // Within 20° of the plane a direction is on average 8.0° from the closest of the 92, and
+        // 5.7° with the extra rings.
+        let (alone, together) = (
+            mean_distance_within_band(&sphere, 20.0),
+            mean_distance_within_band(&flat, 20.0),
+        );
+        assert!(alone > 7.5, "{alone}");
+        assert!(together < 6.2, "{together}");
+        // Every extra viewpoint is within 16° of the plane.
+        for viewpoint in &extra {
+            let towards = cross(viewpoint.right, viewpoint.up);
+            assert!(
+                towards[2].abs() <= 16.01_f32.to_radians().sin(),
+                "{towards:?}"
+            );
+        }
+        // No extra viewpoint repeats one of the 92 or another extra one.
+        let towards: Vec<[f32; 3]> = flat.iter().map(|v| cross(v.right, v.up)).collect();
+        for (at, direction) in towards.iter().enumerate() {
+            assert!(
+                towards[..at]
+                    .iter()
+                    .all(|earlier| dot(*earlier, *direction) < 0.9995),
+                "{direction:?} repeats"
             );
         }
     }
