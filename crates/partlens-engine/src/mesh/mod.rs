@@ -1,9 +1,10 @@
 //! 3D models in the engine: read into a mesh by [`partlens_geometry`] (STL, OBJ, PLY, STEP; the
 //! words a STEP file holds become the file's text and extracted attributes), put in a standard pose
-//! (`normalise.rs`), rendered shaded from [`VIEW_DIRECTIONS`] directions all around it
-//! (`viewpoints.rs`, `render.rs`) and framed as a photograph is, so that every view gets the same 2D
-//! descriptor as a picture, described by a D2 shape distribution for model-to-model similarity
-//! (`d2.rs`), and measured (`analysis.rs`). The thumbnail stays an isometric line drawing.
+//! (`normalise.rs`), rendered shaded from [`VIEW_DIRECTIONS`] directions all around it, a flat
+//! part also from directions near its plane (`viewpoints.rs`, `render.rs`), and framed as a
+//! photograph is, so that every view gets the same 2D descriptor as a picture, described by a D2
+//! shape distribution for model-to-model similarity (`d2.rs`), and measured (`analysis.rs`). The
+//! thumbnail stays an isometric line drawing.
 //!
 //! A model therefore has many views and the ordinary multi-view matching applies: a picture of
 //! a part finds its model, a model finds the pictures of the part, a model finds itself. Every view
@@ -76,9 +77,9 @@ const MOST_RENDER_THREADS: usize = 4;
 
 /// Analyses a model file with `pipeline` for `purpose`: today's engine renders it shaded from every
 /// [`VIEW_DIRECTIONS`] direction (a flat part also from [`near_edge_on`]'s, when it is indexed),
-/// framed as a photograph is framed, one descriptor a direction, and
-/// describes its picture too ([`VIEWS_PER_MODEL`] views, [`VIEWS_PER_FLAT_MODEL`] for a flat part, each carrying the D2 distribution); the
-/// legacy engine draws one line drawing per [`VIEWPOINTS`] entry.
+/// framed as a photograph is framed, one descriptor a direction, and describes its picture too
+/// ([`VIEWS_PER_MODEL`] views, [`VIEWS_PER_FLAT_MODEL`] for a flat part, each carrying the D2
+/// distribution); the legacy engine draws one line drawing per [`VIEWPOINTS`] entry.
 /// Thumbnail and large image are the isometric line drawing (a search input gets no large image,
 /// and its views are rendered on every core, up to [`MOST_RENDER_THREADS`], each view as on one,
 /// its picture and thumbnail beside them);
