@@ -48,7 +48,13 @@
 //!
 //! With `PARTLENS_SEARCH_DUMP=file.json` it also writes every model (its manifest family and twin,
 //! the attributes the service extracted) and every search's ranked results with their scores, to
-//! tune a ranking offline.
+//! tune a ranking offline. With `-- every` it searches by every model, also those with neither a
+//! twin nor a family in the database (counted in no quality row, but in the times and the dump),
+//! so that the dump holds every model's own results:
+//!
+//! ```text
+//! PARTLENS_SEARCH_DUMP=/tmp/every.json cargo bench -p partlens-service --bench realworld_search -- every
+//! ```
 
 // A benchmark that cannot set itself up has nothing to measure: it stops with the reason.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
@@ -113,6 +119,7 @@ async fn main() {
         analysis_phases(&models);
         return;
     }
+    let search_by_every_model = std::env::args().any(|argument| argument == "every");
     let photos_per_model: usize = std::env::args()
         .find_map(|argument| match argument.as_str() {
             "photos" => Some(1),
@@ -188,7 +195,7 @@ async fn main() {
                 && candidate.family == file.family
                 && uid_of.contains_key(&candidate.relative)
         });
-        if twins.is_empty() && !family_in_database {
+        if twins.is_empty() && !family_in_database && !search_by_every_model {
             continue;
         }
         let bytes = std::fs::read(corpus_dir().join(&file.relative)).expect("a corpus file");
