@@ -168,21 +168,13 @@ pub fn standard_pose(mesh: &Mesh) -> Mesh {
 /// servo's round horn, a flat bracket. A rod or a screw (thin along two axes) is not.
 pub const FLAT_BELOW: f32 = 0.3;
 
-/// Whether a mesh in its [`standard_pose`] is flat (see [`FLAT_BELOW`]): the extents of the
-/// points its triangles use, along y and z. A mesh with no triangles is not flat.
+/// Whether a mesh in its [`standard_pose`] is flat (see [`FLAT_BELOW`]): the extents along y and z
+/// of the box around its triangles ([`Mesh::bounds`]). A mesh with no triangles is not flat.
 pub fn is_flat(posed: &Mesh) -> bool {
-    let mut low = [f32::INFINITY; 2];
-    let mut high = [f32::NEG_INFINITY; 2];
-    for index in posed.triangles.iter().flatten() {
-        let Some(point) = posed.vertices.get(*index as usize) else {
-            continue;
-        };
-        for (axis, value) in [point[1], point[2]].into_iter().enumerate() {
-            low[axis] = low[axis].min(value);
-            high[axis] = high[axis].max(value);
-        }
-    }
-    let [middle, thinnest] = [0, 1].map(|axis| high[axis] - low[axis]);
+    let Some([low, high]) = posed.bounds() else {
+        return false;
+    };
+    let [middle, thinnest] = [1, 2].map(|axis| high[axis] - low[axis]);
     middle > 0.0 && thinnest < FLAT_BELOW * middle
 }
 
