@@ -184,6 +184,15 @@ fn assert_row_counts_follow_the_rows(database: &TestDatabase) {
     );
 }
 
+/// A service on a PostgreSQL database (`None` where none can be started), ann's session, and the
+/// UIDs of [`widget_and_sprocket`] uploaded through it.
+async fn started_with_widget_and_sprocket() -> Option<(TestService, Session, String, String)> {
+    let service = TestService::start_on(StoreKind::Postgres, |_| {}).await?;
+    let ann = service.session("ann").await;
+    let (widget, sprocket) = widget_and_sprocket(&ann).await;
+    Some((service, ann, widget, sprocket))
+}
+
 /// Two database files uploaded and indexed: a widget of steel 304 and a sprocket of brass (their
 /// UIDs).
 async fn widget_and_sprocket(ann: &Session) -> (String, String) {
@@ -206,12 +215,10 @@ async fn widget_and_sprocket(ann: &Session) -> (String, String) {
 
 #[tokio::test]
 async fn a_filters_first_files_and_count_in_name_order_narrow_or_broad() {
-    let Some(service) = TestService::start_on(StoreKind::Postgres, |_| {}).await else {
+    let Some((service, ann, original, rare)) = started_with_widget_and_sprocket().await else {
         return;
     };
     let database = service.database.as_ref().unwrap();
-    let ann = service.session("ann").await;
-    let (original, rare) = widget_and_sprocket(&ann).await;
 
     // Copies of the widget's record, written by SQL (hundreds through HTTP would take minutes):
     // the same terms and attribute values, names of mixed case, repeats (the UID decides),
@@ -410,12 +417,10 @@ async fn a_filters_first_files_and_count_in_name_order_narrow_or_broad() {
 /// values of marked, so that a filter counts them without repeats.
 #[tokio::test]
 async fn a_database_before_the_row_counts_gets_them_when_migrated() {
-    let Some(service) = TestService::start_on(StoreKind::Postgres, |_| {}).await else {
+    let Some((service, ann, widget, _)) = started_with_widget_and_sprocket().await else {
         return;
     };
     let database = service.database.as_ref().unwrap();
-    let ann = service.session("ann").await;
-    let (widget, _) = widget_and_sprocket(&ann).await;
     // Step 10 undone, and a second material written while nothing counts it.
     database.execute(
         "DROP TRIGGER postings_counted_inserted ON search_postings;
