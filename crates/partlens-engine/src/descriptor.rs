@@ -11,11 +11,12 @@
 //! concatenated: the weighted sum of per-block cosines is one dot product, which is what makes
 //! [`super::VisualIndex`] a tight loop. Weights sum to 1, so identical views score 1.
 //!
-//! Stored form: the magic `PLV`, a version byte (5 a view, 6 a view of a mesh with its D2
+//! Stored form: the magic `PLV`, a version byte (5 a view, 7 a view of a mesh with its D2
 //! distribution), the features as little-endian `i16`, the D2 distribution, and an FNV-1a checksum.
 //! Versions 1 and 2 are the legacy descriptor, 3 and 4 today's descriptor before its orientation-pair
-//! and outline-profile blocks (same length, other blocks): they are read as
-//! [`EngineError::OutdatedDescriptor`], so the service indexes such a file again instead of
+//! and outline-profile blocks (same length, other blocks), 6 a mesh's view rendered in parallel
+//! projection before views of models were rendered in perspective (`mesh/render.rs`): they are read
+//! as [`EngineError::OutdatedDescriptor`], so the service indexes such a file again instead of
 //! comparing descriptors of different meaning.
 
 use super::EngineError;
@@ -63,9 +64,12 @@ const LEGACY_VERSION_WITH_SHAPE: u8 = 2;
 /// goal): read as outdated.
 const EARLIER_VERSION: u8 = 3;
 const EARLIER_VERSION_WITH_SHAPE: u8 = 4;
+/// Stored version of a mesh's view seen in parallel projection, before a model's views were
+/// rendered in perspective as a camera sees the part: read as outdated.
+const PARALLEL_VERSION_WITH_SHAPE: u8 = 6;
 /// Stored versions of today's descriptor.
 const STORED_VERSION: u8 = 5;
-const STORED_VERSION_WITH_SHAPE: u8 = 6;
+const STORED_VERSION_WITH_SHAPE: u8 = 7;
 /// Stored length of today's descriptor: magic, version, features, checksum.
 const STORED_LEN: usize = STORED_MAGIC.len() + 1 + FEATURE_LEN * 2 + 4;
 /// Stored length of a mesh's view: the D2 distribution sits before the checksum.
@@ -187,7 +191,8 @@ impl ViewDescriptor {
             version @ (LEGACY_VERSION
             | LEGACY_VERSION_WITH_SHAPE
             | EARLIER_VERSION
-            | EARLIER_VERSION_WITH_SHAPE) => {
+            | EARLIER_VERSION_WITH_SHAPE
+            | PARALLEL_VERSION_WITH_SHAPE) => {
                 return Err(EngineError::OutdatedDescriptor { version });
             }
             version => {

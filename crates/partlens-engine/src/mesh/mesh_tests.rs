@@ -468,3 +468,48 @@ fn a_flat_part_is_also_seen_near_edge_on_and_other_parts_are_not() {
         triangles: Vec::new(),
     }));
 }
+
+#[test]
+fn a_framed_view_sees_the_part_in_perspective_its_near_edge_longer_than_its_far_edge() {
+    // A square in the xy plane, its corners at radius 1 (a posed part's size), seen from 45°
+    // above its −y edge: that edge is nearer the eye and at the bottom of the picture.
+    let half = std::f32::consts::FRAC_1_SQRT_2;
+    let square = Mesh {
+        vertices: vec![
+            [-half, -half, 0.0],
+            [half, -half, 0.0],
+            [half, half, 0.0],
+            [-half, half, 0.0],
+        ],
+        triangles: vec![[0, 1, 2], [0, 2, 3]],
+    };
+    let slant = Viewpoint {
+        name: "slant",
+        right: [1.0, 0.0, 0.0],
+        up: [0.0, half, half],
+    };
+    let framed = render_framed(&square, &slant);
+    let side = crate::framing::FRAMED_SIDE;
+    let widths: Vec<usize> = framed
+        .silhouette
+        .chunks(side)
+        .map(|row| row.iter().filter(|&&weight| weight > 0.5).count())
+        .filter(|&width| width > 0)
+        .collect();
+    assert!(widths.len() > side / 4, "the square is on the picture");
+    let (far, near) = (widths[1], widths[widths.len() - 2]);
+    // Its edges are 0.5 nearer and farther than its centre: seen from `EYE_DISTANCE` radii they
+    // are in the ratio (d + 0.5) / (d − 0.5) on the picture; in parallel projection, equal.
+    let expected = (render::EYE_DISTANCE + 0.5) / (render::EYE_DISTANCE - 0.5);
+    let measured = near as f32 / far as f32;
+    assert!(
+        (measured - expected).abs() < 0.04,
+        "near edge {near} px, far edge {far} px: {measured} against {expected}"
+    );
+    // Every row between is wider than the one above it, or as wide: a trapezoid.
+    assert!(
+        widths[1..widths.len() - 1]
+            .windows(2)
+            .all(|pair| pair[1] + 1 >= pair[0])
+    );
+}
