@@ -145,12 +145,12 @@ pub struct Calibration {
 /// | kind | same part | other parts | very similar ≥ | similar ≥ |
 /// |---|---|---|---|---|
 /// | picture → picture | 24, 0.841 / 0.941 | 264, 0.709 / 0.847 | 0.85 | 0.75 |
-/// | picture → model | 14, 0.776 / 0.869 | 154, 0.803 / 0.867 | 0.87 | 0.82 |
-/// | model → model | 6, 0.975 / 0.985 | 36, 0.823 / 0.826 | 0.98 | 0.83 |
+/// | picture → model | 14, 0.778 / 0.850 | 154, 0.796 / 0.875 | 0.89 | 0.81 |
+/// | model → model | 6, 0.978 / 0.990 | 36, 0.820 / 0.821 | 0.98 | 0.83 |
 /// | drawing → drawing | 6, 0.838 / 0.980 | 24, 0.671 / 0.671 | 0.84 | 0.66 |
 ///
 /// So the same 0.85 is "very similar" between two pictures or two drawings but only "similar"
-/// between a picture and a model (other parts reach 0.87) or two models (where the same part scores
+/// between a picture and a model (other parts reach 0.875) or two models (where the same part scores
 /// 0.98).
 pub const CALIBRATION: [Calibration; 4] = [
     Calibration {
@@ -165,11 +165,11 @@ pub const CALIBRATION: [Calibration; 4] = [
     Calibration {
         kind: QueryKind::PictureToModel,
         thresholds: Thresholds {
-            very_similar: 0.87,
-            similar: 0.82,
+            very_similar: 0.89,
+            similar: 0.81,
         },
-        same_part: (14, 0.869),
-        other_parts: (154, 0.803),
+        same_part: (14, 0.850),
+        other_parts: (154, 0.796),
     },
     Calibration {
         kind: QueryKind::ModelToModel,
@@ -177,8 +177,8 @@ pub const CALIBRATION: [Calibration; 4] = [
             very_similar: 0.98,
             similar: 0.83,
         },
-        same_part: (6, 0.985),
-        other_parts: (36, 0.823),
+        same_part: (6, 0.990),
+        other_parts: (36, 0.820),
     },
     Calibration {
         kind: QueryKind::DrawingToDrawing,
