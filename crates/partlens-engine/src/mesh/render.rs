@@ -143,15 +143,8 @@ struct Surfaces {
 
 impl Surfaces {
     /// The whole part on the picture: its enclosing sphere takes [`PART_EXTENT`] of the side.
-    fn rasterise(mesh: &Mesh, view: &Viewpoint, side: usize) -> Self {
-        Self::rasterise_window(
-            mesh,
-            view,
-            side,
-            [0.0, 0.0],
-            1.0 / PART_EXTENT,
-            Projection::Parallel,
-        )
+    fn rasterise(mesh: &Mesh, view: &Viewpoint, side: usize, projection: Projection) -> Self {
+        Self::rasterise_window(mesh, view, side, [0.0, 0.0], 1.0 / PART_EXTENT, projection)
     }
 
     /// The square of half-side `half` around `centre` (in the view's right and up coordinates,
@@ -274,7 +267,7 @@ impl Surfaces {
 /// Renders the mesh (in its standard pose, radius 1) from `view` on a `side`² picture.
 pub fn render(mesh: &Mesh, view: &Viewpoint, side: u32) -> RgbImage {
     let side_px = side.max(8) as usize;
-    let surfaces = Surfaces::rasterise(mesh, view, side_px);
+    let surfaces = Surfaces::rasterise(mesh, view, side_px, Projection::Parallel);
     let towards = view.towards_viewer();
     // Light from the upper left, in front of the viewer.
     let light = normalised([
@@ -328,14 +321,7 @@ pub fn render_framed(mesh: &Mesh, view: &Viewpoint) -> crate::framing::FramedVie
     let projection = Projection::Perspective {
         eye_distance: EYE_DISTANCE,
     };
-    let coarse = Surfaces::rasterise_window(
-        mesh,
-        view,
-        FRAMING_SIDE,
-        [0.0, 0.0],
-        1.0 / PART_EXTENT,
-        projection,
-    );
+    let coarse = Surfaces::rasterise(mesh, view, FRAMING_SIDE, projection);
     let coverage: Vec<f32> = coarse
         .triangle
         .iter()
