@@ -56,10 +56,27 @@ impl Gradients {
     }
 }
 
+/// `value.floor()`, without a call to the C library's `floorf` for values below 2²³ (every
+/// `f32` from 2²³ on is whole): a bin position is floored for every pixel of every view.
+pub(super) fn floor(value: f32) -> f32 {
+    const WHOLE_FROM: f32 = 8_388_608.0;
+    if value.abs() < WHOLE_FROM {
+        let truncated = value as i32 as f32;
+        if truncated > value {
+            truncated - 1.0
+        } else {
+            // −0 stays −0.
+            truncated.copysign(value)
+        }
+    } else {
+        value.floor()
+    }
+}
+
 /// Splits a continuous bin position into two neighbouring bins and their weights; `wrap` for
 /// circular quantities (orientation), clamping otherwise.
 pub(super) fn soft_bins(position: f32, bins: usize, wrap: bool) -> [(usize, f32); 2] {
-    let floor = position.floor();
+    let floor = floor(position);
     let fraction = position - floor;
     let lower = floor as i64;
     let fix = |bin: i64| -> usize {
@@ -177,35 +194,47 @@ static ZERNIKE_TERMS: LazyLock<Vec<ZernikeTerm>> = LazyLock::new(|| {
     terms
 });
 
-/// Magnitudes of the Zernike moments of a square map (`side`²) over its inscribed disc, divided by the
-/// ink mass: unchanged by rotation, and by scale and shift once the view is framed.
-pub(super) fn zernike_magnitudes(map: &[f32], side: usize) -> Vec<f32> {
+/// What the Zernike moments need of one pixel inside a map's inscribed disc, which depends only on
+/// where the pixel is: every kept moment's radial polynomial at its radius, and the cosine and sine
+/// of each repetition `m` times its angle.
+struct ZernikePixel {
+    /// Position in the map (row-major).
+    at: usize,
+    radial: [f32; ZERNIKE_LEN],
+    cosines: [f32; ZERNIKE_ORDER + 1],
+    sines: [f32; ZERNIKE_ORDER + 1],
+}
+
+/// Side of the maps whose [`ZernikePixel`]s are computed once ([`ZERNIKE_BASIS_64`]): the side
+/// both descriptors compute their moments at. Other sides compute theirs for each map.
+const ZERNIKE_TABLED_SIDE: usize = 64;
+
+/// The [`ZernikePixel`]s of a 64² map, computed once: every view of every model has two maps.
+static ZERNIKE_BASIS_64: LazyLock<Vec<ZernikePixel>> =
+    LazyLock::new(|| zernike_basis(ZERNIKE_TABLED_SIDE));
+
+/// The [`ZernikePixel`]s of a `side`² map: its pixels whose centres are inside its inscribed disc,
+/// row by row.
+fn zernike_basis(side: usize) -> Vec<ZernikePixel> {
     let centre = side as f32 / 2.0;
     let terms = &*ZERNIKE_TERMS;
-    let mut real = vec![0.0_f32; terms.len()];
-    let mut imaginary = vec![0.0_f32; terms.len()];
-    let mut mass = 0.0_f32;
-    let mut powers = [0.0_f32; ZERNIKE_ORDER + 1];
-    let mut cosines = [0.0_f32; ZERNIKE_ORDER + 1];
-    let mut sines = [0.0_f32; ZERNIKE_ORDER + 1];
+    let mut basis = Vec::new();
     for y in 0..side {
         for x in 0..side {
-            let value = map[y * side + x];
-            if value <= 0.0 {
-                continue;
-            }
             let dx = (x as f32 + 0.5 - centre) / centre;
             let dy = (y as f32 + 0.5 - centre) / centre;
             let radius = (dx * dx + dy * dy).sqrt();
             if radius > 1.0 {
                 continue;
             }
-            mass += value;
             let (cos_1, sin_1) = if radius > 0.0 {
                 (dx / radius, dy / radius)
             } else {
                 (1.0, 0.0)
             };
+            let mut powers = [0.0_f32; ZERNIKE_ORDER + 1];
+            let mut cosines = [0.0_f32; ZERNIKE_ORDER + 1];
+            let mut sines = [0.0_f32; ZERNIKE_ORDER + 1];
             powers[0] = 1.0;
             cosines[0] = 1.0;
             sines[0] = 0.0;
@@ -214,15 +243,49 @@ pub(super) fn zernike_magnitudes(map: &[f32], side: usize) -> Vec<f32> {
                 cosines[k] = cosines[k - 1] * cos_1 - sines[k - 1] * sin_1;
                 sines[k] = sines[k - 1] * cos_1 + cosines[k - 1] * sin_1;
             }
-            for (index, term) in terms.iter().enumerate() {
-                let radial: f32 = term
+            let mut radial = [0.0_f32; ZERNIKE_LEN];
+            for (value, term) in radial.iter_mut().zip(terms) {
+                *value = term
                     .radial
                     .iter()
                     .map(|&(power, coefficient)| coefficient * powers[power])
                     .sum();
-                real[index] += value * radial * cosines[term.m];
-                imaginary[index] -= value * radial * sines[term.m];
             }
+            basis.push(ZernikePixel {
+                at: y * side + x,
+                radial,
+                cosines,
+                sines,
+            });
+        }
+    }
+    basis
+}
+
+/// Magnitudes of the Zernike moments of a square map (`side`²) over its inscribed disc, divided by the
+/// ink mass: unchanged by rotation, and by scale and shift once the view is framed.
+pub(super) fn zernike_magnitudes(map: &[f32], side: usize) -> Vec<f32> {
+    let computed;
+    let basis: &[ZernikePixel] = if side == ZERNIKE_TABLED_SIDE {
+        &ZERNIKE_BASIS_64
+    } else {
+        computed = zernike_basis(side);
+        &computed
+    };
+    let terms = &*ZERNIKE_TERMS;
+    let mut real = [0.0_f32; ZERNIKE_LEN];
+    let mut imaginary = [0.0_f32; ZERNIKE_LEN];
+    let mut mass = 0.0_f32;
+    for pixel in basis {
+        let value = map[pixel.at];
+        if value <= 0.0 {
+            continue;
+        }
+        mass += value;
+        for (index, term) in terms.iter().enumerate() {
+            let weighted = value * pixel.radial[index];
+            real[index] += weighted * pixel.cosines[term.m];
+            imaginary[index] -= weighted * pixel.sines[term.m];
         }
     }
     if mass <= 0.0 {
@@ -441,34 +504,48 @@ pub(super) fn orientation_pairs(
             }
         })
         .collect();
+    // The maps with a margin as wide as the longest distance, whose pixels are no edges: every
+    // pair's second pixel is then on the padded map, and one off the map weighs nothing.
+    let margin = distances.iter().copied().max().unwrap_or(0);
+    let padded_side = side + 2 * margin;
+    let mut padded_root = vec![0.0_f32; padded_side * padded_side];
+    let mut padded_orientation = vec![0.0_f32; padded_side * padded_side];
+    for y in 0..side {
+        let from = y * side;
+        let to = (y + margin) * padded_side + margin;
+        padded_root[to..to + side].copy_from_slice(&root[from..from + side]);
+        padded_orientation[to..to + side]
+            .copy_from_slice(&gradients.orientation[from..from + side]);
+    }
     let mut histogram = vec![0.0; distances.len() * bins];
     let half_pi = std::f32::consts::FRAC_PI_2;
     for (slot, &distance) in distances.iter().enumerate() {
         let d = distance as isize;
-        // Offsets on the upper half ring (each unordered pair once).
-        let offsets: Vec<(isize, isize)> = (-d..=d)
+        // Offsets on the upper half ring (each unordered pair once), as steps on the padded map.
+        let offsets: Vec<usize> = (-d..=d)
             .flat_map(|dy| (-d..=d).map(move |dx| (dx, dy)))
             .filter(|&(dx, dy)| {
                 let r = ((dx * dx + dy * dy) as f32).sqrt();
                 (r - d as f32).abs() < 0.5 && (dy > 0 || (dy == 0 && dx > 0))
             })
+            .map(|(dx, dy)| {
+                (dy * padded_side as isize + dx + (margin * (padded_side + 1)) as isize) as usize
+            })
             .collect();
         let slot_bins = &mut histogram[slot * bins..(slot + 1) * bins];
         for &at in &strong {
-            let (x, y) = ((at % side) as isize, (at / side) as isize);
-            for &(dx, dy) in &offsets {
-                let (nx, ny) = (x + dx, y + dy);
-                if nx < 0 || ny < 0 || nx >= side as isize || ny >= side as isize {
-                    continue;
-                }
-                let other = ny as usize * side + nx as usize;
-                let weight = root[at] * root[other];
+            let (x, y) = (at % side, at / side);
+            // The padded position of `at`, less the margin folded into the offsets.
+            let base = y * padded_side + x;
+            let (root_at, orientation_at) = (root[at], gradients.orientation[at]);
+            for &offset in &offsets {
+                let other = base + offset;
+                let weight = root_at * padded_root[other];
                 if weight <= 0.0 {
                     continue;
                 }
                 // Orientations are in 0..π: their difference folded to 0..π/2.
-                let mut difference =
-                    (gradients.orientation[at] - gradients.orientation[other]).abs();
+                let mut difference = (orientation_at - padded_orientation[other]).abs();
                 if difference > half_pi {
                     difference = std::f32::consts::PI - difference;
                 }
@@ -510,6 +587,33 @@ mod tests {
         a.iter()
             .zip(b)
             .all(|(x, y)| (x - y).abs() <= 1e-3 * x.abs().max(y.abs()).max(1.0))
+    }
+
+    #[test]
+    fn the_floor_is_the_standard_librarys_floor() {
+        let mut value = -20.0_f32;
+        while value < 20.0 {
+            for nudged in [value, value.next_down(), value.next_up()] {
+                assert_eq!(
+                    floor(nudged).to_bits(),
+                    nudged.floor().to_bits(),
+                    "{nudged}"
+                );
+            }
+            value += 0.125;
+        }
+        for value in [
+            -0.0,
+            0.0,
+            8_388_607.5,
+            -8_388_607.5,
+            1e10,
+            -1e10,
+            f32::MAX,
+            f32::MIN,
+        ] {
+            assert_eq!(floor(value).to_bits(), value.floor().to_bits(), "{value}");
+        }
     }
 
     #[test]

@@ -437,8 +437,9 @@ fn analysis_phases(models: &[CorpusFile]) {
         let _shape = partlens_engine::ShapeDistribution::of_mesh(&posed);
         let posing = started.elapsed();
         let started = Instant::now();
+        let renderer = mesh::FramedRenderer::new(&posed);
         for view in mesh::around_the_sphere(mesh::VIEW_DIRECTIONS) {
-            std::hint::black_box(mesh::render_framed(&posed, &view));
+            std::hint::black_box(renderer.render(&view));
         }
         let rendering = started.elapsed();
         let started = Instant::now();

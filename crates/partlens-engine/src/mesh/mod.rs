@@ -26,7 +26,7 @@ pub use analysis::mesh_attributes;
 pub use d2::{D2_BINS, ShapeDistribution};
 pub use normalise::{FLAT_BELOW, is_flat, standard_pose};
 pub use partlens_geometry::{is_closed, volume};
-pub use render::{PICTURE_VIEW, VIEWPOINTS, Viewpoint, render, render_framed};
+pub use render::{FramedRenderer, PICTURE_VIEW, VIEWPOINTS, Viewpoint, render, render_framed};
 pub use viewpoints::{
     NEAR_EDGE_ON_DIRECTIONS, around_the_sphere, looking_from, near_edge_on, sphere_subset_of_92,
 };
@@ -125,8 +125,9 @@ pub fn analyze(
             (views, picture, thumbnail)
         }
         Pipeline::Current => {
+            let renderer = FramedRenderer::new(&posed);
             let describe = |view: &Viewpoint| {
-                ViewDescriptor::of_framed(&render_framed(&posed, view)).with_shape(shape.clone())
+                ViewDescriptor::of_framed(&renderer.render(view)).with_shape(shape.clone())
             };
             let directions = match purpose {
                 Purpose::DatabaseFile if is_flat(&posed) => {

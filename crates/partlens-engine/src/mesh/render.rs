@@ -130,103 +130,225 @@ pub(crate) const EYE_DISTANCE: f32 = 8.0;
 /// No triangle at this pixel.
 const EMPTY: u32 = u32::MAX;
 
-/// Per-pixel nearest surface: which triangle and at what depth (larger is nearer).
-struct Surfaces {
-    side: usize,
-    triangle: Vec<u32>,
-    depth: Vec<f32>,
-    /// Per triangle: depth as a plane over the picture, `d = a·x + b·y + c`.
-    planes: Vec<[f32; 3]>,
-    /// Per triangle: unit normal in the part's frame.
-    normals: Vec<[f32; 3]>,
+/// Per triangle of `mesh`: its unit normal in the part's frame (zero for a degenerate triangle).
+/// The same for every view, so a model's many views share one computation.
+fn facet_normals(mesh: &Mesh) -> Vec<[f32; 3]> {
+    mesh.triangles
+        .iter()
+        .map(|triangle| {
+            let [a, b, c] = triangle.map(|corner| mesh.vertices[corner as usize]);
+            normalised(cross(
+                [b[0] - a[0], b[1] - a[1], b[2] - a[2]],
+                [c[0] - a[0], c[1] - a[1], c[2] - a[2]],
+            ))
+        })
+        .collect()
 }
 
-impl Surfaces {
-    /// The whole part on the picture: its enclosing sphere takes [`PART_EXTENT`] of the side.
-    fn rasterise(mesh: &Mesh, view: &Viewpoint, side: usize, projection: Projection) -> Self {
-        Self::rasterise_window(mesh, view, side, [0.0, 0.0], 1.0 / PART_EXTENT, projection)
+/// Per vertex of `mesh` seen from `view`: its right and up coordinates on the plane through the
+/// part's centre (enlarged under perspective) and its depth (larger is nearer; under perspective
+/// the inverse distance, which is linear over the picture as [`Surfaces::fill`] interpolates it).
+/// A view's pictures of any window and size are placed from these.
+fn view_coordinates(mesh: &Mesh, view: &Viewpoint, projection: Projection) -> Vec<[f32; 3]> {
+    let towards = view.towards_viewer();
+    mesh.vertices
+        .iter()
+        .map(|&point| {
+            let near = dot(point, towards);
+            let (enlarged, depth) = match projection {
+                Projection::Parallel => (1.0, near),
+                Projection::Perspective { eye_distance } => {
+                    let away = (eye_distance - near).max(1e-3);
+                    (eye_distance / away, 1.0 / away)
+                }
+            };
+            [
+                dot(point, view.right) * enlarged,
+                dot(point, view.up) * enlarged,
+                depth,
+            ]
+        })
+        .collect()
+}
+
+/// A picture's window onto a view: the square of half-side `half` around `centre` (in the view's
+/// right and up coordinates, part units) on a `side`² picture.
+#[derive(Clone, Copy, Debug)]
+struct Window {
+    side: usize,
+    centre: [f32; 2],
+    half: f32,
+}
+
+impl Window {
+    /// The whole part: its enclosing sphere takes [`PART_EXTENT`] of the side.
+    fn whole_part(side: usize) -> Self {
+        Self {
+            side,
+            centre: [0.0, 0.0],
+            half: 1.0 / PART_EXTENT,
+        }
     }
 
-    /// The square of half-side `half` around `centre` (in the view's right and up coordinates,
-    /// part units, on the plane through the part's centre) on a `side`² picture.
-    fn rasterise_window(
-        mesh: &Mesh,
-        view: &Viewpoint,
-        side: usize,
-        centre: [f32; 2],
-        half: f32,
-        projection: Projection,
-    ) -> Self {
-        let half_px = side as f32 / 2.0;
-        let scale = half_px / half.max(1e-6);
-        let towards = view.towards_viewer();
-        let projected: Vec<[f32; 3]> = mesh
-            .vertices
+    /// View coordinates placed on the picture: pixel x, pixel y (down), depth.
+    fn place(&self, coordinates: &[[f32; 3]]) -> Vec<[f32; 3]> {
+        let half_px = self.side as f32 / 2.0;
+        let scale = half_px / self.half.max(1e-6);
+        coordinates
             .iter()
-            .map(|&point| {
-                let near = dot(point, towards);
-                // Enlargement on the picture and depth (larger is nearer; under perspective the
-                // inverse distance, which is linear over the picture as `fill` interpolates it).
-                let (enlarged, depth) = match projection {
-                    Projection::Parallel => (1.0, near),
-                    Projection::Perspective { eye_distance } => {
-                        let away = (eye_distance - near).max(1e-3);
-                        (eye_distance / away, 1.0 / away)
-                    }
-                };
+            .map(|&[right, up, depth]| {
                 [
-                    half_px + (dot(point, view.right) * enlarged - centre[0]) * scale,
-                    half_px - (dot(point, view.up) * enlarged - centre[1]) * scale,
+                    half_px + (right - self.centre[0]) * scale,
+                    half_px - (up - self.centre[1]) * scale,
                     depth,
                 ]
             })
-            .collect();
+            .collect()
+    }
+}
+
+/// `value.floor().clamp(0.0, last) as usize` without a call to `floorf` (a pixel row or column;
+/// not a number gives 0, as the cast does).
+fn floor_pixel(value: f32, last: usize) -> usize {
+    if value >= last as f32 {
+        last
+    } else if value > 0.0 {
+        value as usize
+    } else {
+        0
+    }
+}
+
+/// `value.ceil().clamp(0.0, last) as usize` without a call to `ceilf`.
+fn ceil_pixel(value: f32, last: usize) -> usize {
+    if value >= last as f32 {
+        last
+    } else if value > 0.0 {
+        let whole = value as usize;
+        if (whole as f32) < value {
+            whole + 1
+        } else {
+            whole
+        }
+    } else {
+        0
+    }
+}
+
+/// The pixels whose centres a placed triangle may cover: its bounding box on the picture, and the
+/// signed area its edge tests are scaled by; `None` when it is seen edge-on (its neighbours draw
+/// it).
+fn pixel_box(side: usize, [a, b, c]: [[f32; 3]; 3]) -> Option<(f32, [usize; 4])> {
+    let area = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
+    if area.abs() < 1e-9 {
+        return None;
+    }
+    let last = side - 1;
+    Some((
+        area,
+        [
+            floor_pixel(a[0].min(b[0]).min(c[0]), last),
+            ceil_pixel(a[0].max(b[0]).max(c[0]), last),
+            floor_pixel(a[1].min(b[1]).min(c[1]), last),
+            ceil_pixel(a[1].max(b[1]).max(c[1]), last),
+        ],
+    ))
+}
+
+/// True when the pixel centre `(x, y)` is inside the placed triangle of signed `area`.
+fn covers([a, b, c]: &[[f32; 3]; 3], area: f32, x: f32, y: f32) -> bool {
+    let edge = |p: [f32; 3], q: [f32; 3]| {
+        ((q[0] - p[0]) * (y - p[1]) - (q[1] - p[1]) * (x - p[0])) * area.signum()
+    };
+    !(edge(*a, *b) < 0.0 || edge(*b, *c) < 0.0 || edge(*c, *a) < 0.0)
+}
+
+/// Which pixels of a `side`² picture any triangle covers (1) or none (0): what a view's frame is
+/// found on, with no depth to keep.
+fn coverage(mesh: &Mesh, placed: &[[f32; 3]], side: usize) -> Vec<f32> {
+    let mut covered = vec![0.0; side * side];
+    for triangle in &mesh.triangles {
+        let corners = triangle.map(|corner| placed[corner as usize]);
+        // A triangle whose depth is not a number covers nothing in the shaded pictures either.
+        if corners.iter().flatten().any(|value| value.is_nan()) {
+            continue;
+        }
+        let Some((area, [left, right, top, bottom])) = pixel_box(side, corners) else {
+            continue;
+        };
+        for y in top..=bottom {
+            let centre_y = y as f32 + 0.5;
+            let row = &mut covered[y * side..(y + 1) * side];
+            for (x, pixel) in row.iter_mut().enumerate().take(right + 1).skip(left) {
+                if *pixel == 0.0 && covers(&corners, area, x as f32 + 0.5, centre_y) {
+                    *pixel = 1.0;
+                }
+            }
+        }
+    }
+    covered
+}
+
+/// Per-pixel nearest surface: which triangle and at what depth (larger is nearer).
+struct Surfaces<'a> {
+    side: usize,
+    triangle: Vec<u32>,
+    depth: Vec<f32>,
+    /// Per triangle: depth as a plane over the picture, `d = a·x + b·y + c` (empty unless the
+    /// pictures' lines are looked for).
+    planes: Vec<[f32; 3]>,
+    /// Per triangle: unit normal in the part's frame.
+    normals: &'a [[f32; 3]],
+}
+
+impl<'a> Surfaces<'a> {
+    /// The nearest surface at every pixel of `window`, the vertices at their view `coordinates`;
+    /// with `keep_planes` each triangle's depth plane is kept for [`Self::line_between`].
+    fn rasterise(
+        mesh: &Mesh,
+        normals: &'a [[f32; 3]],
+        coordinates: &[[f32; 3]],
+        window: Window,
+        keep_planes: bool,
+    ) -> Self {
+        let placed = window.place(coordinates);
+        let side = window.side;
         let mut surfaces = Self {
             side,
             triangle: vec![EMPTY; side * side],
             depth: vec![f32::NEG_INFINITY; side * side],
-            planes: vec![[0.0; 3]; mesh.triangles.len()],
-            normals: Vec::with_capacity(mesh.triangles.len()),
+            planes: if keep_planes {
+                vec![[0.0; 3]; mesh.triangles.len()]
+            } else {
+                Vec::new()
+            },
+            normals,
         };
         for (index, triangle) in mesh.triangles.iter().enumerate() {
-            let [a, b, c] = triangle.map(|corner| mesh.vertices[corner as usize]);
-            surfaces.normals.push(normalised(cross(
-                [b[0] - a[0], b[1] - a[1], b[2] - a[2]],
-                [c[0] - a[0], c[1] - a[1], c[2] - a[2]],
-            )));
-            let corners = triangle.map(|corner| projected[corner as usize]);
+            let corners = triangle.map(|corner| placed[corner as usize]);
             surfaces.fill(index, corners);
         }
         surfaces
     }
 
-    /// Fills one projected triangle into the buffers (pixel centres inside it, nearer wins).
-    fn fill(&mut self, index: usize, [a, b, c]: [[f32; 3]; 3]) {
-        let area = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
-        if area.abs() < 1e-9 {
-            return; // Seen edge-on: its neighbours draw it.
-        }
+    /// Fills one placed triangle into the buffers (pixel centres inside it, nearer wins).
+    fn fill(&mut self, index: usize, corners: [[f32; 3]; 3]) {
+        let Some((area, [left, right, top, bottom])) = pixel_box(self.side, corners) else {
+            return;
+        };
+        let [a, b, c] = corners;
         // Depth plane through the three corners.
         let plane_a = ((b[2] - a[2]) * (c[1] - a[1]) - (c[2] - a[2]) * (b[1] - a[1])) / area;
         let plane_b = ((c[2] - a[2]) * (b[0] - a[0]) - (b[2] - a[2]) * (c[0] - a[0])) / area;
         let plane_c = a[2] - plane_a * a[0] - plane_b * a[1];
-        self.planes[index] = [plane_a, plane_b, plane_c];
-        let last = (self.side - 1) as f32;
-        let left = a[0].min(b[0]).min(c[0]).floor().clamp(0.0, last) as usize;
-        let right = a[0].max(b[0]).max(c[0]).ceil().clamp(0.0, last) as usize;
-        let top = a[1].min(b[1]).min(c[1]).floor().clamp(0.0, last) as usize;
-        let bottom = a[1].max(b[1]).max(c[1]).ceil().clamp(0.0, last) as usize;
-        let edge = |p: [f32; 3], q: [f32; 3], x: f32, y: f32| {
-            ((q[0] - p[0]) * (y - p[1]) - (q[1] - p[1]) * (x - p[0])) * area.signum()
-        };
+        if let Some(plane) = self.planes.get_mut(index) {
+            *plane = [plane_a, plane_b, plane_c];
+        }
         for y in top..=bottom {
             let centre_y = y as f32 + 0.5;
             for x in left..=right {
                 let centre_x = x as f32 + 0.5;
-                if edge(a, b, centre_x, centre_y) < 0.0
-                    || edge(b, c, centre_x, centre_y) < 0.0
-                    || edge(c, a, centre_x, centre_y) < 0.0
-                {
+                if !covers(&corners, area, centre_x, centre_y) {
                     continue;
                 }
                 let depth = plane_a * centre_x + plane_b * centre_y + plane_c;
@@ -267,7 +389,15 @@ impl Surfaces {
 /// Renders the mesh (in its standard pose, radius 1) from `view` on a `side`² picture.
 pub fn render(mesh: &Mesh, view: &Viewpoint, side: u32) -> RgbImage {
     let side_px = side.max(8) as usize;
-    let surfaces = Surfaces::rasterise(mesh, view, side_px, Projection::Parallel);
+    let normals = facet_normals(mesh);
+    let coordinates = view_coordinates(mesh, view, Projection::Parallel);
+    let surfaces = Surfaces::rasterise(
+        mesh,
+        &normals,
+        &coordinates,
+        Window::whole_part(side_px),
+        true,
+    );
     let towards = view.towards_viewer();
     // Light from the upper left, in front of the viewer.
     let light = normalised([
@@ -311,58 +441,79 @@ pub fn render(mesh: &Mesh, view: &Viewpoint, side: u32) -> RgbImage {
 const FRAMING_SIDE: usize = 128;
 
 /// The mesh (in its standard pose, radius 1) seen from `view` in perspective from
-/// [`EYE_DISTANCE`], and framed the way a photograph of it is framed before it is described
-/// (`framing.rs`): a coarse silhouette gives the frame (the circle around its centroid), then the
-/// framed square is rendered shaded (every surface filled and shaded by how
-/// it faces a light from the upper left in front of the viewer, on white), straight at the framed
-/// size. Saves rendering a large picture and framing it again.
+/// [`EYE_DISTANCE`], and framed the way a photograph of it is framed before it is described:
+/// [`FramedRenderer::render`]. A model seen from many directions shares one [`FramedRenderer`].
 pub fn render_framed(mesh: &Mesh, view: &Viewpoint) -> crate::framing::FramedView {
-    use crate::framing::{FRAMED_SIDE, FramedView};
-    let projection = Projection::Perspective {
-        eye_distance: EYE_DISTANCE,
-    };
-    let coarse = Surfaces::rasterise(mesh, view, FRAMING_SIDE, projection);
-    let coverage: Vec<f32> = coarse
-        .triangle
-        .iter()
-        .map(|&t| if t == EMPTY { 0.0 } else { 1.0 })
-        .collect();
-    let frame = crate::normalise::content_frame(&coverage, FRAMING_SIDE, FRAMING_SIDE);
-    // Coarse pixels to part units: the coarse picture spans ±1/PART_EXTENT.
-    let unit = 2.0 / PART_EXTENT / FRAMING_SIDE as f32;
-    let centre = [
-        (frame.centre_x - FRAMING_SIDE as f32 / 2.0) * unit,
-        (FRAMING_SIDE as f32 / 2.0 - frame.centre_y) * unit,
-    ];
-    let surfaces = Surfaces::rasterise_window(
-        mesh,
-        view,
-        FRAMED_SIDE,
-        centre,
-        frame.half_side * unit,
-        projection,
-    );
-    let towards = view.towards_viewer();
-    let light = normalised([
-        towards[0] + 0.5 * (view.up[0] - view.right[0]),
-        towards[1] + 0.5 * (view.up[1] - view.right[1]),
-        towards[2] + 0.5 * (view.up[2] - view.right[2]),
-    ]);
-    let mut silhouette = Vec::with_capacity(FRAMED_SIDE * FRAMED_SIDE);
-    let mut luminance = Vec::with_capacity(FRAMED_SIDE * FRAMED_SIDE);
-    for &triangle in &surfaces.triangle {
-        if triangle == EMPTY {
-            silhouette.push(0.0);
-            luminance.push(1.0);
-        } else {
-            let lit = dot(surfaces.normals[triangle as usize], light).abs();
-            silhouette.push(1.0);
-            luminance.push((SHADED_DARKEST + (SHADED_LIGHTEST - SHADED_DARKEST) * lit) / 255.0);
+    FramedRenderer::new(mesh).render(view)
+}
+
+/// Renders one mesh framed from any number of directions ([`FramedRenderer::render`]), with
+/// what does not depend on the direction (the facets' normals) computed once.
+pub struct FramedRenderer<'a> {
+    mesh: &'a Mesh,
+    normals: Vec<[f32; 3]>,
+}
+
+impl<'a> FramedRenderer<'a> {
+    /// A renderer of `mesh` (in its standard pose, radius 1).
+    pub fn new(mesh: &'a Mesh) -> Self {
+        Self {
+            mesh,
+            normals: facet_normals(mesh),
         }
     }
-    FramedView {
-        silhouette,
-        luminance,
+
+    /// The mesh seen from `view` in perspective from [`EYE_DISTANCE`], and framed the way a
+    /// photograph of it is framed before it is described (`framing.rs`): a coarse silhouette gives
+    /// the frame (the circle around its centroid), then the framed square is rendered shaded
+    /// (every surface filled and shaded by how it faces a light from the upper left in front of
+    /// the viewer, on white), straight at the framed size. Saves rendering a large picture and
+    /// framing it again.
+    pub fn render(&self, view: &Viewpoint) -> crate::framing::FramedView {
+        use crate::framing::{FRAMED_SIDE, FramedView};
+        let projection = Projection::Perspective {
+            eye_distance: EYE_DISTANCE,
+        };
+        let coordinates = view_coordinates(self.mesh, view, projection);
+        let coarse = coverage(
+            self.mesh,
+            &Window::whole_part(FRAMING_SIDE).place(&coordinates),
+            FRAMING_SIDE,
+        );
+        let frame = crate::normalise::content_frame(&coarse, FRAMING_SIDE, FRAMING_SIDE);
+        // Coarse pixels to part units: the coarse picture spans ±1/PART_EXTENT.
+        let unit = 2.0 / PART_EXTENT / FRAMING_SIDE as f32;
+        let window = Window {
+            side: FRAMED_SIDE,
+            centre: [
+                (frame.centre_x - FRAMING_SIDE as f32 / 2.0) * unit,
+                (FRAMING_SIDE as f32 / 2.0 - frame.centre_y) * unit,
+            ],
+            half: frame.half_side * unit,
+        };
+        let surfaces = Surfaces::rasterise(self.mesh, &self.normals, &coordinates, window, false);
+        let towards = view.towards_viewer();
+        let light = normalised([
+            towards[0] + 0.5 * (view.up[0] - view.right[0]),
+            towards[1] + 0.5 * (view.up[1] - view.right[1]),
+            towards[2] + 0.5 * (view.up[2] - view.right[2]),
+        ]);
+        let mut silhouette = Vec::with_capacity(FRAMED_SIDE * FRAMED_SIDE);
+        let mut luminance = Vec::with_capacity(FRAMED_SIDE * FRAMED_SIDE);
+        for &triangle in &surfaces.triangle {
+            if triangle == EMPTY {
+                silhouette.push(0.0);
+                luminance.push(1.0);
+            } else {
+                let lit = dot(surfaces.normals[triangle as usize], light).abs();
+                silhouette.push(1.0);
+                luminance.push((SHADED_DARKEST + (SHADED_LIGHTEST - SHADED_DARKEST) * lit) / 255.0);
+            }
+        }
+        FramedView {
+            silhouette,
+            luminance,
+        }
     }
 }
 
@@ -404,4 +555,41 @@ fn thicken(lines: &[bool], side: usize, reach: isize) -> Vec<bool> {
         }
     }
     thick
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pixel_rounding_matches_floor_and_ceil_clamped() {
+        let last = 127;
+        for value in [
+            -3.5,
+            -1.0,
+            -0.25,
+            -0.0,
+            0.0,
+            0.25,
+            1.0,
+            1.5,
+            126.0,
+            126.5,
+            127.0,
+            127.5,
+            1e9,
+            f32::NAN,
+        ] {
+            assert_eq!(
+                floor_pixel(value, last),
+                value.floor().clamp(0.0, last as f32) as usize,
+                "floor of {value}"
+            );
+            assert_eq!(
+                ceil_pixel(value, last),
+                value.ceil().clamp(0.0, last as f32) as usize,
+                "ceil of {value}"
+            );
+        }
+    }
 }
