@@ -1,5 +1,5 @@
 //! Search-engine benchmark: indexing throughput of `analyze` on realistic 512×512 part pictures and on
-//! the sample library's STL models (read, posed, rendered shaded from 92 viewpoints, described, D2), and
+//! the sample library's STL models (read, posed, rendered shaded from 162 viewpoints, described, D2), and
 //! search latency of `VisualIndex::rank` against the brute-force baseline
 //! (`rank_by_matching_every_file`, `match_views` over every file) at 1,000 and 10,000 indexed files,
 //! for single-view and two-view queries, in the same run, and `analyze` of the sample DXF/PDF drawings

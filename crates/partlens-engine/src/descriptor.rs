@@ -11,11 +11,12 @@
 //! concatenated: the weighted sum of per-block cosines is one dot product, which is what makes
 //! [`super::VisualIndex`] a tight loop. Weights sum to 1, so identical views score 1.
 //!
-//! Stored form: the magic `PLV`, a version byte (5 a view, 7 a view of a mesh with its D2
+//! Stored form: the magic `PLV`, a version byte (5 a view, 8 a view of a mesh with its D2
 //! distribution), the features as little-endian `i16`, the D2 distribution, and an FNV-1a checksum.
 //! Versions 1 and 2 are the legacy descriptor, 3 and 4 today's descriptor before its orientation-pair
 //! and outline-profile blocks (same length, other blocks), 6 a mesh's view rendered in parallel
-//! projection before views of models were rendered in perspective (`mesh/render.rs`): they are read
+//! projection before views of models were rendered in perspective (`mesh/render.rs`), 7 a mesh's
+//! view when models were seen from 92 directions instead of 162 (`mesh/mod.rs`): they are read
 //! as [`EngineError::OutdatedDescriptor`], so the service indexes such a file again instead of
 //! comparing descriptors of different meaning.
 
@@ -67,9 +68,13 @@ const EARLIER_VERSION_WITH_SHAPE: u8 = 4;
 /// Stored version of a mesh's view seen in parallel projection, before a model's views were
 /// rendered in perspective as a camera sees the part: read as outdated.
 const PARALLEL_VERSION_WITH_SHAPE: u8 = 6;
+/// Stored version of a mesh's view when a model was seen from 92 directions, before 162: a model
+/// searched by pairs its views with a database model's by direction, so those must be indexed
+/// again: read as outdated.
+const NINETY_TWO_DIRECTIONS_VERSION_WITH_SHAPE: u8 = 7;
 /// Stored versions of today's descriptor.
 const STORED_VERSION: u8 = 5;
-const STORED_VERSION_WITH_SHAPE: u8 = 7;
+const STORED_VERSION_WITH_SHAPE: u8 = 8;
 /// Stored length of today's descriptor: magic, version, features, checksum.
 const STORED_LEN: usize = STORED_MAGIC.len() + 1 + FEATURE_LEN * 2 + 4;
 /// Stored length of a mesh's view: the D2 distribution sits before the checksum.
@@ -192,7 +197,8 @@ impl ViewDescriptor {
             | LEGACY_VERSION_WITH_SHAPE
             | EARLIER_VERSION
             | EARLIER_VERSION_WITH_SHAPE
-            | PARALLEL_VERSION_WITH_SHAPE) => {
+            | PARALLEL_VERSION_WITH_SHAPE
+            | NINETY_TWO_DIRECTIONS_VERSION_WITH_SHAPE) => {
                 return Err(EngineError::OutdatedDescriptor { version });
             }
             version => {

@@ -526,7 +526,7 @@ mod tests {
                 .wrapping_add(1_442_695_040_888_963_407);
             (seed >> 40) as f32 / (1u64 << 24) as f32
         };
-        // A search input's 33 views against a database model's 93 (and the other way round) are
+        // A search input's 33 views against a database model's 163 (and the other way round) are
         // the shapes a search by a model scores.
         let shapes = [
             (2, 2),
@@ -537,6 +537,8 @@ mod tests {
             (40, 93),
             (33, 93),
             (93, 33),
+            (33, 163),
+            (163, 33),
         ];
         for (queries, candidates) in shapes {
             for round in 0..30 {

@@ -190,11 +190,12 @@ fn descriptors_of_the_engine_before_photo_search_are_outdated_not_compared() {
     let shape = crate::ShapeDistribution::of_mesh(&triangle);
     assert!(shape.is_some());
     // Version 6: a mesh's view seen in parallel projection, before views were rendered in
-    // perspective.
+    // perspective; 7: a model seen from 92 directions, before 162.
     for (earlier, view) in [
         (3_u8, today.clone()),
         (4, today.clone().with_shape(shape.clone())),
-        (6, today.clone().with_shape(shape)),
+        (6, today.clone().with_shape(shape.clone())),
+        (7, today.clone().with_shape(shape)),
     ] {
         let mut bytes = view.to_bytes();
         bytes[3] = earlier;

@@ -210,7 +210,7 @@ async fn main() {
         times.push(searched.elapsed());
         upload_times.push(uploaded);
         search_times.push(searched.elapsed() - uploaded);
-        // Baseline in the same run: the same part searched by its database copy, whose 92+1
+        // Baseline in the same run: the same part searched by its database copy, whose 162+1
         // views were read as a database file's are (a search input brings 32+1).
         let baseline = Instant::now();
         admin.search(&format!("fileUID={own_uid}")).await;
@@ -348,7 +348,8 @@ async fn main() {
         percentile_of(&search_times, 0.95)
     );
     println!(
-        "| baseline: the search by the database copy's UID (its 92+1 views, as indexed) | {} | p50 {} ms, p95 {} ms |",
+        "| baseline: the search by the database copy's UID (its {}+1 views, as indexed) | {} | p50 {} ms, p95 {} ms |",
+        partlens_engine::mesh::VIEW_DIRECTIONS,
         indexed_search_times.len(),
         percentile_of(&indexed_search_times, 0.5),
         percentile_of(&indexed_search_times, 0.95)
@@ -486,7 +487,7 @@ fn analysis_phases(models: &[CorpusFile]) {
             "8 whole analysis of a search input (32+1 views)",
             started.elapsed(),
         );
-        // The input's views are the database file's from 32 of its 92 directions, and its picture,
+        // The input's views are the database file's from 32 of its 162 directions, and its picture,
         // when both analyses read the same mesh. A STEP face at the reader's per-face time budget
         // is meshed or left out as the time falls (the M6 countersunk screw's thread): its two
         // reads then differ in triangles or area, and the views are not comparable.
@@ -503,9 +504,9 @@ fn analysis_phases(models: &[CorpusFile]) {
         note("0 whole analysis", whole);
         note("1 read and mesh", reading);
         note("2 pose and D2", posing);
-        note("3 92 views rendered and framed", rendering);
+        note("3 162 views rendered and framed", rendering);
         note(
-            "4 92+1 views described (the rest)",
+            "4 162+1 views described (the rest)",
             whole.saturating_sub(timed),
         );
         note("5 picture rendered", picturing);

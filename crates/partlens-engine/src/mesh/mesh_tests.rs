@@ -407,7 +407,7 @@ fn a_model_searched_by_has_32_views_of_a_database_file_in_order_but_no_large_ima
     let limits = crate::ExtractionLimits::default();
     let database = crate::analyze_for(Purpose::DatabaseFile, ".stl", &stl, &limits).unwrap();
     let input = crate::analyze_for(Purpose::SearchInput, ".stl", &stl, &limits).unwrap();
-    // A search input is seen from 32 of the 92 directions, rendered on several threads: each of
+    // A search input is seen from 32 of the indexed directions, rendered on several threads: each of
     // its views is the database file's view from that direction, in the same order, and the
     // picture comes last in both.
     assert_eq!(input.views.len(), SEARCH_INPUT_DIRECTIONS + 1);

@@ -28,7 +28,7 @@ pub use normalise::{FLAT_BELOW, is_flat, standard_pose};
 pub use partlens_geometry::{is_closed, volume};
 pub use render::{FramedRenderer, PICTURE_VIEW, VIEWPOINTS, Viewpoint, render, render_framed};
 pub use viewpoints::{
-    NEAR_EDGE_ON_DIRECTIONS, around_the_sphere, looking_from, near_edge_on, sphere_subset_of_92,
+    NEAR_EDGE_ON_DIRECTIONS, around_the_sphere, looking_from, near_edge_on, search_input_subset,
 };
 
 /// Side of a rendered view, in pixels: the reference side the 2D descriptor's drawings are made at.
@@ -43,22 +43,26 @@ fn unreadable(extension: &str, error: GeometryError) -> EngineError {
 }
 
 /// Directions a model is seen from when it is indexed: the vertices of a geodesic sphere of
-/// frequency 3 (see `viewpoints.rs`), any direction within 14° of one of them. Chosen by the
+/// frequency 4 (see `viewpoints.rs`), any direction within 11° of one of them. First chosen by the
 /// quality benchmark (`benches/photo_quality.rs`): in its quick mode (150 photographs) 42
 /// directions found the right kind of part first for 87 % of single photographs, 92 for 94 % (91 %
-/// of the full 300), at about 2.5 ms of CPU a view; 92 views index a model well inside 1 s.
-pub const VIEW_DIRECTIONS: usize = 92;
+/// of the full 300). Then, with views in perspective, on the real-world corpus's photo-like
+/// pictures (docs/PERFORMANCE.md, "162 directions"): the part in the first five for 319 of 328
+/// pictures from 92 directions, 323 from 162, and its family first for 225 and 230 of 244. A
+/// model's whole analysis from 162 takes 802 ms of one core at the median of the corpus's 164
+/// models (642 ms from 92 before a view was made cheaper, 1,040 ms from 162).
+pub const VIEW_DIRECTIONS: usize = 162;
 
-/// Directions a model searched by (a search input) is seen from: the 32 of the
-/// [`VIEW_DIRECTIONS`] that are an icosahedron's vertices and face centres
-/// ([`sphere_subset_of_92`]), so each is exactly a direction the indexed models were seen from.
-/// A model is searched against models by pairing its views one to one with theirs, and the same
-/// part in the same pose finds its own views among the 92 whichever of them it brings. Measured on
-/// the real-world corpus (`realworld_search`, test build, same machine): with 92 views twins top-1
-/// 100 %, family top-1 66 %, P@3 57 %; with 32 the same, 81 of 122 family searches against 80;
-/// with 12 the same again, but a model searched against pictures takes each picture's best view of
-/// the model, and a viewpoint is on average 22° from the nearest of 12 directions, 16° from the
-/// nearest of 32 (7° of 92; at most 37°, 33°, 14°). A search by a model: docs/PERFORMANCE.md.
+/// Directions a model searched by (a search input) is seen from: 32 of the [`VIEW_DIRECTIONS`],
+/// spread evenly ([`search_input_subset`]), so each is exactly a direction the indexed models were
+/// seen from. A model is searched against models by pairing its views one to one with theirs, and
+/// the same part in the same pose finds its own views among the indexed ones whichever of them it
+/// brings. Measured on the real-world corpus (`realworld_search`, test build, same machine), when
+/// models were indexed from 92 directions: with 92 views twins top-1 100 %, family top-1 66 %, P@3
+/// 57 %; with 32 the same, 81 of 122 family searches against 80; with 12 the same again, but a
+/// model searched against pictures takes each picture's best view of the model, and a viewpoint
+/// is on average 22° from the nearest of 12 directions, 16° from the nearest of 32 (7° of 92; at
+/// most 37°, 33°, 14°). A search by a model: docs/PERFORMANCE.md.
 pub const SEARCH_INPUT_DIRECTIONS: usize = 32;
 
 /// Views a model gets when it is indexed: one shaded view from each of the [`VIEW_DIRECTIONS`],
@@ -136,7 +140,7 @@ pub fn analyze(
                     directions
                 }
                 Purpose::DatabaseFile => around_the_sphere(VIEW_DIRECTIONS),
-                Purpose::SearchInput => sphere_subset_of_92(),
+                Purpose::SearchInput => search_input_subset(VIEW_DIRECTIONS),
             };
             let threads = match purpose {
                 Purpose::DatabaseFile => 1,

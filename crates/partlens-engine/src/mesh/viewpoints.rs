@@ -114,21 +114,56 @@ pub fn around_the_sphere(count: usize) -> Vec<Viewpoint> {
         .collect()
 }
 
-/// The viewpoints of [`around_the_sphere`]`(92)` that are also an icosahedron's vertices (12) or
-/// the centres of its faces (20): 32 directions spread evenly, each exactly one of the 92 a model
-/// is indexed from, so a search input seen from them matches the same views of the same part.
-pub fn sphere_subset_of_92() -> Vec<Viewpoint> {
-    let wanted: Vec<[f32; 3]> = geodesic(1).into_iter().chain(face_centres()).collect();
-    geodesic(3)
+/// 32 of the viewpoints of [`around_the_sphere`]`(count)`, in their order, spread evenly: those
+/// that are an icosahedron's vertices (12, on every geodesic sphere) and, for each of its 20 faces,
+/// the one closest to the face's centre (the centre itself on the 92; on the 162 the first of the
+/// three around it, 7.8° away). Each is exactly one of the directions a model is indexed from, so
+/// a search input seen from them matches the same views of the same part.
+pub fn search_input_subset(count: usize) -> Vec<Viewpoint> {
+    let directions = match count {
+        20 => dodecahedron(),
+        12 => geodesic(1),
+        92 => geodesic(3),
+        162 => geodesic(4),
+        _ => geodesic(2),
+    };
+    let mut chosen = vec![false; directions.len()];
+    for corner in geodesic(1) {
+        if let Some(at) = directions
+            .iter()
+            .position(|direction| dot(*direction, corner) > 0.9999)
+        {
+            chosen[at] = true;
+        }
+    }
+    for centre in face_centres() {
+        let closest =
+            directions
+                .iter()
+                .enumerate()
+                .fold((0, f32::NEG_INFINITY), |best, (at, direction)| {
+                    let near = dot(*direction, centre);
+                    if near > best.1 + 1e-5 {
+                        (at, near)
+                    } else {
+                        best
+                    }
+                });
+        chosen[closest.0] = true;
+    }
+    directions
         .into_iter()
-        .filter(|direction| wanted.iter().any(|known| dot(*known, *direction) > 0.9999))
-        .map(|direction| looking_from("sphere", direction))
+        .zip(chosen)
+        .filter(|(_, chosen)| *chosen)
+        .map(|(direction, _)| looking_from("sphere", direction))
         .collect()
 }
 
 /// Heights above a flat part's plane (its posed x–y plane), in degrees, of the rings of extra
 /// viewpoints it is also seen from, each ring on both sides of the plane: between the 92's
-/// edge-on ring (0°) and their next (11.6°), and between that and the ones after (19–24°).
+/// edge-on ring (0°) and their next (11.6°), and between that and the ones after (19–24°), where
+/// they were measured; among the 162 they still bring a direction near the plane closer to a view
+/// (4.9° on average within 20° of it, 6.0° without them).
 const NEAR_EDGE_ON_DEGREES: [f32; 2] = [5.5, 16.0];
 
 /// Viewpoints on each ring of [`NEAR_EDGE_ON_DEGREES`], evenly around it (the second ring turned
@@ -141,7 +176,7 @@ pub const NEAR_EDGE_ON_DIRECTIONS: usize = NEAR_EDGE_ON_DEGREES.len() * 2 * NEAR
 /// The extra viewpoints a flat part is seen from when it is indexed, all close to its plane.
 /// Seen near edge-on, a flat part's picture changes fastest with the viewpoint: a retaining
 /// ring's hole closes to a slit within a few degrees, while the 92 directions around the sphere
-/// leave 11.6° between the edge-on ring and the next. A photograph taken from between them found
+/// left 11.6° between the edge-on ring and the next. A photograph taken from between them found
 /// a long thin part first (`docs/PERFORMANCE.md`, "flat parts seen near edge-on").
 pub fn near_edge_on() -> Vec<Viewpoint> {
     let mut viewpoints = Vec::with_capacity(NEAR_EDGE_ON_DIRECTIONS);
@@ -221,8 +256,9 @@ mod tests {
                 assert!((dot(view.up, view.up) - 1.0).abs() < 1e-5);
             }
         }
-        // Any direction is within 21° of one of the 42, within 14° of one of the 92.
-        for (count, degrees) in [(42, 21_f32), (92, 14.0)] {
+        // Any direction is within 21° of one of the 42, within 14° of one of the 92, within 11°
+        // of one of the 162.
+        for (count, degrees) in [(42, 21_f32), (92, 14.0), (162, 11.0)] {
             assert_every_direction_within(&around_the_sphere(count), degrees);
         }
     }
@@ -273,20 +309,32 @@ mod tests {
     fn a_flat_part_is_seen_from_closer_to_the_directions_near_its_plane() {
         let extra = near_edge_on();
         assert_eq!(extra.len(), NEAR_EDGE_ON_DIRECTIONS);
-        let sphere = around_the_sphere(92);
-        let flat: Vec<Viewpoint> = sphere
-            .iter()
-            .copied()
-            .chain(extra.iter().copied())
-            .collect();
-        // Within 20° of the plane a direction is on average 8.0° from the closest of the 92, and
-        // 5.7° with the extra rings.
-        let (alone, together) = (
-            mean_distance_within_band(&sphere, 20.0),
-            mean_distance_within_band(&flat, 20.0),
-        );
-        assert!(alone > 7.5, "{alone}");
-        assert!(together < 6.2, "{together}");
+        for count in [92, 162] {
+            let sphere = around_the_sphere(count);
+            let flat: Vec<Viewpoint> = sphere
+                .iter()
+                .copied()
+                .chain(extra.iter().copied())
+                .collect();
+            // Within 20° of the plane a direction is on average 8.0° from the closest of the 92
+            // and 5.7° with the extra rings; 6.0° from the closest of the 162 and 4.9° with them.
+            let (alone, together) = (
+                mean_distance_within_band(&sphere, 20.0),
+                mean_distance_within_band(&flat, 20.0),
+            );
+            assert!(together < alone - 1.0, "{count}: {alone} {together}");
+            assert!(together < 6.2, "{count}: {together}");
+            // No extra viewpoint repeats one of the sphere's or another extra one.
+            let towards: Vec<[f32; 3]> = flat.iter().map(|v| cross(v.right, v.up)).collect();
+            for (at, direction) in towards.iter().enumerate() {
+                assert!(
+                    towards[..at]
+                        .iter()
+                        .all(|earlier| dot(*earlier, *direction) < 0.9995),
+                    "{count}: {direction:?} repeats"
+                );
+            }
+        }
         // Every extra viewpoint is within 16° of the plane.
         for viewpoint in &extra {
             let towards = cross(viewpoint.right, viewpoint.up);
@@ -295,32 +343,29 @@ mod tests {
                 "{towards:?}"
             );
         }
-        // No extra viewpoint repeats one of the 92 or another extra one.
-        let towards: Vec<[f32; 3]> = flat.iter().map(|v| cross(v.right, v.up)).collect();
-        for (at, direction) in towards.iter().enumerate() {
-            assert!(
-                towards[..at]
-                    .iter()
-                    .all(|earlier| dot(*earlier, *direction) < 0.9995),
-                "{direction:?} repeats"
-            );
-        }
     }
 
     #[test]
-    fn the_search_input_directions_are_32_of_the_92_indexed_ones() {
-        let indexed = around_the_sphere(92);
-        let searched = sphere_subset_of_92();
-        assert_eq!(searched.len(), crate::mesh::SEARCH_INPUT_DIRECTIONS);
-        for view in &searched {
-            assert!(
-                indexed
-                    .iter()
-                    .any(|known| known.right == view.right && known.up == view.up),
-                "{view:?} is not one of the 92"
+    fn the_search_input_directions_are_32_of_the_indexed_ones() {
+        for count in [92, 162] {
+            let indexed = around_the_sphere(count);
+            let searched = search_input_subset(count);
+            assert_eq!(
+                searched.len(),
+                crate::mesh::SEARCH_INPUT_DIRECTIONS,
+                "{count}"
             );
+            let mut from = 0;
+            for view in &searched {
+                let at = indexed[from..]
+                    .iter()
+                    .position(|known| known.right == view.right && known.up == view.up);
+                assert!(at.is_some(), "{view:?} is not one of the {count}, in order");
+                from += at.unwrap_or_default() + 1;
+            }
+            // Spread around the whole sphere: no direction is more than 33° (on the 92) or 36°
+            // (on the 162) from one of them.
+            assert_every_direction_within(&searched, if count == 92 { 33.0 } else { 36.0 });
         }
-        // Spread around the whole sphere: no direction is more than 33° from one of them.
-        assert_every_direction_within(&searched, 33.0);
     }
 }

@@ -3,7 +3,7 @@
 //! part as STL models, photographed shaded from viewpoints the engine never renders, on coloured
 //! backgrounds, with grain, blur and JPEG — where each photograph, alone and with the other of its
 //! part, must find the model of its kind first. The whole benchmark measures the share of such hits
-//! on fifty parts in a release build; this keeps a debug build to seconds (the models' 92 rendered
+//! on fifty parts in a release build; this keeps a debug build to seconds (the models' 162 rendered
 //! views each are most of it).
 
 // A failure is a failed test.
