@@ -98,17 +98,21 @@ fn geodesic(frequency: usize) -> Vec<[f32; 3]> {
     directions
 }
 
-/// `count` viewpoints evenly around the part: 20 (a dodecahedron's vertices) or `10·f² + 2` for a
-/// geodesic sphere of frequency `f` (12, 42, 92, 162); any other count gives 42.
-pub fn around_the_sphere(count: usize) -> Vec<Viewpoint> {
-    let directions = match count {
+/// The directions of [`around_the_sphere`]`(count)`, unit vectors from the part towards the viewer.
+fn sphere_directions(count: usize) -> Vec<[f32; 3]> {
+    match count {
         20 => dodecahedron(),
         12 => geodesic(1),
         92 => geodesic(3),
         162 => geodesic(4),
         _ => geodesic(2),
-    };
-    directions
+    }
+}
+
+/// `count` viewpoints evenly around the part: 20 (a dodecahedron's vertices) or `10·f² + 2` for a
+/// geodesic sphere of frequency `f` (12, 42, 92, 162); any other count gives 42.
+pub fn around_the_sphere(count: usize) -> Vec<Viewpoint> {
+    sphere_directions(count)
         .into_iter()
         .map(|direction| looking_from("sphere", direction))
         .collect()
@@ -120,13 +124,7 @@ pub fn around_the_sphere(count: usize) -> Vec<Viewpoint> {
 /// three around it, 7.8° away). Each is exactly one of the directions a model is indexed from, so
 /// a search input seen from them matches the same views of the same part.
 pub fn search_input_subset(count: usize) -> Vec<Viewpoint> {
-    let directions = match count {
-        20 => dodecahedron(),
-        12 => geodesic(1),
-        92 => geodesic(3),
-        162 => geodesic(4),
-        _ => geodesic(2),
-    };
+    let directions = sphere_directions(count);
     let mut chosen = vec![false; directions.len()];
     for corner in geodesic(1) {
         if let Some(at) = directions
