@@ -210,8 +210,8 @@ async fn main() {
         times.push(searched.elapsed());
         upload_times.push(uploaded);
         search_times.push(searched.elapsed() - uploaded);
-        // Baseline in the same run: the same part searched by its database copy, whose 162+1
-        // views were read as a database file's are (a search input brings 32+1).
+        // Baseline in the same run: the same part searched by its database copy, whose views were
+        // read as a database file's are (a search input brings fewer).
         let baseline = Instant::now();
         admin.search(&format!("fileUID={own_uid}")).await;
         indexed_search_times.push(baseline.elapsed());
@@ -416,8 +416,11 @@ fn workers_cpu() -> Duration {
 /// descriptors are the whole analysis less the steps timed apart.
 fn analysis_phases(models: &[CorpusFile]) {
     use partlens_engine::mesh;
-    let mut steps: BTreeMap<&str, Vec<Duration>> = BTreeMap::new();
-    let mut note = |step: &'static str, took: Duration| steps.entry(step).or_default().push(took);
+    let mut steps: BTreeMap<String, Vec<Duration>> = BTreeMap::new();
+    let mut note =
+        |step: &str, took: Duration| steps.entry(step.to_owned()).or_default().push(took);
+    let directions = mesh::VIEW_DIRECTIONS;
+    let input_directions = mesh::SEARCH_INPUT_DIRECTIONS;
     // Models whose two reads gave different meshes (their views not compared).
     let mut reads_differed: Vec<String> = Vec::new();
     for file in models {
@@ -484,10 +487,10 @@ fn analysis_phases(models: &[CorpusFile]) {
             continue;
         };
         note(
-            "8 whole analysis of a search input (32+1 views)",
+            &format!("8 whole analysis of a search input ({input_directions}+1 views)"),
             started.elapsed(),
         );
-        // The input's views are the database file's from 32 of its 162 directions, and its picture,
+        // The input's views are the database file's from some of its directions, and its picture,
         // when both analyses read the same mesh. A STEP face at the reader's per-face time budget
         // is meshed or left out as the time falls (the M6 countersunk screw's thread): its two
         // reads then differ in triangles or area, and the views are not comparable.
@@ -504,9 +507,12 @@ fn analysis_phases(models: &[CorpusFile]) {
         note("0 whole analysis", whole);
         note("1 read and mesh", reading);
         note("2 pose and D2", posing);
-        note("3 162 views rendered and framed", rendering);
         note(
-            "4 162+1 views described (the rest)",
+            &format!("3 {directions} views rendered and framed"),
+            rendering,
+        );
+        note(
+            &format!("4 {directions}+1 views described (the rest)"),
             whole.saturating_sub(timed),
         );
         note("5 picture rendered", picturing);

@@ -43,6 +43,16 @@ impl Viewpoint {
         cross(self.right, self.up)
     }
 
+    /// The direction the light comes from: the upper left, in front of the viewer (unit length).
+    fn light(&self) -> [f32; 3] {
+        let towards = self.towards_viewer();
+        normalised([
+            towards[0] + 0.5 * (self.up[0] - self.right[0]),
+            towards[1] + 0.5 * (self.up[1] - self.right[1]),
+            towards[2] + 0.5 * (self.up[2] - self.right[2]),
+        ])
+    }
+
     /// An isometric view from the octant `(x, y, z)` signs, z up.
     const fn isometric(name: &'static str, x: f32, y: f32) -> Self {
         // Viewer direction t = (x, y, 1)/√3; right = up × t with up the part's z projected off t.
@@ -269,10 +279,6 @@ fn coverage(mesh: &Mesh, placed: &[[f32; 3]], side: usize) -> Vec<f32> {
     let mut covered = vec![0.0; side * side];
     for triangle in &mesh.triangles {
         let corners = triangle.map(|corner| placed[corner as usize]);
-        // A triangle whose depth is not a number covers nothing in the shaded pictures either.
-        if corners.iter().flatten().any(|value| value.is_nan()) {
-            continue;
-        }
         let Some((area, [left, right, top, bottom])) = pixel_box(side, corners) else {
             continue;
         };
@@ -398,13 +404,7 @@ pub fn render(mesh: &Mesh, view: &Viewpoint, side: u32) -> RgbImage {
         Window::whole_part(side_px),
         true,
     );
-    let towards = view.towards_viewer();
-    // Light from the upper left, in front of the viewer.
-    let light = normalised([
-        towards[0] + 0.5 * (view.up[0] - view.right[0]),
-        towards[1] + 0.5 * (view.up[1] - view.right[1]),
-        towards[2] + 0.5 * (view.up[2] - view.right[2]),
-    ]);
+    let light = view.light();
     let mut lines = vec![false; side_px * side_px];
     for y in 0..side_px {
         for x in 0..side_px {
@@ -492,12 +492,7 @@ impl<'a> FramedRenderer<'a> {
             half: frame.half_side * unit,
         };
         let surfaces = Surfaces::rasterise(self.mesh, &self.normals, &coordinates, window, false);
-        let towards = view.towards_viewer();
-        let light = normalised([
-            towards[0] + 0.5 * (view.up[0] - view.right[0]),
-            towards[1] + 0.5 * (view.up[1] - view.right[1]),
-            towards[2] + 0.5 * (view.up[2] - view.right[2]),
-        ]);
+        let light = view.light();
         let mut silhouette = Vec::with_capacity(FRAMED_SIDE * FRAMED_SIDE);
         let mut luminance = Vec::with_capacity(FRAMED_SIDE * FRAMED_SIDE);
         for &triangle in &surfaces.triangle {
