@@ -91,9 +91,10 @@ impl Sandbox {
         }
     }
 
-    /// Workers are this very program (which calls [`crate::run_if_requested`]).
+    /// Workers are this very program (which calls [`crate::run_if_requested`]), the same build
+    /// even once its file on disk has been replaced (see [`crate::default_program`]).
     pub fn this_program(limits: ReaderLimits) -> std::io::Result<Self> {
-        Ok(Self::new(std::env::current_exe()?, limits))
+        Ok(Self::new(crate::worker::this_program()?, limits))
     }
 
     /// The program workers run.
@@ -116,7 +117,9 @@ impl Sandbox {
         let started = Instant::now();
         let message = postcard::to_stdvec(request)
             .map_err(|error| SandboxFailure::CannotStart(format!("request: {error}")))?;
-        let mut child = Command::new(&self.program)
+        let mut command = Command::new(&self.program);
+        name_the_process(&mut command, &self.program);
+        let mut child = command
             .arg(WORKER_SUBCOMMAND)
             .arg("--memory-bytes")
             .arg(self.limits.memory_bytes.to_string())
@@ -291,6 +294,24 @@ impl Pipes {
         (stdout, stderr)
     }
 }
+
+/// A worker started from this program's own executable ([`crate::worker::this_program`]) is
+/// listed under this program's name (`partlens-service read-worker …` in `ps`), not as
+/// `/proc/self/exe`.
+#[cfg(unix)]
+fn name_the_process(command: &mut Command, program: &Path) {
+    use std::os::unix::process::CommandExt as _;
+    if program == Path::new(crate::worker::THIS_EXECUTABLE)
+        && let Some(name) = std::env::current_exe()
+            .ok()
+            .and_then(|this| this.file_name().map(std::ffi::OsStr::to_owned))
+    {
+        command.arg0(name);
+    }
+}
+
+#[cfg(not(unix))]
+fn name_the_process(_command: &mut Command, _program: &Path) {}
 
 #[cfg(unix)]
 fn signal_of(status: ExitStatus) -> Option<i32> {

@@ -37,20 +37,37 @@ const HOST_PROGRAMS: &[&str] = &["partlens-service", "partlens"];
 /// Set once this program has called [`run_if_requested`]: it can then be its own worker.
 static HOSTS_WORKERS: AtomicBool = AtomicBool::new(false);
 
+/// The running program's own executable, as the kernel knows it (Linux): a program started from
+/// this path is the very file this process runs, even after the file at its install path was
+/// replaced (a package upgraded while the service runs) or rebuilt (`cargo build` under a
+/// running service), whose workers would otherwise be another build than their parent.
+pub(crate) const THIS_EXECUTABLE: &str = "/proc/self/exe";
+
+/// This program, as a worker of the same build runs it: [`THIS_EXECUTABLE`] where the system has
+/// it, else the path it was started from.
+pub(crate) fn this_program() -> std::io::Result<PathBuf> {
+    let this_executable = std::path::Path::new(THIS_EXECUTABLE);
+    if this_executable.is_file() {
+        return Ok(this_executable.to_path_buf());
+    }
+    std::env::current_exe()
+}
+
 /// The program workers run when none is configured: [`READER_PROGRAM_VARIABLE`] if set; this
-/// program, if it hosts workers (it called [`run_if_requested`]); else `partlens-service` or
-/// `partlens` of the same build, beside this program or one folder up (a test binary in
-/// `target/debug/deps`). `None` when there is none.
+/// program, if it hosts workers (it called [`run_if_requested`]): [`THIS_EXECUTABLE`] where the
+/// system has it, so that a worker is always the same build as its parent; else
+/// `partlens-service` or `partlens` of the same build, beside this program or one folder up (a
+/// test binary in `target/debug/deps`). `None` when there is none.
 pub fn default_program() -> Option<PathBuf> {
     if let Some(program) =
         std::env::var_os(READER_PROGRAM_VARIABLE).filter(|value| !value.is_empty())
     {
         return Some(PathBuf::from(program));
     }
-    let this = std::env::current_exe().ok()?;
     if HOSTS_WORKERS.load(Ordering::Relaxed) {
-        return Some(this);
+        return this_program().ok();
     }
+    let this = std::env::current_exe().ok()?;
     let beside = this.parent()?;
     [Some(beside), beside.parent()]
         .into_iter()

@@ -296,3 +296,43 @@ async fn sigterm_ends_the_service_at_once_and_keeps_the_job_being_read() {
     // The real reader reads the marked washer (a comment before the header is not STEP).
     assert_ne!(status.status, 204);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_service_whose_program_is_replaced_on_disk_reads_with_its_own_build() {
+    // The service started from its own copy of the program, as from an installed package.
+    let programs = tempfile::tempdir().unwrap();
+    let installed = programs.path().join("partlens-service");
+    std::fs::copy(env!("CARGO_BIN_EXE_partlens-service"), &installed).unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let config = partlens_service::ServiceConfig::new(data.path());
+    service_support::add_standard_users(&config);
+    let mut command = std::process::Command::new(&installed);
+    command
+        .arg("--data")
+        .arg(data.path())
+        .args(["serve", "--addr", "127.0.0.1:0"])
+        .env_remove(partlens_sandbox::READER_PROGRAM_VARIABLE);
+    let (_server, base) = service_support::serve_child(command).await;
+    // An upgrade replaces the file while the service runs (here by a program that reads nothing):
+    // its workers must still be the running build, not whatever the path now holds.
+    let upgrade = programs.path().join("partlens-service.new");
+    std::fs::write(&upgrade, "#!/bin/sh\nexit 3\n").unwrap();
+    std::fs::set_permissions(&upgrade, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::rename(&upgrade, &installed).unwrap();
+    let ann = service_support::Session::login(&base, "ann").await;
+    let uid = ann
+        .upload_database_file("CAD/washer.step", sample_step("washer"), &[])
+        .await;
+    ann.get(&format!("/api/FileStatus?fileUID={uid}"))
+        .await
+        .expect(200);
+    // Read as a model: its extents were extracted.
+    let record = ann.get(&format!("/api/File?fileUID={uid}")).await.json();
+    let extracted = record["ExtractedAttributes"].as_array().unwrap();
+    assert!(
+        extracted.iter().any(|attribute| attribute
+            .as_str()
+            .is_some_and(|text| text.starts_with("bounding_box(mm)="))),
+        "{extracted:?}"
+    );
+}
