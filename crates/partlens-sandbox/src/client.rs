@@ -60,6 +60,19 @@ pub enum SandboxFailure {
         /// The signal or exit code, and the worker's last words.
         how: String,
     },
+    /// The worker answered in a form this build does not read: it is another build (a reader
+    /// program built before or after this one, named by `PARTLENS_READER_PROGRAM` or found beside
+    /// a test program).
+    #[error(
+        "the reader program {program} is another build (its answer does not decode: {reason}); \
+         build both from one source, or set PARTLENS_READER_PROGRAM to this build's program"
+    )]
+    OtherBuild {
+        /// The reader program.
+        program: String,
+        /// What did not decode.
+        reason: String,
+    },
     /// The caller cancelled (the service is stopping, the slot was given to another company).
     #[error("the read was cancelled")]
     Cancelled,

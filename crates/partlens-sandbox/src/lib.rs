@@ -101,8 +101,9 @@ impl Sandbox {
             Outcome::Analyzed(analysis) => analysis
                 .into_analysis()
                 .map(|analysis| (Ok(analysis), peak))
-                .ok_or_else(|| SandboxFailure::Crashed {
-                    how: "its answer does not decode".to_owned(),
+                .map_err(|reason| SandboxFailure::OtherBuild {
+                    program: self.program().display().to_string(),
+                    reason,
                 }),
             Outcome::Refused(error) => Ok((Err(error.into_engine_error(extension)), peak)),
             Outcome::Previewed(_) | Outcome::PreviewRefused(_) => Err(SandboxFailure::Crashed {

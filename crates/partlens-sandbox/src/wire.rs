@@ -173,20 +173,24 @@ impl AnalysisWire {
         }
     }
 
-    /// The analysis back; `None` when a view or the PMI does not decode (a worker of another build).
-    pub fn into_analysis(self) -> Option<partlens_engine::Analysis> {
+    /// The analysis back; what did not decode, in words, when a view or the PMI does not (the
+    /// answer of a worker of another build: a view descriptor of another version).
+    pub fn into_analysis(self) -> Result<partlens_engine::Analysis, String> {
         let views = self
             .views
             .iter()
-            .map(|bytes| partlens_engine::ViewDescriptor::from_bytes(bytes).ok())
-            .collect::<Option<Vec<_>>>()?;
-        Some(partlens_engine::Analysis {
+            .map(|bytes| partlens_engine::ViewDescriptor::from_bytes(bytes))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|error| format!("its view: {error}"))?;
+        let pmi_pages =
+            serde_json::from_str(&self.pmi_json).map_err(|error| format!("its PMI: {error}"))?;
+        Ok(partlens_engine::Analysis {
             views,
             thumbnail_jpeg: self.thumbnail_jpeg,
             large_png: self.large_png,
             text: self.text,
             extracted_attributes: self.extracted_attributes,
-            pmi_pages: serde_json::from_str(&self.pmi_json).ok()?,
+            pmi_pages,
         })
     }
 }

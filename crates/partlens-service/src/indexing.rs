@@ -577,6 +577,7 @@ fn failure_as_engine_error(
             reason,
         },
         SandboxFailure::Crashed { .. }
+        | SandboxFailure::OtherBuild { .. }
         | SandboxFailure::Cancelled
         | SandboxFailure::CannotStart(_) => partlens_engine::EngineError::Undecodable {
             extension: extension.to_owned(),

@@ -144,6 +144,7 @@ impl ReaderKills {
             SandboxFailure::CpuLimit(_) => "cpu",
             SandboxFailure::MemoryLimit(_) => "memory",
             SandboxFailure::Crashed { .. }
+            | SandboxFailure::OtherBuild { .. }
             | SandboxFailure::Cancelled
             | SandboxFailure::CannotStart(_) => return,
         };

@@ -336,3 +336,63 @@ async fn a_service_whose_program_is_replaced_on_disk_reads_with_its_own_build() 
         "{extracted:?}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reader_program_of_another_build_fails_its_file_saying_so() {
+    // A reader program built before this one: it greets and answers, but with a view descriptor
+    // of an earlier version (7, the 92 directions), which this build does not read.
+    use partlens_sandbox::wire::{AnalysisWire, GREETING, Outcome, Reply};
+    let programs = tempfile::tempdir().unwrap();
+    let answer = Reply {
+        outcome: Outcome::Analyzed(AnalysisWire {
+            views: vec![b"PLV\x07".to_vec()],
+            thumbnail_jpeg: None,
+            large_png: None,
+            text: String::new(),
+            extracted_attributes: Vec::new(),
+            pmi_json: "[]".to_owned(),
+        }),
+        peak_memory_bytes: 0,
+    };
+    let mut bytes = GREETING.to_vec();
+    bytes.extend(postcard::to_stdvec(&answer).unwrap());
+    let answer_file = programs.path().join("answer");
+    std::fs::write(&answer_file, bytes).unwrap();
+    let reader = programs.path().join("older-reader");
+    std::fs::write(
+        &reader,
+        format!(
+            "#!/bin/sh\ncat > /dev/null\ncat '{}'\n",
+            answer_file.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&reader, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let service = TestService::start_with(|config| {
+        config.reader.program = Some(reader.clone());
+    })
+    .await;
+    let ann = service.session("ann").await;
+    let uid = ann
+        .upload_database_file("CAD/washer.step", sample_step("washer"), &[])
+        .await;
+    let status = ann.get(&format!("/api/FileStatus?fileUID={uid}")).await;
+    status.expect(422);
+    let reason = status.header("x-failure-reason").unwrap();
+    // Not "the reader crashed … save it again from its CAD program": the program, not the file.
+    assert!(
+        reason.contains("another build")
+            && reason.contains(&reader.display().to_string())
+            && reason.contains("version 7")
+            && reason.contains("set PARTLENS_READER_PROGRAM to this build's program")
+            && !reason.contains("crashed"),
+        "{reason}"
+    );
+    // Picture files are read in the service itself and still index.
+    let picture = ann
+        .upload_database_file("Parts/disc.png", png(Shape::Disc, 5), &[])
+        .await;
+    ann.get(&format!("/api/FileStatus?fileUID={picture}"))
+        .await
+        .expect(200);
+}
