@@ -298,7 +298,7 @@ impl CompareView {
             for row in &self.rows {
                 ui.vertical(|ui| {
                     ui.set_width(width);
-                    ui.add(egui::Label::new(egui::RichText::new(&row.name).strong()).truncate());
+                    crate::ui::elide::file_name_label(ui, &row.name, egui::TextStyle::Body, true);
                     let (rect, _) = ui.allocate_exact_size(
                         Vec2::new(width, PICTURE_HEIGHT),
                         egui::Sense::hover(),

@@ -15,6 +15,7 @@ pub mod detail_model;
 pub mod drafts;
 pub mod drop_overlay;
 pub mod duplicates;
+pub mod elide;
 pub mod file_browser;
 pub mod history;
 pub mod jobs;

@@ -489,11 +489,7 @@ fn file_card_ui(
         Sense::hover(),
     );
     thumbnail_ui(&card, thumbnail_rect, &file.row, textures, commands);
-    card.add(
-        egui::Label::new(egui::RichText::new(&file.row.name).strong())
-            .truncate()
-            .selectable(false),
-    );
+    crate::ui::elide::file_name_label(&mut card, &file.row.name, egui::TextStyle::Body, true);
     // Format and size on lines of their own: a size of three extents fills a card's width.
     for line in [&file.format, &file.size] {
         card.add(

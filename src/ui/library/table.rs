@@ -90,7 +90,14 @@ impl LibraryView {
                             let cell = |ui: &mut egui::Ui, text: &str| {
                                 ui.add(egui::Label::new(text).truncate().selectable(false));
                             };
-                            table_row.col(|ui| cell(ui, &row.name));
+                            table_row.col(|ui| {
+                                crate::ui::elide::file_name_label(
+                                    ui,
+                                    &row.name,
+                                    egui::TextStyle::Body,
+                                    false,
+                                );
+                            });
                             table_row.col(|ui| cell(ui, file.kind_text()));
                             table_row.col(|ui| cell(ui, &file.folder));
                             table_row.col(|ui| cell(ui, &size_text(file.size)));

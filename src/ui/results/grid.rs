@@ -129,7 +129,7 @@ pub(crate) fn result_card_ui(
     if response.hovered() && is_model_file_name(&row.file_name) {
         *parts.hovered_model = Some((row.clone(), thumbnail_rect.intersect(card.clip_rect())));
     }
-    card.add(egui::Label::new(egui::RichText::new(&row.name).strong()).truncate());
+    crate::ui::elide::file_name_label(&mut card, &row.name, egui::TextStyle::Body, true);
     match &parts.caption {
         Some(caption) => {
             card.add(egui::Label::new(egui::RichText::new(caption).weak()).truncate());

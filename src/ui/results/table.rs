@@ -114,7 +114,12 @@ impl ResultsView {
                                 thumbnail_ui(ui, rect, row, textures, commands);
                             });
                             table_row.col(|ui| {
-                                ui.add(egui::Label::new(&row.name).truncate().selectable(false));
+                                crate::ui::elide::file_name_label(
+                                    ui,
+                                    &row.name,
+                                    egui::TextStyle::Body,
+                                    false,
+                                );
                             });
                             table_row.col(|ui| {
                                 score_label_ui(ui, row);
