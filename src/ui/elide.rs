@@ -70,6 +70,11 @@ pub fn file_name_label(ui: &mut Ui, name: &str, style: TextStyle, strong: bool) 
     }
 }
 
+/// A file name in a table cell: [`file_name_label`] in the body style, not strong.
+pub fn file_name_cell(ui: &mut Ui, name: &str) -> Response {
+    file_name_label(ui, name, TextStyle::Body, false)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

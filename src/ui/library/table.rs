@@ -91,12 +91,7 @@ impl LibraryView {
                                 ui.add(egui::Label::new(text).truncate().selectable(false));
                             };
                             table_row.col(|ui| {
-                                crate::ui::elide::file_name_label(
-                                    ui,
-                                    &row.name,
-                                    egui::TextStyle::Body,
-                                    false,
-                                );
+                                crate::ui::elide::file_name_cell(ui, &row.name);
                             });
                             table_row.col(|ui| cell(ui, file.kind_text()));
                             table_row.col(|ui| cell(ui, &file.folder));

@@ -114,12 +114,7 @@ impl ResultsView {
                                 thumbnail_ui(ui, rect, row, textures, commands);
                             });
                             table_row.col(|ui| {
-                                crate::ui::elide::file_name_label(
-                                    ui,
-                                    &row.name,
-                                    egui::TextStyle::Body,
-                                    false,
-                                );
+                                crate::ui::elide::file_name_cell(ui, &row.name);
                             });
                             table_row.col(|ui| {
                                 score_label_ui(ui, row);
