@@ -12,6 +12,9 @@
 //!   than a twin is of the family, and the precision of the first three such results (with the
 //!   precision a perfect ranking would reach: a family of fewer than three other files cannot
 //!   fill the first three);
+//! - the app's model → model score bands by the rule of `partlens_engine::samples::calibration`
+//!   over every result's score (same part: a twin), which `ui::results::calibration` takes (run
+//!   with `-- every` for the table's figures);
 //! - the time of a search by a model (the input uploaded and analysed, then ranked): p50, p95;
 //! - the misses, each with what came first and where the first twin or family file came.
 //!
@@ -64,6 +67,9 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
+use partlens_engine::samples::calibration::{
+    SIMILAR_PRECISION, ScoredPair, VERY_SIMILAR_PRECISION, thresholds,
+};
 use partlens_testkit::realworld::{CorpusFile, corpus_dir, corpus_files};
 use partlens_testkit::service::{TestService, result_uids};
 use rand::{SeedableRng, rngs::StdRng};
@@ -176,6 +182,7 @@ async fn main() {
     let mut worker_cpu = Duration::ZERO;
     let mut misses: Vec<String> = Vec::new();
     let mut dumped_searches: Vec<serde_json::Value> = Vec::new();
+    let mut score_pairs: Vec<ScoredPair> = Vec::new();
     for (index, file) in models.iter().enumerate() {
         let Some(own_uid) = uid_of.get(&file.relative) else {
             continue;
@@ -230,6 +237,22 @@ async fn main() {
             continue;
         }
         let body = reply.json();
+        // Every result but the file itself, for the app's model → model score bands.
+        for item in body["ResultsList"].as_array().into_iter().flatten() {
+            let (Some(uid), Some(score)) = (item["UID"].as_str(), item["Score"].as_f64()) else {
+                continue;
+            };
+            match file_of.get(uid) {
+                Some(&at) if at != index => score_pairs.push(ScoredPair {
+                    kind: "model → model",
+                    query: file.relative.clone(),
+                    candidate: models[at].relative.clone(),
+                    same_part: twins.contains(&at),
+                    score,
+                }),
+                _ => {}
+            }
+        }
         dumped_searches.push(serde_json::json!({
             "query": index,
             "results": body["ResultsList"].as_array().map(|items| items.iter().filter_map(|item| {
@@ -342,6 +365,13 @@ async fn main() {
         "| the same, the P@3 a perfect ranking reaches (a family of fewer than three other files fills fewer) | {} | P@3 {:.0} % |",
         family_first.total,
         100.0 * family_three_possible as f64 / family_three.1.max(1) as f64
+    );
+    let scored: Vec<&ScoredPair> = score_pairs.iter().collect();
+    println!(
+        "| the app's model → model bands by its rule (9 in 10 / half of the results at or above are the same part) | {} | very similar ≥ {:.2}, similar ≥ {:.2} |",
+        scored.len(),
+        thresholds(&scored, VERY_SIMILAR_PRECISION),
+        thresholds(&scored, SIMILAR_PRECISION)
     );
     println!(
         "| time of a search by a model (upload, analysis, ranking) | {} | p50 {} ms, p95 {} ms |",
