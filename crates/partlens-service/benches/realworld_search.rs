@@ -11,7 +11,10 @@
 //!   ISO 4762 socket head cap screws) is in the database, the share whose first result other
 //!   than a twin is of the family, and the precision of the first three such results (with the
 //!   precision a perfect ranking would reach: a family of fewer than three other files cannot
-//!   fill the first three);
+//!   fill the first three); and the same apart for the families of one kind of part and for the
+//!   manifest families that are one machine's or folder's different parts
+//!   ([`FOLDERS_OF_DIFFERENT_PARTS`]), with what top-1 and P@3 reach when every family of one kind
+//!   is ranked perfectly and the folders as measured;
 //! - the app's model → model score bands by the rule of `partlens_engine::samples::calibration`
 //!   over every result's score (same part: a twin), which `ui::results::calibration` takes (run
 //!   with `-- every` for the table's figures);
@@ -95,6 +98,23 @@ const PHOTO_SEED: u64 = 23_001;
 /// Width and height of a photograph, as the quality set's.
 const PHOTO_SIZE: (u32, u32) = (640, 480);
 
+/// The manifest families that are one machine's or one catalogue folder's different parts, not
+/// sizes or variants of one kind of part (the Prusa i3's extruder body, idler, sensor lever and Y
+/// motor holder; the Thor arm's opto mount, motor gear and motor bracket; …), judged by looking at
+/// their files: a shape ranking has no reason to put them together, so the bench also counts the
+/// family rows of these and of the other families apart (docs/PERFORMANCE.md, "What the family
+/// rows can reach").
+const FOLDERS_OF_DIFFERENT_PARTS: &[&str] = &[
+    "prusa_i3/Printed-Parts",
+    "thor/Art (robot arm parts)",
+    "freecadlib/Wood Construction/Connectors/Ironsmith Parts",
+    "robotassets/kuka_iiwa/meshes",
+    "gepetto/alex_description/meshes/cycloidal_arm",
+    "voron2/STLs/Electronics_Bay/Controller_Mounts",
+    "voron0/STLs/Panel_Mounting",
+    "voron2/STLs/Superceded_Parts/ZipChain",
+];
+
 /// The formats searched: models, the formats whose files have twins.
 fn is_model(file: &CorpusFile) -> bool {
     // IGES only in a build with `occt` (a plain `match` reads as `matches!` to clippy there).
@@ -172,6 +192,8 @@ async fn main() {
     let mut family_three = (0_usize, 0_usize);
     // The family files the first three could hold at best (the P@3 a perfect ranking reaches).
     let mut family_three_possible = 0_usize;
+    // The family rows apart: [families of one kind of part, folders of different parts].
+    let mut family_rows = [FamilyRow::default(), FamilyRow::default()];
     let mut times: Vec<Duration> = Vec::new();
     // The two calls of a search by a model: the input's upload with its analysis, and the search.
     let mut upload_times: Vec<Duration> = Vec::new();
@@ -293,6 +315,11 @@ async fn main() {
             family_three.1 += 3;
             // A family of fewer than three other files cannot fill the first three.
             family_three_possible += family_files.min(3);
+            let row = &mut family_rows
+                [usize::from(FOLDERS_OF_DIFFERENT_PARTS.contains(&file.family.as_str()))];
+            row.first.count(others.first().is_some_and(of_family));
+            row.three += others.iter().take(3).filter(|at| of_family(at)).count();
+            row.three_possible += family_files.min(3);
             if !others.first().is_some_and(of_family) {
                 misses.push(format!(
                     "family {} → {} (family at {})",
@@ -365,6 +392,34 @@ async fn main() {
         "| the same, the P@3 a perfect ranking reaches (a family of fewer than three other files fills fewer) | {} | P@3 {:.0} % |",
         family_first.total,
         100.0 * family_three_possible as f64 / family_three.1.max(1) as f64
+    );
+    let [one_kind, folders] = &family_rows;
+    for (row, what) in [
+        (
+            one_kind,
+            "families of one kind of part (screws, rings, motors, horns, …)",
+        ),
+        (
+            folders,
+            "manifest families that are a folder of different parts",
+        ),
+    ] {
+        println!(
+            "| the same, {what} | {} | top-1 {}, P@3 {:.0} % (a perfect ranking {:.0} %) |",
+            row.first.total,
+            row.first.share(),
+            row.precision(row.three),
+            row.precision(row.three_possible)
+        );
+    }
+    let searches = one_kind.first.total + folders.first.total;
+    println!(
+        "| the same, every family of one kind ranked perfectly, the folders as measured | {} | top-1 {:.0} % ({}/{}), P@3 {:.0} % |",
+        searches,
+        100.0 * (one_kind.first.total + folders.first.hits) as f64 / searches.max(1) as f64,
+        one_kind.first.total + folders.first.hits,
+        searches,
+        100.0 * (one_kind.three_possible + folders.three) as f64 / (3 * searches).max(1) as f64
     );
     let scored: Vec<&ScoredPair> = score_pairs.iter().collect();
     println!(
@@ -720,6 +775,24 @@ async fn search_by_photos(
         }
     }
     found
+}
+
+/// The family rows of one class of families.
+#[derive(Default)]
+struct FamilyRow {
+    /// Searches whose first result (not itself or a twin) is of the family.
+    first: Tally,
+    /// Family files among the first three such results, summed over the searches.
+    three: usize,
+    /// The family files the first three could hold at best, summed.
+    three_possible: usize,
+}
+
+impl FamilyRow {
+    /// `files` out of the first three of every search, in per cent.
+    fn precision(&self, files: usize) -> f64 {
+        100.0 * files as f64 / (3 * self.first.total).max(1) as f64
+    }
 }
 
 /// Hits out of searches.
