@@ -477,6 +477,22 @@ async fn main() {
             photo_searches.family_first.total,
             photo_searches.family_first.share()
         );
+        let [one_kind, folders] = &photo_searches.family_first_apart;
+        println!(
+            "| the same, families of one kind of part; manifest families that are a folder of different parts | {}; {} | top-1 {}; {} |",
+            one_kind.total,
+            folders.total,
+            one_kind.share(),
+            folders.share()
+        );
+        println!(
+            "| the same, every family of one kind first, the folders as measured | {} | top-1 {:.0} % ({}/{}) |",
+            one_kind.total + folders.total,
+            100.0 * (one_kind.total + folders.hits) as f64
+                / (one_kind.total + folders.total).max(1) as f64,
+            one_kind.total + folders.hits,
+            one_kind.total + folders.total
+        );
         println!(
             "| time of a search by a photograph (upload, analysis, ranking) | {} | p50 {} ms, p95 {} ms |",
             photo_times.len(),
@@ -661,6 +677,8 @@ struct PhotoSearches {
     /// sizes of one part may tie).
     part_five_sizes_tied: Tally,
     family_first: Tally,
+    /// The same apart: [families of one kind of part, folders of different parts].
+    family_first_apart: [Tally; 2],
     times: Vec<Duration>,
     misses: Vec<String>,
     /// Models in the database whose mesh did not read here.
@@ -763,6 +781,9 @@ async fn search_by_photos(
                     .position(|&candidate| models[candidate].family == file.family);
                 let of_family = family_at == Some(0);
                 found.family_first.count(of_family);
+                found.family_first_apart
+                    [usize::from(FOLDERS_OF_DIFFERENT_PARTS.contains(&file.family.as_str()))]
+                .count(of_family);
                 if !of_family {
                     found.misses.push(format!(
                         "photo family {} → {} (family at {})",
