@@ -8,7 +8,9 @@
 use std::path::Path;
 
 use partlens::ui::results::calibration::{CALIBRATION, QueryKind};
-use partlens_engine::samples::calibration::{calibrate, measure_sample_library};
+use partlens_engine::samples::calibration::{
+    SIMILAR_PRECISION, VERY_SIMILAR_PRECISION, calibrate, measure_sample_library,
+};
 
 #[test]
 fn the_calibration_table_holds_what_the_sample_library_measures() {
@@ -25,6 +27,7 @@ fn the_calibration_table_holds_what_the_sample_library_measures() {
             // Measured on the real-world corpus (the table's doc): here its thresholds must still
             // hold the rule on the sample library's model pairs.
             let kind_pairs: Vec<_> = pairs.iter().filter(|pair| pair.kind == row.kind).collect();
+            // The engine's rule: the share of same-part pairs at or above a threshold.
             let precision_at = |threshold: f64| {
                 let above: Vec<_> = kind_pairs
                     .iter()
@@ -35,14 +38,14 @@ fn the_calibration_table_holds_what_the_sample_library_measures() {
             };
             let (same, above) = precision_at(table.thresholds.very_similar);
             assert!(
-                above > 0 && same * 10 >= above * 9,
+                above > 0 && same as f64 / above as f64 >= VERY_SIMILAR_PRECISION,
                 "model → model: {same} of {above} sample pairs at or above very similar ({}) \
                  are the same part; {row:?}",
                 table.thresholds.very_similar
             );
             let (same, above) = precision_at(table.thresholds.similar);
             assert!(
-                same * 2 >= above,
+                above == 0 || same as f64 / above as f64 >= SIMILAR_PRECISION,
                 "model → model: {same} of {above} sample pairs at or above similar ({}) are \
                  the same part; {row:?}",
                 table.thresholds.similar

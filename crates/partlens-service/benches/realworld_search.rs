@@ -188,10 +188,6 @@ async fn main() {
 
     let mut twin_first = Tally::default();
     let mut twin_five = Tally::default();
-    let mut family_first = Tally::default();
-    let mut family_three = (0_usize, 0_usize);
-    // The family files the first three could hold at best (the P@3 a perfect ranking reaches).
-    let mut family_three_possible = 0_usize;
     // The family rows apart: [families of one kind of part, folders of different parts].
     let mut family_rows = [FamilyRow::default(), FamilyRow::default()];
     let mut times: Vec<Duration> = Vec::new();
@@ -310,15 +306,11 @@ async fn main() {
                 .filter(|candidate| !twins.contains(candidate))
                 .collect();
             let of_family = |at: &usize| models[*at].family == file.family;
-            family_first.count(others.first().is_some_and(of_family));
-            family_three.0 += others.iter().take(3).filter(|at| of_family(at)).count();
-            family_three.1 += 3;
-            // A family of fewer than three other files cannot fill the first three.
-            family_three_possible += family_files.min(3);
             let row = &mut family_rows
                 [usize::from(FOLDERS_OF_DIFFERENT_PARTS.contains(&file.family.as_str()))];
             row.first.count(others.first().is_some_and(of_family));
             row.three += others.iter().take(3).filter(|at| of_family(at)).count();
+            // A family of fewer than three other files cannot fill the first three.
             row.three_possible += family_files.min(3);
             if !others.first().is_some_and(of_family) {
                 misses.push(format!(
@@ -382,18 +374,19 @@ async fn main() {
         twin_first.share(),
         twin_five.share()
     );
+    let [one_kind, folders] = &family_rows;
+    let family = one_kind.added(folders);
     println!(
         "| another part of its family, first result not itself or a twin | {} | top-1 {}, P@3 {:.0} % |",
-        family_first.total,
-        family_first.share(),
-        100.0 * family_three.0 as f64 / family_three.1.max(1) as f64
+        family.first.total,
+        family.first.share(),
+        family.precision(family.three)
     );
     println!(
         "| the same, the P@3 a perfect ranking reaches (a family of fewer than three other files fills fewer) | {} | P@3 {:.0} % |",
-        family_first.total,
-        100.0 * family_three_possible as f64 / family_three.1.max(1) as f64
+        family.first.total,
+        family.precision(family.three_possible)
     );
-    let [one_kind, folders] = &family_rows;
     for (row, what) in [
         (
             one_kind,
@@ -412,7 +405,7 @@ async fn main() {
             row.precision(row.three_possible)
         );
     }
-    let searches = one_kind.first.total + folders.first.total;
+    let searches = family.first.total;
     println!(
         "| the same, every family of one kind ranked perfectly, the folders as measured | {} | top-1 {:.0} % ({}/{}), P@3 {:.0} % |",
         searches,
@@ -472,12 +465,13 @@ async fn main() {
             photo_searches.part_five_sizes_tied.total,
             photo_searches.part_five_sizes_tied.share()
         );
+        let [one_kind, folders] = &photo_searches.family_first_apart;
+        let family_first = one_kind.added(folders);
         println!(
             "| a photo-like picture of a part: first result of its family | {} | top-1 {} |",
-            photo_searches.family_first.total,
-            photo_searches.family_first.share()
+            family_first.total,
+            family_first.share()
         );
-        let [one_kind, folders] = &photo_searches.family_first_apart;
         println!(
             "| the same, families of one kind of part; manifest families that are a folder of different parts | {}; {} | top-1 {}; {} |",
             one_kind.total,
@@ -676,8 +670,7 @@ struct PhotoSearches {
     /// The same, other parts of the file's family passed over (a photograph has no size: two
     /// sizes of one part may tie).
     part_five_sizes_tied: Tally,
-    family_first: Tally,
-    /// The same apart: [families of one kind of part, folders of different parts].
+    /// First result of its family: [families of one kind of part, folders of different parts].
     family_first_apart: [Tally; 2],
     times: Vec<Duration>,
     misses: Vec<String>,
@@ -780,7 +773,6 @@ async fn search_by_photos(
                     .iter()
                     .position(|&candidate| models[candidate].family == file.family);
                 let of_family = family_at == Some(0);
-                found.family_first.count(of_family);
                 found.family_first_apart
                     [usize::from(FOLDERS_OF_DIFFERENT_PARTS.contains(&file.family.as_str()))]
                 .count(of_family);
@@ -810,6 +802,15 @@ struct FamilyRow {
 }
 
 impl FamilyRow {
+    /// Both classes' rows together.
+    fn added(&self, other: &Self) -> Self {
+        Self {
+            first: self.first.added(&other.first),
+            three: self.three + other.three,
+            three_possible: self.three_possible + other.three_possible,
+        }
+    }
+
     /// `files` out of the first three of every search, in per cent.
     fn precision(&self, files: usize) -> f64 {
         100.0 * files as f64 / (3 * self.first.total).max(1) as f64
@@ -824,6 +825,14 @@ struct Tally {
 }
 
 impl Tally {
+    /// Both tallies together.
+    fn added(&self, other: &Self) -> Self {
+        Self {
+            hits: self.hits + other.hits,
+            total: self.total + other.total,
+        }
+    }
+
     fn count(&mut self, hit: bool) {
         self.total += 1;
         self.hits += usize::from(hit);
