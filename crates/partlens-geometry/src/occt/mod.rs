@@ -23,6 +23,8 @@
 //!
 //! This is the one place in the crate with `unsafe` code: the calls into the shim.
 
+mod assembly;
+
 use std::ffi::{CStr, CString, c_char};
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -30,6 +32,8 @@ use std::sync::Mutex;
 use super::builder::MeshBuilder;
 use super::step::{StepBudget, TOLERANCE_OF_SIZE};
 use super::{GeometryError, Mesh};
+
+pub(crate) use assembly::read_assembly_with_occt;
 
 /// Largest file handed to OpenCASCADE, in bytes.
 pub const MAX_OCCT_BYTES: usize = super::step::MAX_STEP_BYTES;
