@@ -422,4 +422,6 @@ fn normalised(a: [f64; 3]) -> [f64; 3] {
 }
 
 #[cfg(test)]
+mod assembly_tests;
+#[cfg(test)]
 mod occt_tests;

@@ -83,6 +83,6 @@ pub(super) fn assemble_structure(
         })
     };
     let (mesh, tree) = assemble(parts, &out_of_time)?;
-    meshed.refuse_if_empty(mesh.triangles.len())?;
+    meshed.faces.refuse_if_empty(mesh.triangles.len())?;
     Ok((mesh, tree))
 }

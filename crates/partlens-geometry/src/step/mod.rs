@@ -226,6 +226,6 @@ impl ModelReading {
 }
 
 #[cfg(test)]
-mod assembly_tests;
+pub(crate) mod assembly_tests;
 #[cfg(test)]
 mod step_tests;

@@ -23,8 +23,12 @@
 //!   corners, and reaching past its boundary: `trimming.rs`) is left out.
 //! - A face truck cannot convert or trim, whose corners are not numbers, or whose trimming failed
 //!   (its triangles reach far past the model's corners) is left out; a model of which no face is
-//!   meshed is an error. Assembly placements are not applied by this truck release (each shell
-//!   stays where its own coordinates put it).
+//!   meshed is an error.
+//!
+//! A part's shells go into its mesh one by one as they are meshed, where their own coordinates put
+//! them ([`mesh_shells`]); an assembly's are kept by `#id` ([`mesh_each_shell`]) for the assembly
+//! to place each product's shells, once a shell however often the product is used
+//! (`assembled.rs`).
 
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
@@ -58,23 +62,22 @@ const SMALLEST_TOLERANCE: f64 = 1e-5;
 const WELD_TOLERANCE: f64 = 5e-5;
 
 /// Meshes the shells among `entities` into one mesh in the shells' own places; lengths are
-/// multiplied by `millimetres_per_unit`.
+/// multiplied by `millimetres_per_unit`. Each shell goes into the mesh as soon as it is meshed.
 pub fn mesh_shells<'a>(
     entities: impl Iterator<Item = &'a EntityInstance>,
     millimetres_per_unit: f64,
     budget: &Arc<Budget>,
 ) -> Result<Mesh, GeometryError> {
-    let meshed = mesh_each_shell(entities, budget)?;
     let mut builder = MeshBuilder::default();
-    for polygons in meshed.shells.values() {
+    let faces = each_shell(entities, budget, &mut |_, polygons| {
         draw_polygons(
             &mut builder,
-            polygons,
+            &polygons,
             millimetres_per_unit,
             &Placement::IDENTITY,
-        )?;
-    }
-    meshed.refuse_if_empty(builder.triangle_count())?;
+        )
+    })?;
+    faces.refuse_if_empty(builder.triangle_count())?;
     Ok(builder.finish())
 }
 
@@ -82,31 +85,47 @@ pub fn mesh_shells<'a>(
 pub struct ShellMeshes {
     /// Each shell's faces, welded where they meet (a shell none of whose faces meshed is empty).
     pub shells: std::collections::BTreeMap<u64, PolygonMesh>,
-    faces: FaceCount,
+    /// How its faces went.
+    pub faces: FaceCount,
 }
 
-impl ShellMeshes {
+/// Meshes every shell among `entities` (see the module doc) within `budget`, keeping each.
+pub fn mesh_each_shell<'a>(
+    entities: impl Iterator<Item = &'a EntityInstance>,
+    budget: &Arc<Budget>,
+) -> Result<ShellMeshes, GeometryError> {
+    let mut shells = std::collections::BTreeMap::new();
+    let faces = each_shell(entities, budget, &mut |id, polygons| {
+        shells.insert(id, polygons);
+        Ok(())
+    })?;
+    Ok(ShellMeshes { shells, faces })
+}
+
+impl FaceCount {
     /// Refuses a model of which no triangle was drawn (`drawn` triangles), with truck's panic where
     /// there was one.
     pub fn refuse_if_empty(&self, drawn: usize) -> Result<(), GeometryError> {
         if drawn > 0 {
             return Ok(());
         }
-        if let Some(words) = &self.faces.panic {
+        if let Some(words) = &self.panic {
             return Err(GeometryError::ReaderFailed(words.clone()));
         }
         Err(GeometryError::Unsupported(format!(
             "truck could mesh none of the model's {} faces",
-            self.faces.total
+            self.total
         )))
     }
 }
 
-/// Meshes every shell among `entities` (see the module doc) within `budget`.
-pub fn mesh_each_shell<'a>(
+/// Meshes every shell among `entities` in `#id` order within `budget`, handing each to `shell`
+/// (its `#id` and its welded faces) as soon as it is done.
+fn each_shell<'a>(
     entities: impl Iterator<Item = &'a EntityInstance>,
     budget: &Arc<Budget>,
-) -> Result<ShellMeshes, GeometryError> {
+    shell: &mut dyn FnMut(u64, PolygonMesh) -> Result<(), GeometryError>,
+) -> Result<FaceCount, GeometryError> {
     let mut table = Table::default();
     for instance in entities {
         // An instance truck cannot read stays out of its table; what depends on it is not meshed.
@@ -132,20 +151,17 @@ pub fn mesh_each_shell<'a>(
         .collect();
     let vertex_box = VertexBox::of(shells.iter().map(|(_, shell)| shell));
     let tolerance = (vertex_box.diagonal() * TOLERANCE_OF_SIZE).max(SMALLEST_TOLERANCE);
-    let mut meshed = ShellMeshes {
-        shells: std::collections::BTreeMap::new(),
-        faces: FaceCount::default(),
-    };
+    let mut faces = FaceCount::default();
     let mut mesher = FaceMesher::start(tolerance)?;
-    for (id, shell) in shells {
+    for (id, compressed) in shells {
         if budget.exceeded().is_some() {
             break;
         }
-        let polygons = mesh_faces(&shell, &vertex_box, &mut mesher, &mut meshed.faces, budget)?;
+        let polygons = mesh_faces(&compressed, &vertex_box, &mut mesher, &mut faces, budget)?;
         if budget.exceeded().is_some() {
             break;
         }
-        meshed.shells.insert(id, welded(polygons));
+        shell(id, welded(polygons))?;
     }
     match budget.exceeded() {
         Some(Exceeded::Time) => {
@@ -161,7 +177,6 @@ pub fn mesh_each_shell<'a>(
         }
         None => {}
     }
-    let faces = &meshed.faces;
     tracing::debug!(
         faces = faces.total,
         left_out = faces.left_out,
@@ -170,7 +185,7 @@ pub fn mesh_each_shell<'a>(
         tolerance,
         "STEP shells meshed"
     );
-    Ok(meshed)
+    Ok(faces)
 }
 
 /// The faces of one shell meshed, each on its own, into one polygon mesh (not yet welded).
@@ -279,7 +294,7 @@ pub const MAX_STUCK_FACES: usize = 3;
 
 /// The faces of a model: how many, how many were left out and why.
 #[derive(Default)]
-struct FaceCount {
+pub struct FaceCount {
     total: usize,
     left_out: usize,
     /// Of those left out, the faces meshed over their untrimmed surface.
