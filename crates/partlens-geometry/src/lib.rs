@@ -3,7 +3,9 @@
 //! service's engine and the app alike can read models.
 //!
 //! Readers: STL (ascii and binary), OBJ and PLY (ascii and binary) in `mesh_formats.rs`; STEP
-//! (AP203, AP214, AP242) in [`step`], pure Rust; the words of IGES files in `iges.rs`. With the
+//! (AP203, AP214, AP242) in [`step`], pure Rust, an assembly with its product tree
+//! ([`assembly`]: products, usages, placements, occurrences) and pictured assembled; the words of
+//! IGES files in `iges.rs`. With the
 //! cargo feature `occt`, [`occt`] reads IGES files and, first, STEP files through the system's
 //! OpenCASCADE (the pure-Rust reader when it fails). Every mesh goes through `builder.rs`, which welds shared
 //! corners and refuses more than [`MAX_TRIANGLES`] triangles or [`MAX_VERTICES`] vertices; each

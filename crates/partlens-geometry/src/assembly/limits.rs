@@ -154,7 +154,7 @@ fn too_many_occurrences(count: u64) -> GeometryError {
         count.to_string()
     };
     GeometryError::OverLimit(format!(
-        "the assembly holds {count} component occurrences, more than {MAX_OCCURRENCES}"
+        "the assembly holds at least {count} component occurrences, more than {MAX_OCCURRENCES}"
     ))
 }
 

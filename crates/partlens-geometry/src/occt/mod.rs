@@ -1,6 +1,8 @@
 //! The OpenCASCADE reader (cargo feature `occt`): STEP and IGES files read, healed
 //! (`ShapeFix_Shape`) and meshed (`BRepMesh_IncrementalMesh`) by the system's OpenCASCADE 7.4–7.7
-//! through the C++ shim beside this file (`occt_shim.cpp`, built and linked by `build.rs`).
+//! through the C++ shim beside this file (`occt_shim.cpp`, built and linked by `build.rs`). A STEP
+//! assembly (a file the pure-Rust reader found usages in) is read through XCAF instead, its
+//! product tree with it (`assembly.rs`, `occt_assembly.cpp`).
 //!
 //! Limits: the file at most [`MAX_OCCT_BYTES`] (an IGES file is written to a temporary file for the
 //! call, which OpenCASCADE 7.6 needs, and removed after it); reading, healing and meshing stop at the time budget

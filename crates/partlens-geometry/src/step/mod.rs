@@ -2,7 +2,7 @@
 //! their B-rep shells converted and meshed by truck (planes, cylinders, cones, spheres, tori,
 //! B-spline, extruded and revolved surfaces), their header and product data read into words.
 //!
-//! A file goes through four steps, each refusing what would hurt the next one:
+//! A file goes through five steps, each refusing what would hurt the next one:
 //!
 //! 1. `text.rs`: at most [`MAX_STEP_BYTES`]; must be a complete exchange structure; brackets nest at
 //!    most [`text::MAX_NESTING`] deep; at most [`text::MAX_ENTITIES`] instances.
@@ -12,9 +12,18 @@
 //!    [`instances::MAX_SPLINE_INTEGER`] adding up to at most [`instances::MAX_KNOTS`] knots.
 //! 3. `product.rs`: part numbers, names, revisions, materials, protocol, CAD system (read even when
 //!    the shape cannot be meshed, so the file stays findable by them).
-//! 4. `tessellate.rs` under `budget.rs`: meshing stops within the time budget
+//! 4. `structure/`: for a file with usages (an assembly), its product tree: products, usages with
+//!    quantities and reference designators, placements, each product's own shells; refused over
+//!    [`crate::assembly`]'s limits (products, depth, occurrences) or with a cycle, the entity
+//!    named, before anything is meshed. A file without usages has no tree.
+//! 5. `tessellate.rs` under `budget.rs`: meshing stops within the time budget
 //!    ([`STEP_TIME_BUDGET`], counted from the start of reading) and the triangle budget
-//!    ([`STEP_TRIANGLE_BUDGET`]); a panic inside truck is caught and reported.
+//!    ([`STEP_TRIANGLE_BUDGET`]); a panic inside truck is caught and reported. A part's shells are
+//!    drawn where they were modelled; an assembly's are meshed once each and placed down the tree
+//!    (`assembled.rs`), the assembled mesh within the builder's caps.
+//!
+//! [`component_file`] writes one product of an assembly as a STEP file of its own
+//! (`component_file.rs`).
 //!
 //! Memory: the parsed file takes about 20 times its size at most (measured: see docs/PERFORMANCE.md), so a
 //! file at the size limit stays under about 1.3 GiB while it is read.
