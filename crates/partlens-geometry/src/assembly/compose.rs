@@ -12,9 +12,13 @@ use crate::{GeometryError, MAX_TRIANGLES, Mesh};
 /// A tree as a reader found it: its products with their own meshes, its usages and roots, and the
 /// geometry no product reaches (drawn where it was modelled, after every occurrence).
 pub(crate) struct AssemblyParts {
+    /// The products, each with its own mesh (extents are measured here).
     pub products: Vec<Product>,
+    /// The usages.
     pub usages: Vec<Usage>,
+    /// The products no usage has as its child.
     pub roots: Vec<usize>,
+    /// Geometry of the file no product reaches.
     pub stray: Mesh,
 }
 

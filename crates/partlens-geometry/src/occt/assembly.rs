@@ -9,7 +9,8 @@
 //! wireframe becomes an "assembly" of a `SOLID` and a `COMPOUND`), so its labels are matched to
 //! the pure-Rust reader's products from the roots down: a root by its name (XCAF names a label
 //! after the product's name, else its id), a component among its parent's usages by name and
-//! number of placements. A label that matches no usage of a matched parent is geometry of that
+//! number of placements, else (a name decoded otherwise) by its number of placements among the
+//! usages left, in order. A label that matches no usage of a matched parent is geometry of that
 //! parent, placed where XCAF puts it. The words of each product (part number, name, description,
 //! revision, its definition's entity number), each usage's stated quantity and reference
 //! designators are the pure-Rust reader's. Limits: [`MAX_COMPONENTS`] labels, [`MAX_OCCURRENCES`]
@@ -19,12 +20,12 @@
 use std::collections::HashMap;
 use std::ffi::c_char;
 
-use super::{OPENCASCADE, words};
+use super::{OPENCASCADE, shim_triangles, words};
 use crate::assembly::{
     AssemblyParts, MAX_ASSEMBLY_DEPTH, MAX_COMPONENTS, MAX_OCCURRENCES, assemble,
 };
 use crate::builder::MeshBuilder;
-use crate::step::{StepBudget, StepStructure, StructureProduct, TOLERANCE_OF_SIZE, unique_keys};
+use crate::step::{StepBudget, StepStructure, StructureProduct, TOLERANCE_OF_SIZE, product_keys};
 use crate::{GeometryError, Mesh, Placement, Product, ProductTree, Usage};
 
 #[allow(unsafe_code)]
@@ -184,7 +185,7 @@ fn copy_tree(assembly: &ffi::OcctAssembly) -> Result<XcafTree, GeometryError> {
         if corner_end < first_corner || triangle_end < first_triangle {
             return Err(damaged());
         }
-        let own_mesh = own_mesh(
+        let own_mesh = shim_triangles(
             &vertices[first_corner * 3..corner_end * 3],
             &indices[first_triangle * 3..triangle_end * 3],
         )?;
@@ -229,26 +230,6 @@ unsafe fn from_raw<'a, T>(pointer: *const T, length: usize) -> &'a [T] {
         // SAFETY: as the caller promises.
         unsafe { std::slice::from_raw_parts(pointer, length) }
     }
-}
-
-/// One product's own mesh through the shared builder (its limits and welding apply).
-fn own_mesh(vertices: &[f32], triangles: &[u32]) -> Result<Mesh, GeometryError> {
-    let mut builder = MeshBuilder::default();
-    let corner = |index: u32| -> Result<[f32; 3], GeometryError> {
-        let at = index as usize * 3;
-        vertices
-            .get(at..at + 3)
-            .map(|xyz| [xyz[0], xyz[1], xyz[2]])
-            .ok_or_else(|| GeometryError::Malformed("OpenCASCADE's mesh is damaged".to_owned()))
-    };
-    for triangle in triangles.chunks_exact(3) {
-        builder.triangle([
-            corner(triangle[0])?,
-            corner(triangle[1])?,
-            corner(triangle[2])?,
-        ])?;
-    }
-    Ok(builder.finish())
 }
 
 /// XCAF's tree as products and usages, its labels matched to `structure`'s products (see the
@@ -397,13 +378,11 @@ fn product_words(
 }
 
 fn name_products(products: &mut [Product]) {
-    let keys = unique_keys(products.iter().map(|product| {
-        if product.part_number.is_empty() {
-            product.name.as_str()
-        } else {
-            product.part_number.as_str()
-        }
-    }));
+    let keys = product_keys(
+        products
+            .iter()
+            .map(|product| (product.part_number.as_str(), product.name.as_str())),
+    );
     for (product, key) in products.iter_mut().zip(keys) {
         product.key = key;
     }
@@ -480,6 +459,7 @@ fn match_labels(xcaf: &XcafTree, structure: &StepStructure) -> Vec<Option<usize>
             .filter(|usage| usage.parent == product)
             .map(|usage| (usage.child, usage.placements.len()))
             .collect();
+        let mut unnamed = Vec::new();
         for (child, placed) in xcaf.children_of(label) {
             if let Some(known) = matched[child] {
                 open.retain(|&(open_child, _)| open_child != known);
@@ -495,9 +475,20 @@ fn match_labels(xcaf: &XcafTree, structure: &StepStructure) -> Vec<Option<usize>
                 .find(|&&(_, count)| count == placed)
                 .or_else(|| open.iter().find(named))
                 .copied();
-            if let Some((open_child, _)) = pick {
-                matched[child] = Some(open_child);
-                open.retain(|&(other, _)| other != open_child);
+            match pick {
+                Some((open_child, _)) => {
+                    matched[child] = Some(open_child);
+                    open.retain(|&(other, _)| other != open_child);
+                    queue.push_back(child);
+                }
+                None => unnamed.push((child, placed)),
+            }
+        }
+        // Names that did not match (a name XCAF decoded otherwise): the parent's usages left,
+        // in order, by their number of placements.
+        for (child, placed) in unnamed {
+            if let Some(at) = open.iter().position(|&(_, count)| count == placed) {
+                matched[child] = Some(open.remove(at).0);
                 queue.push_back(child);
             }
         }

@@ -244,6 +244,12 @@ fn copy_mesh(mesh: &ffi::OcctMesh) -> Result<Mesh, GeometryError> {
             std::slice::from_raw_parts(mesh.triangles, mesh.triangle_count * 3),
         )
     };
+    with_surface(shim_triangles(vertices, triangles)?)
+}
+
+/// The shim's triangles (corners as x, y, z floats; three corner indices a triangle) through the
+/// shared builder (its limits and welding apply); an index past the corners is refused.
+fn shim_triangles(vertices: &[f32], triangles: &[u32]) -> Result<Mesh, GeometryError> {
     let corner = |index: u32| -> Result<[f32; 3], GeometryError> {
         let at = index as usize * 3;
         vertices
@@ -259,7 +265,7 @@ fn copy_mesh(mesh: &ffi::OcctMesh) -> Result<Mesh, GeometryError> {
             corner(triangle[2])?,
         ])?;
     }
-    with_surface(builder.finish())
+    Ok(builder.finish())
 }
 
 /// The mesh, unless it has no surface.

@@ -47,7 +47,7 @@ use budget::Budget;
 use instances::Instances;
 pub(crate) use structure::StepStructure;
 #[cfg(feature = "occt")]
-pub(crate) use structure::{StructureProduct, unique_keys};
+pub(crate) use structure::{StructureProduct, product_keys};
 
 pub use component_file::{ComponentFile, component_file, component_files};
 pub use instances::{MAX_KNOTS, MAX_REFERENCE_DEPTH, MAX_SPLINE_INTEGER};

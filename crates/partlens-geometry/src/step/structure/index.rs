@@ -21,9 +21,13 @@ use super::{list_references, parameters, reference};
 
 /// One usage entity: the parent and child product definitions it joins.
 pub(super) struct UsageRecord {
+    /// Its `#id`.
     pub id: u64,
+    /// The parent's product definition.
     pub relating: u64,
+    /// The child's product definition.
     pub related: u64,
+    /// Its reference designator, where it states one.
     pub designator: Option<String>,
     /// Its stated quantity, 1 where it states none or one that is not a count.
     pub quantity: u64,
@@ -32,7 +36,9 @@ pub(super) struct UsageRecord {
 /// A relationship between two representations.
 #[derive(Clone, Copy)]
 pub(super) struct RepresentationRelationship {
+    /// Its first representation (usually the child's shape).
     pub rep_1: u64,
+    /// Its second.
     pub rep_2: u64,
     /// `REPRESENTATION_RELATIONSHIP_WITH_TRANSFORMATION`'s operator, when it has one.
     pub transformation: Option<u64>,

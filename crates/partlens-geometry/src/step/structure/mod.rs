@@ -38,13 +38,19 @@ pub(crate) struct StepStructure {
     pub roots: Vec<usize>,
 }
 
-/// One product of the tree.
+/// One product of the tree (the words as [`crate::Product`] has them).
 pub(crate) struct StructureProduct {
+    /// The `#id` of its `PRODUCT_DEFINITION`.
     pub definition_id: u64,
+    /// Its key in the tree (see [`crate::Product::key`]).
     pub key: String,
+    /// `PRODUCT.id`.
     pub part_number: String,
+    /// `PRODUCT.name`.
     pub name: String,
+    /// `PRODUCT.description`.
     pub description: String,
+    /// The formation's id, empty for none.
     pub revision: String,
     /// Its own shells, in its own coordinates.
     pub shells: Vec<PlacedShell>,
@@ -66,11 +72,15 @@ pub(crate) struct PlacedShell {
     pub placement: Placement,
 }
 
-/// All usages of one product by one assembly.
+/// All usages of one product by one assembly (as [`crate::Usage`] has them).
 pub(crate) struct StructureUsage {
+    /// The assembly (index into [`StepStructure::products`]).
     pub parent: usize,
+    /// The component.
     pub child: usize,
+    /// The stated quantities added up.
     pub quantity: u64,
+    /// The usages' reference designators, where given.
     pub reference_designators: Vec<String>,
     /// One a usage entity, in `#id` order.
     pub placements: Vec<Placement>,
@@ -152,17 +162,16 @@ fn usage_name(instances: &Instances<'_>, id: u64) -> &'static str {
     }
 }
 
-/// Gives each product its key: the part number, else the name, else `product`; ` #2`, ` #3`, …
-/// after the first of products that share one.
-pub(crate) fn unique_keys<'a>(bases: impl Iterator<Item = &'a str>) -> Vec<String> {
+/// Each product's key from its part number and name (in the tree's order): the part number, else
+/// the name, else `product`; ` #2`, ` #3`, … after the first of products that share one.
+pub(crate) fn product_keys<'a>(products: impl Iterator<Item = (&'a str, &'a str)>) -> Vec<String> {
     let mut seen: HashMap<String, usize> = HashMap::new();
-    bases
-        .map(|base| {
-            let base = if base.trim().is_empty() {
-                "product"
-            } else {
-                base.trim()
-            };
+    products
+        .map(|(part_number, name)| {
+            let base = [part_number.trim(), name.trim()]
+                .into_iter()
+                .find(|base| !base.is_empty())
+                .unwrap_or("product");
             let count = seen.entry(base.to_owned()).or_insert(0);
             *count += 1;
             if *count == 1 {
@@ -175,13 +184,11 @@ pub(crate) fn unique_keys<'a>(bases: impl Iterator<Item = &'a str>) -> Vec<Strin
 }
 
 fn name_uniquely(products: &mut [StructureProduct]) {
-    let keys = unique_keys(products.iter().map(|product| {
-        if product.part_number.is_empty() {
-            product.name.as_str()
-        } else {
-            product.part_number.as_str()
-        }
-    }));
+    let keys = product_keys(
+        products
+            .iter()
+            .map(|product| (product.part_number.as_str(), product.name.as_str())),
+    );
     for (product, key) in products.iter_mut().zip(keys) {
         product.key = key;
     }
@@ -546,11 +553,16 @@ impl StructureReader<'_> {
                 relationship = relationship.or(self.index.relationships.get(&related).copied());
             }
         }
-        let Some(relationship) = relationship else {
-            return (Placement::IDENTITY, defining);
-        };
         let child_group = self.definition_group(child);
         let parent_group = self.definition_group(parent);
+        let Some(relationship) = relationship else {
+            // No placement of its own: the parent's `nth` mapped item of the child's shape, if it
+            // has one; else where the child was modelled.
+            let child_reps: HashSet<u64> = child_group.representations.iter().copied().collect();
+            let placed =
+                self.mapped_placement(&[], &parent_group.representations, &child_reps, nth);
+            return (placed.unwrap_or(Placement::IDENTITY), defining);
+        };
         let in_child = |rep: u64| child_group.representations.contains(&rep);
         let in_parent = |rep: u64| parent_group.representations.contains(&rep);
         let (r1, r2) = (relationship.rep_1, relationship.rep_2);

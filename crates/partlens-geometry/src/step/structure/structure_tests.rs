@@ -200,6 +200,30 @@ fn a_placement_by_mapped_item_or_operator_moves_the_component() {
 }
 
 #[test]
+fn a_usage_without_a_placement_of_its_own_is_placed_by_the_parents_mapped_item() {
+    // The bracket's placement entity gone; the assembly's shape maps the bracket's 100 units
+    // (inches) along z.
+    let Some(text) = dm1_with(&[
+        (110, "#110=DESCRIPTIVE_REPRESENTATION_ITEM('','');"),
+        (
+            48,
+            "#48=SHAPE_REPRESENTATION('',(#44,#95,#156,#176,#196,#257,#277,#297,#9002),#43);\n#9002=MAPPED_ITEM('',#9003,#9004);\n#9003=REPRESENTATION_MAP(#89,#93);\n#9004=AXIS2_PLACEMENT_3D('',#9005,$,$);\n#9005=CARTESIAN_POINT('',(0.,0.,100.));",
+        ),
+    ]) else {
+        return;
+    };
+    let reading = read_step(text.as_bytes());
+    let tree = reading.assembly.unwrap();
+    let bracket = tree.product_by_key("l-bracket").unwrap();
+    let usage = tree.usages.iter().find(|u| u.child == bracket).unwrap();
+    assert_eq!(usage.placements[0].translation(), [0.0, 0.0, 2540.0]);
+    // Drawn once, by its usage, not again as the assembly's own geometry.
+    assert!(tree.products[0].own_mesh.triangles.is_empty());
+    let [low, high] = reading.mesh.unwrap().bounds().unwrap();
+    assert!(high[2] - low[2] > 2540.0, "{low:?} {high:?}");
+}
+
+#[test]
 fn a_mapped_item_that_maps_its_own_representation_is_refused() {
     // The bracket's B-rep made to hold a mapped item of itself.
     let Some(text) = dm1_with(&[(
