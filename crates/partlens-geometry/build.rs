@@ -1,6 +1,8 @@
 //! Build script: does nothing unless the `occt` feature is on. With it, compiles the C++ shim
-//! `src/occt/occt_shim.cpp` with the `cc` crate and links it, dynamically, to the system's
-//! OpenCASCADE 7.4–7.7 libraries (Debian/Ubuntu: `apt-get install libocct-data-exchange-dev`).
+//! (`src/occt/occt_shim.cpp` for shapes, `src/occt/occt_assembly.cpp` for assemblies' product
+//! trees through XCAF, `src/occt/occt_common.hpp` shared) with the `cc` crate and links it,
+//! dynamically, to the system's OpenCASCADE 7.4–7.7 libraries (Debian/Ubuntu: `apt-get install
+//! libocct-data-exchange-dev`, which brings `libocct-ocaf-dev` for XCAF's document framework).
 //!
 //! Debian's OpenCASCADE packages ship CMake files but no pkg-config file, so the headers and
 //! libraries are found in this order: `OCCT_INCLUDE_DIR` / `OCCT_LIB_DIR` from the environment,
@@ -31,12 +33,24 @@ mod occt {
         "TKShHealing",
         "TKMesh",
         "TKXSBase",
+        "TKSTEPBase",
         "TKSTEP",
         "TKIGES",
+        // XCAF: the document framework (TDF labels, names, documents) and the STEP reader into it.
+        "TKCDF",
+        "TKLCAF",
+        "TKCAF",
+        "TKXCAF",
+        "TKXDESTEP",
     ];
 
+    /// The shim's C++ files.
+    const SOURCES: &[&str] = &["src/occt/occt_shim.cpp", "src/occt/occt_assembly.cpp"];
+
     pub fn build() {
-        println!("cargo:rerun-if-changed=src/occt/occt_shim.cpp");
+        for file in SOURCES.iter().chain(&["src/occt/occt_common.hpp"]) {
+            println!("cargo:rerun-if-changed={file}");
+        }
         println!("cargo:rerun-if-env-changed=OCCT_INCLUDE_DIR");
         println!("cargo:rerun-if-env-changed=OCCT_LIB_DIR");
         let (include, libraries) = match locate() {
@@ -50,7 +64,7 @@ mod occt {
             .cpp(true)
             .std("c++17")
             .include(&include)
-            .file("src/occt/occt_shim.cpp")
+            .files(SOURCES)
             // OpenCASCADE's own headers warn about deprecated members; they are not ours to fix.
             .flag_if_supported("-Wno-deprecated-declarations")
             .compile("partlens_occt_shim");

@@ -1,5 +1,6 @@
 //! Reads model files with the pure-Rust readers (or OpenCASCADE first, built with `occt`) in this
-//! process and prints one line a file: time, triangles and size, or the reason it was not read.
+//! process and prints one line a file: time, triangles and size, or the reason it was not read;
+//! for an assembly, how many products, usages and occurrences its tree has.
 //! A tool for looking at a reader on real files, e.g. the STEP files of the real-world corpus:
 //!
 //! ```sh
@@ -31,13 +32,21 @@ fn main() {
         let started = Instant::now();
         let reading = partlens_geometry::read_model(&extension, &bytes);
         let seconds = started.elapsed().as_secs_f64();
+        let tree = reading.assembly.map_or(String::new(), |tree| {
+            format!(
+                "\tassembly of {} products, {} usages, {} occurrences",
+                tree.products.len(),
+                tree.usages.len(),
+                tree.occurrences.len()
+            )
+        });
         match reading.mesh {
             Ok(mesh) => {
                 let size = mesh
                     .bounds()
                     .map(|[low, high]| [0, 1, 2].map(|k| high[k] - low[k]));
                 println!(
-                    "{path}\t{seconds:.2} s\t{} triangles\t{size:?} mm",
+                    "{path}\t{seconds:.2} s\t{} triangles\t{size:?} mm{tree}",
                     mesh.triangles.len()
                 );
             }

@@ -3,7 +3,9 @@
 //! service's engine and the app alike can read models.
 //!
 //! Readers: STL (ascii and binary), OBJ and PLY (ascii and binary) in `mesh_formats.rs`; STEP
-//! (AP203, AP214, AP242) in [`step`], pure Rust; the words of IGES files in `iges.rs`. With the
+//! (AP203, AP214, AP242) in [`step`], pure Rust, an assembly with its product tree
+//! ([`assembly`]: products, usages, placements, occurrences) and pictured assembled; the words of
+//! IGES files in `iges.rs`. With the
 //! cargo feature `occt`, [`occt`] reads IGES files and, first, STEP files through the system's
 //! OpenCASCADE (the pure-Rust reader when it fails). Every mesh goes through `builder.rs`, which welds shared
 //! corners and refuses more than [`MAX_TRIANGLES`] triangles or [`MAX_VERTICES`] vertices; each
@@ -15,6 +17,7 @@
 //! fewer triangles for display ([`decimate`]) and the crease and boundary edges a drawing of it shows
 //! ([`edges`]).
 
+pub mod assembly;
 mod builder;
 pub mod decimate;
 pub mod edges;
@@ -30,6 +33,7 @@ pub mod occt;
 mod realworld_for_tests;
 pub mod step;
 
+pub use assembly::{Occurrence, Placement, Product, ProductTree, Usage};
 pub use builder::{MAX_MODEL_BYTES, MAX_TRIANGLES, MAX_VERTICES};
 pub use decimate::decimate;
 pub use edges::{FeatureEdge, face_normals, feature_edges};
@@ -52,45 +56,46 @@ pub fn read_model(extension: &str, bytes: &[u8]) -> ModelReading {
     match extension {
         ".step" | ".stp" => read_step_model(bytes),
         ".igs" | ".iges" => read_iges_model(bytes),
-        _ => ModelReading {
-            description: ModelDescription::default(),
-            mesh: mesh_formats::read_mesh_file(extension, bytes),
-        },
+        _ => ModelReading::of(
+            ModelDescription::default(),
+            mesh_formats::read_mesh_file(extension, bytes),
+        ),
     }
 }
 
 /// A STEP file. With the `occt` feature, OpenCASCADE first (it reads what other CAD systems write,
-/// PCURVEs and all, in about a second), the pure-Rust reader when OpenCASCADE fails, within the
-/// time left; the words always from the pure-Rust parser. Without the feature, the pure-Rust
-/// reader.
+/// PCURVEs and all, in about a second; an assembly through XCAF, its product tree with it), the
+/// pure-Rust reader when OpenCASCADE fails, within the time left; the words always from the
+/// pure-Rust parser. Without the feature, the pure-Rust reader.
 #[cfg(feature = "occt")]
 fn read_step_model(bytes: &[u8]) -> ModelReading {
     let started = std::time::Instant::now();
-    let (description, checked) = step::describe_step(bytes);
-    // A file the pure-Rust checks refuse (malformed, over a limit, a reference cycle) is not handed
-    // to OpenCASCADE, which has no such guards.
-    if let Err(error) = checked {
-        return ModelReading {
-            description,
-            mesh: Err(error),
-        };
-    }
-    let occt_error =
-        match occt::read_with_occt(occt::CadFormat::Step, bytes, step::StepBudget::default()) {
-            Ok(mesh) => {
-                return ModelReading {
-                    description,
-                    mesh: Ok(mesh),
-                };
-            }
-            Err(error @ GeometryError::TooLarge { .. }) => {
-                return ModelReading {
-                    description,
-                    mesh: Err(error),
-                };
-            }
-            Err(error) => error,
-        };
+    let (description, checked) = step::describe_step_structure(bytes);
+    // A file the pure-Rust checks refuse (malformed, over a limit, a reference cycle, a product
+    // tree that contains itself) is not handed to OpenCASCADE, which has no such guards.
+    let structure = match checked {
+        Ok(structure) => structure,
+        Err(error) => return ModelReading::of(description, Err(error)),
+    };
+    let budget = step::StepBudget::default();
+    let occt = match &structure {
+        None => occt::read_with_occt(occt::CadFormat::Step, bytes, budget).map(|mesh| (mesh, None)),
+        Some(structure) => occt::read_assembly_with_occt(bytes, budget, structure)
+            .map(|(mesh, tree)| (mesh, Some(tree))),
+    };
+    let occt_error = match occt {
+        Ok((mesh, assembly)) => {
+            return ModelReading {
+                description,
+                mesh: Ok(mesh),
+                assembly,
+            };
+        }
+        Err(error @ GeometryError::TooLarge { .. }) => {
+            return ModelReading::of(description, Err(error));
+        }
+        Err(error) => error,
+    };
     let budget = step::StepBudget {
         time: step::STEP_TIME_BUDGET.saturating_sub(started.elapsed()),
         ..step::StepBudget::default()
@@ -103,6 +108,7 @@ fn read_step_model(bytes: &[u8]) -> ModelReading {
                 "OpenCASCADE: {occt_error}; the pure-Rust reader: {truck_error}"
             ))
         }),
+        assembly: reading.assembly,
     }
 }
 
@@ -121,7 +127,7 @@ fn read_iges_model(bytes: &[u8]) -> ModelReading {
     let mesh = Err(GeometryError::Unsupported(
         "IGES models are meshed only by a build with the occt feature (OpenCASCADE)".to_owned(),
     ));
-    ModelReading { description, mesh }
+    ModelReading::of(description, mesh)
 }
 
 /// Reads `bytes` as the model format `extension` names into a mesh with a surface (the words of

@@ -2,7 +2,7 @@
 //! them, with the measures the readers and the engine need (area, bounds).
 
 /// A triangle mesh: corner positions and triangles as three indices into them.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Mesh {
     /// Vertex positions.
     pub vertices: Vec<[f32; 3]>,

@@ -1,6 +1,8 @@
 //! The OpenCASCADE reader (cargo feature `occt`): STEP and IGES files read, healed
 //! (`ShapeFix_Shape`) and meshed (`BRepMesh_IncrementalMesh`) by the system's OpenCASCADE 7.4–7.7
-//! through the C++ shim beside this file (`occt_shim.cpp`, built and linked by `build.rs`).
+//! through the C++ shim beside this file (`occt_shim.cpp`, built and linked by `build.rs`). A STEP
+//! assembly (a file the pure-Rust reader found usages in) is read through XCAF instead, its
+//! product tree with it (`assembly.rs`, `occt_assembly.cpp`).
 //!
 //! Limits: the file at most [`MAX_OCCT_BYTES`] (an IGES file is written to a temporary file for the
 //! call, which OpenCASCADE 7.6 needs, and removed after it); reading, healing and meshing stop at the time budget
@@ -23,6 +25,8 @@
 //!
 //! This is the one place in the crate with `unsafe` code: the calls into the shim.
 
+mod assembly;
+
 use std::ffi::{CStr, CString, c_char};
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -30,6 +34,8 @@ use std::sync::Mutex;
 use super::builder::MeshBuilder;
 use super::step::{StepBudget, TOLERANCE_OF_SIZE};
 use super::{GeometryError, Mesh};
+
+pub(crate) use assembly::read_assembly_with_occt;
 
 /// Largest file handed to OpenCASCADE, in bytes.
 pub const MAX_OCCT_BYTES: usize = super::step::MAX_STEP_BYTES;
@@ -238,6 +244,12 @@ fn copy_mesh(mesh: &ffi::OcctMesh) -> Result<Mesh, GeometryError> {
             std::slice::from_raw_parts(mesh.triangles, mesh.triangle_count * 3),
         )
     };
+    with_surface(shim_triangles(vertices, triangles)?)
+}
+
+/// The shim's triangles (corners as x, y, z floats; three corner indices a triangle) through the
+/// shared builder (its limits and welding apply); an index past the corners is refused.
+fn shim_triangles(vertices: &[f32], triangles: &[u32]) -> Result<Mesh, GeometryError> {
     let corner = |index: u32| -> Result<[f32; 3], GeometryError> {
         let at = index as usize * 3;
         vertices
@@ -253,7 +265,7 @@ fn copy_mesh(mesh: &ffi::OcctMesh) -> Result<Mesh, GeometryError> {
             corner(triangle[2])?,
         ])?;
     }
-    with_surface(builder.finish())
+    Ok(builder.finish())
 }
 
 /// The mesh, unless it has no surface.
@@ -417,5 +429,7 @@ fn normalised(a: [f64; 3]) -> [f64; 3] {
     scale(a, 1.0 / length(a))
 }
 
+#[cfg(test)]
+mod assembly_tests;
 #[cfg(test)]
 mod occt_tests;

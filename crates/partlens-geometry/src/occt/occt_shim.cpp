@@ -11,100 +11,29 @@
 // meshing all poll it.
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
-#include <cstdint>
-#include <cstdio>
-#include <cstring>
-#include <mutex>
-#include <new>
 #include <sstream>
-#include <string>
-#include <utility>
-#include <vector>
 
 #include <BRepAdaptor_Curve.hxx>
 #include <BRepBndLib.hxx>
-#include <BRepMesh_IncrementalMesh.hxx>
-#include <BRep_Tool.hxx>
 #include <Bnd_Box.hxx>
 #include <GCPnts_TangentialDeflection.hxx>
 #include <IFSelect_ReturnStatus.hxx>
 #include <IGESControl_Reader.hxx>
-#include <IMeshTools_Parameters.hxx>
-#include <Message.hxx>
-#include <Message_Messenger.hxx>
-#include <Message_PrinterOStream.hxx>
-#include <Message_ProgressIndicator.hxx>
-#include <Message_ProgressScope.hxx>
-#include <Poly_Triangulation.hxx>
 #include <Precision.hxx>
 #include <STEPControl_Reader.hxx>
 #include <ShapeFix_Shape.hxx>
 #include <Standard_Failure.hxx>
-#include <Standard_Version.hxx>
-#include <TopAbs_Orientation.hxx>
 #include <TopExp.hxx>
-#include <TopExp_Explorer.hxx>
-#include <TopLoc_Location.hxx>
 #include <TopTools_IndexedMapOfShape.hxx>
-#include <TopoDS.hxx>
 #include <TopoDS_Edge.hxx>
-#include <TopoDS_Face.hxx>
-#include <TopoDS_Shape.hxx>
 
-#if OCC_VERSION_HEX < 0x070400 || OCC_VERSION_HEX >= 0x070800
-#error "the occt feature links the OpenCASCADE 7.4-7.7 libraries (TKSTEP, TKIGES, ...)"
-#endif
+#include "occt_common.hpp"
 
-namespace {
-
-// Says "stop" to OpenCASCADE's long operations once the deadline has passed.
-class DeadlineProgress : public Message_ProgressIndicator {
-public:
-  explicit DeadlineProgress(std::chrono::steady_clock::time_point deadline)
-      : deadline_(deadline) {}
-
-  Standard_Boolean UserBreak() override {
-    return std::chrono::steady_clock::now() >= deadline_;
-  }
-
-  void Show(const Message_ProgressScope &, const Standard_Boolean) override {}
-
-  bool expired() const { return std::chrono::steady_clock::now() >= deadline_; }
-
-private:
-  std::chrono::steady_clock::time_point deadline_;
-};
-
-void silence_messages() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    const Handle(Message_Messenger) &messenger = Message::DefaultMessenger();
-    messenger->RemovePrinters(STANDARD_TYPE(Message_PrinterOStream));
-  });
-}
-
-void set_message(char *buffer, size_t length, const std::string &text) {
-  if (buffer == nullptr || length == 0) {
-    return;
-  }
-  std::snprintf(buffer, length, "%s", text.c_str());
-}
-
-// Copies `values` into a new array for the caller (null when empty or out of memory).
-template <typename T> T *handed_over(const std::vector<T> &values) {
-  if (values.empty()) {
-    return nullptr;
-  }
-  T *copy = new (std::nothrow) T[values.size()];
-  if (copy != nullptr) {
-    std::memcpy(copy, values.data(), values.size() * sizeof(T));
-  }
-  return copy;
-}
-
-} // namespace
+using partlens::DeadlineProgress;
+using partlens::handed_over;
+using partlens::set_message;
+using partlens::silence_messages;
 
 extern "C" {
 
@@ -122,15 +51,6 @@ struct PartlensOcctMesh {
   size_t line_point_count;
   size_t *line_lengths;
   size_t line_count;
-};
-
-// Outcomes of partlens_occt_read.
-enum {
-  PARTLENS_OCCT_OK = 0,
-  PARTLENS_OCCT_UNREADABLE = 1, // the file does not read or transfers to no shape
-  PARTLENS_OCCT_OUT_OF_TIME = 2,
-  PARTLENS_OCCT_TOO_MANY_TRIANGLES = 3,
-  PARTLENS_OCCT_FAILED = 4, // OpenCASCADE raised an exception
 };
 
 // Reads a STEP file from `length` bytes in memory (`iges_path` null) or an IGES file from the file
@@ -203,52 +123,19 @@ int partlens_occt_read(const uint8_t *bytes, size_t length, const char *iges_pat
     }
     const double diagonal = std::sqrt(box.SquareExtent());
     const double deflection = std::max(diagonal * deflection_of_size, 1e-6);
-    const double angle = 0.5;
-    IMeshTools_Parameters parameters;
-    parameters.Deflection = deflection;
-    parameters.Angle = angle;
-    parameters.Relative = Standard_False;
-    parameters.InParallel = Standard_False;
-    BRepMesh_IncrementalMesh mesher(shape, parameters, progress->Start());
+    const double angle = partlens::ANGULAR_DEFLECTION;
+    partlens::mesh_shape(shape, deflection, progress->Start());
     if (progress->expired()) {
       return PARTLENS_OCCT_OUT_OF_TIME;
     }
 
     std::vector<float> vertices;
     std::vector<uint32_t> triangles;
-    for (TopExp_Explorer faces(shape, TopAbs_FACE); faces.More(); faces.Next()) {
-      const TopoDS_Face &face = TopoDS::Face(faces.Current());
-      TopLoc_Location location;
-      const Handle(Poly_Triangulation) &triangulation = BRep_Tool::Triangulation(face, location);
-      if (triangulation.IsNull()) {
-        continue;
-      }
-      if (triangles.size() / 3 + static_cast<size_t>(triangulation->NbTriangles()) >
-          max_triangles) {
-        set_message(message, message_length,
-                    "the mesh would have more than " + std::to_string(max_triangles) +
-                        " triangles");
-        return PARTLENS_OCCT_TOO_MANY_TRIANGLES;
-      }
-      const gp_Trsf transform = location.Transformation();
-      const size_t first = vertices.size() / 3;
-      for (Standard_Integer node = 1; node <= triangulation->NbNodes(); ++node) {
-        const gp_Pnt point = triangulation->Node(node).Transformed(transform);
-        vertices.push_back(static_cast<float>(point.X()));
-        vertices.push_back(static_cast<float>(point.Y()));
-        vertices.push_back(static_cast<float>(point.Z()));
-      }
-      const bool reversed = face.Orientation() == TopAbs_REVERSED;
-      for (Standard_Integer index = 1; index <= triangulation->NbTriangles(); ++index) {
-        Standard_Integer a = 0, b = 0, c = 0;
-        triangulation->Triangle(index).Get(a, b, c);
-        if (reversed) {
-          std::swap(b, c);
-        }
-        for (Standard_Integer corner : {a, b, c}) {
-          triangles.push_back(static_cast<uint32_t>(first + corner - 1));
-        }
-      }
+    if (!partlens::append_triangles(shape, vertices, triangles, max_triangles)) {
+      set_message(message, message_length,
+                  "the mesh would have more than " + std::to_string(max_triangles) +
+                      " triangles");
+      return PARTLENS_OCCT_TOO_MANY_TRIANGLES;
     }
     if (!triangles.empty()) {
       out->vertices = handed_over(vertices);

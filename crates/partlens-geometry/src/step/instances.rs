@@ -65,6 +65,21 @@ impl<'a> Instances<'a> {
         self.get(id)?.iter().find(|record| record.name == name)
     }
 
+    /// Every instance, in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = (u64, &'a [Record])> + '_ {
+        self.by_id.iter().map(|(&id, &records)| (id, records))
+    }
+
+    /// The `#id`s instance `#id` refers to, in order (none for an instance the file does not
+    /// have).
+    pub fn references(&self, id: u64) -> Vec<u64> {
+        let mut references = Vec::new();
+        for record in self.get(id).unwrap_or_default() {
+            collect_references(&record.parameter, &mut references);
+        }
+        references
+    }
+
     /// Every instance with a record named `name`, in `#id` order, with that record.
     pub fn named(&self, name: &str) -> Vec<(u64, &'a Record)> {
         let mut found: Vec<(u64, &'a Record)> = self

@@ -2,7 +2,7 @@
 //! their B-rep shells converted and meshed by truck (planes, cylinders, cones, spheres, tori,
 //! B-spline, extruded and revolved surfaces), their header and product data read into words.
 //!
-//! A file goes through four steps, each refusing what would hurt the next one:
+//! A file goes through five steps, each refusing what would hurt the next one:
 //!
 //! 1. `text.rs`: at most [`MAX_STEP_BYTES`]; must be a complete exchange structure; brackets nest at
 //!    most [`text::MAX_NESTING`] deep; at most [`text::MAX_ENTITIES`] instances.
@@ -12,17 +12,29 @@
 //!    [`instances::MAX_SPLINE_INTEGER`] adding up to at most [`instances::MAX_KNOTS`] knots.
 //! 3. `product.rs`: part numbers, names, revisions, materials, protocol, CAD system (read even when
 //!    the shape cannot be meshed, so the file stays findable by them).
-//! 4. `tessellate.rs` under `budget.rs`: meshing stops within the time budget
+//! 4. `structure/`: for a file with usages (an assembly), its product tree: products, usages with
+//!    quantities and reference designators, placements, each product's own shells; refused over
+//!    [`crate::assembly`]'s limits (products, depth, occurrences) or with a cycle, the entity
+//!    named, before anything is meshed. A file without usages has no tree.
+//! 5. `tessellate.rs` under `budget.rs`: meshing stops within the time budget
 //!    ([`STEP_TIME_BUDGET`], counted from the start of reading) and the triangle budget
-//!    ([`STEP_TRIANGLE_BUDGET`]); a panic inside truck is caught and reported.
+//!    ([`STEP_TRIANGLE_BUDGET`]); a panic inside truck is caught and reported. A part's shells are
+//!    drawn where they were modelled; an assembly's are meshed once each and placed down the tree
+//!    (`assembled.rs`), the assembled mesh within the builder's caps.
+//!
+//! [`component_file`] writes one product of an assembly as a STEP file of its own
+//! (`component_file.rs`).
 //!
 //! Memory: the parsed file takes about 20 times its size at most (measured: see docs/PERFORMANCE.md), so a
 //! file at the size limit stays under about 1.3 GiB while it is read.
 
+mod assembled;
 mod budget;
+mod component_file;
 mod hyperbolas;
 mod instances;
 mod product;
+mod structure;
 mod tessellate;
 mod text;
 mod trimming;
@@ -30,10 +42,14 @@ mod trimming;
 use std::panic::AssertUnwindSafe;
 use std::time::Duration;
 
-use super::{GeometryError, ModelDescription, ModelReading};
+use super::{GeometryError, Mesh, ModelDescription, ModelReading, ProductTree};
 use budget::Budget;
 use instances::Instances;
+pub(crate) use structure::StepStructure;
+#[cfg(feature = "occt")]
+pub(crate) use structure::{StructureProduct, product_keys};
 
+pub use component_file::{ComponentFile, component_file, component_files};
 pub use instances::{MAX_KNOTS, MAX_REFERENCE_DEPTH, MAX_SPLINE_INTEGER};
 pub use product::{MAX_TEXT_BYTES, MAX_VALUE_CHARS};
 pub use tessellate::TOLERANCE_OF_SIZE;
@@ -90,10 +106,21 @@ pub fn read_step_within(bytes: &[u8], limits: StepBudget) -> ModelReading {
 /// Reads only the words of a STEP file (header and product data) and checks its structure, without
 /// meshing it: for a build whose shape comes from another reader. The check is the pure-Rust
 /// reader's (size, nesting, counts, the parser, references: no cycle, no missing instance, finite
-/// numbers): a file it refuses is not handed to native code that has no such guards (OpenCASCADE
-/// crashes on a vertex that refers to itself). Returns the words (whatever could be read) and the
-/// refusal, if any.
+/// numbers, and an assembly's product tree within [`crate::assembly`]'s limits): a file it refuses
+/// is not handed to native code that has no such guards (OpenCASCADE crashes on a vertex that
+/// refers to itself). Returns the words (whatever could be read) and the refusal, if any.
 pub fn describe_step(bytes: &[u8]) -> (ModelDescription, Result<(), GeometryError>) {
+    let (description, checked) = describe_step_structure(bytes);
+    (description, checked.map(|_| ()))
+}
+
+/// [`describe_step`] with the product tree it read (`None` for a file without usages).
+pub(crate) fn describe_step_structure(
+    bytes: &[u8],
+) -> (
+    ModelDescription,
+    Result<Option<StepStructure>, GeometryError>,
+) {
     if bytes.len() > MAX_STEP_BYTES {
         return (
             ModelDescription::default(),
@@ -122,7 +149,10 @@ pub fn describe_step(bytes: &[u8]) -> (ModelDescription, Result<(), GeometryErro
             Err(error) => return (ModelDescription::default(), Err(error)),
         };
         let description = product::describe(&exchange.header, &instances);
-        (description, instances.check())
+        let structure = instances.check().and_then(|()| {
+            structure::read_structure(&instances, product::millimetres_per_unit(&instances))
+        });
+        (description, structure)
     }))
     .unwrap_or_else(|panic| {
         (
@@ -150,16 +180,39 @@ fn read_within_limits(bytes: &[u8], limits: StepBudget) -> ModelReading {
         Err(error) => return ModelReading::unread(error),
     };
     let description = product::describe(&exchange.header, &instances);
-    let mesh = instances.check().and_then(|()| {
+    let shape = instances.check().and_then(|()| {
         if budget.exceeded().is_some() {
             return Err(GeometryError::OutOfTime {
                 seconds: limits.time.as_secs_f64(),
             });
         }
         let unit = product::millimetres_per_unit(&instances);
-        tessellate::mesh_shells(entities(), unit, &budget)
+        match structure::read_structure(&instances, unit)? {
+            None => Ok((tessellate::mesh_shells(entities(), unit, &budget)?, None)),
+            Some(structure) => {
+                let meshed = tessellate::mesh_each_shell(entities(), &budget)?;
+                let (mesh, tree) =
+                    assembled::assemble_structure(structure, &meshed, unit, &budget)?;
+                Ok((mesh, Some(tree)))
+            }
+        }
     });
-    ModelReading { description, mesh }
+    with_shape(description, shape)
+}
+
+/// A reading of `description` and the shape (the mesh and, for an assembly, its tree).
+fn with_shape(
+    description: ModelDescription,
+    shape: Result<(Mesh, Option<ProductTree>), GeometryError>,
+) -> ModelReading {
+    match shape {
+        Ok((mesh, assembly)) => ModelReading {
+            description,
+            mesh: Ok(mesh),
+            assembly,
+        },
+        Err(error) => ModelReading::of(description, Err(error)),
+    }
 }
 
 /// The parser's complaint in a few words with the line it names (its own text quotes the input).
@@ -177,12 +230,11 @@ fn parse_error(rendered: &str) -> GeometryError {
 impl ModelReading {
     /// A reading with no description and no mesh.
     fn unread(error: GeometryError) -> Self {
-        Self {
-            description: ModelDescription::default(),
-            mesh: Err(error),
-        }
+        Self::of(ModelDescription::default(), Err(error))
     }
 }
 
+#[cfg(test)]
+pub(crate) mod assembly_tests;
 #[cfg(test)]
 mod step_tests;

@@ -104,7 +104,7 @@ pub fn millimetres_per_unit(instances: &Instances<'_>) -> f64 {
 }
 
 /// The size of length unit `#id` in millimetres; `hops` bounds how far conversions are followed.
-fn unit_in_millimetres(instances: &Instances<'_>, id: u64, hops: usize) -> Option<f64> {
+pub(super) fn unit_in_millimetres(instances: &Instances<'_>, id: u64, hops: usize) -> Option<f64> {
     if let Some(si) = instances.record(id, "SI_UNIT") {
         let Parameter::List(items) = &si.parameter else {
             return None;
@@ -160,7 +160,7 @@ fn unit_in_millimetres(instances: &Instances<'_>, id: u64, hops: usize) -> Optio
     (size.is_finite() && size > 0.0).then_some(size)
 }
 
-fn number(parameter: &Parameter) -> Option<f64> {
+pub(super) fn number(parameter: &Parameter) -> Option<f64> {
     match parameter {
         Parameter::Real(value) => Some(*value),
         Parameter::Integer(value) => Some(*value as f64),
@@ -189,7 +189,7 @@ fn application_protocol(schema: &str) -> String {
 
 /// The strings of parameter `at` of a record: itself if it is a string, the strings of its list
 /// if it is a list; decoded, one line each, empty ones left out.
-fn first_strings(parameter: &Parameter, at: usize) -> Vec<String> {
+pub(super) fn first_strings(parameter: &Parameter, at: usize) -> Vec<String> {
     let Parameter::List(items) = parameter else {
         return Vec::new();
     };

@@ -23,8 +23,12 @@
 //!   corners, and reaching past its boundary: `trimming.rs`) is left out.
 //! - A face truck cannot convert or trim, whose corners are not numbers, or whose trimming failed
 //!   (its triangles reach far past the model's corners) is left out; a model of which no face is
-//!   meshed is an error. Assembly placements are not applied by this truck release (each shell
-//!   stays where its own coordinates put it).
+//!   meshed is an error.
+//!
+//! A part's shells go into its mesh one by one as they are meshed, where their own coordinates put
+//! them ([`mesh_shells`]); an assembly's are kept by `#id` ([`mesh_each_shell`]) for the assembly
+//! to place each product's shells, once a shell however often the product is used
+//! (`assembled.rs`).
 
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
@@ -46,7 +50,7 @@ use super::budget::{Budget, Budgeted, Exceeded};
 use super::hyperbolas::repair_hyperbola_ranges;
 use super::trimming::trimming_failed;
 use crate::builder::MeshBuilder;
-use crate::{GeometryError, Mesh};
+use crate::{GeometryError, Mesh, Placement};
 
 /// The meshing tolerance as a share of the model's bounding-box diagonal: 0.2 %, about one pixel
 /// of a 512-pixel view.
@@ -57,12 +61,71 @@ const SMALLEST_TOLERANCE: f64 = 1e-5;
 /// choice (50 × its 1e-6 tolerance).
 const WELD_TOLERANCE: f64 = 5e-5;
 
-/// Meshes the shells among `entities`; lengths are multiplied by `millimetres_per_unit`.
+/// Meshes the shells among `entities` into one mesh in the shells' own places; lengths are
+/// multiplied by `millimetres_per_unit`. Each shell goes into the mesh as soon as it is meshed.
 pub fn mesh_shells<'a>(
     entities: impl Iterator<Item = &'a EntityInstance>,
     millimetres_per_unit: f64,
     budget: &Arc<Budget>,
 ) -> Result<Mesh, GeometryError> {
+    let mut builder = MeshBuilder::default();
+    let faces = each_shell(entities, budget, &mut |_, polygons| {
+        draw_polygons(
+            &mut builder,
+            &polygons,
+            millimetres_per_unit,
+            &Placement::IDENTITY,
+        )
+    })?;
+    faces.refuse_if_empty(builder.triangle_count())?;
+    Ok(builder.finish())
+}
+
+/// Every shell of a file meshed on its own, in the file's units, by its `#id`.
+pub struct ShellMeshes {
+    /// Each shell's faces, welded where they meet (a shell none of whose faces meshed is empty).
+    pub shells: std::collections::BTreeMap<u64, PolygonMesh>,
+    /// How its faces went.
+    pub faces: FaceCount,
+}
+
+/// Meshes every shell among `entities` (see the module doc) within `budget`, keeping each.
+pub fn mesh_each_shell<'a>(
+    entities: impl Iterator<Item = &'a EntityInstance>,
+    budget: &Arc<Budget>,
+) -> Result<ShellMeshes, GeometryError> {
+    let mut shells = std::collections::BTreeMap::new();
+    let faces = each_shell(entities, budget, &mut |id, polygons| {
+        shells.insert(id, polygons);
+        Ok(())
+    })?;
+    Ok(ShellMeshes { shells, faces })
+}
+
+impl FaceCount {
+    /// Refuses a model of which no triangle was drawn (`drawn` triangles), with truck's panic where
+    /// there was one.
+    pub fn refuse_if_empty(&self, drawn: usize) -> Result<(), GeometryError> {
+        if drawn > 0 {
+            return Ok(());
+        }
+        if let Some(words) = &self.panic {
+            return Err(GeometryError::ReaderFailed(words.clone()));
+        }
+        Err(GeometryError::Unsupported(format!(
+            "truck could mesh none of the model's {} faces",
+            self.total
+        )))
+    }
+}
+
+/// Meshes every shell among `entities` in `#id` order within `budget`, handing each to `shell`
+/// (its `#id` and its welded faces) as soon as it is done.
+fn each_shell<'a>(
+    entities: impl Iterator<Item = &'a EntityInstance>,
+    budget: &Arc<Budget>,
+    shell: &mut dyn FnMut(u64, PolygonMesh) -> Result<(), GeometryError>,
+) -> Result<FaceCount, GeometryError> {
     let mut table = Table::default();
     for instance in entities {
         // An instance truck cannot read stays out of its table; what depends on it is not meshed.
@@ -80,78 +143,25 @@ pub fn mesh_shells<'a>(
     shell_ids.sort_unstable();
     let shells: Vec<_> = shell_ids
         .iter()
-        .filter_map(|id| table.to_compressed_shell(table.shell.get(id)?).ok())
-        .map(|mut shell| {
+        .filter_map(|&id| {
+            let mut shell = table.to_compressed_shell(table.shell.get(&id)?).ok()?;
             repair_hyperbola_ranges(&mut shell);
-            shell
+            Some((id, shell))
         })
         .collect();
-    let vertex_box = VertexBox::of(&shells);
+    let vertex_box = VertexBox::of(shells.iter().map(|(_, shell)| shell));
     let tolerance = (vertex_box.diagonal() * TOLERANCE_OF_SIZE).max(SMALLEST_TOLERANCE);
-    let mut builder = MeshBuilder::default();
     let mut faces = FaceCount::default();
     let mut mesher = FaceMesher::start(tolerance)?;
-    for shell in shells {
+    for (id, compressed) in shells {
         if budget.exceeded().is_some() {
             break;
         }
-        let mut polygons = PolygonMesh::default();
-        for face in &shell.faces {
-            faces.total += 1;
-            if budget.exceeded().is_some() || faces.stuck >= MAX_STUCK_FACES {
-                faces.left_out += 1;
-                continue;
-            }
-            let face_budget = Budget::part_of(budget, FACE_TIME);
-            // A face whose boundary names an edge the shell does not have is left out.
-            let meshed = match face_alone(&shell, face, &face_budget) {
-                Some(alone) => mesher.mesh(alone, &face_budget)?,
-                None => FaceMeshed::LeftOut,
-            };
-            match meshed {
-                FaceMeshed::Polygons(face_polygons) if vertex_box.holds(&face_polygons) => {
-                    polygons.merge(face_polygons)
-                }
-                FaceMeshed::Polygons(_) => faces.left_out += 1,
-                FaceMeshed::LeftOut => faces.left_out += 1,
-                FaceMeshed::Untrimmed => {
-                    faces.left_out += 1;
-                    faces.untrimmed += 1;
-                }
-                FaceMeshed::Panicked(words) => {
-                    faces.left_out += 1;
-                    faces.panic.get_or_insert(words);
-                }
-                FaceMeshed::Stuck => {
-                    faces.left_out += 1;
-                    faces.stuck += 1;
-                }
-            }
-        }
+        let polygons = mesh_faces(&compressed, &vertex_box, &mut mesher, &mut faces, budget)?;
         if budget.exceeded().is_some() {
             break;
         }
-        // Each face is meshed on its own: corners along a shared edge come out a hair apart and
-        // are welded here (within truck's tolerance, on the mesh scaled to its box), so the
-        // surface is closed where the solid is.
-        // truck's welding panics on geometry it did not expect; the faces unwelded then.
-        let unwelded = polygons.clone();
-        let polygons = std::panic::catch_unwind(AssertUnwindSafe(move || {
-            polygons
-                .put_together_same_attrs(WELD_TOLERANCE)
-                .remove_degenerate_faces();
-            polygons
-        }))
-        .unwrap_or(unwelded);
-        let positions = polygons.positions();
-        for polygon in polygons.face_iter() {
-            let corners: Vec<[f32; 3]> = polygon
-                .iter()
-                .filter_map(|vertex| positions.get(vertex.pos))
-                .map(|point| in_millimetres(point, millimetres_per_unit))
-                .collect();
-            builder.polygon(&corners)?;
-        }
+        shell(id, welded(polygons))?;
     }
     match budget.exceeded() {
         Some(Exceeded::Time) => {
@@ -167,15 +177,6 @@ pub fn mesh_shells<'a>(
         }
         None => {}
     }
-    if builder.triangle_count() == 0 {
-        if let Some(words) = faces.panic {
-            return Err(GeometryError::ReaderFailed(words));
-        }
-        return Err(GeometryError::Unsupported(format!(
-            "truck could mesh none of the model's {} faces",
-            faces.total
-        )));
-    }
     tracing::debug!(
         faces = faces.total,
         left_out = faces.left_out,
@@ -184,7 +185,99 @@ pub fn mesh_shells<'a>(
         tolerance,
         "STEP shells meshed"
     );
-    Ok(builder.finish())
+    Ok(faces)
+}
+
+/// The faces of one shell meshed, each on its own, into one polygon mesh (not yet welded).
+fn mesh_faces(
+    shell: &CompressedShell<Point3, Curve3D, Surface>,
+    vertex_box: &VertexBox,
+    mesher: &mut FaceMesher,
+    faces: &mut FaceCount,
+    budget: &Arc<Budget>,
+) -> Result<PolygonMesh, GeometryError> {
+    let mut polygons = PolygonMesh::default();
+    for face in &shell.faces {
+        faces.total += 1;
+        if budget.exceeded().is_some() || faces.stuck >= MAX_STUCK_FACES {
+            faces.left_out += 1;
+            continue;
+        }
+        let face_budget = Budget::part_of(budget, FACE_TIME);
+        // A face whose boundary names an edge the shell does not have is left out.
+        let meshed = match face_alone(shell, face, &face_budget) {
+            Some(alone) => mesher.mesh(alone, &face_budget)?,
+            None => FaceMeshed::LeftOut,
+        };
+        match meshed {
+            FaceMeshed::Polygons(face_polygons) if vertex_box.holds(&face_polygons) => {
+                polygons.merge(face_polygons)
+            }
+            FaceMeshed::Polygons(_) | FaceMeshed::LeftOut => faces.left_out += 1,
+            FaceMeshed::Untrimmed => {
+                faces.left_out += 1;
+                faces.untrimmed += 1;
+            }
+            FaceMeshed::Panicked(words) => {
+                faces.left_out += 1;
+                faces.panic.get_or_insert(words);
+            }
+            FaceMeshed::Stuck => {
+                faces.left_out += 1;
+                faces.stuck += 1;
+            }
+        }
+    }
+    Ok(polygons)
+}
+
+/// A shell's faces welded where they meet: each face is meshed on its own, so corners along a
+/// shared edge come out a hair apart; they are welded within truck's tolerance on the mesh scaled
+/// to its box, so the surface is closed where the solid is. truck's welding panics on geometry it
+/// did not expect; the faces stay unwelded then.
+fn welded(polygons: PolygonMesh) -> PolygonMesh {
+    let unwelded = polygons.clone();
+    std::panic::catch_unwind(AssertUnwindSafe(move || {
+        let mut polygons = polygons;
+        polygons
+            .put_together_same_attrs(WELD_TOLERANCE)
+            .remove_degenerate_faces();
+        polygons
+    }))
+    .unwrap_or(unwelded)
+}
+
+/// Adds a shell's polygons to `builder`, lengths multiplied by `millimetres_per_unit` and then
+/// moved by `placement` (millimetres); polygons become fans of triangles.
+pub fn draw_polygons(
+    builder: &mut MeshBuilder,
+    polygons: &PolygonMesh,
+    millimetres_per_unit: f64,
+    placement: &Placement,
+) -> Result<(), GeometryError> {
+    let positions = polygons.positions();
+    let identity = *placement == Placement::IDENTITY;
+    for polygon in polygons.face_iter() {
+        let corners: Vec<[f32; 3]> = polygon
+            .iter()
+            .filter_map(|vertex| positions.get(vertex.pos))
+            .map(|point| {
+                if identity {
+                    in_millimetres(point, millimetres_per_unit)
+                } else {
+                    let scaled = [point.x, point.y, point.z].map(|v| v * millimetres_per_unit);
+                    placement.apply(scaled).map(|value| value as f32)
+                }
+            })
+            .collect();
+        if placement.mirrors() {
+            let reversed: Vec<[f32; 3]> = corners.into_iter().rev().collect();
+            builder.polygon(&reversed)?;
+        } else {
+            builder.polygon(&corners)?;
+        }
+    }
+    Ok(())
 }
 
 /// How long one face may take to mesh before it is left out of the model. A face of an ordinary
@@ -201,7 +294,7 @@ pub const MAX_STUCK_FACES: usize = 3;
 
 /// The faces of a model: how many, how many were left out and why.
 #[derive(Default)]
-struct FaceCount {
+pub struct FaceCount {
     total: usize,
     left_out: usize,
     /// Of those left out, the faces meshed over their untrimmed surface.
@@ -467,10 +560,12 @@ struct VertexBox {
 }
 
 impl VertexBox {
-    fn of<C, S>(shells: &[CompressedShell<Point3, C, S>]) -> Self {
+    fn of<'a, C: 'a, S: 'a>(
+        shells: impl Iterator<Item = &'a CompressedShell<Point3, C, S>>,
+    ) -> Self {
         let mut low = [f64::INFINITY; 3];
         let mut high = [f64::NEG_INFINITY; 3];
-        for point in shells.iter().flat_map(|shell| &shell.vertices) {
+        for point in shells.flat_map(|shell| &shell.vertices) {
             for (k, value) in [point.x, point.y, point.z].into_iter().enumerate() {
                 low[k] = low[k].min(value);
                 high[k] = high[k].max(value);
