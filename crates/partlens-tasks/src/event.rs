@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::duplicates::DuplicateParts;
+use super::duplicates::parts::DuplicateParts;
 use super::history::SearchHistory;
 use super::jobs::job::{Job, JobId};
 use super::models::ModelPreview;

@@ -1,7 +1,7 @@
 //! The page canvas of the PMI viewer: the page picture (or a blank page of the right aspect) with the
 //! PMI boxes drawn over it, zoom and pan, hover and click on boxes, and the colour legend by type.
 //! Items read by OCR from a scan show their confidence above their box; those under
-//! [`REVIEW_CONFIDENCE`](super::items::REVIEW_CONFIDENCE) get a dashed [`REVIEW_COLOR`] frame and
+//! [`REVIEW_CONFIDENCE`](super::marks::REVIEW_CONFIDENCE) get a dashed [`REVIEW_COLOR`] frame and
 //! a "!" badge besides their type's box.
 //!
 //! Boxes are `[left, top, right, bottom]` in *page pixels*, the coordinate space `PmiPage.image_size`
@@ -17,11 +17,11 @@
 use egui::emath::RectTransform;
 use egui::{Color32, Pos2, Rect, Sense, Stroke, StrokeKind, Vec2};
 
-use super::items::{confidence_note, dimension_summary, needs_review};
+use super::marks::{
+    REVIEW_COLOR, confidence_note, dimension_summary, needs_review, review_badge, type_color,
+    type_name,
+};
 use partlens_api::{PmiItem, PmiPage};
-
-/// The colour of the marks of items to review (crimson: apart from every type colour).
-pub const REVIEW_COLOR: Color32 = Color32::from_rgb(220, 20, 60);
 
 /// The closest and farthest zoom, relative to "the whole page fits".
 pub const ZOOM_RANGE: std::ops::RangeInclusive<f32> = 0.25..=24.0;
@@ -117,33 +117,6 @@ pub fn item_at(items: &[PmiItem], pos_in_page: Pos2) -> Option<usize> {
         .filter(|(_, rect)| rect.expand(0.5).contains(pos_in_page))
         .min_by(|(_, a), (_, b)| a.area().total_cmp(&b.area()))
         .map(|(index, _)| index)
-}
-
-/// The kinds of item the local service reports (`type_id`); other services may number differently,
-/// and unknown ids are shown as "Type n".
-pub fn type_name(type_id: i64) -> String {
-    match type_id {
-        1 => "Note".to_owned(),
-        2 => "Dimension".to_owned(),
-        3 => "Title block".to_owned(),
-        4 => "Tolerance / GD&T".to_owned(),
-        other => format!("Type {other}"),
-    }
-}
-
-/// The colour of a type: the Okabe–Ito palette, which stays apart for colour-blind readers.
-pub fn type_color(type_id: i64) -> Color32 {
-    const PALETTE: [Color32; 7] = [
-        Color32::from_rgb(230, 159, 0),   // orange
-        Color32::from_rgb(0, 114, 178),   // blue
-        Color32::from_rgb(0, 158, 115),   // bluish green
-        Color32::from_rgb(213, 94, 0),    // vermillion
-        Color32::from_rgb(204, 121, 167), // reddish purple
-        Color32::from_rgb(86, 180, 233),  // sky blue
-        Color32::from_rgb(180, 160, 20),  // dark yellow
-    ];
-    let index = (type_id - 1).rem_euclid(PALETTE.len() as i64);
-    PALETTE[index as usize]
 }
 
 /// One line of the legend: a type, its colour and how many items of it the page has.
@@ -383,19 +356,6 @@ fn draw_confidence(painter: &egui::Painter, box_in_ui: Rect, confidence: f32, re
         3.0,
     ));
     review_badge(painter, frame.right_top());
-}
-
-/// The review mark: a [`REVIEW_COLOR`] disc with a white "!", centred on `centre` (on the boxes,
-/// the rows of the items list and the legend alike).
-pub fn review_badge(painter: &egui::Painter, centre: Pos2) {
-    painter.circle_filled(centre, 6.0, REVIEW_COLOR);
-    painter.text(
-        centre,
-        egui::Align2::CENTER_CENTER,
-        "!",
-        egui::FontId::proportional(10.0),
-        Color32::WHITE,
-    );
 }
 
 #[cfg(test)]

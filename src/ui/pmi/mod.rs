@@ -10,6 +10,7 @@
 pub mod canvas;
 pub mod feedback;
 pub mod items;
+pub mod marks;
 
 use egui::Vec2;
 
@@ -329,8 +330,8 @@ impl PmiView {
             let review = review_count(&page.items);
             if review > 0 {
                 let (badge, _) = ui.allocate_exact_size(Vec2::splat(12.0), egui::Sense::hover());
-                canvas::review_badge(ui.painter(), badge.center());
-                ui.colored_label(canvas::REVIEW_COLOR, format!("For review ({review})"));
+                marks::review_badge(ui.painter(), badge.center());
+                ui.colored_label(marks::REVIEW_COLOR, format!("For review ({review})"));
             }
             if page.items.is_empty() {
                 ui.weak("no items on this page");
