@@ -573,9 +573,9 @@ impl App {
                 self.search
                     .show_file_from(uid, OpenedFrom::Library, &mut self.commands);
             }
-            LibraryIntent::MoreLikeThis { name, image_url } => {
+            LibraryIntent::MoreLikeThis { uid, file_name } => {
                 self.search
-                    .search_by_image(name, image_url, &mut self.commands);
+                    .search_by_library_file(uid, &file_name, &mut self.commands);
             }
         }
         self.place = Place::Search;
@@ -592,6 +592,10 @@ impl App {
             DuplicatesIntent::Compare(rows) => {
                 self.search
                     .compare_from(rows, OpenedFrom::Duplicates, &mut self.commands);
+            }
+            DuplicatesIntent::MoreLikeThis { uid, file_name } => {
+                self.search
+                    .search_by_library_file(uid, &file_name, &mut self.commands);
             }
         }
         self.place = Place::Search;

@@ -42,14 +42,12 @@ pub enum DetailIntent {
     EditAttributes(FileUid),
     /// Open the drawing data (PMI, free text, extracted attributes, feedback) of this file.
     ShowPmi(FileUid),
-    /// Search by this file's image.
+    /// Search by this file itself (by its UID: a model as a model).
     MoreLikeThis {
         /// The file.
         uid: FileUid,
-        /// Its name.
-        name: String,
-        /// The image to search by.
-        image_url: String,
+        /// Its stored file name.
+        file_name: String,
     },
     /// Go back to the results.
     Back,
@@ -524,16 +522,14 @@ impl DetailView {
             if pmi.clicked() || ui.input_mut(|input| input.consume_shortcut(&pmi_shortcut)) {
                 intents.push(DetailIntent::ShowPmi(uid.clone()));
             }
-            let image_url = record.picture_url().map(str::to_owned);
             if ui
-                .add_enabled(image_url.is_some(), egui::Button::new("More like this"))
+                .button("More like this")
+                .on_hover_text(crate::ui::results::more_like_this_hint(&record.file_name))
                 .clicked()
-                && let Some(image_url) = image_url
             {
                 intents.push(DetailIntent::MoreLikeThis {
                     uid: uid.clone(),
-                    name: record.title().to_owned(),
-                    image_url,
+                    file_name: record.file_name.clone(),
                 });
             }
             let can_delete = matches!(self.delete, DeleteState::Idle | DeleteState::Failed(_));

@@ -310,8 +310,8 @@ impl Backend {
             Command::Search {
                 id,
                 request,
-                history,
-            } => self.run_search(id, request, history),
+                keep_in_history,
+            } => self.run_search(id, request, keep_in_history),
             Command::CancelSearch(id) => self.cancel_search(id),
             Command::LoadImage(request) => self.load_image(request),
             Command::CancelImage(key) => {

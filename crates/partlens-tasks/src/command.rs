@@ -1,7 +1,6 @@
 //! What the front end asks the backend to do. Plain data: views push Commands, the app hands them to
 //! the [`Backend`](super::backend::Backend), which answers with [`Event`](super::event::Event)s.
 
-use super::history::SearchDraft;
 use super::jobs::job::{JobId, UploadSpec};
 use super::jobs::poll::PollPolicy;
 use super::models::ModelRequest;
@@ -63,11 +62,10 @@ pub enum Command {
         id: u64,
         /// What to search.
         request: ViewSearchRequest,
-        /// The search as the history keeps it (its views in the bar's order, with the input UIDs
-        /// known before it runs): recorded by the backend itself once the search finished, with
-        /// the UIDs the views got and a copy of each (to upload it again if the service loses it);
-        /// then `Event::HistoryChanged`. `None` keeps nothing.
-        history: Option<SearchDraft>,
+        /// Keep the search in the history once it finished: recorded by the backend itself, with
+        /// the input UIDs its views got and a copy of each (to upload it again if the service
+        /// loses it); then `Event::HistoryChanged`.
+        keep_in_history: bool,
     },
     /// Stop the search with this id.
     CancelSearch(u64),
@@ -205,7 +203,7 @@ impl std::fmt::Display for Command {
             Self::ResumeJob(id) => write!(f, "resume job {id}"),
             Self::PickViews => f.write_str("pick views"),
             Self::Search { id, request, .. } => {
-                write!(f, "search {id} ({} views to upload)", request.uploads.len())
+                write!(f, "search {id} ({} views to upload)", request.uploads().count())
             }
             Self::CancelSearch(id) => write!(f, "cancel search {id}"),
             Self::LoadAttributeNames => f.write_str("load attribute names"),

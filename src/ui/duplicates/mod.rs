@@ -31,7 +31,7 @@ const MIN_SCORE_RANGE: std::ops::RangeInclusive<f64> = 0.5..=1.0;
 const FILE_CARD_WIDTH: f32 = 176.0;
 
 /// Height of a file's card, in points.
-const FILE_CARD_HEIGHT: f32 = 190.0;
+const FILE_CARD_HEIGHT: f32 = 216.0;
 
 /// Space between groups and between a group's cards, in points.
 const GROUP_SPACING: f32 = 10.0;
@@ -63,6 +63,13 @@ pub enum DuplicatesIntent {
     OpenDetail(FileUid),
     /// Compare a group's files.
     Compare(Vec<ResultRow>),
+    /// Search by a file itself (by its UID: a model as a model).
+    MoreLikeThis {
+        /// The file.
+        uid: FileUid,
+        /// Its stored file name.
+        file_name: String,
+    },
 }
 
 /// The Duplicates place's state.
@@ -497,6 +504,18 @@ fn file_card_ui(
                 .truncate()
                 .selectable(false),
         );
+    }
+    let more = card
+        .add(egui::Button::new("More like this").small())
+        .on_hover_text(crate::ui::results::more_like_this_hint(&file.row.file_name));
+    more.widget_info(|| {
+        egui::WidgetInfo::labeled(egui::Role::Button, true, format!("More like {name}"))
+    });
+    if more.clicked() {
+        intents.push(DuplicatesIntent::MoreLikeThis {
+            uid: file.row.uid.clone(),
+            file_name: file.row.file_name.clone(),
+        });
     }
 }
 

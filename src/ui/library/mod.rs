@@ -48,12 +48,12 @@ pub enum LibraryStatus {
 pub enum LibraryIntent {
     /// Open the file's detail.
     OpenDetail(FileUid),
-    /// Search by the file's image.
+    /// Search by the file itself (by its UID: a model as a model).
     MoreLikeThis {
-        /// Its name, for the view slot.
-        name: String,
-        /// The image to search by.
-        image_url: String,
+        /// The file.
+        uid: FileUid,
+        /// Its stored file name.
+        file_name: String,
     },
 }
 
@@ -275,9 +275,9 @@ impl LibraryView {
                         ResultsIntent::OpenDetail(uid) => {
                             intents.push(LibraryIntent::OpenDetail(uid));
                         }
-                        ResultsIntent::MoreLikeThis {
-                            name, image_url, ..
-                        } => intents.push(LibraryIntent::MoreLikeThis { name, image_url }),
+                        ResultsIntent::MoreLikeThis { uid, file_name } => {
+                            intents.push(LibraryIntent::MoreLikeThis { uid, file_name });
+                        }
                         _ => {}
                     }
                 }

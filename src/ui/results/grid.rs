@@ -190,8 +190,7 @@ mod tests {
         assert!(intents.contains(&ResultsIntent::OpenDetail(uid(3))));
         assert!(intents.contains(&ResultsIntent::MoreLikeThis {
             uid: uid(1),
-            name: "Bracket B".into(),
-            image_url: "http://127.0.0.1:9/large/1.png".into(),
+            file_name: "Parts/Bracket B.png".into(),
         }));
     }
 

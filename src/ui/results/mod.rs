@@ -68,14 +68,13 @@ pub enum ResultsStatus {
 pub enum ResultsIntent {
     /// Open the detail view of a result.
     OpenDetail(FileUid),
-    /// Search by this result's image as the single view of a new search.
+    /// Search by this result itself (by its UID: a model as a model) as the single view of a new
+    /// search.
     MoreLikeThis {
         /// The result's UID.
         uid: FileUid,
-        /// Its name, for the view slot.
-        name: String,
-        /// The image to search by (large image, else thumbnail).
-        image_url: String,
+        /// Its stored file name, which says what it is and names the view slot.
+        file_name: String,
     },
     /// Run the last search again.
     RetrySearch,
@@ -557,23 +556,26 @@ pub(crate) fn more_like_this_button_ui(
     row: &ResultRow,
     intents: &mut Vec<ResultsIntent>,
 ) {
-    let image_url = row.search_image_url().map(str::to_owned);
     let response = ui
-        .add_enabled(
-            image_url.is_some(),
-            egui::Button::new("More like this").small(),
-        )
-        .on_hover_text("Search by this part's image")
-        .on_disabled_hover_text("This result has no image to search by");
-    if response.clicked()
-        && let Some(image_url) = image_url
-    {
+        .add(egui::Button::new("More like this").small())
+        .on_hover_text(more_like_this_hint(&row.file_name));
+    if response.clicked() {
         intents.push(ResultsIntent::MoreLikeThis {
             uid: row.uid.clone(),
-            name: row.name.clone(),
-            image_url,
+            file_name: row.file_name.clone(),
         });
     }
+}
+
+/// What *More like this* does for the file stored as `file_name`, in words for its tooltip: the
+/// file itself is searched by, as what it is.
+pub fn more_like_this_hint(file_name: &str) -> String {
+    let what = match crate::ui::search_bar::ViewKind::of_name(file_name) {
+        crate::ui::search_bar::ViewKind::Model => "model (model to model)",
+        crate::ui::search_bar::ViewKind::Drawing => "drawing",
+        crate::ui::search_bar::ViewKind::Image => "picture",
+    };
+    format!("Search by this {what} itself, as stored in the library; nothing is uploaded")
 }
 
 /// The score with its band, coloured by the band (grid and table).
