@@ -26,7 +26,7 @@ pub use self::views::{
 };
 use super::app_command::CommandQueue;
 use super::texture_cache::TextureCache;
-use partlens_api::{AttributeValue, FileUid, SearchFilter};
+use partlens_api::{AttributeValue, SearchFilter};
 use partlens_tasks::Command;
 use partlens_tasks::search::view_search::{
     SearchView, ViewInput, ViewSearchProgress, ViewSearchRequest,
@@ -408,6 +408,7 @@ mod tests {
 
     use super::*;
     use crate::ui::view_harness;
+    use partlens_api::FileUid;
 
     pub(super) fn uid(n: u32) -> FileUid {
         FileUid::from_reply(&format!("00000000-0000-4000-8000-{n:012}"))
@@ -480,10 +481,7 @@ mod tests {
         let uploads = |request: &ViewSearchRequest| -> Vec<u64> {
             request.uploads().map(|view| view.slot).collect()
         };
-        let input = |slot: u64, n: u32| ViewInput {
-            slot,
-            uid: uid(n),
-        };
+        let input = |slot: u64, n: u32| ViewInput { slot, uid: uid(n) };
         let first = bar.start().unwrap();
         assert_eq!(uploads(&first), vec![front, side]);
         assert!(first.filter().file_uids.is_empty());
@@ -525,10 +523,7 @@ mod tests {
 
         // Removing a view drops its UID from the next search.
         bar.remove_view(front);
-        assert_eq!(
-            bar.plan().unwrap().filter().file_uids,
-            vec![uid(2), uid(3)]
-        );
+        assert_eq!(bar.plan().unwrap().filter().file_uids, vec![uid(2), uid(3)]);
     }
 
     #[test]

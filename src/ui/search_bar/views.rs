@@ -76,7 +76,9 @@ pub fn view_thumbnail_request(slot: &ViewSlot) -> Option<ImageRequest> {
             Some(ImageRequest::thumbnail_of_file(uid.clone()))
         }
         (ViewSource::File(_), _) => None,
-        (ViewSource::LibraryFile { uid, .. }, _) => Some(ImageRequest::thumbnail_of_file(uid.clone())),
+        (ViewSource::LibraryFile { uid, .. }, _) => {
+            Some(ImageRequest::thumbnail_of_file(uid.clone()))
+        }
         (ViewSource::ResultImage { image_url, .. }, _) => Some(ImageRequest::thumbnail(image_url)),
         (ViewSource::Sketch(image), _) => Some(ImageRequest {
             key: image.key().to_owned(),

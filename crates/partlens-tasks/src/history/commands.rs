@@ -149,8 +149,7 @@ mod tests {
     }
 
     #[test]
-    fn a_finished_search_keeps_its_uids_and_the_images_it_downloaded_without_fetching_them_again()
-    {
+    fn a_finished_search_keeps_its_uids_and_the_images_it_downloaded_without_fetching_them_again() {
         let file = ViewSource::File(PathBuf::from("/parts/flange.png"));
         let view = |slot: u64, source: ViewSource, input: Option<FileUid>| SearchView {
             slot,
@@ -180,10 +179,8 @@ mod tests {
             .collect();
         assert_eq!(uids, vec![Some(uid(1)), Some(uid(2)), Some(uid(3))]);
         assert_eq!(draft.views[1].source, file);
-        let (images, to_download) = result_images(
-            &request,
-            vec![(8, bytes::Bytes::from_static(b"png bytes"))],
-        );
+        let (images, to_download) =
+            result_images(&request, vec![(8, bytes::Bytes::from_static(b"png bytes"))]);
         assert_eq!(images, vec![(2, b"png bytes".to_vec())]);
         assert_eq!(
             to_download,

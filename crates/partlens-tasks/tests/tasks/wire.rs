@@ -753,7 +753,11 @@ async fn a_single_call_search_asks_no_status_unless_it_found_nothing() {
     let empty = search(SearchFilter::new().with_uids([uid(&earlier)])).await;
     assert!(empty.result.results.is_empty());
     assert_eq!(server.requests_to("GET", "/api/FileStatus").len(), 2);
-    assert_eq!(empty.view_uids.len(), 2, "the views' UIDs, not the earlier input's");
+    assert_eq!(
+        empty.view_uids.len(),
+        2,
+        "the views' UIDs, not the earlier input's"
+    );
     assert!(!empty.view_uids.contains(&uid(&earlier)));
 
     server.add_database_file("Parts/bracket.png", &[]);
