@@ -20,6 +20,7 @@ use super::load_state::LoadState;
 use super::picture::{Picture, paint_caption, picture};
 use super::place::Place;
 use super::texture_cache::TextureCache;
+use crate::ui::text_value::{name_value_label, value_label};
 use partlens_api::{ApiError, FileMap, FileRecord, FileUid};
 use partlens_tasks::Command;
 use partlens_tasks::models::is_model_file_name;
@@ -447,6 +448,8 @@ impl DetailView {
                     ("Has thumbnail", yes_no(record.has_thumbnail).to_owned()),
                 ] {
                     ui.strong(name);
+                    // A grid's labels are never justified (and a child layout in a grid cell
+                    // would take the cell's whole height).
                     ui.add(egui::Label::new(value).selectable(true));
                     ui.end_row();
                 }
@@ -462,13 +465,13 @@ impl DetailView {
                 Some(unit) => format!("{} ({unit})", attribute.name),
                 None => attribute.name.clone(),
             };
-            ui.label(format!("{name}: {}", attribute.values.join(", ")));
+            name_value_label(ui, &name, &attribute.values.join(", "));
         }
         if !record.extracted_attributes.is_empty() {
             ui.add_space(6.0);
             ui.strong("Extracted from the content");
             for text in &record.extracted_attributes {
-                ui.label(text);
+                value_label(ui, text);
             }
         }
         for (title, relations) in [
@@ -509,7 +512,7 @@ impl DetailView {
         commands: &mut CommandQueue,
         intents: &mut Vec<DetailIntent>,
     ) {
-        ui.horizontal(|ui| {
+        ui.horizontal_wrapped(|ui| {
             if ui.button("Edit attributes").clicked() {
                 intents.push(DetailIntent::EditAttributes(uid.clone()));
             }

@@ -9,6 +9,7 @@
 pub mod app;
 pub mod app_command;
 pub mod attributes;
+pub mod columns;
 pub mod compare;
 pub mod detail;
 pub mod detail_model;
@@ -32,6 +33,7 @@ pub mod results;
 pub mod search_bar;
 pub mod search_place;
 pub mod settings;
+pub mod text_value;
 pub mod texture_cache;
 pub mod theme;
 pub mod top_bar;

@@ -18,4 +18,6 @@ mod search;
 mod sketch_history;
 mod support;
 mod sync;
+mod text;
 mod viewer;
+mod window_sizes;

@@ -504,6 +504,9 @@ pub(crate) fn opens_detail(
     row: &ResultRow,
     intents: &mut Vec<ResultsIntent>,
 ) {
+    // A table row's response is the union of its cells', which egui_extras makes reach past the
+    // last cell in left-to-right cells: the part that can be clicked is what the row shows.
+    let response = response.clone().with_new_rect(response.interact_rect);
     response.widget_info(|| {
         egui::WidgetInfo::labeled(egui::Role::Button, true, format!("Open {}", row.name))
     });
