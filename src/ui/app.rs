@@ -314,6 +314,16 @@ impl App {
         };
         match event {
             Event::Connecting { detail } => self.connection = ConnectionState::Connecting(detail),
+            Event::SampleLibrary(status) => {
+                if matches!(
+                    status,
+                    partlens_tasks::samples::record::SampleLibraryStatus::Removed
+                ) {
+                    self.library.invalidate();
+                    self.duplicates.invalidate();
+                }
+                self.settings_view.set_sample_library(status);
+            }
             Event::WorkspaceActivity { detail } => {
                 if detail.is_none() {
                     // The samples are in: a Library listed meanwhile is missing some.
@@ -611,6 +621,91 @@ impl App {
     }
 }
 
+impl App {
+    /// The top bar: the places, the service and who is logged in, what is running.
+    fn top_bar_panel_ui(&mut self, ui: &mut egui::Ui) {
+        let service_label = self.settings.service.label();
+        let highlighted = self.highlighted_place();
+        let status = TopBarStatus {
+            service: &service_label,
+            session: self.session.as_ref(),
+            running_jobs: self.running_jobs() + self.library_sync.active_runs(),
+            connecting: match &self.connection {
+                ConnectionState::Connecting(detail) => Some(detail.as_str()),
+                _ => None,
+            },
+            activity: self.workspace_activity.as_deref(),
+        };
+        egui::Panel::top("top_bar")
+            .frame(
+                egui::Frame::side_top_panel(ui.style())
+                    .inner_margin(egui::Margin::symmetric(12, 8)),
+            )
+            .show(ui, |ui| {
+                top_bar_ui(ui, highlighted, &status, &mut self.commands)
+            });
+    }
+
+    /// The place shown, in the central panel.
+    fn place_ui(&mut self, ui: &mut egui::Ui) {
+        match self.place {
+            Place::Search => {
+                self.search
+                    .set_texture_budget(self.settings.thumbnail_cache_bytes());
+                self.search.ui(ui, &mut self.commands);
+            }
+            Place::Library => {
+                self.search
+                    .set_texture_budget(self.settings.thumbnail_cache_bytes());
+                let intents = self.library.ui(
+                    ui,
+                    self.session.is_some(),
+                    self.search.textures_mut(),
+                    &mut self.commands,
+                );
+                for intent in intents {
+                    self.library_intent(intent);
+                }
+            }
+            Place::Duplicates => {
+                self.search
+                    .set_texture_budget(self.settings.thumbnail_cache_bytes());
+                let intents = self.duplicates.ui(
+                    ui,
+                    self.session.is_some(),
+                    self.search.textures_mut(),
+                    &mut self.commands,
+                );
+                for intent in intents {
+                    self.duplicates_intent(intent);
+                }
+            }
+            Place::Upload => self.upload.ui(ui, &mut self.commands),
+            Place::Jobs => {
+                self.library_sync.runs_ui(ui, &mut self.commands);
+                jobs_ui(
+                    ui,
+                    &self.jobs,
+                    &self.settings.service.key(),
+                    &mut self.commands,
+                );
+            }
+            Place::Settings => self.settings_view.ui(
+                ui,
+                &mut self.settings,
+                self.session.is_some(),
+                &self.data_dir,
+                &match self.dialogs.in_app_reason() {
+                    Some(reason) => format!("partlens's own file browser ({reason})"),
+                    None => "the desktop's".to_owned(),
+                },
+                &mut self.library_sync,
+                &mut self.commands,
+            ),
+        }
+    }
+}
+
 impl eframe::App for App {
     fn logic(&mut self, ctx: &egui::Context, _frame: &mut eframe::Frame) {
         if self.first_frame_drawn
@@ -638,26 +733,7 @@ impl eframe::App for App {
             }
         }
 
-        let service_label = self.settings.service.label();
-        let highlighted = self.highlighted_place();
-        let status = TopBarStatus {
-            service: &service_label,
-            session: self.session.as_ref(),
-            running_jobs: self.running_jobs() + self.library_sync.active_runs(),
-            connecting: match &self.connection {
-                ConnectionState::Connecting(detail) => Some(detail.as_str()),
-                _ => None,
-            },
-            activity: self.workspace_activity.as_deref(),
-        };
-        egui::Panel::top("top_bar")
-            .frame(
-                egui::Frame::side_top_panel(ui.style())
-                    .inner_margin(egui::Margin::symmetric(12, 8)),
-            )
-            .show(ui, |ui| {
-                top_bar_ui(ui, highlighted, &status, &mut self.commands)
-            });
+        self.top_bar_panel_ui(ui);
         if !self.notices.is_empty() {
             egui::Panel::bottom("notices")
                 .frame(
@@ -670,68 +746,7 @@ impl eframe::App for App {
             .frame(egui::Frame::central_panel(ui.style()).inner_margin(egui::Margin::same(16)))
             .show(ui, |ui| {
                 self.connection_banner_ui(ui);
-                match self.place {
-                    Place::Search => {
-                        self.search
-                            .set_texture_budget(self.settings.thumbnail_cache_bytes());
-                        self.search.ui(ui, &mut self.commands);
-                    }
-                    Place::Library => {
-                        self.search
-                            .set_texture_budget(self.settings.thumbnail_cache_bytes());
-                        let intents = self.library.ui(
-                            ui,
-                            self.session.is_some(),
-                            self.search.textures_mut(),
-                            &mut self.commands,
-                        );
-                        for intent in intents {
-                            self.library_intent(intent);
-                        }
-                    }
-                    Place::Duplicates => {
-                        self.search
-                            .set_texture_budget(self.settings.thumbnail_cache_bytes());
-                        let intents = self.duplicates.ui(
-                            ui,
-                            self.session.is_some(),
-                            self.search.textures_mut(),
-                            &mut self.commands,
-                        );
-                        for intent in intents {
-                            self.duplicates_intent(intent);
-                        }
-                    }
-                    Place::Upload => self.upload.ui(ui, &mut self.commands),
-                    Place::Jobs => {
-                        if let Some(activity) = &self.workspace_activity {
-                            ui.horizontal(|ui| {
-                                ui.spinner();
-                                ui.label(activity);
-                            });
-                            ui.add_space(6.0);
-                        }
-                        self.library_sync.runs_ui(ui, &mut self.commands);
-                        jobs_ui(
-                            ui,
-                            &self.jobs,
-                            &self.settings.service.key(),
-                            &mut self.commands,
-                        );
-                    }
-                    Place::Settings => self.settings_view.ui(
-                        ui,
-                        &mut self.settings,
-                        self.session.is_some(),
-                        &self.data_dir,
-                        &match self.dialogs.in_app_reason() {
-                            Some(reason) => format!("partlens's own file browser ({reason})"),
-                            None => "the desktop's".to_owned(),
-                        },
-                        &mut self.library_sync,
-                        &mut self.commands,
-                    ),
-                }
+                self.place_ui(ui);
             });
         self.login.ui(&ctx, &mut self.commands);
         self.file_browser_ui(&ctx);

@@ -182,6 +182,9 @@ pub enum Command {
     },
     /// Stop waiting for the duplicates of this request (the service finishes on its own).
     CancelDuplicates(u64),
+    /// Remove the local workspace's sample library (it is never added again); answers
+    /// `Event::SampleLibrary` and a notice.
+    RemoveSampleLibrary,
 }
 
 impl std::fmt::Display for Command {
@@ -203,7 +206,11 @@ impl std::fmt::Display for Command {
             Self::ResumeJob(id) => write!(f, "resume job {id}"),
             Self::PickViews => f.write_str("pick views"),
             Self::Search { id, request, .. } => {
-                write!(f, "search {id} ({} views to upload)", request.uploads().count())
+                write!(
+                    f,
+                    "search {id} ({} views to upload)",
+                    request.uploads().count()
+                )
             }
             Self::CancelSearch(id) => write!(f, "cancel search {id}"),
             Self::LoadAttributeNames => f.write_str("load attribute names"),
@@ -259,6 +266,7 @@ impl std::fmt::Display for Command {
                 None => write!(f, "find duplicates {request}"),
             },
             Self::CancelDuplicates(request) => write!(f, "cancel duplicates {request}"),
+            Self::RemoveSampleLibrary => f.write_str("remove the sample library"),
         }
     }
 }

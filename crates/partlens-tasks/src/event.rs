@@ -7,6 +7,7 @@ use super::duplicates::parts::DuplicateParts;
 use super::history::SearchHistory;
 use super::jobs::job::{Job, JobId};
 use super::models::ModelPreview;
+use super::samples::record::SampleLibraryStatus;
 use super::search::view_search::{ViewInput, ViewSearchProgress};
 use super::service_choice::ServiceChoice;
 use super::sync::{SyncPreview, SyncRun, SyncSetup};
@@ -51,11 +52,13 @@ pub enum Event {
     /// Logged in; parked commands run again.
     LoggedIn(SessionInfo),
     /// What the local workspace is doing after its login ("Adding the sample library (3 of 22)…"),
-    /// or `None` when that work has ended.
+    /// or `None` when that work has ended: the one banner's sentence.
     WorkspaceActivity {
         /// What is happening, in words; `None` when done.
         detail: Option<String>,
     },
+    /// Where the local workspace's sample library is (for Settings, which can remove it).
+    SampleLibrary(SampleLibraryStatus),
     /// The service needs a login (first start of a remote service, or a 401 at any time). What the
     /// user was doing is kept and runs again after the login.
     LoginRequired {
