@@ -4,7 +4,9 @@
 //! `logic` drains the backend's events into the app's state (it runs even while the window is
 //! hidden); `ui` draws and collects the views' commands, which are carried out at the end of the frame.
 //! Keyboard: Ctrl+O add files, Ctrl+F search field, Ctrl+H search history, Ctrl+L the Library,
-//! Ctrl+Shift+D Duplicates (Ctrl+D is the drawing data of a file's detail).
+//! Ctrl+Shift+D Duplicates (Ctrl+D is the drawing data of a file's detail), Ctrl+V searches by the
+//! picture or file path on the clipboard, F1 or `?` the shortcuts sheet ([`super::shortcuts`]);
+//! the lists' keys are in [`super::keyboard`].
 //! Nothing here awaits or touches the network.
 
 use std::path::PathBuf;
@@ -19,6 +21,7 @@ use super::file_browser::{
     BrowseAnswer, BrowsePurpose, BrowserOutcome, FileBrowser, RecentFolders,
 };
 use super::jobs::jobs_ui;
+use super::keyboard;
 use super::library::{LibraryIntent, LibraryView};
 use super::library_sync::LibrarySync;
 use super::login::LoginView;
@@ -28,6 +31,7 @@ use super::pmi::feedback::FeedbackDrafts;
 use super::search_bar::SEARCH_FIELD_ID;
 use super::search_place::{SearchPage, SearchPlace};
 use super::settings::{STORAGE_KEY, Settings, SettingsView};
+use super::shortcuts::ShortcutsSheet;
 use super::theme;
 use super::top_bar::{TopBarStatus, top_bar_ui};
 use super::upload::UploadView;
@@ -113,6 +117,8 @@ pub struct App {
     first_frame_drawn: bool,
     /// What the local workspace is doing after its login (adding its sample library), if anything.
     workspace_activity: Option<String>,
+    /// The keyboard shortcuts sheet.
+    shortcuts: ShortcutsSheet,
 }
 
 impl App {
@@ -196,6 +202,7 @@ impl App {
             connect_after_first_frame: Some(connect),
             first_frame_drawn: false,
             workspace_activity: None,
+            shortcuts: ShortcutsSheet::default(),
         }
     }
 
@@ -479,6 +486,53 @@ impl App {
         }
     }
 
+    /// The shortcuts sheet, when open.
+    pub fn shortcuts_sheet(&self) -> &ShortcutsSheet {
+        &self.shortcuts
+    }
+
+    /// Ctrl+V outside a text field: a picture on the clipboard, or the paths of files, become the
+    /// views of a new search; anything else is said once.
+    fn paste(&mut self, ctx: &egui::Context) {
+        if !keyboard::keys_free(ctx) {
+            return;
+        }
+        let pasted = ctx.input(|input| {
+            input.events.iter().find_map(|event| match event {
+                egui::Event::Paste(text) => Some(Pasted::Text(text.clone())),
+                egui::Event::PasteImage(image) => Some(Pasted::Picture(image.clone())),
+                _ => None,
+            })
+        });
+        match pasted {
+            None => {}
+            Some(Pasted::Picture(image)) => match png_of(&image) {
+                Ok(png) => {
+                    self.place = Place::Search;
+                    self.search.search_by_picture(png, &mut self.commands);
+                }
+                Err(reason) => self.notices.push(
+                    NoticeLevel::Warning,
+                    format!("The picture on the clipboard could not be read: {reason}."),
+                ),
+            },
+            Some(Pasted::Text(text)) => {
+                let paths = pasted_paths(&text);
+                if paths.is_empty() {
+                    self.notices.push(
+                        NoticeLevel::Info,
+                        "The clipboard holds neither a picture nor the path of a file to search \
+                         by. Copy a picture, or a file in the file manager, then press Ctrl+V."
+                            .to_owned(),
+                    );
+                } else {
+                    self.place = Place::Search;
+                    self.search.search_by_files(paths, &mut self.commands);
+                }
+            }
+        }
+    }
+
     fn shortcuts(&mut self, ctx: &egui::Context) {
         use egui::{Key, KeyboardShortcut, Modifiers};
         let open = KeyboardShortcut::new(Modifiers::COMMAND, Key::O);
@@ -721,7 +775,14 @@ impl eframe::App for App {
 
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         let ctx = ui.ctx().clone();
+        self.shortcuts.keys(&ctx);
+        // The place's keys wait while a dialog is over it.
+        keyboard::set_blocked(
+            &ctx,
+            self.login.is_open() || self.file_browser.is_some() || self.shortcuts.is_open(),
+        );
         self.shortcuts(&ctx);
+        self.paste(&ctx);
         // Files dropped on the Search place become views of the search; elsewhere they are staged
         // for upload.
         let dropped = drop_overlay::dropped_paths(&ctx);
@@ -750,6 +811,7 @@ impl eframe::App for App {
             });
         self.login.ui(&ctx, &mut self.commands);
         self.file_browser_ui(&ctx);
+        self.shortcuts.ui(&ctx);
         let drop_caption = if self.place == Place::Search {
             "Drop to search by these views"
         } else {
@@ -780,6 +842,48 @@ impl eframe::App for App {
             self.search.feedback_drafts(),
         );
     }
+}
+
+/// What Ctrl+V brought.
+enum Pasted {
+    /// Text: perhaps the paths of files.
+    Text(String),
+    /// A picture.
+    Picture(Arc<egui::ColorImage>),
+}
+
+/// The existing files a pasted text names, one a line: a path, or a `file://` address as file
+/// managers copy them (quotes around a path are dropped).
+pub fn pasted_paths(text: &str) -> Vec<PathBuf> {
+    text.lines()
+        .map(|line| line.trim().trim_matches(['"', '\'']))
+        .filter(|line| !line.is_empty())
+        .filter_map(|line| {
+            if line.starts_with("file://") {
+                url::Url::parse(line).ok()?.to_file_path().ok()
+            } else {
+                Some(PathBuf::from(line))
+            }
+        })
+        .filter(|path| path.is_file())
+        .collect()
+}
+
+/// A pasted picture as PNG bytes.
+fn png_of(image: &egui::ColorImage) -> Result<bytes::Bytes, String> {
+    let [width, height] = image.size;
+    let pixels: Vec<u8> = image
+        .pixels
+        .iter()
+        .flat_map(|pixel| pixel.to_srgba_unmultiplied())
+        .collect();
+    let picture = image::RgbaImage::from_raw(width as u32, height as u32, pixels)
+        .ok_or("its size does not match its pixels")?;
+    let mut png = std::io::Cursor::new(Vec::new());
+    picture
+        .write_to(&mut png, image::ImageFormat::Png)
+        .map_err(|error| error.to_string())?;
+    Ok(bytes::Bytes::from(png.into_inner()))
 }
 
 /// True for the events that answer a file dialog.

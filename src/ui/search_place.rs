@@ -18,6 +18,7 @@ use super::attributes::{AttributeDrafts, AttributeEditor};
 use super::compare::{CompareIntent, CompareView};
 use super::detail::{DetailIntent, DetailView, OpenedFrom};
 use super::history::{HistoryIntent, HistoryPage};
+use super::keyboard;
 use super::model_view::{ModelCache, ModelEntry, turntable_ui};
 use super::place::Place;
 use super::pmi::feedback::FeedbackDrafts;
@@ -27,7 +28,7 @@ use super::search_bar::{SearchBar, SearchIntent, ViewSource, ViewState, view_kin
 use super::texture_cache::{TextureCache, load_decoded};
 use partlens_api::FileUid;
 use partlens_tasks::models::ModelRequest;
-use partlens_tasks::search::view_search::ViewSearchRequest;
+use partlens_tasks::search::view_search::{SketchImage, ViewSearchRequest};
 use partlens_tasks::{Command, Event};
 
 /// Which page of the Search place is shown.
@@ -206,6 +207,29 @@ impl SearchPlace {
         commands: &mut CommandQueue,
     ) {
         self.more_like_this(uid, file_name, commands);
+    }
+
+    /// Searches by these files as the views of a new search (Ctrl+V with file paths on the
+    /// clipboard); a refusal (another kind of view, no extension) shows in the bar.
+    pub fn search_by_files(&mut self, paths: Vec<PathBuf>, commands: &mut CommandQueue) {
+        self.cancel_search(commands);
+        self.bar.clear_views();
+        self.add_views(paths);
+        if !self.bar.views().is_empty() {
+            self.search_again(commands);
+        }
+    }
+
+    /// Searches by a picture in memory as the single view of a new search (Ctrl+V with a picture
+    /// on the clipboard): it goes up from its bytes, like a sketch.
+    pub fn search_by_picture(&mut self, png: bytes::Bytes, commands: &mut CommandQueue) {
+        self.cancel_search(commands);
+        self.bar.clear_views();
+        self.page = SearchPage::Results;
+        let picture = SketchImage::new("pasted-picture.png", png);
+        if self.bar.add_view(ViewSource::Sketch(picture)).is_ok() {
+            self.search_again(commands);
+        }
     }
 
     /// Sets the thumbnail cache's budget in bytes (from Settings).
@@ -445,6 +469,10 @@ impl SearchPlace {
         for key in sweep.abandoned {
             commands.backend(Command::CancelImage(key));
         }
+        // Backspace or Escape leads back from a page opened from the results (or another place).
+        if self.page != SearchPage::Results && keyboard::back_pressed(ui) {
+            self.go_back(commands);
+        }
         match self.page {
             SearchPage::Results => {
                 let intents = self.bar.ui(ui, &mut self.textures, commands);
@@ -462,12 +490,7 @@ impl SearchPlace {
                 let intents = self.compare.ui(ui, commands);
                 for intent in intents {
                     match intent {
-                        CompareIntent::Back => {
-                            self.page = SearchPage::Results;
-                            if let Some(place) = self.compare.opened_from().place() {
-                                commands.push(AppCommand::Navigate(place));
-                            }
-                        }
+                        CompareIntent::Back => self.go_back(commands),
                     }
                 }
             }
@@ -482,7 +505,10 @@ impl SearchPlace {
                 ui.horizontal(|ui| {
                     back = ui.button("Back to the file").clicked();
                     if self.editor.draft().is_some_and(|draft| draft.has_changes()) {
-                        ui.weak("Unsaved edits are kept as a draft when you leave.");
+                        ui.weak(
+                            "Unsaved edits are kept as a draft when you leave; Ctrl+Z undoes \
+                             the last one.",
+                        );
                     }
                 });
                 ui.separator();
@@ -506,6 +532,22 @@ impl SearchPlace {
                         HistoryIntent::Run(id) => self.run_kept_search(id, commands),
                         HistoryIntent::Back => self.page = SearchPage::Results,
                     }
+                }
+            }
+        }
+    }
+
+    /// Leaves the page shown for the one it was opened from, as its back button does.
+    fn go_back(&mut self, commands: &mut CommandQueue) {
+        match self.page {
+            SearchPage::Results => {}
+            SearchPage::Detail => self.detail_intent(DetailIntent::Back, commands),
+            SearchPage::Attributes | SearchPage::Pmi => self.page = SearchPage::Detail,
+            SearchPage::History => self.page = SearchPage::Results,
+            SearchPage::Compare => {
+                self.page = SearchPage::Results;
+                if let Some(place) = self.compare.opened_from().place() {
+                    commands.push(AppCommand::Navigate(place));
                 }
             }
         }

@@ -8,6 +8,7 @@ mod basics;
 mod duplicates;
 mod file_dialogs;
 mod first_run;
+mod keyboard;
 mod library;
 mod packaging;
 mod pmi_review;

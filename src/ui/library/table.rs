@@ -48,6 +48,7 @@ impl LibraryView {
         let total = self.pages.total().unwrap_or(0);
         let columns = library_columns(&self.key_attributes);
         let layout = ColumnLayout::fit(ui, &columns);
+        self.cursor_keys(ui, 1, intents);
         layout.left_out_ui(ui);
         let attributes: Vec<&String> = self
             .key_attributes
@@ -57,6 +58,7 @@ impl LibraryView {
             .map(|(_, name)| name)
             .collect();
         let shows = |index: usize| layout.shows(index);
+        let cursor = self.cursor.index;
         let pages = &self.pages;
         let mut shown = None;
         let mut table = TableBuilder::new(ui)
@@ -94,6 +96,7 @@ impl LibraryView {
                 body.rows(TABLE_ROW_HEIGHT, total, |mut table_row| {
                     let index = table_row.index();
                     widen(&mut shown, index..index + 1);
+                    table_row.set_selected(cursor == Some(index));
                     let Some(file) = pages.row(index) else {
                         if shows(0) {
                             table_row.col(|_| {});

@@ -23,6 +23,7 @@ pub use self::rows::{
 };
 pub use self::table::TABLE_ROW_HEIGHT;
 use super::app_command::CommandQueue;
+use super::keyboard::{ListCursor, ListKey};
 use super::picture::{Picture, paint_caption, paint_fitted, picture};
 use super::texture_cache::TextureCache;
 use partlens_api::{Attribute, FileUid};
@@ -107,9 +108,31 @@ pub struct ResultsView {
     selected: Vec<FileUid>,
     /// The card of a 3D model under the pointer this frame, with its picture's rectangle.
     hovered_model: Option<(ResultRow, Rect)>,
+    /// The keyboard's cursor over the results in display order.
+    cursor: ListCursor,
+    /// The rows of cards the grid laid out in the last frame.
+    visible_grid_rows: std::ops::Range<usize>,
 }
 
 impl ResultsView {
+    /// The result under the keyboard's cursor (in display order), if any.
+    pub fn cursor(&self) -> Option<&ResultRow> {
+        self.cursor
+            .index
+            .and_then(|index| self.order.get(index))
+            .map(|&row| &self.rows[row])
+    }
+
+    /// Takes this frame's list keys over `columns` results to a row: Enter opens the result under
+    /// the cursor.
+    fn cursor_keys(&mut self, ui: &egui::Ui, columns: usize, intents: &mut Vec<ResultsIntent>) {
+        if let Some(ListKey::Open(index)) = self.cursor.keys(ui, self.order.len(), columns)
+            && let Some(&row) = self.order.get(index)
+        {
+            intents.push(ResultsIntent::OpenDetail(self.rows[row].uid.clone()));
+        }
+    }
+
     /// An empty view (nothing searched yet).
     pub fn new() -> Self {
         Self::default()
@@ -219,6 +242,7 @@ impl ResultsView {
     }
 
     fn clear_rows(&mut self) {
+        self.cursor = ListCursor::default();
         self.selected.clear();
         self.hovered_model = None;
         self.rows.clear();
@@ -327,6 +351,8 @@ impl ResultsView {
                     {
                         intents.push(ResultsIntent::OpenLibrary);
                     }
+                    ui.add_space(8.0);
+                    ui.weak("Press F1 for the keyboard shortcuts.");
                 });
             }
             ResultsStatus::Loading { message } => {

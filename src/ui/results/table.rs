@@ -49,6 +49,7 @@ impl ResultsView {
     ) {
         let columns = results_columns(&self.attribute_columns);
         let layout = ColumnLayout::fit(ui, &columns);
+        self.cursor_keys(ui, 1, intents);
         layout.left_out_ui(ui);
         let attributes: Vec<&String> = self
             .attribute_columns
@@ -58,17 +59,22 @@ impl ResultsView {
             .map(|(_, name)| name)
             .collect();
         let (show_rank, show_image) = (layout.shows(1), layout.shows(2));
+        let cursor = self.cursor.index;
+        let reveal = self.cursor.reveal;
         let mut clicked_column = None;
         let sort = self.sort.clone();
         let rows = &self.rows;
         let order = &self.order;
         let selected = &mut self.selected;
-        let table = TableBuilder::new(ui)
+        let mut table = TableBuilder::new(ui)
             .striped(true)
             .resizable(true)
             .sense(Sense::click())
             .cell_layout(Layout::left_to_right(Align::Center))
             .min_scrolled_height(0.0);
+        if reveal && let Some(index) = cursor {
+            table = table.scroll_to_row(index, None);
+        }
         layout
             .apply(table, &columns, "results table")
             .header(24.0, |mut header| {
@@ -105,6 +111,7 @@ impl ResultsView {
             .body(|body| {
                 body.rows(TABLE_ROW_HEIGHT, order.len(), |mut table_row| {
                     let row = &rows[order[table_row.index()]];
+                    table_row.set_selected(cursor == Some(table_row.index()));
                     table_row.col(|ui| {
                         compare_checkbox_ui(ui, row, selected);
                     });
