@@ -119,6 +119,8 @@ pub struct App {
     workspace_activity: Option<String>,
     /// The keyboard shortcuts sheet.
     shortcuts: ShortcutsSheet,
+    /// Why the service does not answer, while it does not (one banner says so).
+    service_away: Option<String>,
 }
 
 impl App {
@@ -203,6 +205,7 @@ impl App {
             first_frame_drawn: false,
             workspace_activity: None,
             shortcuts: ShortcutsSheet::default(),
+            service_away: None,
         }
     }
 
@@ -321,6 +324,12 @@ impl App {
         };
         match event {
             Event::Connecting { detail } => self.connection = ConnectionState::Connecting(detail),
+            Event::ServiceUnreachable { message } => self.service_away = Some(message),
+            Event::ServiceReachable => {
+                self.service_away = None;
+                // What could not be listed meanwhile is listed again.
+                self.library.reload_if_failed();
+            }
             Event::SampleLibrary(status) => {
                 if matches!(
                     status,
@@ -570,7 +579,67 @@ impl App {
         }
     }
 
+    /// The service away: one banner, with what is kept and *Retry*.
+    fn service_away_ui(&mut self, ui: &mut egui::Ui) {
+        let Some(message) = &self.service_away else {
+            return;
+        };
+        let message = message.clone();
+        let kept = self.kept_while_away();
+        egui::Frame::group(ui.style()).show(ui, |ui| {
+            ui.set_width(ui.available_width());
+            ui.horizontal_wrapped(|ui| {
+                ui.colored_label(theme::warning_color(ui), &message);
+                ui.label(kept);
+            });
+            ui.horizontal(|ui| {
+                if ui
+                    .button("Retry")
+                    .on_hover_text("Ask the service again now (it is asked every few seconds).")
+                    .clicked()
+                {
+                    self.commands.backend(Command::CheckService);
+                }
+                if ui.button("Open Settings").clicked() {
+                    self.commands.push(AppCommand::Navigate(Place::Settings));
+                }
+            });
+        });
+        ui.add_space(6.0);
+    }
+
+    /// What waits for the service, in words ("Kept: 2 uploads, the unsaved attributes of 1 file.").
+    fn kept_while_away(&self) -> String {
+        let key = self.settings.service.key();
+        let uploads = self
+            .jobs
+            .iter()
+            .filter(|job| job.service == key && !job.phase.is_finished())
+            .count();
+        let mut kept = Vec::new();
+        if uploads > 0 {
+            kept.push(format!("{uploads} upload(s), which go on when it answers"));
+        }
+        if self.search.is_searching() {
+            kept.push("the running search, which runs when it answers".to_owned());
+        }
+        let drafts = self.search.drafts().len();
+        if drafts > 0 {
+            kept.push(format!("the unsaved attribute edits of {drafts} file(s)"));
+        }
+        let feedback = self.search.feedback_drafts().len();
+        if feedback > 0 {
+            kept.push(format!("{feedback} unsent feedback draft(s)"));
+        }
+        if kept.is_empty() {
+            "Nothing you did is lost.".to_owned()
+        } else {
+            format!("Kept: {}.", kept.join(", "))
+        }
+    }
+
     fn connection_banner_ui(&mut self, ui: &mut egui::Ui) {
+        self.service_away_ui(ui);
         match &self.connection {
             ConnectionState::Ready => {
                 if let Some(activity) = &self.workspace_activity {

@@ -15,6 +15,9 @@ use partlens_tasks::{Command, Job, JobPhase, JobRole};
 pub fn phase_text(job: &Job, now: chrono::DateTime<Utc>) -> String {
     match &job.phase {
         JobPhase::Queued if job.waiting_for_login => "Waiting for login".to_owned(),
+        JobPhase::Queued | JobPhase::Indexing { .. } if job.waiting_for_service => {
+            "Waiting for the service".to_owned()
+        }
         JobPhase::Queued => "Queued".to_owned(),
         // Every byte is sent; the service holds the reply until it has stored (and, for database
         // files, indexed) the file.
@@ -228,7 +231,7 @@ fn job_state_ui(ui: &mut egui::Ui, job: &Job, now: chrono::DateTime<Utc>, curren
                         .text(text),
                 );
             }
-            JobPhase::Indexing { .. } if !job.waiting_for_login => {
+            JobPhase::Indexing { .. } if !job.waiting_for_login && !job.waiting_for_service => {
                 ui.horizontal(|ui| {
                     ui.spinner();
                     ui.add(egui::Label::new(text).truncate());

@@ -16,6 +16,7 @@ mod results_order;
 mod score_calibration;
 mod score_scale;
 mod search;
+mod service_away;
 mod sketch_history;
 mod support;
 mod sync;

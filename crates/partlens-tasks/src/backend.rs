@@ -156,6 +156,10 @@ pub(super) struct State {
     pub(super) last_user: Option<String>,
     /// Stops the sample library's addition while one runs (there is never a second).
     pub(super) samples_run: Option<CancellationToken>,
+    /// Why the service does not answer, while it does not ([`super::reachability`]).
+    pub(super) unreachable: Option<String>,
+    /// Work that met the service away, to run again once it answers.
+    pub(super) waiting_for_service: Vec<Command>,
 }
 
 impl State {
@@ -225,6 +229,8 @@ impl Backend {
                     local: None,
                     last_user: None,
                     samples_run: None,
+                    unreachable: None,
+                    waiting_for_service: Vec::new(),
                 }),
             }),
         };
@@ -320,6 +326,7 @@ impl Backend {
             } => self.run_search(id, request, keep_in_history),
             Command::CancelSearch(id) => self.cancel_search(id),
             Command::RemoveSampleLibrary => self.remove_sample_library(),
+            Command::CheckService => self.check_service(),
             Command::LoadImage(request) => self.load_image(request),
             Command::CancelImage(key) => {
                 self.shared.images.cancel(&key);
@@ -414,6 +421,10 @@ impl Backend {
             NoticeLevel::Info => tracing::info!("{message}"),
             NoticeLevel::Warning => tracing::warn!("{message}"),
             NoticeLevel::Error => tracing::error!("{message}"),
+        }
+        // While the service is away the banner says so once; what failed with it is only logged.
+        if level != NoticeLevel::Info && self.service_is_away() {
+            return;
         }
         self.emit(Event::Notice { level, message });
     }

@@ -185,6 +185,9 @@ pub enum Command {
     /// Remove the local workspace's sample library (it is never added again); answers
     /// `Event::SampleLibrary` and a notice.
     RemoveSampleLibrary,
+    /// Ask the service now whether it answers (the *Retry* of the banner that says it is away);
+    /// answers `Event::ServiceReachable` when it does.
+    CheckService,
 }
 
 impl std::fmt::Display for Command {
@@ -267,6 +270,7 @@ impl std::fmt::Display for Command {
             },
             Self::CancelDuplicates(request) => write!(f, "cancel duplicates {request}"),
             Self::RemoveSampleLibrary => f.write_str("remove the sample library"),
+            Self::CheckService => f.write_str("check the service"),
         }
     }
 }

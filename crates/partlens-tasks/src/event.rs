@@ -57,6 +57,14 @@ pub enum Event {
         /// What is happening, in words; `None` when done.
         detail: Option<String>,
     },
+    /// The service does not answer (stopped, unreachable, restarting): said once; uploads and
+    /// searches wait for it, and it is asked again now and then.
+    ServiceUnreachable {
+        /// What happened, in words.
+        message: String,
+    },
+    /// The service answers again; the work that waited runs.
+    ServiceReachable,
     /// Where the local workspace's sample library is (for Settings, which can remove it).
     SampleLibrary(SampleLibraryStatus),
     /// The service needs a login (first start of a remote service, or a 401 at any time). What the

@@ -26,6 +26,7 @@ mod library;
 pub mod local_workspace;
 pub mod models;
 mod pmi;
+pub mod reachability;
 mod records;
 pub mod samples;
 pub mod search;

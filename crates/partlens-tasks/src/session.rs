@@ -297,6 +297,7 @@ impl Backend {
     /// Installs a logged-in client as the session, tells the front end, runs the parked work and
     /// resumes the unfinished jobs of this service.
     fn finish_login(&self, seq: u64, client: ApiClient, user: String, company: Option<String>) {
+        let client = client.with_watch(Some(self.reachability_watch()));
         let (info, parked, resume) = {
             let mut state = self.lock();
             if state.connect_seq != seq {

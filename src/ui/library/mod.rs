@@ -120,6 +120,14 @@ impl LibraryView {
         self.status = LibraryStatus::NotLoaded;
     }
 
+    /// Lists again at the next frame when the listing had failed (the service is back).
+    pub fn reload_if_failed(&mut self) {
+        if matches!(self.status, LibraryStatus::Failed(_)) {
+            self.invalidate();
+        }
+        self.page_error = None;
+    }
+
     /// Asks for the listing anew with the filters as they are (its first page).
     pub fn reload(&mut self, commands: &mut CommandQueue) {
         self.listing += 1;

@@ -279,6 +279,12 @@ impl SearchBar {
                 }
             }
             ViewSearchProgress::Searching => self.stage = Some("Searching…".to_owned()),
+            ViewSearchProgress::WaitingForService => {
+                self.stage = Some(
+                    "Waiting for the service to answer; the search runs when it is back…"
+                        .to_owned(),
+                );
+            }
         }
     }
 

@@ -17,10 +17,13 @@ use tokio_util::sync::CancellationToken;
 
 use self::kept_inputs::recheck_kept_inputs;
 use self::search_flow::FileSearchError;
-use self::view_search::{ViewSearchOutcome, ViewSearchRequest, run_view_search};
+use self::view_search::{
+    ViewSearchOutcome, ViewSearchProgress, ViewSearchRequest, run_view_search,
+};
 use super::backend::Backend;
 use super::command::Command;
 use super::event::{Event, NoticeLevel};
+use super::reachability::is_unreachable;
 use super::wording::{Attempt, capitalised, clause, explain};
 use partlens_api::ApiError;
 
@@ -74,6 +77,13 @@ impl Backend {
                 Err(FileSearchError::Api(ApiError::Unauthorized)) => {
                     backend.on_unauthorized(generation, command);
                 }
+                Err(FileSearchError::Api(error)) if is_unreachable(&error) => {
+                    backend.emit(Event::SearchProgress {
+                        id,
+                        progress: ViewSearchProgress::WaitingForService,
+                    });
+                    backend.wait_for_service(command);
+                }
                 Err(error) => {
                     tracing::info!("search {id} failed: {error}");
                     backend.emit(Event::SearchFailed {
@@ -105,6 +115,10 @@ impl Backend {
         if let Some(cancel) = self.running_searches().remove(&id) {
             cancel.cancel();
         }
+        // One waiting for the service does not run when it is back.
+        self.lock().waiting_for_service.retain(
+            |command| !matches!(command, Command::Search { id: waiting, .. } if *waiting == id),
+        );
     }
 
     /// The cancellation tokens of the running searches, locked.

@@ -179,6 +179,8 @@ pub enum ViewSearchProgress {
     },
     /// Every input is ready; the search is running.
     Searching,
+    /// The service does not answer: the search runs again once it does.
+    WaitingForService,
 }
 
 /// The input UID the view in `slot` was searched by.
