@@ -11,20 +11,23 @@
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
 
 use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 
-use partlens_api::{ApiClient, Attribute, Credentials, FileUid, UploadRequest, UploadSource};
+use partlens_api::{ApiClient, Attribute, Credentials, FileUid};
 use partlens_engine::samples::{MANIFEST_FILE_NAME, read_manifest};
 use partlens_service::{RunningService, ServiceConfig, StoredFiles};
 // The data directory is shared with the command line, so it lives in the task layer.
 pub use partlens_tasks::data_dir::{DATA_DIR_ENV, default_data_dir};
+use partlens_tasks::samples::record::{
+    SAMPLE_RECORD_FILE_NAME, SampleLibrary, SamplePart, SampleRecord, SampleState, read_record,
+    write_record,
+};
 use partlens_tasks::service_choice::DEFAULT_CLIENT_ID;
 use partlens_tasks::{
-    FirstWork, LocalWorkspaceLauncher, OpenedWorkspace, RunningWorkspace, StoredContent,
-    StoredFile, WorkspaceError, WorkspaceProgressFn,
+    LocalWorkspaceLauncher, OpenedWorkspace, RunningWorkspace, StoredContent, StoredFile,
+    WorkspaceError, WorkspaceProgressFn,
 };
 
 /// The environment variable that points at a sample library (a folder with `manifest.json`).
@@ -36,8 +39,8 @@ pub const LOCAL_COMPANY: &str = "Local workspace";
 /// The file that holds the local account (user, random password).
 pub const ACCOUNT_FILE_NAME: &str = "local-account.json";
 
-/// Present while the sample library still has to be added (a new workspace, or an interrupted
-/// seeding).
+/// Present in a workspace made before the sample record while its sample library still had to be
+/// added: read once into the record ([`sample_library`]).
 const SEED_PENDING_FILE_NAME: &str = "samples-pending";
 
 /// Where the sample library is: `$PARTLENS_SAMPLES_DIR`, else where an installed package puts it
@@ -233,30 +236,28 @@ async fn open_workspace(
 
     let content = WorkspaceContent(service.stored_files());
 
-    // A new workspace's samples are added after the login, so the app shows who is logged in
-    // while they are; an interrupted addition goes on at the next start (the marker stays).
-    let pending = service_dir.join(SEED_PENDING_FILE_NAME);
-    let first_work = pending.exists().then(|| {
-        let client = client.clone();
-        let samples_dir = config.samples_dir.clone();
-        let work: FirstWork = Box::new(move |progress: WorkspaceProgressFn| {
-            Box::pin(async move {
-                add_samples(&client, samples_dir.as_deref(), &progress).await;
-                if let Err(error) = std::fs::remove_file(&pending) {
-                    tracing::warn!("cannot remove {}: {error}", pending.display());
-                }
-            })
-        });
-        work
-    });
-
+    let samples = match config.samples_dir.clone() {
+        Some(samples_dir) => {
+            let service_dir = service_dir.clone();
+            tokio::task::spawn_blocking(move || sample_library(&samples_dir, &service_dir))
+                .await
+                .unwrap_or_else(|error| {
+                    tracing::warn!("no sample library: {error}");
+                    None
+                })
+        }
+        None => {
+            tracing::info!("no sample library found; the workspace has none");
+            None
+        }
+    };
     Ok(OpenedWorkspace {
         client,
         credentials,
         company: account.company,
         service: Box::new(LocalService(service)),
         content: Arc::new(content),
-        first_work,
+        samples,
     })
 }
 
@@ -281,9 +282,10 @@ fn prepare_account(service_dir: &Path, user: &str) -> Result<LocalAccount, Works
                 company: LOCAL_COMPANY.to_owned(),
             };
             write_private(&path, &account)?;
-            let pending = service_dir.join(SEED_PENDING_FILE_NAME);
-            std::fs::write(&pending, b"").map_err(|error| {
-                WorkspaceError(format!("cannot write {}: {error}", pending.display()))
+            // A new workspace: its sample library is to be added.
+            let record = service_dir.join(SAMPLE_RECORD_FILE_NAME);
+            write_record(&record, &SampleRecord::default()).map_err(|error| {
+                WorkspaceError(format!("cannot write {}: {error}", record.display()))
             })?;
             account
         }
@@ -335,66 +337,64 @@ fn write_private(path: &Path, account: &LocalAccount) -> Result<(), WorkspaceErr
         .map_err(|error| WorkspaceError(format!("cannot write {}: {error}", path.display())))
 }
 
-/// Uploads every part of the sample library as a company-database file. Problems are logged and
-/// skipped: a workspace without samples still works.
-async fn add_samples(
-    client: &ApiClient,
-    samples_dir: Option<&Path>,
-    progress: &WorkspaceProgressFn,
-) {
-    let Some(samples_dir) = samples_dir else {
-        tracing::info!("no sample library found; the new workspace starts empty");
-        return;
-    };
-    let manifest = {
-        let samples_dir = samples_dir.to_path_buf();
-        match tokio::task::spawn_blocking(move || read_manifest(&samples_dir)).await {
-            Ok(Ok(manifest)) => manifest,
-            Ok(Err(problem)) => {
-                tracing::warn!("no samples added: {problem}");
-                return;
-            }
-            Err(error) => {
-                tracing::warn!("no samples added: {error}");
-                return;
-            }
+/// The sample library of `samples_dir` for the workspace in `service_dir`: its parts from the
+/// manifest (a part with a bad attribute is left out), and its record. A workspace made before the
+/// record has none: its library is to be added when the old marker says so, else it was added.
+fn sample_library(samples_dir: &Path, service_dir: &Path) -> Option<SampleLibrary> {
+    let manifest = match read_manifest(samples_dir) {
+        Ok(manifest) => manifest,
+        Err(problem) => {
+            tracing::warn!("no sample library: {problem}");
+            return None;
         }
     };
-    let total = manifest.parts.len();
-    let mut added = 0;
-    for (index, part) in manifest.parts.iter().enumerate() {
-        progress(format!(
-            "Adding the sample library ({} of {total})…",
-            index + 1
-        ));
-        let attributes: Result<Vec<Attribute>, _> = part
-            .attributes
-            .iter()
-            .map(|text| Attribute::parse(text))
-            .collect();
-        let attributes = match attributes {
-            Ok(attributes) => attributes,
-            Err(error) => {
-                tracing::warn!("sample {}: bad attribute: {error}", part.file);
-                continue;
+    let parts: Vec<SamplePart> = manifest
+        .parts
+        .iter()
+        .filter_map(|part| {
+            let attributes = part
+                .attributes
+                .iter()
+                .map(|text| Attribute::parse(text))
+                .collect::<Result<Vec<_>, _>>();
+            match attributes {
+                Ok(attributes) => Some(SamplePart {
+                    path: samples_dir.join(&part.file),
+                    stored_path: part.stored_path.clone(),
+                    attributes,
+                }),
+                Err(error) => {
+                    tracing::warn!("sample {}: bad attribute: {error}", part.file);
+                    None
+                }
+            }
+        })
+        .collect();
+    let record_path = service_dir.join(SAMPLE_RECORD_FILE_NAME);
+    if !record_path.exists() {
+        let pending = service_dir.join(SEED_PENDING_FILE_NAME);
+        let record = if pending.exists() {
+            SampleRecord::default()
+        } else {
+            SampleRecord {
+                state: SampleState::Added,
+                added: parts.iter().map(|part| part.stored_path.clone()).collect(),
             }
         };
-        let mut request = UploadRequest::database(
-            UploadSource::Path(samples_dir.join(&part.file)),
-            part.stored_path.clone(),
-            attributes,
-        );
-        request.overwrite_file = Some(true);
-        match tokio::time::timeout(Duration::from_secs(120), client.upload(&request, None)).await {
-            Ok(Ok(_)) => added += 1,
-            Ok(Err(error)) => tracing::warn!("sample {} not added: {error}", part.file),
-            Err(_) => tracing::warn!("sample {} not added: the upload took too long", part.file),
+        if let Err(error) = write_record(&record_path, &record) {
+            tracing::warn!("cannot write {}: {error}", record_path.display());
+        } else if let Err(error) = std::fs::remove_file(&pending)
+            && error.kind() != std::io::ErrorKind::NotFound
+        {
+            tracing::warn!("cannot remove {}: {error}", pending.display());
         }
     }
-    tracing::info!(
-        "added {added} of {total} sample parts to the new workspace from {}",
-        samples_dir.display()
+    tracing::debug!(
+        "sample library of {} parts, {:?}",
+        parts.len(),
+        read_record(&record_path).state
     );
+    Some(SampleLibrary { parts, record_path })
 }
 
 #[cfg(test)]

@@ -4,7 +4,9 @@
 //! `logic` drains the backend's events into the app's state (it runs even while the window is
 //! hidden); `ui` draws and collects the views' commands, which are carried out at the end of the frame.
 //! Keyboard: Ctrl+O add files, Ctrl+F search field, Ctrl+H search history, Ctrl+L the Library,
-//! Ctrl+Shift+D Duplicates (Ctrl+D is the drawing data of a file's detail).
+//! Ctrl+Shift+D Duplicates (Ctrl+D is the drawing data of a file's detail), Ctrl+V searches by the
+//! picture or file path on the clipboard, F1 or `?` the shortcuts sheet ([`super::shortcuts`]);
+//! the lists' keys are in [`super::keyboard`].
 //! Nothing here awaits or touches the network.
 
 use std::path::PathBuf;
@@ -19,6 +21,7 @@ use super::file_browser::{
     BrowseAnswer, BrowsePurpose, BrowserOutcome, FileBrowser, RecentFolders,
 };
 use super::jobs::jobs_ui;
+use super::keyboard;
 use super::library::{LibraryIntent, LibraryView};
 use super::library_sync::LibrarySync;
 use super::login::LoginView;
@@ -28,6 +31,7 @@ use super::pmi::feedback::FeedbackDrafts;
 use super::search_bar::SEARCH_FIELD_ID;
 use super::search_place::{SearchPage, SearchPlace};
 use super::settings::{STORAGE_KEY, Settings, SettingsView};
+use super::shortcuts::ShortcutsSheet;
 use super::theme;
 use super::top_bar::{TopBarStatus, top_bar_ui};
 use super::upload::UploadView;
@@ -113,6 +117,10 @@ pub struct App {
     first_frame_drawn: bool,
     /// What the local workspace is doing after its login (adding its sample library), if anything.
     workspace_activity: Option<String>,
+    /// The keyboard shortcuts sheet.
+    shortcuts: ShortcutsSheet,
+    /// Why the service does not answer, while it does not (one banner says so).
+    service_away: Option<String>,
 }
 
 impl App {
@@ -196,6 +204,8 @@ impl App {
             connect_after_first_frame: Some(connect),
             first_frame_drawn: false,
             workspace_activity: None,
+            shortcuts: ShortcutsSheet::default(),
+            service_away: None,
         }
     }
 
@@ -314,6 +324,22 @@ impl App {
         };
         match event {
             Event::Connecting { detail } => self.connection = ConnectionState::Connecting(detail),
+            Event::ServiceUnreachable { message } => self.service_away = Some(message),
+            Event::ServiceReachable => {
+                self.service_away = None;
+                // What could not be listed meanwhile is listed again.
+                self.library.reload_if_failed();
+            }
+            Event::SampleLibrary(status) => {
+                if matches!(
+                    status,
+                    partlens_tasks::samples::record::SampleLibraryStatus::Removed
+                ) {
+                    self.library.invalidate();
+                    self.duplicates.invalidate();
+                }
+                self.settings_view.set_sample_library(status);
+            }
             Event::WorkspaceActivity { detail } => {
                 if detail.is_none() {
                     // The samples are in: a Library listed meanwhile is missing some.
@@ -469,6 +495,53 @@ impl App {
         }
     }
 
+    /// The shortcuts sheet, when open.
+    pub fn shortcuts_sheet(&self) -> &ShortcutsSheet {
+        &self.shortcuts
+    }
+
+    /// Ctrl+V outside a text field: a picture on the clipboard, or the paths of files, become the
+    /// views of a new search; anything else is said once.
+    fn paste(&mut self, ctx: &egui::Context) {
+        if !keyboard::keys_free(ctx) {
+            return;
+        }
+        let pasted = ctx.input(|input| {
+            input.events.iter().find_map(|event| match event {
+                egui::Event::Paste(text) => Some(Pasted::Text(text.clone())),
+                egui::Event::PasteImage(image) => Some(Pasted::Picture(image.clone())),
+                _ => None,
+            })
+        });
+        match pasted {
+            None => {}
+            Some(Pasted::Picture(image)) => match png_of(&image) {
+                Ok(png) => {
+                    self.place = Place::Search;
+                    self.search.search_by_picture(png, &mut self.commands);
+                }
+                Err(reason) => self.notices.push(
+                    NoticeLevel::Warning,
+                    format!("The picture on the clipboard could not be read: {reason}."),
+                ),
+            },
+            Some(Pasted::Text(text)) => {
+                let paths = pasted_paths(&text);
+                if paths.is_empty() {
+                    self.notices.push(
+                        NoticeLevel::Info,
+                        "The clipboard holds neither a picture nor the path of a file to search \
+                         by. Copy a picture, or a file in the file manager, then press Ctrl+V."
+                            .to_owned(),
+                    );
+                } else {
+                    self.place = Place::Search;
+                    self.search.search_by_files(paths, &mut self.commands);
+                }
+            }
+        }
+    }
+
     fn shortcuts(&mut self, ctx: &egui::Context) {
         use egui::{Key, KeyboardShortcut, Modifiers};
         let open = KeyboardShortcut::new(Modifiers::COMMAND, Key::O);
@@ -506,7 +579,67 @@ impl App {
         }
     }
 
+    /// The service away: one banner, with what is kept and *Retry*.
+    fn service_away_ui(&mut self, ui: &mut egui::Ui) {
+        let Some(message) = &self.service_away else {
+            return;
+        };
+        let message = message.clone();
+        let kept = self.kept_while_away();
+        egui::Frame::group(ui.style()).show(ui, |ui| {
+            ui.set_width(ui.available_width());
+            ui.horizontal_wrapped(|ui| {
+                ui.colored_label(theme::warning_color(ui), &message);
+                ui.label(kept);
+            });
+            ui.horizontal(|ui| {
+                if ui
+                    .button("Retry")
+                    .on_hover_text("Ask the service again now (it is asked every few seconds).")
+                    .clicked()
+                {
+                    self.commands.backend(Command::CheckService);
+                }
+                if ui.button("Open Settings").clicked() {
+                    self.commands.push(AppCommand::Navigate(Place::Settings));
+                }
+            });
+        });
+        ui.add_space(6.0);
+    }
+
+    /// What waits for the service, in words ("Kept: 2 uploads, the unsaved attributes of 1 file.").
+    fn kept_while_away(&self) -> String {
+        let key = self.settings.service.key();
+        let uploads = self
+            .jobs
+            .iter()
+            .filter(|job| job.service == key && !job.phase.is_finished())
+            .count();
+        let mut kept = Vec::new();
+        if uploads > 0 {
+            kept.push(format!("{uploads} upload(s), which go on when it answers"));
+        }
+        if self.search.is_searching() {
+            kept.push("the running search, which runs when it answers".to_owned());
+        }
+        let drafts = self.search.drafts().len();
+        if drafts > 0 {
+            kept.push(format!("the unsaved attribute edits of {drafts} file(s)"));
+        }
+        let feedback = self.search.feedback_drafts().len();
+        if feedback > 0 {
+            kept.push(format!("{feedback} unsent feedback draft(s)"));
+        }
+        if kept.is_empty() {
+            "Nothing you did is lost.".to_owned()
+        } else {
+            format!("Kept: {}.", kept.join(", "))
+        }
+    }
+
     fn connection_banner_ui(&mut self, ui: &mut egui::Ui) {
+        self.service_away_ui(ui);
         match &self.connection {
             ConnectionState::Ready => {
                 if let Some(activity) = &self.workspace_activity {
@@ -573,9 +706,9 @@ impl App {
                 self.search
                     .show_file_from(uid, OpenedFrom::Library, &mut self.commands);
             }
-            LibraryIntent::MoreLikeThis { name, image_url } => {
+            LibraryIntent::MoreLikeThis { uid, file_name } => {
                 self.search
-                    .search_by_image(name, image_url, &mut self.commands);
+                    .search_by_library_file(uid, &file_name, &mut self.commands);
             }
         }
         self.place = Place::Search;
@@ -593,6 +726,10 @@ impl App {
                 self.search
                     .compare_from(rows, OpenedFrom::Duplicates, &mut self.commands);
             }
+            DuplicatesIntent::MoreLikeThis { uid, file_name } => {
+                self.search
+                    .search_by_library_file(uid, &file_name, &mut self.commands);
+            }
         }
         self.place = Place::Search;
     }
@@ -607,33 +744,9 @@ impl App {
     }
 }
 
-impl eframe::App for App {
-    fn logic(&mut self, ctx: &egui::Context, _frame: &mut eframe::Frame) {
-        if self.first_frame_drawn
-            && let Some(connect) = self.connect_after_first_frame.take()
-        {
-            self.backend.send(connect);
-        }
-        while let Ok(event) = self.events.try_recv() {
-            self.handle_event(ctx, event);
-        }
-        self.fall_back_to_the_app_browser();
-    }
-
-    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
-        let ctx = ui.ctx().clone();
-        self.shortcuts(&ctx);
-        // Files dropped on the Search place become views of the search; elsewhere they are staged
-        // for upload.
-        let dropped = drop_overlay::dropped_paths(&ctx);
-        if !dropped.is_empty() {
-            if self.place == Place::Search {
-                self.search.add_views(dropped);
-            } else {
-                self.commands.push(AppCommand::StageFiles(dropped));
-            }
-        }
-
+impl App {
+    /// The top bar: the places, the service and who is logged in, what is running.
+    fn top_bar_panel_ui(&mut self, ui: &mut egui::Ui) {
         let service_label = self.settings.service.label();
         let highlighted = self.highlighted_place();
         let status = TopBarStatus {
@@ -654,6 +767,103 @@ impl eframe::App for App {
             .show(ui, |ui| {
                 top_bar_ui(ui, highlighted, &status, &mut self.commands)
             });
+    }
+
+    /// The place shown, in the central panel.
+    fn place_ui(&mut self, ui: &mut egui::Ui) {
+        match self.place {
+            Place::Search => {
+                self.search
+                    .set_texture_budget(self.settings.thumbnail_cache_bytes());
+                self.search.ui(ui, &mut self.commands);
+            }
+            Place::Library => {
+                self.search
+                    .set_texture_budget(self.settings.thumbnail_cache_bytes());
+                let intents = self.library.ui(
+                    ui,
+                    self.session.is_some(),
+                    self.search.textures_mut(),
+                    &mut self.commands,
+                );
+                for intent in intents {
+                    self.library_intent(intent);
+                }
+            }
+            Place::Duplicates => {
+                self.search
+                    .set_texture_budget(self.settings.thumbnail_cache_bytes());
+                let intents = self.duplicates.ui(
+                    ui,
+                    self.session.is_some(),
+                    self.search.textures_mut(),
+                    &mut self.commands,
+                );
+                for intent in intents {
+                    self.duplicates_intent(intent);
+                }
+            }
+            Place::Upload => self.upload.ui(ui, &mut self.commands),
+            Place::Jobs => {
+                self.library_sync.runs_ui(ui, &mut self.commands);
+                jobs_ui(
+                    ui,
+                    &self.jobs,
+                    &self.settings.service.key(),
+                    &mut self.commands,
+                );
+            }
+            Place::Settings => self.settings_view.ui(
+                ui,
+                &mut self.settings,
+                self.session.is_some(),
+                &self.data_dir,
+                &match self.dialogs.in_app_reason() {
+                    Some(reason) => format!("partlens's own file browser ({reason})"),
+                    None => "the desktop's".to_owned(),
+                },
+                &mut self.library_sync,
+                &mut self.commands,
+            ),
+        }
+    }
+}
+
+impl eframe::App for App {
+    fn logic(&mut self, ctx: &egui::Context, _frame: &mut eframe::Frame) {
+        if self.first_frame_drawn
+            && let Some(connect) = self.connect_after_first_frame.take()
+        {
+            self.backend.send(connect);
+        }
+        while let Ok(event) = self.events.try_recv() {
+            self.handle_event(ctx, event);
+        }
+        self.fall_back_to_the_app_browser();
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+        let ctx = ui.ctx().clone();
+        self.shortcuts.keys(&ctx);
+        // The place's keys wait while a dialog is over it.
+        keyboard::set_blocked(
+            &ctx,
+            self.login.is_open() || self.file_browser.is_some() || self.shortcuts.is_open(),
+        );
+        self.shortcuts(&ctx);
+        self.paste(&ctx);
+        // Files dropped on the Search place become views of the search; elsewhere they are staged
+        // for upload.
+        let dropped = drop_overlay::dropped_paths(&ctx);
+        if !dropped.is_empty() {
+            if self.place == Place::Search {
+                self.search.add_views(dropped);
+            } else {
+                self.commands.push(AppCommand::StageFiles(dropped));
+            }
+        }
+
+        self.top_bar_panel_ui(ui);
         if !self.notices.is_empty() {
             egui::Panel::bottom("notices")
                 .frame(
@@ -666,71 +876,11 @@ impl eframe::App for App {
             .frame(egui::Frame::central_panel(ui.style()).inner_margin(egui::Margin::same(16)))
             .show(ui, |ui| {
                 self.connection_banner_ui(ui);
-                match self.place {
-                    Place::Search => {
-                        self.search
-                            .set_texture_budget(self.settings.thumbnail_cache_bytes());
-                        self.search.ui(ui, &mut self.commands);
-                    }
-                    Place::Library => {
-                        self.search
-                            .set_texture_budget(self.settings.thumbnail_cache_bytes());
-                        let intents = self.library.ui(
-                            ui,
-                            self.session.is_some(),
-                            self.search.textures_mut(),
-                            &mut self.commands,
-                        );
-                        for intent in intents {
-                            self.library_intent(intent);
-                        }
-                    }
-                    Place::Duplicates => {
-                        self.search
-                            .set_texture_budget(self.settings.thumbnail_cache_bytes());
-                        let intents = self.duplicates.ui(
-                            ui,
-                            self.session.is_some(),
-                            self.search.textures_mut(),
-                            &mut self.commands,
-                        );
-                        for intent in intents {
-                            self.duplicates_intent(intent);
-                        }
-                    }
-                    Place::Upload => self.upload.ui(ui, &mut self.commands),
-                    Place::Jobs => {
-                        if let Some(activity) = &self.workspace_activity {
-                            ui.horizontal(|ui| {
-                                ui.spinner();
-                                ui.label(activity);
-                            });
-                            ui.add_space(6.0);
-                        }
-                        self.library_sync.runs_ui(ui, &mut self.commands);
-                        jobs_ui(
-                            ui,
-                            &self.jobs,
-                            &self.settings.service.key(),
-                            &mut self.commands,
-                        );
-                    }
-                    Place::Settings => self.settings_view.ui(
-                        ui,
-                        &mut self.settings,
-                        self.session.is_some(),
-                        &self.data_dir,
-                        &match self.dialogs.in_app_reason() {
-                            Some(reason) => format!("partlens's own file browser ({reason})"),
-                            None => "the desktop's".to_owned(),
-                        },
-                        &mut self.library_sync,
-                        &mut self.commands,
-                    ),
-                }
+                self.place_ui(ui);
             });
         self.login.ui(&ctx, &mut self.commands);
         self.file_browser_ui(&ctx);
+        self.shortcuts.ui(&ctx);
         let drop_caption = if self.place == Place::Search {
             "Drop to search by these views"
         } else {
@@ -761,6 +911,48 @@ impl eframe::App for App {
             self.search.feedback_drafts(),
         );
     }
+}
+
+/// What Ctrl+V brought.
+enum Pasted {
+    /// Text: perhaps the paths of files.
+    Text(String),
+    /// A picture.
+    Picture(Arc<egui::ColorImage>),
+}
+
+/// The existing files a pasted text names, one a line: a path, or a `file://` address as file
+/// managers copy them (quotes around a path are dropped).
+pub fn pasted_paths(text: &str) -> Vec<PathBuf> {
+    text.lines()
+        .map(|line| line.trim().trim_matches(['"', '\'']))
+        .filter(|line| !line.is_empty())
+        .filter_map(|line| {
+            if line.starts_with("file://") {
+                url::Url::parse(line).ok()?.to_file_path().ok()
+            } else {
+                Some(PathBuf::from(line))
+            }
+        })
+        .filter(|path| path.is_file())
+        .collect()
+}
+
+/// A pasted picture as PNG bytes.
+fn png_of(image: &egui::ColorImage) -> Result<bytes::Bytes, String> {
+    let [width, height] = image.size;
+    let pixels: Vec<u8> = image
+        .pixels
+        .iter()
+        .flat_map(|pixel| pixel.to_srgba_unmultiplied())
+        .collect();
+    let picture = image::RgbaImage::from_raw(width as u32, height as u32, pixels)
+        .ok_or("its size does not match its pixels")?;
+    let mut png = std::io::Cursor::new(Vec::new());
+    picture
+        .write_to(&mut png, image::ImageFormat::Png)
+        .map_err(|error| error.to_string())?;
+    Ok(bytes::Bytes::from(png.into_inner()))
 }
 
 /// True for the events that answer a file dialog.

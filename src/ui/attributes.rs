@@ -18,6 +18,9 @@ use partlens_api::{ApiError, Attribute, FileUid};
 use partlens_tasks::Command;
 use partlens_tasks::wording::{Attempt, explain};
 
+/// The most edits Ctrl+Z can take back.
+const MAX_UNDO_STEPS: usize = 200;
+
 /// What the user is told when a typed value contains `|`.
 pub const PIPE_REFUSED: &str = "A value cannot contain \"|\": the service uses it to separate \
      values. Add each value on its own (type it and press Enter).";
@@ -225,9 +228,52 @@ pub struct AttributeEditor {
     confirm_clear: bool,
     notice: Option<Notice>,
     refusal: Option<(usize, String)>,
+    /// The rows before each edit not saved yet, oldest first (Ctrl+Z takes the last back).
+    undo: Vec<Vec<AttributeRowDraft>>,
+    /// The field the last edit was typed in: typing on in it is the same edit.
+    last_edit_field: Option<egui::Id>,
 }
 
 impl AttributeEditor {
+    /// How many edits Ctrl+Z can take back.
+    pub fn undo_steps(&self) -> usize {
+        self.undo.len()
+    }
+
+    /// Takes the last edit back (Ctrl+Z): the rows are as before it. False when there is none.
+    pub fn undo_last_edit(&mut self) -> bool {
+        let (Some(draft), Some(rows)) = (&mut self.draft, self.undo.pop()) else {
+            return false;
+        };
+        draft.rows = rows;
+        self.last_edit_field = None;
+        self.refusal = None;
+        self.notice = Some(Notice {
+            is_error: false,
+            text: "The last edit was undone.".to_owned(),
+        });
+        true
+    }
+
+    /// Keeps `before` as an undo step when this frame changed the rows: one step an edit, typing on
+    /// in the same field being the same edit.
+    fn remember_edit(&mut self, before: Vec<AttributeRowDraft>, field: Option<egui::Id>) {
+        let Some(draft) = &self.draft else {
+            return;
+        };
+        if draft.rows == before {
+            return;
+        }
+        if field.is_none() || field != self.last_edit_field {
+            self.undo.push(before);
+            // A day's editing, not a memory leak.
+            if self.undo.len() > MAX_UNDO_STEPS {
+                self.undo.remove(0);
+            }
+        }
+        self.last_edit_field = field;
+    }
+
     /// An editor with the drafts the app restored from its storage.
     pub fn new(drafts: AttributeDrafts) -> Self {
         Self {
@@ -277,6 +323,8 @@ impl AttributeEditor {
             .filter(|draft| draft.has_changes())
             .cloned();
         self.draft = Some(AttributeDraft::from_attributes(uid, title, current));
+        self.undo.clear();
+        self.last_edit_field = None;
         self.saving = None;
         self.confirm_clear = false;
         self.notice = None;
@@ -321,6 +369,9 @@ impl AttributeEditor {
             self.drafts.remove(&fresh.file_uid);
             self.draft = Some(fresh);
         }
+        // Saved: nothing is left to take back.
+        self.undo.clear();
+        self.last_edit_field = None;
         self.notice = Some(Notice {
             is_error: false,
             text: match kind {
@@ -348,7 +399,16 @@ impl AttributeEditor {
             return;
         }
         self.offered_ui(ui);
+        let undo = egui::KeyboardShortcut::new(egui::Modifiers::COMMAND, egui::Key::Z);
+        if ui.input_mut(|input| input.consume_shortcut(&undo)) {
+            self.undo_last_edit();
+        }
+        let before = self.draft.as_ref().map(|draft| draft.rows.clone());
+        let field = ui.memory(|memory| memory.focused());
         self.rows_ui(ui);
+        if let Some(before) = before {
+            self.remember_edit(before, field);
+        }
         ui.separator();
         self.actions_ui(ui, commands);
         if let Some(notice) = &self.notice {

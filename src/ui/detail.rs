@@ -20,6 +20,7 @@ use super::load_state::LoadState;
 use super::picture::{Picture, paint_caption, picture};
 use super::place::Place;
 use super::texture_cache::TextureCache;
+use crate::ui::text_value::{name_value_label, value_label};
 use partlens_api::{ApiError, FileMap, FileRecord, FileUid};
 use partlens_tasks::Command;
 use partlens_tasks::models::is_model_file_name;
@@ -42,14 +43,12 @@ pub enum DetailIntent {
     EditAttributes(FileUid),
     /// Open the drawing data (PMI, free text, extracted attributes, feedback) of this file.
     ShowPmi(FileUid),
-    /// Search by this file's image.
+    /// Search by this file itself (by its UID: a model as a model).
     MoreLikeThis {
         /// The file.
         uid: FileUid,
-        /// Its name.
-        name: String,
-        /// The image to search by.
-        image_url: String,
+        /// Its stored file name.
+        file_name: String,
     },
     /// Go back to the results.
     Back,
@@ -449,6 +448,8 @@ impl DetailView {
                     ("Has thumbnail", yes_no(record.has_thumbnail).to_owned()),
                 ] {
                     ui.strong(name);
+                    // A grid's labels are never justified (and a child layout in a grid cell
+                    // would take the cell's whole height).
                     ui.add(egui::Label::new(value).selectable(true));
                     ui.end_row();
                 }
@@ -464,13 +465,13 @@ impl DetailView {
                 Some(unit) => format!("{} ({unit})", attribute.name),
                 None => attribute.name.clone(),
             };
-            ui.label(format!("{name}: {}", attribute.values.join(", ")));
+            name_value_label(ui, &name, &attribute.values.join(", "));
         }
         if !record.extracted_attributes.is_empty() {
             ui.add_space(6.0);
             ui.strong("Extracted from the content");
             for text in &record.extracted_attributes {
-                ui.label(text);
+                value_label(ui, text);
             }
         }
         for (title, relations) in [
@@ -511,7 +512,7 @@ impl DetailView {
         commands: &mut CommandQueue,
         intents: &mut Vec<DetailIntent>,
     ) {
-        ui.horizontal(|ui| {
+        ui.horizontal_wrapped(|ui| {
             if ui.button("Edit attributes").clicked() {
                 intents.push(DetailIntent::EditAttributes(uid.clone()));
             }
@@ -524,16 +525,14 @@ impl DetailView {
             if pmi.clicked() || ui.input_mut(|input| input.consume_shortcut(&pmi_shortcut)) {
                 intents.push(DetailIntent::ShowPmi(uid.clone()));
             }
-            let image_url = record.picture_url().map(str::to_owned);
             if ui
-                .add_enabled(image_url.is_some(), egui::Button::new("More like this"))
+                .button("More like this")
+                .on_hover_text(crate::ui::results::more_like_this_hint(&record.file_name))
                 .clicked()
-                && let Some(image_url) = image_url
             {
                 intents.push(DetailIntent::MoreLikeThis {
                     uid: uid.clone(),
-                    name: record.title().to_owned(),
-                    image_url,
+                    file_name: record.file_name.clone(),
                 });
             }
             let can_delete = matches!(self.delete, DeleteState::Idle | DeleteState::Failed(_));

@@ -1,9 +1,13 @@
 //! The jobs list: every upload with its phase (queued, uploading n %, indexing with the time it has
-//! taken, done, failed with the service's reason, cancelled), with cancel, retry and remove.
+//! taken, done, failed with the service's reason, cancelled), with cancel, retry and remove, as a
+//! table whose state and actions stay on screen at any window size ([`super::columns`]).
 
 use chrono::Utc;
 
+use egui_extras::TableBuilder;
+
 use super::app_command::CommandQueue;
+use super::columns::{ColumnLayout, TableColumn};
 use super::theme;
 use partlens_tasks::{Command, Job, JobPhase, JobRole};
 
@@ -11,6 +15,9 @@ use partlens_tasks::{Command, Job, JobPhase, JobRole};
 pub fn phase_text(job: &Job, now: chrono::DateTime<Utc>) -> String {
     match &job.phase {
         JobPhase::Queued if job.waiting_for_login => "Waiting for login".to_owned(),
+        JobPhase::Queued | JobPhase::Indexing { .. } if job.waiting_for_service => {
+            "Waiting for the service".to_owned()
+        }
         JobPhase::Queued => "Queued".to_owned(),
         // Every byte is sent; the service holds the reply until it has stored (and, for database
         // files, indexed) the file.
@@ -67,10 +74,11 @@ pub fn size_text(bytes: u64) -> String {
     }
 }
 
-fn role_text(role: &JobRole) -> String {
+/// Where a job's file is stored: its company-database path, or that it is a search input.
+fn stored_as_text(role: &JobRole) -> String {
     match role {
-        JobRole::SearchInput => "Search input".to_owned(),
-        JobRole::Database { stored_path, .. } => format!("Company database: {stored_path}"),
+        JobRole::SearchInput => "Search input (temporary)".to_owned(),
+        JobRole::Database { stored_path, .. } => stored_path.clone(),
     }
 }
 
@@ -125,129 +133,177 @@ pub fn jobs_ui(
         ui.ctx()
             .request_repaint_after(std::time::Duration::from_secs(1));
     }
-    egui::ScrollArea::vertical()
-        .auto_shrink([false, false])
-        .show(ui, |ui| {
-            egui::Grid::new("jobs_grid")
-                .num_columns(5)
-                .striped(true)
-                .spacing([14.0, 8.0])
-                .min_col_width(60.0)
-                .show(ui, |ui| {
-                    for heading in ["File", "Stored as", "State", "", ""] {
-                        ui.label(egui::RichText::new(heading).strong());
-                    }
-                    ui.end_row();
-                    for job in ordered {
-                        job_row_ui(ui, job, now, current_service, commands);
-                        ui.end_row();
-                    }
-                });
-        });
+    jobs_table_ui(ui, &ordered, now, current_service, commands);
 }
 
-fn job_row_ui(
+/// The jobs' columns: the file (taking the width left), its state and progress, where it is
+/// stored, the actions. When the window is narrow *Stored as* goes first: the state and the
+/// actions always stay.
+fn job_columns() -> Vec<TableColumn> {
+    vec![
+        TableColumn::remainder("File", 150.0),
+        TableColumn::resizable("State", 240.0, 160.0, 0),
+        TableColumn::resizable("Stored as", 200.0, 80.0, 1),
+        TableColumn::fixed("Actions", ACTIONS_WIDTH),
+    ]
+}
+
+/// The jobs as a table, one row a job, only the rows on screen laid out.
+fn jobs_table_ui(
     ui: &mut egui::Ui,
-    job: &Job,
+    jobs: &[&Job],
     now: chrono::DateTime<Utc>,
     current_service: &str,
     commands: &mut CommandQueue,
 ) {
-    let name = job.file_name();
-    ui.horizontal(|ui| {
-        ui.label(&name)
+    let columns = job_columns();
+    let layout = ColumnLayout::fit(ui, &columns);
+    layout.left_out_ui(ui);
+    let stored_as = layout.shows(2);
+    let table = TableBuilder::new(ui)
+        .striped(true)
+        .resizable(true)
+        .cell_layout(egui::Layout::left_to_right(egui::Align::Center))
+        .min_scrolled_height(0.0);
+    layout
+        .apply(table, &columns, "jobs table")
+        .header(24.0, |mut header| {
+            for (index, column) in columns.iter().enumerate() {
+                if layout.shows(index) {
+                    header.col(|ui| {
+                        ui.strong(column.title.as_str());
+                    });
+                }
+            }
+        })
+        .body(|body| {
+            body.rows(JOB_ROW_HEIGHT, jobs.len(), |mut row| {
+                let job = jobs[row.index()];
+                row.col(|ui| job_file_ui(ui, job));
+                row.col(|ui| job_state_ui(ui, job, now, current_service));
+                if stored_as {
+                    row.col(|ui| {
+                        let stored = stored_as_text(&job.role);
+                        crate::ui::elide::file_name_cell(ui, &stored);
+                    });
+                }
+                row.col(|ui| job_actions_ui(ui, job, commands));
+            });
+        });
+}
+
+/// Height of a job's row: its state on one line and a note under it.
+const JOB_ROW_HEIGHT: f32 = 44.0;
+
+/// Width of the actions: Cancel or Retry, and Remove.
+const ACTIONS_WIDTH: f32 = 150.0;
+
+/// The file's name (elided in the middle, its path on hover) and size.
+fn job_file_ui(ui: &mut egui::Ui, job: &Job) {
+    ui.vertical(|ui| {
+        crate::ui::elide::file_name_cell(ui, &job.file_name())
             .on_hover_text(job.path.display().to_string());
         if job.size > 0 {
             ui.label(egui::RichText::new(size_text(job.size)).small().weak());
         }
     });
-    ui.label(role_text(&job.role));
+}
+
+/// Where the job is: a progress bar while it uploads, a spinner while it is indexed, done with
+/// the time, failed with the service's reason (whole on hover), and a note when it waits for
+/// another service.
+fn job_state_ui(ui: &mut egui::Ui, job: &Job, now: chrono::DateTime<Utc>, current_service: &str) {
     ui.vertical(|ui| {
-        // A fixed width: the buttons beside it must not move while the text changes.
-        ui.set_width(300.0);
         let text = phase_text(job, now);
         match &job.phase {
             JobPhase::Uploading { sent, total } if sent >= total && *total > 0 => {
                 ui.horizontal(|ui| {
                     ui.spinner();
-                    ui.label(text);
+                    ui.add(egui::Label::new(text).truncate());
                 });
             }
             JobPhase::Uploading { .. } => {
                 let fraction = f32::from(job.phase.upload_percent().unwrap_or(0)) / 100.0;
+                let width = ui.available_width().min(180.0);
                 ui.add(
                     egui::ProgressBar::new(fraction)
-                        .desired_width(180.0)
+                        .desired_width(width)
                         .text(text),
                 );
             }
-            JobPhase::Indexing { .. } if !job.waiting_for_login => {
+            JobPhase::Indexing { .. } if !job.waiting_for_login && !job.waiting_for_service => {
                 ui.horizontal(|ui| {
                     ui.spinner();
-                    ui.label(text);
+                    ui.add(egui::Label::new(text).truncate());
                 });
             }
             JobPhase::Done { indexed_at, .. } => {
                 ui.horizontal(|ui| {
                     ui.colored_label(theme::success_color(ui), text);
-                    ui.label(
-                        egui::RichText::new(indexed_at_text(indexed_at))
-                            .small()
-                            .weak(),
+                    ui.add(
+                        egui::Label::new(
+                            egui::RichText::new(indexed_at_text(indexed_at))
+                                .small()
+                                .weak(),
+                        )
+                        .truncate(),
                     );
                 });
             }
             JobPhase::Failed { reason } => {
                 ui.colored_label(theme::error_color(ui), text);
-                ui.add(egui::Label::new(egui::RichText::new(reason).small()).wrap());
+                ui.add(egui::Label::new(egui::RichText::new(reason).small()).truncate())
+                    .on_hover_text(reason);
             }
             _ => {
                 ui.label(text);
             }
         }
         if job.service != current_service && !job.phase.is_finished() {
-            ui.label(
-                egui::RichText::new("Continues when its service is in use again.")
-                    .small()
-                    .weak(),
+            ui.add(
+                egui::Label::new(
+                    egui::RichText::new("Continues when its service is in use again.")
+                        .small()
+                        .weak(),
+                )
+                .truncate(),
             );
         }
     });
-    // Two fixed slots, so that a job finishing under the pointer never turns "Cancel" into
-    // "Remove": the first holds Cancel or Retry, the second Remove.
-    ui.horizontal(|ui| {
-        if !job.phase.is_finished() {
-            if ui
-                .button("Cancel")
-                .accessible_name(format!("Cancel {name}"))
-                .clicked()
-            {
-                commands.backend(Command::CancelJob(job.id));
-            }
-        } else if matches!(job.phase, JobPhase::Failed { .. } | JobPhase::Cancelled) {
-            if ui
-                .button("Retry")
-                .accessible_name(format!("Retry {name}"))
-                .on_hover_text("Upload the file again.")
-                .clicked()
-            {
-                commands.backend(Command::RetryJob(job.id));
-            }
-        } else {
-            ui.add_space(ACTION_SLOT_WIDTH);
-        }
-    });
-    if job.phase.is_finished() {
+}
+
+/// Two fixed slots, so that a job finishing under the pointer never turns "Cancel" into
+/// "Remove": the first holds Cancel or Retry, the second Remove.
+fn job_actions_ui(ui: &mut egui::Ui, job: &Job, commands: &mut CommandQueue) {
+    let name = job.file_name();
+    if !job.phase.is_finished() {
         if ui
+            .button("Cancel")
+            .accessible_name(format!("Cancel {name}"))
+            .clicked()
+        {
+            commands.backend(Command::CancelJob(job.id));
+        }
+    } else if matches!(job.phase, JobPhase::Failed { .. } | JobPhase::Cancelled) {
+        if ui
+            .button("Retry")
+            .accessible_name(format!("Retry {name}"))
+            .on_hover_text("Upload the file again.")
+            .clicked()
+        {
+            commands.backend(Command::RetryJob(job.id));
+        }
+    } else {
+        ui.add_space(ACTION_SLOT_WIDTH);
+    }
+    if job.phase.is_finished()
+        && ui
             .button("Remove")
             .accessible_name(format!("Remove job {name}"))
             .on_hover_text("Take the job off the list (the file stays on the service).")
             .clicked()
-        {
-            commands.backend(Command::RemoveJob(job.id));
-        }
-    } else {
-        ui.label("");
+    {
+        commands.backend(Command::RemoveJob(job.id));
     }
 }
 

@@ -18,16 +18,17 @@ use super::attributes::{AttributeDrafts, AttributeEditor};
 use super::compare::{CompareIntent, CompareView};
 use super::detail::{DetailIntent, DetailView, OpenedFrom};
 use super::history::{HistoryIntent, HistoryPage};
+use super::keyboard;
 use super::model_view::{ModelCache, ModelEntry, turntable_ui};
 use super::place::Place;
 use super::pmi::feedback::FeedbackDrafts;
 use super::pmi::{PmiIntent, PmiView};
 use super::results::{ResultRow, ResultsIntent, ResultsView, rows_from_result};
-use super::search_bar::{SearchBar, SearchIntent, SearchPlan, ViewSource, ViewState, view_kind};
+use super::search_bar::{SearchBar, SearchIntent, ViewSource, ViewState, view_kind};
 use super::texture_cache::{TextureCache, load_decoded};
 use partlens_api::FileUid;
 use partlens_tasks::models::ModelRequest;
-use partlens_tasks::search::view_search::ViewSearchRequest;
+use partlens_tasks::search::view_search::{SketchImage, ViewSearchRequest};
 use partlens_tasks::{Command, Event};
 
 /// Which page of the Search place is shown.
@@ -196,15 +197,39 @@ impl SearchPlace {
         self.page = SearchPage::Compare;
     }
 
-    /// Searches by a file's image as the single view of a new search (the Library's *More like
-    /// this*).
-    pub fn search_by_image(
+    /// Searches by a file of the library itself as the single view of a new search (*More like
+    /// this* in the Library and Duplicates): by its own UID, nothing uploaded, so a model is
+    /// searched as a model.
+    pub fn search_by_library_file(
         &mut self,
-        name: String,
-        image_url: String,
+        uid: FileUid,
+        file_name: &str,
         commands: &mut CommandQueue,
     ) {
-        self.more_like_this(name, image_url, commands);
+        self.more_like_this(uid, file_name, commands);
+    }
+
+    /// Searches by these files as the views of a new search (Ctrl+V with file paths on the
+    /// clipboard); a refusal (another kind of view, no extension) shows in the bar.
+    pub fn search_by_files(&mut self, paths: Vec<PathBuf>, commands: &mut CommandQueue) {
+        self.cancel_search(commands);
+        self.bar.clear_views();
+        self.add_views(paths);
+        if !self.bar.views().is_empty() {
+            self.search_again(commands);
+        }
+    }
+
+    /// Searches by a picture in memory as the single view of a new search (Ctrl+V with a picture
+    /// on the clipboard): it goes up from its bytes, like a sketch.
+    pub fn search_by_picture(&mut self, png: bytes::Bytes, commands: &mut CommandQueue) {
+        self.cancel_search(commands);
+        self.bar.clear_views();
+        self.page = SearchPage::Results;
+        let picture = SketchImage::new("pasted-picture.png", png);
+        if self.bar.add_view(ViewSource::Sketch(picture)).is_ok() {
+            self.search_again(commands);
+        }
     }
 
     /// Sets the thumbnail cache's budget in bytes (from Settings).
@@ -246,95 +271,86 @@ impl SearchPlace {
 
     /// Takes the backend's answers that belong to this place; hands back the others.
     pub fn handle_event(&mut self, ctx: &egui::Context, event: Event) -> Option<Event> {
+        let event = self.search_event(event)?;
+        let event = self.record_event(event)?;
+        let event = self.model_event(event)?;
+        let event = self.drawing_event(event)?;
+        self.image_event(ctx, event)
+    }
+
+    /// The answers of the running search and of the bar's completions.
+    fn search_event(&mut self, event: Event) -> Option<Event> {
         match event {
             Event::ViewsPicked(paths) => {
                 if !paths.is_empty() {
                     self.add_views(paths);
                 }
             }
-            Event::SearchProgress { id, progress } => {
-                if self.running_search == Some(id) {
-                    self.bar.apply_progress(&progress);
-                    let stage = self.bar.stage().unwrap_or("Searching…").to_owned();
-                    self.results.set_loading(stage);
-                }
+            Event::SearchProgress { id, progress } if self.running_search == Some(id) => {
+                self.bar.apply_progress(&progress);
+                self.show_search_stage();
             }
-            Event::SearchFinished {
-                id,
-                input_uids,
-                result,
-            } => {
-                if self.running_search == Some(id) {
-                    self.running_search = None;
-                    self.bar.finish(&input_uids);
-                    // All views of one search are of one kind; their kind says what the scores mean.
-                    let query_kind = self.bar.views().first().map(|slot| view_kind(&slot.source));
-                    self.results.set_results(
-                        rows_from_result(&result, query_kind),
-                        Some(result.total_results),
-                    );
-                }
+            Event::SearchFinished { id, inputs, result } if self.running_search == Some(id) => {
+                self.running_search = None;
+                self.bar.finish(&inputs);
+                // All views of one search are of one kind; their kind says what the scores mean.
+                let query_kind = self.bar.views().first().map(|slot| view_kind(&slot.source));
+                self.results.set_results(
+                    rows_from_result(&result, query_kind),
+                    Some(result.total_results),
+                );
             }
             Event::SearchFailed {
                 id,
                 message,
                 transient,
-            } => {
-                if self.running_search == Some(id) {
-                    self.running_search = None;
-                    self.bar.fail(message.clone());
-                    self.results.set_failed(message, transient);
-                }
+            } if self.running_search == Some(id) => {
+                self.running_search = None;
+                self.bar.fail(message.clone());
+                self.results.set_failed(message, transient);
             }
-            Event::SearchInputsGone { id, uids } => {
-                if self.running_search == Some(id) {
-                    self.bar.reupload(&uids);
-                    let stage = self.bar.stage().unwrap_or("Searching…").to_owned();
-                    self.results.set_loading(stage);
-                }
+            Event::SearchInputsGone { id, slots } if self.running_search == Some(id) => {
+                self.bar.reupload(&slots);
+                self.show_search_stage();
             }
+            // An answer to a search that was replaced.
+            Event::SearchProgress { .. }
+            | Event::SearchFinished { .. }
+            | Event::SearchFailed { .. }
+            | Event::SearchInputsGone { .. } => {}
             Event::HistoryChanged(history) => self.history.set_history(history),
             Event::AttributeNames(names) => self.bar.set_attribute_names(names),
             Event::AttributeValues { name, values } => {
                 self.bar.set_attribute_values(&name, values);
             }
-            Event::RecordLoaded { uid, record } => {
-                if self.detail.is_showing(&uid) {
-                    self.detail.set_record(record);
-                    // A model already read for its card is not read again.
-                    if let Some(model) = self.detail.model_mut()
-                        && let Some(preview) = self.models.ready(model.key())
-                    {
-                        let key = model.key().to_owned();
-                        model.answer(&key, ModelEntry::Ready(preview));
-                    }
-                }
-            }
-            Event::ModelLoaded { key, preview } => {
-                self.models.answer(&key, ModelEntry::Ready(preview.clone()));
-                if let Some(model) = self.detail.model_mut() {
+            other => return Some(other),
+        }
+        None
+    }
+
+    /// The results show what the running search is doing.
+    fn show_search_stage(&mut self) {
+        let stage = self.bar.stage().unwrap_or("Searching…").to_owned();
+        self.results.set_loading(stage);
+    }
+
+    /// A file's record, its attributes saved or not, its deletion.
+    fn record_event(&mut self, event: Event) -> Option<Event> {
+        match event {
+            Event::RecordLoaded { uid, record } if self.detail.is_showing(&uid) => {
+                self.detail.set_record(record);
+                // A model already read for its card is not read again.
+                if let Some(model) = self.detail.model_mut()
+                    && let Some(preview) = self.models.ready(model.key())
+                {
+                    let key = model.key().to_owned();
                     model.answer(&key, ModelEntry::Ready(preview));
                 }
             }
-            Event::ModelUnavailable { key, reason } => {
-                self.models
-                    .answer(&key, ModelEntry::Unavailable(reason.clone()));
-                if let Some(model) = self.detail.model_mut() {
-                    model.answer(&key, ModelEntry::Unavailable(reason));
-                }
+            Event::RecordFailed { uid, error } if self.detail.is_showing(&uid) => {
+                self.detail.set_load_failed(uid, &error);
             }
-            Event::ModelFilePicked(path) => {
-                if let Some(path) = path
-                    && let Some(model) = self.detail.model_mut()
-                {
-                    model.open_file(path);
-                }
-            }
-            Event::RecordFailed { uid, error } => {
-                if self.detail.is_showing(&uid) {
-                    self.detail.set_load_failed(uid, &error);
-                }
-            }
+            Event::RecordLoaded { .. } | Event::RecordFailed { .. } => {}
             Event::AttributesSaved {
                 uid,
                 attributes,
@@ -355,13 +371,6 @@ impl SearchPlace {
                     self.editor.save_failed(&error);
                 }
             }
-            Event::PmiLoaded { uid, data } => self.pmi.set_data(&uid, data),
-            Event::PmiFailed { uid, error } => self.pmi.set_failed(&uid, &error),
-            Event::FeedbackSent { uid, feedback_id } => {
-                self.pmi.feedback_mut().sent(&uid, &feedback_id);
-            }
-            Event::FeedbackFailed { uid, error } => self.pmi.feedback_mut().failed(&uid, &error),
-            Event::FeedbackAwaitingLogin { uid } => self.pmi.feedback_mut().awaiting_login(&uid),
             Event::FileDeleted(uid) => {
                 if self.detail.is_showing(&uid) {
                     self.detail.set_delete_result(Ok(()));
@@ -373,6 +382,57 @@ impl SearchPlace {
                     self.detail.set_delete_result(Err(&error));
                 }
             }
+            other => return Some(other),
+        }
+        None
+    }
+
+    /// The 3D models asked for, for the cards and the detail.
+    fn model_event(&mut self, event: Event) -> Option<Event> {
+        match event {
+            Event::ModelLoaded { key, preview } => {
+                self.models.answer(&key, ModelEntry::Ready(preview.clone()));
+                if let Some(model) = self.detail.model_mut() {
+                    model.answer(&key, ModelEntry::Ready(preview));
+                }
+            }
+            Event::ModelUnavailable { key, reason } => {
+                self.models
+                    .answer(&key, ModelEntry::Unavailable(reason.clone()));
+                if let Some(model) = self.detail.model_mut() {
+                    model.answer(&key, ModelEntry::Unavailable(reason));
+                }
+            }
+            Event::ModelFilePicked(path) => {
+                if let Some(path) = path
+                    && let Some(model) = self.detail.model_mut()
+                {
+                    model.open_file(path);
+                }
+            }
+            other => return Some(other),
+        }
+        None
+    }
+
+    /// A drawing's data and the feedback on it.
+    fn drawing_event(&mut self, event: Event) -> Option<Event> {
+        match event {
+            Event::PmiLoaded { uid, data } => self.pmi.set_data(&uid, data),
+            Event::PmiFailed { uid, error } => self.pmi.set_failed(&uid, &error),
+            Event::FeedbackSent { uid, feedback_id } => {
+                self.pmi.feedback_mut().sent(&uid, &feedback_id);
+            }
+            Event::FeedbackFailed { uid, error } => self.pmi.feedback_mut().failed(&uid, &error),
+            Event::FeedbackAwaitingLogin { uid } => self.pmi.feedback_mut().awaiting_login(&uid),
+            other => return Some(other),
+        }
+        None
+    }
+
+    /// Pictures: for the comparison, else the thumbnail cache.
+    fn image_event(&mut self, ctx: &egui::Context, event: Event) -> Option<Event> {
+        match event {
             Event::ImageLoaded(image) if self.compare.wants(&image.key) => {
                 self.compare.image_loaded(ctx, image);
             }
@@ -409,6 +469,10 @@ impl SearchPlace {
         for key in sweep.abandoned {
             commands.backend(Command::CancelImage(key));
         }
+        // Backspace or Escape leads back from a page opened from the results (or another place).
+        if self.page != SearchPage::Results && keyboard::back_pressed(ui) {
+            self.go_back(commands);
+        }
         match self.page {
             SearchPage::Results => {
                 let intents = self.bar.ui(ui, &mut self.textures, commands);
@@ -426,12 +490,7 @@ impl SearchPlace {
                 let intents = self.compare.ui(ui, commands);
                 for intent in intents {
                     match intent {
-                        CompareIntent::Back => {
-                            self.page = SearchPage::Results;
-                            if let Some(place) = self.compare.opened_from().place() {
-                                commands.push(AppCommand::Navigate(place));
-                            }
-                        }
+                        CompareIntent::Back => self.go_back(commands),
                     }
                 }
             }
@@ -446,7 +505,10 @@ impl SearchPlace {
                 ui.horizontal(|ui| {
                     back = ui.button("Back to the file").clicked();
                     if self.editor.draft().is_some_and(|draft| draft.has_changes()) {
-                        ui.weak("Unsaved edits are kept as a draft when you leave.");
+                        ui.weak(
+                            "Unsaved edits are kept as a draft when you leave; Ctrl+Z undoes \
+                             the last one.",
+                        );
                     }
                 });
                 ui.separator();
@@ -470,6 +532,22 @@ impl SearchPlace {
                         HistoryIntent::Run(id) => self.run_kept_search(id, commands),
                         HistoryIntent::Back => self.page = SearchPage::Results,
                     }
+                }
+            }
+        }
+    }
+
+    /// Leaves the page shown for the one it was opened from, as its back button does.
+    fn go_back(&mut self, commands: &mut CommandQueue) {
+        match self.page {
+            SearchPage::Results => {}
+            SearchPage::Detail => self.detail_intent(DetailIntent::Back, commands),
+            SearchPage::Attributes | SearchPage::Pmi => self.page = SearchPage::Detail,
+            SearchPage::History => self.page = SearchPage::Results,
+            SearchPage::Compare => {
+                self.page = SearchPage::Results;
+                if let Some(place) = self.compare.opened_from().place() {
+                    commands.push(AppCommand::Navigate(place));
                 }
             }
         }
@@ -509,7 +587,7 @@ impl SearchPlace {
             .collect()
     }
 
-    fn start_search(&mut self, plan: SearchPlan, commands: &mut CommandQueue) {
+    fn start_search(&mut self, request: ViewSearchRequest, commands: &mut CommandQueue) {
         // A new search replaces the one under way: its answer would be ignored, so it stops (and
         // is not kept in the history).
         if let Some(superseded) = self.running_search.take() {
@@ -518,25 +596,18 @@ impl SearchPlace {
         self.last_search_id += 1;
         let id = self.last_search_id;
         self.running_search = Some(id);
-        self.results
-            .set_loading(self.bar.stage().unwrap_or("Searching…").to_owned());
+        self.show_search_stage();
         commands.backend(Command::Search {
             id,
-            request: ViewSearchRequest {
-                uploads: plan.uploads.into_iter().map(|(_, view)| view).collect(),
-                filter: plan.filter,
-                extra_params: Vec::new(),
-                kept: plan.kept,
-            },
-            // Its total is filled in by the backend when it finishes.
-            history: Some(self.bar.history_draft(0)),
+            request,
+            keep_in_history: true,
         });
     }
 
     /// Plans and runs a search from the bar (its refusal, if any, shows in the bar).
     fn search_again(&mut self, commands: &mut CommandQueue) {
-        if let Ok(plan) = self.bar.start() {
-            self.start_search(plan, commands);
+        if let Ok(request) = self.bar.start() {
+            self.start_search(request, commands);
         }
     }
 
@@ -549,15 +620,21 @@ impl SearchPlace {
         }
     }
 
-    /// "More like this": the result's image becomes the single view of a new search (the text and
-    /// filters stay).
-    fn more_like_this(&mut self, name: String, image_url: String, commands: &mut CommandQueue) {
+    /// "More like this": the file itself becomes the single view of a new search (the text and
+    /// filters stay), searched by its own UID: nothing is uploaded, and a model is searched as a
+    /// model (model → model), a drawing as a drawing.
+    fn more_like_this(&mut self, uid: FileUid, file_name: &str, commands: &mut CommandQueue) {
         self.cancel_search(commands);
         self.bar.clear_views();
         self.page = SearchPage::Results;
+        let name = file_name
+            .rsplit(['/', '\\'])
+            .next()
+            .unwrap_or(file_name)
+            .to_owned();
         if self
             .bar
-            .add_view(ViewSource::ResultImage { name, image_url })
+            .add_view(ViewSource::LibraryFile { uid, name })
             .is_ok()
         {
             self.search_again(commands);
@@ -590,7 +667,7 @@ impl SearchPlace {
 
     fn search_intent(&mut self, intent: SearchIntent, commands: &mut CommandQueue) {
         match intent {
-            SearchIntent::Run(plan) => self.start_search(plan, commands),
+            SearchIntent::Run(request) => self.start_search(request, commands),
             SearchIntent::ShowHistory => self.page = SearchPage::History,
         }
     }
@@ -613,9 +690,9 @@ impl SearchPlace {
             ResultsIntent::OpenLibrary => {
                 commands.push(AppCommand::Navigate(Place::Library));
             }
-            ResultsIntent::MoreLikeThis {
-                name, image_url, ..
-            } => self.more_like_this(name, image_url, commands),
+            ResultsIntent::MoreLikeThis { uid, file_name } => {
+                self.more_like_this(uid, &file_name, commands);
+            }
             ResultsIntent::RetrySearch => self.search_again(commands),
             ResultsIntent::CancelSearch => self.cancel_search(commands),
             ResultsIntent::Compare(rows) => {
@@ -651,9 +728,9 @@ impl SearchPlace {
                     commands.backend(Command::LoadPmi(uid));
                 }
             }
-            DetailIntent::MoreLikeThis {
-                name, image_url, ..
-            } => self.more_like_this(name, image_url, commands),
+            DetailIntent::MoreLikeThis { uid, file_name } => {
+                self.more_like_this(uid, &file_name, commands);
+            }
             DetailIntent::Back => {
                 self.page = SearchPage::Results;
                 if let Some(place) = self.detail.opened_from().place() {

@@ -1,6 +1,7 @@
-//! Settings: the service (local workspace or a remote address with its client id), the indexing
-//! status polling interval, the thumbnail cache size, the theme, and the library sync being set up
-//! (drawn by [`super::library_sync`]). Persisted with eframe's storage.
+//! Settings: the service (local workspace or a remote address with its client id), the local
+//! workspace's sample library (removed in one click), the indexing status polling interval, the
+//! thumbnail cache size, the theme, and the library sync being set up (drawn by
+//! [`super::library_sync`]). Persisted with eframe's storage.
 
 use std::time::Duration;
 
@@ -10,6 +11,7 @@ use super::app_command::{AppCommand, CommandQueue};
 use super::library_sync::LibrarySync;
 use super::theme::ThemeChoice;
 use partlens_tasks::jobs::poll::PollPolicy;
+use partlens_tasks::samples::record::SampleLibraryStatus;
 use partlens_tasks::service_choice::DEFAULT_CLIENT_ID;
 use partlens_tasks::sync::SyncSetup;
 use partlens_tasks::{Command, ServiceChoice};
@@ -89,9 +91,21 @@ pub struct SettingsView {
     address: String,
     client_id: String,
     problem: Option<String>,
+    /// Where the local workspace's sample library is, once the task layer said.
+    samples: Option<SampleLibraryStatus>,
 }
 
 impl SettingsView {
+    /// Shows where the local workspace's sample library is.
+    pub fn set_sample_library(&mut self, status: SampleLibraryStatus) {
+        self.samples = Some(status);
+    }
+
+    /// Where the local workspace's sample library is, as last told.
+    pub fn sample_library(&self) -> Option<&SampleLibraryStatus> {
+        self.samples.as_ref()
+    }
+
     /// A view showing `settings`.
     pub fn new(settings: &Settings) -> Self {
         let mut view = Self {
@@ -99,6 +113,7 @@ impl SettingsView {
             address: String::new(),
             client_id: String::new(),
             problem: None,
+            samples: None,
         };
         view.reset(settings);
         view
@@ -143,6 +158,9 @@ impl SettingsView {
         egui::ScrollArea::vertical().show(ui, |ui| {
             self.service_ui(ui, settings, logged_in, commands);
             ui.add_space(12.0);
+            if settings.service.is_local() {
+                self.samples_ui(ui, commands);
+            }
             Self::indexing_ui(ui, settings, commands);
             ui.add_space(12.0);
             Self::appearance_ui(ui, settings);
@@ -222,6 +240,44 @@ impl SettingsView {
                 ui.colored_label(super::theme::error_color(ui), problem);
             }
         });
+    }
+
+    /// The sample library of the local workspace: what it is and *Remove the sample library*.
+    fn samples_ui(&self, ui: &mut egui::Ui, commands: &mut CommandQueue) {
+        let Some(status) = &self.samples else {
+            return;
+        };
+        super::theme::card_ui(ui, "Sample library", |ui| {
+            let (text, removable) = match status {
+                SampleLibraryStatus::Adding { added, total, .. } => (
+                    format!(
+                        "{added} of {total} sample parts are in; the rest go up in the background."
+                    ),
+                    true,
+                ),
+                SampleLibraryStatus::Added { parts } => (
+                    format!("{parts} sample parts to try searches on, stored under Samples/."),
+                    true,
+                ),
+                SampleLibraryStatus::Removing => ("Removing the sample parts…".to_owned(), false),
+                SampleLibraryStatus::Removed => (
+                    "Removed. It is not added again in this workspace.".to_owned(),
+                    false,
+                ),
+            };
+            ui.add(egui::Label::new(text).wrap());
+            if removable
+                && ui
+                    .button("Remove the sample library")
+                    .on_hover_text(
+                        "Delete every sample part from the workspace; it is not added again.",
+                    )
+                    .clicked()
+            {
+                commands.backend(Command::RemoveSampleLibrary);
+            }
+        });
+        ui.add_space(12.0);
     }
 
     fn indexing_ui(ui: &mut egui::Ui, settings: &mut Settings, commands: &mut CommandQueue) {

@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use super::app_command::{AppCommand, CommandQueue};
+use super::columns::{ColumnLayout, TableColumn};
 use super::place::Place;
 use partlens_api::Attribute;
 use partlens_tasks::{Command, JobRole, UploadSpec};
@@ -276,50 +277,92 @@ impl UploadView {
     }
 
     fn files_ui(&mut self, ui: &mut egui::Ui) {
-        let mut remove = None;
         let database = self.kind == UploadKind::Database;
-        // One grid id a layout: egui remembers column widths per grid.
-        egui::Grid::new(("staged_files_grid", database))
-            .num_columns(if database { 4 } else { 3 })
+        let columns = if database {
+            vec![
+                TableColumn::remainder("File", 120.0),
+                TableColumn::resizable("Stored in folder", 170.0, 100.0, 0),
+                TableColumn::resizable("under the name", 220.0, 120.0, 0),
+                TableColumn::fixed("", 80.0),
+            ]
+        } else {
+            vec![
+                TableColumn::remainder("File", 140.0),
+                TableColumn::resizable("From", 260.0, 100.0, 1),
+                TableColumn::fixed("", 80.0),
+            ]
+        };
+        let layout = ColumnLayout::fit(ui, &columns);
+        let shows_from = !database && layout.shows(1);
+        let mut remove = None;
+        let table = egui_extras::TableBuilder::new(ui)
             .striped(true)
-            .spacing([10.0, 6.0])
-            .show(ui, |ui| {
-                ui.label(egui::RichText::new("File").strong());
+            .resizable(true)
+            .vscroll(false)
+            .cell_layout(egui::Layout::left_to_right(egui::Align::Center));
+        layout
+            .apply(
+                table,
+                &columns,
                 if database {
-                    ui.label(egui::RichText::new("Stored in folder").strong());
-                    ui.label(egui::RichText::new("under the name").strong());
+                    "staged database files"
                 } else {
-                    ui.label(egui::RichText::new("From").strong());
+                    "staged files"
+                },
+            )
+            .header(22.0, |mut header| {
+                for (index, column) in columns.iter().enumerate() {
+                    if layout.shows(index) {
+                        header.col(|ui| {
+                            ui.strong(column.title.as_str());
+                        });
+                    }
                 }
-                ui.label("");
-                ui.end_row();
-                for (index, file) in self.files.iter_mut().enumerate() {
+            })
+            .body(|body| {
+                body.rows(28.0, self.files.len(), |mut row| {
+                    let index = row.index();
+                    let file = &mut self.files[index];
                     let shown = file.display_name();
-                    ui.label(&shown)
-                        .on_hover_text(file.path.display().to_string());
-                    if !database {
-                        let folder = file
-                            .path
-                            .parent()
-                            .map(|folder| folder.display().to_string())
-                            .unwrap_or_default();
-                        ui.label(egui::RichText::new(folder).weak());
+                    row.col(|ui| {
+                        crate::ui::elide::file_name_cell(ui, &shown)
+                            .on_hover_text(file.path.display().to_string());
+                    });
+                    if shows_from {
+                        row.col(|ui| {
+                            let folder = file
+                                .path
+                                .parent()
+                                .map(|folder| folder.display().to_string())
+                                .unwrap_or_default();
+                            crate::ui::elide::file_name_cell(ui, &folder);
+                        });
                     }
                     if database {
-                        ui.add_sized([160.0, 22.0], egui::TextEdit::singleline(&mut file.folder))
+                        row.col(|ui| {
+                            let width = ui.available_width();
+                            ui.add_sized(
+                                [width, 22.0],
+                                egui::TextEdit::singleline(&mut file.folder),
+                            )
                             .accessible_name(format!("Folder for {shown}"));
-                        ui.add_sized([220.0, 22.0], egui::TextEdit::singleline(&mut file.name))
-                            .accessible_name(format!("Name for {shown}"));
+                        });
+                        row.col(|ui| {
+                            let width = ui.available_width();
+                            ui.add_sized([width, 22.0], egui::TextEdit::singleline(&mut file.name))
+                                .accessible_name(format!("Name for {shown}"));
+                        });
                     }
-                    if ui
-                        .button("Remove")
-                        .accessible_name(format!("Remove {shown}"))
-                        .clicked()
-                    {
-                        remove = Some(index);
-                    }
-                    ui.end_row();
-                }
+                    row.col(|ui| {
+                        if ui
+                            .button("Remove")
+                            .accessible_name(format!("Remove {shown}"))
+                            .clicked()
+                        {
+                            remove = Some(index);
+                        }
+                    });
+                });
             });
         for file in &self.files {
             if let Some((width, height)) = file.too_small {

@@ -10,7 +10,7 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable as _;
 use partlens::ui::CommandQueue;
 use partlens::ui::pmi::PmiView;
-use partlens::ui::pmi::items::REVIEW_CONFIDENCE;
+use partlens::ui::pmi::marks::REVIEW_CONFIDENCE;
 use partlens::ui::texture_cache::TextureCache;
 use partlens_api::FileUid;
 use partlens_api::model::PmiDataWire;

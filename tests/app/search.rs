@@ -131,7 +131,17 @@ fn a_search_with_two_views_of_a_sample_part_returns_that_part_first() {
     });
     harness.check_accessibility();
 
-    // "More like this" searches by the first result's image, as the single view of a new search.
+    // "More like this" searches by the first result itself, by its own UID, as the single view
+    // of a new search: nothing is uploaded.
+    let first_uid = harness
+        .state()
+        .search()
+        .results()
+        .ordered_rows()
+        .next()
+        .unwrap()
+        .uid
+        .clone();
     harness
         .get_all_by_label("More like this")
         .next()
@@ -140,11 +150,19 @@ fn a_search_with_two_views_of_a_sample_part_returns_that_part_first() {
     harness.step();
     let views = harness.state().search().bar().views();
     assert_eq!(views.len(), 1);
-    assert!(matches!(views[0].source, ViewSource::ResultImage { .. }));
+    assert!(
+        matches!(&views[0].source, ViewSource::LibraryFile { uid, .. } if *uid == first_uid),
+        "{views:?}"
+    );
     wait_for_search(&mut harness);
     assert_eq!(
         result_files(&harness).first().map(String::as_str),
         Some("Samples/gear.png")
+    );
+    assert_eq!(
+        harness.state().search().bar().views()[0].state,
+        ViewState::Indexed(first_uid),
+        "searched by the library file's own UID"
     );
     close_app(&runtime, harness);
 }

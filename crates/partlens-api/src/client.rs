@@ -47,12 +47,27 @@ impl std::fmt::Debug for AccessToken {
 ///
 /// Cheap to clone (the pool is shared). Each endpoint of the interface is one async method, defined in
 /// the file of its resource (`files.rs`, `upload.rs`, `search.rs`, …).
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct ApiClient {
     http: reqwest::Client,
     base: Url,
     token: Option<AccessToken>,
+    watch: Option<ReachabilityWatch>,
 }
+
+impl std::fmt::Debug for ApiClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ApiClient")
+            .field("base", &self.base.as_str())
+            .field("token", &self.token)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Hears, after every request of a client, whether the service answered (any HTTP status) or
+/// could not be reached (no connection, no answer in time), with the reason in the latter case:
+/// the task layer says once that the service is away, instead of once a failed request.
+pub type ReachabilityWatch = std::sync::Arc<dyn Fn(Result<(), &ApiError>) + Send + Sync>;
 
 /// A reply that has passed the status check: its status and its body as text.
 #[derive(Clone, Debug)]
@@ -116,7 +131,26 @@ impl ApiClient {
             http,
             base: parse_base_url(base_url)?,
             token: None,
+            watch: None,
         })
+    }
+
+    /// The same client, telling `watch` after every request whether the service answered.
+    pub fn with_watch(mut self, watch: Option<ReachabilityWatch>) -> Self {
+        self.watch = watch;
+        self
+    }
+
+    /// Sends a request and tells the watch whether the service answered.
+    pub async fn send_watched(
+        &self,
+        builder: reqwest::RequestBuilder,
+    ) -> Result<reqwest::Response, ApiError> {
+        let sent = builder.send().await.map_err(ApiError::from);
+        if let Some(watch) = &self.watch {
+            watch(sent.as_ref().map(drop));
+        }
+        sent
     }
 
     /// The same client with a token.
@@ -197,7 +231,7 @@ impl ApiClient {
         builder: reqwest::RequestBuilder,
         states: &[u16],
     ) -> Result<Reply, ApiError> {
-        let response = builder.send().await?;
+        let response = self.send_watched(builder).await?;
         let status = response.status();
         let body = response.text().await?;
         check_status(status, body, states)

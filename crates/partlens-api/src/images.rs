@@ -28,11 +28,14 @@ impl ApiClient {
                 "image URLs must be http or https".into(),
             ));
         }
-        let response = self
-            .request_url(Method::GET, url)
-            .timeout(CALL_TIMEOUT)
-            .send()
-            .await?;
+        // Only the service's own answers say whether it is reachable (not another image host's).
+        let own_origin = self.is_own_origin(&url);
+        let request = self.request_url(Method::GET, url).timeout(CALL_TIMEOUT);
+        let response = if own_origin {
+            self.send_watched(request).await?
+        } else {
+            request.send().await?
+        };
         let status = response.status();
         if !status.is_success() {
             let body = response.text().await.unwrap_or_default();

@@ -39,7 +39,7 @@ pub mod upload;
 
 pub use attribute::Attribute;
 #[cfg(feature = "client")]
-pub use client::{AccessToken, ApiClient};
+pub use client::{AccessToken, ApiClient, ReachabilityWatch};
 pub use error::ApiError;
 #[cfg(feature = "client")]
 pub use files::{FileRef, GetFileRequest};

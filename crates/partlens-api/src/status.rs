@@ -36,7 +36,7 @@ impl ApiClient {
         let builder = self
             .request(Method::GET, "api/FileStatus", &query)?
             .timeout(CALL_TIMEOUT);
-        let response = builder.send().await?;
+        let response = self.send_watched(builder).await?;
         let status = response.status().as_u16();
         let failure_reason = response
             .headers()

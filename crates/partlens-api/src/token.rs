@@ -55,7 +55,7 @@ impl ApiClient {
             .header(reqwest::header::ACCEPT, "application/json")
             .form(&form)
             .timeout(super::client::CALL_TIMEOUT);
-        let response = request.send().await?;
+        let response = self.send_watched(request).await?;
         let status = response.status().as_u16();
         let body = response.text().await?;
         match status {

@@ -170,6 +170,7 @@ pub async fn run(args: SearchArgs, session: &mut Session) -> Result<(), CliError
     let options = FileSearchOptions {
         two_step: args.two_step,
         index_async: args.index_async,
+        poll_when_mixed: false,
     };
     let show_progress = std::io::stderr().is_terminal();
     let outcome = run_file_search(

@@ -34,6 +34,7 @@ use super::jobs::job_store::JobStore;
 use super::jobs::poll::PollPolicy;
 use super::local_workspace::{LocalWorkspaceLauncher, RunningWorkspace, StoredContent};
 use super::models::ModelLoader;
+use super::samples::record::SampleLibrary;
 use super::secrets::SecretStore;
 use super::service_choice::ServiceChoice;
 use super::sync::SyncTasks;
@@ -122,6 +123,8 @@ pub(super) struct LocalWorkspace {
     pub(super) company: String,
     pub(super) service: Box<dyn RunningWorkspace>,
     pub(super) content: Arc<dyn StoredContent>,
+    /// Its sample library, when it has one.
+    pub(super) samples: Option<Arc<SampleLibrary>>,
 }
 
 /// A job that has a task running.
@@ -151,6 +154,12 @@ pub(super) struct State {
     pub(super) local: Option<LocalWorkspace>,
     /// The user of the last login, for prefilling the form and for `LogOut`.
     pub(super) last_user: Option<String>,
+    /// Stops the sample library's addition while one runs (there is never a second).
+    pub(super) samples_run: Option<CancellationToken>,
+    /// Why the service does not answer, while it does not ([`super::reachability`]).
+    pub(super) unreachable: Option<String>,
+    /// Work that met the service away, to run again once it answers.
+    pub(super) waiting_for_service: Vec<Command>,
 }
 
 impl State {
@@ -219,6 +228,9 @@ impl Backend {
                     poll_policy: PollPolicy::default(),
                     local: None,
                     last_user: None,
+                    samples_run: None,
+                    unreachable: None,
+                    waiting_for_service: Vec::new(),
                 }),
             }),
         };
@@ -310,9 +322,11 @@ impl Backend {
             Command::Search {
                 id,
                 request,
-                history,
-            } => self.run_search(id, request, history),
+                keep_in_history,
+            } => self.run_search(id, request, keep_in_history),
             Command::CancelSearch(id) => self.cancel_search(id),
+            Command::RemoveSampleLibrary => self.remove_sample_library(),
+            Command::CheckService => self.check_service(),
             Command::LoadImage(request) => self.load_image(request),
             Command::CancelImage(key) => {
                 self.shared.images.cancel(&key);
@@ -407,6 +421,10 @@ impl Backend {
             NoticeLevel::Info => tracing::info!("{message}"),
             NoticeLevel::Warning => tracing::warn!("{message}"),
             NoticeLevel::Error => tracing::error!("{message}"),
+        }
+        // While the service is away the banner says so once; what failed with it is only logged.
+        if level != NoticeLevel::Info && self.service_is_away() {
+            return;
         }
         self.emit(Event::Notice { level, message });
     }

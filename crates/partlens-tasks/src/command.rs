@@ -1,7 +1,6 @@
 //! What the front end asks the backend to do. Plain data: views push Commands, the app hands them to
 //! the [`Backend`](super::backend::Backend), which answers with [`Event`](super::event::Event)s.
 
-use super::history::SearchDraft;
 use super::jobs::job::{JobId, UploadSpec};
 use super::jobs::poll::PollPolicy;
 use super::models::ModelRequest;
@@ -63,11 +62,10 @@ pub enum Command {
         id: u64,
         /// What to search.
         request: ViewSearchRequest,
-        /// The search as the history keeps it (its views in the bar's order, with the input UIDs
-        /// known before it runs): recorded by the backend itself once the search finished, with
-        /// the UIDs the views got and a copy of each (to upload it again if the service loses it);
-        /// then `Event::HistoryChanged`. `None` keeps nothing.
-        history: Option<SearchDraft>,
+        /// Keep the search in the history once it finished: recorded by the backend itself, with
+        /// the input UIDs its views got and a copy of each (to upload it again if the service
+        /// loses it); then `Event::HistoryChanged`.
+        keep_in_history: bool,
     },
     /// Stop the search with this id.
     CancelSearch(u64),
@@ -184,6 +182,12 @@ pub enum Command {
     },
     /// Stop waiting for the duplicates of this request (the service finishes on its own).
     CancelDuplicates(u64),
+    /// Remove the local workspace's sample library (it is never added again); answers
+    /// `Event::SampleLibrary` and a notice.
+    RemoveSampleLibrary,
+    /// Ask the service now whether it answers (the *Retry* of the banner that says it is away);
+    /// answers `Event::ServiceReachable` when it does.
+    CheckService,
 }
 
 impl std::fmt::Display for Command {
@@ -205,7 +209,11 @@ impl std::fmt::Display for Command {
             Self::ResumeJob(id) => write!(f, "resume job {id}"),
             Self::PickViews => f.write_str("pick views"),
             Self::Search { id, request, .. } => {
-                write!(f, "search {id} ({} views to upload)", request.uploads.len())
+                write!(
+                    f,
+                    "search {id} ({} views to upload)",
+                    request.uploads().count()
+                )
             }
             Self::CancelSearch(id) => write!(f, "cancel search {id}"),
             Self::LoadAttributeNames => f.write_str("load attribute names"),
@@ -261,6 +269,8 @@ impl std::fmt::Display for Command {
                 None => write!(f, "find duplicates {request}"),
             },
             Self::CancelDuplicates(request) => write!(f, "cancel duplicates {request}"),
+            Self::RemoveSampleLibrary => f.write_str("remove the sample library"),
+            Self::CheckService => f.write_str("check the service"),
         }
     }
 }

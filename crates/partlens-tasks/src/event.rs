@@ -3,11 +3,12 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::duplicates::DuplicateParts;
+use super::duplicates::parts::DuplicateParts;
 use super::history::SearchHistory;
 use super::jobs::job::{Job, JobId};
 use super::models::ModelPreview;
-use super::search::search_flow::FileSearchProgress;
+use super::samples::record::SampleLibraryStatus;
+use super::search::view_search::{ViewInput, ViewSearchProgress};
 use super::service_choice::ServiceChoice;
 use super::sync::{SyncPreview, SyncRun, SyncSetup};
 use super::thumbnails::DecodedImage;
@@ -51,11 +52,21 @@ pub enum Event {
     /// Logged in; parked commands run again.
     LoggedIn(SessionInfo),
     /// What the local workspace is doing after its login ("Adding the sample library (3 of 22)…"),
-    /// or `None` when that work has ended.
+    /// or `None` when that work has ended: the one banner's sentence.
     WorkspaceActivity {
         /// What is happening, in words; `None` when done.
         detail: Option<String>,
     },
+    /// The service does not answer (stopped, unreachable, restarting): said once; uploads and
+    /// searches wait for it, and it is asked again now and then.
+    ServiceUnreachable {
+        /// What happened, in words.
+        message: String,
+    },
+    /// The service answers again; the work that waited runs.
+    ServiceReachable,
+    /// Where the local workspace's sample library is (for Settings, which can remove it).
+    SampleLibrary(SampleLibraryStatus),
     /// The service needs a login (first start of a remote service, or a 401 at any time). What the
     /// user was doing is kept and runs again after the login.
     LoginRequired {
@@ -99,25 +110,25 @@ pub enum Event {
     SearchProgress {
         /// The search.
         id: u64,
-        /// Its progress.
-        progress: FileSearchProgress,
+        /// Its progress, each view named by its slot.
+        progress: ViewSearchProgress,
     },
     /// Search `id` finished.
     SearchFinished {
         /// The search.
         id: u64,
-        /// The search-input UIDs (earlier inputs first, then the views uploaded by this search).
-        input_uids: Vec<FileUid>,
+        /// The input UID each view was searched by, by slot (kept for the next search).
+        inputs: Vec<ViewInput>,
         /// The result.
         result: SearchResult,
     },
-    /// Before search `id` runs: the service no longer has these kept inputs (404 or 422 on their
-    /// status), so their views go up again, after the views that were new, in this order.
+    /// Before search `id` runs: the service no longer has the kept inputs of these views (404 or
+    /// 422 on their status), so they go up again with the search.
     SearchInputsGone {
         /// The search.
         id: u64,
-        /// The input UIDs the service no longer has.
-        uids: Vec<FileUid>,
+        /// The slots of those views.
+        slots: Vec<u64>,
     },
     /// Search `id` failed or was cancelled; the sentence says why and what to do.
     SearchFailed {

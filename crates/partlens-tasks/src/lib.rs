@@ -26,7 +26,9 @@ mod library;
 pub mod local_workspace;
 pub mod models;
 mod pmi;
+pub mod reachability;
 mod records;
+pub mod samples;
 pub mod search;
 pub mod secrets;
 pub mod service_choice;
@@ -45,8 +47,8 @@ pub use event::{Event, NoticeLevel, SessionInfo};
 pub use file_picker::{FilePicker, PreparedFilePicker};
 pub use jobs::job::{Job, JobId, JobPhase, JobRole, UploadSpec};
 pub use local_workspace::{
-    FirstWork, LocalWorkspaceLauncher, NoLocalWorkspace, OpenedWorkspace, RunningWorkspace,
-    StoredContent, StoredFile, WorkspaceError, WorkspaceProgressFn,
+    LocalWorkspaceLauncher, NoLocalWorkspace, OpenedWorkspace, RunningWorkspace, StoredContent,
+    StoredFile, WorkspaceError, WorkspaceProgressFn,
 };
 pub use secrets::{MemoryStore, SecretError, SecretStore};
 pub use service_choice::ServiceChoice;

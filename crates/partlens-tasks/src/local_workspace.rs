@@ -1,7 +1,7 @@
 //! The seam between the task layer and the local workspace: `tasks` does not know the local service;
 //! `main.rs` (and tests) hand the backend a [`LocalWorkspaceLauncher`] that starts it, makes sure the OS
-//! user has an account, logs in, and hands back the filling of a new workspace with the sample
-//! library as work to run after the login. The opened
+//! user has an account, logs in, and hands back the workspace's sample library (its parts and its
+//! record), which the task layer adds after the login ([`crate::samples`]). The opened
 //! workspace also answers where its store keeps a file's content ([`StoredContent`]), which the 3D
 //! preview reads models from (the interface has no call that returns a file's bytes).
 
@@ -10,15 +10,11 @@ use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
 
+use crate::samples::record::SampleLibrary;
 use partlens_api::{ApiClient, Credentials, FileUid};
 
-/// Reports what opening the workspace is doing ("Starting the local service…"), or what its first
-/// work after the login is doing ("Adding the sample library (3 of 12)…").
+/// Reports what opening the workspace is doing ("Starting the local service…").
 pub type WorkspaceProgressFn = Arc<dyn Fn(String) + Send + Sync>;
-
-/// Work a newly opened workspace does once its user is logged in (a new workspace's sample
-/// library), reporting through the function it is given; the task layer runs it and shows it.
-pub type FirstWork = Box<dyn FnOnce(WorkspaceProgressFn) -> BoxFuture<'static, ()> + Send>;
 
 /// Why the local workspace could not be opened, as a sentence for the user.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -45,9 +41,9 @@ pub struct OpenedWorkspace {
     pub service: Box<dyn RunningWorkspace>,
     /// Where the service's store keeps the content of its files.
     pub content: Arc<dyn StoredContent>,
-    /// What to do once logged in (adding a new workspace's sample library), if anything: run after
-    /// the login, so the app shows who is logged in while it runs.
-    pub first_work: Option<FirstWork>,
+    /// The workspace's sample library (none when no library was found): added after the login,
+    /// once per workspace, so the app shows who is logged in while it goes up.
+    pub samples: Option<SampleLibrary>,
 }
 
 /// A file's content as the local workspace's store keeps it.
@@ -79,8 +75,8 @@ impl std::fmt::Debug for OpenedWorkspace {
 
 /// Opens the local workspace.
 pub trait LocalWorkspaceLauncher: Send + Sync {
-    /// Starts the local service and logs the OS user in; `progress` hears what is happening. A new
-    /// workspace's samples come back as [`OpenedWorkspace::first_work`].
+    /// Starts the local service and logs the OS user in; `progress` hears what is happening. The
+    /// workspace's samples come back as [`OpenedWorkspace::samples`].
     fn open(
         &self,
         progress: WorkspaceProgressFn,

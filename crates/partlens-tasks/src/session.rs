@@ -82,6 +82,8 @@ impl Backend {
         };
         if let Some((client, credentials, company)) = reuse {
             self.finish_login(seq, client, credentials.username, Some(company));
+            // An addition that stopped when another service was chosen carries on.
+            self.resume_sample_library(Vec::new());
             return;
         }
         self.emit(Event::Connecting {
@@ -99,28 +101,32 @@ impl Backend {
                     let user = opened.credentials.username.clone();
                     let company = opened.company.clone();
                     let client = opened.client.clone();
+                    let samples = opened.samples.map(Arc::new);
+                    let adding = samples.as_ref().is_some_and(|samples| {
+                        samples.read_record().state == crate::samples::record::SampleState::Adding
+                    });
                     backend.lock().local = Some(LocalWorkspace {
                         client: opened.client,
                         credentials: opened.credentials,
                         company: opened.company,
                         service: opened.service,
                         content: opened.content,
+                        samples,
                     });
-                    match opened.first_work {
-                        Some(work) => {
-                            // Work asked for before the login (views given with `--search`) runs
-                            // over the whole new library, after the samples.
-                            let waiting = std::mem::take(&mut backend.lock().parked);
-                            // Before the login's event, so the front end never sees the login
-                            // without the work that follows it.
-                            backend.emit(Event::WorkspaceActivity {
-                                detail: Some("Getting the new workspace ready…".into()),
-                            });
-                            backend.finish_login(seq, client, user, Some(company));
-                            backend.run_first_work(work, waiting);
-                        }
-                        None => backend.finish_login(seq, client, user, Some(company)),
-                    }
+                    // Work asked for before the login (views given with `--search`) runs over
+                    // the whole new library, after the samples.
+                    let waiting = if adding {
+                        // Before the login's event, so the front end never sees the login
+                        // without the work that follows it.
+                        backend.emit(Event::WorkspaceActivity {
+                            detail: Some("Getting the new workspace ready…".into()),
+                        });
+                        std::mem::take(&mut backend.lock().parked)
+                    } else {
+                        Vec::new()
+                    };
+                    backend.finish_login(seq, client, user, Some(company));
+                    backend.resume_sample_library(waiting);
                 }
                 Err(error) => {
                     let current = {
@@ -291,6 +297,7 @@ impl Backend {
     /// Installs a logged-in client as the session, tells the front end, runs the parked work and
     /// resumes the unfinished jobs of this service.
     fn finish_login(&self, seq: u64, client: ApiClient, user: String, company: Option<String>) {
+        let client = client.with_watch(Some(self.reachability_watch()));
         let (info, parked, resume) = {
             let mut state = self.lock();
             if state.connect_seq != seq {
@@ -338,33 +345,6 @@ impl Backend {
             self.start_job(id);
         }
         self.resume_library_syncs(&service_key);
-    }
-
-    /// Runs a newly opened workspace's first work (its sample library) while its user is logged
-    /// in, telling the front end what it is doing, then sends `waiting` (work asked for before
-    /// the login); a change of service stops it (a new workspace adds what is left at its next
-    /// start) and drops `waiting`, as it drops parked work.
-    fn run_first_work(&self, work: super::local_workspace::FirstWork, waiting: Vec<Command>) {
-        let cancel = self.lock().session_cancel.child_token();
-        let reporter = self.clone();
-        let progress: WorkspaceProgressFn = Arc::new(move |detail: String| {
-            reporter.emit(Event::WorkspaceActivity {
-                detail: Some(detail),
-            });
-        });
-        let backend = self.clone();
-        self.spawn(async move {
-            let finished = tokio::select! {
-                () = work(progress) => true,
-                () = cancel.cancelled() => false,
-            };
-            backend.emit(Event::WorkspaceActivity { detail: None });
-            if finished {
-                for command in waiting {
-                    backend.send(command);
-                }
-            }
-        });
     }
 
     /// Ends the session of a remote service and forgets its remembered token.

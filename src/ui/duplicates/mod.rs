@@ -15,6 +15,7 @@ use egui::{Align, Layout, Sense, UiBuilder, Vec2};
 
 use self::groups::{FileCard, GroupCard};
 use super::app_command::CommandQueue;
+use super::keyboard::{ListCursor, ListKey};
 use super::results::{ResultRow, state_message_ui, thumbnail_ui};
 use super::texture_cache::TextureCache;
 use partlens_api::{ApiError, FileUid};
@@ -31,7 +32,7 @@ const MIN_SCORE_RANGE: std::ops::RangeInclusive<f64> = 0.5..=1.0;
 const FILE_CARD_WIDTH: f32 = 176.0;
 
 /// Height of a file's card, in points.
-const FILE_CARD_HEIGHT: f32 = 190.0;
+const FILE_CARD_HEIGHT: f32 = 216.0;
 
 /// Space between groups and between a group's cards, in points.
 const GROUP_SPACING: f32 = 10.0;
@@ -63,6 +64,13 @@ pub enum DuplicatesIntent {
     OpenDetail(FileUid),
     /// Compare a group's files.
     Compare(Vec<ResultRow>),
+    /// Search by a file itself (by its UID: a model as a model).
+    MoreLikeThis {
+        /// The file.
+        uid: FileUid,
+        /// Its stored file name.
+        file_name: String,
+    },
 }
 
 /// The Duplicates place's state.
@@ -81,6 +89,8 @@ pub struct DuplicatesView {
     min_score: f64,
     /// True once the user moved the control: later requests send it (else the service's default).
     min_score_chosen: bool,
+    /// The keyboard's cursor over the files of every group, in order.
+    cursor: ListCursor,
 }
 
 impl Default for DuplicatesView {
@@ -93,6 +103,7 @@ impl Default for DuplicatesView {
             files_compared: 0,
             applied_min_score: SERVICE_DEFAULT_MIN_SCORE,
             min_score: SERVICE_DEFAULT_MIN_SCORE,
+            cursor: ListCursor::default(),
             min_score_chosen: false,
         }
     }
@@ -241,6 +252,14 @@ impl DuplicatesView {
             }
             DuplicatesStatus::Ready if self.groups.is_empty() => self.empty_ui(ui, commands),
             DuplicatesStatus::Ready => {
+                let files: Vec<&FileCard> =
+                    self.groups.iter().flat_map(|group| &group.files).collect();
+                if let Some(ListKey::Open(index)) = self.cursor.keys(ui, files.len(), 1)
+                    && let Some(file) = files.get(index)
+                {
+                    intents.push(DuplicatesIntent::OpenDetail(file.row.uid.clone()));
+                }
+                let cursor = self.cursor;
                 egui::ScrollArea::vertical()
                     .id_salt("duplicate groups")
                     .auto_shrink(false)
@@ -255,18 +274,27 @@ impl DuplicatesView {
                             .iter()
                             .map(|group| group_width(group.files.len(), full_width))
                             .collect();
+                        // Where each group's files start in the cursor's order.
+                        let firsts: Vec<usize> = self
+                            .groups
+                            .iter()
+                            .scan(0, |first, group| {
+                                let start = *first;
+                                *first += group.files.len();
+                                Some(start)
+                            })
+                            .collect();
                         for row in group_rows(&widths, full_width) {
                             ui.with_layout(Layout::left_to_right(Align::Min), |ui| {
                                 for index in row {
-                                    group_ui(
-                                        ui,
+                                    let group = GroupAt {
                                         index,
-                                        &self.groups[index],
-                                        widths[index],
-                                        textures,
-                                        commands,
-                                        &mut intents,
-                                    );
+                                        card: &self.groups[index],
+                                        width: widths[index],
+                                        first_file: firsts[index],
+                                        cursor,
+                                    };
+                                    group_ui(ui, &group, textures, commands, &mut intents);
                                 }
                             });
                         }
@@ -400,17 +428,26 @@ fn group_rows(widths: &[f32], full_width: f32) -> Vec<std::ops::Range<usize>> {
     rows
 }
 
+/// A group as it is drawn: its number, its card, its width, where its files start in the
+/// cursor's order, and the cursor.
+struct GroupAt<'a> {
+    index: usize,
+    card: &'a GroupCard,
+    width: f32,
+    first_file: usize,
+    cursor: ListCursor,
+}
+
 /// One group, `width` wide: its score and file count with *Compare*, then its files' cards side
 /// by side (on more lines when they do not fit).
 fn group_ui(
     ui: &mut egui::Ui,
-    index: usize,
-    group: &GroupCard,
-    width: f32,
+    at: &GroupAt<'_>,
     textures: &mut TextureCache<egui::TextureHandle>,
     commands: &mut CommandQueue,
     intents: &mut Vec<DuplicatesIntent>,
 ) {
+    let (index, group, width) = (at.index, at.card, at.width);
     egui::Frame::group(ui.style())
         .inner_margin(egui::Margin::same(GROUP_MARGIN as i8))
         .show(ui, |ui| {
@@ -436,22 +473,30 @@ fn group_ui(
                     }
                 });
                 ui.horizontal_wrapped(|ui| {
-                    for file in &group.files {
-                        file_card_ui(ui, file, textures, commands, intents);
+                    for (position, file) in group.files.iter().enumerate() {
+                        let under_cursor = at.cursor.index == Some(at.first_file + position);
+                        let reveal = under_cursor && at.cursor.reveal;
+                        let card =
+                            file_card_ui(ui, file, under_cursor, textures, commands, intents);
+                        if reveal {
+                            ui.scroll_to_rect(card, None);
+                        }
                     }
                 });
             });
         });
 }
 
-/// A file's card: thumbnail, name, format and size; a click opens its detail.
+/// A file's card: thumbnail, name, format and size, *More like this*; a click opens its detail.
+/// Framed when `under_cursor`. Returns where it is.
 fn file_card_ui(
     ui: &mut egui::Ui,
     file: &FileCard,
+    under_cursor: bool,
     textures: &mut TextureCache<egui::TextureHandle>,
     commands: &mut CommandQueue,
     intents: &mut Vec<DuplicatesIntent>,
-) {
+) -> egui::Rect {
     let (rect, response) =
         ui.allocate_exact_size(Vec2::new(FILE_CARD_WIDTH, FILE_CARD_HEIGHT), Sense::click());
     let name = file.row.name.clone();
@@ -463,7 +508,10 @@ fn file_card_ui(
     }
     // Thumbnails are asked for only for the cards on screen.
     if !ui.is_rect_visible(rect) {
-        return;
+        return rect;
+    }
+    if under_cursor {
+        crate::ui::keyboard::paint_cursor(ui, rect);
     }
     let visuals = ui.visuals();
     let stroke = if response.hovered() {
@@ -498,6 +546,19 @@ fn file_card_ui(
                 .selectable(false),
         );
     }
+    let more = card
+        .add(egui::Button::new("More like this").small())
+        .on_hover_text(crate::ui::results::more_like_this_hint(&file.row.file_name));
+    more.widget_info(|| {
+        egui::WidgetInfo::labeled(egui::Role::Button, true, format!("More like {name}"))
+    });
+    if more.clicked() {
+        intents.push(DuplicatesIntent::MoreLikeThis {
+            uid: file.row.uid.clone(),
+            file_name: file.row.file_name.clone(),
+        });
+    }
+    rect
 }
 
 /// What went wrong, and what to do next.

@@ -19,6 +19,7 @@ use egui::Rect;
 use self::filters::LibraryFilters;
 use self::pages::{LibraryPages, PAGE_FILES};
 use super::app_command::CommandQueue;
+use super::keyboard::{ListCursor, ListKey};
 use super::results::grid::{CardParts, result_card_ui};
 use super::results::{
     CARD_ATTRIBUTES, CARD_HEIGHT, CARD_WIDTH, ResultRow, ResultsIntent, ResultsLayout,
@@ -48,12 +49,12 @@ pub enum LibraryStatus {
 pub enum LibraryIntent {
     /// Open the file's detail.
     OpenDetail(FileUid),
-    /// Search by the file's image.
+    /// Search by the file itself (by its UID: a model as a model).
     MoreLikeThis {
-        /// Its name, for the view slot.
-        name: String,
-        /// The image to search by.
-        image_url: String,
+        /// The file.
+        uid: FileUid,
+        /// Its stored file name.
+        file_name: String,
     },
 }
 
@@ -73,6 +74,8 @@ pub struct LibraryView {
     /// The rows laid out in the last frame.
     shown_rows: std::ops::Range<usize>,
     hovered_model: Option<(ResultRow, Rect)>,
+    /// The keyboard's cursor over the listing.
+    cursor: ListCursor,
 }
 
 impl LibraryView {
@@ -115,6 +118,14 @@ impl LibraryView {
     /// when the files changed).
     pub fn invalidate(&mut self) {
         self.status = LibraryStatus::NotLoaded;
+    }
+
+    /// Lists again at the next frame when the listing had failed (the service is back).
+    pub fn reload_if_failed(&mut self) {
+        if matches!(self.status, LibraryStatus::Failed(_)) {
+            self.invalidate();
+        }
+        self.page_error = None;
     }
 
     /// Asks for the listing anew with the filters as they are (its first page).
@@ -275,9 +286,9 @@ impl LibraryView {
                         ResultsIntent::OpenDetail(uid) => {
                             intents.push(LibraryIntent::OpenDetail(uid));
                         }
-                        ResultsIntent::MoreLikeThis {
-                            name, image_url, ..
-                        } => intents.push(LibraryIntent::MoreLikeThis { name, image_url }),
+                        ResultsIntent::MoreLikeThis { uid, file_name } => {
+                            intents.push(LibraryIntent::MoreLikeThis { uid, file_name });
+                        }
                         _ => {}
                     }
                 }
@@ -318,21 +329,33 @@ impl LibraryView {
                 }
             });
         }
-        // Home and End go to the newest and the oldest file (not while typing in a filter).
-        if !ui.memory(|memory| memory.focused().is_some()) {
-            let (home, end) = ui.input(|input| {
-                (
-                    input.key_pressed(egui::Key::Home),
-                    input.key_pressed(egui::Key::End),
-                )
-            });
-            if home {
-                self.scroll_to = Some(0);
+    }
+
+    /// Takes this frame's list keys over `columns` files to a row (Home and End go to the newest
+    /// and the oldest file): the file under the cursor is brought on screen, Enter opens it.
+    fn cursor_keys(&mut self, ui: &egui::Ui, columns: usize, intents: &mut Vec<ResultsIntent>) {
+        let total = self.pages.total().unwrap_or(0);
+        match self.cursor.keys(ui, total, columns) {
+            Some(ListKey::Open(index)) => {
+                if let Some(file) = self.pages.row(index) {
+                    intents.push(ResultsIntent::OpenDetail(file.row.uid.clone()));
+                }
             }
-            if end {
-                self.scroll_to = Some(total.saturating_sub(1));
+            Some(ListKey::Moved(index)) => {
+                // A row at the edge of the screen or off it comes on screen.
+                let shown = &self.shown_rows;
+                let inside = index >= shown.start + columns && index + columns < shown.end;
+                if !inside {
+                    self.scroll_to = Some(index);
+                }
             }
+            Some(ListKey::Left) | None => {}
         }
+    }
+
+    /// The file under the keyboard's cursor, if its page is in.
+    pub fn cursor(&self) -> Option<&ResultRow> {
+        self.pages.row(self.cursor.index?).map(|file| &file.row)
     }
 
     /// The grid of cards; returns the rows of the listing on screen.
@@ -349,6 +372,8 @@ impl LibraryView {
             as usize)
             .max(1);
         let row_count = total.div_ceil(columns);
+        self.cursor_keys(ui, columns, intents);
+        let cursor = self.cursor.index;
         let mut area = egui::ScrollArea::vertical()
             .id_salt("library grid")
             .auto_shrink(false);
@@ -377,6 +402,7 @@ impl LibraryView {
                                     selected: None,
                                     hovered_model: &mut *hovered_model,
                                     caption: Some(row.caption()),
+                                    under_cursor: cursor == Some(index),
                                 };
                                 result_card_ui(ui, &row.row, card, textures, commands, intents);
                             }

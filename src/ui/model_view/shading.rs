@@ -55,13 +55,33 @@ const AMBIENT: f32 = 0.28;
 /// The model seen by `camera`, fitted into `rect`, as one mesh in screen points.
 pub fn model_mesh(preview: &ModelPreview, camera: &Camera, rect: Rect, style: &ModelStyle) -> Mesh {
     let basis = camera.basis();
+    let projected = project_vertices(preview, camera, rect);
+    let facing: Vec<f32> = preview
+        .normals
+        .iter()
+        .map(|normal| dot(*normal, basis.toward_viewer))
+        .collect();
+    let view = View {
+        preview,
+        projected: &projected,
+        facing: &facing,
+    };
+    let order = view.draw_order(camera, style);
+    view.painted(&order, style)
+}
+
+/// The dot product of two vectors.
+fn dot(a: [f32; 3], b: [f32; 3]) -> f32 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+/// Screen position and depth (toward the viewer) of every vertex.
+fn project_vertices(preview: &ModelPreview, camera: &Camera, rect: Rect) -> Vec<(Pos2, f32)> {
+    let basis = camera.basis();
     let scale = rect.height() / (2.0 * camera.half_height.max(f32::MIN_POSITIVE));
     let center = rect.center();
     let target = camera.target;
-    let dot = |a: [f32; 3], b: [f32; 3]| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-
-    // Screen position and depth (toward the viewer) of every vertex.
-    let projected: Vec<(Pos2, f32)> = preview
+    preview
         .mesh
         .vertices
         .iter()
@@ -79,43 +99,62 @@ pub fn model_mesh(preview: &ModelPreview, camera: &Camera, rect: Rect, style: &M
                 dot(relative, basis.toward_viewer),
             )
         })
-        .collect();
+        .collect()
+}
 
-    let facing: Vec<f32> = preview
-        .normals
-        .iter()
-        .map(|normal| dot(*normal, basis.toward_viewer))
-        .collect();
-    let shown = |face: u32| face != NO_FACE && (!preview.closed || facing[face as usize] > 0.0);
+/// A model projected for one camera: what the draw order and the painting read.
+struct View<'a> {
+    preview: &'a ModelPreview,
+    projected: &'a [(Pos2, f32)],
+    facing: &'a [f32],
+}
 
-    // Sort keys: depth as ordered bits in the high half, the primitive in the low half (triangles
-    // first, then edges after them by index), so one integer sort orders everything.
-    let triangle_count = preview.mesh.triangles.len();
-    let triangle_depth: Vec<f32> = preview
-        .mesh
-        .triangles
-        .iter()
-        .map(|triangle| {
-            triangle
-                .iter()
-                .map(|&vertex| projected[vertex as usize].1)
-                .sum::<f32>()
-                / 3.0
-        })
-        .collect();
-    let mut order: Vec<u64> = Vec::with_capacity(triangle_count + preview.edges.len());
-    for (index, &depth) in triangle_depth.iter().enumerate() {
-        if shown(index as u32) {
-            order.push(sort_key(depth, index));
-        }
+impl View<'_> {
+    /// True when triangle `face` is drawn (a closed model's back faces are not).
+    fn shown(&self, face: u32) -> bool {
+        face != NO_FACE && (!self.preview.closed || self.facing[face as usize] > 0.0)
     }
-    if style.edges {
-        // An edge is drawn just after the nearest triangle that touches either of its ends: a
-        // triangle's middle can be nearer than its edges, and neither it nor a sliver meeting the
-        // edge at a corner may cover the outline.
-        let mut nearest_at_vertex = vec![f32::NEG_INFINITY; projected.len()];
+
+    /// Sort keys of every primitive drawn, far first: depth as ordered bits in the high half, the
+    /// primitive in the low half (triangles first, then edges after them by index), so one integer
+    /// sort orders everything.
+    fn draw_order(&self, camera: &Camera, style: &ModelStyle) -> Vec<u64> {
+        let preview = self.preview;
+        let triangle_count = preview.mesh.triangles.len();
+        let triangle_depth: Vec<f32> = preview
+            .mesh
+            .triangles
+            .iter()
+            .map(|triangle| {
+                triangle
+                    .iter()
+                    .map(|&vertex| self.projected[vertex as usize].1)
+                    .sum::<f32>()
+                    / 3.0
+            })
+            .collect();
+        let mut order: Vec<u64> = Vec::with_capacity(triangle_count + preview.edges.len());
+        for (index, &depth) in triangle_depth.iter().enumerate() {
+            if self.shown(index as u32) {
+                order.push(sort_key(depth, index));
+            }
+        }
+        if style.edges {
+            self.order_edges(&triangle_depth, camera, &mut order);
+        }
+        order.sort_unstable();
+        order
+    }
+
+    /// An edge is drawn just after the nearest triangle that touches either of its ends: a
+    /// triangle's middle can be nearer than its edges, and neither it nor a sliver meeting the edge
+    /// at a corner may cover the outline.
+    fn order_edges(&self, triangle_depth: &[f32], camera: &Camera, order: &mut Vec<u64>) {
+        let preview = self.preview;
+        let triangle_count = preview.mesh.triangles.len();
+        let mut nearest_at_vertex = vec![f32::NEG_INFINITY; self.projected.len()];
         for (index, triangle) in preview.mesh.triangles.iter().enumerate() {
-            if shown(index as u32) {
+            if self.shown(index as u32) {
                 for &vertex in triangle {
                     let nearest = &mut nearest_at_vertex[vertex as usize];
                     *nearest = nearest.max(triangle_depth[index]);
@@ -124,63 +163,77 @@ pub fn model_mesh(preview: &ModelPreview, camera: &Camera, rect: Rect, style: &M
         }
         let lift = camera.fitted_half_height * 1e-3;
         for (index, edge) in preview.edges.iter().enumerate() {
-            if preview.closed && !(shown(edge.faces[0]) || shown(edge.faces[1])) {
+            if preview.closed && !(self.shown(edge.faces[0]) || self.shown(edge.faces[1])) {
                 continue;
             }
             let [a, b] = edge.vertices.map(|vertex| vertex as usize);
             let depth = nearest_at_vertex[a]
                 .max(nearest_at_vertex[b])
-                .max((projected[a].1 + projected[b].1) / 2.0);
+                .max((self.projected[a].1 + self.projected[b].1) / 2.0);
             order.push(sort_key(depth + lift, triangle_count + index));
         }
     }
-    order.sort_unstable();
 
-    let mut mesh = Mesh::default();
-    mesh.reserve_vertices(order.len() * 3);
-    mesh.reserve_triangles(order.len());
-    let surface = style.surface.to_array();
-    let half_width = style.edge_width / 2.0;
-    for key in order {
-        let index = (key & 0xffff_ffff) as usize;
-        if index < triangle_count {
-            let light = AMBIENT + (1.0 - AMBIENT) * facing[index].abs().min(1.0);
-            let color = Color32::from_rgb(
-                (f32::from(surface[0]) * light) as u8,
-                (f32::from(surface[1]) * light) as u8,
-                (f32::from(surface[2]) * light) as u8,
-            );
-            let first = mesh.vertices.len() as u32;
-            for &vertex in &preview.mesh.triangles[index] {
-                mesh.vertices.push(Vertex {
-                    pos: projected[vertex as usize].0,
-                    uv: egui::epaint::WHITE_UV,
-                    color,
-                });
+    /// The primitives of `order` painted in that order: shaded triangles and edges as thin quads.
+    fn painted(&self, order: &[u64], style: &ModelStyle) -> Mesh {
+        let triangle_count = self.preview.mesh.triangles.len();
+        let mut mesh = Mesh::default();
+        mesh.reserve_vertices(order.len() * 3);
+        mesh.reserve_triangles(order.len());
+        for &key in order {
+            let index = (key & 0xffff_ffff) as usize;
+            if index < triangle_count {
+                self.paint_triangle(&mut mesh, index, style);
+            } else {
+                self.paint_edge(&mut mesh, index - triangle_count, style);
             }
-            mesh.add_triangle(first, first + 1, first + 2);
-        } else {
-            let edge = &preview.edges[index - triangle_count];
-            let [a, b] = edge.vertices.map(|vertex| projected[vertex as usize].0);
-            let along = b - a;
-            let length = along.length();
-            if length <= f32::EPSILON {
-                continue;
-            }
-            let across = Vec2::new(-along.y, along.x) / length * half_width;
-            let first = mesh.vertices.len() as u32;
-            for pos in [a - across, a + across, b + across, b - across] {
-                mesh.vertices.push(Vertex {
-                    pos,
-                    uv: egui::epaint::WHITE_UV,
-                    color: style.edge,
-                });
-            }
-            mesh.add_triangle(first, first + 1, first + 2);
-            mesh.add_triangle(first, first + 2, first + 3);
         }
+        mesh
     }
-    mesh
+
+    /// Triangle `index`, lit by how squarely it faces the viewer.
+    fn paint_triangle(&self, mesh: &mut Mesh, index: usize, style: &ModelStyle) {
+        let surface = style.surface.to_array();
+        let light = AMBIENT + (1.0 - AMBIENT) * self.facing[index].abs().min(1.0);
+        let color = Color32::from_rgb(
+            (f32::from(surface[0]) * light) as u8,
+            (f32::from(surface[1]) * light) as u8,
+            (f32::from(surface[2]) * light) as u8,
+        );
+        let first = mesh.vertices.len() as u32;
+        for &vertex in &self.preview.mesh.triangles[index] {
+            mesh.vertices.push(Vertex {
+                pos: self.projected[vertex as usize].0,
+                uv: egui::epaint::WHITE_UV,
+                color,
+            });
+        }
+        mesh.add_triangle(first, first + 1, first + 2);
+    }
+
+    /// Edge `index` as a quad `style.edge_width` wide (none for an edge seen end-on).
+    fn paint_edge(&self, mesh: &mut Mesh, index: usize, style: &ModelStyle) {
+        let edge = &self.preview.edges[index];
+        let [a, b] = edge
+            .vertices
+            .map(|vertex| self.projected[vertex as usize].0);
+        let along = b - a;
+        let length = along.length();
+        if length <= f32::EPSILON {
+            return;
+        }
+        let across = Vec2::new(-along.y, along.x) / length * (style.edge_width / 2.0);
+        let first = mesh.vertices.len() as u32;
+        for pos in [a - across, a + across, b + across, b - across] {
+            mesh.vertices.push(Vertex {
+                pos,
+                uv: egui::epaint::WHITE_UV,
+                color: style.edge,
+            });
+        }
+        mesh.add_triangle(first, first + 1, first + 2);
+        mesh.add_triangle(first, first + 2, first + 3);
+    }
 }
 
 /// Depth (larger: nearer) and primitive index packed so that sorting the keys puts far first.

@@ -1,7 +1,7 @@
 //! The page canvas of the PMI viewer: the page picture (or a blank page of the right aspect) with the
 //! PMI boxes drawn over it, zoom and pan, hover and click on boxes, and the colour legend by type.
 //! Items read by OCR from a scan show their confidence above their box; those under
-//! [`REVIEW_CONFIDENCE`](super::items::REVIEW_CONFIDENCE) get a dashed [`REVIEW_COLOR`] frame and
+//! [`REVIEW_CONFIDENCE`](super::marks::REVIEW_CONFIDENCE) get a dashed [`REVIEW_COLOR`] frame and
 //! a "!" badge besides their type's box.
 //!
 //! Boxes are `[left, top, right, bottom]` in *page pixels*, the coordinate space `PmiPage.image_size`
@@ -17,11 +17,11 @@
 use egui::emath::RectTransform;
 use egui::{Color32, Pos2, Rect, Sense, Stroke, StrokeKind, Vec2};
 
-use super::items::{confidence_note, dimension_summary, needs_review};
+use super::marks::{
+    REVIEW_COLOR, confidence_note, dimension_summary, needs_review, review_badge, type_color,
+    type_name,
+};
 use partlens_api::{PmiItem, PmiPage};
-
-/// The colour of the marks of items to review (crimson: apart from every type colour).
-pub const REVIEW_COLOR: Color32 = Color32::from_rgb(220, 20, 60);
 
 /// The closest and farthest zoom, relative to "the whole page fits".
 pub const ZOOM_RANGE: std::ops::RangeInclusive<f32> = 0.25..=24.0;
@@ -119,33 +119,6 @@ pub fn item_at(items: &[PmiItem], pos_in_page: Pos2) -> Option<usize> {
         .map(|(index, _)| index)
 }
 
-/// The kinds of item the local service reports (`type_id`); other services may number differently,
-/// and unknown ids are shown as "Type n".
-pub fn type_name(type_id: i64) -> String {
-    match type_id {
-        1 => "Note".to_owned(),
-        2 => "Dimension".to_owned(),
-        3 => "Title block".to_owned(),
-        4 => "Tolerance / GD&T".to_owned(),
-        other => format!("Type {other}"),
-    }
-}
-
-/// The colour of a type: the Okabe–Ito palette, which stays apart for colour-blind readers.
-pub fn type_color(type_id: i64) -> Color32 {
-    const PALETTE: [Color32; 7] = [
-        Color32::from_rgb(230, 159, 0),   // orange
-        Color32::from_rgb(0, 114, 178),   // blue
-        Color32::from_rgb(0, 158, 115),   // bluish green
-        Color32::from_rgb(213, 94, 0),    // vermillion
-        Color32::from_rgb(204, 121, 167), // reddish purple
-        Color32::from_rgb(86, 180, 233),  // sky blue
-        Color32::from_rgb(180, 160, 20),  // dark yellow
-    ];
-    let index = (type_id - 1).rem_euclid(PALETTE.len() as i64);
-    PALETTE[index as usize]
-}
-
 /// One line of the legend: a type, its colour and how many items of it the page has.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LegendEntry {
@@ -211,13 +184,25 @@ pub fn page_canvas_ui(
     input: &CanvasInput<'_>,
     zoom: &mut PageZoom,
 ) -> CanvasOutput {
-    let mut output = CanvasOutput::default();
     let size = Vec2::new(ui.available_width(), input.height);
     let (canvas, response) = ui.allocate_exact_size(size, Sense::click_and_drag());
     response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Image, true, "Drawing page"));
     let painter = ui.painter_at(canvas);
     painter.rect_filled(canvas, 4.0, ui.visuals().extreme_bg_color);
+    zoom_and_pan(ui, &response, canvas, zoom);
+    let page_rect = page_rect_in_ui(input.page_size, canvas, *zoom);
+    let ui_from_page = ui_from_page(input.page_size, page_rect);
+    reveal_selected_box(ui, input, &ui_from_page, canvas, zoom);
+    paint_page(&painter, input, page_rect);
+    if !input.show_boxes {
+        return CanvasOutput::default();
+    }
+    boxes_ui(ui, input, &painter, &response, canvas, &ui_from_page)
+}
 
+/// Dragging pans; Ctrl + scroll and pinching zoom about the pointer, scrolling pans (taken from
+/// the view's scroll area); a double click fits the page again.
+fn zoom_and_pan(ui: &egui::Ui, response: &egui::Response, canvas: Rect, zoom: &mut PageZoom) {
     if response.dragged() {
         zoom.pan += response.drag_delta();
     }
@@ -242,9 +227,16 @@ pub fn page_canvas_ui(
     if response.double_clicked() {
         *zoom = PageZoom::default();
     }
+}
 
-    let page_rect = page_rect_in_ui(input.page_size, canvas, *zoom);
-    let ui_from_page = ui_from_page(input.page_size, page_rect);
+/// Brings the selected item's box into the canvas when asked (its row was chosen).
+fn reveal_selected_box(
+    ui: &egui::Ui,
+    input: &CanvasInput<'_>,
+    ui_from_page: &RectTransform,
+    canvas: Rect,
+    zoom: &mut PageZoom,
+) {
     if input.reveal_selected
         && let Some(index) = input.selected
         && let Some(item) = input.items.get(index)
@@ -255,7 +247,10 @@ pub fn page_canvas_ui(
             ui.ctx().request_repaint();
         }
     }
+}
 
+/// The page: white, with its picture stretched over it and the note while it has none.
+fn paint_page(painter: &egui::Painter, input: &CanvasInput<'_>, page_rect: Rect) {
     painter.rect_filled(page_rect, 0.0, Color32::WHITE);
     if let Some(picture) = input.picture {
         painter.image(
@@ -280,26 +275,37 @@ pub fn page_canvas_ui(
             Color32::from_gray(90),
         );
     }
-    if !input.show_boxes {
-        return output;
-    }
+}
+
+/// The boxes over the page, one widget each (screen readers and tests find them by their text),
+/// the hovered one with its item's text; returns the box clicked.
+fn boxes_ui(
+    ui: &egui::Ui,
+    input: &CanvasInput<'_>,
+    painter: &egui::Painter,
+    response: &egui::Response,
+    canvas: Rect,
+    ui_from_page: &RectTransform,
+) -> CanvasOutput {
+    let mut output = CanvasOutput::default();
     // The item under the pointer, by the pure hit-test (the smallest box wins where boxes overlap).
     let pointer_in_page = ui
         .input(|input| input.pointer.hover_pos())
         .filter(|pointer| ui.rect_contains_pointer(canvas) && canvas.contains(*pointer))
         .map(|pointer| ui_from_page.inverse().transform_pos(pointer));
     let hovered = pointer_in_page.and_then(|pos_in_page| item_at(input.items, pos_in_page));
-    let id = response.id;
     for (index, item) in input.items.iter().enumerate() {
         let box_in_ui = ui_from_page.transform_rect(box_in_page(item));
         let visible = box_in_ui.intersect(canvas);
         if !visible.is_positive() {
             continue;
         }
-        let color = type_color(item.type_id);
         let selected = input.selected == Some(index);
-        // One widget a box: screen readers and tests find boxes by their text and click them.
-        let box_response = ui.interact(visible, id.with(("pmi box", index)), Sense::click());
+        let box_response = ui.interact(
+            visible,
+            response.id.with(("pmi box", index)),
+            Sense::click(),
+        );
         let note = confidence_note(item);
         let label = match &note {
             Some(note) => format!("{} box: {} ({note})", type_name(item.type_id), item.text),
@@ -307,44 +313,62 @@ pub fn page_canvas_ui(
         };
         box_response
             .widget_info(|| egui::WidgetInfo::selected(egui::Role::Button, true, selected, &label));
-        if selected || hovered == Some(index) {
-            painter.rect_filled(box_in_ui, 1.0, color.gamma_multiply(0.25));
-        }
-        let width = if selected { 3.0 } else { 1.5 };
-        painter.rect_stroke(
-            box_in_ui,
-            1.0,
-            Stroke::new(width, color),
-            StrokeKind::Outside,
-        );
-        if let Some(confidence) = item.confidence {
-            draw_confidence(&painter, box_in_ui, confidence, needs_review(item));
-        }
+        paint_box(painter, item, box_in_ui, selected, hovered == Some(index));
         if box_response.clicked() {
             // A pointer click goes to the box under the pointer; a click from the keyboard or a
             // screen reader (no pointer over the canvas) to this box.
             output.clicked = Some(hovered.unwrap_or(index));
         }
         if hovered == Some(index) && !item.text.is_empty() {
-            egui::Tooltip::for_widget(&box_response)
-                .at_pointer()
-                .show(|ui| {
-                    ui.strong(type_name(item.type_id));
-                    ui.label(&item.text);
-                    if let Some(dimension) = &item.dimension {
-                        ui.weak(dimension_summary(dimension));
-                    }
-                    if let Some(note) = &note {
-                        if needs_review(item) {
-                            ui.colored_label(REVIEW_COLOR, note);
-                        } else {
-                            ui.weak(note);
-                        }
-                    }
-                });
+            box_tooltip(&box_response, item, note.as_deref());
         }
     }
     output
+}
+
+/// One box in its type's colour: filled when selected or hovered, thicker when selected, with the
+/// confidence of an item read by OCR.
+fn paint_box(
+    painter: &egui::Painter,
+    item: &PmiItem,
+    box_in_ui: Rect,
+    selected: bool,
+    hovered: bool,
+) {
+    let color = type_color(item.type_id);
+    if selected || hovered {
+        painter.rect_filled(box_in_ui, 1.0, color.gamma_multiply(0.25));
+    }
+    let width = if selected { 3.0 } else { 1.5 };
+    painter.rect_stroke(
+        box_in_ui,
+        1.0,
+        Stroke::new(width, color),
+        StrokeKind::Outside,
+    );
+    if let Some(confidence) = item.confidence {
+        draw_confidence(painter, box_in_ui, confidence, needs_review(item));
+    }
+}
+
+/// What the hovered box's item says: its type, text, a dimension in words, its review note.
+fn box_tooltip(box_response: &egui::Response, item: &PmiItem, note: Option<&str>) {
+    egui::Tooltip::for_widget(box_response)
+        .at_pointer()
+        .show(|ui| {
+            ui.strong(type_name(item.type_id));
+            ui.label(&item.text);
+            if let Some(dimension) = &item.dimension {
+                ui.weak(dimension_summary(dimension));
+            }
+            if let Some(note) = note {
+                if needs_review(item) {
+                    ui.colored_label(REVIEW_COLOR, note);
+                } else {
+                    ui.weak(note);
+                }
+            }
+        });
 }
 
 /// The confidence of an item read by OCR over its box: the percentage above its top left corner
@@ -383,19 +407,6 @@ fn draw_confidence(painter: &egui::Painter, box_in_ui: Rect, confidence: f32, re
         3.0,
     ));
     review_badge(painter, frame.right_top());
-}
-
-/// The review mark: a [`REVIEW_COLOR`] disc with a white "!", centred on `centre` (on the boxes,
-/// the rows of the items list and the legend alike).
-pub fn review_badge(painter: &egui::Painter, centre: Pos2) {
-    painter.circle_filled(centre, 6.0, REVIEW_COLOR);
-    painter.text(
-        centre,
-        egui::Align2::CENTER_CENTER,
-        "!",
-        egui::FontId::proportional(10.0),
-        Color32::WHITE,
-    );
 }
 
 #[cfg(test)]

@@ -386,16 +386,12 @@ impl FeedbackForm {
                 "Tick the attributes your feedback is about; mark each right or wrong, and give \
                  the correct value of a wrong one.",
             );
-            egui::Grid::new("feedback attributes")
-                .num_columns(3)
-                .spacing([10.0, 4.0])
-                .striped(true)
-                .show(ui, |ui| {
-                    for review in &mut draft.reviews {
-                        review_row_ui(ui, review);
-                        ui.end_row();
-                    }
-                });
+            // One attribute a block (its value on a line of its own, the verdict and the correct
+            // value under it), so that a long value and the fields fit a narrow window.
+            for review in &mut draft.reviews {
+                review_row_ui(ui, review);
+                ui.add_space(4.0);
+            }
         }
         ui.add_space(6.0);
         let count = draft.explanation_chars();
@@ -475,8 +471,16 @@ impl FeedbackForm {
 /// One attribute's row: the checkbox (its label is the extracted `name=value`), right or wrong, and
 /// the correct value.
 fn review_row_ui(ui: &mut egui::Ui, review: &mut AttributeReview) {
-    ui.checkbox(&mut review.selected, review.extracted.clone());
-    ui.horizontal(|ui| {
+    let extracted = review.extracted.clone();
+    ui.checkbox(&mut review.selected, extracted.as_str())
+        .on_hover_text("Right-click to copy the value")
+        .context_menu(|ui| {
+            if ui.button("Copy").clicked() {
+                ui.ctx().copy_text(extracted.clone());
+                ui.close();
+            }
+        });
+    ui.horizontal_wrapped(|ui| {
         if ui
             .radio_value(&mut review.verdict, Verdict::Right, "right")
             .changed()
@@ -489,25 +493,26 @@ fn review_row_ui(ui: &mut egui::Ui, review: &mut AttributeReview) {
         {
             review.selected = true;
         }
+        let name = review.name().to_owned();
+        let width = ui.available_width().clamp(80.0, 180.0);
+        let edit = ui
+            .add(
+                egui::TextEdit::singleline(&mut review.correct_value)
+                    .hint_text("correct value")
+                    .desired_width(width),
+            )
+            .on_hover_text("The correct value, sent when the attribute is marked wrong")
+            // One field per attribute: the accessible name says whose value this is.
+            .accessible_name(format!("Correct value of {name}"));
+        if edit.changed() {
+            review.selected = true;
+            review.verdict = if review.correct_value.trim() == review.extracted_value() {
+                Verdict::Right
+            } else {
+                Verdict::Wrong
+            };
+        }
     });
-    let name = review.name().to_owned();
-    let edit = ui
-        .add(
-            egui::TextEdit::singleline(&mut review.correct_value)
-                .hint_text("correct value")
-                .desired_width(180.0),
-        )
-        .on_hover_text("The correct value, sent when the attribute is marked wrong")
-        // The grid has one field per attribute: the accessible name says whose value this is.
-        .accessible_name(format!("Correct value of {name}"));
-    if edit.changed() {
-        review.selected = true;
-        review.verdict = if review.correct_value.trim() == review.extracted_value() {
-            Verdict::Right
-        } else {
-            Verdict::Wrong
-        };
-    }
 }
 
 #[cfg(test)]

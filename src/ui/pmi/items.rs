@@ -4,53 +4,11 @@
 
 use egui::{Sense, Vec2};
 
-use super::canvas::{REVIEW_COLOR, review_badge, type_color, type_name};
-use partlens_api::{PmiDimension, PmiItem};
-
-/// Below this confidence (0–100) an item read by OCR is marked for review: Tesseract's words under
-/// 60 are misread often enough on scanned drawings that a person should look at the scan.
-pub const REVIEW_CONFIDENCE: f32 = 60.0;
-
-/// True when an item was read by OCR with a confidence under [`REVIEW_CONFIDENCE`]. Items read
-/// from vector drawings carry no confidence and are never marked.
-pub fn needs_review(item: &PmiItem) -> bool {
-    item.confidence
-        .is_some_and(|confidence| confidence < REVIEW_CONFIDENCE)
-}
-
-/// The mark of an item read by OCR: its confidence in whole percent, and "for review" under
-/// [`REVIEW_CONFIDENCE`]; `None` for an item read from a vector drawing.
-pub fn confidence_note(item: &PmiItem) -> Option<String> {
-    let confidence = item.confidence?;
-    let percent = confidence.round() as i64;
-    Some(if needs_review(item) {
-        format!("OCR {percent} %, for review")
-    } else {
-        format!("OCR {percent} %")
-    })
-}
-
-/// What a dimension item states, in words: kind, value, tolerance, fit, and whether it is a
-/// reference dimension (`diameter 60 ±0.015 H7`, `linear 25 (24.98 to 25.02)`).
-pub fn dimension_summary(dimension: &PmiDimension) -> String {
-    let mut summary = format!("{} {}", dimension.kind, dimension.value);
-    if let Some(tolerance) = &dimension.tolerance {
-        let part = match tolerance.kind.as_str() {
-            "symmetric" => format!(" ±{}", tolerance.upper),
-            "limits" => format!(" ({} to {})", tolerance.lower, tolerance.upper),
-            _ => format!(" {:+}/{:+}", tolerance.upper, tolerance.lower),
-        };
-        summary.push_str(&part);
-    }
-    if let Some(fit) = &dimension.fit {
-        summary.push(' ');
-        summary.push_str(fit);
-    }
-    if dimension.reference {
-        summary.push_str(", reference");
-    }
-    summary
-}
+use super::marks::{
+    REVIEW_COLOR, REVIEW_CONFIDENCE, confidence_note, needs_review, review_badge, type_color,
+    type_name,
+};
+use partlens_api::PmiItem;
 
 /// The indices of the items whose text, type name or review mark holds every word of `filter` (any
 /// case); with `review_only`, only the items [`needs_review`] marks.
@@ -205,6 +163,8 @@ pub fn items_list_ui(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ui::pmi::marks::dimension_summary;
+    use partlens_api::PmiDimension;
 
     fn item(type_id: i64, text: &str) -> PmiItem {
         PmiItem {

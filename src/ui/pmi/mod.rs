@@ -10,6 +10,7 @@
 pub mod canvas;
 pub mod feedback;
 pub mod items;
+pub mod marks;
 
 use egui::Vec2;
 
@@ -20,7 +21,7 @@ use super::app_command::CommandQueue;
 use super::load_state::LoadState;
 use super::picture::{Picture, picture};
 use super::texture_cache::TextureCache;
-use partlens_api::{ApiError, FileUid, PmiData};
+use partlens_api::{ApiError, FileUid, PmiData, PmiPage};
 use partlens_tasks::Command;
 use partlens_tasks::thumbnails::ImageRequest;
 use partlens_tasks::wording::{Attempt, explain};
@@ -256,6 +257,8 @@ impl PmiView {
         });
     }
 
+    /// The page shown: its toolbar, the keys that step through its items, its legend, and the page
+    /// canvas beside the items list.
     fn pages_ui(
         &mut self,
         ui: &mut egui::Ui,
@@ -264,6 +267,17 @@ impl PmiView {
         commands: &mut CommandQueue,
     ) {
         self.page = self.page.min(data.pages.len() - 1);
+        self.page_toolbar_ui(ui, data);
+        let page = &data.pages[self.page];
+        self.step_with_keys(ui, page);
+        legend_ui(ui, page);
+        let (picture, picture_note) = self.page_picture(textures, commands);
+        let size = page_size(page, picture.map(|picture| picture.size));
+        self.canvas_and_list_ui(ui, page, size, picture, picture_note);
+    }
+
+    /// The page chooser (several pages), the boxes switch and the zoom buttons.
+    fn page_toolbar_ui(&mut self, ui: &mut egui::Ui, data: &PmiData) {
         ui.horizontal_wrapped(|ui| {
             if data.pages.len() > 1 {
                 let label = ui.label("Page");
@@ -303,43 +317,35 @@ impl PmiView {
             }
             ui.weak("Drag to pan, Ctrl + scroll to zoom, click a box or press Up / Down to select an item");
         });
-        let page = &data.pages[self.page];
-        // Up and down step through the listed items while no text field has the keyboard.
-        if !ui.ctx().egui_wants_keyboard_input() {
-            let (down, up) = ui.input_mut(|input| {
-                (
-                    input.consume_key(egui::Modifiers::NONE, egui::Key::ArrowDown),
-                    input.consume_key(egui::Modifiers::NONE, egui::Key::ArrowUp),
-                )
-            });
-            if down || up {
-                let shown = filtered_items(&page.items, &self.filter, self.review_only);
-                let step = if down { 1 } else { -1 };
-                self.select(step_selection(&shown, self.selected, step));
-                self.reveal_row = true;
-            }
-        }
-        ui.horizontal_wrapped(|ui| {
-            ui.label("Legend:");
-            for entry in legend(&page.items) {
-                let (swatch, _) = ui.allocate_exact_size(Vec2::splat(12.0), egui::Sense::hover());
-                ui.painter().rect_filled(swatch, 2.0, entry.color);
-                ui.label(format!("{} ({})", entry.name, entry.count));
-            }
-            let review = review_count(&page.items);
-            if review > 0 {
-                let (badge, _) = ui.allocate_exact_size(Vec2::splat(12.0), egui::Sense::hover());
-                canvas::review_badge(ui.painter(), badge.center());
-                ui.colored_label(canvas::REVIEW_COLOR, format!("For review ({review})"));
-            }
-            if page.items.is_empty() {
-                ui.weak("no items on this page");
-            }
-        });
+    }
 
-        // The first page's picture is the record's large image; later pages have none in the
-        // interface and are drawn blank.
-        let (picture, picture_note) = match self.file.as_ref() {
+    /// Up and down step through the listed items while no text field has the keyboard.
+    fn step_with_keys(&mut self, ui: &egui::Ui, page: &PmiPage) {
+        if ui.egui_wants_keyboard_input() {
+            return;
+        }
+        let (down, up) = ui.input_mut(|input| {
+            (
+                input.consume_key(egui::Modifiers::NONE, egui::Key::ArrowDown),
+                input.consume_key(egui::Modifiers::NONE, egui::Key::ArrowUp),
+            )
+        });
+        if down || up {
+            let shown = filtered_items(&page.items, &self.filter, self.review_only);
+            let step = if down { 1 } else { -1 };
+            self.select(step_selection(&shown, self.selected, step));
+            self.reveal_row = true;
+        }
+    }
+
+    /// The page's picture: the record's large image for the first page (later pages have none in
+    /// the interface and are drawn blank), with a note while it loads or when it failed.
+    fn page_picture(
+        &self,
+        textures: &mut TextureCache<egui::TextureHandle>,
+        commands: &mut CommandQueue,
+    ) -> (Option<egui::load::SizedTexture>, Option<String>) {
+        match self.file.as_ref() {
             Some(file) if self.page == 0 && !file.image_url.is_empty() => {
                 let request =
                     ImageRequest::large_image(&file.image_url).of_record(file.uid.clone());
@@ -355,10 +361,21 @@ impl PmiView {
                 }
             }
             _ => (None, None),
-        };
-        let size = page_size(page, picture.map(|picture| picture.size));
+        }
+    }
+
+    /// The page canvas and the items list side by side; a click on a box selects its row and a
+    /// click on a row its box.
+    fn canvas_and_list_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        page: &PmiPage,
+        size: Vec2,
+        picture: Option<egui::load::SizedTexture>,
+        picture_note: Option<String>,
+    ) {
         let total = ui.available_width();
-        let list_width = (total * 0.32).clamp(220.0, 380.0);
+        let list_width = (total * 0.32).clamp(200.0, 380.0);
         let spacing = ui.spacing().item_spacing.x;
         let canvas_width = (total - list_width - spacing).max(200.0);
         ui.horizontal_top(|ui| {
@@ -413,6 +430,27 @@ impl PmiView {
             }
         });
     }
+}
+
+/// The colour of each type of item on the page with its count, and how many are for review.
+fn legend_ui(ui: &mut egui::Ui, page: &PmiPage) {
+    ui.horizontal_wrapped(|ui| {
+        ui.label("Legend:");
+        for entry in legend(&page.items) {
+            let (swatch, _) = ui.allocate_exact_size(Vec2::splat(12.0), egui::Sense::hover());
+            ui.painter().rect_filled(swatch, 2.0, entry.color);
+            ui.label(format!("{} ({})", entry.name, entry.count));
+        }
+        let review = review_count(&page.items);
+        if review > 0 {
+            let (badge, _) = ui.allocate_exact_size(Vec2::splat(12.0), egui::Sense::hover());
+            marks::review_badge(ui.painter(), badge.center());
+            ui.colored_label(marks::REVIEW_COLOR, format!("For review ({review})"));
+        }
+        if page.items.is_empty() {
+            ui.weak("no items on this page");
+        }
+    });
 }
 
 /// The free text: selectable, copyable, scrollable.

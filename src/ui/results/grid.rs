@@ -41,35 +41,50 @@ impl ResultsView {
             as usize)
             .max(1);
         let row_count = self.rows.len().div_ceil(columns);
+        self.cursor_keys(ui, columns, intents);
+        let mut scroll = egui::ScrollArea::vertical()
+            .id_salt("results grid")
+            .auto_shrink(false);
+        if self.cursor.reveal
+            && let Some(index) = self.cursor.index
+            && let Some(offset) = reveal_offset(
+                index / columns,
+                &self.visible_grid_rows,
+                CARD_HEIGHT + spacing.y,
+            )
+        {
+            scroll = scroll.vertical_scroll_offset(offset);
+        }
+        let cursor = self.cursor.index;
         let Self {
             rows,
             order,
             key_attributes,
             selected,
             hovered_model,
+            visible_grid_rows,
             ..
         } = self;
-        egui::ScrollArea::vertical()
-            .id_salt("results grid")
-            .auto_shrink(false)
-            .show_rows(ui, CARD_HEIGHT, row_count, |ui, visible_rows| {
-                for grid_row in visible_rows {
-                    ui.horizontal(|ui| {
-                        let first = grid_row * columns;
-                        let last = (first + columns).min(order.len());
-                        for &index in &order[first..last] {
-                            let row = &rows[index];
-                            let card = CardParts {
-                                key_attributes,
-                                selected: Some(&mut *selected),
-                                hovered_model: &mut *hovered_model,
-                                caption: None,
-                            };
-                            result_card_ui(ui, row, card, textures, commands, intents);
-                        }
-                    });
-                }
-            });
+        scroll.show_rows(ui, CARD_HEIGHT, row_count, |ui, visible_rows| {
+            *visible_grid_rows = visible_rows.clone();
+            for grid_row in visible_rows {
+                ui.horizontal(|ui| {
+                    let first = grid_row * columns;
+                    let last = (first + columns).min(order.len());
+                    for (position, &index) in order[first..last].iter().enumerate() {
+                        let row = &rows[index];
+                        let card = CardParts {
+                            key_attributes,
+                            selected: Some(&mut *selected),
+                            hovered_model: &mut *hovered_model,
+                            caption: None,
+                            under_cursor: cursor == Some(first + position),
+                        };
+                        result_card_ui(ui, row, card, textures, commands, intents);
+                    }
+                });
+            }
+        });
     }
 }
 
@@ -84,6 +99,26 @@ pub(crate) struct CardParts<'a> {
     /// A line shown in place of the score (the Library's kind, size and date); `None` shows the
     /// score.
     pub caption: Option<String>,
+    /// True for the card under the keyboard's cursor (framed).
+    pub under_cursor: bool,
+}
+
+/// The scroll offset that brings row `row` (of rows `row_height` apart) on screen, when it is not
+/// within the rows laid out in the last frame (`visible`, of which the last may be cut).
+pub(crate) fn reveal_offset(
+    row: usize,
+    visible: &std::ops::Range<usize>,
+    row_height: f32,
+) -> Option<f32> {
+    let shown = visible.end.saturating_sub(visible.start).max(1);
+    if row < visible.start {
+        Some(row as f32 * row_height)
+    } else if row + 1 >= visible.end {
+        // The row at the bottom, with the rows before it above.
+        Some((row + 2).saturating_sub(shown) as f32 * row_height)
+    } else {
+        None
+    }
 }
 
 /// One card of the grid: thumbnail, name, score with band, key attributes, "More like this", the
@@ -114,6 +149,9 @@ pub(crate) fn result_card_ui(
     };
     ui.painter()
         .rect(rect, 6.0, fill, stroke, egui::StrokeKind::Inside);
+    if parts.under_cursor {
+        crate::ui::keyboard::paint_cursor(ui, rect);
+    }
 
     let inner = rect.shrink(8.0);
     let mut card = ui.new_child(
@@ -190,8 +228,7 @@ mod tests {
         assert!(intents.contains(&ResultsIntent::OpenDetail(uid(3))));
         assert!(intents.contains(&ResultsIntent::MoreLikeThis {
             uid: uid(1),
-            name: "Bracket B".into(),
-            image_url: "http://127.0.0.1:9/large/1.png".into(),
+            file_name: "Parts/Bracket B.png".into(),
         }));
     }
 

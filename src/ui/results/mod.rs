@@ -23,6 +23,7 @@ pub use self::rows::{
 };
 pub use self::table::TABLE_ROW_HEIGHT;
 use super::app_command::CommandQueue;
+use super::keyboard::{ListCursor, ListKey};
 use super::picture::{Picture, paint_caption, paint_fitted, picture};
 use super::texture_cache::TextureCache;
 use partlens_api::{Attribute, FileUid};
@@ -68,14 +69,13 @@ pub enum ResultsStatus {
 pub enum ResultsIntent {
     /// Open the detail view of a result.
     OpenDetail(FileUid),
-    /// Search by this result's image as the single view of a new search.
+    /// Search by this result itself (by its UID: a model as a model) as the single view of a new
+    /// search.
     MoreLikeThis {
         /// The result's UID.
         uid: FileUid,
-        /// Its name, for the view slot.
-        name: String,
-        /// The image to search by (large image, else thumbnail).
-        image_url: String,
+        /// Its stored file name, which says what it is and names the view slot.
+        file_name: String,
     },
     /// Run the last search again.
     RetrySearch,
@@ -108,9 +108,31 @@ pub struct ResultsView {
     selected: Vec<FileUid>,
     /// The card of a 3D model under the pointer this frame, with its picture's rectangle.
     hovered_model: Option<(ResultRow, Rect)>,
+    /// The keyboard's cursor over the results in display order.
+    cursor: ListCursor,
+    /// The rows of cards the grid laid out in the last frame.
+    visible_grid_rows: std::ops::Range<usize>,
 }
 
 impl ResultsView {
+    /// The result under the keyboard's cursor (in display order), if any.
+    pub fn cursor(&self) -> Option<&ResultRow> {
+        self.cursor
+            .index
+            .and_then(|index| self.order.get(index))
+            .map(|&row| &self.rows[row])
+    }
+
+    /// Takes this frame's list keys over `columns` results to a row: Enter opens the result under
+    /// the cursor.
+    fn cursor_keys(&mut self, ui: &egui::Ui, columns: usize, intents: &mut Vec<ResultsIntent>) {
+        if let Some(ListKey::Open(index)) = self.cursor.keys(ui, self.order.len(), columns)
+            && let Some(&row) = self.order.get(index)
+        {
+            intents.push(ResultsIntent::OpenDetail(self.rows[row].uid.clone()));
+        }
+    }
+
     /// An empty view (nothing searched yet).
     pub fn new() -> Self {
         Self::default()
@@ -220,6 +242,7 @@ impl ResultsView {
     }
 
     fn clear_rows(&mut self) {
+        self.cursor = ListCursor::default();
         self.selected.clear();
         self.hovered_model = None;
         self.rows.clear();
@@ -328,6 +351,8 @@ impl ResultsView {
                     {
                         intents.push(ResultsIntent::OpenLibrary);
                     }
+                    ui.add_space(8.0);
+                    ui.weak("Press F1 for the keyboard shortcuts.");
                 });
             }
             ResultsStatus::Loading { message } => {
@@ -505,6 +530,9 @@ pub(crate) fn opens_detail(
     row: &ResultRow,
     intents: &mut Vec<ResultsIntent>,
 ) {
+    // A table row's response is the union of its cells', which egui_extras makes reach past the
+    // last cell in left-to-right cells: the part that can be clicked is what the row shows.
+    let response = response.clone().with_new_rect(response.interact_rect);
     response.widget_info(|| {
         egui::WidgetInfo::labeled(egui::Role::Button, true, format!("Open {}", row.name))
     });
@@ -557,23 +585,26 @@ pub(crate) fn more_like_this_button_ui(
     row: &ResultRow,
     intents: &mut Vec<ResultsIntent>,
 ) {
-    let image_url = row.search_image_url().map(str::to_owned);
     let response = ui
-        .add_enabled(
-            image_url.is_some(),
-            egui::Button::new("More like this").small(),
-        )
-        .on_hover_text("Search by this part's image")
-        .on_disabled_hover_text("This result has no image to search by");
-    if response.clicked()
-        && let Some(image_url) = image_url
-    {
+        .add(egui::Button::new("More like this").small())
+        .on_hover_text(more_like_this_hint(&row.file_name));
+    if response.clicked() {
         intents.push(ResultsIntent::MoreLikeThis {
             uid: row.uid.clone(),
-            name: row.name.clone(),
-            image_url,
+            file_name: row.file_name.clone(),
         });
     }
+}
+
+/// What *More like this* does for the file stored as `file_name`, in words for its tooltip: the
+/// file itself is searched by, as what it is.
+pub fn more_like_this_hint(file_name: &str) -> String {
+    let what = match crate::ui::search_bar::ViewKind::of_name(file_name) {
+        crate::ui::search_bar::ViewKind::Model => "model (model to model)",
+        crate::ui::search_bar::ViewKind::Drawing => "drawing",
+        crate::ui::search_bar::ViewKind::Image => "picture",
+    };
+    format!("Search by this {what} itself, as stored in the library; nothing is uploaded")
 }
 
 /// The score with its band, coloured by the band (grid and table).

@@ -3,7 +3,7 @@
 //! out.
 
 use egui::{Align, Layout, Rect, Sense, Vec2};
-use egui_extras::{Column, TableBuilder};
+use egui_extras::TableBuilder;
 
 use super::rows::{SortColumn, SortOrder};
 use super::{
@@ -11,13 +11,35 @@ use super::{
     score_label_ui, thumbnail_ui,
 };
 use crate::ui::app_command::CommandQueue;
+use crate::ui::columns::{ColumnLayout, TableColumn};
 use crate::ui::texture_cache::TextureCache;
 
 /// Height of a table row (fits a small thumbnail).
 pub const TABLE_ROW_HEIGHT: f32 = 36.0;
 
+/// The table's columns: the compare tick, rank, thumbnail, name (taking the width left), score,
+/// one a key attribute (left out first, the last first, when the window is narrow) and the
+/// actions.
+fn results_columns(attributes: &[String]) -> Vec<TableColumn> {
+    let mut columns = vec![
+        TableColumn::fixed("Compare", 24.0),
+        TableColumn::fixed("#", 32.0).with_priority(1),
+        TableColumn::fixed("Image", TABLE_ROW_HEIGHT + 8.0).with_priority(2),
+        TableColumn::remainder("Name", 140.0),
+        TableColumn::resizable("Same part", 150.0, 90.0, 0),
+    ];
+    for (index, name) in attributes.iter().enumerate() {
+        columns.push(TableColumn::resizable(name, 120.0, 50.0, 3 + index as u32));
+    }
+    columns.push(TableColumn::fixed("Actions", 120.0));
+    columns
+}
+
+/// Index of the first attribute column in [`results_columns`].
+const FIRST_ATTRIBUTE_COLUMN: usize = 5;
+
 impl ResultsView {
-    /// The table: one row a result, a column per attribute, sorted by a clicked header.
+    /// The table: one row a result, a column per attribute that fits, sorted by a clicked header.
     pub(super) fn table_ui(
         &mut self,
         ui: &mut egui::Ui,
@@ -25,115 +47,110 @@ impl ResultsView {
         commands: &mut CommandQueue,
         intents: &mut Vec<ResultsIntent>,
     ) {
+        let columns = results_columns(&self.attribute_columns);
+        let layout = ColumnLayout::fit(ui, &columns);
+        self.cursor_keys(ui, 1, intents);
+        layout.left_out_ui(ui);
+        let attributes: Vec<&String> = self
+            .attribute_columns
+            .iter()
+            .enumerate()
+            .filter(|(index, _)| layout.shows(FIRST_ATTRIBUTE_COLUMN + index))
+            .map(|(_, name)| name)
+            .collect();
+        let (show_rank, show_image) = (layout.shows(1), layout.shows(2));
+        let cursor = self.cursor.index;
+        let reveal = self.cursor.reveal;
         let mut clicked_column = None;
-        let columns = self.attribute_columns.clone();
         let sort = self.sort.clone();
         let rows = &self.rows;
         let order = &self.order;
         let selected = &mut self.selected;
-        egui::ScrollArea::horizontal()
-            .id_salt("results table scroll")
-            .show(ui, |ui| {
-                let mut table = TableBuilder::new(ui)
-                    .id_salt("results table")
-                    .striped(true)
-                    .resizable(true)
-                    .sense(Sense::click())
-                    .cell_layout(Layout::left_to_right(Align::Center))
-                    .column(Column::exact(24.0))
-                    .column(Column::exact(32.0))
-                    .column(Column::exact(TABLE_ROW_HEIGHT + 8.0))
-                    .column(Column::initial(220.0).at_least(80.0).clip(true))
-                    .column(Column::initial(150.0).at_least(60.0))
-                    .columns(
-                        Column::initial(120.0).at_least(50.0).clip(true),
-                        columns.len(),
-                    )
-                    .column(Column::exact(120.0));
-                table = table.min_scrolled_height(0.0);
-                table
-                    .header(24.0, |mut header| {
-                        header.col(|ui| {
-                            ui.label("").on_hover_text("Tick results to compare them");
-                        });
-                        header.col(|ui| {
-                            sort_header_ui(ui, "#", &SortColumn::Rank, &sort, &mut clicked_column);
-                        });
-                        header.col(|ui| {
-                            ui.label("Image");
-                        });
-                        header.col(|ui| {
-                            sort_header_ui(
-                                ui,
-                                "Name",
-                                &SortColumn::Name,
-                                &sort,
-                                &mut clicked_column,
-                            );
-                        });
-                        header.col(|ui| {
-                            sort_header_ui(
-                                ui,
-                                "Same part",
-                                &SortColumn::Score,
-                                &sort,
-                                &mut clicked_column,
-                            );
-                        });
-                        for name in &columns {
-                            header.col(|ui| {
-                                sort_header_ui(
-                                    ui,
-                                    name,
-                                    &SortColumn::Attribute(name.clone()),
-                                    &sort,
-                                    &mut clicked_column,
-                                );
-                            });
-                        }
-                        header.col(|ui| {
-                            ui.label("Actions");
-                        });
-                    })
-                    .body(|body| {
-                        body.rows(TABLE_ROW_HEIGHT, order.len(), |mut table_row| {
-                            let row = &rows[order[table_row.index()]];
-                            table_row.col(|ui| {
-                                compare_checkbox_ui(ui, row, selected);
-                            });
-                            // The cells' text is not selectable, so that a click anywhere on the row
-                            // but its checkbox and button opens the detail.
-                            table_row.col(|ui| {
-                                ui.add(egui::Label::new(row.rank.to_string()).selectable(false));
-                            });
-                            table_row.col(|ui| {
-                                let (rect, _) = ui.allocate_exact_size(
-                                    Vec2::splat(TABLE_ROW_HEIGHT - 4.0),
-                                    Sense::hover(),
-                                );
-                                thumbnail_ui(ui, rect, row, textures, commands);
-                            });
-                            table_row.col(|ui| {
-                                crate::ui::elide::file_name_cell(ui, &row.name);
-                            });
-                            table_row.col(|ui| {
-                                score_label_ui(ui, row);
-                            });
-                            for name in &columns {
-                                table_row.col(|ui| {
-                                    ui.add(
-                                        egui::Label::new(row.attribute_text(name))
-                                            .truncate()
-                                            .selectable(false),
-                                    );
-                                });
-                            }
-                            table_row.col(|ui| {
-                                more_like_this_button_ui(ui, row, intents);
-                            });
-                            opens_detail(&table_row.response(), row, intents);
-                        });
+        let mut table = TableBuilder::new(ui)
+            .striped(true)
+            .resizable(true)
+            .sense(Sense::click())
+            .cell_layout(Layout::left_to_right(Align::Center))
+            .min_scrolled_height(0.0);
+        if reveal && let Some(index) = cursor {
+            table = table.scroll_to_row(index, None);
+        }
+        layout
+            .apply(table, &columns, "results table")
+            .header(24.0, |mut header| {
+                header.col(|ui| {
+                    ui.label("").on_hover_text("Tick results to compare them");
+                });
+                if show_rank {
+                    header.col(|ui| {
+                        sort_header_ui(ui, "#", &SortColumn::Rank, &sort, &mut clicked_column);
                     });
+                }
+                if show_image {
+                    header.col(|ui| {
+                        ui.label("Image");
+                    });
+                }
+                header.col(|ui| {
+                    sort_header_ui(ui, "Name", &SortColumn::Name, &sort, &mut clicked_column);
+                });
+                header.col(|ui| {
+                    let column = SortColumn::Score;
+                    sort_header_ui(ui, "Same part", &column, &sort, &mut clicked_column);
+                });
+                for name in &attributes {
+                    header.col(|ui| {
+                        let column = SortColumn::Attribute((*name).clone());
+                        sort_header_ui(ui, name, &column, &sort, &mut clicked_column);
+                    });
+                }
+                header.col(|ui| {
+                    ui.label("Actions");
+                });
+            })
+            .body(|body| {
+                body.rows(TABLE_ROW_HEIGHT, order.len(), |mut table_row| {
+                    let row = &rows[order[table_row.index()]];
+                    table_row.set_selected(cursor == Some(table_row.index()));
+                    table_row.col(|ui| {
+                        compare_checkbox_ui(ui, row, selected);
+                    });
+                    // The cells' text is not selectable, so that a click anywhere on the row but
+                    // its checkbox and button opens the detail.
+                    if show_rank {
+                        table_row.col(|ui| {
+                            ui.add(egui::Label::new(row.rank.to_string()).selectable(false));
+                        });
+                    }
+                    if show_image {
+                        table_row.col(|ui| {
+                            let (rect, _) = ui.allocate_exact_size(
+                                Vec2::splat(TABLE_ROW_HEIGHT - 4.0),
+                                Sense::hover(),
+                            );
+                            thumbnail_ui(ui, rect, row, textures, commands);
+                        });
+                    }
+                    table_row.col(|ui| {
+                        crate::ui::elide::file_name_cell(ui, &row.name);
+                    });
+                    table_row.col(|ui| {
+                        score_label_ui(ui, row);
+                    });
+                    for name in &attributes {
+                        table_row.col(|ui| {
+                            ui.add(
+                                egui::Label::new(row.attribute_text(name))
+                                    .truncate()
+                                    .selectable(false),
+                            );
+                        });
+                    }
+                    table_row.col(|ui| {
+                        more_like_this_button_ui(ui, row, intents);
+                    });
+                    opens_detail(&table_row.response(), row, intents);
+                });
             });
         if let Some(column) = clicked_column {
             self.sort_by(column);

@@ -498,7 +498,7 @@ mod tests {
         // The row says what it keeps, and searches by it.
         harness.get_by_label("length 40–60 mm");
         let plan = harness.state().view.plan().unwrap();
-        assert_eq!(plan.filter.inner(), "FT=length%3D40..60mm");
+        assert_eq!(plan.filter().inner(), "FT=length%3D40..60mm");
         // Half a range is refused with a sentence, not sent as a regular term.
         harness.state_mut().view.filters[0].value = "40 to 60".into();
         let refused = harness.state().view.plan().unwrap_err();

@@ -1,40 +1,15 @@
-//! The query bar and the search history: what the bar hands the history when a search finished (its
-//! views with their input UIDs, text and filters), how a kept search is put back into the bar to run
-//! again by its UIDs, and how views whose input the service lost go up again.
+//! The query bar and the search history: how a kept search is put back into the bar to run again
+//! by its UIDs, and how views whose input the service lost go up again. (What the history keeps
+//! of a search the task layer makes from the request itself.)
 
 use std::path::PathBuf;
 
 use super::views::{ViewSlot, ViewSource, ViewState};
 use super::{FilterOperator, FilterRow, MAX_VIEWS, SearchBar};
-use partlens_api::{FileUid, FilterTerm};
-use partlens_tasks::history::{DraftView, HistoryEntry, SearchDraft, SearchHistory};
+use partlens_api::FilterTerm;
+use partlens_tasks::history::{HistoryEntry, SearchHistory};
 
 impl SearchBar {
-    /// The search that just finished, for the history: every view with its input UID, the text and
-    /// the filter terms (half-filled rows left out).
-    pub fn history_draft(&self, total_results: u64) -> SearchDraft {
-        SearchDraft {
-            views: self
-                .views
-                .iter()
-                .map(|slot| DraftView {
-                    source: slot.source.clone(),
-                    input_uid: match &slot.state {
-                        ViewState::Indexed(uid) => Some(uid.clone()),
-                        _ => None,
-                    },
-                })
-                .collect(),
-            text: self.text.trim().to_owned(),
-            filters: self
-                .filters
-                .iter()
-                .filter_map(|row| row.term().ok().flatten())
-                .collect(),
-            total_results,
-        }
-    }
-
     /// Puts a kept search back into the bar: its views (from the history's copies, else the files
     /// they came from) with the input UIDs they had, so running it searches by those UIDs without
     /// uploading; its text and filters. A view with neither a copy nor a file but with a UID is
@@ -48,6 +23,21 @@ impl SearchBar {
         self.text = entry.text.clone();
         let mut left_out = 0;
         for view in entry.views.iter().take(MAX_VIEWS) {
+            if view.library_file
+                && let Some(uid) = &view.input_uid
+            {
+                let id = self.next_view_id;
+                self.next_view_id += 1;
+                self.views.push(ViewSlot {
+                    id,
+                    source: ViewSource::LibraryFile {
+                        uid: uid.clone(),
+                        name: view.name.clone(),
+                    },
+                    state: ViewState::Indexed(uid.clone()),
+                });
+                continue;
+            }
             let path = history
                 .kept_path(view)
                 .or_else(|| view.original_path.clone())
@@ -76,19 +66,15 @@ impl SearchBar {
         left_out
     }
 
-    /// The service no longer has these kept inputs: their views go up again with the running search,
-    /// after its new views, in this order (as the task layer uploads them).
-    pub fn reupload(&mut self, uids: &[FileUid]) {
+    /// The service no longer has the kept inputs of the views in these slots: they go up again with
+    /// the running search.
+    pub fn reupload(&mut self, slots: &[u64]) {
         let Some(batch) = &mut self.running else {
             return;
         };
         let mut again = 0;
-        for uid in uids {
-            if let Some(slot) = self
-                .views
-                .iter_mut()
-                .find(|slot| matches!(&slot.state, ViewState::Indexed(kept) if kept == uid))
-            {
+        for id in slots {
+            if let Some(slot) = self.views.iter_mut().find(|slot| slot.id == *id) {
                 slot.state = ViewState::Uploading { sent: 0, total: 0 };
                 batch.push(slot.id);
                 again += 1;
@@ -131,7 +117,8 @@ fn filter_row(term: &FilterTerm) -> Option<FilterRow> {
 mod tests {
     use super::*;
     use crate::ui::search_bar::tests::{file, uid};
-    use partlens_tasks::history::HistoryView;
+    use partlens_tasks::history::{HistoryView, SearchDraft};
+    use partlens_tasks::search::view_search::ViewInput;
 
     #[test]
     fn a_kept_search_goes_back_into_the_bar_and_runs_by_its_uids() {
@@ -143,11 +130,9 @@ mod tests {
             operator: FilterOperator::Exact,
             value: "steel".into(),
         });
-        bar.start().unwrap();
-        bar.finish(&[uid(1)]);
-        let draft = bar.history_draft(4);
+        let request = bar.start().unwrap();
+        let draft = SearchDraft::of_request(&request, 4);
         assert_eq!(draft.text, "flange");
-        assert_eq!(draft.views[0].input_uid, Some(uid(1)));
         assert_eq!(draft.total_results, 4);
 
         let history = SearchHistory {
@@ -167,6 +152,7 @@ mod tests {
                     kept_file: Some(format!("{}/front.png", "a".repeat(40))),
                     original_path: Some(PathBuf::from("/parts/front.png")),
                     not_kept: None,
+                    library_file: false,
                 },
                 HistoryView {
                     name: "huge.png".into(),
@@ -174,6 +160,7 @@ mod tests {
                     kept_file: None,
                     original_path: Some(PathBuf::from("/parts/huge.png")),
                     not_kept: Some("too large".into()),
+                    library_file: false,
                 },
                 HistoryView {
                     name: "lost.png".into(),
@@ -181,6 +168,7 @@ mod tests {
                     kept_file: None,
                     original_path: None,
                     not_kept: Some("no copy".into()),
+                    library_file: false,
                 },
             ],
             text: draft.text.clone(),
@@ -198,26 +186,37 @@ mod tests {
         assert_eq!(bar.views()[1].state, ViewState::New);
         assert_eq!(bar.filters()[0].operator, FilterOperator::Exact);
         let plan = bar.plan().unwrap();
-        assert_eq!(plan.filter.file_uids, vec![uid(1)]);
-        assert_eq!(plan.kept.len(), 1);
-        assert_eq!(plan.upload_ids(), vec![bar.views()[1].id]);
+        assert_eq!(plan.filter().file_uids, vec![uid(1)]);
+        let uploads: Vec<u64> = plan.uploads().map(|view| view.slot).collect();
+        assert_eq!(uploads, vec![bar.views()[1].id]);
         assert!(bar.message().unwrap().contains("left out"));
     }
 
     #[test]
-    fn views_the_service_lost_go_up_again_after_the_new_ones() {
+    fn views_the_service_lost_go_up_again_by_their_slot() {
         let mut bar = SearchBar::new();
         let kept = bar.add_view(file("front.png")).unwrap();
         bar.start().unwrap();
-        bar.finish(&[uid(1)]);
+        bar.finish(&[ViewInput {
+            slot: kept,
+            uid: uid(1),
+        }]);
         let new = bar.add_view(file("side.png")).unwrap();
         let plan = bar.start().unwrap();
-        assert_eq!(plan.upload_ids(), vec![new]);
-        bar.reupload(&[uid(1)]);
+        let uploads: Vec<u64> = plan.uploads().map(|view| view.slot).collect();
+        assert_eq!(uploads, vec![new]);
+        bar.reupload(&[kept]);
         assert!(matches!(bar.views()[0].state, ViewState::Uploading { .. }));
-        // The single call answers with both new inputs, the re-uploaded one last.
-        bar.finish(&[uid(2), uid(3)]);
-        assert_eq!(bar.views()[0].id, kept);
+        bar.finish(&[
+            ViewInput {
+                slot: new,
+                uid: uid(2),
+            },
+            ViewInput {
+                slot: kept,
+                uid: uid(3),
+            },
+        ]);
         assert_eq!(bar.views()[0].state, ViewState::Indexed(uid(3)));
         assert_eq!(bar.views()[1].state, ViewState::Indexed(uid(2)));
     }

@@ -6,7 +6,8 @@
 //! uploaded and indexed, so changing the text or the filters searches again by those UIDs
 //! (`GET /api/Search`) without uploading anything; only views without a UID (new, or failed) go up.
 //! A view gets its UID only when the workflow reports it indexed, so no search is ever planned for an
-//! input that is not indexed yet.
+//! input that is not indexed yet. The plan is the task layer's request itself: each view once, by
+//! its slot id, with its UID when it has one; every answer names the views by those ids.
 //!
 //! The bar sends what the task layer does (the file picker, completions, thumbnails) as `Command`s
 //! and returns the search to run as a [`SearchIntent`].
@@ -25,10 +26,11 @@ pub use self::views::{
 };
 use super::app_command::CommandQueue;
 use super::texture_cache::TextureCache;
-use partlens_api::{AttributeValue, FileUid, SearchFilter};
+use partlens_api::{AttributeValue, SearchFilter};
 use partlens_tasks::Command;
-use partlens_tasks::search::search_flow::FileSearchProgress;
-use partlens_tasks::search::view_search::KeptInput;
+use partlens_tasks::search::view_search::{
+    SearchView, ViewInput, ViewSearchProgress, ViewSearchRequest,
+};
 
 /// Most views one search takes (the interface's limit).
 pub const MAX_VIEWS: usize = partlens_api::limits::MAX_SEARCH_FILES;
@@ -36,37 +38,13 @@ pub const MAX_VIEWS: usize = partlens_api::limits::MAX_SEARCH_FILES;
 /// The id of the search text field; Ctrl+F puts the focus there.
 pub const SEARCH_FIELD_ID: &str = "search_text_field";
 
-/// What a search needs done: the views to upload (with their slot ids) and the filter, which holds
-/// the UIDs of the views already indexed plus the text and attribute terms.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SearchPlan {
-    /// Views without a UID yet, in slot order: they go up (single call or two-step).
-    pub uploads: Vec<(u64, ViewSource)>,
-    /// Indexed input UIDs, text and attribute terms.
-    pub filter: SearchFilter,
-    /// The indexed views with where their bytes are, to upload again if the service lost them.
-    pub kept: Vec<KeptInput>,
-}
-
-impl SearchPlan {
-    /// True when nothing needs uploading: a `GET /api/Search` by UIDs and terms does it.
-    pub fn is_by_uids_only(&self) -> bool {
-        self.uploads.is_empty()
-    }
-
-    /// The slot ids of the views this run uploads.
-    pub fn upload_ids(&self) -> Vec<u64> {
-        self.uploads.iter().map(|(id, _)| *id).collect()
-    }
-}
-
 /// What the user asked the query bar to do that the Search place carries out (the results show the
 /// search running). Work for the task layer (the file picker, completions, thumbnails) goes straight
 /// to it as a `Command`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum SearchIntent {
     /// Run this search (the bar now shows it running).
-    Run(SearchPlan),
+    Run(ViewSearchRequest),
     /// Show the searches kept in the history.
     ShowHistory,
 }
@@ -140,11 +118,12 @@ impl SearchBar {
             Ok(()) => {
                 let id = self.next_view_id;
                 self.next_view_id += 1;
-                self.views.push(ViewSlot {
-                    id,
-                    source,
-                    state: ViewState::New,
-                });
+                // A file of the library is searched by its own UID from the start.
+                let state = match &source {
+                    ViewSource::LibraryFile { uid, .. } => ViewState::Indexed(uid.clone()),
+                    _ => ViewState::New,
+                };
+                self.views.push(ViewSlot { id, source, state });
                 self.message = None;
                 Ok(id)
             }
@@ -215,64 +194,58 @@ impl SearchBar {
 
     /// The search to run now (see the module documentation for the rule), or the sentence saying why
     /// there is none.
-    pub fn plan(&self) -> Result<SearchPlan, String> {
+    pub fn plan(&self) -> Result<ViewSearchRequest, String> {
         let terms = self.terms_filter()?;
-        let kept: Vec<KeptInput> = self
-            .views
-            .iter()
-            .filter_map(|slot| match &slot.state {
-                ViewState::Indexed(uid) => Some(KeptInput {
-                    uid: uid.clone(),
-                    source: slot.source.clone(),
-                }),
-                _ => None,
-            })
-            .collect();
-        let indexed: Vec<FileUid> = kept.iter().map(|kept| kept.uid.clone()).collect();
-        let uploads: Vec<(u64, ViewSource)> = self
-            .views
-            .iter()
-            .filter(|slot| !matches!(slot.state, ViewState::Indexed(_)))
-            .map(|slot| (slot.id, slot.source.clone()))
-            .collect();
-        if uploads.is_empty() && indexed.is_empty() && terms.is_empty() {
+        if self.views.is_empty() && terms.is_empty() {
             return Err(
                 "Add a view of the part, or type words or an attribute filter to search for."
                     .to_owned(),
             );
         }
-        Ok(SearchPlan {
-            uploads,
-            filter: terms.with_uids(indexed),
-            kept,
+        Ok(ViewSearchRequest {
+            views: self
+                .views
+                .iter()
+                .map(|slot| SearchView {
+                    slot: slot.id,
+                    source: slot.source.clone(),
+                    input: match &slot.state {
+                        ViewState::Indexed(uid) => Some(uid.clone()),
+                        _ => None,
+                    },
+                })
+                .collect(),
+            terms,
+            extra_params: Vec::new(),
         })
     }
 
-    /// Plans a search and marks it running; the plan goes to the app. While one runs, none starts.
-    /// A drawing on the open sketch pad that changed since it last went into its view goes there
-    /// first.
-    pub fn start(&mut self) -> Result<SearchPlan, String> {
+    /// Plans a search and marks it running; the request goes to the app. While one runs, none
+    /// starts. A drawing on the open sketch pad that changed since it last went into its view goes
+    /// there first.
+    pub fn start(&mut self) -> Result<ViewSearchRequest, String> {
         if self.running.is_some() {
             return Err("A search is already running; wait for it or cancel it.".to_owned());
         }
         let plan = self.use_changed_sketch().and_then(|()| self.plan());
         match plan {
-            Ok(plan) => {
+            Ok(request) => {
+                let uploads: Vec<u64> = request.uploads().map(|view| view.slot).collect();
                 for slot in &mut self.views {
-                    if plan.uploads.iter().any(|(id, _)| *id == slot.id) {
+                    if uploads.contains(&slot.id) {
                         slot.state = ViewState::Uploading { sent: 0, total: 0 };
                     }
                 }
-                self.running = Some(plan.upload_ids());
-                // The completion of the edited filter has done its job.
-                self.active_filter = None;
-                self.stage = Some(if plan.is_by_uids_only() {
+                self.stage = Some(if uploads.is_empty() {
                     "Searching…".to_owned()
                 } else {
-                    format!("Uploading {} view(s)…", plan.uploads.len())
+                    format!("Uploading {} view(s)…", uploads.len())
                 });
+                self.running = Some(uploads);
+                // The completion of the edited filter has done its job.
+                self.active_filter = None;
                 self.message = None;
-                Ok(plan)
+                Ok(request)
             }
             Err(message) => {
                 self.message = Some(message.clone());
@@ -281,64 +254,53 @@ impl SearchBar {
         }
     }
 
-    /// Applies a progress report of the running search; `view` counts within the uploaded views.
-    pub fn apply_progress(&mut self, progress: &FileSearchProgress) {
+    /// Applies a progress report of the running search (its views named by their slot ids).
+    pub fn apply_progress(&mut self, progress: &ViewSearchProgress) {
         let Some(batch) = &self.running else {
             return;
         };
-        let slot_of = |view: usize| batch.get(view).copied();
-        match progress {
-            FileSearchProgress::Uploading { view, sent, total } => {
-                let total_views = batch.len();
-                if let Some(id) = slot_of(*view) {
-                    self.set_state(
-                        id,
-                        ViewState::Uploading {
-                            sent: *sent,
-                            total: *total,
-                        },
-                    );
-                    self.stage = Some(format!("Uploading view {} of {total_views}…", view + 1));
+        // "View n of m": the view's place among the views this search uploads.
+        let place_of = |slot: u64| batch.iter().position(|id| *id == slot).map(|at| at + 1);
+        let total_views = batch.len();
+        match *progress {
+            ViewSearchProgress::Uploading { slot, sent, total } => {
+                if let Some(number) = place_of(slot) {
+                    self.set_state(slot, ViewState::Uploading { sent, total });
+                    self.stage = Some(format!("Uploading view {number} of {total_views}…"));
                 }
             }
-            FileSearchProgress::Indexing { view, waited } => {
-                let total_views = batch.len();
-                if let Some(id) = slot_of(*view) {
-                    self.set_state(
-                        id,
-                        ViewState::Indexing {
-                            waited_seconds: waited.as_secs(),
-                        },
-                    );
+            ViewSearchProgress::Indexing { slot, waited } => {
+                if let Some(number) = place_of(slot) {
+                    let waited_seconds = waited.as_secs();
+                    self.set_state(slot, ViewState::Indexing { waited_seconds });
                     self.stage = Some(format!(
-                        "Indexing view {} of {total_views} ({} s)…",
-                        view + 1,
-                        waited.as_secs()
+                        "Indexing view {number} of {total_views} ({waited_seconds} s)…"
                     ));
                 }
             }
-            FileSearchProgress::Searching => self.stage = Some("Searching…".to_owned()),
+            ViewSearchProgress::Searching => self.stage = Some("Searching…".to_owned()),
+            ViewSearchProgress::WaitingForService => {
+                self.stage = Some(
+                    "Waiting for the service to answer; the search runs when it is back…"
+                        .to_owned(),
+                );
+            }
         }
     }
 
-    /// The running search finished. `input_uids` is what the workflow reported: the UIDs of the
-    /// uploaded views are its last ones, in order (a single call returns earlier inputs first).
-    pub fn finish(&mut self, input_uids: &[FileUid]) {
+    /// The running search finished: each view takes the input UID it was searched by, by slot id. A
+    /// view that went up without getting one is failed.
+    pub fn finish(&mut self, inputs: &[ViewInput]) {
         let batch = self.running.take().unwrap_or_default();
         self.stage = None;
-        if batch.is_empty() {
-            return;
+        for input in inputs {
+            self.set_state(input.slot, ViewState::Indexed(input.uid.clone()));
         }
-        if input_uids.len() < batch.len() {
-            let message = "The service did not return an input UID for this view.".to_owned();
-            for id in batch {
-                self.set_state(id, ViewState::Failed(message.clone()));
+        let message = "The service did not return an input UID for this view.";
+        for id in batch {
+            if !inputs.iter().any(|input| input.slot == id) {
+                self.set_state(id, ViewState::Failed(message.to_owned()));
             }
-            return;
-        }
-        let new_uids = &input_uids[input_uids.len() - batch.len()..];
-        for (id, uid) in batch.into_iter().zip(new_uids) {
-            self.set_state(id, ViewState::Indexed(uid.clone()));
         }
     }
 
@@ -437,8 +399,8 @@ impl SearchBar {
         }
         if run {
             // A refusal leaves its sentence in `message`.
-            if let Ok(plan) = self.start() {
-                intents.push(SearchIntent::Run(plan));
+            if let Ok(request) = self.start() {
+                intents.push(SearchIntent::Run(request));
             }
         }
         intents
@@ -452,6 +414,7 @@ mod tests {
 
     use super::*;
     use crate::ui::view_harness;
+    use partlens_api::FileUid;
 
     pub(super) fn uid(n: u32) -> FileUid {
         FileUid::from_reply(&format!("00000000-0000-4000-8000-{n:012}"))
@@ -467,7 +430,7 @@ mod tests {
         view_harness::harness(bar, [1000.0, 400.0], 1 << 24, SearchBar::ui)
     }
 
-    fn runs(intents: &[SearchIntent]) -> Vec<&SearchPlan> {
+    fn runs(intents: &[SearchIntent]) -> Vec<&ViewSearchRequest> {
         intents
             .iter()
             .filter_map(|intent| match intent {
@@ -506,9 +469,9 @@ mod tests {
             });
         }
         let plan = bar.plan().unwrap();
-        assert!(plan.is_by_uids_only());
+        assert!(plan.views.is_empty());
         assert_eq!(
-            plan.filter.inner(),
+            plan.filter().inner(),
             "FT=pump housing&FT=material%3D%5BStainless%20Steel%5D&FT=document_number%3DAX-%2A&FT=region%3DEU"
         );
     }
@@ -521,45 +484,69 @@ mod tests {
         let front = bar.add_view(file("front.png")).unwrap();
         let side = bar.add_view(file("side.png")).unwrap();
 
+        let uploads = |request: &ViewSearchRequest| -> Vec<u64> {
+            request.uploads().map(|view| view.slot).collect()
+        };
+        let input = |slot: u64, n: u32| ViewInput { slot, uid: uid(n) };
         let first = bar.start().unwrap();
-        assert_eq!(first.upload_ids(), vec![front, side]);
-        assert!(first.filter.file_uids.is_empty());
+        assert_eq!(uploads(&first), vec![front, side]);
+        assert!(first.filter().file_uids.is_empty());
         assert!(bar.is_running());
         // While indexing, no other search starts.
         assert!(bar.start().is_err());
-        bar.apply_progress(&FileSearchProgress::Indexing {
-            view: 1,
+        bar.apply_progress(&ViewSearchProgress::Indexing {
+            slot: side,
             waited: std::time::Duration::from_secs(4),
         });
         assert_eq!(
             bar.views()[1].state,
             ViewState::Indexing { waited_seconds: 4 }
         );
-        bar.finish(&[uid(1), uid(2)]);
+        assert_eq!(bar.stage(), Some("Indexing view 2 of 2 (4 s)…"));
+        // The answer names the views by slot, in whatever order.
+        bar.finish(&[input(side, 2), input(front, 1)]);
         assert_eq!(bar.views()[0].state, ViewState::Indexed(uid(1)));
+        assert_eq!(bar.views()[1].state, ViewState::Indexed(uid(2)));
 
         bar.text = "bracket".into();
         let second = bar.start().unwrap();
-        assert!(second.is_by_uids_only());
-        assert_eq!(second.filter.file_uids, vec![uid(1), uid(2)]);
+        assert!(uploads(&second).is_empty());
+        assert_eq!(second.filter().file_uids, vec![uid(1), uid(2)]);
         assert_eq!(
-            second.filter.inner(),
+            second.filter().inner(),
             format!("fileUID={},{}&FT=bracket", uid(1), uid(2))
         );
-        bar.finish(&[uid(1), uid(2)]);
+        bar.finish(&[input(front, 1), input(side, 2)]);
 
-        // A third view: only it goes up; the two kept UIDs ride in the filter.
+        // A third view: only it goes up; the two kept UIDs ride in the filter, each once.
         let top = bar.add_view(file("top.png")).unwrap();
         let third = bar.start().unwrap();
-        assert_eq!(third.upload_ids(), vec![top]);
-        assert_eq!(third.filter.file_uids, vec![uid(1), uid(2)]);
-        // A single call answers with the earlier inputs plus the new one.
-        bar.finish(&[uid(1), uid(2), uid(3)]);
+        assert_eq!(uploads(&third), vec![top]);
+        assert_eq!(third.filter().file_uids, vec![uid(1), uid(2)]);
+        assert_eq!(third.views.len(), 3);
+        bar.finish(&[input(front, 1), input(side, 2), input(top, 3)]);
         assert_eq!(bar.views()[2].state, ViewState::Indexed(uid(3)));
 
         // Removing a view drops its UID from the next search.
         bar.remove_view(front);
-        assert_eq!(bar.plan().unwrap().filter.file_uids, vec![uid(2), uid(3)]);
+        assert_eq!(bar.plan().unwrap().filter().file_uids, vec![uid(2), uid(3)]);
+    }
+
+    #[test]
+    fn a_library_file_is_searched_by_its_own_uid_without_an_upload() {
+        let mut bar = SearchBar::new();
+        let slot = bar
+            .add_view(ViewSource::LibraryFile {
+                uid: uid(9),
+                name: "flange.stl".into(),
+            })
+            .unwrap();
+        let request = bar.start().unwrap();
+        assert_eq!(request.uploads().count(), 0);
+        assert_eq!(request.filter().file_uids, vec![uid(9)]);
+        assert_eq!(view_kind(&bar.views()[0].source), ViewKind::Model);
+        bar.finish(&[ViewInput { slot, uid: uid(9) }]);
+        assert_eq!(bar.views()[0].state, ViewState::Indexed(uid(9)));
     }
 
     #[test]
@@ -570,7 +557,7 @@ mod tests {
         bar.fail("view 1 (front.png) could not be indexed");
         assert!(matches!(bar.views()[0].state, ViewState::Failed(_)));
         assert!(!bar.is_running());
-        assert_eq!(bar.plan().unwrap().uploads.len(), 1);
+        assert_eq!(bar.plan().unwrap().uploads().count(), 1);
         assert_eq!(
             bar.message(),
             Some("view 1 (front.png) could not be indexed")
@@ -592,7 +579,7 @@ mod tests {
         harness.run_steps(2);
         let plans = runs(&harness.state().intents);
         assert_eq!(plans.len(), 1);
-        assert_eq!(plans[0].filter.inner(), "FT=flange");
+        assert_eq!(plans[0].filter().inner(), "FT=flange");
         assert!(
             harness.query_by_label("Find parts").is_none(),
             "no second search while one runs"

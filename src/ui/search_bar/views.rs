@@ -58,6 +58,8 @@ impl ViewKind {
 pub fn view_kind(source: &ViewSource) -> ViewKind {
     match source {
         ViewSource::File(path) => ViewKind::of_name(&path.to_string_lossy()),
+        // Its stored name says what it is: a stored model is searched as a model.
+        ViewSource::LibraryFile { name, .. } => ViewKind::of_name(name),
         ViewSource::ResultImage { .. } | ViewSource::Sketch(_) => ViewKind::Image,
     }
 }
@@ -74,6 +76,9 @@ pub fn view_thumbnail_request(slot: &ViewSlot) -> Option<ImageRequest> {
             Some(ImageRequest::thumbnail_of_file(uid.clone()))
         }
         (ViewSource::File(_), _) => None,
+        (ViewSource::LibraryFile { uid, .. }, _) => {
+            Some(ImageRequest::thumbnail_of_file(uid.clone()))
+        }
         (ViewSource::ResultImage { image_url, .. }, _) => Some(ImageRequest::thumbnail(image_url)),
         (ViewSource::Sketch(image), _) => Some(ImageRequest {
             key: image.key().to_owned(),

@@ -5,8 +5,11 @@
 
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
+pub mod layout;
 pub mod search;
-// Not every test file searches.
+// Not every test file checks the layout or searches.
+#[allow(unused_imports)]
+pub use layout::*;
 #[allow(unused_imports)]
 pub use search::*;
 

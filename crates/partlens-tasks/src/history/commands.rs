@@ -8,7 +8,7 @@ use super::{HistoryError, HistoryStore, NameRefused, SearchDraft};
 use crate::backend::Backend;
 use crate::command::Command;
 use crate::event::{Event, NoticeLevel};
-use crate::search::view_search::{UploadedView, ViewSource};
+use crate::search::view_search::{ViewSearchRequest, ViewSource};
 
 impl Backend {
     /// Runs a history command (name, remove, clear) on a blocking thread; answers
@@ -17,18 +17,18 @@ impl Backend {
         self.change_history(move |store, _service| apply(store, command));
     }
 
-    /// Keeps a search that just finished: `draft` as the search bar had it when the search began,
-    /// completed with the input UIDs its uploaded views got and `total_results`. A result's image
-    /// that this search downloaded is kept from those bytes; one searched by an earlier UID is
-    /// downloaded once to keep a copy (its link is fresh: the search just used it).
+    /// Keeps a search that just finished: `request` as it ran (each view with the input UID it was
+    /// searched by) and `total_results`. A result's image that this search downloaded is kept from
+    /// those bytes (`downloaded`, by slot); one searched by an earlier UID is downloaded once to
+    /// keep a copy (its link is fresh: the search just used it).
     pub(crate) fn record_finished_search(
         &self,
-        draft: SearchDraft,
-        uploaded: Vec<UploadedView>,
+        request: &ViewSearchRequest,
+        downloaded: Vec<(u64, bytes::Bytes)>,
         total_results: u64,
     ) {
-        let (draft, mut result_images, to_download) =
-            complete_draft(draft, uploaded, total_results);
+        let draft = SearchDraft::of_request(request, total_results);
+        let (mut result_images, to_download) = result_images(request, downloaded);
         let client = self.lock().session().map(|session| session.client.clone());
         let backend = self.clone();
         self.spawn(async move {
@@ -86,40 +86,25 @@ impl Backend {
 /// A result's image to keep: the index of its view in the draft and its bytes.
 type KeptImage = (usize, Vec<u8>);
 
-/// `draft` completed after its search: `total_results`, and each uploaded view's input UID on the
-/// draft's view with the same source (the first not yet matched). Also the bytes of the result
-/// images the search downloaded (kept as they are) and the links of the result images it did not
-/// (searched by an earlier UID: to download for a copy), each with its view's index.
-fn complete_draft(
-    mut draft: SearchDraft,
-    uploaded: Vec<UploadedView>,
-    total_results: u64,
-) -> (SearchDraft, Vec<KeptImage>, Vec<(usize, String)>) {
-    draft.total_results = total_results;
-    let mut result_images = Vec::new();
+/// The result images of a search's views, by the view's index: the bytes this search downloaded
+/// (kept as they are, found by slot), and the links of those it did not (searched by an earlier
+/// UID: to download for a copy).
+fn result_images(
+    request: &ViewSearchRequest,
+    mut downloaded: Vec<(u64, bytes::Bytes)>,
+) -> (Vec<KeptImage>, Vec<(usize, String)>) {
+    let mut kept = Vec::new();
     let mut to_download = Vec::new();
-    let mut unmatched: Vec<Option<UploadedView>> = uploaded.into_iter().map(Some).collect();
-    for (index, view) in draft.views.iter_mut().enumerate() {
-        let upload = unmatched
-            .iter_mut()
-            .find(|upload| {
-                upload
-                    .as_ref()
-                    .is_some_and(|upload| upload.source == view.source)
-            })
-            .and_then(Option::take);
-        if let Some(upload) = upload {
-            view.input_uid = Some(upload.uid);
-            if let Some(bytes) = upload.downloaded {
-                result_images.push((index, bytes.to_vec()));
-                continue;
-            }
-        }
-        if let ViewSource::ResultImage { image_url, .. } = &view.source {
-            to_download.push((index, image_url.clone()));
+    for (index, view) in request.views.iter().enumerate() {
+        let ViewSource::ResultImage { image_url, .. } = &view.source else {
+            continue;
+        };
+        match downloaded.iter().position(|(slot, _)| *slot == view.slot) {
+            Some(at) => kept.push((index, downloaded.swap_remove(at).1.to_vec())),
+            None => to_download.push((index, image_url.clone())),
         }
     }
-    (draft, result_images, to_download)
+    (kept, to_download)
 }
 
 /// A store that failed, in words.
@@ -147,10 +132,10 @@ fn apply(store: &mut HistoryStore, command: Command) -> Result<(), String> {
 mod tests {
     use std::path::PathBuf;
 
-    use partlens_api::FileUid;
+    use partlens_api::{FileUid, FilterTerm, SearchFilter};
 
     use super::*;
-    use crate::history::DraftView;
+    use crate::search::view_search::SearchView;
 
     fn uid(last: u8) -> FileUid {
         FileUid::from_reply(&format!("3f2504e0-4f89-41d3-9a0c-0305e82c33{last:02}"))
@@ -164,48 +149,38 @@ mod tests {
     }
 
     #[test]
-    fn a_finished_search_keeps_its_new_uids_and_the_images_it_downloaded_without_fetching_them_again()
-     {
+    fn a_finished_search_keeps_its_uids_and_the_images_it_downloaded_without_fetching_them_again() {
         let file = ViewSource::File(PathBuf::from("/parts/flange.png"));
-        let draft = SearchDraft {
-            views: vec![
-                DraftView {
-                    source: result_image("kept"),
-                    input_uid: Some(uid(1)),
-                },
-                DraftView {
-                    source: file.clone(),
-                    input_uid: None,
-                },
-                DraftView {
-                    source: result_image("new"),
-                    input_uid: None,
-                },
-            ],
-            text: "pump".into(),
-            filters: Vec::new(),
-            total_results: 0,
+        let view = |slot: u64, source: ViewSource, input: Option<FileUid>| SearchView {
+            slot,
+            source,
+            input,
         };
-        let uploaded = vec![
-            UploadedView {
-                source: file,
-                uid: uid(2),
-                downloaded: None,
-            },
-            UploadedView {
-                source: result_image("new"),
-                uid: uid(3),
-                downloaded: Some(bytes::Bytes::from_static(b"png bytes")),
-            },
-        ];
-        let (draft, images, to_download) = complete_draft(draft, uploaded, 42);
+        let request = ViewSearchRequest {
+            views: vec![
+                view(3, result_image("kept"), Some(uid(1))),
+                view(5, file.clone(), Some(uid(2))),
+                view(8, result_image("new"), Some(uid(3))),
+            ],
+            terms: SearchFilter::new().text("pump").term(FilterTerm::Exact {
+                name: "material".into(),
+                value: "steel".into(),
+            }),
+            extra_params: Vec::new(),
+        };
+        let draft = SearchDraft::of_request(&request, 42);
         assert_eq!(draft.total_results, 42);
+        assert_eq!(draft.text, "pump");
+        assert_eq!(draft.filters.len(), 1);
         let uids: Vec<_> = draft
             .views
             .iter()
             .map(|view| view.input_uid.clone())
             .collect();
         assert_eq!(uids, vec![Some(uid(1)), Some(uid(2)), Some(uid(3))]);
+        assert_eq!(draft.views[1].source, file);
+        let (images, to_download) =
+            result_images(&request, vec![(8, bytes::Bytes::from_static(b"png bytes"))]);
         assert_eq!(images, vec![(2, b"png bytes".to_vec())]);
         assert_eq!(
             to_download,

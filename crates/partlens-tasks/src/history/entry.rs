@@ -1,13 +1,13 @@
 //! What the search history holds, as plain data: the searches ([`HistoryEntry`]) with their views
-//! ([`HistoryView`]: name, input UID, the copy kept to upload it again), and what the front end sends
-//! when a search finished ([`SearchDraft`]).
+//! ([`HistoryView`]: name, input UID, the copy kept to upload it again), and a finished search as
+//! it is recorded ([`SearchDraft`], made from the request it ran).
 
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::search::view_search::ViewSource;
+use crate::search::view_search::{ViewSearchRequest, ViewSource};
 use partlens_api::{FileUid, FilterTerm};
 
 /// One view of a kept search.
@@ -28,6 +28,10 @@ pub struct HistoryView {
     /// Why no copy is kept, when there is none.
     #[serde(default)]
     pub not_kept: Option<String>,
+    /// True for a file of the company's library searched by itself (its input UID is its own):
+    /// nothing is kept, since the library holds it.
+    #[serde(default)]
+    pub library_file: bool,
 }
 
 /// One search of the history: its views, text and filters, when it last ran and what it found; a
@@ -161,8 +165,8 @@ pub struct DraftView {
     pub input_uid: Option<FileUid>,
 }
 
-/// A search for the history, as the front end sends it with the search and the backend completes
-/// it when the search finished.
+/// A finished search as the history keeps it, made from the request it ran
+/// ([`SearchDraft::of_request`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct SearchDraft {
     /// The views, in slot order.
@@ -173,4 +177,36 @@ pub struct SearchDraft {
     pub filters: Vec<FilterTerm>,
     /// How many results it found.
     pub total_results: u64,
+}
+
+impl SearchDraft {
+    /// The search `request` ran as (each view with the input UID it was searched by), which found
+    /// `total_results`: its views in the bar's order, its free text and its attribute filters.
+    pub fn of_request(request: &ViewSearchRequest, total_results: u64) -> Self {
+        let (texts, filters): (Vec<&FilterTerm>, Vec<&FilterTerm>) = request
+            .terms
+            .terms()
+            .partition(|term| matches!(term, FilterTerm::Text(_)));
+        let text = texts
+            .into_iter()
+            .filter_map(|term| match term {
+                FilterTerm::Text(words) => Some(words.as_str()),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+            .join(" ");
+        Self {
+            views: request
+                .views
+                .iter()
+                .map(|view| DraftView {
+                    source: view.source.clone(),
+                    input_uid: view.input.clone(),
+                })
+                .collect(),
+            text,
+            filters: filters.into_iter().cloned().collect(),
+            total_results,
+        }
+    }
 }

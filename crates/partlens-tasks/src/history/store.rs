@@ -307,8 +307,13 @@ impl HistoryStore {
             kept_file: None,
             original_path: None,
             not_kept: None,
+            library_file: false,
         };
         let bytes = match source {
+            ViewSource::LibraryFile { .. } => {
+                view.library_file = true;
+                return PreparedView { view, bytes: None };
+            }
             ViewSource::File(path) => {
                 if let Some(relative) = kept_relative(&files_dir, path) {
                     // Run again from the history: its own copy.
@@ -1051,6 +1056,7 @@ mod tests {
             kept_file: Some(kept.into()),
             original_path: None,
             not_kept: None,
+            library_file: false,
         };
         let entry = |id: u64, name: Option<&str>, views: Vec<HistoryView>| HistoryEntry {
             id,

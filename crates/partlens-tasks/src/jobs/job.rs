@@ -169,6 +169,9 @@ pub struct Job {
     /// Set while the job waits for the user to log in again.
     #[serde(default)]
     pub waiting_for_login: bool,
+    /// Set while the job waits for the service to answer again.
+    #[serde(default)]
+    pub waiting_for_service: bool,
 }
 
 impl Job {
@@ -185,6 +188,7 @@ impl Job {
             created: Utc::now(),
             service,
             waiting_for_login: false,
+            waiting_for_service: false,
         }
     }
 

@@ -17,6 +17,7 @@ use super::poll::{PollPolicy, WaitOutcome, wait_for_indexing};
 use crate::backend::{Backend, RunningJob};
 use crate::command::Command;
 use crate::event::{Event, NoticeLevel};
+use crate::reachability::is_unreachable;
 use crate::wording::{Attempt, explain};
 use partlens_api::{
     ApiClient, ApiError, FileStatus, FileUid, ProgressFn, UploadRequest, UploadSource,
@@ -33,6 +34,8 @@ enum JobEnd {
     Stopped,
     /// The service wants a new login.
     Unauthorized,
+    /// The service does not answer: the job waits for it.
+    ServiceAway,
 }
 
 impl Backend {
@@ -178,6 +181,7 @@ impl Backend {
             )),
             Ok(WaitOutcome::Cancelled) => JobEnd::Stopped,
             Err(ApiError::Unauthorized) => JobEnd::Unauthorized,
+            Err(error) if is_unreachable(&error) => JobEnd::ServiceAway,
             Err(error) => JobEnd::Failed(format!(
                 "Checking the indexing failed: {error}. Retry to upload the file again."
             )),
@@ -243,6 +247,7 @@ impl Backend {
                 Ok((uid, size))
             }
             Err(ApiError::Unauthorized) => Err(JobEnd::Unauthorized),
+            Err(error) if is_unreachable(&error) => Err(JobEnd::ServiceAway),
             Err(error) => Err(JobEnd::Failed(explain(&error, Attempt::Upload))),
         }
     }
@@ -265,7 +270,7 @@ impl Backend {
 
     /// Settles a job after its task ended.
     fn end_job(&self, id: JobId, generation: u64, end: JobEnd) {
-        let (job, park) = {
+        let (job, park, wait) = {
             let mut state = self.lock();
             let cancelled_by_user = state
                 .running
@@ -275,6 +280,8 @@ impl Backend {
                 return;
             };
             let mut park = false;
+            let mut wait = false;
+            job.waiting_for_service = false;
             match end {
                 JobEnd::Done { uid, indexed_at } => {
                     job.phase = JobPhase::Done { uid, indexed_at };
@@ -302,16 +309,27 @@ impl Backend {
                     job.waiting_for_login = true;
                     park = true;
                 }
+                JobEnd::ServiceAway => {
+                    // Kept as it is: uploaded again, or its indexing asked again, once it answers.
+                    if matches!(job.phase, JobPhase::Uploading { .. }) {
+                        job.phase = JobPhase::Queued;
+                    }
+                    job.waiting_for_service = true;
+                    wait = true;
+                }
             }
             let job = job.clone();
             self.save_jobs(&state.jobs);
-            (job, park)
+            (job, park, wait)
         };
         let cancelled_search_input =
             matches!(job.phase, JobPhase::Cancelled) && matches!(job.role, JobRole::SearchInput);
         self.emit(Event::JobUpdated(job.clone()));
         if park {
             self.on_unauthorized(generation, Command::ResumeJob(id));
+        }
+        if wait {
+            self.wait_for_service(Command::ResumeJob(id));
         }
         if cancelled_search_input && let Some(uid) = job.uid {
             self.delete_cancelled_input(uid);

@@ -1,7 +1,8 @@
 //! Views searched by the input UID they got earlier: before such a search the service is asked
 //! whether it still has each input (`GET /api/FileStatus`, no upload). One it no longer has (404,
-//! deleted or never known to this service) or could not index (422) is uploaded again from where
-//! its bytes are (the file, the history's copy, the sketch in memory), as if it were a new view.
+//! deleted or never known to this service) or could not index (422) goes up again from where its
+//! bytes are (the file, the history's copy, the sketch in memory), as if it were a new view; a file
+//! of the company's library, which has no bytes here, cannot, and the search says so.
 //!
 //! Why ask first: a search by an unknown UID is not an error everywhere (the local service, like
 //! the interface for an input not indexed yet, answers with no matches), so a search kept in the
@@ -11,44 +12,43 @@
 use tokio_util::sync::CancellationToken;
 
 use super::search_flow::FileSearchError;
-use super::view_search::{KeptInput, ViewSearchRequest};
-use partlens_api::{ApiClient, FileStatus, FileUid};
+use super::view_search::{ViewSearchRequest, ViewSource};
+use partlens_api::{ApiClient, FileStatus};
 
-/// The request with every kept input the service no longer has moved to the uploads (after the
-/// views already to upload, in the order they were kept), and the UIDs of those inputs in that
-/// order.
+/// The request with the input UID of every view the service no longer has taken away (so it goes
+/// up with the search), and the slots of those views in the bar's order.
 pub async fn recheck_kept_inputs(
     client: &ApiClient,
     mut request: ViewSearchRequest,
     cancel: &CancellationToken,
-) -> Result<(ViewSearchRequest, Vec<FileUid>), FileSearchError> {
+) -> Result<(ViewSearchRequest, Vec<u64>), FileSearchError> {
     let mut gone = Vec::new();
-    let mut still_there = Vec::with_capacity(request.kept.len());
-    for kept in std::mem::take(&mut request.kept) {
+    for view in &mut request.views {
+        let Some(uid) = &view.input else {
+            continue;
+        };
         let status = tokio::select! {
             _ = cancel.cancelled() => return Err(FileSearchError::Cancelled),
-            status = client.file_status(&kept.uid) => status?,
+            status = client.file_status(uid) => status?,
         };
-        if matches!(status, FileStatus::Unknown | FileStatus::Failed { .. }) {
-            tracing::info!(
-                "search input {} is {} on the service: uploading {} again",
-                kept.uid,
-                status.name(),
-                kept.source.name()
-            );
-            gone.push(kept);
-        } else {
-            still_there.push(kept);
+        let reason = match status {
+            FileStatus::Unknown => "it is no longer in the library",
+            FileStatus::Failed { .. } => "the service could not index it",
+            FileStatus::InProgress | FileStatus::Completed { .. } => continue,
+        };
+        if let ViewSource::LibraryFile { name, .. } = &view.source {
+            return Err(FileSearchError::LibraryFileUnusable {
+                name: name.clone(),
+                reason,
+            });
         }
+        tracing::info!(
+            "search input {uid} is {} on the service: uploading {} again",
+            status.name(),
+            view.source.name()
+        );
+        view.input = None;
+        gone.push(view.slot);
     }
-    request.kept = still_there;
-    request
-        .filter
-        .file_uids
-        .retain(|uid| !gone.iter().any(|kept| kept.uid == *uid));
-    let gone_uids = gone.iter().map(|kept| kept.uid.clone()).collect();
-    request
-        .uploads
-        .extend(gone.into_iter().map(|kept: KeptInput| kept.source));
-    Ok((request, gone_uids))
+    Ok((request, gone))
 }

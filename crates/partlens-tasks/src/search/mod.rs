@@ -17,11 +17,13 @@ use tokio_util::sync::CancellationToken;
 
 use self::kept_inputs::recheck_kept_inputs;
 use self::search_flow::FileSearchError;
-use self::view_search::{ViewSearchRequest, run_view_search};
+use self::view_search::{
+    ViewSearchOutcome, ViewSearchProgress, ViewSearchRequest, run_view_search,
+};
 use super::backend::Backend;
 use super::command::Command;
 use super::event::{Event, NoticeLevel};
-use super::history::SearchDraft;
+use super::reachability::is_unreachable;
 use super::wording::{Attempt, capitalised, clause, explain};
 use partlens_api::ApiError;
 
@@ -31,7 +33,8 @@ pub fn search_failure_message(error: &FileSearchError) -> String {
         FileSearchError::Cancelled => "The search was cancelled.".to_owned(),
         FileSearchError::IndexingFailed { .. }
         | FileSearchError::IndexingRefused { .. }
-        | FileSearchError::IndexingTimedOut { .. } => {
+        | FileSearchError::IndexingTimedOut { .. }
+        | FileSearchError::LibraryFileUnusable { .. } => {
             format!("{}.", capitalised(clause(&error.to_string())))
         }
         FileSearchError::Api(api) => explain(api, Attempt::Search),
@@ -39,19 +42,14 @@ pub fn search_failure_message(error: &FileSearchError) -> String {
 }
 
 impl Backend {
-    /// Runs a search; answers `SearchInputsGone` when kept inputs go up again, `SearchProgress`, then
-    /// `SearchFinished` or `SearchFailed`. A finished search is kept in the history as `history`
-    /// says (then `HistoryChanged`).
-    pub(crate) fn run_search(
-        &self,
-        id: u64,
-        request: ViewSearchRequest,
-        history: Option<SearchDraft>,
-    ) {
+    /// Runs a search; answers `SearchInputsGone` when kept inputs go up again, `SearchProgress`,
+    /// then `SearchFinished` or `SearchFailed`. A finished search is kept in the history when
+    /// `keep_in_history` (then `HistoryChanged`).
+    pub(crate) fn run_search(&self, id: u64, request: ViewSearchRequest, keep_in_history: bool) {
         let command = Command::Search {
             id,
             request: request.clone(),
-            history: history.clone(),
+            keep_in_history,
         };
         let Some((client, generation, cancel)) = self.client_or_park(&command) else {
             return;
@@ -64,10 +62,10 @@ impl Backend {
             let outcome = async {
                 let (request, gone) = recheck_kept_inputs(&client, request, &cancel).await?;
                 if !gone.is_empty() {
-                    reporter.emit(Event::SearchInputsGone { id, uids: gone });
+                    reporter.emit(Event::SearchInputsGone { id, slots: gone });
                 }
                 let reporter = reporter.clone();
-                run_view_search(&client, &request, &policy, &cancel, move |progress| {
+                run_view_search(&client, request, &policy, &cancel, move |progress| {
                     reporter.emit(Event::SearchProgress { id, progress });
                 })
                 .await
@@ -75,20 +73,16 @@ impl Backend {
             .await;
             backend.running_searches().remove(&id);
             match outcome {
-                Ok(outcome) => {
-                    let total_results =
-                        u64::try_from(outcome.search.result.total_results).unwrap_or(0);
-                    backend.emit(Event::SearchFinished {
-                        id,
-                        input_uids: outcome.search.input_uids,
-                        result: outcome.search.result,
-                    });
-                    if let Some(draft) = history {
-                        backend.record_finished_search(draft, outcome.uploaded, total_results);
-                    }
-                }
+                Ok(outcome) => backend.search_finished(id, outcome, keep_in_history),
                 Err(FileSearchError::Api(ApiError::Unauthorized)) => {
                     backend.on_unauthorized(generation, command);
+                }
+                Err(FileSearchError::Api(error)) if is_unreachable(&error) => {
+                    backend.emit(Event::SearchProgress {
+                        id,
+                        progress: ViewSearchProgress::WaitingForService,
+                    });
+                    backend.wait_for_service(command);
                 }
                 Err(error) => {
                     tracing::info!("search {id} failed: {error}");
@@ -102,11 +96,29 @@ impl Backend {
         });
     }
 
+    /// Tells the front end the answer of search `id` and keeps the search in the history.
+    fn search_finished(&self, id: u64, outcome: ViewSearchOutcome, keep_in_history: bool) {
+        let inputs = outcome.inputs();
+        let total_results = u64::try_from(outcome.result.total_results).unwrap_or(0);
+        self.emit(Event::SearchFinished {
+            id,
+            inputs,
+            result: outcome.result,
+        });
+        if keep_in_history {
+            self.record_finished_search(&outcome.request, outcome.downloaded, total_results);
+        }
+    }
+
     /// Stops the search with this id.
     pub(crate) fn cancel_search(&self, id: u64) {
         if let Some(cancel) = self.running_searches().remove(&id) {
             cancel.cancel();
         }
+        // One waiting for the service does not run when it is back.
+        self.lock().waiting_for_service.retain(
+            |command| !matches!(command, Command::Search { id: waiting, .. } if *waiting == id),
+        );
     }
 
     /// The cancellation tokens of the running searches, locked.

@@ -1,22 +1,24 @@
-//! A search from the app's query bar: the views that still need uploading (local files, or the image of
-//! a result for "More like this") plus a filter that already holds the UIDs of the views indexed
-//! earlier, the text and the attribute terms.
+//! A search from the app's query bar: one request that holds each view once, with its slot in the
+//! bar, where its bytes are and the input UID it got from an earlier search ([`SearchView`]), plus
+//! the text and attribute terms. Views with a UID are searched by it; the others go up.
 //!
 //! With nothing to upload it is one `GET /api/Search`; otherwise the views go through
-//! [`run_file_search`]: one single-call `PUT /api/Search` when they share an extension, otherwise
-//! two-step with asynchronous indexing (`indexAsync=true`, progress while polling).
+//! [`run_file_search`], which chooses the workflow ([`Workflow::choose`](super::search_flow::Workflow::choose)).
 //! A result's image is downloaded first ([`ApiClient::fetch_image`], the URL exactly as given) and
-//! uploaded under a name whose extension matches its bytes; a sketch goes up from its bytes in memory.
+//! uploaded under a name whose extension matches its bytes; a sketch goes up from its bytes in
+//! memory; a file of the company's library ("More like this" on a stored model, picture or drawing)
+//! is searched by its own UID and never uploaded. Every answer names views by their slot, so the
+//! bar never matches UIDs to views by position.
 
 use std::path::PathBuf;
 
 use tokio_util::sync::CancellationToken;
 
-use super::search_flow::{
-    FileSearchError, FileSearchOptions, FileSearchOutcome, FileSearchProgress, run_file_search,
-};
+use super::search_flow::{FileSearchError, FileSearchOptions, FileSearchProgress, run_file_search};
 use crate::jobs::poll::PollPolicy;
-use partlens_api::{ApiClient, ApiError, FileUid, SearchFilter, SearchRequest, UploadSource};
+use partlens_api::{
+    ApiClient, ApiError, FileUid, SearchFilter, SearchRequest, SearchResult, UploadSource,
+};
 
 /// Where a view's bytes come from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -32,6 +34,15 @@ pub enum ViewSource {
     },
     /// A picture made in the app (the sketch pad's drawing), in memory.
     Sketch(SketchImage),
+    /// A file of the company's library searched by itself ("More like this" on a stored model,
+    /// picture or drawing): its own UID is the search input, so nothing is uploaded and a model is
+    /// searched as a model (model → model), not by its picture.
+    LibraryFile {
+        /// The library file's UID.
+        uid: FileUid,
+        /// Its name, shown on the view slot.
+        name: String,
+    },
 }
 
 /// A picture made in the app, kept in memory: a PNG with the file name it goes up under.
@@ -88,34 +99,97 @@ impl ViewSource {
                 .file_name()
                 .map(|name| name.to_string_lossy().into_owned())
                 .unwrap_or_else(|| path.display().to_string()),
-            Self::ResultImage { name, .. } => name.clone(),
+            Self::ResultImage { name, .. } | Self::LibraryFile { name, .. } => name.clone(),
             Self::Sketch(image) => image.name.clone(),
         }
     }
 }
 
-/// A search to run: views to upload (may be none) and the filter with the kept UIDs and the terms.
+/// One view of a search: its slot in the query bar (which every answer names it by), where its
+/// bytes are, and the search-input UID it got earlier (searched by without an upload) or `None`
+/// (it goes up with this search).
 #[derive(Clone, Debug, PartialEq)]
-pub struct ViewSearchRequest {
-    /// Views without a search-input UID yet.
-    pub uploads: Vec<ViewSource>,
-    /// Kept input UIDs, text and attribute terms.
-    pub filter: SearchFilter,
-    /// Further search parameters the interface leaves open (for example `maxResults`).
-    pub extra_params: Vec<(String, String)>,
-    /// The views whose kept UIDs ride in the filter, with where their bytes are: the backend checks
-    /// that the service still has each and uploads one it no longer has again
-    /// ([`super::kept_inputs`]).
-    pub kept: Vec<KeptInput>,
+pub struct SearchView {
+    /// The slot of the query bar the view is in.
+    pub slot: u64,
+    /// Where its bytes are.
+    pub source: ViewSource,
+    /// The search-input UID it is searched by; `None` until it is uploaded.
+    pub input: Option<FileUid>,
 }
 
-/// A view searched by the input UID it got earlier, with where its bytes are.
+impl SearchView {
+    /// A view in `slot` that is not uploaded yet, or, for a library file, searched by its own UID.
+    pub fn new(slot: u64, source: ViewSource) -> Self {
+        let input = match &source {
+            ViewSource::LibraryFile { uid, .. } => Some(uid.clone()),
+            _ => None,
+        };
+        Self {
+            slot,
+            source,
+            input,
+        }
+    }
+}
+
+/// A search to run: its views, each once, and the text and attribute terms.
 #[derive(Clone, Debug, PartialEq)]
-pub struct KeptInput {
-    /// The search-input UID.
+pub struct ViewSearchRequest {
+    /// The views in the bar's order (may be none: a search by text and attributes).
+    pub views: Vec<SearchView>,
+    /// The text and attribute terms (no input UIDs: those are the views').
+    pub terms: SearchFilter,
+    /// Further search parameters the interface leaves open (for example `maxResults`).
+    pub extra_params: Vec<(String, String)>,
+}
+
+impl ViewSearchRequest {
+    /// The filter of the call: the terms and the input UID of every view that has one.
+    pub fn filter(&self) -> SearchFilter {
+        self.terms
+            .clone()
+            .with_uids(self.views.iter().filter_map(|view| view.input.clone()))
+    }
+
+    /// The views without an input UID: they go up with this search.
+    pub fn uploads(&self) -> impl Iterator<Item = &SearchView> {
+        self.views.iter().filter(|view| view.input.is_none())
+    }
+}
+
+/// Where a search by views is, each view named by its slot.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ViewSearchProgress {
+    /// The view in `slot` is going up: `sent` of `total` bytes.
+    Uploading {
+        /// The view's slot.
+        slot: u64,
+        /// Bytes sent so far.
+        sent: u64,
+        /// Size of the view.
+        total: u64,
+    },
+    /// The view in `slot` is uploaded and being indexed.
+    Indexing {
+        /// The view's slot.
+        slot: u64,
+        /// Time waited so far.
+        waited: std::time::Duration,
+    },
+    /// Every input is ready; the search is running.
+    Searching,
+    /// The service does not answer: the search runs again once it does.
+    WaitingForService,
+}
+
+/// The input UID the view in `slot` was searched by.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ViewInput {
+    /// The view's slot.
+    pub slot: u64,
+    /// Its search-input UID.
     pub uid: FileUid,
-    /// Where to upload it from again if the service no longer has it.
-    pub source: ViewSource,
 }
 
 /// The file name a downloaded result image is uploaded under: the result's name made safe, with the
@@ -148,16 +222,6 @@ pub fn result_image_file_name(name: &str, bytes: &[u8]) -> Result<String, ApiErr
     Ok(format!("{stem}.{extension}"))
 }
 
-/// The workflow for these views: a single call when they share an extension, otherwise two-step
-/// with asynchronous indexing.
-pub fn workflow_for(sources: &[UploadSource]) -> FileSearchOptions {
-    let shared = partlens_api::search::shared_extension(sources).is_ok();
-    FileSearchOptions {
-        two_step: !shared,
-        index_async: !shared,
-    }
-}
-
 /// Turns a view into an upload source, downloading a result's image.
 pub async fn upload_source(
     client: &ApiClient,
@@ -174,99 +238,137 @@ pub async fn upload_source(
             name: image.name.clone(),
             bytes: image.png.clone(),
         }),
+        // Searched by its own UID; one the service no longer has is refused before this
+        // (`kept_inputs`), never uploaded.
+        ViewSource::LibraryFile { name, .. } => Err(ApiError::InvalidInput(format!(
+            "{name} is a file of the library and is searched by its UID, not uploaded"
+        ))),
     }
 }
 
-/// What a search by views gave: the search's outcome, and each view it uploaded with the input UID
-/// it got and, for a result's image, the bytes downloaded for it (the history keeps a copy of them,
-/// so they are not downloaded twice).
+/// What a search by views gave: the request with every view's input UID filled in, the result,
+/// and the bytes downloaded for the result images it uploaded, by slot (the history keeps a copy
+/// of them, so they are not downloaded twice).
 #[derive(Debug)]
 pub struct ViewSearchOutcome {
-    /// The search's outcome (input UIDs and result).
-    pub search: FileSearchOutcome,
-    /// The views uploaded by this search, in the order of the request's uploads.
-    pub uploaded: Vec<UploadedView>,
+    /// The request as it ran, each view with the input UID it was searched by.
+    pub request: ViewSearchRequest,
+    /// The result.
+    pub result: SearchResult,
+    /// The bytes downloaded for each uploaded result image, by slot.
+    pub downloaded: Vec<(u64, bytes::Bytes)>,
 }
 
-/// A view a search uploaded.
-#[derive(Clone, Debug)]
-pub struct UploadedView {
-    /// Where its bytes came from.
-    pub source: ViewSource,
-    /// The input UID the service gave it.
-    pub uid: FileUid,
-    /// The bytes downloaded for a result's image; `None` for a file or a sketch.
-    pub downloaded: Option<bytes::Bytes>,
+impl ViewSearchOutcome {
+    /// The input UID each view was searched by, by slot.
+    pub fn inputs(&self) -> Vec<ViewInput> {
+        self.request
+            .views
+            .iter()
+            .filter_map(|view| {
+                Some(ViewInput {
+                    slot: view.slot,
+                    uid: view.input.clone()?,
+                })
+            })
+            .collect()
+    }
 }
 
-/// Runs the search. `progress` sees the upload and indexing of each uploaded view (`view` counts
-/// within `request.uploads`).
+/// Runs the search; `progress` hears each uploaded view by its slot.
 pub async fn run_view_search(
     client: &ApiClient,
-    request: &ViewSearchRequest,
+    request: ViewSearchRequest,
     poll_policy: &PollPolicy,
     cancel: &CancellationToken,
-    progress: impl Fn(FileSearchProgress) + Send + Sync + Clone + 'static,
+    progress: impl Fn(ViewSearchProgress) + Send + Sync + Clone + 'static,
 ) -> Result<ViewSearchOutcome, FileSearchError> {
-    if request.uploads.is_empty() {
-        progress(FileSearchProgress::Searching);
-        let mut search = SearchRequest::new(request.filter.clone());
+    let upload_slots: Vec<u64> = request.uploads().map(|view| view.slot).collect();
+    if upload_slots.is_empty() {
+        progress(ViewSearchProgress::Searching);
+        let mut search = SearchRequest::new(request.filter());
         search.extra_params = request.extra_params.clone();
         let reply = tokio::select! {
             _ = cancel.cancelled() => return Err(FileSearchError::Cancelled),
             reply = client.search_decoded(&search) => reply?,
         };
         return Ok(ViewSearchOutcome {
-            search: FileSearchOutcome::new(request.filter.file_uids.clone(), reply),
-            uploaded: Vec::new(),
+            request,
+            result: reply.value,
+            downloaded: Vec::new(),
         });
     }
-    let mut sources = Vec::with_capacity(request.uploads.len());
-    for view in &request.uploads {
-        let source = tokio::select! {
-            _ = cancel.cancelled() => return Err(FileSearchError::Cancelled),
-            source = upload_source(client, view) => source?,
-        };
-        sources.push(source);
-    }
-    let downloaded: Vec<Option<bytes::Bytes>> = request
-        .uploads
-        .iter()
-        .zip(&sources)
-        .map(|(view, source)| match (view, source) {
-            (ViewSource::ResultImage { .. }, UploadSource::Bytes { bytes, .. }) => {
-                Some(bytes.clone())
-            }
-            _ => None,
-        })
-        .collect();
+    let (sources, downloaded) = upload_sources(client, &request, cancel).await?;
+    let options = FileSearchOptions {
+        poll_when_mixed: true,
+        ..FileSearchOptions::default()
+    };
+    let slots = upload_slots.clone();
     let search = run_file_search(
         client,
         &sources,
-        request.filter.clone(),
-        &workflow_for(&sources),
+        request.filter(),
+        &options,
         poll_policy,
         cancel,
-        progress,
+        move |file_progress| {
+            if let Some(view_progress) = by_slot(&slots, file_progress) {
+                progress(view_progress);
+            }
+        },
     )
     .await?;
-    // The uploaded views' UIDs are the last ones, in the order of the uploads.
-    let new_uids = &search.input_uids[search
-        .input_uids
-        .len()
-        .saturating_sub(request.uploads.len())..];
-    let uploaded = request
-        .uploads
-        .iter()
-        .zip(downloaded)
-        .zip(new_uids)
-        .map(|((source, downloaded), uid)| UploadedView {
-            source: source.clone(),
-            uid: uid.clone(),
-            downloaded,
-        })
-        .collect();
-    Ok(ViewSearchOutcome { search, uploaded })
+    let mut request = request;
+    for (slot, uid) in upload_slots.iter().zip(search.view_uids) {
+        if let Some(view) = request.views.iter_mut().find(|view| view.slot == *slot) {
+            view.input = Some(uid);
+        }
+    }
+    Ok(ViewSearchOutcome {
+        request,
+        result: search.result,
+        downloaded,
+    })
+}
+
+/// The upload source of each view to upload, in order, and the bytes downloaded for the result
+/// images among them, by slot.
+async fn upload_sources(
+    client: &ApiClient,
+    request: &ViewSearchRequest,
+    cancel: &CancellationToken,
+) -> Result<(Vec<UploadSource>, Vec<(u64, bytes::Bytes)>), FileSearchError> {
+    let mut sources = Vec::new();
+    let mut downloaded = Vec::new();
+    for view in request.uploads() {
+        let source = tokio::select! {
+            _ = cancel.cancelled() => return Err(FileSearchError::Cancelled),
+            source = upload_source(client, &view.source) => source?,
+        };
+        if let (ViewSource::ResultImage { .. }, UploadSource::Bytes { bytes, .. }) =
+            (&view.source, &source)
+        {
+            downloaded.push((view.slot, bytes.clone()));
+        }
+        sources.push(source);
+    }
+    Ok((sources, downloaded))
+}
+
+/// A file search's progress, whose views count within the uploads, named by the uploads' slots.
+fn by_slot(slots: &[u64], progress: FileSearchProgress) -> Option<ViewSearchProgress> {
+    Some(match progress {
+        FileSearchProgress::Uploading { view, sent, total } => ViewSearchProgress::Uploading {
+            slot: *slots.get(view)?,
+            sent,
+            total,
+        },
+        FileSearchProgress::Indexing { view, waited } => ViewSearchProgress::Indexing {
+            slot: *slots.get(view)?,
+            waited,
+        },
+        FileSearchProgress::Searching => ViewSearchProgress::Searching,
+    })
 }
 
 #[cfg(test)]
@@ -296,23 +398,59 @@ mod tests {
     }
 
     #[test]
-    fn mixed_formats_go_two_step_with_asynchronous_indexing() {
-        let view = |name: &str| UploadSource::Bytes {
-            name: name.into(),
-            bytes: bytes::Bytes::from_static(b"x"),
+    fn the_filter_holds_the_terms_and_each_view_input_once() {
+        let uid = FileUid::from_reply("3f2504e0-4f89-41d3-9a0c-0305e82c3301");
+        let library = FileUid::from_reply("3f2504e0-4f89-41d3-9a0c-0305e82c3302");
+        let mut kept = SearchView::new(4, ViewSource::File(PathBuf::from("/parts/a.png")));
+        kept.input = Some(uid.clone());
+        let request = ViewSearchRequest {
+            views: vec![
+                kept,
+                SearchView::new(7, ViewSource::File(PathBuf::from("/parts/b.png"))),
+                SearchView::new(
+                    9,
+                    ViewSource::LibraryFile {
+                        uid: library.clone(),
+                        name: "flange.stl".into(),
+                    },
+                ),
+            ],
+            terms: SearchFilter::new().text("flange"),
+            extra_params: Vec::new(),
         };
-        let single = workflow_for(&[view("a.png"), view("b.PNG")]);
-        assert!(super::super::search_flow::uses_single_call(
-            &[view("a.png"), view("b.png")],
-            &single
-        ));
-        let mixed = workflow_for(&[view("a.png"), view("b.jpg")]);
+        assert_eq!(request.filter().file_uids, vec![uid, library]);
+        assert_eq!(request.filter().inner().matches("FT=flange").count(), 1);
+        let uploads: Vec<u64> = request.uploads().map(|view| view.slot).collect();
+        assert_eq!(uploads, [7], "a library file is never uploaded");
+    }
+
+    #[test]
+    fn progress_names_the_view_by_its_slot() {
+        let slots = [4, 9];
         assert_eq!(
-            mixed,
-            FileSearchOptions {
-                two_step: true,
-                index_async: true
-            }
+            by_slot(
+                &slots,
+                FileSearchProgress::Uploading {
+                    view: 1,
+                    sent: 2,
+                    total: 3
+                }
+            ),
+            Some(ViewSearchProgress::Uploading {
+                slot: 9,
+                sent: 2,
+                total: 3
+            })
+        );
+        assert_eq!(
+            by_slot(
+                &slots,
+                FileSearchProgress::Indexing {
+                    view: 2,
+                    waited: std::time::Duration::ZERO
+                }
+            ),
+            None
         );
     }
 
@@ -320,14 +458,13 @@ mod tests {
     async fn an_empty_search_is_refused_before_sending() {
         let client = ApiClient::new("http://127.0.0.1:9").unwrap();
         let request = ViewSearchRequest {
-            uploads: Vec::new(),
-            filter: SearchFilter::new(),
+            views: Vec::new(),
+            terms: SearchFilter::new(),
             extra_params: Vec::new(),
-            kept: Vec::new(),
         };
         let error = run_view_search(
             &client,
-            &request,
+            request,
             &PollPolicy::default(),
             &CancellationToken::new(),
             |_| {},

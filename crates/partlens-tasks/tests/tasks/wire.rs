@@ -720,6 +720,59 @@ async fn single_call_search_sends_a_string_holding_an_array_of_base64() {
     server.assert_clean();
 }
 
+/// The single call indexes its views during the call: its answer is used as it is, with no
+/// `FileStatus` for the views it just had indexed; only an answer without any result asks, so
+/// that a view the service could not read says so instead of looking like no matches.
+#[tokio::test]
+async fn a_single_call_search_asks_no_status_unless_it_found_nothing() {
+    let server = WireServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let views = vec![
+        UploadSource::Path(test_file(dir.path(), "front.png", 1500)),
+        UploadSource::Path(test_file(dir.path(), "side.png", 1500)),
+    ];
+    let earlier = server.add_search_input(".png", &[200]);
+    let search = |filter: SearchFilter| {
+        let client = client(&server);
+        let views = views.clone();
+        async move {
+            run_file_search(
+                &client,
+                &views,
+                filter,
+                &FileSearchOptions::default(),
+                &fast_polls(),
+                &CancellationToken::new(),
+                |_| {},
+            )
+            .await
+            .unwrap()
+        }
+    };
+    // Nothing in the library: the two new inputs' status is asked (they are fine: no error).
+    let empty = search(SearchFilter::new().with_uids([uid(&earlier)])).await;
+    assert!(empty.result.results.is_empty());
+    assert_eq!(server.requests_to("GET", "/api/FileStatus").len(), 2);
+    assert_eq!(
+        empty.view_uids.len(),
+        2,
+        "the views' UIDs, not the earlier input's"
+    );
+    assert!(!empty.view_uids.contains(&uid(&earlier)));
+
+    server.add_database_file("Parts/bracket.png", &[]);
+    let found = search(SearchFilter::new().with_uids([uid(&earlier)])).await;
+    assert_eq!(found.result.results.len(), 1);
+    assert_eq!(
+        server.requests_to("GET", "/api/FileStatus").len(),
+        2,
+        "no status asked after an answer with results"
+    );
+    assert_eq!(server.requests_to("PUT", "/api/Search").len(), 2);
+    assert_eq!(found.view_uids, found.result.input_uids()[1..].to_vec());
+    server.assert_clean();
+}
+
 #[tokio::test]
 async fn mixed_formats_with_async_indexing_search_only_after_every_input_is_indexed() {
     let server = WireServer::start();
@@ -734,8 +787,8 @@ async fn mixed_formats_with_async_indexing_search_only_after_every_input_is_inde
         &views,
         SearchFilter::new().text("bracket"),
         &FileSearchOptions {
-            two_step: false,
             index_async: true,
+            ..FileSearchOptions::default()
         },
         &fast_polls(),
         &CancellationToken::new(),
@@ -754,7 +807,7 @@ async fn mixed_formats_with_async_indexing_search_only_after_every_input_is_inde
     );
     assert_eq!(server.requests_to("GET", "/api/FileStatus").len(), 6);
     let search = server.only("GET", "/api/Search");
-    let uids: Vec<&str> = outcome.input_uids.iter().map(FileUid::as_str).collect();
+    let uids: Vec<&str> = outcome.view_uids.iter().map(FileUid::as_str).collect();
     assert_eq!(
         search.param("filterStr").unwrap(),
         format!("fileUID={}&FT=bracket", uids.join(","))

@@ -14,44 +14,17 @@ use std::sync::{MutexGuard, PoisonError};
 use futures_util::StreamExt as _;
 use tokio_util::sync::CancellationToken;
 
-use super::backend::Backend;
-use super::command::Command;
-use super::event::Event;
-use partlens_api::duplicates::{DuplicateFile, DuplicatesReply};
+pub mod parts;
+
+pub use self::parts::{DuplicatePartFile, DuplicatePartGroup, DuplicateParts};
+use crate::backend::Backend;
+use crate::command::Command;
+use crate::event::Event;
+use partlens_api::duplicates::DuplicatesReply;
 use partlens_api::{ApiClient, ApiError, FileMap, FileRef, GetFileRequest};
 
 /// Records asked for at once after the groups came in.
 const RECORDS_AT_ONCE: usize = 4;
-
-/// The duplicate groups as the app shows them.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct DuplicateParts {
-    /// The lowest pair score the service applied.
-    pub min_score: f64,
-    /// How many database files the service compared.
-    pub files_compared: u64,
-    /// The groups, highest score first.
-    pub groups: Vec<DuplicatePartGroup>,
-}
-
-/// Files that are one part, with their records.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct DuplicatePartGroup {
-    /// The weakest score of the pairs that joined the group (0..1).
-    pub score: f64,
-    /// The files, two or more.
-    pub files: Vec<DuplicatePartFile>,
-}
-
-/// One file of a group: what the service said of it, and its record (image links, attributes)
-/// when it could be loaded.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct DuplicatePartFile {
-    /// The file as the duplicates reply gives it (UID, names, size).
-    pub file: DuplicateFile,
-    /// Its record; `None` when it could not be loaded (deleted meanwhile, or a failed call).
-    pub record: Option<FileMap>,
-}
 
 impl Backend {
     /// Runs [`Command::FindDuplicates`].

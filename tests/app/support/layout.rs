@@ -1,0 +1,161 @@
+//! Checks of what a frame painted, for the places at every window size: no text cut off at the side
+//! of the area it is drawn in or of the window, no widget that reaches past the window's sides, no
+//! text spread letter by letter (a justified row of one long word); and the texts painted, to count
+//! what is shown (one banner, not two).
+//!
+//! Text cut at the top or bottom of a scroll area is not a fault (it scrolls); nothing in the app
+//! scrolls sideways, so a text cut at a side is one.
+
+use egui::epaint::{ClippedShape, Shape};
+use egui::{Pos2, Rect};
+use egui_kittest::Harness;
+use egui_kittest::kittest::NodeT as _;
+
+use partlens::ui::App;
+
+/// The window sizes every place is checked at: the smallest supported, the default, full HD.
+pub const WINDOW_SIZES: [(f32, f32); 3] = [(800.0, 600.0), (1120.0, 720.0), (1920.0, 1080.0)];
+
+/// How far a text or widget may reach past its area before it counts as cut (rounding).
+const TOLERANCE: f32 = 1.5;
+
+/// A gap this much wider than the font's own spacing between two letters of a row spreads it.
+const SPREAD_GAP: f32 = 1.5;
+
+/// One text the frame painted.
+#[derive(Clone, Debug)]
+pub struct PaintedText {
+    /// The text.
+    pub text: String,
+    /// Where it is, in the window.
+    pub rect: Rect,
+    /// The area it is drawn in (the part outside is not shown).
+    pub clip: Rect,
+    /// True when a row of it is spread letter by letter.
+    pub letter_spaced: bool,
+}
+
+impl PaintedText {
+    /// True when some of it is on screen.
+    pub fn is_visible(&self) -> bool {
+        self.rect.intersects(self.clip) && self.clip.is_positive()
+    }
+}
+
+/// Every text the last frame painted.
+pub fn painted_texts(harness: &Harness<'_, App>) -> Vec<PaintedText> {
+    let mut texts = Vec::new();
+    for clipped in &harness.output().shapes {
+        let ClippedShape {
+            clip_rect, shape, ..
+        } = clipped;
+        collect(shape, *clip_rect, &mut texts);
+    }
+    texts
+}
+
+fn collect(shape: &Shape, clip: Rect, texts: &mut Vec<PaintedText>) {
+    match shape {
+        Shape::Vec(shapes) => {
+            for shape in shapes {
+                collect(shape, clip, texts);
+            }
+        }
+        Shape::Text(text) => {
+            let galley = &text.galley;
+            let letter_spaced = galley.rows.iter().any(|placed| {
+                placed.row.glyphs.windows(2).any(|pair| {
+                    let (a, b) = (&pair[0], &pair[1]);
+                    !a.chr.is_whitespace()
+                        && !b.chr.is_whitespace()
+                        && b.pos.x - (a.pos.x + a.advance_width) > SPREAD_GAP
+                })
+            });
+            texts.push(PaintedText {
+                text: galley.text().to_owned(),
+                rect: galley.rect.translate(text.pos.to_vec2()),
+                clip,
+                letter_spaced,
+            });
+        }
+        _ => {}
+    }
+}
+
+/// How many visible painted texts contain `needle`.
+pub fn painted_count(harness: &Harness<'_, App>, needle: &str) -> usize {
+    painted_texts(harness)
+        .iter()
+        .filter(|text| text.is_visible() && text.text.contains(needle))
+        .count()
+}
+
+/// What is wrong with the last frame: texts cut at a side, widgets past the window's sides, texts
+/// spread letter by letter. Empty when nothing is.
+pub fn layout_problems(harness: &Harness<'_, App>) -> Vec<String> {
+    let window = harness.ctx.content_rect();
+    let mut problems = Vec::new();
+    for text in painted_texts(harness) {
+        if !text.is_visible() || text.text.trim().is_empty() {
+            continue;
+        }
+        let cut_by_area = text.rect.left() < text.clip.left() - TOLERANCE
+            || text.rect.right() > text.clip.right() + TOLERANCE;
+        let past_window = text.rect.right() > window.right() + TOLERANCE
+            || text.rect.left() < window.left() - TOLERANCE;
+        if cut_by_area || past_window {
+            problems.push(format!(
+                "text {:?} at {:?} is cut at a side (its area {:?})",
+                text.text, text.rect, text.clip
+            ));
+        }
+        if text.letter_spaced {
+            problems.push(format!("text {:?} is spread letter by letter", text.text));
+        }
+    }
+    for node in harness.root().children_recursive() {
+        let node = node.accesskit_node();
+        let Some(bounds) = node.bounding_box() else {
+            continue;
+        };
+        let interactive = matches!(
+            node.role(),
+            egui::accesskit::Role::Button
+                | egui::accesskit::Role::TextInput
+                | egui::accesskit::Role::CheckBox
+                | egui::accesskit::Role::RadioButton
+                | egui::accesskit::Role::ComboBox
+                | egui::accesskit::Role::Slider
+                | egui::accesskit::Role::SpinButton
+                | egui::accesskit::Role::Link
+        );
+        let rect = Rect::from_min_max(
+            Pos2::new(bounds.x0 as f32, bounds.y0 as f32),
+            Pos2::new(bounds.x1 as f32, bounds.y1 as f32),
+        );
+        if interactive
+            && rect.height() > 0.0
+            && (rect.right() > window.right() + TOLERANCE
+                || rect.left() < window.left() - TOLERANCE)
+        {
+            problems.push(format!(
+                "{:?} {:?} at {rect:?} reaches past the window {window:?}",
+                node.role(),
+                node.label().unwrap_or_default()
+            ));
+        }
+    }
+    problems
+}
+
+/// Fails with every problem of the last frame of `place` at `size`.
+pub fn assert_laid_out(harness: &Harness<'_, App>, place: &str, size: (f32, f32)) {
+    let problems = layout_problems(harness);
+    assert!(
+        problems.is_empty(),
+        "{place} at {}×{}:\n  {}",
+        size.0,
+        size.1,
+        problems.join("\n  ")
+    );
+}
