@@ -11,19 +11,27 @@
 //! concatenated: the weighted sum of per-block cosines is one dot product, which is what makes
 //! [`super::VisualIndex`] a tight loop. Weights sum to 1, so identical views score 1.
 //!
-//! Stored form: the magic `PLV`, a version byte (5 a view, 8 a view of a mesh with its D2
-//! distribution), the features as little-endian `i16`, the D2 distribution, and an FNV-1a checksum.
+//! Every view also carries what is known of its file ([`FileFacts`]): a mesh's D2 distribution and
+//! the descriptors of its parts (`mesh/parts.rs`), whether it is a drawing, and the keys of the
+//! part numbers the file states (so a search by a model can tell a drawing of the same part from
+//! one that merely has a similar outline).
+//!
+//! Stored form: the magic `PLV`, a version byte (9 a picture's or a drawing's view, 10 a view of a
+//! mesh), the features as little-endian `i16`, a mesh's D2 distribution, a flags byte (whether the
+//! descriptors of the mesh's parts follow; whether the file is a drawing), the parts'
+//! descriptors, the count of part-number keys and the keys (`u64`), and an FNV-1a checksum.
 //! Versions 1 and 2 are the legacy descriptor, 3 and 4 today's descriptor before its orientation-pair
 //! and outline-profile blocks (same length, other blocks), 6 a mesh's view rendered in parallel
 //! projection before views of models were rendered in perspective (`mesh/render.rs`), 7 a mesh's
-//! view when models were seen from 92 directions instead of 162 (`mesh/mod.rs`): they are read
-//! as [`EngineError::OutdatedDescriptor`], so the service indexes such a file again instead of
-//! comparing descriptors of different meaning.
+//! view when models were seen from 92 directions instead of 162 (`mesh/mod.rs`), 5 and 8 a
+//! picture's and a mesh's view before views carried their file's facts (a drawing was not told
+//! from a picture, a mesh had no parts): they are read as [`EngineError::OutdatedDescriptor`], so
+//! the service indexes such a file again instead of comparing descriptors of different meaning.
 
 use super::EngineError;
 use super::framing::frame;
 use super::legacy_descriptor::{self, HASH_BITS, WEIGHT_HASH};
-use super::mesh::ShapeDistribution;
+use super::mesh::{PartDescriptors, ShapeDistribution};
 use super::normalise::normalise;
 use super::photo_descriptor;
 
@@ -72,13 +80,21 @@ const PARALLEL_VERSION_WITH_SHAPE: u8 = 6;
 /// searched by pairs its views with a database model's by direction, so those must be indexed
 /// again: read as outdated.
 const NINETY_TWO_DIRECTIONS_VERSION_WITH_SHAPE: u8 = 7;
-/// Stored versions of today's descriptor.
-const STORED_VERSION: u8 = 5;
-const STORED_VERSION_WITH_SHAPE: u8 = 8;
-/// Stored length of today's descriptor: magic, version, features, checksum.
-const STORED_LEN: usize = STORED_MAGIC.len() + 1 + FEATURE_LEN * 2 + 4;
-/// Stored length of a mesh's view: the D2 distribution sits before the checksum.
-const STORED_LEN_WITH_SHAPE: usize = STORED_LEN + ShapeDistribution::STORED_LEN;
+/// Stored versions of a picture's and a mesh's view before views carried their file's facts:
+/// read as outdated.
+const WITHOUT_FACTS_VERSION: u8 = 5;
+const WITHOUT_FACTS_VERSION_WITH_SHAPE: u8 = 8;
+/// Stored versions of today's descriptor: a picture's or a drawing's view, a mesh's view.
+const STORED_VERSION: u8 = 9;
+const STORED_VERSION_WITH_SHAPE: u8 = 10;
+/// Stored length of today's descriptor before its facts: magic, version, features.
+const STORED_HEAD_LEN: usize = STORED_MAGIC.len() + 1 + FEATURE_LEN * 2;
+/// The flags byte: the mesh's part descriptors follow.
+const FLAG_PARTS: u8 = 1;
+/// The flags byte: the file is a drawing.
+const FLAG_DRAWING: u8 = 2;
+/// Most part-number keys a view carries.
+pub const MOST_PART_NUMBERS: usize = 4;
 
 /// Which descriptor a view has: only descriptors of one generation can be compared.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -98,8 +114,87 @@ pub struct ViewDescriptor {
     features: Vec<i16>,
     /// The legacy descriptor's perceptual hash (all zero for today's, which has none).
     hash: [u64; HASH_WORDS],
-    /// The D2 shape distribution of the mesh this is a view of (`None` for pictures).
+    /// What is known of the file this is a view of.
+    facts: FileFacts,
+}
+
+/// What every view of one file carries about the file (the same for all its views): what
+/// `index.rs` scores beside the views.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FileFacts {
+    /// The D2 shape distribution of the mesh this is a view of (`None` for pictures and drawings).
     shape: Option<ShapeDistribution>,
+    /// The descriptors of the mesh's parts (`None` for pictures and drawings).
+    parts: Option<PartDescriptors>,
+    /// The file is a drawing (DXF, PDF, a scanned drawing), not a photograph or a rendering.
+    drawing: bool,
+    /// Keys of the part numbers the file states ([`part_number_keys`]), sorted, at most
+    /// [`MOST_PART_NUMBERS`].
+    part_numbers: Vec<u64>,
+}
+
+impl FileFacts {
+    /// The D2 distribution of the mesh (`None` for pictures and drawings).
+    pub fn shape(&self) -> Option<&ShapeDistribution> {
+        self.shape.as_ref()
+    }
+
+    /// The descriptors of the mesh's parts.
+    pub fn parts(&self) -> Option<&PartDescriptors> {
+        self.parts.as_ref()
+    }
+
+    /// Whether the file is a drawing.
+    pub fn is_drawing(&self) -> bool {
+        self.drawing
+    }
+
+    /// Whether both files state a part number in common (a drawing of the part, say).
+    pub fn share_a_part_number(&self, other: &Self) -> bool {
+        self.part_numbers
+            .iter()
+            .any(|key| other.part_numbers.binary_search(key).is_ok())
+    }
+}
+
+/// The keys of the part numbers among a file's extracted attributes (`part_number=…` and
+/// `drawing_number=…`, each value of a `|`-joined list): each value upper-cased with all but its
+/// letters and digits left out, kept when it has at least four characters and a digit (so a
+/// `Part` or a `1` is no part number), hashed (FNV-1a, 64 bits); sorted, at most
+/// [`MOST_PART_NUMBERS`]. A drawing's title block and a STEP file's product data name a part
+/// the same way when a company numbers its parts: `PN 10-2234` and `10-2234` have one key.
+pub fn part_number_keys(attributes: &[String]) -> Vec<u64> {
+    let mut keys: Vec<u64> = attributes
+        .iter()
+        .filter_map(|attribute| attribute.split_once('='))
+        .filter(|(name, _)| matches!(name.trim(), "part_number" | "drawing_number"))
+        .flat_map(|(_, values)| values.split('|'))
+        .filter_map(|value| {
+            let value = value.trim();
+            let value = value
+                .strip_prefix("PN ")
+                .or_else(|| value.strip_prefix("P/N "))
+                .unwrap_or(value);
+            let normalised: String = value
+                .chars()
+                .filter(char::is_ascii_alphanumeric)
+                .map(|c| c.to_ascii_uppercase())
+                .collect();
+            (normalised.len() >= 4 && normalised.chars().any(|c| c.is_ascii_digit()))
+                .then(|| fnv1a_64(normalised.as_bytes()))
+        })
+        .collect();
+    keys.sort_unstable();
+    keys.dedup();
+    keys.truncate(MOST_PART_NUMBERS);
+    keys
+}
+
+/// FNV-1a, 64 bits: the part-number keys (and the corpus's halves, `samples::corpus_halves`).
+pub(crate) fn fnv1a_64(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325_u64, |hash, &byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 /// Finishes raw blocks with their weights and concatenates them.
@@ -127,7 +222,7 @@ impl ViewDescriptor {
             generation: Generation::Current,
             features: quantise(&finished(blocks, &layout, None), FEATURE_LEN),
             hash: [0; HASH_WORDS],
-            shape: None,
+            facts: FileFacts::default(),
         }
     }
 
@@ -140,7 +235,7 @@ impl ViewDescriptor {
             generation: Generation::Legacy,
             features: quantise(&features, LEGACY_FEATURE_LEN),
             hash,
-            shape: None,
+            facts: FileFacts::default(),
         }
     }
 
@@ -150,12 +245,14 @@ impl ViewDescriptor {
     }
 
     /// The descriptor as bytes, for storage: a magic and version byte, the features little-endian
-    /// (the legacy descriptor its hash too), the D2 distribution of a mesh's view, and a checksum so
+    /// (the legacy descriptor its hash too), the file's facts (today's descriptor: a mesh's D2
+    /// distribution, the flags, the parts' descriptors, the part-number keys), and a checksum so
     /// that damage is detected rather than silently mis-ranked.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut bytes = Vec::with_capacity(STORED_LEN_WITH_SHAPE);
+        let shape = &self.facts.shape;
+        let mut bytes = Vec::with_capacity(STORED_HEAD_LEN + 160);
         bytes.extend_from_slice(STORED_MAGIC);
-        bytes.push(match (self.generation, &self.shape) {
+        bytes.push(match (self.generation, shape) {
             (Generation::Current, None) => STORED_VERSION,
             (Generation::Current, Some(_)) => STORED_VERSION_WITH_SHAPE,
             (Generation::Legacy, None) => LEGACY_VERSION,
@@ -169,8 +266,11 @@ impl ViewDescriptor {
                 bytes.extend_from_slice(&word.to_le_bytes());
             }
         }
-        if let Some(shape) = &self.shape {
+        if let Some(shape) = shape {
             bytes.extend_from_slice(&shape.to_bytes());
+        }
+        if self.generation == Generation::Current {
+            self.facts.write_after_shape(&mut bytes);
         }
         let checksum = fnv1a(&bytes);
         bytes.extend_from_slice(&checksum.to_le_bytes());
@@ -178,27 +278,32 @@ impl ViewDescriptor {
     }
 
     /// Reads a descriptor stored with [`ViewDescriptor::to_bytes`]. A legacy descriptor, or one of
-    /// today's stored before its blocks last changed, is [`EngineError::OutdatedDescriptor`] (the
-    /// file must be indexed again); anything else that is
+    /// today's stored before its blocks or its facts last changed, is
+    /// [`EngineError::OutdatedDescriptor`] (the file must be indexed again); anything else that is
     /// not today's descriptor (another version, a wrong length, a bad checksum, values out of range)
     /// is [`EngineError::DamagedDescriptor`].
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, EngineError> {
         let damaged = |why: String| Err(EngineError::DamagedDescriptor(why));
         if bytes.len() < STORED_MAGIC.len() + 1 {
-            return damaged(format!("{} bytes, expected {STORED_LEN}", bytes.len()));
+            return damaged(format!(
+                "{} bytes, expected {STORED_HEAD_LEN} or more",
+                bytes.len()
+            ));
         }
         if &bytes[..STORED_MAGIC.len()] != STORED_MAGIC {
             return damaged("not a partlens view descriptor".to_owned());
         }
-        let expected = match bytes[STORED_MAGIC.len()] {
-            STORED_VERSION => STORED_LEN,
-            STORED_VERSION_WITH_SHAPE => STORED_LEN_WITH_SHAPE,
+        let with_shape = match bytes[STORED_MAGIC.len()] {
+            STORED_VERSION => false,
+            STORED_VERSION_WITH_SHAPE => true,
             version @ (LEGACY_VERSION
             | LEGACY_VERSION_WITH_SHAPE
             | EARLIER_VERSION
             | EARLIER_VERSION_WITH_SHAPE
+            | WITHOUT_FACTS_VERSION
             | PARALLEL_VERSION_WITH_SHAPE
-            | NINETY_TWO_DIRECTIONS_VERSION_WITH_SHAPE) => {
+            | NINETY_TWO_DIRECTIONS_VERSION_WITH_SHAPE
+            | WITHOUT_FACTS_VERSION_WITH_SHAPE) => {
                 return Err(EngineError::OutdatedDescriptor { version });
             }
             version => {
@@ -208,48 +313,23 @@ impl ViewDescriptor {
                 ));
             }
         };
-        if bytes.len() != expected {
-            return damaged(format!("{} bytes, expected {expected}", bytes.len()));
+        if bytes.len() < STORED_HEAD_LEN + 4 {
+            return damaged(format!(
+                "{} bytes, expected {STORED_HEAD_LEN} or more",
+                bytes.len()
+            ));
         }
-        let (body, checksum) = bytes.split_at(expected - 4);
+        let (body, checksum) = bytes.split_at(bytes.len() - 4);
         if checksum != fnv1a(body).to_le_bytes() {
             return damaged("checksum mismatch".to_owned());
         }
-        let (feature_bytes, shape_bytes) = body[STORED_MAGIC.len() + 1..].split_at(FEATURE_LEN * 2);
-        let shape = if shape_bytes.is_empty() {
-            None
-        } else {
-            Some(
-                ShapeDistribution::from_bytes(shape_bytes)
-                    .ok_or_else(|| EngineError::DamagedDescriptor("bad D2 distribution".into()))?,
-            )
-        };
-        let features: Vec<i16> = feature_bytes
-            .chunks_exact(2)
-            .map(|pair| i16::from_le_bytes([pair[0], pair[1]]))
-            .collect();
-        // Blocks longer than their weight allows would make scores meaningless (and could overflow
-        // the integer dot product): a valid checksum over invalid content is still damage.
-        let mut start = 0;
-        for (len, weight) in photo_descriptor::BLOCKS {
-            let squared: i64 = features[start..start + len]
-                .iter()
-                .map(|&value| i64::from(value) * i64::from(value))
-                .sum();
-            let allowed = f64::from(weight) * f64::from(FEATURE_SCALE).powi(2) * 1.001 + 1e4;
-            if squared as f64 > allowed {
-                return damaged(format!("block at {start} is too long"));
-            }
-            start += len;
-        }
-        if features[start..].iter().any(|&value| value != 0) {
-            return damaged("padding is not zero".to_owned());
-        }
+        let features = read_features(&body[STORED_MAGIC.len() + 1..STORED_HEAD_LEN])?;
+        let facts = FileFacts::read(&body[STORED_HEAD_LEN..], with_shape)?;
         Ok(Self {
             generation: Generation::Current,
             features,
             hash: [0; HASH_WORDS],
-            shape,
+            facts,
         })
     }
 
@@ -268,20 +348,52 @@ impl ViewDescriptor {
         )
     }
 
-    /// The same view carrying the D2 distribution of the mesh it was rendered from.
+    /// The same view carrying the D2 distribution of the mesh it was rendered from (`None`: a
+    /// picture's view, which then carries no parts' descriptors either).
     pub fn with_shape(mut self, shape: Option<ShapeDistribution>) -> Self {
-        self.shape = shape;
+        if shape.is_none() {
+            self.facts.parts = None;
+        }
+        self.facts.shape = shape;
+        self
+    }
+
+    /// The same view of a mesh carrying the descriptors of the mesh's parts (kept only beside a
+    /// D2 distribution: a picture has no parts).
+    pub fn with_parts(mut self, parts: Option<PartDescriptors>) -> Self {
+        self.facts.parts = parts.filter(|_| self.facts.shape.is_some());
+        self
+    }
+
+    /// The same view marked as a view of a drawing (or not).
+    pub fn as_drawing(mut self, drawing: bool) -> Self {
+        self.facts.drawing = drawing;
+        self
+    }
+
+    /// The same view carrying the keys of its file's part numbers ([`part_number_keys`]).
+    pub fn with_part_numbers(mut self, mut keys: Vec<u64>) -> Self {
+        keys.sort_unstable();
+        keys.dedup();
+        keys.truncate(MOST_PART_NUMBERS);
+        self.facts.part_numbers = keys;
         self
     }
 
     /// The D2 distribution of the mesh this is a view of (`None` for pictures).
     pub fn shape(&self) -> Option<&ShapeDistribution> {
-        self.shape.as_ref()
+        self.facts.shape.as_ref()
+    }
+
+    /// What the view carries of its file.
+    pub fn facts(&self) -> &FileFacts {
+        &self.facts
     }
 
     /// Heap bytes this descriptor holds outside its own struct (for memory reports).
     pub fn heap_bytes(&self) -> usize {
         self.features.capacity() * size_of::<i16>()
+            + self.facts.part_numbers.capacity() * size_of::<u64>()
     }
 
     /// The weighted, scaled blocks (for the index's contiguous storage).
@@ -324,7 +436,7 @@ impl ViewDescriptor {
 
     /// The weighted mean of this view and `others` (weights relative, any scale), renormalised block
     /// by block: a view "between" real views, such as an intermediate viewpoint of one part. Views
-    /// of another generation or length are left out; the hash and D2 distribution are this view's.
+    /// of another generation or length are left out; the hash and the file's facts are this view's.
     /// For benchmarks that need libraries whose views vary continuously (see
     /// `samples::synthetic_views`).
     pub fn blended(&self, weight: f32, others: &[(&Self, f32)]) -> Self {
@@ -366,6 +478,106 @@ impl ViewDescriptor {
             .map(|&value| f32::from(value) / FEATURE_SCALE)
             .collect()
     }
+}
+
+impl FileFacts {
+    /// Appends the facts after a mesh's D2 distribution (see the module doc's stored form).
+    fn write_after_shape(&self, bytes: &mut Vec<u8>) {
+        let mut flags = 0;
+        if self.parts.is_some() {
+            flags |= FLAG_PARTS;
+        }
+        if self.drawing {
+            flags |= FLAG_DRAWING;
+        }
+        bytes.push(flags);
+        if let Some(parts) = &self.parts {
+            bytes.extend_from_slice(&parts.to_bytes());
+        }
+        bytes.push(self.part_numbers.len() as u8);
+        for key in &self.part_numbers {
+            bytes.extend_from_slice(&key.to_le_bytes());
+        }
+    }
+
+    /// Reads what [`Self::write_after_shape`] wrote, after the features (`with_shape`: a mesh's
+    /// view, whose D2 distribution comes first); every byte must be accounted for.
+    fn read(bytes: &[u8], with_shape: bool) -> Result<Self, EngineError> {
+        let damaged = |why: &str| EngineError::DamagedDescriptor(why.to_owned());
+        let mut rest = bytes;
+        let mut take = |len: usize| -> Result<&[u8], EngineError> {
+            if rest.len() < len {
+                return Err(damaged("the stored view ends early"));
+            }
+            let (taken, left) = rest.split_at(len);
+            rest = left;
+            Ok(taken)
+        };
+        let shape = if with_shape {
+            Some(
+                ShapeDistribution::from_bytes(take(ShapeDistribution::STORED_LEN)?)
+                    .ok_or_else(|| damaged("bad D2 distribution"))?,
+            )
+        } else {
+            None
+        };
+        let flags = take(1)?[0];
+        if flags & !(FLAG_PARTS | FLAG_DRAWING) != 0 || (flags & FLAG_PARTS != 0 && !with_shape) {
+            return Err(damaged("unknown flags"));
+        }
+        let parts = if flags & FLAG_PARTS != 0 {
+            Some(
+                PartDescriptors::from_bytes(take(PartDescriptors::STORED_LEN)?)
+                    .ok_or_else(|| damaged("bad part descriptors"))?,
+            )
+        } else {
+            None
+        };
+        let count = usize::from(take(1)?[0]);
+        if count > MOST_PART_NUMBERS {
+            return Err(damaged("too many part numbers"));
+        }
+        let part_numbers: Vec<u64> = take(count * 8)?
+            .chunks_exact(8)
+            .map(|key| u64::from_le_bytes(key.try_into().unwrap_or_default()))
+            .collect();
+        if !rest.is_empty() || !part_numbers.is_sorted() {
+            return Err(damaged("the stored view has bytes it cannot place"));
+        }
+        Ok(Self {
+            shape,
+            parts,
+            drawing: flags & FLAG_DRAWING != 0,
+            part_numbers,
+        })
+    }
+}
+
+/// Today's features from their stored bytes, checked: blocks longer than their weight allows would
+/// make scores meaningless (and could overflow the integer dot product), so a valid checksum over
+/// invalid content is still damage.
+fn read_features(feature_bytes: &[u8]) -> Result<Vec<i16>, EngineError> {
+    let damaged = |why: String| Err(EngineError::DamagedDescriptor(why));
+    let features: Vec<i16> = feature_bytes
+        .chunks_exact(2)
+        .map(|pair| i16::from_le_bytes([pair[0], pair[1]]))
+        .collect();
+    let mut start = 0;
+    for (len, weight) in photo_descriptor::BLOCKS {
+        let squared: i64 = features[start..start + len]
+            .iter()
+            .map(|&value| i64::from(value) * i64::from(value))
+            .sum();
+        let allowed = f64::from(weight) * f64::from(FEATURE_SCALE).powi(2) * 1.001 + 1e4;
+        if squared as f64 > allowed {
+            return damaged(format!("block at {start} is too long"));
+        }
+        start += len;
+    }
+    if features[start..].iter().any(|&value| value != 0) {
+        return damaged("padding is not zero".to_owned());
+    }
+    Ok(features)
 }
 
 /// Scales every block of `features` (laid out as `layout`) back to the length its weight gives it.
@@ -467,6 +679,59 @@ fn fnv1a(bytes: &[u8]) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn part_numbers_are_keyed_whatever_their_spelling_and_words_are_not_part_numbers() {
+        let key = |attribute: &str| part_number_keys(&[attribute.to_owned()]);
+        assert_eq!(key("part_number=PN 10-2234"), key("drawing_number=10 2234"));
+        assert_eq!(key("part_number=pn-10.2234").len(), 1);
+        assert!(key("part_number=Part").is_empty());
+        assert!(key("part_number=7").is_empty());
+        assert!(key("title=10-2234").is_empty());
+        assert_eq!(
+            key("part_number=A-100|B-200|C-300|D-400|E-500").len(),
+            MOST_PART_NUMBERS
+        );
+    }
+
+    #[test]
+    fn a_views_facts_survive_storage_and_bad_facts_are_damage() {
+        let picture = ViewDescriptor::of_image(&image::DynamicImage::ImageRgb8(
+            image::RgbImage::from_fn(48, 48, |x, y| {
+                image::Rgb(if (x / 8 + y / 8) % 2 == 0 {
+                    [0; 3]
+                } else {
+                    [255; 3]
+                })
+            }),
+        ));
+        let drawing = picture
+            .clone()
+            .as_drawing(true)
+            .with_part_numbers(part_number_keys(&["part_number=AB-1234".to_owned()]));
+        for view in [&picture, &drawing] {
+            assert_eq!(&ViewDescriptor::from_bytes(&view.to_bytes()).unwrap(), view);
+        }
+        // A view of a picture has no parts: the flag that says they follow is damage there.
+        let mut bytes = picture.to_bytes();
+        bytes[STORED_HEAD_LEN] = FLAG_PARTS;
+        let at = bytes.len() - 4;
+        let checksum = fnv1a(&bytes[..at]);
+        bytes[at..].copy_from_slice(&checksum.to_le_bytes());
+        assert!(matches!(
+            ViewDescriptor::from_bytes(&bytes),
+            Err(EngineError::DamagedDescriptor(_))
+        ));
+        // Before views carried their file's facts: outdated, indexed again.
+        for earlier in [WITHOUT_FACTS_VERSION, WITHOUT_FACTS_VERSION_WITH_SHAPE] {
+            let mut bytes = picture.to_bytes();
+            bytes[STORED_MAGIC.len()] = earlier;
+            assert!(matches!(
+                ViewDescriptor::from_bytes(&bytes),
+                Err(EngineError::OutdatedDescriptor { version }) if version == earlier
+            ));
+        }
+    }
 
     #[test]
     fn the_dot_product_is_exact_at_any_length() {

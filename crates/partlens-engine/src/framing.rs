@@ -24,6 +24,21 @@ pub struct FramedView {
     pub luminance: Vec<f32>,
 }
 
+impl FramedView {
+    /// The framed view as a grey picture: the part's luminance over a white background, weighted
+    /// by the silhouette ([`FRAMED_SIDE`]² pixels). What a learned network would be shown of a
+    /// view (the `corpus_ranking` bench's learned-features measurement).
+    pub fn to_grey(&self) -> image::GrayImage {
+        let side = FRAMED_SIDE as u32;
+        image::GrayImage::from_fn(side, side, |x, y| {
+            let at = (y * side + x) as usize;
+            let weight = self.silhouette[at];
+            let value = weight * self.luminance[at] + (1.0 - weight);
+            image::Luma([(value * 255.0).round().clamp(0.0, 255.0) as u8])
+        })
+    }
+}
+
 /// The background as a plane of colour over the picture: per channel `a + b·u + c·v`, with `u`, `v`
 /// the position in −1..1 across and down.
 #[derive(Clone, Copy, Debug)]

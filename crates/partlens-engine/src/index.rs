@@ -9,50 +9,94 @@ use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use super::ViewDescriptor;
-use super::descriptor::{Generation, HASH_WORDS, view_similarity};
-use super::mesh::ShapeDistribution;
+use super::descriptor::{FileFacts, Generation, HASH_WORDS, view_similarity};
 
 /// Share of the score the D2 shape distributions take when the query and the candidate are both
 /// meshes (the views take the rest); pictures are scored on their views alone.
 pub const SHAPE_WEIGHT: f32 = 0.25;
 
-/// The mesh shape a set of views carries: the first view's that has one.
-fn shape_of(views: &[ViewDescriptor]) -> Option<&ShapeDistribution> {
-    views.iter().find_map(ViewDescriptor::shape)
+/// A model searched by is elongated when its longest posed extent is at least this many times its
+/// middle one (`mesh::PartDescriptors::elongation`): a screw, a pin, a robot arm's link. Chosen
+/// on the real-world corpus's tuning half (docs/PERFORMANCE.md, "The parts of a part").
+pub const ELONGATED_FROM: f32 = 1.5;
+
+/// What a unit of difference between the ends of an elongated model searched by and a candidate
+/// model's (one less their similarity) costs the candidate's score. The ends of one kind of screw
+/// differ by 0.02–0.03, a socket head from a hex head by 0.08: 0.8 turns the ISO 4762 screws'
+/// searches, which whole views rank behind ISO 4017 hex-head screws. Chosen on the tuning half.
+pub const ENDS_WEIGHT: f32 = 0.8;
+
+/// What a drawing loses against a model searched by, unless the two state a part number in common:
+/// a model candidate of another size loses 0.1 and more to the service's size ranking, and a
+/// drawing, of no size, ranked above the models of the searched part's kind (on the corpus's
+/// held-out half 16 of 20 misses of a search by a model had a drawing first, a DXF of a door or
+/// a PDF of a panel that merely had a similar outline). The smallest penalty after which no
+/// search of the tuning half has a drawing first.
+pub const DRAWING_PENALTY: f32 = 0.2;
+
+/// The facts of the files a set of views shows: the first mesh view's (a search by a model and a
+/// picture is a search by a model), else the first view's.
+fn facts_of(views: &[ViewDescriptor]) -> &FileFacts {
+    static NONE: std::sync::LazyLock<FileFacts> = std::sync::LazyLock::new(FileFacts::default);
+    views
+        .iter()
+        .find(|view| view.shape().is_some())
+        .or_else(|| views.first())
+        .map_or(&*NONE, ViewDescriptor::facts)
 }
 
 /// A file's score from the query-major `queries × candidates` matrix of view similarities and the
-/// two sides' mesh shapes. The views of pictures must all be matched, each by a view of its own;
+/// two sides' facts. The views of pictures must all be matched, each by a view of its own;
 /// the views of a mesh are alternatives (renderings from viewpoints a picture may or may not
 /// show, and two pictures may show the same one). So pictures against a mesh take each its best
 /// view of the mesh; a mesh against pictures is scored the other way round, each of the
 /// candidate's pictures taking its best view of the query mesh; pictures against pictures are
 /// matched as in [`match_views`]. When both sides are meshes (the same viewpoints), views are
-/// paired one to one and their D2 distributions take [`SHAPE_WEIGHT`] of the score.
+/// paired one to one and their D2 distributions take [`SHAPE_WEIGHT`] of the score, and when the
+/// mesh searched by is elongated its ends are compared with the candidate's ([`ENDS_WEIGHT`]). A
+/// drawing against a mesh searched by loses [`DRAWING_PENALTY`] unless they state a part number in
+/// common. Scores stay in 0..1.
 fn file_score(
     similarities: &[f32],
     queries: usize,
     candidates: usize,
-    query_shape: Option<&ShapeDistribution>,
-    candidate_shape: Option<&ShapeDistribution>,
+    query: &FileFacts,
+    candidate: &FileFacts,
 ) -> f32 {
     let views = views_score(
         similarities,
         queries,
         candidates,
-        query_shape.is_some(),
-        candidate_shape.is_some(),
+        query.shape().is_some(),
+        candidate.shape().is_some(),
     );
-    match (query_shape, candidate_shape) {
-        (Some(query), Some(candidate)) if queries > 0 && candidates > 0 => {
-            (1.0 - SHAPE_WEIGHT) * views + SHAPE_WEIGHT * query.similarity(candidate)
+    if queries == 0 || candidates == 0 {
+        return views;
+    }
+    match (query.shape(), candidate.shape()) {
+        (Some(query_shape), Some(candidate_shape)) => {
+            let whole = (1.0 - SHAPE_WEIGHT) * views
+                + SHAPE_WEIGHT * query_shape.similarity(candidate_shape);
+            let ends = match (query.parts(), candidate.parts()) {
+                (Some(query_parts), Some(candidate_parts))
+                    if query_parts.elongation() >= ELONGATED_FROM =>
+                {
+                    ENDS_WEIGHT * (1.0 - query_parts.ends_similarity(candidate_parts))
+                }
+                _ => 0.0,
+            };
+            (whole - ends).max(0.0)
+        }
+        (Some(_), None) if candidate.is_drawing() && !query.share_a_part_number(candidate) => {
+            (views - DRAWING_PENALTY).max(0.0)
         }
         _ => views,
     }
 }
 
 /// The part of [`file_score`] that comes from the view similarities: the whole score unless both
-/// sides are meshes (then their D2 distributions add [`SHAPE_WEIGHT`]). The approximate index
+/// sides are meshes (then their D2 distributions add [`SHAPE_WEIGHT`] and their ends may cost) or
+/// a drawing is ranked for a mesh (then it may lose [`DRAWING_PENALTY`]); never below the score. The approximate index
 /// estimates scores with it from its own vectors before it reads the stored descriptors of the
 /// best candidates.
 pub fn views_score(
@@ -109,8 +153,8 @@ pub fn match_views(query: &[ViewDescriptor], candidate: &[ViewDescriptor]) -> f3
         &similarities,
         query.len(),
         candidate.len(),
-        shape_of(query),
-        shape_of(candidate),
+        facts_of(query),
+        facts_of(candidate),
     )
 }
 
@@ -241,8 +285,8 @@ struct FileRows {
     key: String,
     first_row: usize,
     rows: usize,
-    /// The mesh's D2 distribution (files that are meshes).
-    shape: Option<ShapeDistribution>,
+    /// What the file's views carry of it (a mesh's D2 distribution and parts, …).
+    facts: FileFacts,
     /// False once the file was removed or replaced; its rows wait for compaction.
     live: bool,
 }
@@ -294,7 +338,7 @@ impl VisualIndex {
             return;
         }
         let first_row = self.hashes.len();
-        let shape = shape_of(&views).cloned();
+        let facts = facts_of(&views).clone();
         for view in &views {
             self.features.extend_from_slice(view.features());
             self.hashes.push(*view.hash());
@@ -304,7 +348,7 @@ impl VisualIndex {
             key,
             first_row,
             rows: views.len(),
-            shape,
+            facts,
             live: true,
         });
     }
@@ -417,7 +461,7 @@ impl VisualIndex {
     ) -> Vec<(&'a str, f32)> {
         let mut similarities = Vec::new();
         let mut scored = Vec::with_capacity(files.len());
-        let query_shape = shape_of(query);
+        let query_facts = facts_of(query);
         let (Some(generation), row_len) = (self.generation, self.row_len) else {
             return files.iter().map(|file| (file.key.as_str(), 0.0)).collect();
         };
@@ -446,8 +490,8 @@ impl VisualIndex {
                     &similarities,
                     query.len(),
                     file.rows,
-                    query_shape,
-                    file.shape.as_ref(),
+                    query_facts,
+                    &file.facts,
                 ),
             ));
         }

@@ -35,10 +35,16 @@ pub mod samples;
 use partlens_api::PmiPage;
 
 pub use descriptor::similarity_from_feature_dot;
-pub use descriptor::{FEATURE_LEN, Generation, ViewDescriptor};
+pub use descriptor::{
+    FEATURE_LEN, FileFacts, Generation, MOST_PART_NUMBERS, ViewDescriptor, part_number_keys,
+};
+pub use framing::{FRAMED_SIDE, FramedView, frame};
 pub use images::{MAX_DECODED_BYTES, MAX_IMAGE_SIDE};
 pub use index::views_score;
-pub use index::{SHAPE_WEIGHT, VisualIndex, match_views, rank_by_matching_every_file};
+pub use index::{
+    DRAWING_PENALTY, ELONGATED_FROM, ENDS_WEIGHT, SHAPE_WEIGHT, VisualIndex, match_views,
+    rank_by_matching_every_file,
+};
 pub use limits::{
     DEFAULT_MAX_IMAGE_PIXELS, DEFAULT_MAX_PMI_ITEMS, DEFAULT_MAX_TEXT_BYTES, ExtractionLimits,
     OverLimit, TextBudget,

@@ -1,25 +1,33 @@
-//! Search quality on real parts (issue 23), measured as a user searches: every model of the
-//! real-world corpus (`../shared/realworld/`: STEP, STL, OBJ, PLY, and IGES in a build with
-//! `occt`) is uploaded into one company's database of a service on loopback; then each model is
-//! uploaded again as a search input and searched by (`GET /api/Search?filterStr=fileUID=…`). The
-//! result that is the file itself (its database copy) is skipped. Prints:
+//! Search quality on real parts (issues 23 and 49), measured as a user searches: every file of the
+//! real-world corpus (`../shared/realworld/`: STEP, STL, OBJ, PLY, IGES in a build with `occt`,
+//! and the DXF and PDF drawings, as a real company's library holds its models and drawings) is
+//! uploaded into one company's database of a service on loopback; then each model is uploaded
+//! again as a search input and searched by (`GET /api/Search?filterStr=fileUID=…`). The result
+//! that is the file itself (its database copy) is skipped.
+//!
+//! The searches are split in two halves by the fixed rule of
+//! `partlens_engine::samples::corpus_halves` (a family, and every format of a part, wholly in one
+//! half): a ranking is tuned on the **tuning half** and reported on the **held-out half**; the
+//! table has a column for each. The library always holds both halves' files. Prints, per half:
 //!
 //! - **twin**: where the same part is in the corpus in another format (the manifest's `twin`),
 //!   the share of searches whose first result is a twin (any other format of the part: a STEP's
 //!   STL or its PLY), and whose first five hold one;
-//! - **family**: where at least one other part of the file's family (the manifest's `family`, e.g.
-//!   ISO 4762 socket head cap screws) is in the database, the share whose first result other
-//!   than a twin is of the family, and the precision of the first three such results (with the
-//!   precision a perfect ranking would reach: a family of fewer than three other files cannot
-//!   fill the first three); and the same apart for the families of one kind of part and for the
-//!   manifest families that are one machine's or folder's different parts
-//!   ([`FOLDERS_OF_DIFFERENT_PARTS`]), with what top-1 and P@3 reach when every family of one kind
-//!   is ranked perfectly and the folders as measured;
+//! - **kind**: where at least one other part of the file's family is in the database and the
+//!   family is sizes or variants of one kind of part (the manifest's `family_kind` is `kind`:
+//!   ISO 4762 socket head cap screws, DIN 471 rings, stepper motors), the share whose first
+//!   result other than a twin is of the family, and the precision of the first three such results
+//!   (with the precision a perfect ranking would reach: a family of fewer than three other files
+//!   cannot fill the first three); the same ranked among models alone (drawings passed over); how
+//!   many of the misses had a drawing first; and how many searches had a drawing first at all
+//!   (DXF, PDF). The manifest families that are one machine's or folder's different parts
+//!   (`folder`) are counted in a row of their own, not in the goal's;
 //! - the app's model → model score bands by the rule of `partlens_engine::samples::calibration`
-//!   over every result's score (same part: a twin), which `ui::results::calibration` takes (run
-//!   with `-- every` for the table's figures);
+//!   over every model result's score (same part: a twin), which `ui::results::calibration` takes
+//!   (run with `-- every` for the table's figures);
 //! - the time of a search by a model (the input uploaded and analysed, then ranked): p50, p95;
-//! - the misses, each with what came first and where the first twin or family file came.
+//! - the misses, each with what came first (a drawing said so) and where the first twin or
+//!   family file came.
 //!
 //! ```text
 //! cargo bench -p partlens-service --bench realworld_search
@@ -54,8 +62,8 @@
 //! upload (the read in the worker, the save) and of a search (the inputs' views read, the visual
 //! ranking, the ranking by size, the results loaded) on stderr.
 //!
-//! With `PARTLENS_SEARCH_DUMP=file.json` it also writes every model (its manifest family and twin,
-//! the attributes the service extracted) and every search's ranked results with their scores, to
+//! With `PARTLENS_SEARCH_DUMP=file.json` it also writes every file (its manifest family, kind and
+//! twin, its half, the attributes the service extracted) and every search's ranked results with their scores, to
 //! tune a ranking offline. With `-- every` it searches by every model, also those with neither a
 //! twin nor a family in the database (counted in no quality row, but in the times and the dump),
 //! so that the dump holds every model's own results:
@@ -73,6 +81,7 @@ use std::time::{Duration, Instant};
 use partlens_engine::samples::calibration::{
     SIMILAR_PRECISION, ScoredPair, VERY_SIMILAR_PRECISION, thresholds,
 };
+use partlens_engine::samples::corpus_halves::CorpusHalf;
 use partlens_testkit::realworld::{CorpusFile, corpus_dir, corpus_files};
 use partlens_testkit::service::{TestService, result_uids};
 use rand::{SeedableRng, rngs::StdRng};
@@ -98,27 +107,15 @@ const PHOTO_SEED: u64 = 23_001;
 /// Width and height of a photograph, as the quality set's.
 const PHOTO_SIZE: (u32, u32) = (640, 480);
 
-/// The manifest families that are one machine's or one catalogue folder's different parts, not
-/// sizes or variants of one kind of part (the Prusa i3's extruder body, idler, sensor lever and Y
-/// motor holder; the Thor arm's opto mount, motor gear and motor bracket; …), judged by looking at
-/// their files: a shape ranking has no reason to put them together, so the bench also counts the
-/// family rows of these and of the other families apart (docs/PERFORMANCE.md, "What the family
-/// rows can reach").
-const FOLDERS_OF_DIFFERENT_PARTS: &[&str] = &[
-    "prusa_i3/Printed-Parts",
-    "thor/Art (robot arm parts)",
-    "freecadlib/Wood Construction/Connectors/Ironsmith Parts",
-    "robotassets/kuka_iiwa/meshes",
-    "gepetto/alex_description/meshes/cycloidal_arm",
-    "voron2/STLs/Electronics_Bay/Controller_Mounts",
-    "voron0/STLs/Panel_Mounting",
-    "voron2/STLs/Superceded_Parts/ZipChain",
-];
-
 /// The formats searched: models, the formats whose files have twins.
 fn is_model(file: &CorpusFile) -> bool {
     // IGES only in a build with `occt` (a plain `match` reads as `matches!` to clippy there).
     matches!(file.group(), "STEP" | "mesh") || (file.group() == "IGES" && cfg!(feature = "occt"))
+}
+
+/// The drawings (DXF, PDF): in the library, never searched by here.
+fn is_drawing(file: &CorpusFile) -> bool {
+    matches!(file.group(), "DXF" | "PDF")
 }
 
 /// The file name without its folder, for the printed lists.
@@ -142,8 +139,12 @@ async fn main() {
             corpus_dir().display()
         )
     });
-    let models: Vec<CorpusFile> = files.into_iter().filter(is_model).collect();
     if std::env::args().any(|argument| argument == "phases") {
+        let models: Vec<CorpusFile> = files
+            .iter()
+            .filter(|file| is_model(file))
+            .cloned()
+            .collect();
         analysis_phases(&models);
         return;
     }
@@ -157,39 +158,9 @@ async fn main() {
     let program = std::path::PathBuf::from(env!("CARGO_BIN_EXE_partlens-service"));
     let service = TestService::start_with(|config| config.reader.program = Some(program)).await;
     let admin = service.session("ann").await;
-    let started = Instant::now();
-    let mut uid_of: BTreeMap<String, String> = BTreeMap::new();
-    let mut file_of: BTreeMap<String, usize> = BTreeMap::new();
-    for (index, file) in models.iter().enumerate() {
-        let bytes = std::fs::read(corpus_dir().join(&file.relative)).expect("a corpus file");
-        let reply = admin
-            .put_binary(
-                &format!(
-                    "/api/FileBinary?file=corpus%2F{}&isSearchInput=false",
-                    name(file)
-                ),
-                bytes,
-            )
-            .await;
-        if reply.status == 200 {
-            let uid = reply.string();
-            file_of.insert(uid.clone(), index);
-            uid_of.insert(file.relative.clone(), uid);
-        } else {
-            eprintln!("not in the database: {} ({})", file.relative, reply.status);
-        }
-    }
-    eprintln!(
-        "{} of {} models in the database in {:.0} s",
-        uid_of.len(),
-        models.len(),
-        started.elapsed().as_secs_f64()
-    );
+    let library = Library::upload(&admin, &files).await;
 
-    let mut twin_first = Tally::default();
-    let mut twin_five = Tally::default();
-    // The family rows apart: [families of one kind of part, folders of different parts].
-    let mut family_rows = [FamilyRow::default(), FamilyRow::default()];
+    let mut rows = [ModelRows::default(), ModelRows::default()];
     let mut times: Vec<Duration> = Vec::new();
     // The two calls of a search by a model: the input's upload with its analysis, and the search.
     let mut upload_times: Vec<Duration> = Vec::new();
@@ -201,34 +172,16 @@ async fn main() {
     let mut misses: Vec<String> = Vec::new();
     let mut dumped_searches: Vec<serde_json::Value> = Vec::new();
     let mut score_pairs: Vec<ScoredPair> = Vec::new();
-    for (index, file) in models.iter().enumerate() {
-        let Some(own_uid) = uid_of.get(&file.relative) else {
+    for (index, file) in files.iter().enumerate() {
+        if !is_model(file) {
+            continue;
+        }
+        let Some(own_uid) = library.uid_of.get(&file.relative) else {
             continue;
         };
-        // Every other file of the part (a STEP, its STL and its PLY are each other's twins).
-        let twins: Vec<usize> = models
-            .iter()
-            .enumerate()
-            .filter(|(other, candidate)| {
-                *other != index
-                    && !file.twin.is_empty()
-                    && candidate.twin == file.twin
-                    && uid_of.contains_key(&candidate.relative)
-            })
-            .map(|(other, _)| other)
-            .collect();
-        // The other files of the file's family in the database, its twins excepted.
-        let family_files = models
-            .iter()
-            .enumerate()
-            .filter(|(other, candidate)| {
-                *other != index
-                    && !twins.contains(other)
-                    && !file.family.is_empty()
-                    && candidate.family == file.family
-                    && uid_of.contains_key(&candidate.relative)
-            })
-            .count();
+        let twins = library.twins_of(index);
+        // The other files of the file's family in the library, its twins excepted.
+        let family_files = library.family_of(index, &twins).len();
         let family_in_database = family_files > 0;
         if twins.is_empty() && !family_in_database && !search_by_every_model {
             continue;
@@ -255,16 +208,16 @@ async fn main() {
             continue;
         }
         let body = reply.json();
-        // Every result but the file itself, for the app's model → model score bands.
+        // Every result that is a model but the file itself, for the app's model → model bands.
         for item in body["ResultsList"].as_array().into_iter().flatten() {
             let (Some(uid), Some(score)) = (item["UID"].as_str(), item["Score"].as_f64()) else {
                 continue;
             };
-            match file_of.get(uid) {
-                Some(&at) if at != index => score_pairs.push(ScoredPair {
+            match library.file_of.get(uid) {
+                Some(&at) if at != index && is_model(&files[at]) => score_pairs.push(ScoredPair {
                     kind: "model → model",
                     query: file.relative.clone(),
-                    candidate: models[at].relative.clone(),
+                    candidate: files[at].relative.clone(),
                     same_part: twins.contains(&at),
                     score,
                 }),
@@ -274,158 +227,85 @@ async fn main() {
         dumped_searches.push(serde_json::json!({
             "query": index,
             "results": body["ResultsList"].as_array().map(|items| items.iter().filter_map(|item| {
-                let at = file_of.get(item["UID"].as_str()?)?;
+                let at = library.file_of.get(item["UID"].as_str()?)?;
                 Some(serde_json::json!([at, item["Score"]]))
             }).collect::<Vec<_>>()),
         }));
         let ranked: Vec<usize> = result_uids(&body)
             .into_iter()
             .filter(|uid| uid != own_uid)
-            .filter_map(|uid| file_of.get(&uid).copied())
+            .filter_map(|uid| library.file_of.get(&uid).copied())
             .collect();
-        let first = ranked.first().map_or("nothing", |&at| name(&models[at]));
-        if !twins.is_empty() {
-            let at = ranked
-                .iter()
-                .position(|candidate| twins.contains(candidate));
-            twin_first.count(at == Some(0));
-            twin_five.count(at.is_some_and(|at| at < 5));
-            if at != Some(0) {
-                misses.push(format!(
-                    "twin   {} → {} (twin at {})",
-                    name(file),
-                    first,
-                    at.map_or("none".to_owned(), |at| (at + 1).to_string())
-                ));
-            }
-        }
-        if family_in_database {
-            let others: Vec<usize> = ranked
-                .iter()
-                .copied()
-                .filter(|candidate| !twins.contains(candidate))
-                .collect();
-            let of_family = |at: &usize| models[*at].family == file.family;
-            let row = &mut family_rows
-                [usize::from(FOLDERS_OF_DIFFERENT_PARTS.contains(&file.family.as_str()))];
-            row.first.count(others.first().is_some_and(of_family));
-            row.three += others.iter().take(3).filter(|at| of_family(at)).count();
-            // A family of fewer than three other files cannot fill the first three.
-            row.three_possible += family_files.min(3);
-            if !others.first().is_some_and(of_family) {
-                misses.push(format!(
-                    "family {} → {} (family at {})",
-                    name(file),
-                    others.first().map_or("nothing", |&at| name(&models[at])),
-                    others
-                        .iter()
-                        .position(of_family)
-                        .map_or("none".to_owned(), |at| (at + 1).to_string())
-                ));
-            }
-        }
+        let searched_by = SearchedBy {
+            files: &files,
+            query: index,
+            twins: &twins,
+            family_files,
+            ranked: &ranked,
+        };
+        rows[half_index(file)].count(&searched_by, &mut misses);
     }
     let photo_searches = if photos_per_model > 0 {
-        search_by_photos(&admin, &models, &uid_of, &file_of, photos_per_model).await
+        search_by_photos(&admin, &files, &library, photos_per_model).await
     } else {
-        PhotoSearches::default()
+        [PhotoSearches::default(), PhotoSearches::default()]
     };
     times.sort();
     upload_times.sort();
     search_times.sort();
     indexed_search_times.sort();
     if let Ok(path) = std::env::var("PARTLENS_SEARCH_DUMP") {
-        let mut dumped_models = Vec::new();
-        for file in &models {
-            let extracted = match uid_of.get(&file.relative) {
+        let mut dumped_files = Vec::new();
+        for file in &files {
+            let extracted = match library.uid_of.get(&file.relative) {
                 Some(uid) => admin.get(&format!("/api/File?fileUID={uid}")).await.json()
                     ["ExtractedAttributes"]
                     .clone(),
                 None => serde_json::Value::Null,
             };
-            dumped_models.push(serde_json::json!({
+            dumped_files.push(serde_json::json!({
                 "file": file.relative, "family": file.family, "twin": file.twin,
+                "family_kind": file.family_kind, "half": file.half().name(),
                 "extracted": extracted,
             }));
         }
-        let dump = serde_json::json!({"models": dumped_models, "searches": dumped_searches});
+        let dump = serde_json::json!({"models": dumped_files, "searches": dumped_searches});
         std::fs::write(&path, dump.to_string()).expect("the dump written");
     }
-    let percentile_of = |times: &[Duration], share: f64| {
-        times
-            .get(((times.len() as f64 * share) as usize).min(times.len().saturating_sub(1)))
-            .map_or(0, Duration::as_millis)
-    };
-    let percentile = |share: f64| percentile_of(&times, share);
     let build = if cfg!(feature = "occt") {
         "with occt"
     } else {
         "default (no occt)"
     };
     println!(
-        "Search quality on the real-world corpus, {build}, {} models in the database:\n",
-        uid_of.len()
+        "Search quality on the real-world corpus, {build}; the library holds every file of the \
+         corpus: {} files uploaded ({} models, {} drawings; a file the engine refuses, an IGES \
+         file without occt or an empty DXF, stays without views). Searches by the corpus's models, \
+         split by the fixed rule of partlens_engine::samples::corpus_halves: a ranking is tuned on \
+         the tuning half and reported on the held-out half.\n",
+        library.uid_of.len(),
+        library.count(is_model),
+        library.count(is_drawing),
     );
-    println!("| search | searches | measured |");
+    println!("| search | tuning half | held-out half |");
     println!("|---|---|---|");
-    println!(
-        "| the same part in another format (twin) | {} | top-1 {}, top-5 {} |",
-        twin_first.total,
-        twin_first.share(),
-        twin_five.share()
-    );
-    let [one_kind, folders] = &family_rows;
-    let family = one_kind.added(folders);
-    println!(
-        "| another part of its family, first result not itself or a twin | {} | top-1 {}, P@3 {:.0} % |",
-        family.first.total,
-        family.first.share(),
-        family.precision(family.three)
-    );
-    println!(
-        "| the same, the P@3 a perfect ranking reaches (a family of fewer than three other files fills fewer) | {} | P@3 {:.0} % |",
-        family.first.total,
-        family.precision(family.three_possible)
-    );
-    for (row, what) in [
-        (
-            one_kind,
-            "families of one kind of part (screws, rings, motors, horns, …)",
-        ),
-        (
-            folders,
-            "manifest families that are a folder of different parts",
-        ),
-    ] {
-        println!(
-            "| the same, {what} | {} | top-1 {}, P@3 {:.0} % (a perfect ranking {:.0} %) |",
-            row.first.total,
-            row.first.share(),
-            row.precision(row.three),
-            row.precision(row.three_possible)
-        );
-    }
-    let searches = family.first.total;
-    println!(
-        "| the same, every family of one kind ranked perfectly, the folders as measured | {} | top-1 {:.0} % ({}/{}), P@3 {:.0} % |",
-        searches,
-        100.0 * (one_kind.first.total + folders.first.hits) as f64 / searches.max(1) as f64,
-        one_kind.first.total + folders.first.hits,
-        searches,
-        100.0 * (one_kind.three_possible + folders.three) as f64 / (3 * searches).max(1) as f64
-    );
+    print_model_rows(&rows);
+    print_photo_rows(&photo_searches, photos_per_model);
     let scored: Vec<&ScoredPair> = score_pairs.iter().collect();
     println!(
-        "| the app's model → model bands by its rule (9 in 10 / half of the results at or above are the same part) | {} | very similar ≥ {:.2}, similar ≥ {:.2} |",
+        "\nBoth halves: the app's model → model bands by its rule (9 in 10 / half of the results at \
+         or above are the same part), {} model results: very similar ≥ {:.2}, similar ≥ {:.2}.",
         scored.len(),
         thresholds(&scored, VERY_SIMILAR_PRECISION),
         thresholds(&scored, SIMILAR_PRECISION)
     );
+    println!("\n| time, both halves | searches | measured |");
+    println!("|---|---|---|");
     println!(
-        "| time of a search by a model (upload, analysis, ranking) | {} | p50 {} ms, p95 {} ms |",
+        "| a search by a model (upload, analysis, ranking) | {} | p50 {} ms, p95 {} ms |",
         times.len(),
-        percentile(0.5),
-        percentile(0.95)
+        percentile_of(&times, 0.5),
+        percentile_of(&times, 0.95)
     );
     println!(
         "| of which the input's upload and analysis (PUT /api/FileBinary, indexed during the call) | {} | p50 {} ms, p95 {} ms |",
@@ -453,58 +333,343 @@ async fn main() {
         percentile_of(&indexed_search_times, 0.95)
     );
     if photos_per_model > 0 {
-        let mut photo_times = photo_searches.times.clone();
+        let mut photo_times: Vec<Duration> = photo_searches
+            .iter()
+            .flat_map(|half| half.times.iter().copied())
+            .collect();
         photo_times.sort();
         println!(
-            "| a photo-like picture of a part ({photos_per_model} a model): the part (itself or a twin) in the first five | {} | top-5 {} |",
-            photo_searches.part_five.total,
-            photo_searches.part_five.share()
-        );
-        println!(
-            "| the same, other parts of its family passed over (sizes tie) | {} | top-5 {} |",
-            photo_searches.part_five_sizes_tied.total,
-            photo_searches.part_five_sizes_tied.share()
-        );
-        let [one_kind, folders] = &photo_searches.family_first_apart;
-        let family_first = one_kind.added(folders);
-        println!(
-            "| a photo-like picture of a part: first result of its family | {} | top-1 {} |",
-            family_first.total,
-            family_first.share()
-        );
-        println!(
-            "| the same, families of one kind of part; manifest families that are a folder of different parts | {}; {} | top-1 {}; {} |",
-            one_kind.total,
-            folders.total,
-            one_kind.share(),
-            folders.share()
-        );
-        println!(
-            "| the same, every family of one kind first, the folders as measured | {} | top-1 {:.0} % ({}/{}) |",
-            one_kind.total + folders.total,
-            100.0 * (one_kind.total + folders.hits) as f64
-                / (one_kind.total + folders.total).max(1) as f64,
-            one_kind.total + folders.hits,
-            one_kind.total + folders.total
-        );
-        println!(
-            "| time of a search by a photograph (upload, analysis, ranking) | {} | p50 {} ms, p95 {} ms |",
+            "| a search by a photograph (upload, analysis, ranking) | {} | p50 {} ms, p95 {} ms |",
             photo_times.len(),
             percentile_of(&photo_times, 0.5),
             percentile_of(&photo_times, 0.95)
         );
-        if photo_searches.unread > 0 {
-            println!(
-                "\n{} models in the database gave no mesh to photograph (left out).",
-                photo_searches.unread
-            );
+        let unread: usize = photo_searches.iter().map(|half| half.unread).sum();
+        if unread > 0 {
+            println!("\n{unread} models in the database gave no mesh to photograph (left out).");
         }
     }
-    misses.extend(photo_searches.misses);
+    misses.extend(photo_searches.into_iter().flat_map(|half| half.misses));
     println!("\nMisses:");
     for miss in misses {
         println!("- {miss}");
     }
+}
+
+/// The time at `share` (0..1) of sorted `times`, in milliseconds (0 when there is none).
+fn percentile_of(times: &[Duration], share: f64) -> u128 {
+    times
+        .get(((times.len() as f64 * share) as usize).min(times.len().saturating_sub(1)))
+        .map_or(0, Duration::as_millis)
+}
+
+/// Where a corpus file's rows go: 0 the tuning half, 1 the held-out half.
+fn half_index(file: &CorpusFile) -> usize {
+    usize::from(file.half() == CorpusHalf::HeldOut)
+}
+
+/// The corpus in the service's database: every file that indexed, by UID and by path.
+struct Library {
+    /// Each indexed file's UID, by its corpus path.
+    uid_of: BTreeMap<String, String>,
+    /// Each indexed file's position in the corpus list, by its UID.
+    file_of: BTreeMap<String, usize>,
+    /// The corpus list.
+    files: Vec<CorpusFile>,
+}
+
+impl Library {
+    /// Uploads every file of the corpus into the session's company (models, IGES too where it
+    /// reads, DXF and PDF drawings), as a real company's library holds them; the files that do not
+    /// index (an empty or damaged drawing, IGES without `occt`) are said on stderr and left out.
+    async fn upload(admin: &partlens_testkit::service::Session, files: &[CorpusFile]) -> Self {
+        let started = Instant::now();
+        let mut library = Self {
+            uid_of: BTreeMap::new(),
+            file_of: BTreeMap::new(),
+            files: files.to_vec(),
+        };
+        for (index, file) in files.iter().enumerate() {
+            let bytes = std::fs::read(corpus_dir().join(&file.relative)).expect("a corpus file");
+            let reply = admin
+                .put_binary(
+                    &format!(
+                        "/api/FileBinary?file=corpus%2F{}&isSearchInput=false",
+                        name(file)
+                    ),
+                    bytes,
+                )
+                .await;
+            if reply.status == 200 {
+                let uid = reply.string();
+                library.file_of.insert(uid.clone(), index);
+                library.uid_of.insert(file.relative.clone(), uid);
+            } else {
+                eprintln!("not in the database: {} ({})", file.relative, reply.status);
+            }
+        }
+        eprintln!(
+            "{} of {} files in the database in {:.0} s",
+            library.uid_of.len(),
+            files.len(),
+            started.elapsed().as_secs_f64()
+        );
+        library
+    }
+
+    /// How many files in the database `which` admits.
+    fn count(&self, which: impl Fn(&CorpusFile) -> bool) -> usize {
+        self.file_of
+            .values()
+            .filter(|&&at| which(&self.files[at]))
+            .count()
+    }
+
+    /// Every other file in the database of the part at `index` (a STEP, its STL and its PLY are
+    /// each other's twins).
+    fn twins_of(&self, index: usize) -> Vec<usize> {
+        let file = &self.files[index];
+        self.in_database(|other, candidate| {
+            other != index && !file.twin.is_empty() && candidate.twin == file.twin
+        })
+    }
+
+    /// The other files in the database of the family of the file at `index`, `twins` excepted.
+    fn family_of(&self, index: usize, twins: &[usize]) -> Vec<usize> {
+        let file = &self.files[index];
+        self.in_database(|other, candidate| {
+            other != index
+                && !twins.contains(&other)
+                && !file.family.is_empty()
+                && candidate.family == file.family
+        })
+    }
+
+    /// The files in the database that `which` (position, file) admits.
+    fn in_database(&self, which: impl Fn(usize, &CorpusFile) -> bool) -> Vec<usize> {
+        self.files
+            .iter()
+            .enumerate()
+            .filter(|(at, file)| self.uid_of.contains_key(&file.relative) && which(*at, file))
+            .map(|(at, _)| at)
+            .collect()
+    }
+}
+
+/// One search by a model, as [`ModelRows::count`] takes it.
+struct SearchedBy<'a> {
+    files: &'a [CorpusFile],
+    /// The model searched by.
+    query: usize,
+    /// Its twins in the database.
+    twins: &'a [usize],
+    /// How many other files of its family (twins excepted) are in the database.
+    family_files: usize,
+    /// The results, the file's own database copy left out, best first.
+    ranked: &'a [usize],
+}
+
+/// The rows of the searches by models of one half.
+#[derive(Default)]
+struct ModelRows {
+    twin_first: Tally,
+    twin_five: Tally,
+    /// Families of one kind of part (`family_kind` `kind`): the goal's rows.
+    kind: FamilyRow,
+    /// The same searches ranked among models alone (the drawings passed over).
+    kind_among_models: Tally,
+    /// Manifest families that are a folder of different parts (`folder`): not in the goal.
+    folder: FamilyRow,
+    /// Searches (with a twin or a family) whose first result, not itself or a twin, is a drawing,
+    /// and of those how many were DXF.
+    drawing_first: Tally,
+    drawing_first_dxf: usize,
+    /// One-kind searches whose first result is not of the family, and of those how many had a
+    /// drawing first.
+    kind_misses: usize,
+    kind_misses_drawing_first: usize,
+}
+
+impl ModelRows {
+    /// Counts one search by a model, and its misses in `misses`.
+    fn count(&mut self, search: &SearchedBy<'_>, misses: &mut Vec<String>) {
+        let files = search.files;
+        let file = &files[search.query];
+        let first = search
+            .ranked
+            .first()
+            .map_or("nothing".to_owned(), |&at| shown(&files[at]));
+        if !search.twins.is_empty() {
+            let at = search
+                .ranked
+                .iter()
+                .position(|candidate| search.twins.contains(candidate));
+            self.twin_first.count(at == Some(0));
+            self.twin_five.count(at.is_some_and(|at| at < 5));
+            if at != Some(0) {
+                misses.push(format!(
+                    "twin   {} → {} (twin at {})",
+                    name(file),
+                    first,
+                    at.map_or("none".to_owned(), |at| (at + 1).to_string())
+                ));
+            }
+        }
+        // Every result but the part itself (its twins).
+        let others: Vec<usize> = search
+            .ranked
+            .iter()
+            .copied()
+            .filter(|candidate| !search.twins.contains(candidate))
+            .collect();
+        let drawing_first = others.first().is_some_and(|&at| is_drawing(&files[at]));
+        self.drawing_first.count(drawing_first);
+        if drawing_first && others.first().is_some_and(|&at| files[at].group() == "DXF") {
+            self.drawing_first_dxf += 1;
+        }
+        if search.family_files == 0 {
+            return;
+        }
+        let of_family = |at: &usize| files[*at].family == file.family;
+        let one_kind = file.in_family_of_one_kind();
+        let row = if one_kind {
+            &mut self.kind
+        } else {
+            &mut self.folder
+        };
+        let hit = others.first().is_some_and(of_family);
+        row.count(&others, search.family_files, of_family);
+        if !one_kind {
+            return;
+        }
+        let models_alone: Vec<usize> = others
+            .iter()
+            .copied()
+            .filter(|&at| !is_drawing(&files[at]))
+            .collect();
+        self.kind_among_models
+            .count(models_alone.first().is_some_and(of_family));
+        if !hit {
+            self.kind_misses += 1;
+            self.kind_misses_drawing_first += usize::from(drawing_first);
+            misses.push(format!(
+                "family {} → {} (family at {}; among models alone at {})",
+                name(file),
+                first_other(files, &others),
+                others
+                    .iter()
+                    .position(of_family)
+                    .map_or("none".to_owned(), |at| (at + 1).to_string()),
+                models_alone
+                    .iter()
+                    .position(of_family)
+                    .map_or("none".to_owned(), |at| (at + 1).to_string())
+            ));
+        }
+    }
+}
+
+/// The first of `others` as a miss line names it (a drawing said so).
+fn first_other(files: &[CorpusFile], others: &[usize]) -> String {
+    others
+        .first()
+        .map_or("nothing".to_owned(), |&at| shown(&files[at]))
+}
+
+/// A file's name in a miss line, a drawing said so.
+fn shown(file: &CorpusFile) -> String {
+    if is_drawing(file) {
+        format!("{} (a {} drawing)", name(file), file.group())
+    } else {
+        name(file).to_owned()
+    }
+}
+
+/// The model rows of both halves, one table row each.
+fn print_model_rows(rows: &[ModelRows; 2]) {
+    let row = |what: &str, cell: &dyn Fn(&ModelRows) -> String| {
+        println!("| {what} | {} | {} |", cell(&rows[0]), cell(&rows[1]));
+    };
+    row(
+        "by a model: the same part in another format (twin)",
+        &|rows| {
+            format!(
+                "top-1 {}, top-5 {}",
+                rows.twin_first.share(),
+                rows.twin_five.share()
+            )
+        },
+    );
+    row(
+        "by a model: another part of its kind (families of one kind), first result not itself or a twin",
+        &|rows| {
+            format!(
+                "top-1 {}, P@3 {:.0} % (a perfect ranking {:.0} %)",
+                rows.kind.first.share(),
+                rows.kind.precision(rows.kind.three),
+                rows.kind.precision(rows.kind.three_possible)
+            )
+        },
+    );
+    row(
+        "the same, ranked among models alone (the drawings passed over)",
+        &|rows| format!("top-1 {}", rows.kind_among_models.share()),
+    );
+    row("of the kind misses, those with a drawing first", &|rows| {
+        format!("{} of {}", rows.kind_misses_drawing_first, rows.kind_misses)
+    });
+    row(
+        "searches by a model whose first result (not itself or a twin) is a drawing",
+        &|rows| {
+            format!(
+                "{} (DXF {}, PDF {})",
+                rows.drawing_first.share(),
+                rows.drawing_first_dxf,
+                rows.drawing_first.hits - rows.drawing_first_dxf
+            )
+        },
+    );
+    row(
+        "by a model, manifest families that are a folder of different parts (not in the goal)",
+        &|rows| {
+            format!(
+                "top-1 {}, P@3 {:.0} %",
+                rows.folder.first.share(),
+                rows.folder.precision(rows.folder.three)
+            )
+        },
+    );
+}
+
+/// The photo rows of both halves, one table row each (none without `-- photos`).
+fn print_photo_rows(photos: &[PhotoSearches; 2], per_model: usize) {
+    if per_model == 0 {
+        return;
+    }
+    let row = |what: &str, cell: &dyn Fn(&PhotoSearches) -> String| {
+        println!("| {what} | {} | {} |", cell(&photos[0]), cell(&photos[1]));
+    };
+    row(
+        &format!(
+            "a photo-like picture ({per_model} a model): the part (itself or a twin) in the first five"
+        ),
+        &|half| format!("top-5 {}", half.part_five.share()),
+    );
+    row(
+        "the same, other parts of its family passed over (sizes tie)",
+        &|half| format!("top-5 {}", half.part_five_sizes_tied.share()),
+    );
+    row(
+        "a photo-like picture: first result of its kind (families of one kind)",
+        &|half| format!("top-1 {}", half.kind_first.share()),
+    );
+    row("a photo-like picture: first result a drawing", &|half| {
+        half.drawing_first.share()
+    });
+    row(
+        "a photo-like picture: first result of its family, folders of different parts (not in the goal)",
+        &|half| format!("top-1 {}", half.folder_first.share()),
+    );
 }
 
 /// The CPU time (user and system) of this process's ended and reaped children, the service's
@@ -663,15 +828,19 @@ fn analysis_phases(models: &[CorpusFile]) {
     }
 }
 
-/// What the searches by photographs of `-- photos` found.
+/// What the searches by photographs of `-- photos` found, in one half.
 #[derive(Default)]
 struct PhotoSearches {
     part_five: Tally,
     /// The same, other parts of the file's family passed over (a photograph has no size: two
     /// sizes of one part may tie).
     part_five_sizes_tied: Tally,
-    /// First result of its family: [families of one kind of part, folders of different parts].
-    family_first_apart: [Tally; 2],
+    /// First result of its family, for families of one kind of part.
+    kind_first: Tally,
+    /// The same for the manifest families that are a folder of different parts.
+    folder_first: Tally,
+    /// First result a drawing.
+    drawing_first: Tally,
     times: Vec<Duration>,
     misses: Vec<String>,
     /// Models in the database whose mesh did not read here.
@@ -680,20 +849,20 @@ struct PhotoSearches {
 
 /// Photographs every model in the database (its mesh as the service reads it) `per_model` times
 /// with the quality set's camera, searches by each photograph and counts the part in the first
-/// five and its family first.
+/// five and its family first, by half.
 async fn search_by_photos(
     admin: &partlens_testkit::service::Session,
-    models: &[CorpusFile],
-    uid_of: &BTreeMap<String, String>,
-    file_of: &BTreeMap<String, usize>,
+    files: &[CorpusFile],
+    library: &Library,
     per_model: usize,
-) -> PhotoSearches {
-    let mut found = PhotoSearches::default();
+) -> [PhotoSearches; 2] {
+    let mut found = [PhotoSearches::default(), PhotoSearches::default()];
     let mut shots = StdRng::seed_from_u64(PHOTO_SEED);
-    for (index, file) in models.iter().enumerate() {
-        if !uid_of.contains_key(&file.relative) {
+    for (index, file) in files.iter().enumerate() {
+        if !is_model(file) || !library.uid_of.contains_key(&file.relative) {
             continue;
         }
+        let found = &mut found[half_index(file)];
         let bytes = std::fs::read(corpus_dir().join(&file.relative)).expect("a corpus file");
         let Ok(mesh) = partlens_geometry::read_mesh(&file.extension(), &bytes) else {
             found.unread += 1;
@@ -705,21 +874,10 @@ async fn search_by_photos(
             .map(|triangle| triangle.map(|at| mesh.vertices[at as usize].map(f64::from)))
             .collect();
         // The part: the model itself and every other format of it.
-        let part: Vec<usize> = models
-            .iter()
-            .enumerate()
-            .filter(|(other, candidate)| {
-                *other == index || (!file.twin.is_empty() && candidate.twin == file.twin)
-            })
-            .map(|(other, _)| other)
-            .collect();
+        let mut part = library.twins_of(index);
+        part.push(index);
         // The family is measured where another part of it is in the database (as for models).
-        let family_in_database = !file.family.is_empty()
-            && models.iter().enumerate().any(|(other, candidate)| {
-                !part.contains(&other)
-                    && candidate.family == file.family
-                    && uid_of.contains_key(&candidate.relative)
-            });
+        let family_in_database = !library.family_of(index, &part).is_empty();
         for _photo in 0..per_model {
             let shot = camera::Shot::random(&mut shots);
             let picture = camera::photograph(&triangles, &shot, PHOTO_SIZE.0, PHOTO_SIZE.1);
@@ -743,9 +901,14 @@ async fn search_by_photos(
             }
             let ranked: Vec<usize> = result_uids(&reply.json())
                 .into_iter()
-                .filter_map(|uid| file_of.get(&uid).copied())
+                .filter_map(|uid| library.file_of.get(&uid).copied())
                 .collect();
-            let first = ranked.first().map_or("nothing", |&at| name(&models[at]));
+            let first = ranked
+                .first()
+                .map_or("nothing".to_owned(), |&at| shown(&files[at]));
+            found
+                .drawing_first
+                .count(ranked.first().is_some_and(|&at| is_drawing(&files[at])));
             let at = ranked.iter().position(|candidate| part.contains(candidate));
             let in_five = at.is_some_and(|at| at < 5);
             found.part_five.count(in_five);
@@ -754,7 +917,7 @@ async fn search_by_photos(
                 .filter(|&&candidate| {
                     part.contains(&candidate)
                         || file.family.is_empty()
-                        || models[candidate].family != file.family
+                        || files[candidate].family != file.family
                 })
                 .position(|candidate| part.contains(candidate));
             found
@@ -771,18 +934,20 @@ async fn search_by_photos(
             if family_in_database {
                 let family_at = ranked
                     .iter()
-                    .position(|&candidate| models[candidate].family == file.family);
+                    .position(|&candidate| files[candidate].family == file.family);
                 let of_family = family_at == Some(0);
-                found.family_first_apart
-                    [usize::from(FOLDERS_OF_DIFFERENT_PARTS.contains(&file.family.as_str()))]
-                .count(of_family);
-                if !of_family {
-                    found.misses.push(format!(
-                        "photo family {} → {} (family at {})",
-                        name(file),
-                        first,
-                        family_at.map_or("none".to_owned(), |at| (at + 1).to_string())
-                    ));
+                if file.in_family_of_one_kind() {
+                    found.kind_first.count(of_family);
+                    if !of_family {
+                        found.misses.push(format!(
+                            "photo kind   {} → {} (family at {})",
+                            name(file),
+                            first,
+                            family_at.map_or("none".to_owned(), |at| (at + 1).to_string())
+                        ));
+                    }
+                } else {
+                    found.folder_first.count(of_family);
                 }
             }
         }
@@ -802,13 +967,13 @@ struct FamilyRow {
 }
 
 impl FamilyRow {
-    /// Both classes' rows together.
-    fn added(&self, other: &Self) -> Self {
-        Self {
-            first: self.first.added(&other.first),
-            three: self.three + other.three,
-            three_possible: self.three_possible + other.three_possible,
-        }
+    /// Counts one search: `others` its results but the part itself, best first, with
+    /// `family_files` other files of the family in the database.
+    fn count(&mut self, others: &[usize], family_files: usize, of_family: impl Fn(&usize) -> bool) {
+        self.first.count(others.first().is_some_and(&of_family));
+        self.three += others.iter().take(3).filter(|at| of_family(at)).count();
+        // A family of fewer than three other files cannot fill the first three.
+        self.three_possible += family_files.min(3);
     }
 
     /// `files` out of the first three of every search, in per cent.
@@ -825,14 +990,6 @@ struct Tally {
 }
 
 impl Tally {
-    /// Both tallies together.
-    fn added(&self, other: &Self) -> Self {
-        Self {
-            hits: self.hits + other.hits,
-            total: self.total + other.total,
-        }
-    }
-
     fn count(&mut self, hit: bool) {
         self.total += 1;
         self.hits += usize::from(hit);

@@ -30,6 +30,9 @@ pub struct CorpusFile {
     pub family: String,
     /// The twin key, where the same part is here in two formats.
     pub twin: String,
+    /// What the family is (the manifest's `family_kind`): `kind` for sizes or variants of one kind
+    /// of part, `folder` for one machine's or folder's different parts; empty without a family.
+    pub family_kind: String,
 }
 
 impl CorpusFile {
@@ -39,6 +42,22 @@ impl CorpusFile {
             .extension()
             .map(|extension| format!(".{}", extension.to_string_lossy().to_ascii_lowercase()))
             .unwrap_or_default()
+    }
+
+    /// True when the file's family is sizes or variants of one kind of part (`family_kind` is
+    /// `kind`), the families search quality is measured on.
+    pub fn in_family_of_one_kind(&self) -> bool {
+        !self.family.is_empty() && self.family_kind == "kind"
+    }
+
+    /// The half of the corpus the file is in (the fixed split of
+    /// [`partlens_engine::samples::corpus_halves`]: tune on one, report the other).
+    pub fn half(&self) -> partlens_engine::samples::corpus_halves::CorpusHalf {
+        partlens_engine::samples::corpus_halves::corpus_half(
+            &self.family,
+            &self.twin,
+            &self.relative,
+        )
     }
 
     /// The format group a table reports by: STEP, IGES, mesh, DXF or PDF.
@@ -103,6 +122,8 @@ pub fn corpus_files() -> Option<Vec<CorpusFile>> {
         column("family")?,
         column("twin")?,
     );
+    // Manifests before the column have no kinds of family (every family then counts as a folder).
+    let family_kind = column("family_kind");
     let files = reader
         .records()
         .filter_map(Result::ok)
@@ -112,6 +133,10 @@ pub fn corpus_files() -> Option<Vec<CorpusFile>> {
             bytes: record.get(bytes).and_then(|b| b.parse().ok()).unwrap_or(0),
             family: record.get(family).unwrap_or_default().to_owned(),
             twin: record.get(twin).unwrap_or_default().to_owned(),
+            family_kind: family_kind
+                .and_then(|at| record.get(at))
+                .unwrap_or_default()
+                .to_owned(),
         })
         .collect();
     Some(files)

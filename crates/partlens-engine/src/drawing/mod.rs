@@ -99,12 +99,15 @@ pub fn read_raster_drawing(
         analysis
             .extracted_attributes
             .push(text_not_read("this build of partlens has no OCR"));
+        mark_as_a_drawing(analysis);
         return Ok(());
     }
-    read_raster_text(extension, image, analysis, limits).unwrap_or_else(|reason| {
+    let read = read_raster_text(extension, image, analysis, limits).unwrap_or_else(|reason| {
         analysis.extracted_attributes.push(text_not_read(&reason));
         Ok(())
-    })
+    });
+    mark_as_a_drawing(analysis);
+    read
 }
 
 /// The attribute that says a drawing's text was not read, and why.
@@ -182,11 +185,24 @@ pub fn analyze_drawing(
     limits: &ExtractionLimits,
 ) -> Result<Analysis, EngineError> {
     let mut budget = TextBudget::new(limits);
-    if extension == ".pdf" {
-        analyze_pdf(bytes, &mut budget, limits)
+    let mut analysis = if extension == ".pdf" {
+        analyze_pdf(bytes, &mut budget, limits)?
     } else {
-        analyze_dxf(bytes, &mut budget)
-    }
+        analyze_dxf(bytes, &mut budget)?
+    };
+    mark_as_a_drawing(&mut analysis);
+    Ok(analysis)
+}
+
+/// Marks the views of a drawing's analysis as a drawing's, carrying the part numbers its title
+/// block states: a search by a model ranks a drawing behind the models of its kind unless the
+/// drawing names the model's part number (see `index.rs`).
+fn mark_as_a_drawing(analysis: &mut Analysis) {
+    let keys = crate::descriptor::part_number_keys(&analysis.extracted_attributes);
+    analysis.views = std::mem::take(&mut analysis.views)
+        .into_iter()
+        .map(|view| view.as_drawing(true).with_part_numbers(keys.clone()))
+        .collect();
 }
 
 fn undecodable(extension: &str) -> impl Fn(String) -> EngineError + '_ {

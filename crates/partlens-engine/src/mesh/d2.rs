@@ -19,6 +19,34 @@ const SEED: u64 = 0x5eed_d2d2;
 /// Stored form: one `u16` per bin, the share of pairs × this.
 const STORED_SCALE: f32 = 65_535.0;
 
+/// `count` points on a mesh's surface, drawn by area from `seed` (the same mesh and seed, the same
+/// points); `None` when the mesh has no area. The part descriptors (`parts.rs`) draw theirs so too.
+pub(super) fn surface_points(mesh: &Mesh, count: usize, seed: u64) -> Option<Vec<[f32; 3]>> {
+    let mut cumulative = Vec::with_capacity(mesh.triangles.len());
+    let mut total = 0.0_f64;
+    for triangle in &mesh.triangles {
+        total += f64::from(mesh.triangle_area(triangle));
+        cumulative.push(total);
+    }
+    if total.is_nan() || total <= 0.0 {
+        return None;
+    }
+    let mut random = StdRng::seed_from_u64(seed);
+    let mut point = || {
+        let pick = random.random_range(0.0..total);
+        let at = cumulative
+            .partition_point(|&sum| sum <= pick)
+            .min(mesh.triangles.len() - 1);
+        let [a, b, c] = mesh.triangles[at].map(|index| mesh.vertices[index as usize]);
+        // Uniform on the triangle: √r₁ spreads the points evenly from the corner a.
+        let r1 = random.random_range(0.0_f32..1.0).sqrt();
+        let r2 = random.random_range(0.0_f32..1.0);
+        let (wa, wb, wc) = (1.0 - r1, r1 * (1.0 - r2), r1 * r2);
+        [0, 1, 2].map(|k| wa * a[k] + wb * b[k] + wc * c[k])
+    };
+    Some((0..count).map(|_| point()).collect())
+}
+
 /// A D2 histogram: the share of point pairs per distance bin (sums to 1).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ShapeDistribution {
@@ -28,31 +56,11 @@ pub struct ShapeDistribution {
 impl ShapeDistribution {
     /// The D2 distribution of a mesh's surface; `None` when the mesh has no area.
     pub fn of_mesh(mesh: &Mesh) -> Option<Self> {
-        let mut cumulative = Vec::with_capacity(mesh.triangles.len());
-        let mut total = 0.0_f64;
-        for triangle in &mesh.triangles {
-            total += f64::from(mesh.triangle_area(triangle));
-            cumulative.push(total);
-        }
-        if total.is_nan() || total <= 0.0 {
-            return None;
-        }
-        let mut random = StdRng::seed_from_u64(SEED);
-        let mut point = || {
-            let pick = random.random_range(0.0..total);
-            let at = cumulative
-                .partition_point(|&sum| sum <= pick)
-                .min(mesh.triangles.len() - 1);
-            let [a, b, c] = mesh.triangles[at].map(|index| mesh.vertices[index as usize]);
-            // Uniform on the triangle: √r₁ spreads the points evenly from the corner a.
-            let r1 = random.random_range(0.0_f32..1.0).sqrt();
-            let r2 = random.random_range(0.0_f32..1.0);
-            let (wa, wb, wc) = (1.0 - r1, r1 * (1.0 - r2), r1 * r2);
-            [0, 1, 2].map(|k| wa * a[k] + wb * b[k] + wc * c[k])
-        };
-        let distances: Vec<f32> = (0..PAIRS)
-            .map(|_| {
-                let (p, q) = (point(), point());
+        let points = surface_points(mesh, 2 * PAIRS, SEED)?;
+        let distances: Vec<f32> = points
+            .chunks_exact(2)
+            .map(|pair| {
+                let (p, q) = (pair[0], pair[1]);
                 ((p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2) + (p[2] - q[2]).powi(2)).sqrt()
             })
             .collect();

@@ -373,11 +373,16 @@ fn the_index_scores_meshes_and_pictures_as_match_views_does() {
         .iter()
         .map(|view| view.clone().with_shape(None))
         .collect();
+    let drawing: Vec<ViewDescriptor> = pictures[1..2]
+        .iter()
+        .map(|view| view.clone().as_drawing(true))
+        .collect();
     let files = vec![
         ("brick".to_owned(), brick.clone()),
         ("rod".to_owned(), rod.clone()),
         ("front".to_owned(), pictures[1..2].to_vec()),
         ("three".to_owned(), pictures[..3].to_vec()),
+        ("drawing".to_owned(), drawing),
     ];
     let mut index = VisualIndex::new();
     for (key, views) in &files {
@@ -399,6 +404,110 @@ fn the_index_scores_meshes_and_pictures_as_match_views_does() {
     let twice = [pictures[1].clone(), pictures[1].clone()];
     assert!((match_views(&twice, &brick) - 1.0).abs() < 1e-4);
     assert!(match_views(&brick, &rod) < match_views(&brick, &brick) - 0.1);
+}
+
+#[test]
+fn a_drawing_loses_against_a_model_searched_by_unless_it_names_the_models_part_number() {
+    use crate::{DRAWING_PENALTY, match_views};
+    let brick = crate::analyze(".stl", &as_stl(&cuboid([4.0, 2.0, 1.0], IDENTITY)))
+        .unwrap()
+        .views;
+    let picture = vec![brick[1].clone().with_shape(None)];
+    let drawing = vec![picture[0].clone().as_drawing(true)];
+    let as_picture = match_views(&brick, &picture);
+    // The same view as a drawing's: less by the penalty, for a model searched by only.
+    assert!((match_views(&brick, &drawing) - (as_picture - DRAWING_PENALTY)).abs() < 1e-6);
+    assert_eq!(
+        match_views(&picture, &drawing),
+        match_views(&picture, &picture)
+    );
+    // A drawing that states the model's part number is not a drawing of something else.
+    let keys = crate::part_number_keys(&["part_number=PN 10-2234".to_owned()]);
+    let numbered: Vec<ViewDescriptor> = brick
+        .iter()
+        .map(|view| view.clone().with_part_numbers(keys.clone()))
+        .collect();
+    let named = vec![
+        drawing[0]
+            .clone()
+            .with_part_numbers(crate::part_number_keys(&[
+                "drawing_number=10-2234|A7".to_owned()
+            ])),
+    ];
+    assert_eq!(match_views(&numbered, &named), as_picture);
+    let other = vec![
+        drawing[0]
+            .clone()
+            .with_part_numbers(crate::part_number_keys(&["part_number=10-2235".to_owned()])),
+    ];
+    assert!((match_views(&numbered, &other) - (as_picture - DRAWING_PENALTY)).abs() < 1e-6);
+}
+
+/// A 6 × 0.5 × 0.5 rod along x with a 0.6 × 1.2 × 1.2 head at its −x end (`side` −1) or +x end.
+fn headed_rod(side: f32) -> Mesh {
+    let mut rod = cuboid([6.0, 0.5, 0.5], IDENTITY);
+    let head = cuboid([0.6, 1.2, 1.2], IDENTITY);
+    let offset = rod.vertices.len() as u32;
+    rod.vertices.extend(
+        head.vertices
+            .iter()
+            .map(|v| [v[0] + side * 2.7, v[1], v[2]]),
+    );
+    rod.triangles
+        .extend(head.triangles.iter().map(|t| t.map(|i| i + offset)));
+    rod
+}
+
+#[test]
+fn ends_tell_a_head_from_none_whatever_the_ends_order_and_survive_storage() {
+    let headed = PartDescriptors::of_posed(&headed_rod(-1.0)).unwrap();
+    let turned = PartDescriptors::of_posed(&headed_rod(1.0)).unwrap();
+    let plain = PartDescriptors::of_posed(&cuboid([6.0, 0.5, 0.5], IDENTITY)).unwrap();
+    // The rod with its head at the other end has the same ends (compared in either pairing).
+    assert!(headed.ends_similarity(&turned) > 0.99);
+    assert!(headed.ends_similarity(&plain) < headed.ends_similarity(&turned) - 0.05);
+    assert!((plain.elongation() - 12.0).abs() < 0.01);
+    let stored = PartDescriptors::from_bytes(&headed.to_bytes()).unwrap();
+    assert!((stored.ends_similarity(&headed) - 1.0).abs() < 0.01);
+    assert!((stored.elongation() - headed.elongation()).abs() < 0.001);
+    assert!(PartDescriptors::from_bytes(&[0; 3]).is_none());
+    assert!(PartDescriptors::of_posed(&Mesh::default()).is_none());
+}
+
+#[test]
+fn an_elongated_model_searched_by_compares_its_ends_with_a_models() {
+    use crate::{ENDS_WEIGHT, match_views};
+    // A rod with a head at one end (a screw, roughly) and the same rod without its head.
+    let headed = crate::analyze(".stl", &as_stl(&headed_rod(-1.0)))
+        .unwrap()
+        .views;
+    let plain = crate::analyze(".stl", &as_stl(&cuboid([6.0, 0.5, 0.5], IDENTITY)))
+        .unwrap()
+        .views;
+    let parts = |views: &[ViewDescriptor]| views[0].facts().parts().unwrap().clone();
+    assert!(parts(&headed).elongation() >= crate::ELONGATED_FROM);
+    let ends = parts(&headed).ends_similarity(&parts(&plain));
+    assert!(ends < 0.95, "{ends}");
+    // The same score as without the parts' descriptors, less the ends' difference.
+    let without = |views: &[ViewDescriptor]| -> Vec<ViewDescriptor> {
+        views
+            .iter()
+            .map(|view| view.clone().with_parts(None))
+            .collect()
+    };
+    let whole = match_views(&without(&headed), &without(&plain));
+    let scored = match_views(&headed, &plain);
+    assert!((scored - (whole - ENDS_WEIGHT * (1.0 - ends))).abs() < 1e-5);
+    assert!((match_views(&headed, &headed) - 1.0).abs() < 1e-4);
+    // Every view of a model carries the same parts' descriptors, and keeps them in storage.
+    assert!(
+        headed
+            .iter()
+            .all(|view| view.facts().parts() == Some(&parts(&headed)))
+    );
+    let stored = ViewDescriptor::from_bytes(&headed[0].to_bytes()).unwrap();
+    let kept = stored.facts().parts().unwrap();
+    assert!((kept.ends_similarity(&parts(&headed)) - 1.0).abs() < 0.01);
 }
 
 #[test]

@@ -3,17 +3,19 @@
 //! (`normalise.rs`), rendered shaded from [`VIEW_DIRECTIONS`] directions all around it, a flat
 //! part also from directions near its plane (`viewpoints.rs`, `render.rs`), and framed as a
 //! photograph is, so that every view gets the same 2D descriptor as a picture, described by a D2
-//! shape distribution for model-to-model similarity (`d2.rs`), and measured (`analysis.rs`). The
+//! shape distribution for model-to-model similarity (`d2.rs`) and by the descriptors of its parts
+//! (`parts.rs`: the ends of an elongated part), and measured (`analysis.rs`). The
 //! thumbnail stays an isometric line drawing.
 //!
 //! A model therefore has many views and the ordinary multi-view matching applies: a picture of
 //! a part finds its model, a model finds the pictures of the part, a model finds itself. Every view
-//! of a model carries the model's D2 distribution; the index blends it into the score only when the
-//! query and the candidate both have one (both are meshes).
+//! of a model carries the model's D2 distribution and parts' descriptors; the index blends them
+//! into the score only when the query and the candidate both have them (both are meshes).
 
 mod analysis;
 mod d2;
 mod normalise;
+mod parts;
 mod render;
 mod viewpoints;
 
@@ -26,6 +28,7 @@ pub use analysis::mesh_attributes;
 pub use d2::{D2_BINS, ShapeDistribution};
 pub use normalise::{FLAT_BELOW, is_flat, standard_pose};
 pub use partlens_geometry::{is_closed, volume};
+pub use parts::PartDescriptors;
 pub use render::{FramedRenderer, PICTURE_VIEW, VIEWPOINTS, Viewpoint, render, render_framed};
 pub use viewpoints::{
     NEAR_EDGE_ON_DIRECTIONS, around_the_sphere, looking_from, near_edge_on, search_input_subset,
@@ -113,6 +116,14 @@ pub fn analyze(
     extracted_attributes.extend(mesh_attributes(&mesh));
     let posed = standard_pose(&mesh);
     let shape = ShapeDistribution::of_mesh(&posed);
+    let parts = PartDescriptors::of_posed(&posed);
+    let part_numbers = crate::descriptor::part_number_keys(&extracted_attributes);
+    // Every view carries the model's D2 distribution, its parts and its part numbers.
+    let of_this_model = |view: ViewDescriptor| {
+        view.with_shape(shape.clone())
+            .with_parts(parts.clone())
+            .with_part_numbers(part_numbers.clone())
+    };
     let picture_of =
         || DynamicImage::ImageRgb8(render(&posed, &VIEWPOINTS[PICTURE_VIEW], VIEW_SIDE));
     let (views, picture, thumbnail) = match pipeline {
@@ -130,9 +141,8 @@ pub fn analyze(
         }
         Pipeline::Current => {
             let renderer = FramedRenderer::new(&posed);
-            let describe = |view: &Viewpoint| {
-                ViewDescriptor::of_framed(&renderer.render(view)).with_shape(shape.clone())
-            };
+            let describe =
+                |view: &Viewpoint| of_this_model(ViewDescriptor::of_framed(&renderer.render(view)));
             let directions = match purpose {
                 Purpose::DatabaseFile if is_flat(&posed) => {
                     let mut directions = around_the_sphere(VIEW_DIRECTIONS);
@@ -153,7 +163,7 @@ pub fn analyze(
             // one core a model: docs/PERFORMANCE.md, "search by a model").
             let picture_work = || {
                 let picture = picture_of();
-                let view = ViewDescriptor::of_image(&picture).with_shape(shape.clone());
+                let view = of_this_model(ViewDescriptor::of_image(&picture));
                 let thumbnail = images::thumbnail_jpeg(&picture);
                 (picture, view, thumbnail)
             };

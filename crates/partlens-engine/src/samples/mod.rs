@@ -1,6 +1,7 @@
 //! The sample library: its manifest ([`SampleManifest`], always built: the local workspace seeds a
 //! new workspace from it) and the generators that draw it ([`parts`]: pictures of synthetic parts;
 //! [`drawings`]: DXF and PDF drawings) and what the engine's scores mean on it ([`calibration`]);
+//! the fixed split of the real-world corpus into a tuning and a held-out half ([`corpus_halves`]);
 //! and the large synthetic libraries for measuring search at scale ([`synthetic_views`]: perturbed
 //! copies of analysed part pictures; [`large_library`]: a whole company library written straight
 //! into a store).
@@ -14,6 +15,8 @@ mod manifest;
 
 #[cfg(any(test, feature = "samples"))]
 pub mod calibration;
+#[cfg(any(test, feature = "samples"))]
+pub mod corpus_halves;
 #[cfg(any(test, feature = "samples"))]
 pub mod drawings;
 #[cfg(any(test, feature = "samples"))]
