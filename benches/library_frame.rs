@@ -12,6 +12,9 @@
 //! Run with `cargo bench -p partlens --bench library_frame` (`-- 10000` for a smaller library);
 //! it prints a markdown table.
 
+// A bench: a failure to start its service or write its library ends it with the reason.
+#![allow(clippy::expect_used)]
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
