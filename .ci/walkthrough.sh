@@ -62,9 +62,16 @@ for _ in $(seq 150); do
 done
 window=$(xdotool search --name '^partlens$' 2>/dev/null | head -1 || true)
 [ -n "$window" ] || fail "the window never appeared"
-# Without a window manager the keyboard goes to the focused window: give it the focus.
-xdotool windowfocus "$window"
 shot 01-upload-form 6
+# Without a window manager the keyboard goes to the focused window: give it the focus (once it is
+# mapped).
+xdotool windowfocus --sync "$window"
+# The sample library in before the upload, as in the recorded run: the Library lists newest first,
+# and the clicks below are on the cards where the 20 files then are.
+for _ in $(seq 600); do
+  grep -qE 'added ([1-9][0-9]*) of \1 sample parts' "$work/app.log" && break
+  sleep 0.5
+done
 scroll_down 500 500
 shot 02-upload-form-bottom
 click 36 606 # Company database file
@@ -72,9 +79,9 @@ scroll_down 900 500
 shot 03-upload-company
 click 70 693 # Upload 20 files
 shot 04-jobs 2
-# Indexing 20 files and adding the sample library took about 60 s on a busy 2-core machine (the
-# log names failed jobs only); the Library below must hold all 42 files.
-shot 05-jobs-later 90
+# Indexing the 20 files took about 40 s on a busy 2-core machine (the log names failed jobs only);
+# the Library below must hold all 42 files.
+shot 05-jobs-later 60
 xdotool mousemove 620 360 # over the reason of a failed job
 shot 06-jobs-hover 1.5
 xdotool mousemove 560 60 key ctrl+l
