@@ -103,7 +103,10 @@ fn the_file_map_names_every_source_file_and_only_files_that_exist() {
         "docs/ARCHITECTURE.md has no \"## File map\" section with rows"
     );
     let sources = source_files(&workspace);
-    assert!(!sources.is_empty(), "no source files found under src/ or crates/*/src/");
+    assert!(
+        !sources.is_empty(),
+        "no source files found under src/ or crates/*/src/"
+    );
 
     let missing: Vec<&String> = sources.difference(&mapped).collect();
     let stale: Vec<&String> = mapped
