@@ -252,8 +252,9 @@ fn job_state_ui(ui: &mut egui::Ui, job: &Job, now: chrono::DateTime<Utc>, curren
             }
             JobPhase::Failed { reason } => {
                 ui.colored_label(theme::error_color(ui), text);
-                ui.add(egui::Label::new(egui::RichText::new(reason).small()).truncate())
-                    .on_hover_text(reason);
+                // A truncated label shows its whole text on hover itself; a second hover text
+                // said the reason twice (the walkthrough's screenshot 06).
+                ui.add(egui::Label::new(egui::RichText::new(reason).small()).truncate());
             }
             _ => {
                 ui.label(text);
