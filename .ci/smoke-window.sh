@@ -34,13 +34,13 @@ done
 
 # The local workspace opens logged in, then the sample library is added to it.
 for _ in $(seq 300); do
-  grep -q 'sample parts to the new workspace' "$work/app.log" && break
+  grep -q 'sample parts are in' "$work/app.log" && break
   sleep 0.2
 done
 grep -q 'local workspace open at' "$work/app.log" || { echo "smoke: the local workspace did not open"; cat "$work/app.log"; exit 1; }
-grep -qE 'added ([1-9][0-9]*) of \1 sample parts' "$work/app.log" || { echo "smoke: the sample library was not added whole"; cat "$work/app.log"; exit 1; }
+grep -qE '([1-9][0-9]*) of \1 sample parts are in \(0 left' "$work/app.log" || { echo "smoke: the sample library was not added whole"; cat "$work/app.log"; exit 1; }
 if [ -n "$samples_dir" ]; then
-  grep -q "sample parts to the new workspace from $samples_dir\$" "$work/app.log" ||
+  grep -qE "sample library \(\w+\) of [0-9]+ parts from $samples_dir\$" "$work/app.log" ||
     { echo "smoke: the sample library did not come from $samples_dir"; grep 'sample parts' "$work/app.log"; exit 1; }
 fi
 sleep 2

@@ -389,10 +389,11 @@ fn sample_library(samples_dir: &Path, service_dir: &Path) -> Option<SampleLibrar
             tracing::warn!("cannot remove {}: {error}", pending.display());
         }
     }
-    tracing::debug!(
-        "sample library of {} parts, {:?}",
+    tracing::info!(
+        "sample library ({:?}) of {} parts from {}",
+        read_record(&record_path).state,
         parts.len(),
-        read_record(&record_path).state
+        samples_dir.display()
     );
     Some(SampleLibrary { parts, record_path })
 }
