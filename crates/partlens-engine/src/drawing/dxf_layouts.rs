@@ -42,9 +42,9 @@ pub struct PaperLayout {
 /// The drawing's paper-space layouts that have entities, in tab order; `bytes` is the file
 /// (its viewports are read from it).
 pub fn paper_layouts(drawing: &Drawing, bytes: &[u8]) -> Vec<PaperLayout> {
-    let records: HashMap<dxf::Handle, String> = drawing
+    let records: HashMap<u64, String> = drawing
         .block_records()
-        .map(|record| (record.handle, record.name.clone()))
+        .map(|record| (record.handle.0, record.name.clone()))
         .collect();
     let blocks_with_entities: HashMap<String, &str> = drawing
         .blocks()
@@ -60,7 +60,7 @@ pub fn paper_layouts(drawing: &Drawing, bytes: &[u8]) -> Vec<PaperLayout> {
         let ObjectType::Layout(layout) = &object.specific else {
             continue;
         };
-        let Some(record) = records.get(&layout.__viewport_handle) else {
+        let Some(record) = records.get(&layout.__viewport_handle.0) else {
             continue;
         };
         let record = record.to_lowercase();

@@ -105,6 +105,8 @@ pub const OCR_TIME_OF_A_FILE: std::time::Duration = std::time::Duration::from_se
 /// The OCR time spent on one file so far.
 #[derive(Default)]
 pub struct OcrClock {
+    // Read only by the OCR of the `ocr` feature.
+    #[cfg_attr(not(feature = "ocr"), allow(dead_code))]
     spent: std::time::Duration,
 }
 
