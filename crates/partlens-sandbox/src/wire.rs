@@ -317,7 +317,8 @@ impl EngineErrorWire {
     }
 }
 
-#[cfg(all(test, feature = "analysis"))]
+#[cfg(test)]
+#[cfg(feature = "analysis")]
 mod tests {
     use super::*;
     use partlens_engine::samples::drawings::{SAMPLE_DRAWINGS, sample_drawing_dxf};
