@@ -33,41 +33,40 @@ fn corpus_dir() -> PathBuf {
 }
 
 /// The median time of analysing `bytes` as `extension`, and how many pages it had.
-fn timed(extension: &str, bytes: &[u8]) -> (Duration, usize) {
+fn timed(extension: &str, bytes: &[u8]) -> anyhow::Result<(Duration, usize)> {
     let limits = ExtractionLimits::default();
     let mut times = Vec::with_capacity(ROUNDS);
     let mut pages = 0;
     for _ in 0..ROUNDS {
         let started = Instant::now();
-        let analysis = analyze_within(extension, bytes, &limits).expect("the drawing is read");
+        let analysis = analyze_within(extension, bytes, &limits)?;
         times.push(started.elapsed());
         pages = analysis.pages.len();
     }
     times.sort();
-    (times[ROUNDS / 2], pages)
+    Ok((times[ROUNDS / 2], pages))
 }
 
 fn ms(duration: Duration) -> f64 {
     duration.as_secs_f64() * 1000.0
 }
 
-fn main() {
+fn main() -> anyhow::Result<()> {
     let dir = corpus_dir();
-    let folder = tempfile::tempdir().expect("a temporary folder");
+    let folder = tempfile::tempdir()?;
     let joined_path = folder.path().join("three-pages.pdf");
     let sources: Vec<PathBuf> = JOINED.iter().map(|name| dir.join(name)).collect();
     let status = Command::new("pdfunite")
         .args(&sources)
         .arg(&joined_path)
-        .status()
-        .expect("poppler's pdfunite runs (install poppler-utils)");
-    assert!(status.success(), "pdfunite failed: {status}");
+        .status()?;
+    anyhow::ensure!(status.success(), "pdfunite failed: {status}");
     println!("## Drawings page by page ({ROUNDS} runs each, median)\n");
     println!("| file | pages | time | per page |");
     println!("|---|---|---|---|");
     let mut alone_total = Duration::ZERO;
     for (name, path) in JOINED.iter().zip(&sources) {
-        let (time, pages) = timed(".pdf", &std::fs::read(path).expect("a corpus file"));
+        let (time, pages) = timed(".pdf", &std::fs::read(path)?)?;
         alone_total += time;
         println!(
             "| {name} | {pages} | {:.0} ms | {:.0} ms |",
@@ -75,15 +74,15 @@ fn main() {
             ms(time) / pages as f64
         );
     }
-    let joined = std::fs::read(&joined_path).expect("the joined PDF");
-    let (time, pages) = timed(".pdf", &joined);
+    let joined = std::fs::read(&joined_path)?;
+    let (time, pages) = timed(".pdf", &joined)?;
     println!(
         "| the three joined (`pdfunite`) | {pages} | {:.0} ms | {:.0} ms |",
         ms(time),
         ms(time) / pages as f64
     );
-    let vp4 = std::fs::read(dir.join("dxf/ezdxf__VP4.dxf")).expect("a corpus file");
-    let (dxf_time, dxf_pages) = timed(".dxf", &vp4);
+    let vp4 = std::fs::read(dir.join("dxf/ezdxf__VP4.dxf"))?;
+    let (dxf_time, dxf_pages) = timed(".dxf", &vp4)?;
     println!(
         "| dxf/ezdxf__VP4.dxf (model space, Layout1) | {dxf_pages} | {:.0} ms | {:.0} ms |",
         ms(dxf_time),
@@ -93,4 +92,5 @@ fn main() {
         "\nThe joined file took {:.2}× the sum of its three drawings read alone.",
         time.as_secs_f64() / alone_total.as_secs_f64()
     );
+    Ok(())
 }

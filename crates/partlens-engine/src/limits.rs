@@ -36,9 +36,9 @@ pub const DEFAULT_MAX_PMI_ITEMS: usize = 20_000;
 /// ~400 MB and the analyses running at once (one a core) under that times the cores.
 pub const DEFAULT_MAX_IMAGE_PIXELS: u64 = 40_000_000;
 /// Default [`ExtractionLimits::max_pictured_pixels`]: 40 megapixels of page pictures a file, about
-/// 54 pages of A-size sheets rendered at 1024 × 724 (or four 300 dpi A4 scans decoded). Picturing
-/// a page took about PAGE_MS ms (docs/PERFORMANCE.md, "Drawings page by page"), so a file's
-/// pictures stay well inside the reader's 60 s.
+/// 54 pages of A-size sheets rendered at 1024 × 724 (or four 300 dpi A4 scans decoded). Reading and
+/// picturing a real drawing's page took about 65 ms (docs/PERFORMANCE.md, "Drawings page by
+/// page"), so a file's pictures take a few seconds, well inside the reader's 60 s.
 pub const DEFAULT_MAX_PICTURED_PIXELS: u64 = 40_000_000;
 
 impl Default for ExtractionLimits {
