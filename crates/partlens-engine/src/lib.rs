@@ -8,7 +8,8 @@
 //! view is separated from its background and framed, `photo_descriptor.rs` for its blocks (built
 //! from `blocks.rs`), [`mesh`] for the many shaded views of a model, `images.rs` for safe decoding
 //! and the rendered pictures, `index.rs` for the contiguous index, [`drawing`] for DXF and PDF
-//! drawings (rendered page, PMI, text, title-block attributes). The engine before photo search
+//! drawings (each page rendered, PMI, text, title-block attributes; `pages.rs` for the pages of an
+//! analysis). The engine before photo search
 //! (`legacy_descriptor.rs` with `normalise.rs`, seven line drawings a model) stays callable as
 //! [`Pipeline::Legacy`] for the quality benchmark only. The synthetic parts the engine's quality
 //! tests draw are in [`crate::samples`].
@@ -25,6 +26,7 @@ mod legacy_descriptor;
 mod limits;
 pub mod mesh;
 mod normalise;
+mod pages;
 mod photo_descriptor;
 #[cfg(test)]
 mod quality_tests;
@@ -46,10 +48,11 @@ pub use index::{
     rank_by_matching_every_file,
 };
 pub use limits::{
-    DEFAULT_MAX_IMAGE_PIXELS, DEFAULT_MAX_PMI_ITEMS, DEFAULT_MAX_TEXT_BYTES, ExtractionLimits,
-    OverLimit, TextBudget,
+    DEFAULT_MAX_IMAGE_PIXELS, DEFAULT_MAX_PICTURED_PIXELS, DEFAULT_MAX_PMI_ITEMS,
+    DEFAULT_MAX_TEXT_BYTES, ExtractionLimits, OverLimit, TextBudget,
 };
 pub use mesh::ShapeDistribution;
+pub use pages::{DrawingPage, PAGES_NOT_PICTURED_ATTRIBUTE};
 
 /// Image formats the engine decodes and indexes visually (lower-case extensions with the dot).
 pub const IMAGE_EXTENSIONS: &[&str] = &[
@@ -64,11 +67,14 @@ pub const LARGE_IMAGE_SIZE: u32 = 1024;
 /// What the engine learned from one file.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Analysis {
-    /// One descriptor per view of the file: an image has one. Empty for formats without visual indexing.
+    /// One descriptor per view of the file: an image has one, a drawing one a pictured page (which
+    /// views are which page's: [`Analysis::pages`]). Empty for formats without visual indexing.
     pub views: Vec<ViewDescriptor>,
-    /// Thumbnail, JPEG, longest side [`THUMBNAIL_SIZE`]; `None` when the format has no picture.
+    /// Thumbnail, JPEG, longest side [`THUMBNAIL_SIZE`]; `None` when the format has no picture. A
+    /// drawing's is page 1's.
     pub thumbnail_jpeg: Option<Vec<u8>>,
     /// Large image, PNG, longest side at most [`LARGE_IMAGE_SIZE`]; `None` when there is no picture.
+    /// A drawing's is page 1's.
     pub large_png: Option<Vec<u8>>,
     /// Text extracted from the content (searched by free text).
     pub text: String,
@@ -76,6 +82,9 @@ pub struct Analysis {
     pub extracted_attributes: Vec<String>,
     /// PMI pages found in the content (drawings).
     pub pmi_pages: Vec<PmiPage>,
+    /// The pages of a drawing, in order, each with its picture and views (see `pages.rs`); empty
+    /// for a file that is not paged (a picture, a model).
+    pub pages: Vec<DrawingPage>,
 }
 
 /// Why a file could not be analysed (the service marks the upload failed: 422).
@@ -180,6 +189,9 @@ pub fn analyze_for(
         // A drawing's page picture is its view's source, so it is made anyway; only its PNG is
         // dropped.
         analysis.large_png = None;
+        for page in &mut analysis.pages {
+            page.large_png = None;
+        }
     }
     Ok(analysis)
 }
@@ -248,6 +260,7 @@ fn analyze_with_purpose(
             format!("height_px={}", image.height()),
         ],
         pmi_pages: Vec::new(),
+        pages: Vec::new(),
     };
     // A picture that is a drawing (a scan) is read as one; a photo is left as it is.
     drawing::read_raster_drawing(&extension, &image, &mut analysis, limits)?;

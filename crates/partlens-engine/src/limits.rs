@@ -7,6 +7,11 @@
 //! stop at the first character past the cap (the analysis fails: 422 with the reason), instead of
 //! building everything and measuring it afterwards. Images are refused by their header's pixel count
 //! before any pixel is decoded.
+//!
+//! A drawing's pages are pictured within one budget for the whole file
+//! ([`ExtractionLimits::max_pictured_pixels`], counted by [`PictureBudget`]): rendering, describing
+//! and encoding a page costs in proportion to its pixels, so a 100-page PDF must not cost a hundred
+//! pages' pictures unchecked. Pages past the budget keep their text and PMI, without a picture.
 
 /// The caps of one analysis.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,6 +22,9 @@ pub struct ExtractionLimits {
     pub max_pmi_items: usize,
     /// Most pixels (width × height, from the header) of an image that is decoded.
     pub max_image_pixels: u64,
+    /// Most pixels of page pictures one drawing renders or decodes, over all its pages (page 1 is
+    /// always pictured; later pages only while their pixels fit in what is left).
+    pub max_pictured_pixels: u64,
 }
 
 /// Default [`ExtractionLimits::max_text_bytes`]: 1 MiB, some hundred pages of dense drawing notes.
@@ -27,6 +35,11 @@ pub const DEFAULT_MAX_PMI_ITEMS: usize = 20_000;
 /// and describing an image costs about 10 bytes a pixel at its peak, so one analysis stays under
 /// ~400 MB and the analyses running at once (one a core) under that times the cores.
 pub const DEFAULT_MAX_IMAGE_PIXELS: u64 = 40_000_000;
+/// Default [`ExtractionLimits::max_pictured_pixels`]: 40 megapixels of page pictures a file, about
+/// 54 pages of A-size sheets rendered at 1024 × 724 (or four 300 dpi A4 scans decoded). Reading and
+/// picturing a real drawing's page took about 65 ms (docs/PERFORMANCE.md, "Drawings page by
+/// page"), so a file's pictures take a few seconds, well inside the reader's 60 s.
+pub const DEFAULT_MAX_PICTURED_PIXELS: u64 = 40_000_000;
 
 impl Default for ExtractionLimits {
     fn default() -> Self {
@@ -34,6 +47,7 @@ impl Default for ExtractionLimits {
             max_text_bytes: DEFAULT_MAX_TEXT_BYTES,
             max_pmi_items: DEFAULT_MAX_PMI_ITEMS,
             max_image_pixels: DEFAULT_MAX_IMAGE_PIXELS,
+            max_pictured_pixels: DEFAULT_MAX_PICTURED_PIXELS,
         }
     }
 }
@@ -86,6 +100,35 @@ impl TextBudget {
     }
 }
 
+/// Counts the pixels of the page pictures one drawing makes, against
+/// [`ExtractionLimits::max_pictured_pixels`].
+#[derive(Clone, Debug)]
+pub struct PictureBudget {
+    left: u64,
+    pictured: usize,
+}
+
+impl PictureBudget {
+    /// A fresh budget under `limits`.
+    pub fn new(limits: &ExtractionLimits) -> Self {
+        Self {
+            left: limits.max_pictured_pixels,
+            pictured: 0,
+        }
+    }
+
+    /// Whether a page picture of `pixels` may be made, and if so counts it: the first picture
+    /// always may (a drawing always has page 1 pictured), a later one while it fits in what is left.
+    pub fn take(&mut self, pixels: u64) -> bool {
+        if self.pictured > 0 && pixels > self.left {
+            return false;
+        }
+        self.left = self.left.saturating_sub(pixels);
+        self.pictured += 1;
+        true
+    }
+}
+
 /// Refuses an image whose header claims more pixels than the cap.
 pub fn check_pixels(width: u32, height: u32, limits: &ExtractionLimits) -> Result<(), OverLimit> {
     let pixels = u64::from(width) * u64::from(height);
@@ -108,6 +151,7 @@ mod tests {
             max_text_bytes: 10,
             max_pmi_items: 2,
             max_image_pixels: 100,
+            max_pictured_pixels: 1_000,
         };
         let mut budget = TextBudget::new(&limits);
         budget.take_item("abcd").unwrap();
@@ -119,5 +163,21 @@ mod tests {
         assert!(budget.take_item("c").unwrap_err().0.contains("2 texts"));
         assert!(check_pixels(10, 10, &limits).is_ok());
         assert!(check_pixels(11, 10, &limits).is_err());
+    }
+
+    #[test]
+    fn the_first_picture_is_always_made_and_later_ones_while_they_fit() {
+        let limits = ExtractionLimits {
+            max_pictured_pixels: 1_000,
+            ..ExtractionLimits::default()
+        };
+        let mut budget = PictureBudget::new(&limits);
+        assert!(budget.take(1_500));
+        assert!(!budget.take(1));
+        let mut budget = PictureBudget::new(&limits);
+        assert!(budget.take(600));
+        assert!(!budget.take(500));
+        assert!(budget.take(400));
+        assert!(!budget.take(1));
     }
 }

@@ -43,6 +43,8 @@ pub struct ExtractionCaps {
     pub max_pmi_items: u64,
     /// Image pixels.
     pub max_image_pixels: u64,
+    /// Pixels of a drawing's page pictures, over all its pages.
+    pub max_pictured_pixels: u64,
 }
 
 #[cfg(feature = "analysis")]
@@ -52,6 +54,7 @@ impl From<&partlens_engine::ExtractionLimits> for ExtractionCaps {
             max_text_bytes: limits.max_text_bytes as u64,
             max_pmi_items: limits.max_pmi_items as u64,
             max_image_pixels: limits.max_image_pixels,
+            max_pictured_pixels: limits.max_pictured_pixels,
         }
     }
 }
@@ -63,6 +66,7 @@ impl From<ExtractionCaps> for partlens_engine::ExtractionLimits {
             max_text_bytes: usize::try_from(caps.max_text_bytes).unwrap_or(usize::MAX),
             max_pmi_items: usize::try_from(caps.max_pmi_items).unwrap_or(usize::MAX),
             max_image_pixels: caps.max_image_pixels,
+            max_pictured_pixels: caps.max_pictured_pixels,
         }
     }
 }
@@ -104,6 +108,27 @@ pub struct AnalysisWire {
     pub extracted_attributes: Vec<String>,
     /// The PMI pages as JSON (the wire types' own encoding).
     pub pmi_json: String,
+    /// A drawing's pages, each with its picture and which of `views` are its own.
+    pub pages: Vec<PageWire>,
+}
+
+/// One page of a drawing on the wire (the engine's `DrawingPage`).
+#[derive(Debug, Serialize, Deserialize)]
+pub struct PageWire {
+    /// Page number, from 1.
+    pub number: u32,
+    /// `Model` or a DXF layout's name.
+    pub name: Option<String>,
+    /// Width and height of its picture, in pixels.
+    pub size_px: [u32; 2],
+    /// Thumbnail JPEG, when pictured.
+    pub thumbnail_jpeg: Option<Vec<u8>>,
+    /// Large PNG, when pictured (and not a search input).
+    pub large_png: Option<Vec<u8>>,
+    /// Its views: the first index into `views` and how many.
+    pub first_view: u64,
+    /// How many of `views` are its own.
+    pub view_count: u64,
 }
 
 /// The engine's refusal on the wire.
@@ -170,6 +195,19 @@ impl AnalysisWire {
             text: analysis.text,
             extracted_attributes: analysis.extracted_attributes,
             pmi_json: serde_json::to_string(&analysis.pmi_pages).unwrap_or_else(|_| "[]".into()),
+            pages: analysis
+                .pages
+                .into_iter()
+                .map(|page| PageWire {
+                    number: page.number,
+                    name: page.name,
+                    size_px: page.size_px,
+                    thumbnail_jpeg: page.thumbnail_jpeg,
+                    large_png: page.large_png,
+                    first_view: page.views.start as u64,
+                    view_count: page.views.len() as u64,
+                })
+                .collect(),
         }
     }
 
@@ -184,6 +222,11 @@ impl AnalysisWire {
             .map_err(|error| format!("its view: {error}"))?;
         let pmi_pages =
             serde_json::from_str(&self.pmi_json).map_err(|error| format!("its PMI: {error}"))?;
+        let pages = self
+            .pages
+            .into_iter()
+            .map(|page| page_of_wire(page, views.len()))
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(partlens_engine::Analysis {
             views,
             thumbnail_jpeg: self.thumbnail_jpeg,
@@ -191,8 +234,33 @@ impl AnalysisWire {
             text: self.text,
             extracted_attributes: self.extracted_attributes,
             pmi_pages,
+            pages,
         })
     }
+}
+
+/// A page back from the wire; its views must be among the analysis' `views`.
+#[cfg(feature = "analysis")]
+fn page_of_wire(page: PageWire, views: usize) -> Result<partlens_engine::DrawingPage, String> {
+    let first = usize::try_from(page.first_view).unwrap_or(usize::MAX);
+    let count = usize::try_from(page.view_count).unwrap_or(usize::MAX);
+    let end = first
+        .checked_add(count)
+        .filter(|end| *end <= views)
+        .ok_or_else(|| {
+            format!(
+                "its page {} names views past the {views} it has",
+                page.number
+            )
+        })?;
+    Ok(partlens_engine::DrawingPage {
+        number: page.number,
+        name: page.name,
+        size_px: page.size_px,
+        thumbnail_jpeg: page.thumbnail_jpeg,
+        large_png: page.large_png,
+        views: first..end,
+    })
 }
 
 #[cfg(feature = "analysis")]
@@ -246,5 +314,57 @@ impl EngineErrorWire {
                 reason,
             },
         }
+    }
+}
+
+#[cfg(test)]
+#[cfg(feature = "analysis")]
+mod tests {
+    use super::*;
+    use partlens_engine::samples::drawings::{SAMPLE_DRAWINGS, sample_drawing_dxf};
+
+    fn over_the_wire(
+        analysis: partlens_engine::Analysis,
+    ) -> Result<partlens_engine::Analysis, String> {
+        let bytes = postcard::to_stdvec(&AnalysisWire::from_analysis(analysis)).unwrap();
+        postcard::from_bytes::<AnalysisWire>(&bytes)
+            .unwrap()
+            .into_analysis()
+    }
+
+    #[test]
+    fn a_drawing_s_pages_cross_the_wire_with_their_pictures_and_views() {
+        let bytes = sample_drawing_dxf(&SAMPLE_DRAWINGS[0]).unwrap();
+        let mut analysis = partlens_engine::analyze(".dxf", &bytes).unwrap();
+        // A second page made of the first, to see each page keep its own views and pictures.
+        let mut second = analysis.pages[0].clone();
+        second.number = 2;
+        second.name = Some("Layout1".into());
+        second.views = 1..2;
+        second.thumbnail_jpeg = Some(vec![1, 2, 3]);
+        analysis.views.push(analysis.views[0].clone());
+        analysis.pages.push(second);
+        let back = over_the_wire(analysis.clone()).unwrap();
+        assert_eq!(back.pages, analysis.pages);
+        assert_eq!(back.views, analysis.views);
+        assert_eq!(back.page_of_view(1), Some(2));
+        let limits = partlens_engine::ExtractionLimits {
+            max_pictured_pixels: 1234,
+            ..partlens_engine::ExtractionLimits::default()
+        };
+        let caps: ExtractionCaps = (&limits).into();
+        assert_eq!(partlens_engine::ExtractionLimits::from(caps), limits);
+    }
+
+    #[test]
+    fn a_page_that_names_views_it_does_not_have_is_refused() {
+        let bytes = sample_drawing_dxf(&SAMPLE_DRAWINGS[0]).unwrap();
+        let mut analysis = partlens_engine::analyze(".dxf", &bytes).unwrap();
+        analysis.pages[0].views = 0..5;
+        let refused = over_the_wire(analysis).unwrap_err();
+        assert!(
+            refused.contains("page 1 names views past the 1"),
+            "{refused}"
+        );
     }
 }

@@ -5,6 +5,7 @@
 //! Start one with [`RunningService::start`]; manage users and client ids with [`admin`].
 
 pub mod admin;
+pub mod archive;
 pub mod auth;
 pub mod blobs;
 pub mod body;

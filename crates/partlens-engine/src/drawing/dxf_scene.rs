@@ -1,6 +1,7 @@
-//! Reading a DXF file (the `dxf` crate) into a [`Scene`], within limits: bytes read, entities visited
-//! (block references count each time they are expanded), points produced and block nesting. Model
-//! space is used unless paper space (the first layout) has something to draw.
+//! Reading a DXF file (the `dxf` crate) into one [`Scene`] a page, within limits for the whole file:
+//! bytes read, entities visited (block references count each time they are expanded), points
+//! produced and block nesting. The pages are model space, then each paper-space layout with
+//! something on it (`dxf_layouts.rs`).
 //!
 //! Supported: LINE, LWPOLYLINE, POLYLINE, CIRCLE, ARC, ELLIPSE, SPLINE, SOLID, LEADER, TEXT, MTEXT,
 //! ATTRIB (in INSERTs), DIMENSION (its block when present, else lines from its definition points),
@@ -22,6 +23,7 @@ use dxf::{Block, Drawing, Point, Vector};
 use super::super::limits::{OverLimit, TextBudget};
 use super::PmiItemKind;
 use super::curves;
+use super::dxf_layouts::{LayoutEntities, PaperLayout};
 use super::dxf_tags::{self, Viewport};
 use super::scene::{PlacedText, Point2, Scene, Transform};
 use super::text_clean;
@@ -92,45 +94,95 @@ fn load(bytes: &[u8]) -> Result<Drawing, DxfReadError> {
     parsed.map_err(|error| DxfReadError::Malformed(error.to_string()))
 }
 
-/// The scene of a parsed drawing: paper space when it has something drawn, otherwise model space.
-/// With a paper-space page, model space is shown through the layout's `viewports` (read from the
-/// file by [`dxf_tags::paper_viewports`]): its lines clipped to each window, its texts placed where
-/// the window shows them; model texts no window shows are kept as off-page texts. Placed texts are
-/// counted in `budget`.
-pub fn scene_of(
+/// One page of a DXF drawing: model space, or a paper-space layout.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DxfPage {
+    /// `Model`, or the layout's name.
+    pub name: String,
+    /// What is drawn and written on it.
+    pub scene: Scene,
+}
+
+/// The name of the model-space page.
+pub const MODEL_SPACE: &str = "Model";
+
+/// The pages of a parsed drawing (`dxf_layouts.rs`): model space first when it has something
+/// drawn, then each paper-space layout of `layouts` that does, in their order. A layout shows
+/// model space through its viewports: the model's lines clipped to each window, its texts placed
+/// where the window shows them. When model space is not a page of its own (it has nothing
+/// drawn, or the only text no window shows), its texts no window shows are kept as the layout's
+/// off-page texts. The entities, points and placed texts of all pages are counted together (the
+/// limits are the file's, in `budget` for texts).
+pub fn page_scenes(
     drawing: &Drawing,
-    viewports: &[Viewport],
+    layouts: &[PaperLayout],
     budget: &mut TextBudget,
-) -> Result<Scene, DxfReadError> {
-    // (The `dxf` crate reads no VIEWPORT entities, so any paper-space entity is drawn content.)
-    let paper_space = drawing
-        .entities()
-        .any(|entity| entity.common.is_in_paper_space);
+) -> Result<Vec<DxfPage>, DxfReadError> {
     let mut reader = SceneReader::new(drawing, budget);
     for entity in drawing
         .entities()
-        .filter(|entity| entity.common.is_in_paper_space == paper_space)
+        .filter(|entity| !entity.common.is_in_paper_space)
     {
         reader.entity(entity, &Transform::IDENTITY, 0)?;
     }
-    let mut scene = reader.scene;
-    if scene.strokes.is_empty() && scene.fills.is_empty() && scene.texts.is_empty() {
+    let model = std::mem::take(&mut reader.scene);
+    let model_drawn = !is_empty(&model);
+    let mut pages = Vec::new();
+    if model_drawn {
+        pages.push(DxfPage {
+            name: MODEL_SPACE.to_owned(),
+            scene: model.clone(),
+        });
+    }
+    for layout in layouts {
+        match &layout.entities {
+            LayoutEntities::Active => {
+                for entity in drawing
+                    .entities()
+                    .filter(|entity| entity.common.is_in_paper_space)
+                {
+                    reader.entity(entity, &Transform::IDENTITY, 0)?;
+                }
+            }
+            LayoutEntities::Block(name) => {
+                let entities = drawing
+                    .blocks()
+                    .filter(|block| block.name == *name)
+                    .flat_map(|block| &block.entities);
+                for entity in entities {
+                    reader.entity(entity, &Transform::IDENTITY, 0)?;
+                }
+            }
+        }
+        let mut scene = std::mem::take(&mut reader.scene);
+        if is_empty(&scene) {
+            continue;
+        }
+        // Model space shows through the layout's viewports: its texts are on the sheet too
+        // (ezdxf's `text_in_viewports.dxf` and `VP4.dxf` keep all their text there).
+        show_through_viewports(
+            &mut scene,
+            model.clone(),
+            &layout.viewports,
+            &mut reader.points,
+        );
+        if model_drawn {
+            // Those texts are read on the model page already.
+            scene.off_page_texts.clear();
+        }
+        pages.push(DxfPage {
+            name: layout.name.clone(),
+            scene,
+        });
+    }
+    if pages.is_empty() {
         return Err(DxfReadError::Empty);
     }
-    if paper_space {
-        // Model space shows through the layout's viewports: its texts are on the drawing too
-        // (ezdxf's `text_in_viewports.dxf` and `VP4.dxf` keep all their text there).
-        let points = reader.points;
-        let mut model = SceneReader::new(drawing, reader.budget);
-        for entity in drawing
-            .entities()
-            .filter(|entity| !entity.common.is_in_paper_space)
-        {
-            model.entity(entity, &Transform::IDENTITY, 0)?;
-        }
-        show_through_viewports(&mut scene, model.scene, viewports, points);
-    }
-    Ok(scene)
+    Ok(pages)
+}
+
+fn is_empty(scene: &Scene) -> bool {
+    scene.strokes.is_empty() && scene.fills.is_empty() && scene.texts.is_empty()
 }
 
 /// Adds what the viewports show of `model` to the paper-space `scene`; model texts no viewport
@@ -139,7 +191,7 @@ fn show_through_viewports(
     scene: &mut Scene,
     model: Scene,
     viewports: &[Viewport],
-    mut points: usize,
+    points: &mut usize,
 ) {
     for viewport in viewports {
         let (min, max) = viewport.bounds();
@@ -149,8 +201,8 @@ fn show_through_viewports(
                 .map(|point| viewport.model_to_paper.apply(*point))
                 .collect();
             for piece in clip_polyline(&mapped, min, max) {
-                points += piece.len();
-                if points > MAX_POINTS {
+                *points += piece.len();
+                if *points > MAX_POINTS {
                     break;
                 }
                 scene.strokes.push(piece);
@@ -887,12 +939,19 @@ mod tests {
     use super::*;
     use crate::ExtractionLimits;
 
-    fn scene(drawing: &Drawing) -> Result<Scene, DxfReadError> {
-        scene_of(
+    /// The pages of `drawing` (saved and read back, so that its layouts are found as in a file).
+    fn pages(drawing: &Drawing) -> Result<Vec<DxfPage>, DxfReadError> {
+        let layouts = super::super::dxf_layouts::paper_layouts(drawing, &[]);
+        page_scenes(
             drawing,
-            &[],
+            &layouts,
             &mut TextBudget::new(&ExtractionLimits::default()),
         )
+    }
+
+    /// The first page's scene.
+    fn scene(drawing: &Drawing) -> Result<Scene, DxfReadError> {
+        Ok(pages(drawing)?.remove(0).scene)
     }
 
     fn p(x: f64, y: f64) -> Point {
@@ -1168,7 +1227,7 @@ mod tests {
     }
 
     #[test]
-    fn paper_space_is_the_page_when_it_has_content() {
+    fn model_space_is_page_one_and_paper_space_the_next() {
         let mut drawing = Drawing::new();
         drawing.add_entity(Entity::new(EntityType::Line(Line::new(
             p(0.0, 0.0),
@@ -1177,8 +1236,14 @@ mod tests {
         let mut sheet = Entity::new(EntityType::Line(Line::new(p(0.0, 0.0), p(420.0, 297.0))));
         sheet.common.is_in_paper_space = true;
         drawing.add_entity(sheet);
-        let scene = scene(&drawing).unwrap();
-        assert_eq!(scene.strokes, vec![vec![[0.0, 0.0], [420.0, 297.0]]]);
+        let pages = pages(&drawing).unwrap();
+        let names: Vec<&str> = pages.iter().map(|page| page.name.as_str()).collect();
+        assert_eq!(names, [MODEL_SPACE, "Paper space"]);
+        assert_eq!(pages[0].scene.strokes, vec![vec![[0.0, 0.0], [1.0, 0.0]]]);
+        assert_eq!(
+            pages[1].scene.strokes,
+            vec![vec![[0.0, 0.0], [420.0, 297.0]]]
+        );
     }
 
     #[test]
@@ -1217,7 +1282,7 @@ mod tests {
             max_text_bytes: 100_000,
             ..ExtractionLimits::default()
         };
-        let refused = scene_of(&drawing, &[], &mut TextBudget::new(&limits)).unwrap_err();
+        let refused = page_scenes(&drawing, &[], &mut TextBudget::new(&limits)).unwrap_err();
         assert!(matches!(refused, DxfReadError::OverLimit(_)), "{refused:?}");
         assert_eq!(scene(&drawing).unwrap().texts.len(), 1_024);
     }

@@ -168,15 +168,67 @@ pub fn paper_viewports(bytes: &[u8]) -> Vec<Viewport> {
     found
 }
 
+/// The viewports of a layout kept in a block (`*Paper_Space0`: a layout that is not the active
+/// one), chosen as [`paper_viewports`] chooses.
+pub fn block_viewports(bytes: &[u8], block_name: &str) -> Vec<Viewport> {
+    let Some(text) = text_of(bytes) else {
+        return Vec::new();
+    };
+    let Some(tags) = tags(&text) else {
+        return Vec::new();
+    };
+    let mut in_blocks = false;
+    let mut in_block = false;
+    let mut found = Vec::new();
+    let mut index = 0;
+    while index < tags.len() && found.len() < MAX_VIEWPORTS {
+        let (code, value) = (tags[index].0, tags[index].1.trim());
+        index += 1;
+        if code == 2 && index >= 2 && tags[index - 2] == (0, "SECTION") {
+            in_blocks = value == "BLOCKS";
+            continue;
+        }
+        if !in_blocks || code != 0 {
+            continue;
+        }
+        let end = tags[index..]
+            .iter()
+            .position(|(code, _)| *code == 0)
+            .map_or(tags.len(), |offset| index + offset);
+        match value {
+            "BLOCK" => {
+                in_block = tags[index..end]
+                    .iter()
+                    .any(|(code, name)| *code == 2 && name.trim().eq_ignore_ascii_case(block_name));
+            }
+            "ENDBLK" => in_block = false,
+            "VIEWPORT" if in_block => {
+                if let Some(viewport) = viewport_of_layout(&tags[index..end], true) {
+                    found.push(viewport);
+                }
+            }
+            _ => {}
+        }
+        index = end;
+    }
+    found
+}
+
 /// One `VIEWPORT` entity from its group codes.
 fn viewport(tags: &[Tag<'_>]) -> Option<Viewport> {
+    viewport_of_layout(tags, false)
+}
+
+/// One `VIEWPORT` entity from its group codes; `in_layout_block` when it was found in a layout's
+/// block, where every entity is paper space whatever its flag says.
+fn viewport_of_layout(tags: &[Tag<'_>], in_layout_block: bool) -> Option<Viewport> {
     let number = |wanted: i32| {
         tags.iter()
             .find(|(code, _)| *code == wanted)
             .and_then(|(_, value)| value.trim().parse::<f64>().ok())
             .filter(|value| value.is_finite())
     };
-    let paper_space = number(67).is_some_and(|flag| flag == 1.0);
+    let paper_space = in_layout_block || number(67).is_some_and(|flag| flag == 1.0);
     let id = number(69).unwrap_or(0.0);
     // A negative status (group 68) is a viewport that is off; 0 one that is not shown.
     let status = number(68).unwrap_or(1.0);

@@ -1,15 +1,23 @@
-//! Drawings (DXF, PDF): the first page rendered to a picture, and the PMI read from it — texts, dimensions,
+//! Drawings (DXF, PDF): each page rendered to a picture, and the PMI read from it — texts, dimensions,
 //! title-block values and tolerances with their boxes in page pixels — plus the drawing's text and
 //! the attributes it states.
 //!
-//! Flow: a format reader (`dxf_scene.rs`, `pdf_scene.rs`) makes a [`scene::Scene`] a page in drawing
-//! units; `page.rs` maps it to page pixels (a DXF's extents fitted to the large image's size; a PDF's
-//! media box at 100 dpi, less for sheets over 10.24 in, so page 1 is the large image 1:1); `render.rs` draws it (texts in glyphs of egui's bundled Hack font, `glyphs.rs`); `pmi.rs` turns its texts
-//! into PMI items in reading order; `title_block.rs` reads attributes; `text_clean.rs` turns stored
-//! text codes into readable text; `curves.rs` approximates arcs, ellipses and splines.
+//! Flow: a format reader (`dxf_scene.rs` with `dxf_layouts.rs`, `pdf_scene.rs`) makes a
+//! [`scene::Scene`] a page in drawing units; `page.rs` maps it to page pixels (a DXF's extents
+//! fitted to the large image's size; a PDF's media box at 100 dpi, less for sheets over 10.24 in,
+//! so a page is its large image 1:1); `pages.rs` reads the pages in turn: `render.rs` draws each
+//! (texts in glyphs of egui's bundled Hack font, `glyphs.rs`) while the file's picture budget
+//! lasts, `pmi.rs` turns its texts into PMI items in reading order; `title_block.rs` reads
+//! attributes; `text_clean.rs` turns stored text codes into readable text; `curves.rs`
+//! approximates arcs, ellipses and splines.
 //!
-//! PMI pages: a DXF has one (model space, or paper space when it has content); a PDF one a page (at
-//! most 100), page 1 rendered.
+//! Pages ([`crate::DrawingPage`], one PMI page each, numbered from 1): a PDF's pages in order (at
+//! most [`MAX_PDF_PAGES`]); a DXF's model space when it has entities, then each paper-space layout
+//! that has entities, in tab order. Each page is pictured (one view, a thumbnail and a large
+//! image) while the pixels of the file's pictures stay within `max_pictured_pixels` (page 1
+//! always); the analysis' own thumbnail and large image are page 1's. A PDF page with no text
+//! whose picture covers at least half of it is a scan: its picture is that image, read by OCR
+//! with the `ocr` feature (all scanned pages of a file within [`OCR_TIME_OF_A_FILE`]).
 //!
 //! PMI `type_id` numbering (the service's own; also documented on [`partlens_api::PmiItem`]):
 //! 1 text note (TEXT, MTEXT), 2 dimension (DIMENSION), 3 title-block attribute (ATTRIB of an
@@ -20,6 +28,7 @@
 mod corpus_tests;
 mod curves;
 pub mod dimension;
+mod dxf_layouts;
 mod dxf_scene;
 mod dxf_tags;
 mod glyphs;
@@ -27,6 +36,9 @@ mod glyphs;
 mod ocr;
 mod page;
 mod page_image;
+mod pages;
+#[cfg(test)]
+mod pages_tests;
 mod pdf_scene;
 mod pdf_widths;
 mod pmi;
@@ -39,7 +51,10 @@ mod to_unicode;
 
 use image::DynamicImage;
 
-use super::{Analysis, EngineError, ExtractionLimits, TextBudget, ViewDescriptor, images};
+use partlens_api::PmiPage;
+
+use super::{Analysis, EngineError, ExtractionLimits, TextBudget};
+use pages::{PageError, PagePicture, PagesRead};
 
 pub use dxf_scene::{MAX_BLOCK_DEPTH, MAX_DXF_BYTES, MAX_ENTITIES, MAX_POINTS};
 pub use pdf_scene::{MAX_PDF_BYTES, MAX_PDF_PAGES};
@@ -82,6 +97,30 @@ pub const READS_RASTER_TEXT: bool = cfg!(feature = "ocr");
 /// The attribute a picture that is a drawing gets when its text is not read, and why.
 pub const TEXT_NOT_READ_ATTRIBUTE: &str = "drawing_text";
 
+/// Longest the OCR of one file's scanned pages may take together: a page is read only while less
+/// than this has been spent on the pages before it (one page's run is also stopped at
+/// `ocr::OCR_TIME_LIMIT`), so a scanned PDF of many pages stays within the reader's 60 s.
+pub const OCR_TIME_OF_A_FILE: std::time::Duration = std::time::Duration::from_secs(40);
+
+/// The OCR time spent on one file so far.
+#[derive(Default)]
+pub struct OcrClock {
+    // Read only by the OCR of the `ocr` feature.
+    #[cfg_attr(not(feature = "ocr"), allow(dead_code))]
+    spent: std::time::Duration,
+}
+
+/// What OCR read on one raster page: its PMI page (page 1, boxes in its large image's pixels), its
+/// text and the title-block attributes it states.
+pub struct RasterReading {
+    /// The page's words as PMI items, one a line.
+    pub pmi_page: PmiPage,
+    /// The page's text.
+    pub text: String,
+    /// Attributes its title block states, `name=value`.
+    pub attributes: Vec<String>,
+}
+
 /// Adds to a picture's analysis what it says when it is a drawing (see `raster.rs`): with OCR its
 /// words as PMI items (one a line, boxes in the large image's pixels), its text and title-block
 /// attributes; without OCR, or when OCR fails, the attribute `drawing_text=not read: …`. A photo
@@ -95,17 +134,20 @@ pub fn read_raster_drawing(
     if !raster::looks_like_a_drawing(image) {
         return Ok(());
     }
-    if !READS_RASTER_TEXT {
-        analysis
-            .extracted_attributes
-            .push(text_not_read("this build of partlens has no OCR"));
-        mark_as_a_drawing(analysis);
-        return Ok(());
-    }
-    let read = read_raster_text(extension, image, analysis, limits).unwrap_or_else(|reason| {
-        analysis.extracted_attributes.push(text_not_read(&reason));
-        Ok(())
-    });
+    let mut budget = TextBudget::new(limits);
+    let read = match read_raster_page(image, &mut budget, &mut OcrClock::default()) {
+        Ok(Ok(reading)) => {
+            analysis.text = reading.text;
+            analysis.extracted_attributes.extend(reading.attributes);
+            analysis.pmi_pages = vec![reading.pmi_page];
+            Ok(())
+        }
+        Ok(Err(super::OverLimit(reason))) => Err(over_limit(extension, reason)),
+        Err(reason) => {
+            analysis.extracted_attributes.push(text_not_read(&reason));
+            Ok(())
+        }
+    };
     mark_as_a_drawing(analysis);
     read
 }
@@ -118,28 +160,43 @@ fn text_not_read(reason: &str) -> String {
     )
 }
 
+/// OCR of a raster page that looks like a drawing: `Err` with the reason when it could not be read
+/// (no OCR in this build, the file's OCR time spent, the program failed), `Ok(Err)` when what it
+/// says is over a cap of `budget`.
 #[cfg(not(feature = "ocr"))]
-fn read_raster_text(
-    _extension: &str,
+pub fn read_raster_page(
     _image: &DynamicImage,
-    _analysis: &mut Analysis,
-    _limits: &ExtractionLimits,
-) -> Result<Result<(), EngineError>, String> {
+    _budget: &mut TextBudget,
+    _clock: &mut OcrClock,
+) -> Result<Result<RasterReading, super::OverLimit>, String> {
     Err("this build of partlens has no OCR".to_owned())
 }
 
-/// OCR of a raster drawing: `Err` with the reason when the page could not be read, `Ok(Err)` when
-/// what it says is over a limit.
+/// OCR of a raster page that looks like a drawing: `Err` with the reason when it could not be read
+/// (the file's OCR time spent, the program failed), `Ok(Err)` when what it says is over a cap of
+/// `budget`.
 #[cfg(feature = "ocr")]
-fn read_raster_text(
-    extension: &str,
+pub fn read_raster_page(
     image: &DynamicImage,
-    analysis: &mut Analysis,
-    limits: &ExtractionLimits,
-) -> Result<Result<(), EngineError>, String> {
+    budget: &mut TextBudget,
+    clock: &mut OcrClock,
+) -> Result<Result<RasterReading, super::OverLimit>, String> {
+    if clock.spent >= OCR_TIME_OF_A_FILE {
+        return Err(format!(
+            "the OCR time of one file ({} s) was spent on the pages before it",
+            OCR_TIME_OF_A_FILE.as_secs()
+        ));
+    }
     let page = raster::clean_page(image);
     let started = std::time::Instant::now();
-    let mut words = ocr::read_words(&page)?;
+    let words = ocr::read_words(&page);
+    let mut words = match words {
+        Ok(words) => words,
+        Err(reason) => {
+            clock.spent += started.elapsed();
+            return Err(reason);
+        }
+    };
     // Text written up the page (vertical dimensions) reads across on the page turned a quarter
     // clockwise; read again that way when the first reading left time for it within the worker's
     // limit (a reading fails alone: the first one's words stay).
@@ -148,6 +205,7 @@ fn read_raster_text(
     {
         words = raster::with_turned_words(words, turned, page.height());
     }
+    clock.spent += started.elapsed();
     let (width, height) = (image.width(), image.height());
     let scale = (f64::from(super::LARGE_IMAGE_SIZE) / f64::from(width.max(height))).min(1.0);
     let large = [
@@ -155,21 +213,16 @@ fn read_raster_text(
         ((f64::from(height) * scale).round() as u32).max(1),
     ];
     let pmi_page = raster::pmi_page_of_words(&words, [page.width(), page.height()], large);
-    let mut budget = TextBudget::new(limits);
     for item in &pmi_page.items {
-        if let Err(super::OverLimit(reason)) = budget.take_item(&item.text) {
-            return Ok(Err(over_limit(extension, reason)));
+        if let Err(over) = budget.take_item(&item.text) {
+            return Ok(Err(over));
         }
     }
-    analysis.text = pmi::unstructured_text(&pmi_page.items);
-    analysis
-        .extracted_attributes
-        .extend(title_block::attributes_of_items(
-            &pmi_page.items,
-            pmi_page.image_size,
-        ));
-    analysis.pmi_pages = vec![pmi_page];
-    Ok(Ok(()))
+    Ok(Ok(RasterReading {
+        text: pmi::unstructured_text(&pmi_page.items),
+        attributes: title_block::attributes_of_items(&pmi_page.items, pmi_page.image_size),
+        pmi_page,
+    }))
 }
 
 /// True when files with this extension are read as drawings.
@@ -178,7 +231,8 @@ pub fn is_drawing_extension(extension: &str) -> bool {
 }
 
 /// Analyses a drawing by its extension (`.dxf` or `.pdf`, lower-case), within `limits`: the text
-/// and PMI items are counted while the reader places them.
+/// and PMI items are counted while the reader places them, the pages' pictures within the file's
+/// picture budget.
 pub fn analyze_drawing(
     extension: &str,
     bytes: &[u8],
@@ -188,7 +242,7 @@ pub fn analyze_drawing(
     let mut analysis = if extension == ".pdf" {
         analyze_pdf(bytes, &mut budget, limits)?
     } else {
-        analyze_dxf(bytes, &mut budget)?
+        analyze_dxf(bytes, &mut budget, limits)?
     };
     mark_as_a_drawing(&mut analysis);
     Ok(analysis)
@@ -219,29 +273,55 @@ fn over_limit(extension: &str, reason: String) -> EngineError {
     }
 }
 
-/// Analyses a DXF drawing: the rendered page becomes the view, thumbnail and large image; its texts
-/// the PMI (page 1), the free text and the extracted attributes.
-pub fn analyze_dxf(bytes: &[u8], budget: &mut TextBudget) -> Result<Analysis, EngineError> {
+/// A page that could not be read, as the engine's error for a file of `extension`.
+fn page_error(extension: &str) -> impl Fn(PageError) -> EngineError + '_ {
+    move |error| match error {
+        PageError::Unencodable(reason) => undecodable(extension)(reason),
+        PageError::OverLimit(reason) => over_limit(extension, reason),
+    }
+}
+
+/// Analyses a DXF drawing: its pages (model space, then the layouts with entities in tab order)
+/// each rendered for its view, thumbnail and large image within the picture budget of `limits`;
+/// their texts the PMI, the free text and the extracted attributes.
+pub fn analyze_dxf(
+    bytes: &[u8],
+    budget: &mut TextBudget,
+    limits: &ExtractionLimits,
+) -> Result<Analysis, EngineError> {
     let undecodable = undecodable(".dxf");
     let drawing = dxf_scene::parse(bytes).map_err(|error| undecodable(error.to_string()))?;
-    let viewports = dxf_tags::paper_viewports(bytes);
-    let scene = dxf_scene::scene_of(&drawing, &viewports, budget).map_err(|error| match error {
-        dxf_scene::DxfReadError::OverLimit(reason) => over_limit(".dxf", reason.0),
-        other => undecodable(other.to_string()),
-    })?;
+    let layouts = dxf_layouts::paper_layouts(&drawing, bytes);
+    let pages =
+        dxf_scene::page_scenes(&drawing, &layouts, budget).map_err(|error| match error {
+            dxf_scene::DxfReadError::OverLimit(reason) => over_limit(".dxf", reason.0),
+            other => undecodable(other.to_string()),
+        })?;
     drop(drawing);
-    let (min, max) = scene
-        .extents()
-        .ok_or_else(|| undecodable("the drawing has nothing to draw".to_owned()))?;
-    let page = page::Page::fitting(min, max);
-    let mut reader = PagesRead::default();
-    reader.add(&scene, &page).map_err(&undecodable)?;
+    let mut reader = PagesRead::new(limits);
+    for dxf_page in &pages {
+        let (min, max) = dxf_page
+            .scene
+            .extents()
+            .ok_or_else(|| undecodable("the drawing has nothing to draw".to_owned()))?;
+        let page = page::Page::fitting(min, max);
+        reader
+            .add(
+                &dxf_page.scene,
+                &page,
+                Some(dxf_page.name.clone()),
+                PagePicture::Rendered,
+                budget,
+            )
+            .map_err(page_error(".dxf"))?;
+    }
     Ok(reader.finish())
 }
 
-/// Analyses a PDF drawing: one PMI page a document page, page 1 rendered for the view, thumbnail and
-/// large image. A PDF with no text whose first page is mostly one picture is a scan: that picture
-/// is the view and is read as a raster drawing ([`read_raster_drawing`]).
+/// Analyses a PDF drawing: one page a document page (at most [`MAX_PDF_PAGES`]), each rendered for
+/// its view, thumbnail and large image within the picture budget of `limits`. A page with no text
+/// that is mostly one picture is a scan: that picture is its view, read as a raster drawing (OCR
+/// with the `ocr` feature); a scan whose picture cannot be decoded is rendered as it is drawn.
 pub fn analyze_pdf(
     bytes: &[u8],
     budget: &mut TextBudget,
@@ -252,117 +332,36 @@ pub fn analyze_pdf(
         pdf_scene::PdfReadError::OverLimit(reason) => over_limit(".pdf", reason.0),
         other => undecodable(other.to_string()),
     })?;
-    let mut reader = PagesRead::default();
+    let mut reader = PagesRead::new(limits);
+    let mut scans_not_decoded = Vec::new();
     for pdf_page in &pages {
         let longest = (pdf_page.max[0] - pdf_page.min[0]).max(pdf_page.max[1] - pdf_page.min[1]);
         let pixels_per_point =
             PDF_PIXELS_PER_POINT.min(f64::from(super::LARGE_IMAGE_SIZE) / longest.max(1.0));
         let page = page::Page::sheet(pdf_page.min, pdf_page.max, pixels_per_point);
-        reader.add(&pdf_page.scene, &page).map_err(&undecodable)?;
+        let scan = pdf_page
+            .image
+            .as_ref()
+            .filter(|image| image.coverage >= page_image::MIN_SCAN_COVERAGE)
+            .filter(|_| pdf_page.scene.texts.is_empty())
+            .map(|image| page_image::decode(image, limits));
+        let picture = match &scan {
+            Some(Ok(picture)) => PagePicture::Scanned(picture),
+            Some(Err(reason)) => {
+                scans_not_decoded.push(reason.clone());
+                PagePicture::Rendered
+            }
+            None => PagePicture::Rendered,
+        };
+        reader
+            .add(&pdf_page.scene, &page, None, picture, budget)
+            .map_err(page_error(".pdf"))?;
     }
     let mut analysis = reader.finish();
-    let scan = pages
-        .first()
-        .and_then(|page| page.image.as_ref())
-        .filter(|image| image.coverage >= page_image::MIN_SCAN_COVERAGE)
-        .filter(|_| pages.iter().all(|page| page.scene.texts.is_empty()));
-    if let Some(image) = scan {
-        match page_image::decode(image, limits) {
-            Ok(picture) => {
-                analysis.views = vec![ViewDescriptor::of_image(&picture)];
-                analysis.thumbnail_jpeg = Some(
-                    images::thumbnail_jpeg(&picture)
-                        .map_err(|error| undecodable(error.to_string()))?,
-                );
-                analysis.large_png = Some(
-                    images::large_png(&picture).map_err(|error| undecodable(error.to_string()))?,
-                );
-                read_raster_drawing(".pdf", &picture, &mut analysis, limits)?;
-            }
-            Err(reason) => analysis.extracted_attributes.push(text_not_read(&reason)),
-        }
+    if let Some(reason) = scans_not_decoded.first() {
+        analysis.extracted_attributes.push(text_not_read(reason));
     }
     Ok(analysis)
-}
-
-/// What the pages of one drawing gave so far.
-#[derive(Default)]
-struct PagesRead {
-    analysis: Analysis,
-    texts: Vec<scene::PlacedText>,
-    lines: Vec<String>,
-    /// Title-block cells found on the pages: attribute name and value.
-    cells: Vec<(&'static str, String)>,
-    /// The identifier in page 1's title block, the part number when no label names one.
-    identifier: Option<String>,
-}
-
-impl PagesRead {
-    /// Reads one page; the first is also rendered.
-    fn add(&mut self, scene: &scene::Scene, page: &page::Page) -> Result<(), String> {
-        if self.analysis.pmi_pages.is_empty() {
-            let picture = DynamicImage::ImageRgb8(render::render(scene, page));
-            self.analysis.views = vec![ViewDescriptor::of_image(&picture)];
-            self.analysis.thumbnail_jpeg =
-                Some(images::thumbnail_jpeg(&picture).map_err(|error| error.to_string())?);
-            self.analysis.large_png =
-                Some(images::large_png(&picture).map_err(|error| error.to_string())?);
-        }
-        let mut items = pmi::page_items(scene, page);
-        // Title-block cells are typed as such (a PDF's texts carry no kind: they were notes).
-        for (name, value, label, value_index) in title_block::title_block_items(&items) {
-            for index in [label, value_index] {
-                items[index].type_id = PmiItemKind::TitleBlockAttribute.type_id();
-                items[index].dimension = None;
-            }
-            self.cells.push((name, value));
-        }
-        if self.analysis.pmi_pages.is_empty() {
-            self.identifier = title_block::identifier_in_title_block(
-                &items,
-                [i64::from(page.width), i64::from(page.height)],
-            );
-        }
-        let text = pmi::unstructured_text(&items);
-        if !text.is_empty() {
-            self.lines.push(text);
-        }
-        for off_page in &scene.off_page_texts {
-            self.lines
-                .push(off_page.text.lines().collect::<Vec<_>>().join(" "));
-        }
-        let number = i64::try_from(self.analysis.pmi_pages.len() + 1).unwrap_or(i64::MAX);
-        self.analysis
-            .pmi_pages
-            .push(pmi::pmi_page(number, page, items));
-        let mut texts = scene.texts.clone();
-        // Attributes follow reading order too (top to bottom, left to right in drawing units).
-        texts.sort_by(|a, b| {
-            let [ax, ay] = a.frame.apply([0.0, 0.0]);
-            let [bx, by] = b.frame.apply([0.0, 0.0]);
-            by.total_cmp(&ay).then(ax.total_cmp(&bx))
-        });
-        self.texts.extend(texts);
-        self.texts.extend(scene.off_page_texts.iter().cloned());
-        Ok(())
-    }
-
-    fn finish(mut self) -> Analysis {
-        let texts: Vec<&scene::PlacedText> = self.texts.iter().collect();
-        let mut attributes = title_block::extracted_attributes(&texts, &self.cells);
-        let numbered = attributes.iter().any(|attribute| {
-            attribute.starts_with("part_number=") || attribute.starts_with("drawing_number=")
-        });
-        if let (false, Some(identifier)) = (numbered, self.identifier.take()) {
-            attributes.push(format!(
-                "part_number={}",
-                title_block::sanitise_value(&identifier)
-            ));
-        }
-        self.analysis.extracted_attributes = attributes;
-        self.analysis.text = self.lines.join("\n");
-        self.analysis
-    }
 }
 
 #[cfg(test)]
@@ -394,7 +393,12 @@ mod tests {
     #[test]
     fn the_flange_drawing_gives_a_page_its_pmi_text_and_attributes() {
         let sample = &SAMPLE_DRAWINGS[0];
-        let analysis = analyze_dxf(&sample_drawing_dxf(sample).unwrap(), &mut budget()).unwrap();
+        let analysis = analyze_dxf(
+            &sample_drawing_dxf(sample).unwrap(),
+            &mut budget(),
+            &ExtractionLimits::default(),
+        )
+        .unwrap();
         assert_eq!(analysis.views.len(), 1);
         let large = image::load_from_memory(analysis.large_png.as_deref().unwrap()).unwrap();
         let page = &analysis.pmi_pages[0];
@@ -480,6 +484,7 @@ mod tests {
         let analysis = analyze_dxf(
             &sample_drawing_dxf(&SAMPLE_DRAWINGS[1]).unwrap(),
             &mut budget(),
+            &ExtractionLimits::default(),
         )
         .unwrap();
         let texts: Vec<&str> = analysis.pmi_pages[0]
@@ -561,7 +566,7 @@ mod tests {
         ] {
             assert!(
                 matches!(
-                    analyze_dxf(bytes, &mut budget()),
+                    analyze_dxf(bytes, &mut budget(), &ExtractionLimits::default()),
                     Err(EngineError::Undecodable { .. })
                 ),
                 "{:?}",

@@ -198,6 +198,7 @@ pub fn analyze(
         text: description.text,
         extracted_attributes,
         pmi_pages: Vec::new(),
+        pages: Vec::new(),
     })
 }
 
