@@ -351,6 +351,7 @@ async fn a_reader_program_of_another_build_fails_its_file_saying_so() {
             text: String::new(),
             extracted_attributes: Vec::new(),
             pmi_json: "[]".to_owned(),
+            pages: Vec::new(),
         }),
         peak_memory_bytes: 0,
     };
