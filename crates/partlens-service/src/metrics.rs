@@ -1,6 +1,6 @@
 //! Prometheus metrics on `GET /metrics` (Prometheus text format 0.0.4): requests by route, method
 //! and status with their latency, the indexing queue's depth by company, reader workers killed at a
-//! limit, and the database connections in use.
+//! limit, the database connections in use and the store's transactions by kind.
 //!
 //! **Who may read them.** A scraper has no token, so the metrics are served only where nobody but
 //! the machine's own users reach them: on a loopback address by default ([`MetricsExposure::Auto`]),
@@ -11,7 +11,8 @@
 //! **Labels stay few.** A route is labelled by its template (`/api/file`), never by the path asked
 //! (an unknown path is [`UNMATCHED_ROUTE`]), a method outside the standard ones is `other`, and a
 //! company by its id (a GUID), never its name: names are chosen by people, ids are fixed. The
-//! queue's depth and the connections are read when a scraper asks, not kept up to date.
+//! queue's depth, the connections and the transactions are read when a scraper asks, not kept up to
+//! date.
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -31,8 +32,8 @@ use prometheus_client::registry::Registry;
 use partlens_sandbox::SandboxFailure;
 
 use super::state::AppState;
-use super::store::jobs::QueueDepth;
-use super::store::{PoolUse, Store};
+use partlens_store::model::QueueDepth;
+use partlens_store::{PoolUse, Store, TransactionCounts};
 
 /// The route label of a request no route matched (a 404): one fixed value, so paths made up by
 /// clients never become series.
@@ -114,6 +115,13 @@ struct EngineLabels {
     engine: &'static str,
 }
 
+/// The labels of the store's transactions counted.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct TransactionLabels {
+    engine: &'static str,
+    kind: &'static str,
+}
+
 /// A latency histogram with [`LATENCY_BUCKETS`].
 fn latency_histogram() -> Histogram {
     Histogram::new(LATENCY_BUCKETS)
@@ -165,6 +173,7 @@ pub struct Metrics {
     queue_depth: Family<QueueLabels, Gauge>,
     connections: Family<ConnectionLabels, Gauge>,
     connections_max: Family<EngineLabels, Gauge>,
+    transactions: Family<TransactionLabels, Counter>,
     /// One scrape at a time: a scrape sets the gauges read at scrape time, then encodes them.
     scrape: Mutex<()>,
 }
@@ -179,6 +188,7 @@ impl Metrics {
         let queue_depth = Family::<QueueLabels, Gauge>::default();
         let connections = Family::<ConnectionLabels, Gauge>::default();
         let connections_max = Family::<EngineLabels, Gauge>::default();
+        let transactions = Family::<TransactionLabels, Counter>::default();
         registry.register(
             "partlens_http_requests",
             "HTTP requests answered, by route template, method and status code",
@@ -212,6 +222,12 @@ impl Metrics {
             "The most connections the database pool opens (PostgreSQL only)",
             connections_max.clone(),
         );
+        registry.register(
+            "partlens_database_transactions",
+            "Store transactions run since the service started, by engine and kind (read: one \
+             snapshot; write: after every other writer; queue: the indexing queue's claims)",
+            transactions.clone(),
+        );
         Self {
             registry,
             requests,
@@ -219,6 +235,7 @@ impl Metrics {
             queue_depth,
             connections,
             connections_max,
+            transactions,
             scrape: Mutex::new(()),
         }
     }
@@ -241,9 +258,15 @@ impl Metrics {
             .inc();
     }
 
-    /// Sets the gauges read at scrape time and writes every metric in the Prometheus text format.
-    /// `depths` is `None` when the database did not answer (the queue's series are left out).
-    fn encode(&self, depths: Option<&[QueueDepth]>, pool: PoolUse) -> Result<String, String> {
+    /// Sets the gauges read at scrape time (and brings the transaction counters up to the store's
+    /// counts) and writes every metric in the Prometheus text format. `depths` is `None` when the
+    /// database did not answer (the queue's series are left out).
+    fn encode(
+        &self,
+        depths: Option<&[QueueDepth]>,
+        pool: PoolUse,
+        transactions: TransactionCounts,
+    ) -> Result<String, String> {
         let _one_scrape = self
             .scrape
             .lock()
@@ -273,6 +296,17 @@ impl Metrics {
                     engine: pool.engine,
                 })
                 .set(i64::try_from(max).unwrap_or(i64::MAX));
+        }
+        for (kind, count) in [
+            ("read", transactions.reads),
+            ("write", transactions.writes),
+            ("queue", transactions.queue),
+        ] {
+            let counter = self.transactions.get_or_create(&TransactionLabels {
+                engine: pool.engine,
+                kind,
+            });
+            counter.inc_by(count.saturating_sub(counter.get()));
         }
         let mut text = String::new();
         prometheus_client::encoding::prometheus_text::encode(&mut text, &self.registry)
@@ -322,7 +356,8 @@ pub async fn scrape(State(state): State<AppState>) -> Response {
     };
     let depths = queue_depths(&state.store).await;
     let pool = state.store.pool_use();
-    match metrics.encode(depths.as_deref(), pool) {
+    let transactions = state.store.transaction_counts();
+    match metrics.encode(depths.as_deref(), pool, transactions) {
         Ok(text) => {
             let mut response = (
                 StatusCode::OK,
@@ -447,7 +482,12 @@ mod tests {
             queued: 4,
             in_progress: 1,
         };
-        let text = metrics.encode(Some(&[depth]), pool).unwrap();
+        let counts = TransactionCounts {
+            reads: 7,
+            writes: 2,
+            queue: 0,
+        };
+        let text = metrics.encode(Some(&[depth]), pool, counts).unwrap();
         for line in [
             r#"partlens_http_requests_total{route="/api/token",method="POST",status="200"} 1"#,
             r#"partlens_http_requests_total{route="unmatched",method="other",status="404"} 1"#,
@@ -458,11 +498,20 @@ mod tests {
             r#"partlens_reader_workers_killed_total{limit="cpu"} 0"#,
             r#"partlens_database_connections{engine="postgresql",state="in_use"} 1"#,
             r#"partlens_database_connections_max{engine="postgresql"} 8"#,
+            r#"partlens_database_transactions_total{engine="postgresql",kind="read"} 7"#,
+            r#"partlens_database_transactions_total{engine="postgresql",kind="write"} 2"#,
         ] {
             assert!(text.lines().any(|got| got == line), "no {line} in\n{text}");
         }
-        // A company gone from the store is gone from the next scrape.
-        let text = metrics.encode(Some(&[]), pool).unwrap();
+        // A company gone from the store is gone from the next scrape; the counters follow the
+        // store's counts.
+        let later = TransactionCounts { reads: 9, ..counts };
+        let text = metrics.encode(Some(&[]), pool, later).unwrap();
         assert!(!text.contains("c0ffee00"), "{text}");
+        assert!(
+            text.lines().any(|got| got
+                == r#"partlens_database_transactions_total{engine="postgresql",kind="read"} 9"#),
+            "{text}"
+        );
     }
 }

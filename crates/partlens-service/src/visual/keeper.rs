@@ -14,11 +14,11 @@
 //! threshold gets its graph built in the background after each start.
 
 use std::collections::HashSet;
+use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::Duration;
 
-use rusqlite::Connection;
 use tokio_util::sync::CancellationToken;
 
 use super::ann::AnnIndex;
@@ -27,9 +27,9 @@ use super::quantise::Quantiser;
 use super::snapshot::{self, SNAPSHOT_FOLDER};
 use super::{StoredViews, ViewSearch};
 use crate::error::ServiceError;
-use crate::store::tx::{SqliteTx, StoreTx};
-use crate::store::{Store, visual_journal};
 use partlens_engine::{ViewDescriptor, VisualIndex};
+use partlens_store::model::visual::EachSearchedFile;
+use partlens_store::{Store, StoreTx};
 
 /// Files a background build reads and inserts at a time (bounds its memory).
 const BUILD_BATCH_FILES: usize = 20_000;
@@ -63,24 +63,22 @@ fn read_views(stored: &[Vec<u8>]) -> Result<Vec<ViewDescriptor>, String> {
 /// Files whose stored views could not be read back: (UID, what was wrong).
 pub type DamagedFiles = Vec<(String, String)>;
 
-/// What a store's listing of a company's searched files calls for each file: its UID and stored
-/// views.
-type EachSearchedFile<'a> = dyn FnMut(String, Vec<Vec<u8>>) -> Result<(), ServiceError> + 'a;
-
-/// A company's exact index from its files' stored views as `list_files` hands them over (SQLite's
-/// journal or the store seam); a file whose views cannot be read goes to `damaged` instead.
+/// A company's exact index from its files' stored views as the store hands them over; a file
+/// whose views cannot be read goes to `damaged` instead.
 fn exact_index(
-    list_files: impl FnOnce(&mut EachSearchedFile<'_>) -> Result<(), ServiceError>,
+    tx: &mut dyn StoreTx,
+    company: &str,
     damaged: &mut DamagedFiles,
 ) -> Result<VisualIndex, ServiceError> {
     let mut index = VisualIndex::new();
-    list_files(&mut |uid, stored| {
+    let each: &mut EachSearchedFile<'_> = &mut |uid, stored| {
         match read_views(&stored) {
             Ok(views) => index.insert(uid, views),
             Err(error) => damaged.push((uid, error)),
         }
-        Ok(())
-    })?;
+        ControlFlow::Continue(())
+    };
+    tx.for_each_searched_file(company, each)?;
     index.shrink_to_fit();
     Ok(index)
 }
@@ -122,7 +120,7 @@ impl StoredViews for StoreViews<'_, '_> {
         let mut tx = self.tx.try_borrow_mut().map_err(|_| {
             ServiceError::Internal("the stored views are already being read".into())
         })?;
-        tx.nearest_view_files(company, vectors, views_each)
+        Ok(tx.nearest_view_files(company, vectors, views_each)?)
     }
 }
 
@@ -179,7 +177,7 @@ impl VisualKeeper {
     /// query when nothing changed. A library behind what the journal still keeps is loaded again.
     /// Nothing on SQLite, whose one process changes its library as it writes.
     pub fn catch_up(&self, tx: &mut dyn StoreTx) -> Result<(), ServiceError> {
-        if !self.store.is_postgres() {
+        if !self.store.shared_by_nodes() {
             return Ok(());
         }
         let mut seen = self.seen.lock().map_err(|_| {
@@ -272,10 +270,7 @@ impl VisualKeeper {
         let mut files = 0;
         let mut damaged = Vec::new();
         for (company, _) in tx.visual_view_counts()? {
-            let index = exact_index(
-                |each| tx.for_each_searched_file(&company, each),
-                &mut damaged,
-            )?;
+            let index = exact_index(tx, &company, &mut damaged)?;
             files += index.len();
             library.set_exact(&company, index);
         }
@@ -303,20 +298,31 @@ impl VisualKeeper {
         &self.folder
     }
 
-    /// Loads the whole library from the store inside the start-up transaction: companies below the
-    /// threshold get their exact index; the others their saved graph brought up to date, or, when
-    /// there is no usable graph, their exact index and a background build (see
-    /// [`VisualKeeper::maintain_blocking`]). Returns how many files are indexed, and the files read
+    /// Loads the whole library from the store at start, in the transaction the store's sharing
+    /// calls for: when nodes share it, from a read snapshot (every company's exact index, see
+    /// [`VisualKeeper::recover_shared_blocking`]; not under the writer lock every node's writes wait
+    /// for); otherwise under the writer ([`VisualKeeper::recover_saved`]), since the journal no
+    /// saved graph needs is forgotten then. Returns how many files are indexed, and the files read
     /// from the store whose views are damaged (left out; the caller has them indexed again).
-    pub fn recover_blocking(
-        &self,
-        connection: &Connection,
-    ) -> Result<(usize, DamagedFiles), ServiceError> {
+    pub fn recover_blocking(&self) -> Result<(usize, DamagedFiles), ServiceError> {
+        if self.store.shared_by_nodes() {
+            self.store
+                .read_tx_blocking(|tx| self.recover_shared_blocking(tx))
+        } else {
+            self.store.write_tx_blocking(|tx| self.recover_saved(tx))
+        }
+    }
+
+    /// Loads the whole library from `tx` (a write transaction of the process that owns the
+    /// store): companies below the threshold get their exact index; the others their saved graph
+    /// brought up to date, or, when there is no usable graph, their exact index and a background
+    /// build (see [`VisualKeeper::maintain_blocking`]).
+    fn recover_saved(&self, tx: &mut dyn StoreTx) -> Result<(usize, DamagedFiles), ServiceError> {
         let settings = self.read()?.settings();
         let mut library = VisualLibrary::new(settings);
         let mut files = 0;
         let mut damaged = Vec::new();
-        for (company, views) in visual_journal::view_counts(connection)? {
+        for (company, views) in tx.visual_view_counts()? {
             if library.wants_graph(views) {
                 match snapshot::load(&self.folder, &company) {
                     Ok(Some(mut saved)) => {
@@ -324,7 +330,7 @@ impl VisualKeeper {
                         // with (how it was built stays the saved graph's).
                         saved.index.set_search_settings(&settings.ann);
                         let changed = replay(
-                            &mut SqliteTx(connection),
+                            tx,
                             &company,
                             &mut saved.index,
                             saved.journal_position,
@@ -357,20 +363,15 @@ impl VisualKeeper {
             if !library.wants_graph(views) {
                 snapshot::discard(&self.folder, &company)?;
             }
-            let index = exact_index(
-                |each| visual_journal::for_each_searched_file(connection, &company, each),
-                &mut damaged,
-            )?;
+            let index = exact_index(tx, &company, &mut damaged)?;
             files += index.len();
             library.set_exact(&company, index);
         }
         let on_graphs: Vec<&str> = library.approximate().graphs().companies().collect();
         snapshot::discard_all_but(&self.folder, &on_graphs)?;
         // Nothing after the oldest saved graph is needed; with no graph nothing at all.
-        if let Some(needed_after) =
-            library.journal_needed_after(visual_journal::position(connection)?)
-        {
-            visual_journal::trim(connection, needed_after)?;
+        if let Some(needed_after) = library.journal_needed_after(tx.visual_position()?) {
+            tx.forget_visual_changes_through(needed_after)?;
         }
         *self.write()? = library;
         Ok((files, damaged))
@@ -379,7 +380,7 @@ impl VisualKeeper {
     /// Builds the graphs that are due and saves those with enough unsaved changes, one after the
     /// other on this thread. Errors are logged; the company stays as it was.
     pub fn maintain_blocking(&self) {
-        let shared = self.store.is_postgres();
+        let shared = self.store.shared_by_nodes();
         if shared {
             self.keep_up_shared_blocking();
         }
@@ -404,7 +405,7 @@ impl VisualKeeper {
 
     /// Saves every graph with unsaved changes (at shutdown).
     pub fn save_all_blocking(&self) {
-        if self.store.is_postgres() {
+        if self.store.shared_by_nodes() {
             return;
         }
         let companies = match self.read() {
@@ -447,7 +448,7 @@ impl VisualKeeper {
         let due = match self.read() {
             Ok(library) => {
                 !library.due_for_graph().is_empty()
-                    || (!self.store.is_postgres() && !library.due_for_saving().is_empty())
+                    || (!self.store.shared_by_nodes() && !library.due_for_saving().is_empty())
             }
             Err(_) => false,
         };
@@ -505,9 +506,6 @@ impl VisualKeeper {
         }
         self.release(company);
         installed?;
-        if self.store.is_postgres() {
-            return Ok(());
-        }
         self.save_blocking(company)
     }
 
@@ -528,51 +526,62 @@ impl VisualKeeper {
                 {
                     sample.extend(views);
                 }
-                Ok(())
+                ControlFlow::Continue(())
             })?;
             let quantiser = Quantiser::fitted(&sample)
                 .ok_or_else(|| ServiceError::Internal("no view to build a graph of".into()))?;
             drop(sample);
             let mut index = AnnIndex::new(quantiser, settings.ann, total_views + total_views / 4)?;
-            // Second pass: insert a batch of files at a time on the build threads.
+            // Second pass: insert a batch of files at a time on the build threads (stopping at the
+            // first insert that fails).
             let mut batch: Vec<(String, Vec<ViewDescriptor>)> = Vec::new();
+            let mut failed = None;
             tx.for_each_searched_file(company, &mut |uid, stored| {
                 if let Some(views) = decode(&uid, &stored) {
                     batch.push((uid, views));
                 }
                 if batch.len() >= BUILD_BATCH_FILES {
-                    index.insert_many(&batch, settings.build_threads)?;
+                    if let Err(error) = index.insert_many(&batch, settings.build_threads) {
+                        failed = Some(error);
+                        return ControlFlow::Break(());
+                    }
                     batch.clear();
                 }
-                Ok(())
+                ControlFlow::Continue(())
             })?;
+            if let Some(error) = failed {
+                return Err(error);
+            }
             index.insert_many(&batch, settings.build_threads)?;
             Ok((index, position))
         })
     }
 
     /// Saves a company's graph while holding the store's writer, so that it matches the journal
-    /// position it records; then forgets the journal no graph needs any more.
+    /// position it records; then forgets the journal no graph needs any more. Nothing is saved
+    /// when nodes share the store (a node keeps no state another needs).
     pub fn save_blocking(&self, company: &str) -> Result<(), ServiceError> {
-        if !self.claim(company) {
+        if self.store.shared_by_nodes() || !self.claim(company) {
             return Ok(());
         }
-        let saved = self.store.write_blocking(|connection| {
-            let position = visual_journal::position(connection)?;
-            {
-                let library = self.read()?;
-                let Some(index) = library.approximate().graphs().company(company) else {
-                    return Ok(());
-                };
-                snapshot::save(&self.folder, company, index, position)?;
-            }
-            let mut library = self.write()?;
-            library.mark_saved(company, position);
-            if let Some(needed_after) = library.journal_needed_after(position) {
-                visual_journal::trim(connection, needed_after)?;
-            }
-            Ok(())
-        });
+        let saved = self
+            .store
+            .write_tx_blocking(|tx| -> Result<(), ServiceError> {
+                let position = tx.visual_position()?;
+                {
+                    let library = self.read()?;
+                    let Some(index) = library.approximate().graphs().company(company) else {
+                        return Ok(());
+                    };
+                    snapshot::save(&self.folder, company, index, position)?;
+                }
+                let mut library = self.write()?;
+                library.mark_saved(company, position);
+                if let Some(needed_after) = library.journal_needed_after(position) {
+                    tx.forget_visual_changes_through(needed_after)?;
+                }
+                Ok(())
+            });
         self.release(company);
         saved
     }
@@ -615,8 +624,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut spec = LibrarySpec::new("Big", 60);
         spec.pool_pictures = 24;
-        let generated = generate(dir.path(), &spec, |_, _| {}).unwrap();
         let store = Store::open_blocking(dir.path()).unwrap();
+        let generated = generate(&store, &spec, |_, _| {}).unwrap();
         let on_graph = |ann: AnnSettings| VisualSettings {
             ann_from_views: 0,
             ann,
@@ -631,17 +640,13 @@ mod tests {
             ..AnnSettings::default()
         };
         let first = VisualKeeper::new(store.clone(), dir.path(), on_graph(saved_with));
-        store
-            .write_blocking(|connection| first.recover_blocking(connection))
-            .unwrap();
+        first.recover_blocking().unwrap();
         first.build_blocking(&generated.company_id).unwrap();
         first.save_blocking(&generated.company_id).unwrap();
 
         let now = AnnSettings::default();
         let restarted = VisualKeeper::new(store.clone(), dir.path(), on_graph(now));
-        store
-            .write_blocking(|connection| restarted.recover_blocking(connection))
-            .unwrap();
+        restarted.recover_blocking().unwrap();
         let library = restarted.read().unwrap();
         assert_eq!(
             library.mode(&generated.company_id),
@@ -662,5 +667,48 @@ mod tests {
             now.views_per_view_of_several
         );
         assert_eq!(loaded.direct_views, now.direct_views);
+    }
+
+    #[test]
+    fn a_graph_is_built_from_either_store_and_a_restart_loads_it_or_builds_it_again() {
+        for (store, kept) in crate::test_stores::both() {
+            let mut spec = LibrarySpec::new("Big", 60);
+            spec.pool_pictures = 24;
+            let generated = generate(&store, &spec, |_, _| {}).unwrap();
+            let company = generated.company_id;
+            let settings = VisualSettings {
+                ann_from_views: 0,
+                ..VisualSettings::default()
+            };
+            let first = VisualKeeper::new(store.clone(), kept.path(), settings);
+            let (files, damaged) = first.recover_blocking().unwrap();
+            assert_eq!(files, generated.visual_files);
+            assert!(damaged.is_empty());
+            {
+                let library = first.read().unwrap();
+                // With the database's own vector index (PostgreSQL with pgvector) no graph is due.
+                let due: &[String] = if library.uses_store_vectors() {
+                    &[]
+                } else {
+                    std::slice::from_ref(&company)
+                };
+                assert_eq!(library.due_for_graph(), due);
+            }
+            first.build_blocking(&company).unwrap();
+            assert_eq!(
+                first.read().unwrap().mode(&company),
+                LibraryMode::Approximate
+            );
+            let restarted = VisualKeeper::new(store.clone(), kept.path(), settings);
+            restarted.recover_blocking().unwrap();
+            let library = restarted.read().unwrap();
+            if store.shared_by_nodes() {
+                // Nodes keep nothing beside the database: loaded from it again.
+                assert!(!first.snapshot_folder().exists());
+                assert_eq!(library.mode(&company), LibraryMode::Exact);
+            } else {
+                assert_eq!(library.mode(&company), LibraryMode::Approximate);
+            }
+        }
     }
 }

@@ -2,7 +2,7 @@
 //! engines.
 
 use partlens_store::model::{IndexState, NewContent, QueueDepth};
-use partlens_store::{StoreError, StoreTx};
+use partlens_store::{DatabaseUrl, Store, StoreError, StoreTx};
 
 use crate::support::{database_file, stores};
 
@@ -121,4 +121,116 @@ fn a_company_with_nothing_queued_is_counted_at_zero() {
             Ok(())
         });
     }
+}
+
+/// Records a queued search input of company `company` and puts it in the queue.
+fn queue_input(tx: &mut dyn StoreTx, uid: &str, company: &str) {
+    tx.upsert_file(
+        &NewContent {
+            uid: uid.into(),
+            company_id: company.into(),
+            owner_user_id: 1,
+            is_search_input: true,
+            stored_path: format!("{uid}.png"),
+            display_name: format!("{uid}.png"),
+            extension: ".png".into(),
+            size: 2000,
+            state: IndexState::Queued,
+            callback_param: None,
+        },
+        "2026-11-28T00:00:00.000Z",
+    )
+    .unwrap();
+    tx.enqueue_job(uid, "2026-11-28T00:00:00.000Z").unwrap();
+}
+
+#[test]
+fn a_job_claimed_by_one_node_is_not_claimed_by_another_until_that_node_dies() {
+    let Some(database) = partlens_testkit::postgres::database() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (path, url) = (dir.path().to_path_buf(), database.url.clone());
+    let (first_node, held) = {
+        let url = DatabaseUrl::parse(&url).unwrap();
+        let first = Store::open_configured_blocking(&path, Some(&url)).unwrap();
+        let second = Store::open_configured_blocking(&path, Some(&url)).unwrap();
+        first
+            .write_tx_blocking(|tx| -> Result<(), StoreError> {
+                let company = tx.ensure_company("Acme")?;
+                for uid in ["a", "b", "c"] {
+                    queue_input(tx, uid, &company);
+                }
+                Ok(())
+            })
+            .unwrap();
+        // The first node's claim is still open (its transaction not committed) while the second
+        // claims: the second skips the locked job instead of waiting for it.
+        let (claimed, claimed_seen) = std::sync::mpsc::channel();
+        let (release, released) = std::sync::mpsc::channel::<()>();
+        let holder = first.clone();
+        let holding = std::thread::spawn(move || {
+            holder.queue_tx_blocking(|tx| -> Result<_, StoreError> {
+                let job = tx.claim_next_job()?;
+                claimed.send(()).unwrap();
+                released.recv().unwrap();
+                Ok(job)
+            })
+        });
+        claimed_seen.recv().unwrap();
+        let beside = second.queue_tx_blocking(|tx| tx.claim_next_job()).unwrap();
+        release.send(()).unwrap();
+        let held = holding.join().unwrap().unwrap().unwrap();
+        let beside = beside.unwrap();
+        assert_eq!(held.uid, "a");
+        assert_eq!(
+            beside.uid, "b",
+            "the locked job was skipped, not waited for"
+        );
+        // Committed claims of live nodes stay theirs.
+        let third = second.queue_tx_blocking(|tx| tx.claim_next_job()).unwrap();
+        assert_eq!(third.unwrap().uid, "c");
+        assert!(
+            second
+                .queue_tx_blocking(|tx| tx.claim_next_job())
+                .unwrap()
+                .is_none()
+        );
+        // A job given back is claimable again.
+        second
+            .queue_tx_blocking(|tx| tx.return_job_to_queue(&beside))
+            .unwrap();
+        let again = first.queue_tx_blocking(|tx| tx.claim_next_job()).unwrap();
+        assert_eq!(again.unwrap().uid, "b");
+        let node = first.node_id().unwrap().to_owned();
+        drop(first);
+        (node, held)
+    };
+    // Claims and returns never move the metadata generation (they run beside the writers).
+    let generation = database.query_text("SELECT value FROM metadata_generation");
+    // The first node died (its store is gone and its heartbeat stopped long enough ago): its
+    // jobs ("a" and "b") are taken by the other node, and by nobody twice.
+    database.execute(&format!(
+        "UPDATE nodes SET heartbeat_at = now() - interval '1 hour' WHERE id = '{first_node}'"
+    ));
+    let (path, url) = (dir.path().to_path_buf(), database.url.clone());
+    let retaken = {
+        let url = DatabaseUrl::parse(&url).unwrap();
+        let survivor = Store::open_configured_blocking(&path, Some(&url)).unwrap();
+        let mut retaken = Vec::new();
+        while let Some(job) = survivor
+            .queue_tx_blocking(|tx| tx.claim_next_job())
+            .unwrap()
+        {
+            retaken.push(job);
+        }
+        retaken
+    };
+    let uids: Vec<&str> = retaken.iter().map(|job| job.uid.as_str()).collect();
+    assert_eq!(uids, ["a", "b"]);
+    assert_eq!(retaken[0].revision, held.revision);
+    assert_eq!(
+        database.query_text("SELECT value FROM metadata_generation"),
+        generation
+    );
 }
