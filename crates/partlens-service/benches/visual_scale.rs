@@ -64,12 +64,12 @@ use partlens_service::large_library::{
     BATCH_FILES, LibrarySpec, MATERIALS, generate, supplier, vocabulary_word,
 };
 use partlens_service::search::rank_visually;
-use partlens_service::visual::{
+use partlens_store::model::Listing;
+use partlens_store::{DATABASE_FILE, Store};
+use partlens_visual::{
     AnnIndex, AnnSearch, AnnSettings, ExactScan, FileFilter, GuidSet, LibraryMode, ViewSearch,
     VisualKeeper, VisualSettings,
 };
-use partlens_store::model::Listing;
-use partlens_store::{DATABASE_FILE, Store};
 use support::{millis, percentile};
 
 /// Queries timed per case.

@@ -20,8 +20,8 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 use partlens_service::large_library::{LibrarySpec, generate};
-use partlens_service::visual::{VisualKeeper, VisualSettings};
 use partlens_store::Store;
+use partlens_visual::{VisualKeeper, VisualSettings};
 
 fn main() -> anyhow::Result<()> {
     let mut data = None;

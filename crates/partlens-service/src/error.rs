@@ -10,6 +10,7 @@ use std::net::SocketAddr;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use partlens_store::StoreError;
+use partlens_visual::VisualError;
 
 /// What went wrong in the local service.
 #[derive(Debug, thiserror::Error)]
@@ -69,6 +70,9 @@ pub enum ServiceError {
     /// The store failed (its database, or its connections).
     #[error("{0}")]
     Store(StoreError),
+    /// The visual index failed (its graphs, their saved files).
+    #[error("{0}")]
+    Visual(VisualError),
     /// A file of the data directory could not be read or written.
     #[error("data directory: {0}")]
     Io(#[from] std::io::Error),
@@ -95,6 +99,7 @@ impl ServiceError {
                     | std::io::ErrorKind::QuotaExceeded
             ),
             Self::Store(error) => error.is_disk_full(),
+            Self::Visual(error) => error.is_disk_full(),
             _ => false,
         }
     }
@@ -114,9 +119,11 @@ impl ServiceError {
             Self::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
             Self::InsufficientStorage => StatusCode::INSUFFICIENT_STORAGE,
             Self::Conflict(_) => StatusCode::CONFLICT,
-            Self::Bind { .. } | Self::Store(_) | Self::Io(_) | Self::Internal(_) => {
-                StatusCode::INTERNAL_SERVER_ERROR
-            }
+            Self::Bind { .. }
+            | Self::Store(_)
+            | Self::Visual(_)
+            | Self::Io(_)
+            | Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
 }
@@ -131,6 +138,16 @@ impl From<StoreError> for ServiceError {
             StoreError::Io(error) => Self::Io(error),
             StoreError::Internal(sentence) => Self::Internal(sentence),
             other => Self::Store(other),
+        }
+    }
+}
+
+impl From<VisualError> for ServiceError {
+    /// The store's errors met in the visual index keep their meaning (see [`StoreError`]'s).
+    fn from(error: VisualError) -> Self {
+        match error {
+            VisualError::Store(error) => Self::from(error),
+            other => Self::Visual(other),
         }
     }
 }
@@ -214,7 +231,11 @@ impl IntoResponse for ServiceError {
                 );
                 response
             }
-            Self::Bind { .. } | Self::Store(_) | Self::Io(_) | Self::Internal(_) => {
+            Self::Bind { .. }
+            | Self::Store(_)
+            | Self::Visual(_)
+            | Self::Io(_)
+            | Self::Internal(_) => {
                 // The one place an unexpected failure is reported; the client only learns it failed.
                 tracing::error!(error = %self, "request failed");
                 problem(status, "the service failed; retry later")

@@ -41,11 +41,11 @@ use super::input_analyses::{ContentKey, DEFAULT_KEPT_BYTES, InputAnalyses};
 use super::limits::ServiceLimits;
 use super::metrics::ReaderKills;
 use super::reader_pool::{Asker, ReaderPool, ReaderSlot};
-use super::visual::{ViewSearch, VisualKeeper};
 use partlens_store::StoreTx;
 use partlens_store::model::ClaimedJob;
 use partlens_store::model::{IndexState, IndexedContent, IndexingFailure};
 use partlens_store::{Store, iso_now};
+use partlens_visual::{ViewSearch, VisualKeeper};
 
 /// How often an idle worker looks at the queue on PostgreSQL, where other nodes queue jobs and a
 /// dead node's jobs become claimable without waking this node's workers.

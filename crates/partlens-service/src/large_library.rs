@@ -313,6 +313,7 @@ pub fn generate(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use partlens_visual::{AnnSettings, LibraryMode, VisualKeeper, VisualSettings};
 
     #[test]
     fn vocabulary_words_are_distinct_and_long_enough_for_the_text_index() {
@@ -345,14 +346,107 @@ mod tests {
             for bytes in &stored {
                 ViewDescriptor::from_bytes(bytes).unwrap();
             }
-            let keeper = crate::visual::VisualKeeper::new(
+            let keeper = partlens_visual::VisualKeeper::new(
                 store.clone(),
                 kept.path(),
-                crate::visual::VisualSettings::default(),
+                partlens_visual::VisualSettings::default(),
             );
             let (loaded, damaged) = keeper.recover_blocking().unwrap();
             assert_eq!(loaded, generated.visual_files);
             assert!(damaged.is_empty(), "{damaged:?}");
+        }
+    }
+
+    #[test]
+    fn a_saved_graph_is_searched_as_the_service_is_set_up_now() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut spec = LibrarySpec::new("Big", 60);
+        spec.pool_pictures = 24;
+        let store = Store::open_blocking(dir.path()).unwrap();
+        let generated = generate(&store, &spec, |_, _| {}).unwrap();
+        let on_graph = |ann: AnnSettings| VisualSettings {
+            ann_from_views: 0,
+            ann,
+            ..VisualSettings::default()
+        };
+        let saved_with = AnnSettings {
+            connectivity: 8,
+            expansion_search: 50,
+            views_per_query_view: 10,
+            views_per_view_of_several: 20,
+            direct_views: 30,
+            ..AnnSettings::default()
+        };
+        let first = VisualKeeper::new(store.clone(), dir.path(), on_graph(saved_with));
+        first.recover_blocking().unwrap();
+        first.build_blocking(&generated.company_id).unwrap();
+        first.save_blocking(&generated.company_id).unwrap();
+
+        let now = AnnSettings::default();
+        let restarted = VisualKeeper::new(store.clone(), dir.path(), on_graph(now));
+        restarted.recover_blocking().unwrap();
+        let library = restarted.read().unwrap();
+        assert_eq!(
+            library.mode(&generated.company_id),
+            LibraryMode::Approximate
+        );
+        let loaded = library
+            .approximate()
+            .graphs()
+            .company(&generated.company_id)
+            .unwrap()
+            .settings();
+        // How it was built is the saved graph's; how it is searched, the service's.
+        assert_eq!(loaded.connectivity, saved_with.connectivity);
+        assert_eq!(loaded.expansion_search, now.expansion_search);
+        assert_eq!(loaded.views_per_query_view, now.views_per_query_view);
+        assert_eq!(
+            loaded.views_per_view_of_several,
+            now.views_per_view_of_several
+        );
+        assert_eq!(loaded.direct_views, now.direct_views);
+    }
+
+    #[test]
+    fn a_graph_is_built_from_either_store_and_a_restart_loads_it_or_builds_it_again() {
+        for (store, kept) in crate::test_stores::both() {
+            let mut spec = LibrarySpec::new("Big", 60);
+            spec.pool_pictures = 24;
+            let generated = generate(&store, &spec, |_, _| {}).unwrap();
+            let company = generated.company_id;
+            let settings = VisualSettings {
+                ann_from_views: 0,
+                ..VisualSettings::default()
+            };
+            let first = VisualKeeper::new(store.clone(), kept.path(), settings);
+            let (files, damaged) = first.recover_blocking().unwrap();
+            assert_eq!(files, generated.visual_files);
+            assert!(damaged.is_empty());
+            {
+                let library = first.read().unwrap();
+                // With the database's own vector index (PostgreSQL with pgvector) no graph is due.
+                let due: &[String] = if library.uses_store_vectors() {
+                    &[]
+                } else {
+                    std::slice::from_ref(&company)
+                };
+                assert_eq!(library.due_for_graph(), due);
+            }
+            first.build_blocking(&company).unwrap();
+            assert_eq!(
+                first.read().unwrap().mode(&company),
+                LibraryMode::Approximate
+            );
+            let restarted = VisualKeeper::new(store.clone(), kept.path(), settings);
+            restarted.recover_blocking().unwrap();
+            let library = restarted.read().unwrap();
+            if store.shared_by_nodes() {
+                // Nodes keep nothing beside the database: loaded from it again.
+                assert!(!first.snapshot_folder().exists());
+                assert_eq!(library.mode(&company), LibraryMode::Exact);
+            } else {
+                assert_eq!(library.mode(&company), LibraryMode::Approximate);
+            }
         }
     }
 }

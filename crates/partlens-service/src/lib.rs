@@ -42,7 +42,6 @@ pub mod stored_path;
 #[cfg(test)]
 mod test_stores;
 pub mod upload;
-pub mod visual;
 
 pub use config::{ReaderSettings, ServiceConfig};
 pub use error::ServiceError;

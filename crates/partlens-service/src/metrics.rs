@@ -19,9 +19,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use axum::extract::{MatchedPath, Request, State};
-use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::http::{Method, StatusCode};
 use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
@@ -31,9 +31,8 @@ use prometheus_client::registry::Registry;
 
 use partlens_sandbox::SandboxFailure;
 
-use super::state::AppState;
 use partlens_store::model::QueueDepth;
-use partlens_store::{PoolUse, Store, TransactionCounts};
+use partlens_store::{PoolUse, TransactionCounts};
 
 /// The route label of a request no route matched (a 404): one fixed value, so paths made up by
 /// clients never become series.
@@ -44,10 +43,6 @@ pub const UNMATCHED_ROUTE: &str = "unmatched";
 const LATENCY_BUCKETS: [f64; 15] = [
     0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0,
 ];
-
-/// How long a scrape waits for the database to count the queue: a scraper times out in 10 s by
-/// default, and the rest of the metrics need no database.
-const DATABASE_WAIT: Duration = Duration::from_secs(3);
 
 /// Whether `GET /metrics` is served (`serve --metrics`, `PARTLENS_METRICS`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -261,7 +256,7 @@ impl Metrics {
     /// Sets the gauges read at scrape time (and brings the transaction counters up to the store's
     /// counts) and writes every metric in the Prometheus text format. `depths` is `None` when the
     /// database did not answer (the queue's series are left out).
-    fn encode(
+    pub(crate) fn encode(
         &self,
         depths: Option<&[QueueDepth]>,
         pool: PoolUse,
@@ -346,61 +341,6 @@ pub async fn record_request(
     let response = next.run(request).await;
     metrics.record(route, &method, response.status(), started.elapsed());
     response
-}
-
-/// `GET /metrics`: every metric in the Prometheus text format, without a token (served only as
-/// [`MetricsExposure`] allows; otherwise the route does not exist).
-pub async fn scrape(State(state): State<AppState>) -> Response {
-    let Some(metrics) = state.metrics.clone() else {
-        return StatusCode::NOT_FOUND.into_response();
-    };
-    let depths = queue_depths(&state.store).await;
-    let pool = state.store.pool_use();
-    let transactions = state.store.transaction_counts();
-    match metrics.encode(depths.as_deref(), pool, transactions) {
-        Ok(text) => {
-            let mut response = (
-                StatusCode::OK,
-                [(
-                    header::CONTENT_TYPE,
-                    prometheus_client::encoding::prometheus_text::CONTENT_TYPE,
-                )],
-                text,
-            )
-                .into_response();
-            response
-                .headers_mut()
-                .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-            response
-        }
-        Err(error) => {
-            tracing::error!(%error, "cannot write the metrics");
-            StatusCode::INTERNAL_SERVER_ERROR.into_response()
-        }
-    }
-}
-
-/// The queue's depth by company, or `None` (logged) when the database does not answer in time.
-async fn queue_depths(store: &Store) -> Option<Vec<QueueDepth>> {
-    let store = store.clone();
-    let asked = tokio::task::spawn_blocking(move || {
-        store.read_tx_within_blocking(DATABASE_WAIT, |tx| tx.queue_depths())
-    });
-    match tokio::time::timeout(2 * DATABASE_WAIT, asked).await {
-        Ok(Ok(Ok(depths))) => Some(depths),
-        Ok(Ok(Err(error))) => {
-            tracing::warn!(%error, "metrics: the indexing queue could not be counted");
-            None
-        }
-        Ok(Err(error)) => {
-            tracing::warn!(%error, "metrics: counting the indexing queue stopped unexpectedly");
-            None
-        }
-        Err(_) => {
-            tracing::warn!("metrics: the database gave no queue count within {DATABASE_WAIT:?}");
-            None
-        }
-    }
 }
 
 #[cfg(test)]

@@ -38,14 +38,14 @@ use super::params::canonical_uid;
 use super::part_size::{PartSize, blend, nearest_difference};
 use super::records::{ImageUrls, result_item};
 use super::state::AppState;
-use super::visual::{
-    FileFilter, FilterForm, GuidSet, Ranked, StoreViews, ViewSearch, VisualLibrary,
-};
 use crate::auth::Caller;
 use partlens_engine::ViewDescriptor;
 use partlens_store::StoreTx;
 use partlens_store::model::IndexState;
 use partlens_store::unix_now;
+use partlens_visual::{
+    FileFilter, FilterForm, GuidSet, Ranked, StoreViews, ViewSearch, VisualLibrary,
+};
 
 /// Results returned when the caller does not say (`maxResults`).
 pub const DEFAULT_MAX_RESULTS: usize = 200;
@@ -207,7 +207,7 @@ pub fn rank_visually(
     let stored = StoreViews {
         tx: std::cell::RefCell::new(tx),
     };
-    library.rank_and_count(company_id, query_views, filter, limit, &stored)
+    Ok(library.rank_and_count(company_id, query_views, filter, limit, &stored)?)
 }
 
 /// What a search ranks, as [`select`] read it.

@@ -20,8 +20,8 @@ use super::metrics::Metrics;
 use super::routes;
 use super::state::ServiceState;
 use super::stored_files::StoredFiles;
-use super::visual::VisualKeeper;
 use partlens_store::Store;
+use partlens_visual::VisualKeeper;
 
 /// How long a shutdown waits for requests in flight before it stops serving anyway: short enough
 /// that SIGTERM ends the service within 5 s (reads in workers are killed at once).

@@ -58,7 +58,7 @@ pub(crate) async fn state_for_tests(data_dir: &std::path::Path) -> (AppState, cr
         .await
         .unwrap();
     let config = ServiceConfig::new(data_dir);
-    let visual = super::visual::VisualKeeper::new(store.clone(), data_dir, config.visual);
+    let visual = partlens_visual::VisualKeeper::new(store.clone(), data_dir, config.visual);
     let indexer = Indexer::new(
         store.clone(),
         disk.clone(),

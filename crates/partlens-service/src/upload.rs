@@ -35,13 +35,13 @@ use super::error::ServiceError;
 use super::params::{bool_param, optional_bool_param, optional_uid_param, text_param};
 use super::state::AppState;
 use super::stored_path::{StoredPath, parse_search_input_extension};
-use super::visual::{ViewSearch, VisualKeeper};
 use crate::auth::Caller;
 use partlens_store::StoreTx;
 use partlens_store::iso_now;
 use partlens_store::model::ClaimedJob;
 use partlens_store::model::attributes;
 use partlens_store::model::{FileRecord, IndexState, NewContent};
+use partlens_visual::{ViewSearch, VisualKeeper};
 
 /// What the upload becomes.
 #[derive(Clone, Debug, PartialEq, Eq)]

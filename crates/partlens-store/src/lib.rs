@@ -18,8 +18,8 @@
 //! records move between them through the same description ([`Store::copy_from_sqlite_blocking`]).
 //! Errors are the store's own ([`StoreError`]); the service turns them into its HTTP errors.
 
+mod cells;
 mod clock;
-mod counters;
 mod error;
 pub mod model;
 mod postgres;
@@ -29,11 +29,12 @@ mod sqlite;
 mod store;
 pub mod traits;
 mod transfer;
+mod usage;
 
 pub use clock::{iso_now, unix_now};
-pub use counters::TransactionCounts;
 pub use error::StoreError;
-pub use store::{DATABASE_FILE, DatabaseUrl, PoolUse, Store};
+pub use store::{DATABASE_FILE, DatabaseUrl, Store};
 pub use traits::{
     AccountsTx, AttributesTx, FilesTx, JobsTx, LibraryTx, SearchTx, StoreTx, VisualTx,
 };
+pub use usage::{PoolUse, TransactionCounts};

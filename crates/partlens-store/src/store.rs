@@ -7,16 +7,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::counters::{Counters, Kind, TransactionCounts};
 use crate::error::StoreError;
 use crate::postgres::{self, PgStore};
 use crate::sqlite::SqliteStore;
 use crate::traits::StoreTx;
+use crate::usage::{Counters, Kind, PoolUse, TransactionCounts};
 
 pub use crate::postgres::DatabaseUrl;
-
-/// The database file name inside the data directory (SQLite).
-pub const DATABASE_FILE: &str = "partlens.sqlite3";
+pub use crate::sqlite::DATABASE_FILE;
 
 /// The store of one data directory (SQLite) or of a PostgreSQL database. Cheap to clone; clones
 /// share the engine and the transaction counts.
@@ -35,20 +33,6 @@ struct Opened {
 enum Engine {
     Sqlite(SqliteStore),
     Postgres(PgStore),
-}
-
-/// How a store's database connections are used right now, for `GET /metrics`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PoolUse {
-    /// `sqlite` or `postgresql`.
-    pub engine: &'static str,
-    /// Connections open and waiting for work.
-    pub idle: usize,
-    /// Connections running a transaction (on SQLite the writer counts when a write holds it).
-    pub in_use: usize,
-    /// The most connections the pool opens (PostgreSQL); `None` on SQLite, whose read connections
-    /// are opened as needed and a few kept.
-    pub max: Option<usize>,
 }
 
 impl Store {

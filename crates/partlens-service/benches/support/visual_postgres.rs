@@ -21,8 +21,8 @@ use partlens_engine::ViewDescriptor;
 use partlens_engine::samples::synthetic_views::SyntheticViews;
 use partlens_service::filter_scopes::FilterScopes;
 use partlens_service::search::rank_visually;
-use partlens_service::visual::{VisualKeeper, VisualSettings};
 use partlens_store::model::{IndexState, IndexedContent, NewContent};
+use partlens_visual::{VisualKeeper, VisualSettings};
 
 use super::support::millis;
 use super::{LIMIT, Recall, memory_files, search_row};

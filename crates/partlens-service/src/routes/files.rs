@@ -12,9 +12,9 @@ use crate::routes::caller_file::{find_caller_file, read_caller_file_by_uid_or_na
 use crate::routes::{Params, json, json_bool};
 use crate::state::AppState;
 use crate::upload::may_delete;
-use crate::visual::ViewSearch;
 use partlens_store::model::FileRecord;
 use partlens_store::unix_now;
+use partlens_visual::ViewSearch;
 
 /// The FileMap reply of a record for `caller` (also used by `PUT /api/FileBinaryDirect`).
 pub async fn file_map_reply(

@@ -44,8 +44,8 @@ use r2d2_postgres::postgres::{self, IsolationLevel, NoTls};
 
 use crate::error::StoreError;
 use crate::rows::Columns;
-use crate::store::PoolUse;
 use crate::traits::StoreTx;
+use crate::usage::PoolUse;
 
 /// The advisory lock every write transaction takes (an arbitrary constant: "partlens" in ASCII).
 const WRITER_LOCK: i64 = 0x7061_7274_6c65_6e73;

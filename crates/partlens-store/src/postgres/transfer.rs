@@ -7,9 +7,9 @@
 use r2d2_postgres::postgres::Client;
 use r2d2_postgres::postgres::types::ToSql;
 
+use crate::cells::{Cell, Row};
 use crate::error::StoreError;
 use crate::schema::{ColumnType, Owner, TABLES, Table};
-use crate::transfer::{Cell, Row};
 
 /// The PostgreSQL database a copy writes into.
 pub(crate) struct Target<'a> {

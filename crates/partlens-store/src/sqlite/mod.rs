@@ -1,5 +1,5 @@
 //! The SQLite engine: records, attributes, users, tokens, feedback, the indexing queue and the
-//! visual journal in one database file under the data directory ([`crate::DATABASE_FILE`]).
+//! visual journal in one database file under the data directory ([`DATABASE_FILE`]).
 //!
 //! The database file is private to the service's user (`0600` on Unix; its WAL and shared-memory
 //! files follow). WAL mode with a busy timeout, so the administration commands can write while a
@@ -29,8 +29,11 @@ use rusqlite::Connection;
 
 use crate::error::StoreError;
 use crate::rows::Columns;
-use crate::store::PoolUse;
 use crate::traits::StoreTx;
+use crate::usage::PoolUse;
+
+/// The database file name inside the data directory.
+pub const DATABASE_FILE: &str = "partlens.sqlite3";
 
 /// How long a connection waits for another writer (another process) before giving up.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);

@@ -7,10 +7,10 @@ use std::path::Path;
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags};
 
+use super::DATABASE_FILE;
+use crate::cells::{Cell, CellKind, Row, kind_of};
 use crate::error::StoreError;
 use crate::schema::Table;
-use crate::store::DATABASE_FILE;
-use crate::transfer::{Cell, CellKind, Row, kind_of};
 
 /// How long the source waits for a writer (a service still running on it) before giving up.
 const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);

@@ -20,7 +20,7 @@ use usearch::Index;
 
 use super::ann::{AnnIndex, AnnSettings, SavedFile, view_key};
 use super::quantise::Quantiser;
-use crate::error::ServiceError;
+use crate::error::VisualError;
 
 /// The folder of the data directory the graphs are saved in.
 pub const SNAPSHOT_FOLDER: &str = "visual";
@@ -66,8 +66,8 @@ fn graph_name(company: &str, id: u64) -> String {
     format!("{}-{id:016x}.graph", file_stem(company))
 }
 
-fn damaged(why: impl std::fmt::Display) -> ServiceError {
-    ServiceError::Internal(format!("saved visual index: {why}"))
+fn damaged(why: impl std::fmt::Display) -> VisualError {
+    VisualError::Internal(format!("saved visual index: {why}"))
 }
 
 /// FNV-1a, 64 bits: damage detection for the file table.
@@ -91,7 +91,7 @@ pub fn save(
     company: &str,
     index: &AnnIndex,
     journal_position: i64,
-) -> Result<(), ServiceError> {
+) -> Result<(), VisualError> {
     std::fs::create_dir_all(folder)?;
     let id: u64 = rand::random();
     let graph_file = graph_name(company, id);
@@ -159,7 +159,7 @@ struct Table {
     files: Vec<SavedFile>,
 }
 
-fn read_table(path: &Path) -> Result<Table, ServiceError> {
+fn read_table(path: &Path) -> Result<Table, VisualError> {
     let length = std::fs::metadata(path)?.len();
     if length > MAX_TABLE_BYTES {
         return Err(damaged(format!("{} is {length} bytes", path.display())));
@@ -225,7 +225,7 @@ fn read_table(path: &Path) -> Result<Table, ServiceError> {
 }
 
 /// Loads a company's saved graph; `Ok(None)` when none was saved.
-pub fn load(folder: &Path, company: &str) -> Result<Option<Snapshot>, ServiceError> {
+pub fn load(folder: &Path, company: &str) -> Result<Option<Snapshot>, VisualError> {
     let path = table_path(folder, company);
     if !path.exists() {
         return Ok(None);
@@ -257,7 +257,7 @@ pub fn load(folder: &Path, company: &str) -> Result<Option<Snapshot>, ServiceErr
 
 /// Removes a company's saved graph (the company fell back to the exact scan, or its snapshot is
 /// damaged).
-pub fn discard(folder: &Path, company: &str) -> Result<(), ServiceError> {
+pub fn discard(folder: &Path, company: &str) -> Result<(), VisualError> {
     let path = table_path(folder, company);
     if path.exists() {
         std::fs::remove_file(&path)?;
@@ -268,7 +268,7 @@ pub fn discard(folder: &Path, company: &str) -> Result<(), ServiceError> {
 
 /// Removes the saved graphs of every company but `keep` (companies not on a graph now: a graph of
 /// theirs would be stale by the time they are again).
-pub fn discard_all_but(folder: &Path, keep: &[&str]) -> Result<(), ServiceError> {
+pub fn discard_all_but(folder: &Path, keep: &[&str]) -> Result<(), VisualError> {
     let kept: Vec<String> = keep.iter().map(|company| file_stem(company)).collect();
     let Ok(entries) = std::fs::read_dir(folder) else {
         return Ok(());

@@ -1,6 +1,6 @@
-//! The store's transactions counted: cheap counters bumped as each transaction starts, so that a
-//! caller can tell how many transactions a piece of work ran (a search should be one read) and
-//! `GET /metrics` can show them.
+//! How a store is used, for `GET /metrics` and for tests that count: its transactions, counted by
+//! cheap counters bumped as each starts (so that a caller can tell how many transactions a piece of
+//! work ran: a search should be one read), and its connections, looked at when asked.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -62,4 +62,18 @@ impl Counters {
             queue: self.queue.load(Ordering::Relaxed),
         }
     }
+}
+
+/// How a store's database connections are used right now, for `GET /metrics`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PoolUse {
+    /// `sqlite` or `postgresql`.
+    pub engine: &'static str,
+    /// Connections open and waiting for work.
+    pub idle: usize,
+    /// Connections running a transaction (on SQLite the writer counts when a write holds it).
+    pub in_use: usize,
+    /// The most connections the pool opens (PostgreSQL); `None` on SQLite, whose read connections
+    /// are opened as needed and a few kept.
+    pub max: Option<usize>,
 }

@@ -18,7 +18,7 @@ use std::collections::HashSet;
 
 use super::ann::{AnnSettings, mean_vector};
 use super::{FileFilter, Ranked, StoredViews};
-use crate::error::ServiceError;
+use crate::error::VisualError;
 use partlens_engine::{ViewDescriptor, VisualIndex};
 
 /// The query's views as the vectors the index holds (features as `f32`), with their mean when there
@@ -57,7 +57,7 @@ pub(crate) fn rank_and_count(
     limit: usize,
     stored: &dyn StoredViews,
     settings: &AnnSettings,
-) -> Result<Option<(Ranked, usize)>, ServiceError> {
+) -> Result<Option<(Ranked, usize)>, VisualError> {
     if !matches!(filter, FileFilter::Everything) || query.is_empty() || limit == 0 {
         return Ok(None);
     }
@@ -104,7 +104,7 @@ mod tests {
         fn views_of(
             &self,
             _uids: &[String],
-        ) -> Result<Vec<(String, Vec<ViewDescriptor>)>, ServiceError> {
+        ) -> Result<Vec<(String, Vec<ViewDescriptor>)>, VisualError> {
             Ok(Vec::new())
         }
 
@@ -113,7 +113,7 @@ mod tests {
             _company: &str,
             _vectors: &[Vec<f32>],
             _views_each: usize,
-        ) -> Result<Option<Vec<String>>, ServiceError> {
+        ) -> Result<Option<Vec<String>>, VisualError> {
             Ok(self.0.clone())
         }
     }

@@ -15,7 +15,7 @@ use std::collections::{HashMap, HashSet};
 use super::ann::{AnnIndex, AnnSearch, AnnSettings};
 use super::exact::ExactScan;
 use super::{FileFilter, FilterForm, Ranked, StoredViews, ViewSearch, store_vectors};
-use crate::error::ServiceError;
+use crate::error::VisualError;
 use partlens_engine::{ViewDescriptor, VisualIndex};
 
 /// Views from which a company is searched through its graph unless the service is told otherwise.
@@ -276,7 +276,7 @@ impl ViewSearch for VisualLibrary {
         company: &str,
         uid: &str,
         views: &[ViewDescriptor],
-    ) -> Result<(), ServiceError> {
+    ) -> Result<(), VisualError> {
         if self.on_graph(company) {
             self.note_change(company);
             self.ann.insert(company, uid, views)
@@ -285,7 +285,7 @@ impl ViewSearch for VisualLibrary {
         }
     }
 
-    fn remove(&mut self, company: &str, uid: &str) -> Result<(), ServiceError> {
+    fn remove(&mut self, company: &str, uid: &str) -> Result<(), VisualError> {
         if self.on_graph(company) {
             self.note_change(company);
             self.ann.remove(company, uid)
@@ -301,7 +301,7 @@ impl ViewSearch for VisualLibrary {
         filter: FileFilter<'_>,
         limit: usize,
         stored: &dyn StoredViews,
-    ) -> Result<Ranked, ServiceError> {
+    ) -> Result<Ranked, VisualError> {
         if let Some(index) = self.on_store_vectors(company) {
             let settings = &self.settings.ann;
             let found = store_vectors::rank_and_count(
@@ -326,7 +326,7 @@ impl ViewSearch for VisualLibrary {
         filter: FileFilter<'_>,
         limit: usize,
         stored: &dyn StoredViews,
-    ) -> Result<(Ranked, usize), ServiceError> {
+    ) -> Result<(Ranked, usize), VisualError> {
         if let Some(index) = self.on_store_vectors(company) {
             let settings = &self.settings.ann;
             let found = store_vectors::rank_and_count(

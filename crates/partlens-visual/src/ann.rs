@@ -42,7 +42,7 @@ use super::quantise::Quantiser;
 use super::{
     FileFilter, FilterForm, GuidSet, Ranked, StoredViews, ViewSearch, best_first, score_exactly,
 };
-use crate::error::ServiceError;
+use crate::error::VisualError;
 use partlens_engine::{Generation, ViewDescriptor, views_score};
 
 /// Searches one graph runs at a time (each needs a reserved scratch context in `usearch`).
@@ -252,11 +252,11 @@ impl std::fmt::Debug for AnnIndex {
 }
 
 /// A file GUID as the graph keys it.
-fn uid_number(uid: &str) -> Result<u128, ServiceError> {
+fn uid_number(uid: &str) -> Result<u128, VisualError> {
     uuid::Uuid::try_parse(uid)
         .map(|uid| uid.as_u128())
         .map_err(|_| {
-            ServiceError::Internal(format!("the visual index keys files by GUID, not {uid}"))
+            VisualError::Internal(format!("the visual index keys files by GUID, not {uid}"))
         })
 }
 
@@ -286,7 +286,7 @@ impl StoredVector {
     }
 
     /// The vector stored under `key`, or `None` when the graph has none.
-    fn read(&mut self, graph: &Index, key: u64) -> Result<Option<&[f32]>, ServiceError> {
+    fn read(&mut self, graph: &Index, key: u64) -> Result<Option<&[f32]>, VisualError> {
         let found = graph
             .get::<usearch::f16>(key, usearch::f16::from_mut_i16s(&mut self.bits))
             .map_err(graph_error)?;
@@ -323,15 +323,15 @@ fn slot_of(key: u64) -> u32 {
     (key >> VIEW_BITS) as u32
 }
 
-fn graph_error(error: impl std::fmt::Display) -> ServiceError {
-    ServiceError::Internal(format!("visual index: {error}"))
+fn graph_error(error: impl std::fmt::Display) -> VisualError {
+    VisualError::Internal(format!("visual index: {error}"))
 }
 
 fn new_graph(
     dimensions: usize,
     settings: &AnnSettings,
     capacity: usize,
-) -> Result<Index, ServiceError> {
+) -> Result<Index, VisualError> {
     let graph = Index::new(&IndexOptions {
         dimensions,
         metric: MetricKind::IP,
@@ -515,7 +515,7 @@ impl AnnIndex {
         quantiser: Quantiser,
         settings: AnnSettings,
         capacity: usize,
-    ) -> Result<Self, ServiceError> {
+    ) -> Result<Self, VisualError> {
         Ok(Self {
             graph: new_graph(quantiser.dimensions(), &settings, capacity)?,
             settings,
@@ -534,7 +534,7 @@ impl AnnIndex {
         files: &[(String, Vec<ViewDescriptor>)],
         settings: AnnSettings,
         threads: usize,
-    ) -> Result<Option<Self>, ServiceError> {
+    ) -> Result<Option<Self>, VisualError> {
         let Some(quantiser) = Quantiser::fitted(files.iter().flat_map(|(_, views)| views)) else {
             return Ok(None);
         };
@@ -549,7 +549,7 @@ impl AnnIndex {
         &mut self,
         files: &[(String, Vec<ViewDescriptor>)],
         threads: usize,
-    ) -> Result<(), ServiceError> {
+    ) -> Result<(), VisualError> {
         let mut work: Vec<(u64, &ViewDescriptor)> = Vec::new();
         for (uid, views) in files {
             self.remove(uid)?;
@@ -588,7 +588,7 @@ impl AnnIndex {
     }
 
     /// Makes room for `more` views.
-    fn reserve_for(&self, more: usize) -> Result<(), ServiceError> {
+    fn reserve_for(&self, more: usize) -> Result<(), VisualError> {
         let wanted = self.graph.size() + more;
         if wanted > self.graph.capacity() {
             self.graph
@@ -632,7 +632,7 @@ impl AnnIndex {
     }
 
     /// Adds or replaces a file's views; a file without (usable) views is removed.
-    pub fn insert(&mut self, uid: &str, views: &[ViewDescriptor]) -> Result<(), ServiceError> {
+    pub fn insert(&mut self, uid: &str, views: &[ViewDescriptor]) -> Result<(), VisualError> {
         self.remove(uid)?;
         let Some(slot) = self.claim_slot(uid, views)? else {
             return Ok(());
@@ -645,7 +645,7 @@ impl AnnIndex {
     }
 
     /// Removes a file (nothing happens when it is not indexed).
-    pub fn remove(&mut self, uid: &str) -> Result<(), ServiceError> {
+    pub fn remove(&mut self, uid: &str) -> Result<(), VisualError> {
         let Ok(number) = uid_number(uid) else {
             return Ok(());
         };
@@ -669,7 +669,7 @@ impl AnnIndex {
         &mut self,
         uid: &str,
         views: &[ViewDescriptor],
-    ) -> Result<Option<u32>, ServiceError> {
+    ) -> Result<Option<u32>, VisualError> {
         let dimensions = self.quantiser.dimensions();
         let count = views
             .iter()
@@ -702,7 +702,7 @@ impl AnnIndex {
         Ok(Some(at))
     }
 
-    fn add_vector(&self, key: u64, view: &ViewDescriptor) -> Result<(), ServiceError> {
+    fn add_vector(&self, key: u64, view: &ViewDescriptor) -> Result<(), VisualError> {
         let vector = self
             .quantiser
             .vector(view)
@@ -722,7 +722,7 @@ impl AnnIndex {
         query_views: usize,
         factor: usize,
         admit: Option<&(dyn Fn(u32) -> bool + Sync)>,
-    ) -> Result<Found, ServiceError> {
+    ) -> Result<Found, VisualError> {
         // Each search's views with their distances, and whether it returned every view it could.
         let search = |&(vector, wanted): &(&[f32], usize)| {
             let wanted = wanted.saturating_mul(factor).min(self.views).max(1);
@@ -758,7 +758,7 @@ impl AnnIndex {
             })
             .map_err(graph_error)
         };
-        let results: Vec<Result<SearchResult, ServiceError>> = match searches {
+        let results: Vec<Result<SearchResult, VisualError>> = match searches {
             [one] => vec![search(one)],
             _ => std::thread::scope(|scope| {
                 let threads: Vec<_> = searches
@@ -837,7 +837,7 @@ impl AnnIndex {
         vectors: &[Vec<f32>],
         query_is_mesh: bool,
         slot: u32,
-    ) -> Result<Option<Estimate>, ServiceError> {
+    ) -> Result<Option<Estimate>, VisualError> {
         let Some(file) = self.slots.get(slot as usize).filter(|file| file.views > 0) else {
             return Ok(None);
         };
@@ -871,7 +871,7 @@ impl AnnIndex {
         vectors: &[Vec<f32>],
         query_is_mesh: bool,
         slots: &[u32],
-    ) -> Result<Vec<Estimate>, ServiceError> {
+    ) -> Result<Vec<Estimate>, VisualError> {
         let views: usize = slots
             .iter()
             .filter_map(|&slot| self.slots.get(slot as usize))
@@ -885,7 +885,7 @@ impl AnnIndex {
                     estimates.push(estimate);
                 }
             }
-            Ok::<_, ServiceError>(estimates)
+            Ok::<_, VisualError>(estimates)
         });
         let mut estimates = Vec::with_capacity(slots.len());
         for chunk in chunks {
@@ -939,7 +939,7 @@ impl AnnIndex {
         vectors: &[Vec<f32>],
         found: Found,
         limit: usize,
-    ) -> Result<Vec<u32>, ServiceError> {
+    ) -> Result<Vec<u32>, VisualError> {
         let keep = limit;
         if !Self::estimable(query, vectors) || found.slots.len() <= keep {
             return Ok(found.slots);
@@ -1046,7 +1046,7 @@ impl AnnIndex {
         filter: FileFilter<'_>,
         limit: usize,
         stored: &dyn StoredViews,
-    ) -> Result<Ranked, ServiceError> {
+    ) -> Result<Ranked, VisualError> {
         Ok(self.rank_counted(query, filter, limit, stored)?.0)
     }
 
@@ -1058,7 +1058,7 @@ impl AnnIndex {
         filter: FileFilter<'_>,
         limit: usize,
         stored: &dyn StoredViews,
-    ) -> Result<(Ranked, Option<usize>), ServiceError> {
+    ) -> Result<(Ranked, Option<usize>), VisualError> {
         let vectors: Vec<Vec<f32>> = query
             .iter()
             .filter_map(|view| self.quantiser.vector(view))
@@ -1091,7 +1091,7 @@ impl AnnIndex {
             .chain(&mean)
             .map(|vector| (vector.as_slice(), wanted))
             .collect();
-        let exactly = |slots: &[u32]| -> Result<Ranked, ServiceError> {
+        let exactly = |slots: &[u32]| -> Result<Ranked, VisualError> {
             let scored = score_exactly(query, &self.uids_of(slots), stored)?;
             Ok(best_first(scored, limit))
         };
@@ -1178,7 +1178,7 @@ impl AnnIndex {
         quantiser: Quantiser,
         settings: AnnSettings,
         files: &[SavedFile],
-    ) -> Result<Self, ServiceError> {
+    ) -> Result<Self, VisualError> {
         let slot_count = files
             .iter()
             .map(|&(_, slot, _, _)| slot as usize + 1)
@@ -1269,7 +1269,7 @@ impl ViewSearch for AnnSearch {
         company: &str,
         uid: &str,
         views: &[ViewDescriptor],
-    ) -> Result<(), ServiceError> {
+    ) -> Result<(), VisualError> {
         if let Some(index) = self.graphs.company_mut(company) {
             return index.insert(uid, views);
         }
@@ -1283,7 +1283,7 @@ impl ViewSearch for AnnSearch {
         Ok(())
     }
 
-    fn remove(&mut self, company: &str, uid: &str) -> Result<(), ServiceError> {
+    fn remove(&mut self, company: &str, uid: &str) -> Result<(), VisualError> {
         match self.graphs.company_mut(company) {
             Some(index) => index.remove(uid),
             None => Ok(()),
@@ -1297,7 +1297,7 @@ impl ViewSearch for AnnSearch {
         filter: FileFilter<'_>,
         limit: usize,
         stored: &dyn StoredViews,
-    ) -> Result<Ranked, ServiceError> {
+    ) -> Result<Ranked, VisualError> {
         match self.graphs.company(company) {
             Some(index) => index.rank(query, filter, limit, stored),
             None => Ok(Vec::new()),
@@ -1315,7 +1315,7 @@ impl ViewSearch for AnnSearch {
         filter: FileFilter<'_>,
         limit: usize,
         stored: &dyn StoredViews,
-    ) -> Result<(Ranked, usize), ServiceError> {
+    ) -> Result<(Ranked, usize), VisualError> {
         // The graph counts a listed filter's files as it finds them.
         let (ranked, listed) = match self.graphs.company(company) {
             Some(index) => index.rank_counted(query, filter, limit, stored)?,

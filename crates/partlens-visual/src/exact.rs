@@ -4,7 +4,7 @@
 
 use super::per_company::PerCompany;
 use super::{FileFilter, Ranked, StoredViews, ViewSearch};
-use crate::error::ServiceError;
+use crate::error::VisualError;
 use partlens_engine::{ViewDescriptor, VisualIndex};
 
 /// The exact scan over every company's views: a [`VisualIndex`] for each company with files.
@@ -18,7 +18,7 @@ impl ViewSearch for ExactScan {
         company: &str,
         uid: &str,
         views: &[ViewDescriptor],
-    ) -> Result<(), ServiceError> {
+    ) -> Result<(), VisualError> {
         let index = self.company_or_insert_with(company, VisualIndex::new);
         if views.is_empty() {
             index.remove(uid);
@@ -28,7 +28,7 @@ impl ViewSearch for ExactScan {
         Ok(())
     }
 
-    fn remove(&mut self, company: &str, uid: &str) -> Result<(), ServiceError> {
+    fn remove(&mut self, company: &str, uid: &str) -> Result<(), VisualError> {
         if let Some(index) = self.company_mut(company) {
             index.remove(uid);
         }
@@ -42,7 +42,7 @@ impl ViewSearch for ExactScan {
         filter: FileFilter<'_>,
         limit: usize,
         _stored: &dyn StoredViews,
-    ) -> Result<Ranked, ServiceError> {
+    ) -> Result<Ranked, VisualError> {
         let Some(index) = self.company(company) else {
             return Ok(Vec::new());
         };

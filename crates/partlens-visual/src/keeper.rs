@@ -26,7 +26,7 @@ use super::library::{LibraryMode, VisualLibrary, VisualSettings};
 use super::quantise::Quantiser;
 use super::snapshot::{self, SNAPSHOT_FOLDER};
 use super::{StoredViews, ViewSearch};
-use crate::error::ServiceError;
+use crate::error::VisualError;
 use partlens_engine::{ViewDescriptor, VisualIndex};
 use partlens_store::model::visual::EachSearchedFile;
 use partlens_store::{Store, StoreTx};
@@ -69,7 +69,7 @@ fn exact_index(
     tx: &mut dyn StoreTx,
     company: &str,
     damaged: &mut DamagedFiles,
-) -> Result<VisualIndex, ServiceError> {
+) -> Result<VisualIndex, VisualError> {
     let mut index = VisualIndex::new();
     let each: &mut EachSearchedFile<'_> = &mut |uid, stored| {
         match read_views(&stored) {
@@ -91,13 +91,11 @@ pub struct StoreViews<'a, 'b> {
 }
 
 impl StoredViews for StoreViews<'_, '_> {
-    fn views_of(
-        &self,
-        uids: &[String],
-    ) -> Result<Vec<(String, Vec<ViewDescriptor>)>, ServiceError> {
-        let mut tx = self.tx.try_borrow_mut().map_err(|_| {
-            ServiceError::Internal("the stored views are already being read".into())
-        })?;
+    fn views_of(&self, uids: &[String]) -> Result<Vec<(String, Vec<ViewDescriptor>)>, VisualError> {
+        let mut tx = self
+            .tx
+            .try_borrow_mut()
+            .map_err(|_| VisualError::Internal("the stored views are already being read".into()))?;
         let mut found = Vec::with_capacity(uids.len());
         for uid in uids {
             let stored = tx.views_of(uid)?;
@@ -116,10 +114,11 @@ impl StoredViews for StoreViews<'_, '_> {
         company: &str,
         vectors: &[Vec<f32>],
         views_each: usize,
-    ) -> Result<Option<Vec<String>>, ServiceError> {
-        let mut tx = self.tx.try_borrow_mut().map_err(|_| {
-            ServiceError::Internal("the stored views are already being read".into())
-        })?;
+    ) -> Result<Option<Vec<String>>, VisualError> {
+        let mut tx = self
+            .tx
+            .try_borrow_mut()
+            .map_err(|_| VisualError::Internal("the stored views are already being read".into()))?;
         Ok(tx.nearest_view_files(company, vectors, views_each)?)
     }
 }
@@ -149,17 +148,17 @@ impl VisualKeeper {
     }
 
     /// The library for reading (searches).
-    pub fn read(&self) -> Result<RwLockReadGuard<'_, VisualLibrary>, ServiceError> {
+    pub fn read(&self) -> Result<RwLockReadGuard<'_, VisualLibrary>, VisualError> {
         self.library
             .read()
-            .map_err(|_| ServiceError::Internal("the visual index is poisoned".into()))
+            .map_err(|_| VisualError::Internal("the visual index is poisoned".into()))
     }
 
     /// The library for changing; call it only inside a store write transaction.
-    pub fn write(&self) -> Result<RwLockWriteGuard<'_, VisualLibrary>, ServiceError> {
+    pub fn write(&self) -> Result<RwLockWriteGuard<'_, VisualLibrary>, VisualError> {
         self.library
             .write()
-            .map_err(|_| ServiceError::Internal("the visual index is poisoned".into()))
+            .map_err(|_| VisualError::Internal("the visual index is poisoned".into()))
     }
 
     /// The library for a search in transaction `tx`: on PostgreSQL first brought up to date with
@@ -167,7 +166,7 @@ impl VisualKeeper {
     pub fn current(
         &self,
         tx: &mut dyn StoreTx,
-    ) -> Result<RwLockReadGuard<'_, VisualLibrary>, ServiceError> {
+    ) -> Result<RwLockReadGuard<'_, VisualLibrary>, VisualError> {
         self.catch_up(tx)?;
         self.read()
     }
@@ -176,13 +175,14 @@ impl VisualKeeper {
     /// (views indexed, files deleted or indexed again, through any node), as `tx` sees them: one
     /// query when nothing changed. A library behind what the journal still keeps is loaded again.
     /// Nothing on SQLite, whose one process changes its library as it writes.
-    pub fn catch_up(&self, tx: &mut dyn StoreTx) -> Result<(), ServiceError> {
+    pub fn catch_up(&self, tx: &mut dyn StoreTx) -> Result<(), VisualError> {
         if !self.store.shared_by_nodes() {
             return Ok(());
         }
-        let mut seen = self.seen.lock().map_err(|_| {
-            ServiceError::Internal("the visual journal position is poisoned".into())
-        })?;
+        let mut seen = self
+            .seen
+            .lock()
+            .map_err(|_| VisualError::Internal("the visual journal position is poisoned".into()))?;
         let latest = tx.visual_position()?;
         // A snapshot older than the library's (a search that began earlier) has nothing new.
         if latest <= *seen {
@@ -248,10 +248,11 @@ impl VisualKeeper {
     pub fn recover_shared_blocking(
         &self,
         tx: &mut dyn StoreTx,
-    ) -> Result<(usize, DamagedFiles), ServiceError> {
-        let mut seen = self.seen.lock().map_err(|_| {
-            ServiceError::Internal("the visual journal position is poisoned".into())
-        })?;
+    ) -> Result<(usize, DamagedFiles), VisualError> {
+        let mut seen = self
+            .seen
+            .lock()
+            .map_err(|_| VisualError::Internal("the visual journal position is poisoned".into()))?;
         self.load_shared(tx, &mut seen)
     }
 
@@ -261,7 +262,7 @@ impl VisualKeeper {
         &self,
         tx: &mut dyn StoreTx,
         seen: &mut i64,
-    ) -> Result<(usize, DamagedFiles), ServiceError> {
+    ) -> Result<(usize, DamagedFiles), VisualError> {
         let position = tx.visual_position()?;
         let settings = self.read()?.settings();
         let mut library = VisualLibrary::new(settings);
@@ -304,7 +305,7 @@ impl VisualKeeper {
     /// for); otherwise under the writer ([`VisualKeeper::recover_saved`]), since the journal no
     /// saved graph needs is forgotten then. Returns how many files are indexed, and the files read
     /// from the store whose views are damaged (left out; the caller has them indexed again).
-    pub fn recover_blocking(&self) -> Result<(usize, DamagedFiles), ServiceError> {
+    pub fn recover_blocking(&self) -> Result<(usize, DamagedFiles), VisualError> {
         if self.store.shared_by_nodes() {
             self.store
                 .read_tx_blocking(|tx| self.recover_shared_blocking(tx))
@@ -317,7 +318,7 @@ impl VisualKeeper {
     /// store): companies below the threshold get their exact index; the others their saved graph
     /// brought up to date, or, when there is no usable graph, their exact index and a background
     /// build (see [`VisualKeeper::maintain_blocking`]).
-    fn recover_saved(&self, tx: &mut dyn StoreTx) -> Result<(usize, DamagedFiles), ServiceError> {
+    fn recover_saved(&self, tx: &mut dyn StoreTx) -> Result<(usize, DamagedFiles), VisualError> {
         let settings = self.read()?.settings();
         let mut library = VisualLibrary::new(settings);
         let mut files = 0;
@@ -479,7 +480,7 @@ impl VisualKeeper {
 
     /// Builds a company's graph from the store while the exact scan answers, brings it up to date
     /// with the changes made meanwhile, puts it in place and saves it.
-    pub fn build_blocking(&self, company: &str) -> Result<(), ServiceError> {
+    pub fn build_blocking(&self, company: &str) -> Result<(), VisualError> {
         if !self.claim(company) {
             return Ok(());
         }
@@ -511,7 +512,7 @@ impl VisualKeeper {
 
     /// Reads the company's views in one read transaction and builds a graph of them; returns it
     /// with the journal position it matches.
-    fn build_graph(&self, company: &str) -> Result<(AnnIndex, i64), ServiceError> {
+    fn build_graph(&self, company: &str) -> Result<(AnnIndex, i64), VisualError> {
         let settings = self.read()?.settings();
         // One snapshot for the whole read (a read transaction of either engine).
         self.store.read_tx_blocking(|tx| {
@@ -529,7 +530,7 @@ impl VisualKeeper {
                 ControlFlow::Continue(())
             })?;
             let quantiser = Quantiser::fitted(&sample)
-                .ok_or_else(|| ServiceError::Internal("no view to build a graph of".into()))?;
+                .ok_or_else(|| VisualError::Internal("no view to build a graph of".into()))?;
             drop(sample);
             let mut index = AnnIndex::new(quantiser, settings.ann, total_views + total_views / 4)?;
             // Second pass: insert a batch of files at a time on the build threads (stopping at the
@@ -560,13 +561,13 @@ impl VisualKeeper {
     /// Saves a company's graph while holding the store's writer, so that it matches the journal
     /// position it records; then forgets the journal no graph needs any more. Nothing is saved
     /// when nodes share the store (a node keeps no state another needs).
-    pub fn save_blocking(&self, company: &str) -> Result<(), ServiceError> {
+    pub fn save_blocking(&self, company: &str) -> Result<(), VisualError> {
         if self.store.shared_by_nodes() || !self.claim(company) {
             return Ok(());
         }
         let saved = self
             .store
-            .write_tx_blocking(|tx| -> Result<(), ServiceError> {
+            .write_tx_blocking(|tx| -> Result<(), VisualError> {
                 let position = tx.visual_position()?;
                 {
                     let library = self.read()?;
@@ -596,7 +597,7 @@ fn replay(
     index: &mut AnnIndex,
     after: i64,
     damaged: &mut DamagedFiles,
-) -> Result<usize, ServiceError> {
+) -> Result<usize, VisualError> {
     let changed = tx.visual_changes_since(after)?;
     for (uid, _) in &changed {
         match tx.searched_views(uid)? {
@@ -611,104 +612,4 @@ fn replay(
         }
     }
     Ok(changed.len())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::large_library::{LibrarySpec, generate};
-    use crate::visual::AnnSettings;
-
-    #[test]
-    fn a_saved_graph_is_searched_as_the_service_is_set_up_now() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut spec = LibrarySpec::new("Big", 60);
-        spec.pool_pictures = 24;
-        let store = Store::open_blocking(dir.path()).unwrap();
-        let generated = generate(&store, &spec, |_, _| {}).unwrap();
-        let on_graph = |ann: AnnSettings| VisualSettings {
-            ann_from_views: 0,
-            ann,
-            ..VisualSettings::default()
-        };
-        let saved_with = AnnSettings {
-            connectivity: 8,
-            expansion_search: 50,
-            views_per_query_view: 10,
-            views_per_view_of_several: 20,
-            direct_views: 30,
-            ..AnnSettings::default()
-        };
-        let first = VisualKeeper::new(store.clone(), dir.path(), on_graph(saved_with));
-        first.recover_blocking().unwrap();
-        first.build_blocking(&generated.company_id).unwrap();
-        first.save_blocking(&generated.company_id).unwrap();
-
-        let now = AnnSettings::default();
-        let restarted = VisualKeeper::new(store.clone(), dir.path(), on_graph(now));
-        restarted.recover_blocking().unwrap();
-        let library = restarted.read().unwrap();
-        assert_eq!(
-            library.mode(&generated.company_id),
-            LibraryMode::Approximate
-        );
-        let loaded = library
-            .approximate()
-            .graphs()
-            .company(&generated.company_id)
-            .unwrap()
-            .settings();
-        // How it was built is the saved graph's; how it is searched, the service's.
-        assert_eq!(loaded.connectivity, saved_with.connectivity);
-        assert_eq!(loaded.expansion_search, now.expansion_search);
-        assert_eq!(loaded.views_per_query_view, now.views_per_query_view);
-        assert_eq!(
-            loaded.views_per_view_of_several,
-            now.views_per_view_of_several
-        );
-        assert_eq!(loaded.direct_views, now.direct_views);
-    }
-
-    #[test]
-    fn a_graph_is_built_from_either_store_and_a_restart_loads_it_or_builds_it_again() {
-        for (store, kept) in crate::test_stores::both() {
-            let mut spec = LibrarySpec::new("Big", 60);
-            spec.pool_pictures = 24;
-            let generated = generate(&store, &spec, |_, _| {}).unwrap();
-            let company = generated.company_id;
-            let settings = VisualSettings {
-                ann_from_views: 0,
-                ..VisualSettings::default()
-            };
-            let first = VisualKeeper::new(store.clone(), kept.path(), settings);
-            let (files, damaged) = first.recover_blocking().unwrap();
-            assert_eq!(files, generated.visual_files);
-            assert!(damaged.is_empty());
-            {
-                let library = first.read().unwrap();
-                // With the database's own vector index (PostgreSQL with pgvector) no graph is due.
-                let due: &[String] = if library.uses_store_vectors() {
-                    &[]
-                } else {
-                    std::slice::from_ref(&company)
-                };
-                assert_eq!(library.due_for_graph(), due);
-            }
-            first.build_blocking(&company).unwrap();
-            assert_eq!(
-                first.read().unwrap().mode(&company),
-                LibraryMode::Approximate
-            );
-            let restarted = VisualKeeper::new(store.clone(), kept.path(), settings);
-            restarted.recover_blocking().unwrap();
-            let library = restarted.read().unwrap();
-            if store.shared_by_nodes() {
-                // Nodes keep nothing beside the database: loaded from it again.
-                assert!(!first.snapshot_folder().exists());
-                assert_eq!(library.mode(&company), LibraryMode::Exact);
-            } else {
-                assert_eq!(library.mode(&company), LibraryMode::Approximate);
-            }
-        }
-    }
 }

@@ -1,4 +1,6 @@
-//! The visual search path: which of a company's indexed files look most like the query views.
+//! The service's visual index: which of a company's indexed files look most like the query views.
+//! It reads and follows the store through `partlens_store`'s traits only ([`VisualKeeper`]), so it
+//! names no store engine (the store crate keeps them private), and it knows no HTTP.
 //!
 //! [`ViewSearch`] is the interface the rest of the service uses. Two implementations live here, and
 //! on PostgreSQL with pgvector a third path (`store_vectors.rs`) asks the database's HNSW index for
@@ -25,6 +27,7 @@
 #[cfg(test)]
 mod agreement_tests;
 mod ann;
+mod error;
 mod exact;
 mod guid_set;
 mod keeper;
@@ -37,6 +40,7 @@ mod store_vectors;
 use std::collections::HashSet;
 
 pub use ann::{AnnIndex, AnnSearch, AnnSettings};
+pub use error::VisualError;
 pub use exact::ExactScan;
 pub use guid_set::GuidSet;
 pub use keeper::{StoreViews, VisualKeeper};
@@ -45,7 +49,6 @@ pub use per_company::PerCompany;
 pub use quantise::Quantiser;
 pub use snapshot::SNAPSHOT_FOLDER;
 
-use super::error::ServiceError;
 use partlens_engine::ViewDescriptor;
 
 /// Ranked files: canonical UID and score in 0..1, best first, ties by UID.
@@ -67,8 +70,7 @@ pub enum FileFilter<'a> {
 pub trait StoredViews {
     /// The stored views of each of `uids` that still has views (others are left out), in the order
     /// asked.
-    fn views_of(&self, uids: &[String])
-    -> Result<Vec<(String, Vec<ViewDescriptor>)>, ServiceError>;
+    fn views_of(&self, uids: &[String]) -> Result<Vec<(String, Vec<ViewDescriptor>)>, VisualError>;
 
     /// The files of `company` owning the `views_each` views nearest each of `vectors`, from the
     /// store's own vector index (`store_vectors.rs`); `None` when the store has none (the
@@ -78,17 +80,14 @@ pub trait StoredViews {
         _company: &str,
         _vectors: &[Vec<f32>],
         _views_each: usize,
-    ) -> Result<Option<Vec<String>>, ServiceError> {
+    ) -> Result<Option<Vec<String>>, VisualError> {
         Ok(None)
     }
 }
 
 /// Stored views held in memory (tests and benchmarks).
 impl StoredViews for std::collections::HashMap<String, Vec<ViewDescriptor>> {
-    fn views_of(
-        &self,
-        uids: &[String],
-    ) -> Result<Vec<(String, Vec<ViewDescriptor>)>, ServiceError> {
+    fn views_of(&self, uids: &[String]) -> Result<Vec<(String, Vec<ViewDescriptor>)>, VisualError> {
         Ok(uids
             .iter()
             .filter_map(|uid| Some((uid.clone(), self.get(uid)?.clone())))
@@ -116,10 +115,10 @@ pub trait ViewSearch: Send + Sync {
         company: &str,
         uid: &str,
         views: &[ViewDescriptor],
-    ) -> Result<(), ServiceError>;
+    ) -> Result<(), VisualError>;
 
     /// Removes a file (nothing happens when it is not there).
-    fn remove(&mut self, company: &str, uid: &str) -> Result<(), ServiceError>;
+    fn remove(&mut self, company: &str, uid: &str) -> Result<(), VisualError>;
 
     /// The company's files that `filter` allows, ranked by [`partlens_engine::match_views`]
     /// against `query`: at most `limit`, best first, ties broken by UID. `stored` gives the full
@@ -131,7 +130,7 @@ pub trait ViewSearch: Send + Sync {
         filter: FileFilter<'_>,
         limit: usize,
         stored: &dyn StoredViews,
-    ) -> Result<Ranked, ServiceError>;
+    ) -> Result<Ranked, VisualError>;
 
     /// How this path wants a metadata filter on the company's files handed to
     /// [`ViewSearch::rank_and_count`]. Unless a path says otherwise, every match listed (which any
@@ -151,7 +150,7 @@ pub trait ViewSearch: Send + Sync {
         filter: FileFilter<'_>,
         limit: usize,
         stored: &dyn StoredViews,
-    ) -> Result<(Ranked, usize), ServiceError> {
+    ) -> Result<(Ranked, usize), VisualError> {
         let mut ranked = self.rank(company, query, filter, usize::MAX, stored)?;
         let matches = ranked.len();
         ranked.truncate(limit);
@@ -188,7 +187,7 @@ pub(crate) fn score_exactly(
     query: &[ViewDescriptor],
     uids: &[String],
     stored: &dyn StoredViews,
-) -> Result<Ranked, ServiceError> {
+) -> Result<Ranked, VisualError> {
     Ok(stored
         .views_of(uids)?
         .into_iter()
