@@ -2,12 +2,16 @@
 //! concern, and [`StoreTx`] that is all of them. Work runs in the closures of
 //! [`crate::Store::read_tx`], [`crate::Store::write_tx`] and [`crate::Store::queue_tx`] as a
 //! `&mut dyn StoreTx`. Each engine (`sqlite/`, `postgres/`, private to this crate) implements every
-//! trait directly; the doc comments here are the behaviour both keep.
+//! trait directly; the doc comments here are the behaviour both keep. What both keep the same way
+//! beyond SQL (a revision checked before an outcome is saved, a file's attributes checked and made
+//! one a name before they are written, a hint asked of one condition only) is written once, in
+//! provided methods here, over the steps each engine implements in the sealed `*Steps` traits,
+//! which a user of the crate can neither name nor call.
 
 use std::collections::HashSet;
 
 use crate::error::StoreError;
-use crate::model::attributes::merged;
+use crate::model::attributes::{merged, one_per_name};
 use crate::model::visual::EachSearchedFile;
 use crate::model::{
     AttributeCaps, AttributeName, Caller, Candidate, ClaimedJob, CompanyViews, Feedback,
@@ -15,6 +19,71 @@ use crate::model::{
     QueueDepth, VisualChange,
 };
 use partlens_api::{Attribute, FilterTerm};
+
+pub(crate) use sealed::{AttributesSteps, FilesSteps, SearchSteps};
+
+/// The steps each engine implements below the traits' provided methods, one trait a concern (the
+/// sealed-trait pattern: public so the traits may require them, in a private module so nothing
+/// outside the crate names or calls them).
+mod sealed {
+    use crate::error::StoreError;
+    use crate::model::{IndexedContent, IndexingFailure};
+    use partlens_api::{Attribute, FilterTerm};
+
+    /// A file record's writes once the model's rules have been checked.
+    pub trait FilesSteps {
+        /// The current revision of file `uid`, if it exists.
+        fn revision_of(&mut self, uid: &str) -> Result<Option<i64>, StoreError>;
+        /// Writes what indexing learned of file `uid` (its revision checked): completed, its views
+        /// stored, its search text refreshed, out of the queue.
+        fn write_indexed(
+            &mut self,
+            uid: &str,
+            content: &IndexedContent,
+            now: &str,
+        ) -> Result<(), StoreError>;
+        /// Writes that indexing file `uid` failed (its revision checked): failed with the reason,
+        /// views and pictures cleared, text and extracted attributes kept, out of the queue.
+        fn write_failed_indexing(
+            &mut self,
+            uid: &str,
+            failure: &IndexingFailure,
+        ) -> Result<(), StoreError>;
+    }
+
+    /// Saved attributes' writes once the model's rules have been checked.
+    pub trait AttributesSteps {
+        /// Replaces the saved attributes of file `uid` of the company with `list` (the file
+        /// checked, one attribute a name and unit) and refreshes its search text.
+        fn write_attributes(
+            &mut self,
+            company_id: &str,
+            uid: &str,
+            list: &[Attribute],
+        ) -> Result<(), StoreError>;
+    }
+
+    /// What an engine's search does once the model's rules have been checked.
+    pub trait SearchSteps {
+        /// Which of `uids` (some) still satisfy every term and are still indexed database files
+        /// of the company, checked on those files alone.
+        fn still_matching_among(
+            &mut self,
+            company_id: &str,
+            terms: &[FilterTerm],
+            uids: &[String],
+        ) -> Result<std::collections::HashSet<String>, StoreError>;
+        /// True when at least `enough` index entries hold the one condition `term` (files of any
+        /// role or state), reading no more than that; false for a kind of term no index counts
+        /// (a regular or range attribute term, several words, a word too short for the index).
+        fn one_condition_held_by_at_least(
+            &mut self,
+            company_id: &str,
+            term: &FilterTerm,
+            enough: i64,
+        ) -> Result<bool, StoreError>;
+    }
+}
 
 /// Companies, users, client ids, tokens and the service's own secrets.
 pub trait AccountsTx {
@@ -61,7 +130,7 @@ pub trait AccountsTx {
 /// File records: the record of an upload, its indexing state and outcome, its stored view
 /// descriptors, its deletion. Every write keeps the record's search text (and its term index) in
 /// step, in the same transaction.
-pub trait FilesTx {
+pub trait FilesTx: FilesSteps {
     /// The file `uid` of the company, if it exists there.
     fn find_file(&mut self, company_id: &str, uid: &str) -> Result<Option<FileRecord>, StoreError>;
     /// The file `uid` in any company (image links and UID reuse checks).
@@ -96,21 +165,15 @@ pub trait FilesTx {
         outcome: Option<&IndexedContent>,
         now: &str,
     ) -> Result<bool, StoreError> {
-        match outcome {
-            Some(content) => self.save_indexed(uid, revision, content, now),
-            None => self.save_failed_indexing(uid, revision, &IndexingFailure::without_outcome()),
+        let Some(content) = outcome else {
+            return self.save_failed_indexing(uid, revision, &IndexingFailure::without_outcome());
+        };
+        if self.revision_of(uid)? != Some(revision) {
+            return Ok(false);
         }
+        self.write_indexed(uid, content, now)?;
+        Ok(true)
     }
-    /// Saves that indexing `revision` completed with `content` (its views stored, its text and
-    /// attributes searchable) and takes the file out of the queue; false (nothing saved) when the
-    /// file is gone or was overwritten meanwhile.
-    fn save_indexed(
-        &mut self,
-        uid: &str,
-        revision: i64,
-        content: &IndexedContent,
-        now: &str,
-    ) -> Result<bool, StoreError>;
     /// Saves that indexing `revision` failed, why and what was read (views and pictures cleared,
     /// text and extracted attributes kept searchable) and takes the file out of the queue; false
     /// (nothing saved) when the file is gone or was overwritten meanwhile.
@@ -119,7 +182,13 @@ pub trait FilesTx {
         uid: &str,
         revision: i64,
         failure: &IndexingFailure,
-    ) -> Result<bool, StoreError>;
+    ) -> Result<bool, StoreError> {
+        if self.revision_of(uid)? != Some(revision) {
+            return Ok(false);
+        }
+        self.write_failed_indexing(uid, failure)?;
+        Ok(true)
+    }
     /// The stored view descriptors of a file, in order.
     fn views_of(&mut self, uid: &str) -> Result<Vec<Vec<u8>>, StoreError>;
     /// Up to `limit` search inputs uploaded before `cutoff` (ISO 8601 UTC), oldest first.
@@ -157,7 +226,7 @@ pub trait JobsTx {
 
 /// Saved attributes, the company's attribute names and their values, and feedback on extracted
 /// attributes.
-pub trait AttributesTx {
+pub trait AttributesTx: FilesTx + AttributesSteps {
     /// The saved attributes of a file in their wire form (`name(unit)=v1|v2`), in order.
     fn attribute_texts_of(&mut self, uid: &str) -> Result<Vec<String>, StoreError>;
     /// Replaces all saved attributes of a file of the company (`deleteExisting=true`; a name
@@ -168,7 +237,12 @@ pub trait AttributesTx {
         company_id: &str,
         uid: &str,
         attributes: &[Attribute],
-    ) -> Result<(), StoreError>;
+    ) -> Result<(), StoreError> {
+        if self.find_file(company_id, uid)?.is_none() {
+            return Err(StoreError::file_not_found(uid));
+        }
+        self.write_attributes(company_id, uid, &one_per_name(attributes.iter().cloned()))
+    }
     /// Adds attributes to a file, replacing those of the same name and unit
     /// (`deleteExisting=false`); a result over `caps` is refused, nothing written.
     fn merge_attributes(
@@ -203,7 +277,7 @@ pub trait AttributesTx {
 
 /// The metadata side of search: which database files satisfy a filter's FT conditions (see
 /// [`crate::model::search`] for what each kind of term means).
-pub trait SearchTx {
+pub trait SearchTx: SearchSteps {
     /// The company's indexed (completed or failed) database files that satisfy every term, in
     /// [`Candidate::name_order`].
     fn matching_database_files(
@@ -240,7 +314,12 @@ pub trait SearchTx {
         company_id: &str,
         terms: &[FilterTerm],
         uids: &[String],
-    ) -> Result<HashSet<String>, StoreError>;
+    ) -> Result<HashSet<String>, StoreError> {
+        if uids.is_empty() {
+            return Ok(HashSet::new());
+        }
+        self.still_matching_among(company_id, terms, uids)
+    }
     /// The UIDs of at most `cap` of the company's indexed database files with views that satisfy
     /// every term, in no particular order: enough to tell a selective filter (all of them listed)
     /// from a broad one, for a visual search (a file without views is never among its results).
@@ -266,7 +345,13 @@ pub trait SearchTx {
         company_id: &str,
         terms: &[FilterTerm],
         cap: usize,
-    ) -> Result<bool, StoreError>;
+    ) -> Result<bool, StoreError> {
+        let [term] = terms else {
+            return Ok(false);
+        };
+        let enough = i64::try_from(cap).unwrap_or(i64::MAX).saturating_add(1);
+        self.one_condition_held_by_at_least(company_id, term, enough)
+    }
     /// The store's metadata generation: it moves with every committed change to what a filter
     /// selects (records, attribute values, views), by any process, so a filter resolved at one
     /// value still holds while the value is unchanged.

@@ -7,9 +7,9 @@ use std::collections::HashMap;
 use super::PgTx;
 use crate::error::StoreError;
 use crate::model::attributes::name_and_unit_keys;
-use crate::model::{AttributeName, Feedback, name_key, one_per_name, value_key};
+use crate::model::{AttributeName, Feedback, name_key, value_key};
 use crate::rows;
-use crate::traits::{AttributesTx, FilesTx};
+use crate::traits::{AttributesSteps, AttributesTx};
 use partlens_api::Attribute;
 
 impl PgTx<'_, '_> {
@@ -62,52 +62,6 @@ impl AttributesTx for PgTx<'_, '_> {
             .iter()
             .map(|row| row.try_get(0).map_err(StoreError::from))
             .collect()
-    }
-
-    fn replace_attributes(
-        &mut self,
-        company_id: &str,
-        uid: &str,
-        attributes: &[Attribute],
-    ) -> Result<(), StoreError> {
-        if self.find_file(company_id, uid)?.is_none() {
-            return Err(StoreError::file_not_found(uid));
-        }
-        let list = one_per_name(attributes.iter().cloned());
-        self.tx
-            .execute("DELETE FROM file_attributes WHERE file_uid = $1", &[&uid])?;
-        self.tx
-            .execute("DELETE FROM attribute_values WHERE file_uid = $1", &[&uid])?;
-        let ids = self.ensure_names(company_id, &list)?;
-        let (mut positions, mut text_ids, mut texts) = (Vec::new(), Vec::new(), Vec::new());
-        let (mut value_ids, mut values, mut value_keys) = (Vec::new(), Vec::new(), Vec::new());
-        for (position, attribute) in list.iter().enumerate() {
-            let Some(&id) = ids.get(&name_and_unit_keys(attribute)) else {
-                return Err(StoreError::Internal(format!(
-                    "the attribute name {} was not saved",
-                    attribute.name
-                )));
-            };
-            positions.push(position as i32);
-            text_ids.push(id);
-            texts.push(attribute.to_string());
-            for value in &attribute.values {
-                value_ids.push(id);
-                values.push(value.clone());
-                value_keys.push(value_key(value));
-            }
-        }
-        self.tx.execute(
-            "INSERT INTO file_attributes (file_uid, position, attribute_id, text)
-             SELECT $1, p, a, t FROM unnest($2::int4[], $3::int8[], $4::text[]) AS x(p, a, t)",
-            &[&uid, &positions, &text_ids, &texts],
-        )?;
-        self.tx.execute(
-            "INSERT INTO attribute_values (file_uid, attribute_id, value, value_key)
-             SELECT $1, a, v, k FROM unnest($2::int8[], $3::text[], $4::text[]) AS x(a, v, k)",
-            &[&uid, &value_ids, &values, &value_keys],
-        )?;
-        self.refresh_search_text(uid)
     }
 
     fn company_attribute_names(
@@ -172,5 +126,49 @@ impl AttributesTx for PgTx<'_, '_> {
             ],
         )?;
         Ok(changed > 0)
+    }
+}
+
+impl AttributesSteps for PgTx<'_, '_> {
+    fn write_attributes(
+        &mut self,
+        company_id: &str,
+        uid: &str,
+        list: &[Attribute],
+    ) -> Result<(), StoreError> {
+        self.tx
+            .execute("DELETE FROM file_attributes WHERE file_uid = $1", &[&uid])?;
+        self.tx
+            .execute("DELETE FROM attribute_values WHERE file_uid = $1", &[&uid])?;
+        let ids = self.ensure_names(company_id, list)?;
+        let (mut positions, mut text_ids, mut texts) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut value_ids, mut values, mut value_keys) = (Vec::new(), Vec::new(), Vec::new());
+        for (position, attribute) in list.iter().enumerate() {
+            let Some(&id) = ids.get(&name_and_unit_keys(attribute)) else {
+                return Err(StoreError::Internal(format!(
+                    "the attribute name {} was not saved",
+                    attribute.name
+                )));
+            };
+            positions.push(position as i32);
+            text_ids.push(id);
+            texts.push(attribute.to_string());
+            for value in &attribute.values {
+                value_ids.push(id);
+                values.push(value.clone());
+                value_keys.push(value_key(value));
+            }
+        }
+        self.tx.execute(
+            "INSERT INTO file_attributes (file_uid, position, attribute_id, text)
+             SELECT $1, p, a, t FROM unnest($2::int4[], $3::int8[], $4::text[]) AS x(p, a, t)",
+            &[&uid, &positions, &text_ids, &texts],
+        )?;
+        self.tx.execute(
+            "INSERT INTO attribute_values (file_uid, attribute_id, value, value_key)
+             SELECT $1, a, v, k FROM unnest($2::int8[], $3::text[], $4::text[]) AS x(a, v, k)",
+            &[&uid, &value_ids, &values, &value_keys],
+        )?;
+        self.refresh_search_text(uid)
     }
 }

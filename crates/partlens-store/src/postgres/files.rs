@@ -12,18 +12,9 @@ use crate::error::StoreError;
 use crate::model::files::attributes_json;
 use crate::model::{FileRecord, IndexState, IndexedContent, IndexingFailure, NewContent, path_key};
 use crate::rows::{self, FILE_COLUMNS, SEARCHED_COLUMNS};
-use crate::traits::{AttributesTx, FilesTx};
+use crate::traits::{AttributesTx, FilesSteps, FilesTx};
 
 impl PgTx<'_, '_> {
-    /// The current revision of file `uid`, if it exists.
-    fn revision_of(&mut self, uid: &str) -> Result<Option<i64>, StoreError> {
-        self.tx
-            .query_opt("SELECT revision FROM files WHERE uid = $1", &[&uid])?
-            .map(|row| row.try_get(0))
-            .transpose()
-            .map_err(StoreError::from)
-    }
-
     /// Rebuilds the search text of file `uid` from what is stored now
     /// ([`crate::model::search_text`]); a file that is not there is left alone.
     pub(super) fn refresh_search_text(&mut self, uid: &str) -> Result<(), StoreError> {
@@ -185,16 +176,49 @@ impl FilesTx for PgTx<'_, '_> {
         Ok(())
     }
 
-    fn save_indexed(
+    fn views_of(&mut self, uid: &str) -> Result<Vec<Vec<u8>>, StoreError> {
+        self.tx
+            .query(
+                "SELECT descriptor FROM views WHERE file_uid = $1 ORDER BY position",
+                &[&uid],
+            )?
+            .iter()
+            .map(|row| row.try_get(0).map_err(StoreError::from))
+            .collect()
+    }
+
+    fn expired_search_inputs(
+        &mut self,
+        cutoff: &str,
+        limit: usize,
+    ) -> Result<Vec<String>, StoreError> {
+        self.tx
+            .query(
+                "SELECT uid FROM files WHERE is_search_input AND uploaded_at < $1
+                 ORDER BY uploaded_at LIMIT $2",
+                &[&cutoff, &(limit.min(i64::MAX as usize) as i64)],
+            )?
+            .iter()
+            .map(|row| row.try_get(0).map_err(StoreError::from))
+            .collect()
+    }
+}
+
+impl FilesSteps for PgTx<'_, '_> {
+    fn revision_of(&mut self, uid: &str) -> Result<Option<i64>, StoreError> {
+        self.tx
+            .query_opt("SELECT revision FROM files WHERE uid = $1", &[&uid])?
+            .map(|row| row.try_get(0))
+            .transpose()
+            .map_err(StoreError::from)
+    }
+
+    fn write_indexed(
         &mut self,
         uid: &str,
-        revision: i64,
         content: &IndexedContent,
         now: &str,
-    ) -> Result<bool, StoreError> {
-        if self.revision_of(uid)? != Some(revision) {
-            return Ok(false);
-        }
+    ) -> Result<(), StoreError> {
         self.tx.execute(
             "UPDATE files SET state = 'completed', indexed_at = $2, text = $3,
                 extracted_attributes = $4, pmi = $5, has_thumbnail = $6, has_large_image = $7,
@@ -223,18 +247,14 @@ impl FilesTx for PgTx<'_, '_> {
         self.refresh_search_text(uid)?;
         self.tx
             .execute("DELETE FROM jobs WHERE file_uid = $1", &[&uid])?;
-        Ok(true)
+        Ok(())
     }
 
-    fn save_failed_indexing(
+    fn write_failed_indexing(
         &mut self,
         uid: &str,
-        revision: i64,
         failure: &IndexingFailure,
-    ) -> Result<bool, StoreError> {
-        if self.revision_of(uid)? != Some(revision) {
-            return Ok(false);
-        }
+    ) -> Result<(), StoreError> {
         self.tx.execute(
             "UPDATE files SET state = 'failed', indexed_at = NULL, failure_reason = $2, text = $3,
                 extracted_attributes = $4, pmi = '[]', has_thumbnail = false,
@@ -252,33 +272,6 @@ impl FilesTx for PgTx<'_, '_> {
         self.refresh_search_text(uid)?;
         self.tx
             .execute("DELETE FROM jobs WHERE file_uid = $1", &[&uid])?;
-        Ok(true)
-    }
-
-    fn views_of(&mut self, uid: &str) -> Result<Vec<Vec<u8>>, StoreError> {
-        self.tx
-            .query(
-                "SELECT descriptor FROM views WHERE file_uid = $1 ORDER BY position",
-                &[&uid],
-            )?
-            .iter()
-            .map(|row| row.try_get(0).map_err(StoreError::from))
-            .collect()
-    }
-
-    fn expired_search_inputs(
-        &mut self,
-        cutoff: &str,
-        limit: usize,
-    ) -> Result<Vec<String>, StoreError> {
-        self.tx
-            .query(
-                "SELECT uid FROM files WHERE is_search_input AND uploaded_at < $1
-                 ORDER BY uploaded_at LIMIT $2",
-                &[&cutoff, &(limit.min(i64::MAX as usize) as i64)],
-            )?
-            .iter()
-            .map(|row| row.try_get(0).map_err(StoreError::from))
-            .collect()
+        Ok(())
     }
 }

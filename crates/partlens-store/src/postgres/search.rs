@@ -15,7 +15,7 @@ use crate::error::StoreError;
 use crate::model::search::sort_in_name_order;
 use crate::model::search_text::{INDEXED_WORD_CHARS, words_of};
 use crate::model::{Candidate, NumericRange, RangeSubject, name_key, value_key};
-use crate::traits::SearchTx;
+use crate::traits::{SearchSteps, SearchTx};
 use partlens_api::FilterTerm;
 use partlens_api::attribute::split_unit;
 
@@ -51,24 +51,6 @@ impl SearchTx for PgTx<'_, '_> {
         first_matching_with(self, company_id, terms, limit, Thresholds::SEARCH)
     }
 
-    fn still_matching(
-        &mut self,
-        company_id: &str,
-        terms: &[FilterTerm],
-        uids: &[String],
-    ) -> Result<HashSet<String>, StoreError> {
-        if uids.is_empty() {
-            return Ok(HashSet::new());
-        }
-        let (mut sql, mut arguments) = matching_sql(self, company_id, terms)?;
-        let listed = arguments.push(uids.to_vec());
-        sql.push_str(&format!(" AND f.uid = ANY({listed})"));
-        Ok(candidates(self, &sql, &arguments)?
-            .into_iter()
-            .map(|candidate| candidate.uid)
-            .collect())
-    }
-
     fn some_matching_files_with_views(
         &mut self,
         company_id: &str,
@@ -99,16 +81,38 @@ impl SearchTx for PgTx<'_, '_> {
             .collect())
     }
 
-    fn one_condition_held_by_more_than(
+    fn metadata_generation(&mut self) -> Result<i64, StoreError> {
+        Ok(self
+            .tx
+            .query_one("SELECT value FROM metadata_generation WHERE id = 1", &[])?
+            .try_get(0)?)
+    }
+}
+
+/// One condition counted through PostgreSQL's indexes: a word's shown files (its selection), the
+/// values of an attribute in the `(attribute_id, value_key)` index.
+impl SearchSteps for PgTx<'_, '_> {
+    fn still_matching_among(
         &mut self,
         company_id: &str,
         terms: &[FilterTerm],
-        cap: usize,
+        uids: &[String],
+    ) -> Result<HashSet<String>, StoreError> {
+        let (mut sql, mut arguments) = matching_sql(self, company_id, terms)?;
+        let listed = arguments.push(uids.to_vec());
+        sql.push_str(&format!(" AND f.uid = ANY({listed})"));
+        Ok(candidates(self, &sql, &arguments)?
+            .into_iter()
+            .map(|candidate| candidate.uid)
+            .collect())
+    }
+
+    fn one_condition_held_by_at_least(
+        &mut self,
+        company_id: &str,
+        term: &FilterTerm,
+        enough: i64,
     ) -> Result<bool, StoreError> {
-        let [term] = terms else {
-            return Ok(false);
-        };
-        let enough = i64::try_from(cap).unwrap_or(i64::MAX).saturating_add(1);
         let mut arguments = Arguments::default();
         let company = arguments.push(company_id.to_owned());
         let values_held = |arguments: &mut Arguments, name: &str, condition: &str| {
@@ -177,13 +181,6 @@ impl SearchTx for PgTx<'_, '_> {
             )?
             .try_get(0)?;
         Ok(count >= enough)
-    }
-
-    fn metadata_generation(&mut self) -> Result<i64, StoreError> {
-        Ok(self
-            .tx
-            .query_one("SELECT value FROM metadata_generation WHERE id = 1", &[])?
-            .try_get(0)?)
     }
 }
 

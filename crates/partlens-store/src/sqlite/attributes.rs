@@ -7,9 +7,9 @@ use rusqlite::{OptionalExtension, params};
 use super::SqliteTx;
 use crate::error::StoreError;
 use crate::model::attributes::name_and_unit_keys;
-use crate::model::{AttributeName, Feedback, name_key, one_per_name, value_key};
+use crate::model::{AttributeName, Feedback, name_key, value_key};
 use crate::rows;
-use crate::traits::{AttributesTx, FilesTx};
+use crate::traits::{AttributesSteps, AttributesTx};
 use partlens_api::Attribute;
 
 impl SqliteTx<'_> {
@@ -52,38 +52,6 @@ impl AttributesTx for SqliteTx<'_> {
             .query_map([uid], |row| row.get(0))?
             .collect::<rusqlite::Result<Vec<String>>>()?;
         Ok(texts)
-    }
-
-    fn replace_attributes(
-        &mut self,
-        company_id: &str,
-        uid: &str,
-        attributes: &[Attribute],
-    ) -> Result<(), StoreError> {
-        if self.find_file(company_id, uid)?.is_none() {
-            return Err(StoreError::file_not_found(uid));
-        }
-        let list = one_per_name(attributes.iter().cloned());
-        self.0
-            .execute("DELETE FROM file_attributes WHERE file_uid = ?1", [uid])?;
-        self.0
-            .execute("DELETE FROM attribute_values WHERE file_uid = ?1", [uid])?;
-        let mut insert_text = self.0.prepare_cached(
-            "INSERT INTO file_attributes (file_uid, position, attribute_id, text)
-             VALUES (?1, ?2, ?3, ?4)",
-        )?;
-        let mut insert_value = self.0.prepare_cached(
-            "INSERT INTO attribute_values (file_uid, attribute_id, value, value_key)
-             VALUES (?1, ?2, ?3, ?4)",
-        )?;
-        for (position, attribute) in list.iter().enumerate() {
-            let id = self.ensure_name(company_id, attribute)?;
-            insert_text.execute(params![uid, position as i64, id, attribute.to_string()])?;
-            for value in &attribute.values {
-                insert_value.execute(params![uid, id, value, value_key(value)])?;
-            }
-        }
-        self.refresh_search_text(uid)
     }
 
     fn company_attribute_names(
@@ -147,5 +115,35 @@ impl AttributesTx for SqliteTx<'_> {
             ],
         )?;
         Ok(changed > 0)
+    }
+}
+
+impl AttributesSteps for SqliteTx<'_> {
+    fn write_attributes(
+        &mut self,
+        company_id: &str,
+        uid: &str,
+        list: &[Attribute],
+    ) -> Result<(), StoreError> {
+        self.0
+            .execute("DELETE FROM file_attributes WHERE file_uid = ?1", [uid])?;
+        self.0
+            .execute("DELETE FROM attribute_values WHERE file_uid = ?1", [uid])?;
+        let mut insert_text = self.0.prepare_cached(
+            "INSERT INTO file_attributes (file_uid, position, attribute_id, text)
+             VALUES (?1, ?2, ?3, ?4)",
+        )?;
+        let mut insert_value = self.0.prepare_cached(
+            "INSERT INTO attribute_values (file_uid, attribute_id, value, value_key)
+             VALUES (?1, ?2, ?3, ?4)",
+        )?;
+        for (position, attribute) in list.iter().enumerate() {
+            let id = self.ensure_name(company_id, attribute)?;
+            insert_text.execute(params![uid, position as i64, id, attribute.to_string()])?;
+            for value in &attribute.values {
+                insert_value.execute(params![uid, id, value, value_key(value)])?;
+            }
+        }
+        self.refresh_search_text(uid)
     }
 }

@@ -9,7 +9,7 @@ use crate::error::StoreError;
 use crate::model::files::attributes_json;
 use crate::model::{FileRecord, IndexState, IndexedContent, IndexingFailure, NewContent, path_key};
 use crate::rows::{self, FILE_COLUMNS};
-use crate::traits::FilesTx;
+use crate::traits::{FilesSteps, FilesTx};
 
 impl SqliteTx<'_> {
     /// The record a statement of [`FILE_COLUMNS`] selects with `arguments`, if any.
@@ -23,16 +23,6 @@ impl SqliteTx<'_> {
         ))?;
         let mut found = statement.query(arguments)?;
         found.next()?.map(rows::file_record).transpose()
-    }
-
-    /// The current revision of file `uid`, if it exists.
-    fn revision_of(&self, uid: &str) -> Result<Option<i64>, StoreError> {
-        Ok(self
-            .0
-            .query_row("SELECT revision FROM files WHERE uid = ?1", [uid], |row| {
-                row.get(0)
-            })
-            .optional()?)
     }
 }
 
@@ -148,16 +138,48 @@ impl FilesTx for SqliteTx<'_> {
         Ok(())
     }
 
-    fn save_indexed(
+    fn views_of(&mut self, uid: &str) -> Result<Vec<Vec<u8>>, StoreError> {
+        let mut statement = self
+            .0
+            .prepare_cached("SELECT descriptor FROM views WHERE file_uid = ?1 ORDER BY position")?;
+        let views = statement
+            .query_map([uid], |row| row.get(0))?
+            .collect::<rusqlite::Result<Vec<Vec<u8>>>>()?;
+        Ok(views)
+    }
+
+    fn expired_search_inputs(
+        &mut self,
+        cutoff: &str,
+        limit: usize,
+    ) -> Result<Vec<String>, StoreError> {
+        let mut statement = self.0.prepare_cached(
+            "SELECT uid FROM files WHERE is_search_input = 1 AND uploaded_at < ?1
+             ORDER BY uploaded_at LIMIT ?2",
+        )?;
+        let uids = statement
+            .query_map(params![cutoff, limit as i64], |row| row.get(0))?
+            .collect::<rusqlite::Result<Vec<String>>>()?;
+        Ok(uids)
+    }
+}
+
+impl FilesSteps for SqliteTx<'_> {
+    fn revision_of(&mut self, uid: &str) -> Result<Option<i64>, StoreError> {
+        Ok(self
+            .0
+            .query_row("SELECT revision FROM files WHERE uid = ?1", [uid], |row| {
+                row.get(0)
+            })
+            .optional()?)
+    }
+
+    fn write_indexed(
         &mut self,
         uid: &str,
-        revision: i64,
         content: &IndexedContent,
         now: &str,
-    ) -> Result<bool, StoreError> {
-        if self.revision_of(uid)? != Some(revision) {
-            return Ok(false);
-        }
+    ) -> Result<(), StoreError> {
         self.0.execute(
             "UPDATE files SET state = 'completed', indexed_at = ?2, text = ?3,
                 extracted_attributes = ?4, pmi = ?5, has_thumbnail = ?6, has_large_image = ?7,
@@ -184,18 +206,14 @@ impl FilesTx for SqliteTx<'_> {
         self.refresh_search_text(uid)?;
         self.0
             .execute("DELETE FROM jobs WHERE file_uid = ?1", [uid])?;
-        Ok(true)
+        Ok(())
     }
 
-    fn save_failed_indexing(
+    fn write_failed_indexing(
         &mut self,
         uid: &str,
-        revision: i64,
         failure: &IndexingFailure,
-    ) -> Result<bool, StoreError> {
-        if self.revision_of(uid)? != Some(revision) {
-            return Ok(false);
-        }
+    ) -> Result<(), StoreError> {
         self.0.execute(
             "UPDATE files SET state = 'failed', indexed_at = NULL, failure_reason = ?2, text = ?3,
                 extracted_attributes = ?4, pmi = '[]', has_thumbnail = 0, has_large_image = 0
@@ -212,31 +230,6 @@ impl FilesTx for SqliteTx<'_> {
         self.refresh_search_text(uid)?;
         self.0
             .execute("DELETE FROM jobs WHERE file_uid = ?1", [uid])?;
-        Ok(true)
-    }
-
-    fn views_of(&mut self, uid: &str) -> Result<Vec<Vec<u8>>, StoreError> {
-        let mut statement = self
-            .0
-            .prepare_cached("SELECT descriptor FROM views WHERE file_uid = ?1 ORDER BY position")?;
-        let views = statement
-            .query_map([uid], |row| row.get(0))?
-            .collect::<rusqlite::Result<Vec<Vec<u8>>>>()?;
-        Ok(views)
-    }
-
-    fn expired_search_inputs(
-        &mut self,
-        cutoff: &str,
-        limit: usize,
-    ) -> Result<Vec<String>, StoreError> {
-        let mut statement = self.0.prepare_cached(
-            "SELECT uid FROM files WHERE is_search_input = 1 AND uploaded_at < ?1
-             ORDER BY uploaded_at LIMIT ?2",
-        )?;
-        let uids = statement
-            .query_map(params![cutoff, limit as i64], |row| row.get(0))?
-            .collect::<rusqlite::Result<Vec<String>>>()?;
-        Ok(uids)
+        Ok(())
     }
 }

@@ -22,7 +22,7 @@ use crate::model::range::EXTENTS_ATTRIBUTE;
 use crate::model::search_text::INDEXED_WORD_CHARS;
 use crate::model::{Candidate, NumericRange, RangeSubject, name_key, value_key};
 use crate::rows;
-use crate::traits::SearchTx;
+use crate::traits::{SearchSteps, SearchTx};
 use partlens_api::FilterTerm;
 use partlens_api::attribute::split_unit;
 
@@ -466,23 +466,6 @@ impl SearchTx for SqliteTx<'_> {
         query_candidates(self.0, &sql, arguments)
     }
 
-    fn still_matching(
-        &mut self,
-        company_id: &str,
-        terms: &[FilterTerm],
-        uids: &[String],
-    ) -> Result<HashSet<String>, StoreError> {
-        if uids.is_empty() {
-            return Ok(HashSet::new());
-        }
-        let (mut sql, mut arguments) = matching_sql(self.0, company_id, terms, true)?;
-        sql.push_str(" AND f.uid IN (");
-        sql.push_str(&vec!["?"; uids.len()].join(", "));
-        sql.push(')');
-        arguments.extend(uids.iter().cloned().map(Value::Text));
-        Ok(uids_of(query_candidates(self.0, &sql, arguments)?).collect())
-    }
-
     fn some_matching_files_with_views(
         &mut self,
         company_id: &str,
@@ -511,18 +494,38 @@ impl SearchTx for SqliteTx<'_> {
         Ok(uids)
     }
 
-    /// Counted through the indexes alone (at most `cap + 1` index entries): files of any role or
-    /// state.
-    fn one_condition_held_by_more_than(
+    /// Schema step 6's counter, moved by triggers in the transaction of each change.
+    fn metadata_generation(&mut self) -> Result<i64, StoreError> {
+        Ok(self
+            .0
+            .prepare_cached("SELECT value FROM metadata_generation WHERE id = 1")?
+            .query_row([], |row| row.get(0))?)
+    }
+}
+
+/// One condition counted through SQLite's indexes: the postings of a word's terms, the values of
+/// an attribute in the `(attribute_id, value_key)` index.
+impl SearchSteps for SqliteTx<'_> {
+    fn still_matching_among(
         &mut self,
         company_id: &str,
         terms: &[FilterTerm],
-        cap: usize,
+        uids: &[String],
+    ) -> Result<HashSet<String>, StoreError> {
+        let (mut sql, mut arguments) = matching_sql(self.0, company_id, terms, true)?;
+        sql.push_str(" AND f.uid IN (");
+        sql.push_str(&vec!["?"; uids.len()].join(", "));
+        sql.push(')');
+        arguments.extend(uids.iter().cloned().map(Value::Text));
+        Ok(uids_of(query_candidates(self.0, &sql, arguments)?).collect())
+    }
+
+    fn one_condition_held_by_at_least(
+        &mut self,
+        company_id: &str,
+        term: &FilterTerm,
+        enough: i64,
     ) -> Result<bool, StoreError> {
-        let [term] = terms else {
-            return Ok(false);
-        };
-        let enough = i64::try_from(cap).unwrap_or(i64::MAX).saturating_add(1);
         let (sql, arguments) = match term {
             FilterTerm::Text(words) => match words.split_whitespace().collect::<Vec<_>>()[..] {
                 [word] if word.chars().count() >= INDEXED_WORD_CHARS => (
@@ -552,14 +555,6 @@ impl SearchTx for SqliteTx<'_> {
             }
         };
         held_at_least(self.0, &sql, arguments, enough)
-    }
-
-    /// Schema step 6's counter, moved by triggers in the transaction of each change.
-    fn metadata_generation(&mut self) -> Result<i64, StoreError> {
-        Ok(self
-            .0
-            .prepare_cached("SELECT value FROM metadata_generation WHERE id = 1")?
-            .query_row([], |row| row.get(0))?)
     }
 }
 
