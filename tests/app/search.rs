@@ -419,8 +419,7 @@ fn open_pmi(harness: &mut Harness<'_, App>) {
 /// The feedback rows the service stored: (id, file, feedback, external user, attributes).
 fn stored_feedback(service_dir: &Path) -> Vec<(String, String, String, String, String)> {
     let database =
-        rusqlite::Connection::open(service_dir.join(partlens_service::store::DATABASE_FILE))
-            .unwrap();
+        rusqlite::Connection::open(service_dir.join(partlens_store::DATABASE_FILE)).unwrap();
     let mut statement = database
         .prepare(
             "SELECT id, file_uid, feedback, external_user, attributes FROM feedback ORDER BY id",

@@ -22,7 +22,7 @@ use partlens::ui::search_bar::{ViewSource, ViewState};
 use partlens::ui::search_place::SearchPage;
 use partlens::workspace::ACCOUNT_FILE_NAME;
 use partlens_api::{ApiClient, Credentials, FileUid};
-use partlens_service::store::DATABASE_FILE;
+use partlens_store::DATABASE_FILE;
 use partlens_tasks::history::HistoryEntry;
 use partlens_tasks::service_choice::DEFAULT_CLIENT_ID;
 

@@ -10,6 +10,10 @@
 //! smallest extent of its `bounding_box(mm)` attribute, in millimetres (a range without a unit is in
 //! millimetres). Any other name compares the numeric values of that attribute.
 
+/// The name of the extracted attribute that holds a model's extents (`a×b×c`, millimetres), which
+/// the size names compare.
+pub const EXTENTS_ATTRIBUTE: &str = "bounding_box(mm)";
+
 /// A length unit a range may be written in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum LengthUnit {

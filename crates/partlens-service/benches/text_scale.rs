@@ -1,9 +1,10 @@
 //! Free-text search at scale: text-only records written into a real store by
 //! `partlens_service::large_library` (stored path, display name, six attributes and a text of 12
-//! words from a 4,000-word vocabulary each), searched through `store::search::matching_database_files`
-//! (the term index, `store::text_terms`) against `matching_database_files_by_scanning` (`instr` over
-//! every record's search text, what free text was before the text index) in the same run, on the same
-//! store, checking both find the same files.
+//! words from a 4,000-word vocabulary each), searched through the store's
+//! `SearchTx::matching_database_files` (the term index) against
+//! `matching_database_files_by_scanning` (`instr` over every record's search text, what free text
+//! was before the text index) in the same run, on the same store, checking both find the same
+//! files.
 //!
 //! ```text
 //! cargo bench -p partlens-service --bench text_scale                     # 10,000 and 100,000 records
@@ -36,7 +37,8 @@ use partlens_service::error::ServiceError;
 use partlens_service::large_library::{
     LibrarySpec, VOCABULARY, generate, part_number, vocabulary_word,
 };
-use partlens_service::store::{DATABASE_FILE, Store, accounts, search};
+use partlens_store::model::Listing;
+use partlens_store::{DATABASE_FILE, Store};
 use support::{millis, percentile};
 
 /// Queries of each kind (index).
@@ -103,16 +105,16 @@ fn library(dir: &std::path::Path, records: usize) -> Result<Library, ServiceErro
     const COMPANY: &str = "Big";
     if dir.join(DATABASE_FILE).exists() {
         let store = Store::open_blocking(dir)?;
-        let (company_id, stored) = store.write_blocking(|connection| {
-            let company_id = accounts::ensure_company(connection, COMPANY)?;
-            let stored: i64 = connection.query_row(
-                "SELECT count(*) FROM files WHERE company_id = ?1",
-                [&company_id],
-                |row| row.get(0),
-            )?;
+        let (company_id, stored) = store.write_tx_blocking(|tx| -> Result<_, ServiceError> {
+            let company_id = tx.ensure_company(COMPANY)?;
+            let listing = Listing {
+                limit: 0,
+                ..Listing::default()
+            };
+            let stored = tx.list_library_page(&company_id, &listing)?.total;
             Ok((company_id, stored))
         })?;
-        if stored as usize == records {
+        if stored == records {
             return Ok(Library {
                 company_id,
                 records,
@@ -128,7 +130,7 @@ fn library(dir: &std::path::Path, records: usize) -> Result<Library, ServiceErro
     let mut spec = LibrarySpec::new(COMPANY, 0);
     spec.text_only_records = records;
     spec.pool_pictures = PART_NAMES.len();
-    let generated = generate(dir, &spec, |written, total| {
+    let generated = generate(&Store::open_blocking(dir)?, &spec, |written, total| {
         if written % 100_000 == 0 || written == total {
             eprintln!("{written} / {total} records written");
         }
@@ -220,9 +222,9 @@ fn main() {
             let terms = [FilterTerm::Text(vocabulary_word(
                 (number * 61 + 30) % VOCABULARY,
             ))];
-            if let Err(error) = store.read_blocking(|connection| {
-                search::matching_database_files(connection, &company, &terms)
-            }) {
+            if let Err(error) =
+                store.read_tx_blocking(|tx| tx.matching_database_files(&company, &terms))
+            {
                 panic!("a text search fails: {error}");
             }
         }
@@ -233,15 +235,13 @@ fn main() {
             let mut found = 0;
             for number in 0..QUERIES {
                 let terms = (kind.terms)(number, records);
-                let timed = store.read_blocking(|connection| {
+                let timed = store.read_tx_blocking(|tx| -> Result<_, ServiceError> {
                     let started = Instant::now();
-                    let indexed = search::matching_database_files(connection, &company, &terms)?;
+                    let indexed = tx.matching_database_files(&company, &terms)?;
                     let indexed_time = started.elapsed();
                     let scanned = if number < SCANNED_QUERIES {
                         let started = Instant::now();
-                        let scanned = search::matching_database_files_by_scanning(
-                            connection, &company, &terms,
-                        )?;
+                        let scanned = tx.matching_database_files_by_scanning(&company, &terms)?;
                         Some((scanned, started.elapsed()))
                     } else {
                         None

@@ -64,9 +64,9 @@ use partlens_service::large_library::{
     BATCH_FILES, LibrarySpec, MATERIALS, generate, supplier, vocabulary_word,
 };
 use partlens_service::search::rank_visually;
-use partlens_service::store::tx::SqliteTx;
-use partlens_service::store::{DATABASE_FILE, Store, accounts, search};
-use partlens_service::visual::{
+use partlens_store::model::Listing;
+use partlens_store::{DATABASE_FILE, Store};
+use partlens_visual::{
     AnnIndex, AnnSearch, AnnSettings, ExactScan, FileFilter, GuidSet, LibraryMode, ViewSearch,
     VisualKeeper, VisualSettings,
 };
@@ -453,28 +453,26 @@ fn library(dir: &std::path::Path, views: usize) -> Result<Library, ServiceError>
     const COMPANY: &str = "Bench";
     if dir.join(DATABASE_FILE).exists() {
         let store = Store::open_blocking(dir)?;
-        return store.write_blocking(|connection| {
-            let company_id = accounts::ensure_company(connection, COMPANY)?;
-            let count = |sql: &str| -> Result<usize, ServiceError> {
-                let count: i64 = connection.query_row(sql, [&company_id], |row| row.get(0))?;
-                Ok(count as usize)
-            };
-            let stored_views = count(
-                "SELECT count(*) FROM views v JOIN files f ON f.uid = v.file_uid
-                 WHERE f.company_id = ?1",
-            )?;
+        return store.write_tx_blocking(|tx| {
+            let company_id = tx.ensure_company(COMPANY)?;
+            let stored_views = tx
+                .visual_view_counts()?
+                .into_iter()
+                .find(|(company, _)| *company == company_id)
+                .map_or(0, |(_, views)| views);
             if stored_views != views {
                 return Err(ServiceError::Internal(format!(
                     "{} holds {stored_views} views, not {views}: remove it or keep elsewhere",
                     dir.display()
                 )));
             }
+            let listing = Listing {
+                limit: 0,
+                ..Listing::default()
+            };
             Ok(Library {
-                records: count("SELECT count(*) FROM files WHERE company_id = ?1")?,
-                visual_files: count(
-                    "SELECT count(*) FROM files f WHERE f.company_id = ?1
-                       AND EXISTS (SELECT 1 FROM views v WHERE v.file_uid = f.uid)",
-                )?,
+                records: tx.list_library_page(&company_id, &listing)?.total,
+                visual_files: tx.matching_uids_with_views(&company_id, &[])?.len(),
                 company_id,
                 views,
                 writing: None,
@@ -485,7 +483,7 @@ fn library(dir: &std::path::Path, views: usize) -> Result<Library, ServiceError>
     let mut spec = LibrarySpec::new(COMPANY, views);
     spec.text_only_records = views / 2;
     let started = Instant::now();
-    let generated = generate(dir, &spec, |written, total| {
+    let generated = generate(&Store::open_blocking(dir)?, &spec, |written, total| {
         if written % 100_000 < BATCH_FILES {
             eprintln!("{written} / {total} records written");
         }
@@ -601,8 +599,7 @@ fn main() {
         let exact = (!graph_only).then(|| keeper(&store, &dir, usize::MAX));
         let started = Instant::now();
         if let Some(exact) = &exact
-            && let Err(error) =
-                store.write_blocking(|connection| exact.recover_blocking(connection))
+            && let Err(error) = exact.recover_blocking()
         {
             panic!("the exact index does not load: {error}");
         }
@@ -617,9 +614,7 @@ fn main() {
 
         // The graph: built from the store (as the service does when none is saved), then saved.
         let approximate = keeper(&store, &dir, 0);
-        if let Err(error) =
-            store.write_blocking(|connection| approximate.recover_blocking(connection))
-        {
+        if let Err(error) = approximate.recover_blocking() {
             panic!("the library does not load: {error}");
         }
         // Drop the exact index this keeper loaded first, so the figures below are the graph's.
@@ -638,14 +633,12 @@ fn main() {
         let before_graph = resident_bytes();
         let started = Instant::now();
         let restarted = keeper(&store, &dir, 0);
-        if let Err(error) =
-            store.write_blocking(|connection| restarted.recover_blocking(connection))
-        {
+        if let Err(error) = restarted.recover_blocking() {
             panic!("the saved graph does not load: {error}");
         }
-        let first = store.read_blocking(|connection| {
+        let first = store.read_tx_blocking(|tx| {
             rank_visually(
-                &mut SqliteTx(connection),
+                tx,
                 &*restarted.read()?,
                 &FilterScopes::new(),
                 &company,
@@ -704,9 +697,9 @@ fn main() {
                 let scopes = &kept_scopes;
                 let run = |keeper: &VisualKeeper, query: &[ViewDescriptor]| {
                     let started = Instant::now();
-                    let ranked = store.read_blocking(|connection| {
+                    let ranked = store.read_tx_blocking(|tx| {
                         rank_visually(
-                            &mut SqliteTx(connection),
+                            tx,
                             &*keeper.read()?,
                             scopes,
                             &company,
@@ -766,13 +759,12 @@ fn main() {
         let mut found = 0;
         for word in &words {
             let terms = std::slice::from_ref(word);
-            let timed = store.read_blocking(|connection| {
+            let timed = store.read_tx_blocking(|tx| -> Result<_, ServiceError> {
                 let started = Instant::now();
-                let indexed = search::matching_database_files(connection, &company, terms)?;
+                let indexed = tx.matching_database_files(&company, terms)?;
                 let indexed_time = started.elapsed();
                 let started = Instant::now();
-                let scanned =
-                    search::matching_database_files_by_scanning(connection, &company, terms)?;
+                let scanned = tx.matching_database_files_by_scanning(&company, terms)?;
                 Ok((indexed, indexed_time, scanned, started.elapsed()))
             });
             let (indexed, indexed_time, scanned, scanned_time) = match timed {

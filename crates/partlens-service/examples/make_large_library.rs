@@ -20,8 +20,8 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 use partlens_service::large_library::{LibrarySpec, generate};
-use partlens_service::store::Store;
-use partlens_service::visual::{VisualKeeper, VisualSettings};
+use partlens_store::Store;
+use partlens_visual::{VisualKeeper, VisualSettings};
 
 fn main() -> anyhow::Result<()> {
     let mut data = None;
@@ -49,7 +49,8 @@ fn main() -> anyhow::Result<()> {
         partlens_service::admin::add_user(&data, &spec.company, user, password, true)?;
     }
     let started = Instant::now();
-    let generated = generate(&data, &spec, |done, total| {
+    let store = Store::open_blocking(&data)?;
+    let generated = generate(&store, &spec, |done, total| {
         if done % 100_000 < partlens_service::large_library::BATCH_FILES || done == total {
             eprintln!(
                 "{done} / {total} records ({:.0} s)",
@@ -67,7 +68,6 @@ fn main() -> anyhow::Result<()> {
         generated.writing.as_secs_f64()
     );
     if graph {
-        let store = Store::open_blocking(&data)?;
         // The graph is opt-in in the service; here it was asked for: every company gets one.
         let settings = VisualSettings {
             ann_from_views: 0,
@@ -75,7 +75,7 @@ fn main() -> anyhow::Result<()> {
         };
         let keeper = VisualKeeper::new(store.clone(), &data, settings);
         let loaded = Instant::now();
-        store.write_blocking(|connection| keeper.recover_blocking(connection))?;
+        keeper.recover_blocking()?;
         println!(
             "exact index loaded in {:.1} s",
             loaded.elapsed().as_secs_f64()

@@ -4,13 +4,13 @@
 use std::path::Path;
 
 use crate::blobs::{BlobLocation, Blobs};
-use crate::store::postgres::DatabaseUrl;
+use partlens_store::DatabaseUrl;
 
 use partlens_api::encoding::password_digest;
 
 use super::auth::hash_password_digest;
 use super::error::ServiceError;
-use super::store::Store;
+use partlens_store::Store;
 
 fn required<'a>(value: &'a str, what: &str) -> Result<&'a str, ServiceError> {
     let trimmed = value.trim();
@@ -49,10 +49,10 @@ pub fn add_user_in(
     let user = required(user, "user name")?;
     let hash = hash_password_digest(&password_digest(password))?;
     let store = Store::open_configured_blocking(data_dir, database)?;
-    store.write_tx_blocking(|tx| {
+    Ok(store.write_tx_blocking(|tx| {
         let company_id = tx.ensure_company(company)?;
         tx.upsert_user(&company_id, user, &hash, admin)
-    })
+    })?)
 }
 
 /// What `partlens-service check` reports about the store a service is configured with, changing
@@ -61,40 +61,7 @@ pub fn check(
     data_dir: &Path,
     database: Option<&DatabaseUrl>,
 ) -> Result<(Vec<String>, bool), ServiceError> {
-    if let Some(url) = database {
-        return crate::store::postgres::PgStore::check_blocking(url);
-    }
-    let path = data_dir.join(crate::store::DATABASE_FILE);
-    if !path.exists() {
-        return Ok((
-            vec![format!(
-                "no database at {} yet: the service creates it at start",
-                path.display()
-            )],
-            true,
-        ));
-    }
-    let connection =
-        rusqlite::Connection::open_with_flags(&path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?;
-    let found = crate::store::schema::version(&connection)?;
-    let current = crate::store::schema::current_version();
-    Ok(if found > current {
-        (
-            vec![format!(
-                "schema version {found} of {} is newer than this program's {current}: run the newer partlens-service",
-                path.display()
-            )],
-            false,
-        )
-    } else {
-        (
-            vec![format!(
-                "SQLite database {} at schema version {found} (this program writes {current})",
-                path.display()
-            )],
-            true,
-        )
-    })
+    Ok(Store::check_blocking(data_dir, database)?)
 }
 
 /// What `partlens-service check` reports about the blob store (`--blobs`): one line, and whether
@@ -181,5 +148,5 @@ pub fn add_client_in(
 ) -> Result<(), ServiceError> {
     let client_id = required(client_id, "client id")?;
     let store = Store::open_configured_blocking(data_dir, database)?;
-    store.write_tx_blocking(|tx| tx.add_client(client_id))
+    Ok(store.write_tx_blocking(|tx| tx.add_client(client_id))?)
 }

@@ -6,6 +6,7 @@
 //! lane), so every check costs the same; a stored hash asking for more is refused rather than
 //! computed. Tokens are 32 random bytes in hex; the store keeps only their SHA-256.
 
+use std::ops::Deref;
 use std::sync::OnceLock;
 
 use argon2::Argon2;
@@ -17,9 +18,20 @@ use sha2::Digest as _;
 
 use super::error::ServiceError;
 use super::state::AppState;
-use super::store::unix_now;
+use partlens_store::unix_now;
 
-pub use super::store::accounts::Caller;
+/// The authenticated user of a request, as a handler extracts it: the store's caller (who, which
+/// company, whether an admin, the credential stamp), behind the token the request carries.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Caller(pub partlens_store::model::Caller);
+
+impl Deref for Caller {
+    type Target = partlens_store::model::Caller;
+
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
 
 /// Memory of one password hash, KiB (argon2id; OWASP's 19 MiB).
 pub const PASSWORD_MEMORY_KIB: u32 = 19 * 1024;
@@ -102,6 +114,7 @@ impl FromRequestParts<AppState> for Caller {
             .store
             .read_tx(move |tx| tx.caller_of_token(&hash, unix_now()))
             .await?
+            .map(Caller)
             .ok_or(ServiceError::Unauthorized)
     }
 }

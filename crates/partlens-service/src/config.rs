@@ -10,8 +10,8 @@ use partlens_sandbox::ReaderLimits;
 use super::blobs::BlobLocation;
 use super::limits::ServiceLimits;
 use super::metrics::MetricsExposure;
-use super::store::postgres::DatabaseUrl;
-use super::visual::VisualSettings;
+use partlens_store::DatabaseUrl;
+use partlens_visual::VisualSettings;
 
 /// The address the service binds when none is given: loopback only, port 8480.
 pub const DEFAULT_ADDR: SocketAddr =

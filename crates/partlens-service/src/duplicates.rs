@@ -22,9 +22,9 @@ use super::error::ServiceError;
 use super::part_size::{PartSize, blend, size_difference};
 use super::search::rank_visually;
 use super::state::AppState;
-use super::store::accounts::Caller;
-use super::store::files::{self, IndexState};
-use super::store::tx::StoreTx;
+use crate::auth::Caller;
+use partlens_store::StoreTx;
+use partlens_store::model::{FileRecord, IndexState};
 
 /// The lowest score of a pair of files taken for the same part when the caller does not say. On
 /// the real-world corpus the parts in two formats (a STEP file and its STL) score 0.890 (the
@@ -59,7 +59,7 @@ pub fn min_score_param(value: Option<&str>) -> Result<f32, ServiceError> {
 
 /// One database file as compared (its views are read when it is searched by).
 struct Compared {
-    record: files::FileRecord,
+    record: FileRecord,
     size: Option<PartSize>,
 }
 
@@ -269,8 +269,7 @@ fn group_pairs(count: usize, pairs: BTreeMap<(usize, usize), f32>) -> Vec<(f32, 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::files::NewContent;
-    use crate::store::tx::SqliteTx;
+    use partlens_store::model::NewContent;
 
     /// Stores `count` indexed database files (without views) of the caller's company.
     async fn indexed_files(state: &AppState, caller: &Caller, count: usize) {
@@ -290,8 +289,8 @@ mod tests {
             };
             state
                 .store
-                .write(move |connection| {
-                    files::upsert(connection, &content, "2026-11-28T00:00:00Z")
+                .write_tx(move |tx| -> Result<i64, ServiceError> {
+                    Ok(tx.upsert_file(&content, "2026-11-28T00:00:00Z")?)
                 })
                 .await
                 .unwrap();
@@ -306,9 +305,8 @@ mod tests {
         let company_id = caller.company_id.clone();
         let (refused, answered) = state
             .store
-            .read(move |connection| {
+            .read_tx(move |tx| -> Result<_, ServiceError> {
                 let no_matches = |_: &mut dyn StoreTx, _: &[ViewDescriptor]| Ok(Vec::new());
-                let tx = &mut SqliteTx(connection);
                 Ok((
                     find_with(tx, &company_id, DEFAULT_MIN_SCORE, 2, no_matches),
                     find_with(tx, &company_id, DEFAULT_MIN_SCORE, 3, no_matches),

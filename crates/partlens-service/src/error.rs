@@ -2,12 +2,15 @@
 //! handler returns; as a response it carries the interface's status and body: 401 with an empty body,
 //! 403 with `false`, problem details for 400/404/408/409/413/429/500/507 (429 with `Retry-After`),
 //! the OAuth error object for the token endpoint. A full disk, wherever it is met (a file write,
-//! SQLite), is 507, not 500.
+//! the store), is 507, not 500. The store's errors ([`StoreError`]) come in through `From`: a rule
+//! of the store that refused a write is 400, a file not there 404, the database failing 500.
 
 use std::net::SocketAddr;
 
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use partlens_store::StoreError;
+use partlens_visual::VisualError;
 
 /// What went wrong in the local service.
 #[derive(Debug, thiserror::Error)]
@@ -64,15 +67,12 @@ pub enum ServiceError {
         /// What the operating system said.
         source: std::io::Error,
     },
-    /// The SQLite store failed.
-    #[error("storage failed: {0}")]
-    Database(#[from] rusqlite::Error),
-    /// The PostgreSQL store failed.
-    #[error("storage failed: {0}")]
-    Postgres(#[from] r2d2_postgres::postgres::Error),
-    /// No connection of the PostgreSQL store's pool came free in time (or none could be made).
-    #[error("storage unavailable: {0}")]
-    Pool(#[from] r2d2::Error),
+    /// The store failed (its database, or its connections).
+    #[error("{0}")]
+    Store(StoreError),
+    /// The visual index failed (its graphs, their saved files).
+    #[error("{0}")]
+    Visual(VisualError),
     /// A file of the data directory could not be read or written.
     #[error("data directory: {0}")]
     Io(#[from] std::io::Error),
@@ -98,12 +98,8 @@ impl ServiceError {
                     | std::io::ErrorKind::FileTooLarge
                     | std::io::ErrorKind::QuotaExceeded
             ),
-            Self::Database(rusqlite::Error::SqliteFailure(error, _)) => {
-                error.code == rusqlite::ErrorCode::DiskFull
-            }
-            Self::Postgres(error) => {
-                error.code() == Some(&r2d2_postgres::postgres::error::SqlState::DISK_FULL)
-            }
+            Self::Store(error) => error.is_disk_full(),
+            Self::Visual(error) => error.is_disk_full(),
             _ => false,
         }
     }
@@ -124,11 +120,34 @@ impl ServiceError {
             Self::InsufficientStorage => StatusCode::INSUFFICIENT_STORAGE,
             Self::Conflict(_) => StatusCode::CONFLICT,
             Self::Bind { .. }
-            | Self::Database(_)
-            | Self::Postgres(_)
-            | Self::Pool(_)
+            | Self::Store(_)
+            | Self::Visual(_)
             | Self::Io(_)
             | Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+}
+
+impl From<StoreError> for ServiceError {
+    /// A rule of the store that refused a write is the caller's bad request, a record not there a
+    /// 404; the rest is the store failing.
+    fn from(error: StoreError) -> Self {
+        match error {
+            StoreError::Refused(sentence) => Self::BadRequest(sentence),
+            StoreError::NotFound(sentence) => Self::NotFound(sentence),
+            StoreError::Io(error) => Self::Io(error),
+            StoreError::Internal(sentence) => Self::Internal(sentence),
+            other => Self::Store(other),
+        }
+    }
+}
+
+impl From<VisualError> for ServiceError {
+    /// The store's errors met in the visual index keep their meaning (see [`StoreError`]'s).
+    fn from(error: VisualError) -> Self {
+        match error {
+            VisualError::Store(error) => Self::from(error),
+            other => Self::Visual(other),
         }
     }
 }
@@ -213,9 +232,8 @@ impl IntoResponse for ServiceError {
                 response
             }
             Self::Bind { .. }
-            | Self::Database(_)
-            | Self::Postgres(_)
-            | Self::Pool(_)
+            | Self::Store(_)
+            | Self::Visual(_)
             | Self::Io(_)
             | Self::Internal(_) => {
                 // The one place an unexpected failure is reported; the client only learns it failed.
@@ -232,10 +250,10 @@ mod tests {
 
     #[test]
     fn a_full_disk_is_507_whichever_layer_saw_it() {
-        let sqlite_full = ServiceError::Database(rusqlite::Error::SqliteFailure(
+        let sqlite_full = ServiceError::from(StoreError::Sqlite(rusqlite::Error::SqliteFailure(
             rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_FULL),
             None,
-        ));
+        )));
         let too_large = ServiceError::Io(std::io::Error::from(std::io::ErrorKind::FileTooLarge));
         let no_space = ServiceError::Io(std::io::Error::from(std::io::ErrorKind::StorageFull));
         for error in [sqlite_full, too_large, no_space] {
@@ -247,5 +265,13 @@ mod tests {
         }
         let other = ServiceError::Io(std::io::Error::from(std::io::ErrorKind::PermissionDenied));
         assert_eq!(other.status(), StatusCode::INTERNAL_SERVER_ERROR);
+    }
+
+    #[test]
+    fn a_store_refusal_is_400_and_a_missing_file_404() {
+        let refused = ServiceError::from(StoreError::Refused("a name of another company".into()));
+        assert_eq!(refused.status(), StatusCode::BAD_REQUEST);
+        let missing = ServiceError::from(StoreError::file_not_found("x"));
+        assert_eq!(missing.status(), StatusCode::NOT_FOUND);
     }
 }

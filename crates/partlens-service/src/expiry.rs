@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::blobs::Blobs;
 use super::error::ServiceError;
-use super::store::Store;
+use partlens_store::Store;
 
 /// Search inputs deleted in one write transaction.
 pub const SWEEP_BATCH: usize = 200;
@@ -33,7 +33,7 @@ pub async fn sweep(
     loop {
         let (cutoff, blobs) = (cutoff.clone(), blobs.clone());
         let batch = store
-            .write_tx(move |tx| {
+            .write_tx(move |tx| -> Result<_, ServiceError> {
                 let uids = tx.expired_search_inputs(&cutoff, SWEEP_BATCH)?;
                 for uid in &uids {
                     tx.delete_file(uid)?;

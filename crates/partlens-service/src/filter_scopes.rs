@@ -27,7 +27,7 @@ use std::sync::{Arc, Mutex};
 use partlens_api::FilterTerm;
 
 use super::error::ServiceError;
-use super::visual::GuidSet;
+use partlens_visual::GuidSet;
 
 /// Most resolutions kept.
 pub const MAX_KEPT: usize = 8;

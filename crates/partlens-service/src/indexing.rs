@@ -41,11 +41,11 @@ use super::input_analyses::{ContentKey, DEFAULT_KEPT_BYTES, InputAnalyses};
 use super::limits::ServiceLimits;
 use super::metrics::ReaderKills;
 use super::reader_pool::{Asker, ReaderPool, ReaderSlot};
-use super::store::files::{IndexState, IndexedContent, IndexingFailure};
-use super::store::jobs::ClaimedJob;
-use super::store::tx::{JobsTx, SqliteTx, StoreTx};
-use super::store::{Store, iso_now};
-use super::visual::{ViewSearch, VisualKeeper};
+use partlens_store::StoreTx;
+use partlens_store::model::ClaimedJob;
+use partlens_store::model::{IndexState, IndexedContent, IndexingFailure};
+use partlens_store::{Store, iso_now};
+use partlens_visual::{ViewSearch, VisualKeeper};
 
 /// How often an idle worker looks at the queue on PostgreSQL, where other nodes queue jobs and a
 /// dead node's jobs become claimable without waking this node's workers.
@@ -138,54 +138,19 @@ impl Indexer {
     /// until it is indexed again from its stored content (a search input is, when it is searched
     /// by). Returns (indexed files, queued jobs).
     pub async fn recover(&self) -> Result<(usize, usize), ServiceError> {
-        let visual = self.visual.clone();
-        if self.store.is_postgres() {
-            // The views are loaded from the database in a read snapshot (not under the writer
-            // lock, which every node's writes wait for); the queue and damaged views are then
-            // written in one write transaction.
-            let mut queued = self
-                .store
-                .write_tx(move |tx| tx.requeue_unfinished_jobs(&iso_now()))
-                .await?;
-            let (count, damaged) = self
-                .store
-                .read_tx(move |tx| visual.recover_shared_blocking(tx))
-                .await?;
-            if !damaged.is_empty() {
-                let visual = self.visual.clone();
-                queued += self
-                    .store
-                    .write_tx(move |tx| {
-                        let now = iso_now();
-                        let mut queued = 0;
-                        for (uid, error) in &damaged {
-                            let company = tx.find_any_file(uid)?.map(|record| record.company_id);
-                            if requeue_damaged(tx, uid, error, &now)? {
-                                queued += 1;
-                                if let Some(company) = company {
-                                    visual.write()?.remove(&company, uid)?;
-                                }
-                            }
-                        }
-                        Ok(queued)
-                    })
-                    .await?;
-            }
-            return Ok((count, queued));
-        }
-        self.store
-            .write(move |connection| {
-                let now = iso_now();
-                let mut queued = SqliteTx(connection).requeue_unfinished_jobs(&now)?;
-                let (count, damaged) = visual.recover_blocking(connection)?;
-                for (uid, error) in &damaged {
-                    if requeue_damaged(&mut SqliteTx(connection), uid, error, &now)? {
-                        queued += 1;
-                    }
-                }
-                Ok((count, queued))
+        let mut queued = self
+            .store
+            .write_tx(move |tx| -> Result<usize, ServiceError> {
+                Ok(tx.requeue_unfinished_jobs(&iso_now())?)
             })
-            .await
+            .await?;
+        let visual = self.visual.clone();
+        let (count, damaged) =
+            tokio::task::spawn_blocking(move || visual.recover_blocking()).await??;
+        if !damaged.is_empty() {
+            queued += self.requeue_damaged(damaged).await?;
+        }
+        Ok((count, queued))
     }
 
     /// Starts `count` workers; they stop at [`Indexer::stop`].
@@ -204,23 +169,31 @@ impl Indexer {
         &self,
         damaged: Vec<(String, String)>,
     ) -> Result<(), ServiceError> {
-        let visual = self.visual.clone();
-        self.store
-            .write_tx(move |tx| {
-                let now = iso_now();
-                for (uid, error) in &damaged {
-                    let company = tx.find_any_file(uid)?.map(|record| record.company_id);
-                    if requeue_damaged(tx, uid, error, &now)?
-                        && let Some(company) = company
-                    {
-                        visual.write()?.remove(&company, uid)?;
-                    }
-                }
-                Ok(())
-            })
-            .await?;
+        self.requeue_damaged(damaged).await?;
         self.wake_workers();
         Ok(())
+    }
+
+    /// Queues files whose stored views could not be read back to be indexed again, in one write
+    /// transaction, and takes them out of the visual index; returns how many were queued.
+    async fn requeue_damaged(&self, damaged: Vec<(String, String)>) -> Result<usize, ServiceError> {
+        let visual = self.visual.clone();
+        self.store
+            .write_tx(move |tx| -> Result<usize, ServiceError> {
+                let now = iso_now();
+                let mut queued = 0;
+                for (uid, error) in &damaged {
+                    let company = tx.find_any_file(uid)?.map(|record| record.company_id);
+                    if requeue_damaged(tx, uid, error, &now)? {
+                        queued += 1;
+                        if let Some(company) = company {
+                            visual.write()?.remove(&company, uid)?;
+                        }
+                    }
+                }
+                Ok(queued)
+            })
+            .await
     }
 
     /// Tells idle workers that a job was queued.
@@ -275,7 +248,7 @@ impl Indexer {
                         _ = &mut woken => {}
                         // On PostgreSQL other nodes queue jobs too, and a dead node's job becomes
                         // claimable without anyone saying so: idle workers look again now and then.
-                        _ = tokio::time::sleep(QUEUE_POLL), if self.store.is_postgres() => {}
+                        _ = tokio::time::sleep(QUEUE_POLL), if self.store.shared_by_nodes() => {}
                     }
                 }
                 Err(error) => {
@@ -671,8 +644,7 @@ fn indexing_failure(error: &partlens_engine::EngineError) -> IndexingFailure {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::files::{self, NewContent};
-    use crate::store::jobs;
+    use partlens_store::model::NewContent;
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_file_that_cannot_be_indexed_ends_failed_not_in_progress() {
@@ -693,9 +665,9 @@ mod tests {
         };
         let revision = state
             .store
-            .write(move |connection| {
-                let revision = files::upsert(connection, &content, &iso_now())?;
-                jobs::enqueue(connection, &content.uid, &iso_now())?;
+            .write_tx(move |tx| -> Result<i64, ServiceError> {
+                let revision = tx.upsert_file(&content, &iso_now())?;
+                tx.enqueue_job(&content.uid, &iso_now())?;
                 Ok(revision)
             })
             .await
@@ -708,7 +680,7 @@ mod tests {
         std::fs::create_dir_all(content.join("held")).unwrap();
         let job = state
             .store
-            .write(|connection| jobs::claim_next(connection))
+            .queue_tx(|tx| -> Result<_, ServiceError> { Ok(tx.claim_next_job()?) })
             .await
             .unwrap()
             .unwrap();
@@ -716,10 +688,13 @@ mod tests {
         assert!(state.indexer.index(job).await.is_err());
         let (record, queued) = state
             .store
-            .read(move |connection| {
-                let queued: i64 =
-                    connection.query_row("SELECT count(*) FROM jobs", [], |row| row.get(0))?;
-                Ok((files::find_any(connection, &uid)?, queued))
+            .read_tx(move |tx| -> Result<_, ServiceError> {
+                let queued: u64 = tx
+                    .queue_depths()?
+                    .iter()
+                    .map(|depth| depth.queued + depth.in_progress)
+                    .sum();
+                Ok((tx.find_any_file(&uid)?, queued))
             })
             .await
             .unwrap();

@@ -1,5 +1,5 @@
-//! A large synthetic company library written straight into a data directory's store, for measuring
-//! search at scale (`benches/visual_scale.rs`) and for trying the service with one
+//! A large synthetic company library written straight into a store (SQLite or PostgreSQL), for
+//! measuring search at scale (`benches/visual_scale.rs`) and for trying the service with one
 //! (`examples/make_large_library.rs`): a million views load in minutes.
 //!
 //! Visual files are pictures (one view) and models (several views of one part), their descriptors
@@ -8,22 +8,21 @@
 //! number, one of 50 suppliers, one of 8 materials weighted like a real stock list, a project of
 //! about 1,000 files, a weight) and a text of words from a fixed vocabulary, so metadata filters and
 //! free text can be measured from very selective to very broad. Records go in through the store's
-//! own functions (the same triggers, search text and journal as an upload), in transactions of
+//! traits (the same triggers, search text and journal as an upload), in transactions of
 //! [`BATCH_FILES`] files; there are no file bytes or rendered images on disk. Deterministic for a
 //! seed.
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use rand::RngExt;
 use rand::rngs::StdRng;
 
 use crate::error::ServiceError;
-use crate::store::files::{self, IndexState, IndexedContent, NewContent};
-use crate::store::{Store, accounts, attributes, iso_now};
 use partlens_api::Attribute;
 use partlens_engine::ViewDescriptor;
 use partlens_engine::samples::synthetic_views::{SyntheticViews, seeded};
+use partlens_store::model::{IndexState, IndexedContent, NewContent};
+use partlens_store::{Store, StoreTx, iso_now};
 
 /// Files written in one transaction.
 pub const BATCH_FILES: usize = 5_000;
@@ -206,8 +205,9 @@ fn record(
     })
 }
 
+/// Writes one record as an upload indexed during the call does.
 fn write(
-    connection: &rusqlite::Transaction<'_>,
+    tx: &mut dyn StoreTx,
     company_id: &str,
     owner: i64,
     record: &Record,
@@ -219,8 +219,7 @@ fn write(
         .next()
         .unwrap_or(&record.stored_path)
         .to_owned();
-    let revision = files::upsert(
-        connection,
+    let revision = tx.upsert_file(
         &NewContent {
             uid: record.uid.clone(),
             company_id: company_id.to_owned(),
@@ -235,7 +234,7 @@ fn write(
         },
         now,
     )?;
-    attributes::replace(connection, company_id, &record.uid, &record.attributes)?;
+    tx.replace_attributes(company_id, &record.uid, &record.attributes)?;
     let content = IndexedContent {
         views: record.views.iter().map(ViewDescriptor::to_bytes).collect(),
         text: record.text.clone(),
@@ -244,14 +243,14 @@ fn write(
         has_thumbnail: false,
         has_large_image: false,
     };
-    files::save_indexing(connection, &record.uid, revision, Some(&content), now)?;
+    tx.save_indexing(&record.uid, revision, Some(&content), now)?;
     Ok(())
 }
 
-/// Writes the library of `spec` into the store of `data_dir` (created if needed). `progress` is told
-/// the records written so far and the total after each transaction.
+/// Writes the library of `spec` into `store`. `progress` is told the records written so far and the
+/// total after each transaction. Blocking.
 pub fn generate(
-    data_dir: &Path,
+    store: &Store,
     spec: &LibrarySpec,
     mut progress: impl FnMut(usize, usize),
 ) -> Result<GeneratedLibrary, ServiceError> {
@@ -259,9 +258,9 @@ pub fn generate(
     let pool = SyntheticViews::analysed(spec.pool_pictures.max(1), spec.threads)
         .map_err(|error| ServiceError::Internal(format!("analysing the pool: {error}")))?;
     let analysis = started.elapsed();
-    let store = Store::open_blocking(data_dir)?;
-    let company_id =
-        store.write_blocking(|connection| accounts::ensure_company(connection, &spec.company))?;
+    let company_id = store.write_tx_blocking(|tx| -> Result<_, ServiceError> {
+        Ok(tx.ensure_company(&spec.company)?)
+    })?;
     let mut random = seeded(spec.seed);
     // Plan the files: each visual file a picture or a model, until the views are used up.
     let mut plan: Vec<usize> = Vec::new();
@@ -293,9 +292,9 @@ pub fn generate(
             .enumerate()
             .map(|(offset, &views)| record(first + offset, &pool, views, &mut random))
             .collect::<Result<Vec<_>, _>>()?;
-        store.write_blocking(|connection| {
+        store.write_tx_blocking(|tx| -> Result<(), ServiceError> {
             for record in &records {
-                write(connection, &company_id, 0, record, &now)?;
+                write(tx, &company_id, 0, record, &now)?;
             }
             Ok(())
         })?;
@@ -314,6 +313,7 @@ pub fn generate(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use partlens_visual::{AnnSettings, LibraryMode, VisualKeeper, VisualSettings};
 
     #[test]
     fn vocabulary_words_are_distinct_and_long_enough_for_the_text_index() {
@@ -324,37 +324,129 @@ mod tests {
     }
 
     #[test]
-    fn every_generated_view_is_stored_readable_and_loaded_by_the_visual_index() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut spec = LibrarySpec::new("Big", 40);
-        spec.pool_pictures = 24;
-        spec.text_only_records = 5;
-        let generated = generate(dir.path(), &spec, |_, _| {}).unwrap();
-        assert_eq!(generated.views, 40);
-        assert_eq!(generated.records, generated.visual_files + 5);
-        let store = Store::open_blocking(dir.path()).unwrap();
-        let stored: Vec<Vec<u8>> = store
-            .read_blocking(|connection| {
-                let mut statement = connection.prepare("SELECT descriptor FROM views")?;
-                let rows = statement
-                    .query_map([], |row| row.get(0))?
-                    .collect::<rusqlite::Result<Vec<Vec<u8>>>>()?;
-                Ok(rows)
-            })
-            .unwrap();
-        assert_eq!(stored.len(), 40);
-        for bytes in &stored {
-            ViewDescriptor::from_bytes(bytes).unwrap();
+    fn every_generated_view_is_stored_readable_and_loaded_by_the_visual_index_on_both_stores() {
+        for (store, kept) in crate::test_stores::both() {
+            let mut spec = LibrarySpec::new("Big", 40);
+            spec.pool_pictures = 24;
+            spec.text_only_records = 5;
+            let generated = generate(&store, &spec, |_, _| {}).unwrap();
+            assert_eq!(generated.views, 40);
+            assert_eq!(generated.records, generated.visual_files + 5);
+            let stored = store
+                .read_tx_blocking(|tx| -> Result<_, ServiceError> {
+                    let mut stored = Vec::new();
+                    tx.for_each_searched_file(&generated.company_id, &mut |_, views| {
+                        stored.extend(views);
+                        std::ops::ControlFlow::Continue(())
+                    })?;
+                    Ok(stored)
+                })
+                .unwrap();
+            assert_eq!(stored.len(), 40);
+            for bytes in &stored {
+                ViewDescriptor::from_bytes(bytes).unwrap();
+            }
+            let keeper = partlens_visual::VisualKeeper::new(
+                store.clone(),
+                kept.path(),
+                partlens_visual::VisualSettings::default(),
+            );
+            let (loaded, damaged) = keeper.recover_blocking().unwrap();
+            assert_eq!(loaded, generated.visual_files);
+            assert!(damaged.is_empty(), "{damaged:?}");
         }
-        let keeper = crate::visual::VisualKeeper::new(
-            store.clone(),
-            dir.path(),
-            crate::visual::VisualSettings::default(),
+    }
+
+    #[test]
+    fn a_saved_graph_is_searched_as_the_service_is_set_up_now() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut spec = LibrarySpec::new("Big", 60);
+        spec.pool_pictures = 24;
+        let store = Store::open_blocking(dir.path()).unwrap();
+        let generated = generate(&store, &spec, |_, _| {}).unwrap();
+        let on_graph = |ann: AnnSettings| VisualSettings {
+            ann_from_views: 0,
+            ann,
+            ..VisualSettings::default()
+        };
+        let saved_with = AnnSettings {
+            connectivity: 8,
+            expansion_search: 50,
+            views_per_query_view: 10,
+            views_per_view_of_several: 20,
+            direct_views: 30,
+            ..AnnSettings::default()
+        };
+        let first = VisualKeeper::new(store.clone(), dir.path(), on_graph(saved_with));
+        first.recover_blocking().unwrap();
+        first.build_blocking(&generated.company_id).unwrap();
+        first.save_blocking(&generated.company_id).unwrap();
+
+        let now = AnnSettings::default();
+        let restarted = VisualKeeper::new(store.clone(), dir.path(), on_graph(now));
+        restarted.recover_blocking().unwrap();
+        let library = restarted.read().unwrap();
+        assert_eq!(
+            library.mode(&generated.company_id),
+            LibraryMode::Approximate
         );
-        let (loaded, damaged) = store
-            .write_blocking(|connection| keeper.recover_blocking(connection))
-            .unwrap();
-        assert_eq!(loaded, generated.visual_files);
-        assert!(damaged.is_empty(), "{damaged:?}");
+        let loaded = library
+            .approximate()
+            .graphs()
+            .company(&generated.company_id)
+            .unwrap()
+            .settings();
+        // How it was built is the saved graph's; how it is searched, the service's.
+        assert_eq!(loaded.connectivity, saved_with.connectivity);
+        assert_eq!(loaded.expansion_search, now.expansion_search);
+        assert_eq!(loaded.views_per_query_view, now.views_per_query_view);
+        assert_eq!(
+            loaded.views_per_view_of_several,
+            now.views_per_view_of_several
+        );
+        assert_eq!(loaded.direct_views, now.direct_views);
+    }
+
+    #[test]
+    fn a_graph_is_built_from_either_store_and_a_restart_loads_it_or_builds_it_again() {
+        for (store, kept) in crate::test_stores::both() {
+            let mut spec = LibrarySpec::new("Big", 60);
+            spec.pool_pictures = 24;
+            let generated = generate(&store, &spec, |_, _| {}).unwrap();
+            let company = generated.company_id;
+            let settings = VisualSettings {
+                ann_from_views: 0,
+                ..VisualSettings::default()
+            };
+            let first = VisualKeeper::new(store.clone(), kept.path(), settings);
+            let (files, damaged) = first.recover_blocking().unwrap();
+            assert_eq!(files, generated.visual_files);
+            assert!(damaged.is_empty());
+            {
+                let library = first.read().unwrap();
+                // With the database's own vector index (PostgreSQL with pgvector) no graph is due.
+                let due: &[String] = if library.uses_store_vectors() {
+                    &[]
+                } else {
+                    std::slice::from_ref(&company)
+                };
+                assert_eq!(library.due_for_graph(), due);
+            }
+            first.build_blocking(&company).unwrap();
+            assert_eq!(
+                first.read().unwrap().mode(&company),
+                LibraryMode::Approximate
+            );
+            let restarted = VisualKeeper::new(store.clone(), kept.path(), settings);
+            restarted.recover_blocking().unwrap();
+            let library = restarted.read().unwrap();
+            if store.shared_by_nodes() {
+                // Nodes keep nothing beside the database: loaded from it again.
+                assert!(!first.snapshot_folder().exists());
+                assert_eq!(library.mode(&company), LibraryMode::Exact);
+            } else {
+                assert_eq!(library.mode(&company), LibraryMode::Approximate);
+            }
+        }
     }
 }

@@ -1,6 +1,7 @@
 //! The local service: a complete, persistent implementation of the File Indexing and Search Service
-//! interface (HTTP routes, storage, users and companies, indexing queue, search), used as the app's
-//! local workspace and by the tests. It depends only on the shared wire types of `partlens_api`.
+//! interface (HTTP routes, users and companies, indexing queue, search), used as the app's local
+//! workspace and by the tests, over the store of `partlens_store` and the shared wire types of
+//! `partlens_api`.
 //!
 //! Start one with [`RunningService::start`]; manage users and client ids with [`admin`].
 
@@ -36,11 +37,11 @@ pub mod search;
 pub mod search_body;
 pub mod server;
 pub mod state;
-pub mod store;
 pub mod stored_files;
 pub mod stored_path;
+#[cfg(test)]
+mod test_stores;
 pub mod upload;
-pub mod visual;
 
 pub use config::{ReaderSettings, ServiceConfig};
 pub use error::ServiceError;

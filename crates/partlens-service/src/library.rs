@@ -18,9 +18,9 @@ use super::error::ServiceError;
 use super::records::{ImageUrls, result_item};
 use super::search::SearchQuery;
 use super::state::AppState;
-use super::store::accounts::Caller;
-use super::store::library::{ExtensionFilter, Listing};
-use super::store::unix_now;
+use crate::auth::Caller;
+use partlens_store::model::{ExtensionFilter, Listing};
+use partlens_store::unix_now;
 
 /// The page size when the caller gives no `limit`.
 pub const DEFAULT_LIMIT: usize = partlens_api::library::DEFAULT_PAGE_FILES;
@@ -141,7 +141,7 @@ pub async fn list(
     let company_id = caller.company_id.clone();
     let listed = state
         .store
-        .read_tx(move |tx| {
+        .read_tx(move |tx| -> Result<_, ServiceError> {
             // One snapshot (every read transaction is one): the filter, the page and its
             // attributes agree.
             let matching: Option<HashSet<String>> = if request.terms.is_empty() {

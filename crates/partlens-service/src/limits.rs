@@ -9,8 +9,8 @@
 
 use std::time::Duration;
 
-use super::store::attributes::AttributeCaps;
 use partlens_engine::ExtractionLimits;
+use partlens_store::model::AttributeCaps;
 
 /// All protective limits of one service.
 #[derive(Clone, Debug, PartialEq, Eq)]

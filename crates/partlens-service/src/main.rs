@@ -10,8 +10,8 @@ use anyhow::Context as _;
 use clap::{Parser, Subcommand, ValueEnum};
 use partlens_service::blobs::BlobLocation;
 use partlens_service::metrics::MetricsExposure;
-use partlens_service::store::postgres::DatabaseUrl;
 use partlens_service::{RunningService, ServiceConfig, admin};
+use partlens_store::DatabaseUrl;
 
 /// What `partlens-service --help` shows after the command list.
 const AFTER_HELP: &str = "\

@@ -1,6 +1,6 @@
 //! Prometheus metrics on `GET /metrics` (Prometheus text format 0.0.4): requests by route, method
 //! and status with their latency, the indexing queue's depth by company, reader workers killed at a
-//! limit, and the database connections in use.
+//! limit, the database connections in use and the store's transactions by kind.
 //!
 //! **Who may read them.** A scraper has no token, so the metrics are served only where nobody but
 //! the machine's own users reach them: on a loopback address by default ([`MetricsExposure::Auto`]),
@@ -11,16 +11,17 @@
 //! **Labels stay few.** A route is labelled by its template (`/api/file`), never by the path asked
 //! (an unknown path is [`UNMATCHED_ROUTE`]), a method outside the standard ones is `other`, and a
 //! company by its id (a GUID), never its name: names are chosen by people, ids are fixed. The
-//! queue's depth and the connections are read when a scraper asks, not kept up to date.
+//! queue's depth, the connections and the transactions are read when a scraper asks, not kept up to
+//! date.
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use axum::extract::{MatchedPath, Request, State};
-use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::http::{Method, StatusCode};
 use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
@@ -30,9 +31,8 @@ use prometheus_client::registry::Registry;
 
 use partlens_sandbox::SandboxFailure;
 
-use super::state::AppState;
-use super::store::jobs::QueueDepth;
-use super::store::{PoolUse, Store};
+use partlens_store::model::QueueDepth;
+use partlens_store::{PoolUse, TransactionCounts};
 
 /// The route label of a request no route matched (a 404): one fixed value, so paths made up by
 /// clients never become series.
@@ -43,10 +43,6 @@ pub const UNMATCHED_ROUTE: &str = "unmatched";
 const LATENCY_BUCKETS: [f64; 15] = [
     0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0,
 ];
-
-/// How long a scrape waits for the database to count the queue: a scraper times out in 10 s by
-/// default, and the rest of the metrics need no database.
-const DATABASE_WAIT: Duration = Duration::from_secs(3);
 
 /// Whether `GET /metrics` is served (`serve --metrics`, `PARTLENS_METRICS`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -114,6 +110,13 @@ struct EngineLabels {
     engine: &'static str,
 }
 
+/// The labels of the store's transactions counted.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct TransactionLabels {
+    engine: &'static str,
+    kind: &'static str,
+}
+
 /// A latency histogram with [`LATENCY_BUCKETS`].
 fn latency_histogram() -> Histogram {
     Histogram::new(LATENCY_BUCKETS)
@@ -165,6 +168,7 @@ pub struct Metrics {
     queue_depth: Family<QueueLabels, Gauge>,
     connections: Family<ConnectionLabels, Gauge>,
     connections_max: Family<EngineLabels, Gauge>,
+    transactions: Family<TransactionLabels, Counter>,
     /// One scrape at a time: a scrape sets the gauges read at scrape time, then encodes them.
     scrape: Mutex<()>,
 }
@@ -179,6 +183,7 @@ impl Metrics {
         let queue_depth = Family::<QueueLabels, Gauge>::default();
         let connections = Family::<ConnectionLabels, Gauge>::default();
         let connections_max = Family::<EngineLabels, Gauge>::default();
+        let transactions = Family::<TransactionLabels, Counter>::default();
         registry.register(
             "partlens_http_requests",
             "HTTP requests answered, by route template, method and status code",
@@ -212,6 +217,12 @@ impl Metrics {
             "The most connections the database pool opens (PostgreSQL only)",
             connections_max.clone(),
         );
+        registry.register(
+            "partlens_database_transactions",
+            "Store transactions run since the service started, by engine and kind (read: one \
+             snapshot; write: after every other writer; queue: the indexing queue's claims)",
+            transactions.clone(),
+        );
         Self {
             registry,
             requests,
@@ -219,6 +230,7 @@ impl Metrics {
             queue_depth,
             connections,
             connections_max,
+            transactions,
             scrape: Mutex::new(()),
         }
     }
@@ -241,9 +253,15 @@ impl Metrics {
             .inc();
     }
 
-    /// Sets the gauges read at scrape time and writes every metric in the Prometheus text format.
-    /// `depths` is `None` when the database did not answer (the queue's series are left out).
-    fn encode(&self, depths: Option<&[QueueDepth]>, pool: PoolUse) -> Result<String, String> {
+    /// Sets the gauges read at scrape time (and brings the transaction counters up to the store's
+    /// counts) and writes every metric in the Prometheus text format. `depths` is `None` when the
+    /// database did not answer (the queue's series are left out).
+    pub(crate) fn encode(
+        &self,
+        depths: Option<&[QueueDepth]>,
+        pool: PoolUse,
+        transactions: TransactionCounts,
+    ) -> Result<String, String> {
         let _one_scrape = self
             .scrape
             .lock()
@@ -273,6 +291,17 @@ impl Metrics {
                     engine: pool.engine,
                 })
                 .set(i64::try_from(max).unwrap_or(i64::MAX));
+        }
+        for (kind, count) in [
+            ("read", transactions.reads),
+            ("write", transactions.writes),
+            ("queue", transactions.queue),
+        ] {
+            let counter = self.transactions.get_or_create(&TransactionLabels {
+                engine: pool.engine,
+                kind,
+            });
+            counter.inc_by(count.saturating_sub(counter.get()));
         }
         let mut text = String::new();
         prometheus_client::encoding::prometheus_text::encode(&mut text, &self.registry)
@@ -312,60 +341,6 @@ pub async fn record_request(
     let response = next.run(request).await;
     metrics.record(route, &method, response.status(), started.elapsed());
     response
-}
-
-/// `GET /metrics`: every metric in the Prometheus text format, without a token (served only as
-/// [`MetricsExposure`] allows; otherwise the route does not exist).
-pub async fn scrape(State(state): State<AppState>) -> Response {
-    let Some(metrics) = state.metrics.clone() else {
-        return StatusCode::NOT_FOUND.into_response();
-    };
-    let depths = queue_depths(&state.store).await;
-    let pool = state.store.pool_use();
-    match metrics.encode(depths.as_deref(), pool) {
-        Ok(text) => {
-            let mut response = (
-                StatusCode::OK,
-                [(
-                    header::CONTENT_TYPE,
-                    prometheus_client::encoding::prometheus_text::CONTENT_TYPE,
-                )],
-                text,
-            )
-                .into_response();
-            response
-                .headers_mut()
-                .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-            response
-        }
-        Err(error) => {
-            tracing::error!(%error, "cannot write the metrics");
-            StatusCode::INTERNAL_SERVER_ERROR.into_response()
-        }
-    }
-}
-
-/// The queue's depth by company, or `None` (logged) when the database does not answer in time.
-async fn queue_depths(store: &Store) -> Option<Vec<QueueDepth>> {
-    let store = store.clone();
-    let asked = tokio::task::spawn_blocking(move || {
-        store.read_tx_within_blocking(DATABASE_WAIT, |tx| tx.queue_depths())
-    });
-    match tokio::time::timeout(2 * DATABASE_WAIT, asked).await {
-        Ok(Ok(Ok(depths))) => Some(depths),
-        Ok(Ok(Err(error))) => {
-            tracing::warn!(%error, "metrics: the indexing queue could not be counted");
-            None
-        }
-        Ok(Err(error)) => {
-            tracing::warn!(%error, "metrics: counting the indexing queue stopped unexpectedly");
-            None
-        }
-        Err(_) => {
-            tracing::warn!("metrics: the database gave no queue count within {DATABASE_WAIT:?}");
-            None
-        }
-    }
 }
 
 #[cfg(test)]
@@ -447,7 +422,12 @@ mod tests {
             queued: 4,
             in_progress: 1,
         };
-        let text = metrics.encode(Some(&[depth]), pool).unwrap();
+        let counts = TransactionCounts {
+            reads: 7,
+            writes: 2,
+            queue: 0,
+        };
+        let text = metrics.encode(Some(&[depth]), pool, counts).unwrap();
         for line in [
             r#"partlens_http_requests_total{route="/api/token",method="POST",status="200"} 1"#,
             r#"partlens_http_requests_total{route="unmatched",method="other",status="404"} 1"#,
@@ -458,11 +438,20 @@ mod tests {
             r#"partlens_reader_workers_killed_total{limit="cpu"} 0"#,
             r#"partlens_database_connections{engine="postgresql",state="in_use"} 1"#,
             r#"partlens_database_connections_max{engine="postgresql"} 8"#,
+            r#"partlens_database_transactions_total{engine="postgresql",kind="read"} 7"#,
+            r#"partlens_database_transactions_total{engine="postgresql",kind="write"} 2"#,
         ] {
             assert!(text.lines().any(|got| got == line), "no {line} in\n{text}");
         }
-        // A company gone from the store is gone from the next scrape.
-        let text = metrics.encode(Some(&[]), pool).unwrap();
+        // A company gone from the store is gone from the next scrape; the counters follow the
+        // store's counts.
+        let later = TransactionCounts { reads: 9, ..counts };
+        let text = metrics.encode(Some(&[]), pool, later).unwrap();
         assert!(!text.contains("c0ffee00"), "{text}");
+        assert!(
+            text.lines().any(|got| got
+                == r#"partlens_database_transactions_total{engine="postgresql",kind="read"} 9"#),
+            "{text}"
+        );
     }
 }

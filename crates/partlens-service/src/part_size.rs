@@ -12,8 +12,7 @@
 //! shapes: past a tenth, a size difference costs little), then the rest. Pictures, sketches and drawings have no size
 //! and are ranked by shape alone.
 
-/// The name of the extracted attribute that holds a model's extents (`a×b×c`, millimetres).
-pub const EXTENTS_ATTRIBUTE: &str = "bounding_box(mm)";
+pub use partlens_api::range::EXTENTS_ATTRIBUTE;
 
 /// File extensions of model formats that carry no length unit (their numbers are taken as mm).
 const UNITLESS_EXTENSIONS: [&str; 3] = [".stl", ".obj", ".ply"];

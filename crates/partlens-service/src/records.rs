@@ -8,8 +8,8 @@ use partlens_api::model::{ExtraFields, FileMap, ResultAttribute, SearchResultIte
 use super::disk::ImageKind;
 use super::failure_reason::FAILURE_REASON_FIELD;
 use super::image_links::{ImageLinks, LinkBinding};
-use super::store::accounts::Caller;
-use super::store::files::{FileRecord, IndexState};
+use crate::auth::Caller;
+use partlens_store::model::{FileRecord, IndexState};
 
 /// Builds the image URLs of records for one caller, on the service's public origin.
 pub struct ImageUrls<'a> {

@@ -38,14 +38,14 @@ use super::params::canonical_uid;
 use super::part_size::{PartSize, blend, nearest_difference};
 use super::records::{ImageUrls, result_item};
 use super::state::AppState;
-use super::store::accounts::Caller;
-use super::store::files::IndexState;
-use super::store::tx::StoreTx;
-use super::store::{search, unix_now};
-use super::visual::{
+use crate::auth::Caller;
+use partlens_engine::ViewDescriptor;
+use partlens_store::StoreTx;
+use partlens_store::model::IndexState;
+use partlens_store::unix_now;
+use partlens_visual::{
     FileFilter, FilterForm, GuidSet, Ranked, StoreViews, ViewSearch, VisualLibrary,
 };
-use partlens_engine::ViewDescriptor;
 
 /// Results returned when the caller does not say (`maxResults`).
 pub const DEFAULT_MAX_RESULTS: usize = 200;
@@ -207,14 +207,14 @@ pub fn rank_visually(
     let stored = StoreViews {
         tx: std::cell::RefCell::new(tx),
     };
-    library.rank_and_count(company_id, query_views, filter, limit, &stored)
+    Ok(library.rank_and_count(company_id, query_views, filter, limit, &stored)?)
 }
 
 /// What a search ranks, as [`select`] read it.
 enum Selection {
     /// No input: the first `max_results` database files of the company that satisfy the filter,
     /// by display name, then UID, and how many satisfy it in all.
-    Filtered(Vec<search::Candidate>, usize),
+    Filtered(Vec<partlens_store::model::Candidate>, usize),
     /// Inputs: the views of every indexed input of the caller's company, in input order (none
     /// when no input has views), and their sizes when every such input is a model of known size.
     ByViews(Vec<ViewDescriptor>, Option<Vec<PartSize>>),
@@ -276,7 +276,7 @@ async fn select(
     let max_results = query.max_results;
     let (selection, damaged) = state
         .store
-        .read_tx(move |tx| {
+        .read_tx(move |tx| -> Result<_, ServiceError> {
             if !by_inputs {
                 let (first, total) =
                     tx.first_matching_database_files(&company_id, &terms, max_results)?;
@@ -352,7 +352,7 @@ async fn rank(
                 limit
             };
             let (ranked, total) = tokio::task::spawn_blocking(move || {
-                store.read_tx_blocking(|tx| {
+                store.read_tx_blocking(|tx| -> Result<_, ServiceError> {
                     let started = std::time::Instant::now();
                     let library = visual.current(&mut *tx)?;
                     let (ranked, total) = rank_visually(
@@ -482,60 +482,55 @@ async fn load(
 mod tests {
     use super::*;
     use crate::large_library::{LibrarySpec, MATERIALS, generate};
-    use crate::store::Store;
-    use crate::store::tx::SqliteTx;
 
     #[test]
     fn a_graph_search_lists_the_files_with_views_a_filter_selects_until_there_are_too_many() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut spec = LibrarySpec::new("Big", 120);
-        spec.pool_pictures = 24;
-        spec.text_only_records = 300;
-        let generated = generate(dir.path(), &spec, |_, _| {}).unwrap();
-        let store = Store::open_blocking(dir.path()).unwrap();
-        let company = generated.company_id;
-        let material = [FilterTerm::parse(&format!("material=[{}]", MATERIALS[0].0))];
-        store
-            .read_blocking(|connection| {
-                let tx = &mut SqliteTx(connection);
-                let matching = search::matching_uids_with_views(connection, &company, &material)?;
-                let with_views = matching.len();
-                let broad = || Resolved::Broad {
-                    matching_with_views: GuidSet::new(&matching),
-                };
-                let held = search::matching_database_files(connection, &company, &material)?.len();
-                assert!(
-                    with_views > 5 && held > 2 * with_views,
-                    "{with_views} of {held}"
-                );
-                // More files hold the term than the limit, but few enough of them have views:
-                // those are listed, and only those.
-                let limit = with_views;
-                assert!(search::one_condition_held_by_more_than(
-                    connection, &company, &material, limit
-                )?);
-                match resolve_for_graph(tx, &company, &material, limit)? {
-                    Resolved::Listed(listed) => assert_eq!(listed.len(), with_views),
-                    other => panic!("{other:?}"),
-                }
-                // One file with views more than the limit: too many to restrict the graph's search
-                // to, held to check its candidates against.
-                assert_eq!(
-                    resolve_for_graph(tx, &company, &material, with_views - 1)?,
-                    broad()
-                );
-                // A filter of two conditions takes the listing, with the same outcome.
-                let two = [material[0].clone(), FilterTerm::parse("category=*")];
-                assert_eq!(
-                    resolve_for_graph(tx, &company, &two, with_views - 1)?,
-                    broad()
-                );
-                assert!(matches!(
-                    resolve_for_graph(tx, &company, &two, with_views)?,
-                    Resolved::Listed(listed) if listed.len() == with_views
-                ));
-                Ok(())
-            })
-            .unwrap();
+        for (store, _kept) in crate::test_stores::both() {
+            let mut spec = LibrarySpec::new("Big", 120);
+            spec.pool_pictures = 24;
+            spec.text_only_records = 300;
+            let generated = generate(&store, &spec, |_, _| {}).unwrap();
+            let company = generated.company_id;
+            let material = [FilterTerm::parse(&format!("material=[{}]", MATERIALS[0].0))];
+            store
+                .read_tx_blocking(|tx| -> Result<(), ServiceError> {
+                    let matching = tx.matching_uids_with_views(&company, &material)?;
+                    let with_views = matching.len();
+                    let broad = || Resolved::Broad {
+                        matching_with_views: GuidSet::new(&matching),
+                    };
+                    let held = tx.matching_database_files(&company, &material)?.len();
+                    assert!(
+                        with_views > 5 && held > 2 * with_views,
+                        "{with_views} of {held}"
+                    );
+                    // More files hold the term than the limit, but few enough of them have views:
+                    // those are listed, and only those.
+                    let limit = with_views;
+                    assert!(tx.one_condition_held_by_more_than(&company, &material, limit)?);
+                    match resolve_for_graph(tx, &company, &material, limit)? {
+                        Resolved::Listed(listed) => assert_eq!(listed.len(), with_views),
+                        other => panic!("{}: {other:?}", tx.engine()),
+                    }
+                    // One file with views more than the limit: too many to restrict the graph's
+                    // search to, held to check its candidates against.
+                    assert_eq!(
+                        resolve_for_graph(tx, &company, &material, with_views - 1)?,
+                        broad()
+                    );
+                    // A filter of two conditions takes the listing, with the same outcome.
+                    let two = [material[0].clone(), FilterTerm::parse("category=*")];
+                    assert_eq!(
+                        resolve_for_graph(tx, &company, &two, with_views - 1)?,
+                        broad()
+                    );
+                    assert!(matches!(
+                        resolve_for_graph(tx, &company, &two, with_views)?,
+                        Resolved::Listed(listed) if listed.len() == with_views
+                    ));
+                    Ok(())
+                })
+                .unwrap();
+        }
     }
 }

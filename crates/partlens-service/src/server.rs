@@ -19,9 +19,9 @@ use super::login_guard::LoginGuard;
 use super::metrics::Metrics;
 use super::routes;
 use super::state::ServiceState;
-use super::store::Store;
 use super::stored_files::StoredFiles;
-use super::visual::VisualKeeper;
+use partlens_store::Store;
+use partlens_visual::VisualKeeper;
 
 /// How long a shutdown waits for requests in flight before it stops serving anyway: short enough
 /// that SIGTERM ends the service within 5 s (reads in workers are killed at once).
@@ -47,7 +47,7 @@ impl RunningService {
             Store::open_configured(config.data_dir.clone(), config.database.clone()).await?;
         // On PostgreSQL the data directory may be shared by nodes: each receives bodies in a
         // folder of its own, and only the folders of nodes gone are emptied.
-        let (disk, live_nodes) = match store.postgres_node() {
+        let (disk, live_nodes) = match store.node_id() {
             Some(node) => (
                 Disk::for_node(&config.data_dir, node),
                 store.read_tx(|tx| tx.known_nodes()).await?,

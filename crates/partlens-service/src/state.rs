@@ -12,7 +12,7 @@ use super::image_links::ImageLinks;
 use super::indexing::Indexer;
 use super::login_guard::LoginGuard;
 use super::metrics::Metrics;
-use super::store::Store;
+use partlens_store::Store;
 
 /// The shared state of a running service.
 pub struct ServiceState {
@@ -48,19 +48,17 @@ pub type AppState = Arc<ServiceState>;
 /// A service state over `data_dir` for unit tests: the store open, the folders made, no workers and
 /// no HTTP, and a caller (a non-admin of company `Acme`).
 #[cfg(test)]
-pub(crate) async fn state_for_tests(
-    data_dir: &std::path::Path,
-) -> (AppState, super::store::accounts::Caller) {
+pub(crate) async fn state_for_tests(data_dir: &std::path::Path) -> (AppState, crate::auth::Caller) {
     let disk = Disk::new(data_dir);
     disk.create_folders(&[]).unwrap();
     let blobs = Blobs::open(&super::blobs::BlobLocation::DataDirectory, data_dir).unwrap();
     let store = Store::open(data_dir.to_path_buf()).await.unwrap();
     let company_id = store
-        .write(|connection| super::store::accounts::ensure_company(connection, "Acme"))
+        .write_tx(|tx| -> Result<String, crate::ServiceError> { Ok(tx.ensure_company("Acme")?) })
         .await
         .unwrap();
     let config = ServiceConfig::new(data_dir);
-    let visual = super::visual::VisualKeeper::new(store.clone(), data_dir, config.visual);
+    let visual = partlens_visual::VisualKeeper::new(store.clone(), data_dir, config.visual);
     let indexer = Indexer::new(
         store.clone(),
         disk.clone(),
@@ -83,11 +81,11 @@ pub(crate) async fn state_for_tests(
         image_links: ImageLinks::new(b"test".to_vec(), std::time::Duration::from_secs(60)),
         metrics: None,
     });
-    let caller = super::store::accounts::Caller {
+    let caller = crate::auth::Caller(partlens_store::model::Caller {
         user_id: 1,
         company_id,
         admin: false,
         credential_stamp: String::new(),
-    };
+    });
     (state, caller)
 }

@@ -9,7 +9,7 @@ use partlens_api::FileUid;
 
 use super::blobs::{BlobKey, Blobs};
 use super::error::ServiceError;
-use super::store::Store;
+use partlens_store::Store;
 
 /// A stored file's bytes on disk, with what its record says of them.
 #[derive(Clone, Debug, PartialEq, Eq)]

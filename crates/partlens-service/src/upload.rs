@@ -34,13 +34,14 @@ use super::body::{BodyEncoding, TempFile, receive_upload};
 use super::error::ServiceError;
 use super::params::{bool_param, optional_bool_param, optional_uid_param, text_param};
 use super::state::AppState;
-use super::store::accounts::Caller;
-use super::store::files::{FileRecord, IndexState, NewContent};
-use super::store::jobs::ClaimedJob;
-use super::store::tx::StoreTx;
-use super::store::{attributes, iso_now};
 use super::stored_path::{StoredPath, parse_search_input_extension};
-use super::visual::{ViewSearch, VisualKeeper};
+use crate::auth::Caller;
+use partlens_store::StoreTx;
+use partlens_store::iso_now;
+use partlens_store::model::ClaimedJob;
+use partlens_store::model::attributes;
+use partlens_store::model::{FileRecord, IndexState, NewContent};
+use partlens_visual::{ViewSearch, VisualKeeper};
 
 /// What the upload becomes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -243,7 +244,7 @@ async fn store_and_index_now(
     let caller_in = caller.clone();
     let (uid, revision) = state
         .store
-        .write_tx(move |tx| {
+        .write_tx(move |tx| -> Result<_, ServiceError> {
             let caller = caller_in;
             check_overwrite_allowed(tx, &caller, &params)?;
             let place = choose_uid(tx, &caller, &params)?;
@@ -510,7 +511,7 @@ mod tests {
         let (release, released) = std::sync::mpsc::channel::<()>();
         let holder = state.store.clone();
         let holding_thread = std::thread::spawn(move || {
-            holder.write_blocking(|_| {
+            holder.write_tx_blocking(|_| -> Result<(), ServiceError> {
                 held.send(()).unwrap();
                 released.recv().unwrap();
                 Ok(())

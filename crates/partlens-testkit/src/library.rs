@@ -1,14 +1,15 @@
-//! A large company library written straight into a data folder's store, fast (no analysis, no
-//! views, no file bytes): records of pictures, models and drawings in ten folders, each with a
-//! material, uploaded one second apart. For the Library's tests, which page through the records
-//! and need none of them to be searchable by a picture (`partlens_service::large_library` is the
-//! one with views, for search at scale, and takes longer to write).
+//! A large company library written straight into a store (a data folder's, or any [`Store`]: SQLite
+//! or PostgreSQL), fast (no analysis, no views, no file bytes): records of pictures, models and
+//! drawings in ten folders, each with a material, uploaded one second apart. For the Library's
+//! tests, which page through the records and need none of them to be searchable by a picture
+//! (`partlens_service::large_library` is the one with views, for search at scale, and takes longer
+//! to write).
 
 use std::path::Path;
 
 use partlens_api::Attribute;
-use partlens_service::store::files::{self, IndexState, IndexedContent, NewContent};
-use partlens_service::store::{Store, accounts, attributes};
+use partlens_store::model::{IndexState, IndexedContent, NewContent};
+use partlens_store::{Store, StoreError};
 
 /// Records written in one transaction.
 const BATCH: usize = 2_000;
@@ -55,18 +56,22 @@ fn uploaded_at(number: usize) -> String {
 /// Writes records 0..`count` for the company `company` (created when missing) into the store of
 /// `data_dir`; record `count - 1` is the newest. Indexed, without views or pictures.
 pub fn write_library(data_dir: &Path, company: &str, count: usize) {
-    let store = Store::open_blocking(data_dir).unwrap();
+    write_library_into(&Store::open_blocking(data_dir).unwrap(), company, count);
+}
+
+/// [`write_library`] into `store`, whichever engine holds it. Blocking, on a thread that drives no
+/// async tasks.
+pub fn write_library_into(store: &Store, company: &str, count: usize) {
     let company_id = store
-        .write_blocking(|connection| accounts::ensure_company(connection, company))
+        .write_tx_blocking(|tx| tx.ensure_company(company))
         .unwrap();
     for first in (0..count).step_by(BATCH) {
         store
-            .write_blocking(|connection| {
+            .write_tx_blocking(|tx| -> Result<(), StoreError> {
                 for number in first..(first + BATCH).min(count) {
                     let uid = record_uid(number);
                     let now = uploaded_at(number);
-                    let revision = files::upsert(
-                        connection,
+                    let revision = tx.upsert_file(
                         &NewContent {
                             uid: uid.clone(),
                             company_id: company_id.clone(),
@@ -85,8 +90,7 @@ pub fn write_library(data_dir: &Path, company: &str, count: usize) {
                         },
                         &now,
                     )?;
-                    attributes::replace(
-                        connection,
+                    tx.replace_attributes(
                         &company_id,
                         &uid,
                         &[
@@ -102,7 +106,7 @@ pub fn write_library(data_dir: &Path, company: &str, count: usize) {
                         has_thumbnail: false,
                         has_large_image: false,
                     };
-                    files::save_indexing(connection, &uid, revision, Some(&content), &now)?;
+                    tx.save_indexing(&uid, revision, Some(&content), &now)?;
                 }
                 Ok(())
             })

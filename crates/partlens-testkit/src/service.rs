@@ -16,8 +16,8 @@ use std::time::Duration;
 use image::{ImageFormat, RgbImage};
 use partlens_api::encoding::{QueryString, base64_file_body, password_digest};
 use partlens_engine::samples::parts::{Pose, draw_part};
-use partlens_service::store::postgres::DatabaseUrl;
 use partlens_service::{RunningService, ServiceConfig, admin};
+use partlens_store::DatabaseUrl;
 use reqwest::{Method, StatusCode};
 use tempfile::TempDir;
 
@@ -283,12 +283,9 @@ impl TestService {
 
     /// A connection to the SQLite file of this service's data directory.
     fn sqlite(&self) -> rusqlite::Connection {
-        let connection = rusqlite::Connection::open(
-            self.config
-                .data_dir
-                .join(partlens_service::store::DATABASE_FILE),
-        )
-        .unwrap();
+        let connection =
+            rusqlite::Connection::open(self.config.data_dir.join(partlens_store::DATABASE_FILE))
+                .unwrap();
         connection.busy_timeout(Duration::from_secs(10)).unwrap();
         connection
     }
@@ -711,8 +708,7 @@ pub fn files_under(folder: &std::path::Path) -> Vec<std::path::PathBuf> {
 /// not a descriptor, as a damaged database page would leave them (beside a running service: the
 /// store is in WAL mode).
 pub fn damage_descriptors(data: &std::path::Path, uid: &str) {
-    let database =
-        rusqlite::Connection::open(data.join(partlens_service::store::DATABASE_FILE)).unwrap();
+    let database = rusqlite::Connection::open(data.join(partlens_store::DATABASE_FILE)).unwrap();
     database.busy_timeout(Duration::from_secs(10)).unwrap();
     let changed = database
         .execute(

@@ -31,8 +31,8 @@ use futures_util::StreamExt as _;
 use partlens_api::{ApiClient, Attribute, Credentials, UploadRequest, UploadSource};
 use partlens_engine::samples::parts::draw_stripes;
 use partlens_engine::samples::{SampleManifest, read_manifest};
-use partlens_service::store::DATABASE_FILE;
 use partlens_service::{RunningService, ServiceConfig, admin};
+use partlens_store::DATABASE_FILE;
 use serde_json::{Value, json};
 use tempfile::TempDir;
 

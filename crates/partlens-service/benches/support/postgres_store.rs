@@ -1,8 +1,7 @@
 //! What the PostgreSQL modes of the scale benches share: a store on a fresh database of the test
 //! server (`partlens_testkit::postgres`).
 
-use partlens_service::store::Store;
-use partlens_service::store::postgres::DatabaseUrl;
+use partlens_store::{DatabaseUrl, Store};
 use partlens_testkit::postgres::TestDatabase;
 
 /// A PostgreSQL store on a fresh test database, with the database (dropped with it) and the

@@ -23,9 +23,9 @@ use std::time::{Duration, Instant};
 
 use partlens_api::FilterTerm;
 use partlens_api::attribute::Attribute;
-use partlens_service::store::Store;
-use partlens_service::store::files::{IndexState, IndexedContent, NewContent};
-use r2d2_postgres::postgres;
+use partlens_service::error::ServiceError;
+use partlens_store::Store;
+use partlens_store::model::{IndexState, IndexedContent, NewContent};
 
 use super::support::{millis, percentile};
 use super::{QUERIES, query_kinds};
@@ -100,34 +100,30 @@ fn attribute_kinds() -> Vec<LabelledKind> {
 
 /// Reads every record of `company` from the SQLite store.
 fn read_records(store: &Store, company: &str) -> Vec<Copied> {
-    let read = store.read_blocking(|connection| {
-        let mut statement = connection.prepare(
-            "SELECT uid, stored_path, display_name, extension, size, text FROM files
-             WHERE company_id = ?1 ORDER BY uid",
-        )?;
-        let rows = statement
-            .query_map([company], |row| {
-                Ok(Copied {
-                    uid: row.get(0)?,
-                    stored_path: row.get(1)?,
-                    display_name: row.get(2)?,
-                    extension: row.get(3)?,
-                    size: row.get(4)?,
-                    text: row.get(5)?,
-                    attributes: Vec::new(),
-                })
-            })?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
-        let mut records = rows;
-        let mut tx = partlens_service::store::tx::SqliteTx(connection);
-        for record in &mut records {
-            use partlens_service::store::tx::AttributesTx as _;
+    let read = store.read_tx_blocking(|tx| -> Result<_, ServiceError> {
+        let uids: Vec<String> = tx
+            .matching_database_files(company, &[])?
+            .into_iter()
+            .map(|candidate| candidate.uid)
+            .collect();
+        let mut records = Vec::with_capacity(uids.len());
+        for record in tx.find_files(company, &uids)? {
+            let mut attributes = Vec::new();
             for text in tx.attribute_texts_of(&record.uid)? {
                 match Attribute::parse(&text) {
-                    Ok(attribute) => record.attributes.push(attribute),
+                    Ok(attribute) => attributes.push(attribute),
                     Err(error) => panic!("attribute {text}: {error}"),
                 }
             }
+            records.push(Copied {
+                uid: record.uid,
+                stored_path: record.stored_path,
+                display_name: record.display_name,
+                extension: record.extension,
+                size: record.size as i64,
+                text: record.text,
+                attributes,
+            });
         }
         Ok(records)
     });
@@ -165,8 +161,8 @@ fn copy(
     }
     let started = Instant::now();
     for (batch_number, batch) in records.chunks(BATCH_RECORDS).enumerate() {
-        let written = postgres.write_tx_blocking(|tx| {
-            let now = partlens_service::store::iso_now();
+        let written = postgres.write_tx_blocking(|tx| -> Result<(), partlens_store::StoreError> {
+            let now = partlens_store::iso_now();
             for record in batch {
                 let content = NewContent {
                     uid: record.uid.clone(),

@@ -21,8 +21,8 @@ use partlens_engine::ViewDescriptor;
 use partlens_engine::samples::synthetic_views::SyntheticViews;
 use partlens_service::filter_scopes::FilterScopes;
 use partlens_service::search::rank_visually;
-use partlens_service::store::files::{IndexState, IndexedContent, NewContent};
-use partlens_service::visual::{VisualKeeper, VisualSettings};
+use partlens_store::model::{IndexState, IndexedContent, NewContent};
+use partlens_visual::{VisualKeeper, VisualSettings};
 
 use super::support::millis;
 use super::{LIMIT, Recall, memory_files, search_row};
@@ -53,7 +53,7 @@ pub fn measure(
     let files = memory_files(pool, views, 11);
     let started = Instant::now();
     for (batch_number, batch) in files.chunks(BATCH_FILES).enumerate() {
-        let written = store.write_tx_blocking(|tx| {
+        let written = store.write_tx_blocking(|tx| -> Result<(), partlens_store::StoreError> {
             for (uid, file_views) in batch {
                 let content = NewContent {
                     uid: uid.clone(),
@@ -67,7 +67,7 @@ pub fn measure(
                     state: IndexState::InProgress,
                     callback_param: None,
                 };
-                let now = partlens_service::store::iso_now();
+                let now = partlens_store::iso_now();
                 let revision = tx.upsert_file(&content, &now)?;
                 let indexed = IndexedContent {
                     views: file_views.iter().map(ViewDescriptor::to_bytes).collect(),
@@ -101,7 +101,7 @@ pub fn measure(
             ..VisualSettings::default()
         };
         let keeper = VisualKeeper::new(store.clone(), folder.path(), settings);
-        if let Err(error) = store.read_tx_blocking(|tx| keeper.recover_shared_blocking(tx)) {
+        if let Err(error) = keeper.recover_blocking() {
             panic!("the library does not load: {error}");
         }
         keeper

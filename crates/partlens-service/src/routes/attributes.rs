@@ -11,18 +11,18 @@ use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::Response;
 
+use crate::auth::Caller;
 use crate::body::read_limited;
 use crate::error::ServiceError;
 use crate::params::{bool_param, required_uid_param, text_param};
 use crate::routes::caller_file::{find_caller_file, read_caller_file_by_uid_or_name};
 use crate::routes::{Params, json, json_bool};
 use crate::state::AppState;
-use crate::store::accounts::Caller;
-use crate::store::attributes;
 use partlens_api::Attribute;
 use partlens_api::attribute::split_unit;
 use partlens_api::encoding::decode_double_encoded_strings;
 use partlens_api::model::{AttributeValue, ExtraFields, FileAttribute};
+use partlens_store::model::attributes;
 
 /// Largest `PUT /api/FileAttributes` body read (or the service's body limit, when that is smaller):
 /// an attribute list is text, and is read whole.
@@ -112,9 +112,9 @@ pub async fn clear_attributes(
     let uid = required_uid_param(&query, "fileUID")?;
     state
         .store
-        .write_tx(move |tx| {
+        .write_tx(move |tx| -> Result<(), ServiceError> {
             find_caller_file(tx, &caller.company_id, &uid)?;
-            tx.replace_attributes(&caller.company_id, &uid, &[])
+            Ok(tx.replace_attributes(&caller.company_id, &uid, &[])?)
         })
         .await?;
     Ok(json_bool(true))

@@ -4,13 +4,13 @@
 
 use partlens_api::encoding::QueryString;
 
+use crate::auth::Caller;
 use crate::error::ServiceError;
 use crate::params::{optional_uid_param, text_param};
 use crate::state::AppState;
-use crate::store::accounts::Caller;
-use crate::store::files::FileRecord;
-use crate::store::tx::StoreTx;
 use crate::stored_path::lookup_path;
+use partlens_store::StoreTx;
+use partlens_store::model::FileRecord;
 
 /// The record of file `uid` of company `company_id`, or a 404 naming `uid`. For use inside a
 /// transaction (the check and what follows it see the same store).

@@ -5,11 +5,11 @@
 use axum::extract::State;
 use axum::response::Response;
 
+use crate::auth::Caller;
 use crate::duplicates::{find, min_score_param};
 use crate::error::ServiceError;
 use crate::routes::{Params, json};
 use crate::state::AppState;
-use crate::store::accounts::Caller;
 
 /// The duplicate groups of the caller's company.
 pub async fn duplicates(

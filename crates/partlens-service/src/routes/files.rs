@@ -4,17 +4,17 @@ use axum::extract::State;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
+use crate::auth::Caller;
 use crate::error::ServiceError;
 use crate::params::required_uid_param;
 use crate::records::{ImageUrls, file_map};
 use crate::routes::caller_file::{find_caller_file, read_caller_file_by_uid_or_name};
 use crate::routes::{Params, json, json_bool};
 use crate::state::AppState;
-use crate::store::accounts::Caller;
-use crate::store::files::FileRecord;
-use crate::store::unix_now;
 use crate::upload::may_delete;
-use crate::visual::ViewSearch;
+use partlens_store::model::FileRecord;
+use partlens_store::unix_now;
+use partlens_visual::ViewSearch;
 
 /// The FileMap reply of a record for `caller` (also used by `PUT /api/FileBinaryDirect`).
 pub async fn file_map_reply(

@@ -15,7 +15,7 @@ use crate::image_links::{LinkBinding, LinkToken};
 use crate::params::canonical_uid;
 use crate::routes::Params;
 use crate::state::AppState;
-use crate::store::unix_now;
+use partlens_store::unix_now;
 
 /// Serves one rendered image of a file.
 pub async fn image(
@@ -40,7 +40,7 @@ pub async fn image(
     let (user_id, lookup_uid) = (token.user_id, uid.clone());
     let (user, record) = state
         .store
-        .read_tx(move |tx| {
+        .read_tx(move |tx| -> Result<_, ServiceError> {
             Ok((
                 tx.credential_of_user(user_id)?,
                 tx.find_any_file(&lookup_uid)?,

@@ -6,11 +6,11 @@
 use axum::extract::State;
 use axum::response::Response;
 
+use crate::auth::Caller;
 use crate::error::ServiceError;
 use crate::library::{LibraryRequest, list};
 use crate::routes::{Params, json};
 use crate::state::AppState;
-use crate::store::accounts::Caller;
 
 /// A page of the caller's company's library.
 pub async fn list_files(

@@ -12,6 +12,7 @@ pub mod files;
 pub mod health;
 pub mod images;
 pub mod library;
+pub mod metrics;
 pub mod pmi;
 pub mod search;
 pub mod status;
@@ -133,7 +134,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/health/live", get(health::live))
         .route("/api/health/ready", get(health::ready));
     let router = match &metrics {
-        Some(_) => router.route("/api/metrics", get(crate::metrics::scrape)),
+        Some(_) => router.route("/api/metrics", get(metrics::scrape)),
         None => router,
     };
     let router = router.fallback(unknown_route).with_state(state);

@@ -6,19 +6,19 @@ use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::Response;
 
+use crate::auth::Caller;
 use crate::body::read_limited;
 use crate::error::ServiceError;
 use crate::params::{optional_uid_param, required_uid_param};
 use crate::routes::caller_file::{find_caller_file, read_caller_file};
 use crate::routes::{Params, json, json_string};
 use crate::state::AppState;
-use crate::store::accounts::Caller;
-use crate::store::feedback::Feedback;
-use crate::store::iso_now;
 use partlens_api::PmiPage;
 use partlens_api::encoding::decode_feedback_body;
 use partlens_api::limits::{MAX_FEEDBACK_CHARS, MAX_FEEDBACK_USER_CHARS};
 use partlens_api::model::PmiDataWire;
+use partlens_store::iso_now;
+use partlens_store::model::Feedback;
 
 /// Largest feedback body read (or the service's body limit, when that is smaller).
 const MAX_FEEDBACK_BODY_BYTES: u64 = 1024 * 1024;

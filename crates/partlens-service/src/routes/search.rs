@@ -10,6 +10,7 @@ use axum::response::Response;
 use futures_util::StreamExt as _;
 use tokio::io::AsyncWriteExt as _;
 
+use crate::auth::Caller;
 use crate::body::{TempFile, check_declared_length, unreadable};
 use crate::disk::create_private_file_async;
 use crate::error::ServiceError;
@@ -18,7 +19,6 @@ use crate::routes::{Params, json};
 use crate::search::{SearchQuery, max_results_param, run};
 use crate::search_body::{SearchBodyDecoder, SearchBodyEvent};
 use crate::state::AppState;
-use crate::store::accounts::Caller;
 use crate::stored_path::parse_search_input_extension;
 use crate::upload::{UploadParams, UploadTarget, store_and_index};
 use partlens_api::SearchFilter;

@@ -6,14 +6,14 @@ use axum::extract::State;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
+use crate::auth::Caller;
 use crate::error::ServiceError;
 use crate::failure_reason::{FAILURE_REASON_HEADER, FailureReason};
 use crate::params::required_uid_param;
 use crate::routes::caller_file::read_caller_file;
 use crate::routes::{Params, json_string};
 use crate::state::AppState;
-use crate::store::accounts::Caller;
-use crate::store::files::IndexState;
+use partlens_store::model::IndexState;
 
 /// The indexing state of a file of the caller's company.
 pub async fn file_status(

@@ -13,8 +13,8 @@ use crate::body::read_limited;
 use crate::error::ServiceError;
 use crate::routes::{ClientAddress, json};
 use crate::state::AppState;
-use crate::store::unix_now;
 use partlens_api::encoding::QueryString;
+use partlens_store::unix_now;
 
 /// The largest token request body read.
 const MAX_FORM_BYTES: u64 = 16 * 1024;
@@ -75,8 +75,9 @@ pub async fn issue(
         // The slot is held until the outcome is counted, even if the client gives up meanwhile: a
         // request that gets the slot next sees this failure.
         let slot = slot;
-        let (client_known, login) = store
-            .read_tx_blocking(|tx| Ok((tx.client_exists(&client_id)?, tx.login_of(&username)?)))?;
+        let (client_known, login) = store.read_tx_blocking(|tx| -> Result<_, ServiceError> {
+            Ok((tx.client_exists(&client_id)?, tx.login_of(&username)?))
+        })?;
         if !client_known {
             return Err(ServiceError::TokenRefused {
                 error: "invalid_client",

@@ -6,12 +6,12 @@ use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::Response;
 
+use crate::auth::Caller;
 use crate::body::BodyEncoding;
 use crate::error::ServiceError;
 use crate::routes::files::file_map_reply;
 use crate::routes::{Params, json_string};
 use crate::state::AppState;
-use crate::store::accounts::Caller;
 use crate::upload::{UploadParams, upload};
 
 /// `PUT /api/File`: the body is a JSON string holding the base64 of the file; replies with the UID.

@@ -326,8 +326,7 @@ async fn migrate_sends_a_data_directorys_files_to_the_bucket_and_resumes() {
 
     // Served from PostgreSQL and the bucket: the thumbnail comes from the bucket.
     let node = TestService::start_on(StoreKind::Postgres, |config| {
-        config.database =
-            Some(partlens_service::store::postgres::DatabaseUrl::parse(&database.url).unwrap());
+        config.database = Some(partlens_store::DatabaseUrl::parse(&database.url).unwrap());
         config.blobs = s3.location();
     })
     .await

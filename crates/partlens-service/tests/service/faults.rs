@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use image::{ImageFormat, RgbImage};
 use partlens_api::encoding::{QueryString, double_encoded_strings};
-use partlens_service::store::DATABASE_FILE;
+use partlens_store::DATABASE_FILE;
 use service_support::{
     PASSWORD, Session, Shape, TestService, encode, png, serve_binary, serve_child, serve_command,
     wait_until,

@@ -245,3 +245,48 @@ async fn files_refuses_pages_out_of_range_and_callers_without_a_token() {
         .await
         .expect(401);
 }
+
+/// A store beside the running service on its records (its PostgreSQL database, or the SQLite file
+/// of its data folder), for writing a large library straight into it. Blocking.
+fn store_beside(data_dir: &std::path::Path, database: Option<&str>) -> partlens_store::Store {
+    let url = database.map(|url| partlens_store::DatabaseUrl::parse(url).unwrap());
+    partlens_store::Store::open_configured_blocking(data_dir, url.as_ref()).unwrap()
+}
+
+#[tokio::test]
+async fn a_large_library_written_straight_into_either_store_is_paged_newest_first_and_filtered() {
+    use partlens_testkit::library::{record_name, record_uid, write_library_into};
+    let service = TestService::start().await;
+    let ann = service.session("ann").await;
+    let records = 2_500;
+    let data_dir = service.config.data_dir.clone();
+    let database = service
+        .database
+        .as_ref()
+        .map(|database| database.url.clone());
+    tokio::task::spawn_blocking(move || {
+        let store = store_beside(&data_dir, database.as_deref());
+        write_library_into(&store, "Acme", records);
+    })
+    .await
+    .unwrap();
+    let first = files(&ann, &[("limit", "3")]).await;
+    assert_eq!(first["TotalFiles"].as_u64(), Some(records as u64));
+    assert_eq!(
+        page_uids(&first),
+        [records - 1, records - 2, records - 3].map(record_uid)
+    );
+    assert_eq!(
+        first["Files"][0]["DisplayName"].as_str(),
+        Some(record_name(records - 1).as_str())
+    );
+    let last = files(&ann, &[("offset", "2499"), ("limit", "10")]).await;
+    assert_eq!(page_uids(&last), [record_uid(0)]);
+    let (_, in_folder) = listed(&ann, &[("folder", "Library/Group-3")]).await;
+    assert_eq!(in_folder, 250);
+    let (_, models) = listed(&ann, &[("kind", "model")]).await;
+    assert_eq!(models, 833);
+    let (steel, total) = listed(&ann, &[("filterStr", "FT=material=[steel]")]).await;
+    assert_eq!(total, 1_250);
+    assert_eq!(steel[0], record_uid(2_498));
+}

@@ -14,7 +14,6 @@ mod library;
 mod lifecycle;
 mod metrics;
 mod migrate;
-mod postgres_filter_pages;
 mod postgres_store;
 mod postgres_text;
 mod postgres_vectors;

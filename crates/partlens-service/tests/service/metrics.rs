@@ -267,6 +267,18 @@ async fn metrics_count_a_session_by_route_template_and_show_the_queue_and_the_co
         "postgresql" => assert!(max.is_some_and(|max| max >= 1.0), "{text}"),
         _ => assert_eq!(max, None, "{text}"),
     }
+    // The session's token lookups were reads, its login and upload writes.
+    for kind in ["read", "write"] {
+        let transactions = value(
+            &samples,
+            "partlens_database_transactions_total",
+            &[("engine", engine), ("kind", kind)],
+        );
+        assert!(
+            transactions.is_some_and(|count| count >= 1.0),
+            "{kind}: {text}"
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -199,8 +199,7 @@ async fn a_data_directory_moves_onto_postgres_and_a_second_run_changes_nothing()
     // attributes, searches; the queued job is indexed.
     let mut config = ServiceConfig::new(target.path());
     config.addr = "127.0.0.1:0".parse().unwrap();
-    config.database =
-        Some(partlens_service::store::postgres::DatabaseUrl::parse(&database.url).unwrap());
+    config.database = Some(partlens_store::DatabaseUrl::parse(&database.url).unwrap());
     let service = RunningService::start(config).await.unwrap();
     let base = service.base_url();
     let ann = Session::login(&base, "ann").await;

@@ -3,7 +3,7 @@
 //! none, a failure under CI). The whole suite runs on PostgreSQL with `PARTLENS_TEST_STORE=postgres`.
 
 use partlens_service::admin;
-use partlens_service::store::postgres::DatabaseUrl;
+use partlens_store::DatabaseUrl;
 use partlens_testkit::service::{PASSWORD, StoreKind, TestService};
 use reqwest::Method;
 
@@ -237,103 +237,6 @@ async fn ready_says_the_database_is_unreachable_when_it_is_gone_and_live_stays()
     assert!(body.contains(r#""storage":"ok""#), "{body}");
 }
 
-/// The accounts' behaviour of `store/accounts.rs`'s tests, through the seam, on one engine.
-fn accounts_behave_as_specified(store: &partlens_service::store::Store) {
-    store
-        .write_tx_blocking(|tx| {
-            let acme = tx.ensure_company("Acme")?;
-            assert_eq!(
-                tx.ensure_company("acme")?,
-                acme,
-                "company names ignore case"
-            );
-            let other = tx.ensure_company("Other")?;
-            assert_ne!(other, acme);
-            tx.upsert_user(&acme, "ann", "h1", false)?;
-            tx.upsert_user(&acme, "ANN", "h2", true)?;
-            let (ann, hash) = tx.login_of("Ann")?.unwrap();
-            assert_eq!(hash, "h2", "a user added again has the new password");
-            assert!(tx.upsert_user(&other, "ann", "h3", false).is_err());
-            let (company, stamp) = tx.credential_of_user(ann)?.unwrap();
-            assert_eq!(company, acme);
-            assert_eq!(
-                stamp,
-                partlens_service::store::accounts::credential_stamp("h2")
-            );
-            assert!(tx.credential_of_user(ann + 1000)?.is_none());
-
-            tx.insert_token("live", ann, "partlens", 200, 100)?;
-            tx.insert_token("old", ann, "partlens", 150, 100)?;
-            let caller = tx.caller_of_token("live", 160)?.unwrap();
-            assert!(caller.admin);
-            assert_eq!(caller.company_id, acme);
-            assert!(tx.caller_of_token("old", 160)?.is_none(), "expired");
-            assert!(tx.caller_of_token("nope", 0)?.is_none());
-            // A later token drops the expired ones.
-            tx.insert_token("later", ann, "partlens", 400, 300)?;
-            assert!(tx.caller_of_token("live", 0)?.is_none());
-
-            assert!(
-                tx.client_exists("partlens")?,
-                "registered in every new store"
-            );
-            assert!(!tx.client_exists("robot")?);
-            tx.add_client("robot")?;
-            tx.add_client("robot")?;
-            assert!(tx.client_exists("robot")?);
-
-            let first = tx.secret("images", &mut || vec![1, 2, 3])?;
-            let second = tx.secret("images", &mut || vec![9])?;
-            assert_eq!((first.clone(), second), (vec![1, 2, 3], first));
-            let (found, current) = tx.schema_versions()?;
-            assert_eq!(found, current);
-            Ok(())
-        })
-        .unwrap();
-    // A failed transaction leaves nothing behind.
-    let failed = store.write_tx_blocking(|tx| {
-        let acme = tx.ensure_company("Acme")?;
-        tx.upsert_user(&acme, "rolly", "h", false)?;
-        Err::<(), _>(partlens_service::error::ServiceError::Internal(
-            "on purpose".into(),
-        ))
-    });
-    assert!(failed.is_err());
-    let rolled_back = store.read_tx_blocking(|tx| tx.login_of("rolly")).unwrap();
-    assert!(
-        rolled_back.is_none(),
-        "the failed transaction was rolled back"
-    );
-    let reads = store
-        .read_tx_blocking(|tx| Ok((tx.engine(), tx.login_of("ann")?.is_some())))
-        .unwrap();
-    assert!(reads.1, "{} reads what was written", reads.0);
-}
-
-#[tokio::test]
-async fn the_accounts_behave_alike_on_sqlite_and_postgres() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().to_path_buf();
-    blocking(move || {
-        let sqlite = partlens_service::store::Store::open_configured_blocking(&path, None).unwrap();
-        assert!(!sqlite.is_postgres());
-        accounts_behave_as_specified(&sqlite);
-    })
-    .await;
-    let Some(database) = partlens_testkit::postgres::database() else {
-        return;
-    };
-    let (path, url) = (dir.path().to_path_buf(), database.url.clone());
-    blocking(move || {
-        let url = DatabaseUrl::parse(&url).unwrap();
-        let postgres =
-            partlens_service::store::Store::open_configured_blocking(&path, Some(&url)).unwrap();
-        assert!(postgres.is_postgres());
-        accounts_behave_as_specified(&postgres);
-    })
-    .await;
-}
-
 #[tokio::test]
 async fn the_program_runs_on_postgres_from_its_option_or_its_environment() {
     let Some(database) = partlens_testkit::postgres::database() else {
@@ -359,10 +262,7 @@ async fn the_program_runs_on_postgres_from_its_option_or_its_environment() {
     let reply = zed.send(Method::GET, "/api/FileStatus", None, None).await;
     assert_eq!(reply.status.as_u16(), 400, "{}", reply.text());
     assert!(
-        !data
-            .path()
-            .join(partlens_service::store::DATABASE_FILE)
-            .exists(),
+        !data.path().join(partlens_store::DATABASE_FILE).exists(),
         "no SQLite database is made beside a PostgreSQL one"
     );
 }
@@ -519,122 +419,6 @@ async fn an_upload_through_one_node_is_indexed_and_read_through_another() {
         .expect(200);
     assert_eq!(ann.attributes_of(&uid).await, ["Owner=B"]);
     second.shutdown().await;
-}
-
-/// Records a queued search input of company `company` and puts it in the queue.
-fn queue_file(tx: &mut dyn partlens_service::store::tx::StoreTx, uid: &str, company: &str) {
-    use partlens_service::store::files::{IndexState, NewContent};
-    tx.upsert_file(
-        &NewContent {
-            uid: uid.into(),
-            company_id: company.into(),
-            owner_user_id: 1,
-            is_search_input: true,
-            stored_path: format!("{uid}.png"),
-            display_name: format!("{uid}.png"),
-            extension: ".png".into(),
-            size: 2000,
-            state: IndexState::Queued,
-            callback_param: None,
-        },
-        "2026-11-28T00:00:00.000Z",
-    )
-    .unwrap();
-    tx.enqueue_job(uid, "2026-11-28T00:00:00.000Z").unwrap();
-}
-
-#[tokio::test]
-async fn a_job_claimed_by_one_node_is_not_claimed_by_another_until_that_node_dies() {
-    use partlens_service::store::Store;
-    let Some(database) = partlens_testkit::postgres::database() else {
-        return;
-    };
-    let dir = tempfile::tempdir().unwrap();
-    let (path, url) = (dir.path().to_path_buf(), database.url.clone());
-    let (first_node, held) = blocking(move || {
-        let url = DatabaseUrl::parse(&url).unwrap();
-        let first = Store::open_configured_blocking(&path, Some(&url)).unwrap();
-        let second = Store::open_configured_blocking(&path, Some(&url)).unwrap();
-        first
-            .write_tx_blocking(|tx| {
-                let company = tx.ensure_company("Acme")?;
-                for uid in ["a", "b", "c"] {
-                    queue_file(tx, uid, &company);
-                }
-                Ok(())
-            })
-            .unwrap();
-        // The first node's claim is still open (its transaction not committed) while the second
-        // claims: the second skips the locked job instead of waiting for it.
-        let (claimed, claimed_seen) = std::sync::mpsc::channel();
-        let (release, released) = std::sync::mpsc::channel::<()>();
-        let holder = first.clone();
-        let holding = std::thread::spawn(move || {
-            holder.queue_tx_blocking(|tx| {
-                let job = tx.claim_next_job()?;
-                claimed.send(()).unwrap();
-                released.recv().unwrap();
-                Ok(job)
-            })
-        });
-        claimed_seen.recv().unwrap();
-        let beside = second.queue_tx_blocking(|tx| tx.claim_next_job()).unwrap();
-        release.send(()).unwrap();
-        let held = holding.join().unwrap().unwrap().unwrap();
-        let beside = beside.unwrap();
-        assert_eq!(held.uid, "a");
-        assert_eq!(
-            beside.uid, "b",
-            "the locked job was skipped, not waited for"
-        );
-        // Committed claims of live nodes stay theirs.
-        let third = second.queue_tx_blocking(|tx| tx.claim_next_job()).unwrap();
-        assert_eq!(third.unwrap().uid, "c");
-        assert!(
-            second
-                .queue_tx_blocking(|tx| tx.claim_next_job())
-                .unwrap()
-                .is_none()
-        );
-        // A job given back is claimable again.
-        second
-            .queue_tx_blocking(|tx| tx.return_job_to_queue(&beside))
-            .unwrap();
-        let again = first.queue_tx_blocking(|tx| tx.claim_next_job()).unwrap();
-        assert_eq!(again.unwrap().uid, "b");
-        let node = first.postgres_node().unwrap().to_owned();
-        drop(first);
-        (node, held)
-    })
-    .await;
-    // Claims and returns never move the metadata generation (they run beside the writers).
-    let generation = database.query_text("SELECT value FROM metadata_generation");
-    // The first node died (its store is gone and its heartbeat stopped long enough ago): its
-    // jobs ("a" and "b") are taken by the other node, and by nobody twice.
-    database.execute(&format!(
-        "UPDATE nodes SET heartbeat_at = now() - interval '1 hour' WHERE id = '{first_node}'"
-    ));
-    let (path, url) = (dir.path().to_path_buf(), database.url.clone());
-    let retaken = blocking(move || {
-        let url = DatabaseUrl::parse(&url).unwrap();
-        let survivor = Store::open_configured_blocking(&path, Some(&url)).unwrap();
-        let mut retaken = Vec::new();
-        while let Some(job) = survivor
-            .queue_tx_blocking(|tx| tx.claim_next_job())
-            .unwrap()
-        {
-            retaken.push(job);
-        }
-        retaken
-    })
-    .await;
-    let uids: Vec<&str> = retaken.iter().map(|job| job.uid.as_str()).collect();
-    assert_eq!(uids, ["a", "b"]);
-    assert_eq!(retaken[0].revision, held.revision);
-    assert_eq!(
-        database.query_text("SELECT value FROM metadata_generation"),
-        generation
-    );
 }
 
 #[tokio::test]
@@ -965,7 +749,7 @@ async fn two_processes_on_one_database_and_data_folder_share_work_and_a_killed_o
     let (mut node_a, base_a) = serve_child(node(Some(&reader))).await;
     let (node_b, base_b) = serve_child(node(None)).await;
     assert!(
-        !std::fs::exists(data.join(partlens_service::store::DATABASE_FILE)).unwrap(),
+        !std::fs::exists(data.join(partlens_store::DATABASE_FILE)).unwrap(),
         "no SQLite file beside PostgreSQL"
     );
 

@@ -47,9 +47,9 @@ async fn a_large_company_is_searched_through_the_database_vector_index_with_exac
         "the schema installs pgvector where the server has it"
     );
     // `partlens-service check` says the index is used.
-    let url = partlens_service::store::postgres::DatabaseUrl::parse(&database.url).unwrap();
+    let url = partlens_store::DatabaseUrl::parse(&database.url).unwrap();
     let (lines, usable) = tokio::task::spawn_blocking(move || {
-        partlens_service::store::postgres::PgStore::check_blocking(&url)
+        partlens_store::Store::check_blocking(std::path::Path::new("."), Some(&url))
     })
     .await
     .unwrap()

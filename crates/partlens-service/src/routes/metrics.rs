@@ -1,0 +1,72 @@
+//! `GET /metrics`: the service's metrics ([`crate::metrics`]) in the Prometheus text format,
+//! without a token (served only as `crate::metrics::MetricsExposure` allows; otherwise the route does not
+//! exist). What is read when a scraper asks is read here: the indexing queue's depth (from the
+//! store, within [`DATABASE_WAIT`]), the database connections and the store's transactions.
+
+use std::time::Duration;
+
+use axum::extract::State;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+
+use crate::state::AppState;
+use partlens_store::Store;
+use partlens_store::model::QueueDepth;
+
+/// How long a scrape waits for the database to count the queue: a scraper times out in 10 s by
+/// default, and the rest of the metrics need no database.
+const DATABASE_WAIT: Duration = Duration::from_secs(3);
+
+/// `GET /metrics`: every metric in the Prometheus text format.
+pub async fn scrape(State(state): State<AppState>) -> Response {
+    let Some(metrics) = state.metrics.clone() else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    let depths = queue_depths(&state.store).await;
+    let pool = state.store.pool_use();
+    let transactions = state.store.transaction_counts();
+    match metrics.encode(depths.as_deref(), pool, transactions) {
+        Ok(text) => {
+            let mut response = (
+                StatusCode::OK,
+                [(
+                    header::CONTENT_TYPE,
+                    prometheus_client::encoding::prometheus_text::CONTENT_TYPE,
+                )],
+                text,
+            )
+                .into_response();
+            response
+                .headers_mut()
+                .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+            response
+        }
+        Err(error) => {
+            tracing::error!(%error, "cannot write the metrics");
+            StatusCode::INTERNAL_SERVER_ERROR.into_response()
+        }
+    }
+}
+
+/// The queue's depth by company, or `None` (logged) when the database does not answer in time.
+async fn queue_depths(store: &Store) -> Option<Vec<QueueDepth>> {
+    let store = store.clone();
+    let asked = tokio::task::spawn_blocking(move || {
+        store.read_tx_within_blocking(DATABASE_WAIT, |tx| tx.queue_depths())
+    });
+    match tokio::time::timeout(2 * DATABASE_WAIT, asked).await {
+        Ok(Ok(Ok(depths))) => Some(depths),
+        Ok(Ok(Err(error))) => {
+            tracing::warn!(%error, "metrics: the indexing queue could not be counted");
+            None
+        }
+        Ok(Err(error)) => {
+            tracing::warn!(%error, "metrics: counting the indexing queue stopped unexpectedly");
+            None
+        }
+        Err(_) => {
+            tracing::warn!("metrics: the database gave no queue count within {DATABASE_WAIT:?}");
+            None
+        }
+    }
+}

@@ -1,0 +1,174 @@
+//! Saved attributes, the company's attribute names, their values (one row a value of a
+//! multi-valued attribute) and feedback on PostgreSQL. Names are matched through one map a write
+//! (linear in the attributes written), and each table is written with one statement of arrays.
+
+use std::collections::HashMap;
+
+use super::PgTx;
+use crate::error::StoreError;
+use crate::model::attributes::name_and_unit_keys;
+use crate::model::{AttributeName, Feedback, name_key, value_key};
+use crate::rows;
+use crate::traits::{AttributesSteps, AttributesTx};
+use partlens_api::Attribute;
+
+impl PgTx<'_, '_> {
+    /// The ids of the company's attribute names `(name_key, unit_key)`, created on first use with
+    /// the name and unit as written.
+    fn ensure_names(
+        &mut self,
+        company_id: &str,
+        list: &[Attribute],
+    ) -> Result<HashMap<(String, String), i64>, StoreError> {
+        let (mut names, mut units, mut name_keys, mut unit_keys) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for attribute in list {
+            let (name, unit) = name_and_unit_keys(attribute);
+            name_keys.push(name);
+            unit_keys.push(unit);
+            names.push(attribute.name.clone());
+            units.push(attribute.unit.clone().unwrap_or_default());
+        }
+        self.tx.execute(
+            "INSERT INTO attribute_names (company_id, name, unit, name_key, unit_key)
+             SELECT $1, n, u, nk, uk FROM unnest($2::text[], $3::text[], $4::text[], $5::text[])
+                 WITH ORDINALITY AS t(n, u, nk, uk, o)
+             ORDER BY o
+             ON CONFLICT (company_id, name_key, unit_key) DO NOTHING",
+            &[&company_id, &names, &units, &name_keys, &unit_keys],
+        )?;
+        let rows = self.tx.query(
+            "SELECT a.id, a.name_key, a.unit_key FROM attribute_names a
+               JOIN unnest($2::text[], $3::text[]) AS t(nk, uk)
+                 ON a.name_key = t.nk AND a.unit_key = t.uk
+             WHERE a.company_id = $1",
+            &[&company_id, &name_keys, &unit_keys],
+        )?;
+        rows.iter()
+            .map(|row| -> Result<_, StoreError> {
+                Ok(((row.try_get(1)?, row.try_get(2)?), row.try_get(0)?))
+            })
+            .collect()
+    }
+}
+
+impl AttributesTx for PgTx<'_, '_> {
+    fn attribute_texts_of(&mut self, uid: &str) -> Result<Vec<String>, StoreError> {
+        self.tx
+            .query(
+                "SELECT text FROM file_attributes WHERE file_uid = $1 ORDER BY position",
+                &[&uid],
+            )?
+            .iter()
+            .map(|row| row.try_get(0).map_err(StoreError::from))
+            .collect()
+    }
+
+    fn company_attribute_names(
+        &mut self,
+        company_id: &str,
+    ) -> Result<Vec<AttributeName>, StoreError> {
+        self.tx
+            .query(
+                "SELECT a.id, a.name, a.unit FROM attribute_names a
+                 WHERE a.company_id = $1
+                   AND EXISTS (SELECT 1 FROM file_attributes fa WHERE fa.attribute_id = a.id)
+                 ORDER BY a.name_key COLLATE \"C\", a.unit_key COLLATE \"C\", a.id",
+                &[&company_id],
+            )?
+            .iter()
+            .map(rows::attribute_name)
+            .collect()
+    }
+
+    fn attribute_value_counts(
+        &mut self,
+        company_id: &str,
+        name: &str,
+        unit: Option<&str>,
+    ) -> Result<Vec<(String, i64)>, StoreError> {
+        let unit = unit.map(name_key);
+        self.tx
+            .query(
+                "SELECT v.value, count(*) AS n FROM attribute_values v
+                   JOIN attribute_names a ON a.id = v.attribute_id
+                 WHERE a.company_id = $1 AND a.name_key = $2
+                   AND ($3::text IS NULL OR a.unit_key = $3)
+                 GROUP BY v.value
+                 ORDER BY n DESC, v.value COLLATE \"C\"",
+                &[&company_id, &name_key(name), &unit],
+            )?
+            .iter()
+            .map(|row| -> Result<_, StoreError> { Ok((row.try_get(0)?, row.try_get(1)?)) })
+            .collect()
+    }
+
+    fn save_feedback(&mut self, feedback: &Feedback, now: &str) -> Result<bool, StoreError> {
+        let attributes = feedback.attributes_json();
+        let changed = self.tx.execute(
+            "INSERT INTO feedback
+                (id, file_uid, company_id, user_id, external_user, feedback, attributes, created_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+             ON CONFLICT (id) DO UPDATE SET file_uid = excluded.file_uid,
+                user_id = excluded.user_id, external_user = excluded.external_user,
+                feedback = excluded.feedback, attributes = excluded.attributes,
+                created_at = excluded.created_at
+             WHERE feedback.company_id = excluded.company_id",
+            &[
+                &feedback.id,
+                &feedback.file_uid,
+                &feedback.company_id,
+                &feedback.user_id,
+                &feedback.external_user,
+                &feedback.feedback,
+                &attributes,
+                &now,
+            ],
+        )?;
+        Ok(changed > 0)
+    }
+}
+
+impl AttributesSteps for PgTx<'_, '_> {
+    fn write_attributes(
+        &mut self,
+        company_id: &str,
+        uid: &str,
+        list: &[Attribute],
+    ) -> Result<(), StoreError> {
+        self.tx
+            .execute("DELETE FROM file_attributes WHERE file_uid = $1", &[&uid])?;
+        self.tx
+            .execute("DELETE FROM attribute_values WHERE file_uid = $1", &[&uid])?;
+        let ids = self.ensure_names(company_id, list)?;
+        let (mut positions, mut text_ids, mut texts) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut value_ids, mut values, mut value_keys) = (Vec::new(), Vec::new(), Vec::new());
+        for (position, attribute) in list.iter().enumerate() {
+            let Some(&id) = ids.get(&name_and_unit_keys(attribute)) else {
+                return Err(StoreError::Internal(format!(
+                    "the attribute name {} was not saved",
+                    attribute.name
+                )));
+            };
+            positions.push(position as i32);
+            text_ids.push(id);
+            texts.push(attribute.to_string());
+            for value in &attribute.values {
+                value_ids.push(id);
+                values.push(value.clone());
+                value_keys.push(value_key(value));
+            }
+        }
+        self.tx.execute(
+            "INSERT INTO file_attributes (file_uid, position, attribute_id, text)
+             SELECT $1, p, a, t FROM unnest($2::int4[], $3::int8[], $4::text[]) AS x(p, a, t)",
+            &[&uid, &positions, &text_ids, &texts],
+        )?;
+        self.tx.execute(
+            "INSERT INTO attribute_values (file_uid, attribute_id, value, value_key)
+             SELECT $1, a, v, k FROM unnest($2::int8[], $3::text[], $4::text[]) AS x(a, v, k)",
+            &[&uid, &value_ids, &values, &value_keys],
+        )?;
+        self.refresh_search_text(uid)
+    }
+}

@@ -1,0 +1,144 @@
+//! Saved attributes, their names and values, and feedback, alike on both engines.
+
+use partlens_api::Attribute;
+use partlens_store::StoreError;
+use partlens_store::model::{AttributeCaps, Feedback};
+
+use crate::support::{database_file, stores};
+
+const UNCAPPED: AttributeCaps = AttributeCaps {
+    max_attributes: usize::MAX,
+    max_values: usize::MAX,
+};
+
+fn attributes(texts: &[&str]) -> Vec<Attribute> {
+    texts
+        .iter()
+        .map(|text| Attribute::parse(text).unwrap())
+        .collect()
+}
+
+#[test]
+fn a_merge_replaces_the_same_name_and_unit_and_keeps_the_others_within_the_caps() {
+    for store in stores() {
+        store.write(|tx| {
+            let company = tx.ensure_company("Acme")?;
+            tx.upsert_file(&database_file("a", &company, "d/a.png"), "t")?;
+            tx.replace_attributes(
+                &company,
+                "a",
+                &attributes(&["material=steel", "region=EU|US"]),
+            )?;
+            tx.merge_attributes(
+                &company,
+                "a",
+                &attributes(&["Material=brass", "weight(kg)=2"]),
+                &UNCAPPED,
+            )?;
+            assert_eq!(
+                tx.attribute_texts_of("a")?,
+                ["Material=brass", "region=EU|US", "weight(kg)=2"],
+                "{}",
+                store.engine
+            );
+            let caps = AttributeCaps {
+                max_attributes: 3,
+                max_values: 5,
+            };
+            assert!(matches!(
+                tx.merge_attributes(&company, "a", &attributes(&["d=4"]), &caps),
+                Err(StoreError::Refused(_))
+            ));
+            assert_eq!(tx.attribute_texts_of("a")?.len(), 3, "nothing written");
+            Ok(())
+        });
+    }
+}
+
+#[test]
+fn attributes_of_a_file_that_is_gone_or_another_companys_are_not_found() {
+    for store in stores() {
+        store.write(|tx| {
+            let company = tx.ensure_company("Acme")?;
+            tx.upsert_file(&database_file("a", &company, "d/a.png"), "t")?;
+            tx.upsert_file(&database_file("b", &company, "d/b.png"), "t")?;
+            tx.delete_file("a")?;
+            for result in [
+                tx.replace_attributes(&company, "a", &attributes(&["material=steel"])),
+                tx.merge_attributes(&company, "a", &attributes(&["material=steel"]), &UNCAPPED),
+                tx.replace_attributes("another company", "b", &[]),
+            ] {
+                assert!(
+                    matches!(result, Err(StoreError::NotFound(_))),
+                    "{}: {result:?}",
+                    store.engine
+                );
+            }
+            Ok(())
+        });
+    }
+}
+
+#[test]
+fn values_are_counted_one_by_one_and_names_listed_once() {
+    for store in stores() {
+        store.write(|tx| {
+            let company = tx.ensure_company("Acme")?;
+            for uid in ["a", "b"] {
+                tx.upsert_file(&database_file(uid, &company, &format!("d/{uid}.png")), "t")?;
+            }
+            tx.replace_attributes(&company, "a", &attributes(&["Region=EU|US", "w(kg)=1"]))?;
+            tx.replace_attributes(&company, "b", &attributes(&["region=EU"]))?;
+            assert_eq!(
+                tx.attribute_value_counts(&company, "REGION", None)?,
+                vec![("EU".to_owned(), 2), ("US".to_owned(), 1)],
+                "{}",
+                store.engine
+            );
+            assert_eq!(
+                tx.attribute_value_counts(&company, "w", Some("KG"))?,
+                vec![("1".to_owned(), 1)]
+            );
+            assert!(
+                tx.attribute_value_counts(&company, "w", Some("g"))?
+                    .is_empty()
+            );
+            let names = tx.company_attribute_names(&company)?;
+            let listed: Vec<(&str, &str)> = names
+                .iter()
+                .map(|name| (name.name.as_str(), name.unit.as_str()))
+                .collect();
+            assert_eq!(listed, [("Region", ""), ("w", "kg")], "{}", store.engine);
+            Ok(())
+        });
+    }
+}
+
+#[test]
+fn a_feedback_id_is_replaced_within_its_company_only() {
+    for store in stores() {
+        store.write(|tx| {
+            let feedback = Feedback {
+                id: "f".into(),
+                file_uid: "u".into(),
+                company_id: "acme".into(),
+                user_id: 1,
+                external_user: String::new(),
+                feedback: String::new(),
+                attributes: vec!["a=b".into()],
+            };
+            assert!(tx.save_feedback(&feedback, "t")?);
+            let again = Feedback {
+                feedback: "second".into(),
+                ..feedback.clone()
+            };
+            assert!(tx.save_feedback(&again, "t")?, "{}", store.engine);
+            let foreign = Feedback {
+                company_id: "globex".into(),
+                ..feedback
+            };
+            assert!(!tx.save_feedback(&foreign, "t")?, "{}", store.engine);
+            Ok(())
+        });
+    }
+}

@@ -1,0 +1,325 @@
+//! Saving a company's graph beside the database and loading it back, so that a restart does not build
+//! it again.
+//!
+//! Under `DATA/visual/` each company has two files: `<company>-<id>.graph`, the graph as `usearch`
+//! writes it (vectors and links), and `<company>.files`, the file table that names that graph file,
+//! the journal position the snapshot includes (see `library.rs`), the quantiser and the settings,
+//! with a checksum. A save writes a new graph file under a fresh id, then the table to a temporary
+//! file, syncs both and renames the table into place (the commit point), then removes the old graph
+//! file: a save killed at any moment leaves the previous snapshot whole. Loading checks the table's
+//! checksum, that the graph has exactly the table's views and that every view of the table is in
+//! it; a snapshot that fails a check is not used (the graph is built again from the store).
+//!
+//! Limits: a table is read only up to [`MAX_TABLE_BYTES`]; graph files are read by `usearch`, which
+//! checks their header.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use usearch::Index;
+
+use super::ann::{AnnIndex, AnnSettings, SavedFile, view_key};
+use super::quantise::Quantiser;
+use crate::error::VisualError;
+
+/// The folder of the data directory the graphs are saved in.
+pub const SNAPSHOT_FOLDER: &str = "visual";
+/// First bytes of a file table. Tables of earlier versions are not read (the graph is built again):
+/// `…B1` held `i8` vectors, `…B2` did not say which files are meshes.
+const MAGIC: &[u8; 8] = b"PLVISTB3";
+/// Bytes of one file entry: GUID, slot, view count, flags (bit 0: a mesh's views).
+const ENTRY_BYTES: usize = 16 + 4 + 2 + 1;
+/// The flag of a mesh's views in an entry's flags.
+const MESH_FLAG: u8 = 1;
+/// Bytes of the header after the magic: snapshot id, journal position, dimensions, scale, six
+/// settings, file count.
+const HEADER_BYTES: usize = 8 + 8 + 4 + 4 + 6 * 4 + 8;
+/// The largest file table read (a billion files' worth is far past any graph this service holds).
+pub const MAX_TABLE_BYTES: u64 = 22 * 1024 * 1024 * 1024;
+
+/// A loaded snapshot: the graph and the journal position it includes.
+pub struct Snapshot {
+    /// The company's graph as saved.
+    pub index: AnnIndex,
+    /// The last journal entry the graph includes.
+    pub journal_position: i64,
+}
+
+/// A name safe on every file system for a company id (GUIDs pass unchanged).
+fn file_stem(company: &str) -> String {
+    if !company.is_empty()
+        && company
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-')
+    {
+        company.to_owned()
+    } else {
+        company.bytes().map(|byte| format!("{byte:02x}")).collect()
+    }
+}
+
+fn table_path(folder: &Path, company: &str) -> PathBuf {
+    folder.join(format!("{}.files", file_stem(company)))
+}
+
+fn graph_name(company: &str, id: u64) -> String {
+    format!("{}-{id:016x}.graph", file_stem(company))
+}
+
+fn damaged(why: impl std::fmt::Display) -> VisualError {
+    VisualError::Internal(format!("saved visual index: {why}"))
+}
+
+/// FNV-1a, 64 bits: damage detection for the file table.
+fn fnv1a64(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325_u64, |hash, &byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+fn sync_folder(folder: &Path) {
+    // Directories cannot be opened for syncing on every platform; where they can, the rename is
+    // made durable.
+    if let Ok(handle) = std::fs::File::open(folder) {
+        let _ = handle.sync_all();
+    }
+}
+
+/// Saves a company's graph with the journal position it includes.
+pub fn save(
+    folder: &Path,
+    company: &str,
+    index: &AnnIndex,
+    journal_position: i64,
+) -> Result<(), VisualError> {
+    std::fs::create_dir_all(folder)?;
+    let id: u64 = rand::random();
+    let graph_file = graph_name(company, id);
+    let graph_path = folder.join(&graph_file);
+    let path_text = graph_path
+        .to_str()
+        .ok_or_else(|| damaged("the data directory's path is not UTF-8"))?;
+    index
+        .graph()
+        .save(path_text)
+        .map_err(|error| damaged(format!("cannot write {graph_file}: {error}")))?;
+    std::fs::File::open(&graph_path)?.sync_all()?;
+
+    let files: Vec<SavedFile> = index.files().collect();
+    let quantiser = index.quantiser();
+    let settings = index.settings();
+    let mut table = Vec::with_capacity(MAGIC.len() + HEADER_BYTES + files.len() * ENTRY_BYTES + 8);
+    table.extend_from_slice(MAGIC);
+    table.extend_from_slice(&id.to_le_bytes());
+    table.extend_from_slice(&journal_position.to_le_bytes());
+    table.extend_from_slice(&(quantiser.dimensions() as u32).to_le_bytes());
+    table.extend_from_slice(&quantiser.scale().to_le_bytes());
+    for setting in [
+        settings.connectivity,
+        settings.expansion_add,
+        settings.expansion_search,
+        settings.views_per_query_view,
+        settings.views_per_view_of_several,
+        settings.direct_views,
+    ] {
+        table.extend_from_slice(&(setting as u32).to_le_bytes());
+    }
+    table.extend_from_slice(&(files.len() as u64).to_le_bytes());
+    for (uid, slot, views, mesh) in &files {
+        table.extend_from_slice(&uid.to_le_bytes());
+        table.extend_from_slice(&slot.to_le_bytes());
+        table.extend_from_slice(&views.to_le_bytes());
+        table.push(if *mesh { MESH_FLAG } else { 0 });
+    }
+    let checksum = fnv1a64(&table);
+    table.extend_from_slice(&checksum.to_le_bytes());
+
+    let final_path = table_path(folder, company);
+    let temporary = folder.join(format!(".{}.files.{id:016x}.tmp", file_stem(company)));
+    {
+        let mut handle = std::fs::File::create(&temporary)?;
+        handle.write_all(&table)?;
+        handle.sync_all()?;
+    }
+    let previous = read_table(&final_path).ok().map(|table| table.graph_id);
+    std::fs::rename(&temporary, &final_path)?;
+    sync_folder(folder);
+    if let Some(previous) = previous.filter(|&previous| previous != id) {
+        let _ = std::fs::remove_file(folder.join(graph_name(company, previous)));
+    }
+    Ok(())
+}
+
+/// What a file table holds.
+struct Table {
+    graph_id: u64,
+    journal_position: i64,
+    quantiser: Quantiser,
+    settings: AnnSettings,
+    files: Vec<SavedFile>,
+}
+
+fn read_table(path: &Path) -> Result<Table, VisualError> {
+    let length = std::fs::metadata(path)?.len();
+    if length > MAX_TABLE_BYTES {
+        return Err(damaged(format!("{} is {length} bytes", path.display())));
+    }
+    let bytes = std::fs::read(path)?;
+    if bytes.len() < MAGIC.len() + HEADER_BYTES + 8 || &bytes[..MAGIC.len()] != MAGIC {
+        return Err(damaged(format!("{} is not a file table", path.display())));
+    }
+    let (body, checksum) = bytes.split_at(bytes.len() - 8);
+    if checksum != fnv1a64(body).to_le_bytes() {
+        return Err(damaged(format!("{} fails its checksum", path.display())));
+    }
+    let mut at = MAGIC.len();
+    let mut take = |count: usize| {
+        let part = &body[at..at + count];
+        at += count;
+        part
+    };
+    let u64_of = |part: &[u8]| u64::from_le_bytes(part.try_into().unwrap_or([0; 8]));
+    let u32_of = |part: &[u8]| u32::from_le_bytes(part.try_into().unwrap_or([0; 4]));
+    let graph_id = u64_of(take(8));
+    let journal_position = u64_of(take(8)) as i64;
+    let dimensions = u32_of(take(4)) as usize;
+    let scale = f32::from_le_bytes(take(4).try_into().unwrap_or([0; 4]));
+    let mut setting = || u32_of(take(4)) as usize;
+    let settings = AnnSettings {
+        connectivity: setting(),
+        expansion_add: setting(),
+        expansion_search: setting(),
+        views_per_query_view: setting(),
+        views_per_view_of_several: setting(),
+        direct_views: setting(),
+    };
+    let count = u64_of(take(8)) as usize;
+    if body.len() - at != count.saturating_mul(ENTRY_BYTES)
+        || !scale.is_finite()
+        || scale <= 0.0
+        || dimensions == 0
+    {
+        return Err(damaged(format!(
+            "{} has a wrong length or header",
+            path.display()
+        )));
+    }
+    let files = body[at..]
+        .chunks_exact(ENTRY_BYTES)
+        .map(|entry| {
+            (
+                u128::from_le_bytes(entry[..16].try_into().unwrap_or([0; 16])),
+                u32::from_le_bytes(entry[16..20].try_into().unwrap_or([0; 4])),
+                u16::from_le_bytes(entry[20..22].try_into().unwrap_or([0; 2])),
+                entry[22] & MESH_FLAG != 0,
+            )
+        })
+        .collect();
+    Ok(Table {
+        graph_id,
+        journal_position,
+        quantiser: Quantiser::new(dimensions, scale),
+        settings,
+        files,
+    })
+}
+
+/// Loads a company's saved graph; `Ok(None)` when none was saved.
+pub fn load(folder: &Path, company: &str) -> Result<Option<Snapshot>, VisualError> {
+    let path = table_path(folder, company);
+    if !path.exists() {
+        return Ok(None);
+    }
+    let table = read_table(&path)?;
+    remove_orphans(folder, company, table.graph_id);
+    let graph_path = folder.join(graph_name(company, table.graph_id));
+    let path_text = graph_path
+        .to_str()
+        .ok_or_else(|| damaged("the data directory's path is not UTF-8"))?;
+    let graph = Index::restore(path_text)
+        .map_err(|error| damaged(format!("cannot read {}: {error}", graph_path.display())))?;
+    if graph.dimensions() != table.quantiser.dimensions() {
+        return Err(damaged("the graph and its table disagree on dimensions"));
+    }
+    for &(_, slot, views, _) in &table.files {
+        for position in 0..usize::from(views) {
+            if !graph.contains(view_key(slot, position)) {
+                return Err(damaged("a view of the table is missing from the graph"));
+            }
+        }
+    }
+    let index = AnnIndex::from_parts(graph, table.quantiser, table.settings, &table.files)?;
+    Ok(Some(Snapshot {
+        index,
+        journal_position: table.journal_position,
+    }))
+}
+
+/// Removes a company's saved graph (the company fell back to the exact scan, or its snapshot is
+/// damaged).
+pub fn discard(folder: &Path, company: &str) -> Result<(), VisualError> {
+    let path = table_path(folder, company);
+    if path.exists() {
+        std::fs::remove_file(&path)?;
+    }
+    remove_orphans(folder, company, u64::MAX);
+    Ok(())
+}
+
+/// Removes the saved graphs of every company but `keep` (companies not on a graph now: a graph of
+/// theirs would be stale by the time they are again).
+pub fn discard_all_but(folder: &Path, keep: &[&str]) -> Result<(), VisualError> {
+    let kept: Vec<String> = keep.iter().map(|company| file_stem(company)).collect();
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return Ok(());
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let stem = name.trim_start_matches('.');
+        let ours = name.ends_with(".files") || name.ends_with(".graph") || name.ends_with(".tmp");
+        if ours
+            && !kept
+                .iter()
+                .any(|company| stem.starts_with(company.as_str()))
+        {
+            std::fs::remove_file(entry.path())?;
+        }
+    }
+    Ok(())
+}
+
+/// Removes graph files of the company other than `keep` (left by a save that was killed).
+fn remove_orphans(folder: &Path, company: &str, keep: u64) {
+    let prefix = format!("{}-", file_stem(company));
+    let keep_name = graph_name(company, keep);
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let stale_graph =
+            name.starts_with(&prefix) && name.ends_with(".graph") && name != keep_name;
+        let stale_table =
+            name.starts_with(&format!(".{}.files.", file_stem(company))) && name.ends_with(".tmp");
+        if stale_graph || stale_table {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn company_names_become_safe_file_names() {
+        assert_eq!(
+            file_stem("3f2504e0-4f89-41d3-9a0c-0305e82c3301"),
+            "3f2504e0-4f89-41d3-9a0c-0305e82c3301"
+        );
+        assert_eq!(file_stem("../x"), "2e2e2f78");
+        assert_eq!(file_stem(""), "");
+    }
+}

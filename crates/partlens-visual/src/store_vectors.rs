@@ -1,0 +1,171 @@
+//! A large company searched through the database's own vector index (PostgreSQL with pgvector:
+//! `store/postgres/view_vectors.rs`) instead of a graph each node builds: the index proposes the
+//! files of the views nearest the query's, and the node scores those candidates exactly on its
+//! exact index ([`VisualIndex::rank`], the scores and order of the exact scan), so what a user sees
+//! is the exact scan's answer wherever the candidates hold it.
+//!
+//! Candidates, as the in-memory graph asks for them (`ann.rs`): the
+//! [`AnnSettings::views_per_query_view`] nearest views of a one-view query, the
+//! [`AnnSettings::views_per_view_of_several`] nearest of each view of a query of several and of
+//! their mean, at least as many as the results wanted.
+//!
+//! Taken only without a metadata filter ([`FileFilter::Everything`]): a listed filter restricts the
+//! exact scan to its files (cost proportional to them), and a broad one is answered by the exact
+//! scan too (the index cannot be asked for views of a set of files); a store without a vector index
+//! ([`StoredViews::nearest_files`] says `None`) leaves the exact scan to answer.
+
+use std::collections::HashSet;
+
+use super::ann::{AnnSettings, mean_vector};
+use super::{FileFilter, Ranked, StoredViews};
+use crate::error::VisualError;
+use partlens_engine::{ViewDescriptor, VisualIndex};
+
+/// The query's views as the vectors the index holds (features as `f32`), with their mean when there
+/// are several.
+fn query_vectors(query: &[ViewDescriptor]) -> Vec<Vec<f32>> {
+    let mut vectors: Vec<Vec<f32>> = query
+        .iter()
+        .map(|view| {
+            view.features()
+                .iter()
+                .map(|&value| f32::from(value))
+                .collect()
+        })
+        .collect();
+    if vectors.len() > 1 {
+        // Views of another descriptor (another length) are left out of the mean.
+        let length = vectors[0].len();
+        let same_length: Vec<Vec<f32>> = vectors
+            .iter()
+            .filter(|vector| vector.len() == length)
+            .cloned()
+            .collect();
+        vectors.push(mean_vector(&same_length));
+    }
+    vectors
+}
+
+/// The company's best `limit` files and how many files the search matched (all of the company's),
+/// through the store's vector index; `None` when this path does not apply (a filter, no vector
+/// index in the store), and the exact scan answers.
+pub(crate) fn rank_and_count(
+    index: &VisualIndex,
+    company: &str,
+    query: &[ViewDescriptor],
+    filter: FileFilter<'_>,
+    limit: usize,
+    stored: &dyn StoredViews,
+    settings: &AnnSettings,
+) -> Result<Option<(Ranked, usize)>, VisualError> {
+    if !matches!(filter, FileFilter::Everything) || query.is_empty() || limit == 0 {
+        return Ok(None);
+    }
+    let views_each = if query.len() == 1 {
+        settings.views_per_query_view
+    } else {
+        settings.views_per_view_of_several
+    }
+    .max(limit);
+    let Some(candidates) = stored.nearest_files(company, &query_vectors(query), views_each)? else {
+        return Ok(None);
+    };
+    let candidates: HashSet<String> = candidates.into_iter().collect();
+    let ranked = index.rank(query, |uid| candidates.contains(uid), limit);
+    Ok(Some((ranked, index.len())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use partlens_engine::samples::synthetic_views::{SyntheticViews, seeded};
+
+    #[test]
+    fn several_query_views_add_their_mean() {
+        let pool = SyntheticViews::analysed(4, 2).unwrap();
+        let mut random = seeded(9);
+        let views: Vec<ViewDescriptor> = (0..3).map(|i| pool.perturbed(i, &mut random)).collect();
+        let vectors = query_vectors(&views);
+        assert_eq!(vectors.len(), 4);
+        let feature = 17;
+        let mean = views
+            .iter()
+            .map(|view| f32::from(view.features()[feature]))
+            .sum::<f32>()
+            / 3.0;
+        assert!((vectors[3][feature] - mean).abs() < 1e-3);
+        assert_eq!(query_vectors(&views[..1]).len(), 1);
+    }
+
+    /// A store that proposes the given files.
+    struct Proposing(Option<Vec<String>>);
+
+    impl StoredViews for Proposing {
+        fn views_of(
+            &self,
+            _uids: &[String],
+        ) -> Result<Vec<(String, Vec<ViewDescriptor>)>, VisualError> {
+            Ok(Vec::new())
+        }
+
+        fn nearest_files(
+            &self,
+            _company: &str,
+            _vectors: &[Vec<f32>],
+            _views_each: usize,
+        ) -> Result<Option<Vec<String>>, VisualError> {
+            Ok(self.0.clone())
+        }
+    }
+
+    #[test]
+    fn candidates_are_scored_exactly_and_the_rest_left_out() {
+        let pool = SyntheticViews::analysed(6, 2).unwrap();
+        let mut random = seeded(4);
+        let mut index = VisualIndex::new();
+        for file in 0..6 {
+            index.insert(
+                format!("file-{file}"),
+                vec![pool.perturbed(file, &mut random)],
+            );
+        }
+        let query = vec![pool.perturbed(2, &mut random)];
+        let exact = index.rank(&query, |_| true, 10);
+        let proposing = Proposing(Some(vec!["file-2".into(), "file-4".into()]));
+        let settings = AnnSettings::default();
+        let (ranked, matched) = rank_and_count(
+            &index,
+            "company",
+            &query,
+            FileFilter::Everything,
+            10,
+            &proposing,
+            &settings,
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(matched, 6);
+        let uids: Vec<&str> = ranked.iter().map(|(uid, _)| uid.as_str()).collect();
+        assert_eq!(uids.len(), 2);
+        assert!(uids.contains(&"file-2") && uids.contains(&"file-4"));
+        for (uid, score) in &ranked {
+            let (_, exact_score) = exact.iter().find(|(u, _)| u == uid).unwrap();
+            assert_eq!(score, exact_score, "{uid} is scored exactly");
+        }
+        // No vector index, or a filter: the exact scan answers.
+        let none = Proposing(None);
+        let everything = FileFilter::Everything;
+        assert!(
+            rank_and_count(&index, "c", &query, everything, 10, &none, &settings)
+                .unwrap()
+                .is_none()
+        );
+        let listed: HashSet<String> = ["file-1".to_owned()].into();
+        let only = FileFilter::Only(&listed);
+        assert!(
+            rank_and_count(&index, "c", &query, only, 10, &proposing, &settings)
+                .unwrap()
+                .is_none()
+        );
+    }
+}
