@@ -57,22 +57,6 @@ fn size_text(model: &str) -> String {
     )
 }
 
-/// Steps until the detail's model is ready (fails on an unavailable one).
-fn wait_for_detail_model(harness: &mut Harness<'_, App>) {
-    step_until(harness, "the detail's 3D model", |harness| {
-        let entry = harness
-            .state()
-            .search()
-            .detail()
-            .model()
-            .and_then(|model| model.entry().cloned());
-        if let Some(ModelEntry::Unavailable(reason)) = &entry {
-            panic!("the model is unavailable: {reason}");
-        }
-        matches!(entry, Some(ModelEntry::Ready(_)))
-    });
-}
-
 /// The standard view the detail's camera shows.
 fn detail_view(harness: &Harness<'_, App>) -> Option<StandardView> {
     harness

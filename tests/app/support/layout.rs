@@ -33,6 +33,8 @@ pub struct PaintedText {
     pub clip: Rect,
     /// True when a row of it is spread letter by letter.
     pub letter_spaced: bool,
+    /// True when it is cut short with `…` (its end is not painted).
+    pub elided: bool,
 }
 
 impl PaintedText {
@@ -76,6 +78,7 @@ fn collect(shape: &Shape, clip: Rect, texts: &mut Vec<PaintedText>) {
                 rect: galley.rect.translate(text.pos.to_vec2()),
                 clip,
                 letter_spaced,
+                elided: galley.elided,
             });
         }
         _ => {}
@@ -87,6 +90,15 @@ pub fn painted_count(harness: &Harness<'_, App>, needle: &str) -> usize {
     painted_texts(harness)
         .iter()
         .filter(|text| text.is_visible() && text.text.contains(needle))
+        .count()
+}
+
+/// How many visible painted texts contain `needle` and are painted whole, not cut short with `…`
+/// (a truncated label holds its whole text but paints only its start).
+pub fn painted_whole_count(harness: &Harness<'_, App>, needle: &str) -> usize {
+    painted_texts(harness)
+        .iter()
+        .filter(|text| text.is_visible() && !text.elided && text.text.contains(needle))
         .count()
 }
 

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT as _, Queryable as _};
 use partlens::ui::App;
+use partlens::ui::model_view::ModelEntry;
 use partlens::ui::results::ResultsStatus;
 use partlens::ui::search_place::SearchPage;
 use partlens::workspace::{LocalServiceLauncher, WorkspaceConfig};
@@ -32,6 +33,16 @@ pub fn sample_workspace(data_dir: &Path) -> Arc<LocalServiceLauncher> {
         samples_dir: Some(samples_dir()),
         user: "tester".into(),
         index_workers: Some(2),
+    }))
+}
+
+/// The local workspace in `data_dir` without samples, indexing with `index_workers` workers.
+pub fn empty_workspace(data_dir: &Path, index_workers: usize) -> Arc<LocalServiceLauncher> {
+    Arc::new(LocalServiceLauncher::new(WorkspaceConfig {
+        data_dir: data_dir.to_path_buf(),
+        samples_dir: None,
+        user: "tester".into(),
+        index_workers: Some(index_workers),
     }))
 }
 
@@ -143,6 +154,22 @@ pub fn open_result(harness: &mut Harness<'_, App>, text: &str, name: &str) {
     assert_eq!(harness.state().search().page(), SearchPage::Detail);
     step_until(harness, "the record", |harness| {
         harness.state().search().detail().record().is_some()
+    });
+}
+
+/// Steps until the detail's model is ready (fails on an unavailable one).
+pub fn wait_for_detail_model(harness: &mut Harness<'_, App>) {
+    step_until(harness, "the detail's 3D model", |harness| {
+        let entry = harness
+            .state()
+            .search()
+            .detail()
+            .model()
+            .and_then(|model| model.entry().cloned());
+        if let Some(ModelEntry::Unavailable(reason)) = &entry {
+            panic!("the model is unavailable: {reason}");
+        }
+        matches!(entry, Some(ModelEntry::Ready(_)))
     });
 }
 
