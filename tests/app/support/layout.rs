@@ -1,7 +1,7 @@
 //! Checks of what a frame painted, for the places at every window size: no text cut off at the side
-//! of the area it is drawn in or of the window, no widget that reaches past the window's sides, no
-//! text spread letter by letter (a justified row of one long word); and the texts painted, to count
-//! what is shown (one banner, not two).
+//! of the area it is drawn in or of the window, no two texts drawn over each other, no widget that
+//! reaches past the window's sides, no text spread letter by letter (a justified row of one long
+//! word); and the texts painted, to count what is shown (one banner, not two).
 //!
 //! Text cut at the top or bottom of a scroll area is not a fault (it scrolls); nothing in the app
 //! scrolls sideways, so a text cut at a side is one.
@@ -19,6 +19,10 @@ pub const WINDOW_SIZES: [(f32, f32); 3] = [(800.0, 600.0), (1120.0, 720.0), (192
 /// How far a text or widget may reach past its area before it counts as cut (rounding).
 const TOLERANCE: f32 = 1.5;
 
+/// How far two texts may overlap each way before they are drawn over each other (the line
+/// spacing of a font lets rows touch).
+const OVERLAP: f32 = 2.0;
+
 /// A gap this much wider than the font's own spacing between two letters of a row spreads it.
 const SPREAD_GAP: f32 = 1.5;
 
@@ -29,6 +33,10 @@ pub struct PaintedText {
     pub text: String,
     /// Where it is, in the window.
     pub rect: Rect,
+    /// Where the letters of each of its rows are, in the window: without the space a wrapping
+    /// layout leaves before the first row (a label there starts at the row's left side, and its
+    /// first row after the widgets before it).
+    pub rows: Vec<Rect>,
     /// The area it is drawn in (the part outside is not shown).
     pub clip: Rect,
     /// True when a row of it is spread letter by letter.
@@ -73,9 +81,20 @@ fn collect(shape: &Shape, clip: Rect, texts: &mut Vec<PaintedText>) {
                         && b.pos.x - (a.pos.x + a.advance_width) > SPREAD_GAP
                 })
             });
+            let rows = galley
+                .rows
+                .iter()
+                .filter(|placed| !placed.row.glyphs.is_empty())
+                .map(|placed| {
+                    placed
+                        .rect_without_leading_space()
+                        .translate(text.pos.to_vec2())
+                })
+                .collect();
             texts.push(PaintedText {
                 text: galley.text().to_owned(),
                 rect: galley.rect.translate(text.pos.to_vec2()),
+                rows,
                 clip,
                 letter_spaced,
                 elided: galley.elided,
@@ -107,7 +126,8 @@ pub fn painted_whole_count(harness: &Harness<'_, App>, needle: &str) -> usize {
 pub fn layout_problems(harness: &Harness<'_, App>) -> Vec<String> {
     let window = harness.ctx.content_rect();
     let mut problems = Vec::new();
-    for text in painted_texts(harness) {
+    let texts = painted_texts(harness);
+    for text in &texts {
         if !text.is_visible() || text.text.trim().is_empty() {
             continue;
         }
@@ -125,6 +145,7 @@ pub fn layout_problems(harness: &Harness<'_, App>) -> Vec<String> {
             problems.push(format!("text {:?} is spread letter by letter", text.text));
         }
     }
+    problems.extend(overlapping_texts(&texts));
     for node in harness.root().children_recursive() {
         let node = node.accesskit_node();
         let Some(bounds) = node.bounding_box() else {
@@ -155,6 +176,36 @@ pub fn layout_problems(harness: &Harness<'_, App>) -> Vec<String> {
                 node.role(),
                 node.label().unwrap_or_default()
             ));
+        }
+    }
+    problems
+}
+
+/// Texts drawn over one another in the same area (two widgets laid out in the same place, such
+/// as a bar's right side pushed over its left side), each pair once. Texts of different areas
+/// (a tooltip, a header over a scrolled list) may cover each other.
+fn overlapping_texts(texts: &[PaintedText]) -> Vec<String> {
+    let shown: Vec<&PaintedText> = texts
+        .iter()
+        .filter(|text| text.is_visible() && !text.text.trim().is_empty())
+        .collect();
+    let overlap = |a: &PaintedText, b: &PaintedText| {
+        a.rows.iter().any(|a_row| {
+            b.rows.iter().any(|b_row| {
+                let both = a_row.intersect(a.clip).intersect(b_row.intersect(b.clip));
+                both.width() > OVERLAP && both.height() > OVERLAP
+            })
+        })
+    };
+    let mut problems = Vec::new();
+    for (index, a) in shown.iter().enumerate() {
+        for b in &shown[index + 1..] {
+            if a.clip == b.clip && overlap(a, b) {
+                problems.push(format!(
+                    "texts {:?} at {:?} and {:?} at {:?} are drawn over each other",
+                    a.text, a.rect, b.text, b.rect
+                ));
+            }
         }
     }
     problems
