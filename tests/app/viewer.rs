@@ -289,13 +289,7 @@ fn a_model_past_the_readers_time_limit_says_so_while_the_window_keeps_answering(
         let frame = Instant::now();
         harness.step();
         longest_frame = longest_frame.max(frame.elapsed());
-        let entry = harness
-            .state()
-            .search()
-            .detail()
-            .model()
-            .and_then(|model| model.entry().cloned());
-        match entry {
+        match detail_model_entry(&harness) {
             Some(ModelEntry::Unavailable(reason)) => break reason,
             Some(ModelEntry::Ready(_)) => panic!("the slow STEP file was read within 1 s"),
             Some(ModelEntry::Loading) | None => {

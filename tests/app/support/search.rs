@@ -157,15 +157,20 @@ pub fn open_result(harness: &mut Harness<'_, App>, text: &str, name: &str) {
     });
 }
 
+/// Where the detail's 3D model is (`None`: no model asked for).
+pub fn detail_model_entry(harness: &Harness<'_, App>) -> Option<ModelEntry> {
+    harness
+        .state()
+        .search()
+        .detail()
+        .model()
+        .and_then(|model| model.entry().cloned())
+}
+
 /// Steps until the detail's model is ready (fails on an unavailable one).
 pub fn wait_for_detail_model(harness: &mut Harness<'_, App>) {
     step_until(harness, "the detail's 3D model", |harness| {
-        let entry = harness
-            .state()
-            .search()
-            .detail()
-            .model()
-            .and_then(|model| model.entry().cloned());
+        let entry = detail_model_entry(harness);
         if let Some(ModelEntry::Unavailable(reason)) = &entry {
             panic!("the model is unavailable: {reason}");
         }
