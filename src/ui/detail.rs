@@ -326,7 +326,7 @@ impl DetailView {
         intents: &mut Vec<DetailIntent>,
     ) {
         let uid = record.file_uid();
-        ui.heading(record.title());
+        value_label(ui, egui::RichText::new(record.title()).heading());
         if let Some(note) = &self.match_note {
             ui.label(egui::RichText::new(note).weak());
         }
@@ -373,7 +373,8 @@ impl DetailView {
             }
         }
         if let Some(note) = model_note {
-            ui.colored_label(super::theme::warning_color(ui), note);
+            let color = super::theme::warning_color(ui);
+            value_label(ui, egui::RichText::new(note).color(color));
         }
         ui.horizontal(|ui| {
             if ui.button("Zoom in").clicked() {
@@ -449,8 +450,9 @@ impl DetailView {
                 ] {
                     ui.strong(name);
                     // A grid's labels are never justified (and a child layout in a grid cell
-                    // would take the cell's whole height).
-                    ui.add(egui::Label::new(value).selectable(true));
+                    // would take the cell's whole height); a long name or path wraps in the
+                    // width the last column has left, as the values below do.
+                    ui.add(egui::Label::new(value).selectable(true).wrap());
                     ui.end_row();
                 }
             });

@@ -2,26 +2,38 @@
 //! the real AS1 assembly (`../shared/realworld/step/pythonocc_core__as1_pe_203.stp`), whose
 //! extracted `part_number` lists every part name without a space (`PLATE|L-BRACKET|BOLT|…`), wraps
 //! that value at its separators and never spreads it letter by letter, at every window size; its
-//! values can be selected and copied.
+//! values can be selected and copied. A real part whose file name is long and has no space (a
+//! FreeCAD-library screw) shows its record's name and stored path whole, wrapped, at every size.
 
+use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable as _;
+use partlens::ui::App;
 use partlens::ui::search_place::SearchPage;
 
 use crate::support::*;
 
-#[test]
-fn the_assembly_detail_wraps_its_long_part_list_and_never_spreads_it() {
-    let Some(as1) = partlens_testkit::realworld::corpus_file("step/pythonocc_core__as1_pe_203.stp")
-    else {
-        return;
-    };
+/// The detail of the corpus file `relative` (a STEP), stored in a company service as
+/// `stored_path` and opened from a search for `words`; `None` without the corpus. Returns the
+/// runtime, the folder it all lives in and the app (the service stops with the folder).
+fn detail_of_corpus_file(
+    relative: &str,
+    stored_path: &str,
+    words: &str,
+) -> Option<(
+    tokio::runtime::Runtime,
+    tempfile::TempDir,
+    partlens_service::RunningService,
+    Harness<'static, App>,
+)> {
+    let bytes = partlens_testkit::realworld::corpus_file(relative)?;
     let runtime = runtime();
     let dir = tempfile::tempdir().unwrap();
     let service = company_service(&runtime, &dir.path().join("service"));
     let admin = admin_client(&runtime, &service);
-    let path = dir.path().join("as1_pe_203.stp");
-    std::fs::write(&path, as1).unwrap();
-    add_database_file(&runtime, &admin, &path, "Assemblies/as1_pe_203.stp", &[]);
+    let file_name = stored_path.rsplit('/').next().unwrap();
+    let path = dir.path().join(file_name);
+    std::fs::write(&path, bytes).unwrap();
+    add_database_file(&runtime, &admin, &path, stored_path, &[]);
     let mut harness = app_on(
         &runtime,
         &dir.path().join("app"),
@@ -29,8 +41,20 @@ fn the_assembly_detail_wraps_its_long_part_list_and_never_spreads_it() {
         "alice",
         "alice password",
     );
-    open_result(&mut harness, "as1", "as1_pe_203.stp");
+    open_result(&mut harness, words, file_name);
     assert_eq!(harness.state().search().page(), SearchPage::Detail);
+    Some((runtime, dir, service, harness))
+}
+
+#[test]
+fn the_assembly_detail_wraps_its_long_part_list_and_never_spreads_it() {
+    let Some((runtime, _dir, _service, mut harness)) = detail_of_corpus_file(
+        "step/pythonocc_core__as1_pe_203.stp",
+        "Assemblies/as1_pe_203.stp",
+        "as1",
+    ) else {
+        return;
+    };
     let record = harness.state().search().detail().record().unwrap().clone();
     let long = record
         .extracted_attributes
@@ -60,6 +84,33 @@ fn the_assembly_detail_wraps_its_long_part_list_and_never_spreads_it() {
             "{long} is {} wide at {size:?}",
             value.rect.width()
         );
+    }
+    close_app(&runtime, harness);
+}
+
+#[test]
+fn a_long_file_name_without_spaces_is_shown_whole_in_the_record_at_every_size() {
+    let name = "freecadlib__Bolts_Screws__ISO4762_Hex_Socket_Head_Cap_Screw_M3x10.step";
+    let stored = format!("Purchased_parts/Fasteners/ISO4762/{name}");
+    let Some((runtime, _dir, _service, mut harness)) =
+        detail_of_corpus_file(&format!("step/{name}"), &stored, "ISO4762")
+    else {
+        return;
+    };
+    for size in WINDOW_SIZES {
+        harness.set_size(egui::vec2(size.0, size.1));
+        harness.run_steps(3);
+        harness.get_by_label(&stored).scroll_to_me();
+        harness.run_steps(2);
+        assert_laid_out(&harness, "Detail of a part with a long name", size);
+        for whole in [name, stored.as_str()] {
+            assert!(
+                painted_texts(&harness)
+                    .iter()
+                    .any(|text| text.is_visible() && text.text == whole && !text.elided),
+                "{whole} is not painted whole at {size:?}"
+            );
+        }
     }
     close_app(&runtime, harness);
 }
