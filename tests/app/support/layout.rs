@@ -4,7 +4,8 @@
 //! word); and the texts painted, to count what is shown (one banner, not two).
 //!
 //! Text cut at the top or bottom of a scroll area is not a fault (it scrolls); nothing in the app
-//! scrolls sideways, so a text cut at a side is one.
+//! scrolls sideways but a text field's text as it is edited, so a text cut at a side elsewhere is
+//! one.
 
 use egui::epaint::{ClippedShape, Shape};
 use egui::{Pos2, Rect};
@@ -127,14 +128,21 @@ pub fn layout_problems(harness: &Harness<'_, App>) -> Vec<String> {
     let window = harness.ctx.content_rect();
     let mut problems = Vec::new();
     let texts = painted_texts(harness);
+    let fields = text_field_rects(harness);
     for text in &texts {
         if !text.is_visible() || text.text.trim().is_empty() {
             continue;
         }
-        let cut_by_area = text.rect.left() < text.clip.left() - TOLERANCE
-            || text.rect.right() > text.clip.right() + TOLERANCE;
-        let past_window = text.rect.right() > window.right() + TOLERANCE
-            || text.rect.left() < window.left() - TOLERANCE;
+        // A text field scrolls its text sideways as it is edited: its text may be cut by it.
+        let in_a_field = fields
+            .iter()
+            .any(|field| field.expand(TOLERANCE).contains_rect(text.clip));
+        let cut_by_area = !in_a_field
+            && (text.rect.left() < text.clip.left() - TOLERANCE
+                || text.rect.right() > text.clip.right() + TOLERANCE);
+        let past_window = !in_a_field
+            && (text.rect.right() > window.right() + TOLERANCE
+                || text.rect.left() < window.left() - TOLERANCE);
         if cut_by_area || past_window {
             problems.push(format!(
                 "text {:?} at {:?} is cut at a side (its area {:?})",
@@ -162,10 +170,7 @@ pub fn layout_problems(harness: &Harness<'_, App>) -> Vec<String> {
                 | egui::accesskit::Role::SpinButton
                 | egui::accesskit::Role::Link
         );
-        let rect = Rect::from_min_max(
-            Pos2::new(bounds.x0 as f32, bounds.y0 as f32),
-            Pos2::new(bounds.x1 as f32, bounds.y1 as f32),
-        );
+        let rect = node_rect(&bounds);
         if interactive
             && rect.height() > 0.0
             && (rect.right() > window.right() + TOLERANCE
@@ -209,6 +214,28 @@ fn overlapping_texts(texts: &[PaintedText]) -> Vec<String> {
         }
     }
     problems
+}
+
+/// Where the text fields of the last frame are, in the window.
+fn text_field_rects(harness: &Harness<'_, App>) -> Vec<Rect> {
+    harness
+        .root()
+        .children_recursive()
+        .filter_map(|node| {
+            let node = node.accesskit_node();
+            if node.role() != egui::accesskit::Role::TextInput {
+                return None;
+            }
+            node.bounding_box().map(|bounds| node_rect(&bounds))
+        })
+        .collect()
+}
+
+fn node_rect(bounds: &egui::accesskit::Rect) -> Rect {
+    Rect::from_min_max(
+        Pos2::new(bounds.x0 as f32, bounds.y0 as f32),
+        Pos2::new(bounds.x1 as f32, bounds.y1 as f32),
+    )
 }
 
 /// Fails with every problem of the last frame of `place` at `size`.
