@@ -172,19 +172,19 @@ impl ColumnLayout {
         if self.left_out.is_empty() {
             return;
         }
-        let names = self.left_out.join(", ");
+        let sentence = format!(
+            "{} column(s) do not fit: widen the window to see them.",
+            self.left_out.len()
+        );
+        // One hover text, the sentence and the columns' names: a cut sentence's own tooltip
+        // would say it a second time.
+        let hover = format!("{sentence}\n{}", self.left_out.join(", "));
         ui.add(
-            egui::Label::new(
-                egui::RichText::new(format!(
-                    "{} column(s) do not fit: widen the window to see them.",
-                    self.left_out.len()
-                ))
-                .small()
-                .weak(),
-            )
-            .truncate(),
+            egui::Label::new(egui::RichText::new(sentence).small().weak())
+                .truncate()
+                .show_tooltip_when_elided(false),
         )
-        .on_hover_text(names);
+        .on_hover_text(hover);
     }
 }
 
