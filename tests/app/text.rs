@@ -3,7 +3,8 @@
 //! extracted `part_number` lists every part name without a space (`PLATE|L-BRACKET|BOLT|…`), wraps
 //! that value at its separators and never spreads it letter by letter, at every window size; its
 //! values can be selected and copied. A real part whose file name is long and has no space (a
-//! FreeCAD-library screw) shows its record's name and stored path whole, wrapped, at every size.
+//! FreeCAD-library screw) shows its record's name and stored path whole, wrapped, at every size, and
+//! so does the comparison of the screw's STEP and STL.
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable as _;
@@ -12,36 +13,47 @@ use partlens::ui::search_place::SearchPage;
 
 use crate::support::*;
 
-/// The detail of the corpus file `relative` (a STEP), stored in a company service as
-/// `stored_path` and opened from a search for `words`; `None` without the corpus. Returns the
-/// runtime, the folder it all lives in and the app (the service stops with the folder).
-fn detail_of_corpus_file(
-    relative: &str,
-    stored_path: &str,
-    words: &str,
-) -> Option<(
+/// What a test of real files holds: the runtime, the folder it all lives in, the company service
+/// and the app logged in to it.
+type AppOnCorpusFiles = (
     tokio::runtime::Runtime,
     tempfile::TempDir,
     partlens_service::RunningService,
     Harness<'static, App>,
-)> {
-    let bytes = partlens_testkit::realworld::corpus_file(relative)?;
+);
+
+/// An app on a company service holding the corpus files `files` (each `(relative, stored
+/// path)`); `None` without the corpus.
+fn app_on_corpus_files(files: &[(&str, &str)]) -> Option<AppOnCorpusFiles> {
     let runtime = runtime();
     let dir = tempfile::tempdir().unwrap();
     let service = company_service(&runtime, &dir.path().join("service"));
     let admin = admin_client(&runtime, &service);
-    let file_name = stored_path.rsplit('/').next().unwrap();
-    let path = dir.path().join(file_name);
-    std::fs::write(&path, bytes).unwrap();
-    add_database_file(&runtime, &admin, &path, stored_path, &[]);
-    let mut harness = app_on(
+    for (relative, stored_path) in files {
+        let bytes = partlens_testkit::realworld::corpus_file(relative)?;
+        let path = dir.path().join(stored_path.rsplit('/').next().unwrap());
+        std::fs::write(&path, bytes).unwrap();
+        add_database_file(&runtime, &admin, &path, stored_path, &[]);
+    }
+    let harness = app_on(
         &runtime,
         &dir.path().join("app"),
         &service,
         "alice",
         "alice password",
     );
-    open_result(&mut harness, words, file_name);
+    Some((runtime, dir, service, harness))
+}
+
+/// The detail of the corpus file `relative`, stored as `stored_path` and opened from a search for
+/// `words`; `None` without the corpus.
+fn detail_of_corpus_file(
+    relative: &str,
+    stored_path: &str,
+    words: &str,
+) -> Option<AppOnCorpusFiles> {
+    let (runtime, dir, service, mut harness) = app_on_corpus_files(&[(relative, stored_path)])?;
+    open_result(&mut harness, words, stored_path.rsplit('/').next().unwrap());
     assert_eq!(harness.state().search().page(), SearchPage::Detail);
     Some((runtime, dir, service, harness))
 }
@@ -108,6 +120,50 @@ fn a_long_file_name_without_spaces_is_shown_whole_in_the_record_at_every_size() 
                 painted_texts(&harness)
                     .iter()
                     .any(|text| text.is_visible() && text.text == whole && !text.elided),
+                "{whole} is not painted whole at {size:?}"
+            );
+        }
+    }
+    close_app(&runtime, harness);
+}
+
+#[test]
+fn a_comparison_of_two_long_named_files_reads_whole_at_every_size() {
+    let name = "freecadlib__Bolts_Screws__ISO4762_Hex_Socket_Head_Cap_Screw_M3x10";
+    let step = format!("Purchased_parts/Fasteners/ISO4762/{name}.step");
+    let stl = format!("Purchased_parts/Fasteners/ISO4762/{name}.stl");
+    let Some((runtime, _dir, _service, mut harness)) = app_on_corpus_files(&[
+        (&format!("step/{name}.step"), &step),
+        (&format!("mesh/{name}.stl"), &stl),
+    ]) else {
+        return;
+    };
+    type_into(&mut harness, "Search text", "ISO4762");
+    search_with_enter(&mut harness);
+    let names: Vec<String> = harness
+        .state()
+        .search()
+        .results()
+        .ordered_rows()
+        .map(|row| row.name.clone())
+        .collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+    for name in &names {
+        harness.get_by_label(&format!("Compare {name}")).click();
+        harness.run_steps(2);
+    }
+    harness.get_by_label("Compare (2)").click();
+    harness.step();
+    assert_eq!(harness.state().search().page(), SearchPage::Compare);
+    for size in WINDOW_SIZES {
+        harness.set_size(egui::vec2(size.0, size.1));
+        harness.run_steps(3);
+        assert_laid_out(&harness, "Comparison of two long-named files", size);
+        for whole in [&step, &stl] {
+            assert!(
+                painted_texts(&harness)
+                    .iter()
+                    .any(|text| text.is_visible() && &text.text == whole && !text.elided),
                 "{whole} is not painted whole at {size:?}"
             );
         }
