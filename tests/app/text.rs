@@ -58,6 +58,37 @@ fn detail_of_corpus_file(
     Some((runtime, dir, service, harness))
 }
 
+/// At each window size, brings the node labelled `shown` on screen, checks the frame's layout and
+/// runs `check`.
+fn at_every_size(
+    harness: &mut Harness<'static, App>,
+    shown: &str,
+    place: &str,
+    check: impl Fn(&Harness<'static, App>, (f32, f32)),
+) {
+    for size in WINDOW_SIZES {
+        harness.set_size(egui::vec2(size.0, size.1));
+        harness.run_steps(3);
+        harness.get_by_label(shown).scroll_to_me();
+        harness.run_steps(2);
+        assert_laid_out(harness, place, size);
+        check(harness, size);
+    }
+}
+
+/// Fails unless each of `texts` is painted whole (wrapped maybe, not cut short) and visible.
+fn assert_painted_whole(harness: &Harness<'_, App>, texts: &[&str], size: (f32, f32)) {
+    let painted = painted_texts(harness);
+    for whole in texts {
+        assert!(
+            painted
+                .iter()
+                .any(|text| text.is_visible() && text.text == *whole && !text.elided),
+            "{whole} is not painted whole at {size:?}"
+        );
+    }
+}
+
 #[test]
 fn the_assembly_detail_wraps_its_long_part_list_and_never_spreads_it() {
     let Some((runtime, _dir, _service, mut harness)) = detail_of_corpus_file(
@@ -79,24 +110,24 @@ fn the_assembly_detail_wraps_its_long_part_list_and_never_spreads_it() {
             )
         })
         .clone();
-    for size in WINDOW_SIZES {
-        harness.set_size(egui::vec2(size.0, size.1));
-        harness.run_steps(3);
-        harness.get_by_label(&long).scroll_to_me();
-        harness.run_steps(2);
-        assert_laid_out(&harness, "Detail of the AS1 assembly", size);
-        // Painted whole (wrapped, not cut short), as one text.
-        let painted = painted_texts(&harness);
-        let value = painted
-            .iter()
-            .find(|text| text.text == long)
-            .unwrap_or_else(|| panic!("{long} is not painted whole at {size:?}"));
-        assert!(
-            value.rect.width() <= size.0,
-            "{long} is {} wide at {size:?}",
-            value.rect.width()
-        );
-    }
+    at_every_size(
+        &mut harness,
+        &long,
+        "Detail of the AS1 assembly",
+        |harness, size| {
+            // Painted whole (wrapped, not cut short), as one text.
+            let painted = painted_texts(harness);
+            let value = painted
+                .iter()
+                .find(|text| text.text == long)
+                .unwrap_or_else(|| panic!("{long} is not painted whole at {size:?}"));
+            assert!(
+                value.rect.width() <= size.0,
+                "{long} is {} wide at {size:?}",
+                value.rect.width()
+            );
+        },
+    );
     close_app(&runtime, harness);
 }
 
@@ -109,21 +140,12 @@ fn a_long_file_name_without_spaces_is_shown_whole_in_the_record_at_every_size() 
     else {
         return;
     };
-    for size in WINDOW_SIZES {
-        harness.set_size(egui::vec2(size.0, size.1));
-        harness.run_steps(3);
-        harness.get_by_label(&stored).scroll_to_me();
-        harness.run_steps(2);
-        assert_laid_out(&harness, "Detail of a part with a long name", size);
-        for whole in [name, stored.as_str()] {
-            assert!(
-                painted_texts(&harness)
-                    .iter()
-                    .any(|text| text.is_visible() && text.text == whole && !text.elided),
-                "{whole} is not painted whole at {size:?}"
-            );
-        }
-    }
+    at_every_size(
+        &mut harness,
+        &stored,
+        "Detail of a part with a long name",
+        |harness, size| assert_painted_whole(harness, &[name, &stored], size),
+    );
     close_app(&runtime, harness);
 }
 
@@ -148,25 +170,12 @@ fn a_comparison_of_two_long_named_files_reads_whole_at_every_size() {
         .map(|row| row.name.clone())
         .collect();
     assert_eq!(names.len(), 2, "{names:?}");
-    for name in &names {
-        harness.get_by_label(&format!("Compare {name}")).click();
-        harness.run_steps(2);
-    }
-    harness.get_by_label("Compare (2)").click();
-    harness.step();
-    assert_eq!(harness.state().search().page(), SearchPage::Compare);
-    for size in WINDOW_SIZES {
-        harness.set_size(egui::vec2(size.0, size.1));
-        harness.run_steps(3);
-        assert_laid_out(&harness, "Comparison of two long-named files", size);
-        for whole in [&step, &stl] {
-            assert!(
-                painted_texts(&harness)
-                    .iter()
-                    .any(|text| text.is_visible() && &text.text == whole && !text.elided),
-                "{whole} is not painted whole at {size:?}"
-            );
-        }
-    }
+    compare_results(&mut harness, &names);
+    at_every_size(
+        &mut harness,
+        &step,
+        "Comparison of two long-named files",
+        |harness, size| assert_painted_whole(harness, &[&step, &stl], size),
+    );
     close_app(&runtime, harness);
 }

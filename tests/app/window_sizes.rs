@@ -226,13 +226,7 @@ fn the_comparison_fits_every_size() {
         .take(3)
         .map(|row| row.name.clone())
         .collect();
-    for name in &names {
-        harness.get_by_label(&format!("Compare {name}")).click();
-        harness.run_steps(2);
-    }
-    harness.get_by_label("Compare (3)").click();
-    harness.step();
-    assert_eq!(harness.state().search().page(), SearchPage::Compare);
+    compare_results(&mut harness, &names);
     check_every_size(&mut harness, "Compare, three files");
     close_app(&runtime, harness);
 }

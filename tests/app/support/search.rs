@@ -178,6 +178,19 @@ pub fn wait_for_detail_model(harness: &mut Harness<'_, App>) {
     });
 }
 
+/// Ticks the results called `names` and opens their comparison.
+pub fn compare_results(harness: &mut Harness<'_, App>, names: &[String]) {
+    for name in names {
+        harness.get_by_label(&format!("Compare {name}")).click();
+        harness.run_steps(2);
+    }
+    harness
+        .get_by_label(&format!("Compare ({})", names.len()))
+        .click();
+    harness.step();
+    assert_eq!(harness.state().search().page(), SearchPage::Compare);
+}
+
 /// An app on the local workspace in `data` that starts with a search by the sample photo of the
 /// gear (results ordered by score, pictures and models of several kinds), its results shown.
 pub fn app_searching_by_the_gear_photo(
