@@ -1,9 +1,9 @@
-//! Table columns with priorities, so that a table fits its window at any size: the columns are
-//! taken in order of priority while they fit (what says where a row is, such as a job's state and
-//! progress, before its paths and attributes), shown in their own order, and one column (the name)
-//! takes the width left. Each set of columns shown keeps its own widths (resized by hand and
-//! remembered by egui with the table's id), so a window made narrower never reuses widths made
-//! for a wider one.
+//! Table columns (and other rows of items, such as the top bar's status) with priorities, so that a
+//! table fits its window at any size: the columns are taken in order of priority while they fit
+//! (what says where a row is, such as a job's state and progress, before its paths and
+//! attributes), shown in their own order, and one column (the name) takes the width left. Each set
+//! of columns shown keeps its own widths (resized by hand and remembered by egui with the table's
+//! id), so a window made narrower never reuses widths made for a wider one.
 
 use egui_extras::{Column, TableBuilder};
 
@@ -93,18 +93,31 @@ impl TableColumn {
 /// The columns of a table that fit `available` points (with `spacing` between two), in their own
 /// order: every column of priority 0, then the others by priority (then order) while they fit.
 pub fn columns_that_fit(columns: &[TableColumn], available: f32, spacing: f32) -> Vec<usize> {
-    let width_of = |column: &TableColumn| match column.sizing {
-        Sizing::Remainder => column.min_width,
-        Sizing::Fixed | Sizing::Resizable => column.width,
-    };
-    let mut by_priority: Vec<usize> = (0..columns.len()).collect();
-    by_priority.sort_by_key(|&index| columns[index].priority);
+    let items: Vec<(f32, u32)> = columns
+        .iter()
+        .map(|column| {
+            let width = match column.sizing {
+                Sizing::Remainder => column.min_width,
+                Sizing::Fixed | Sizing::Resizable => column.width,
+            };
+            (width, column.priority)
+        })
+        .collect();
+    fit_by_priority(&items, available, spacing)
+}
+
+/// The items of a row, each `(width, priority)`, that fit `available` points (with `spacing`
+/// between two), in their own order: every item of priority 0, then the others by priority (then
+/// order) while they fit. For table columns and for the top bar's status alike.
+pub fn fit_by_priority(items: &[(f32, u32)], available: f32, spacing: f32) -> Vec<usize> {
+    let mut by_priority: Vec<usize> = (0..items.len()).collect();
+    by_priority.sort_by_key(|&index| items[index].1);
     let mut chosen = Vec::new();
     let mut used = 0.0;
     for index in by_priority {
-        let column = &columns[index];
-        let needed = width_of(column) + if chosen.is_empty() { 0.0 } else { spacing };
-        if column.priority == 0 || used + needed <= available {
+        let (width, priority) = items[index];
+        let needed = width + if chosen.is_empty() { 0.0 } else { spacing };
+        if priority == 0 || used + needed <= available {
             used += needed;
             chosen.push(index);
         }
@@ -159,19 +172,19 @@ impl ColumnLayout {
         if self.left_out.is_empty() {
             return;
         }
-        let names = self.left_out.join(", ");
+        let sentence = format!(
+            "{} column(s) do not fit: widen the window to see them.",
+            self.left_out.len()
+        );
+        // One hover text, the sentence and the columns' names: a cut sentence's own tooltip
+        // would say it a second time.
+        let hover = format!("{sentence}\n{}", self.left_out.join(", "));
         ui.add(
-            egui::Label::new(
-                egui::RichText::new(format!(
-                    "{} column(s) do not fit: widen the window to see them.",
-                    self.left_out.len()
-                ))
-                .small()
-                .weak(),
-            )
-            .truncate(),
+            egui::Label::new(egui::RichText::new(sentence).small().weak())
+                .truncate()
+                .show_tooltip_when_elided(false),
         )
-        .on_hover_text(names);
+        .on_hover_text(hover);
     }
 }
 

@@ -417,41 +417,58 @@ impl CompareView {
         })
     }
 
+    /// The fields and attributes side by side, one column a file, each column a share of the
+    /// width: long names and paths wrap in their column instead of running off the window.
     fn table_ui(&self, ui: &mut egui::Ui) {
         let marked = super::theme::warning_color(ui);
+        let spacing = ui.spacing().item_spacing.x;
+        let columns = self.rows.len() as f32 + 1.0;
+        let column_width =
+            ((ui.available_width() - spacing * (columns - 1.0)) / columns).max(MIN_COLUMN_WIDTH);
+        let cell = |ui: &mut egui::Ui, text: egui::RichText| {
+            ui.add(egui::Label::new(text).wrap());
+        };
         egui::Grid::new("comparison grid")
             .num_columns(self.rows.len() + 1)
             .striped(true)
-            .min_col_width(120.0)
+            .min_col_width(MIN_COLUMN_WIDTH)
+            .max_col_width(column_width)
             .show(ui, |ui| {
                 ui.strong("");
                 for row in &self.rows {
-                    ui.strong(&row.name);
+                    cell(ui, egui::RichText::new(&row.name).strong());
                 }
                 ui.end_row();
                 for line in &self.table {
                     if line.differs {
-                        ui.label(
+                        cell(
+                            ui,
                             egui::RichText::new(format!("{} (differs)", line.label))
                                 .strong()
                                 .color(marked),
                         );
                     } else {
-                        ui.label(&line.label);
+                        cell(ui, egui::RichText::new(&line.label));
                     }
                     for value in &line.values {
-                        let text = shown_value(value);
-                        if line.differs {
-                            ui.label(egui::RichText::new(text).color(marked));
-                        } else {
-                            ui.label(text);
-                        }
+                        let text = egui::RichText::new(shown_value(value));
+                        cell(
+                            ui,
+                            if line.differs {
+                                text.color(marked)
+                            } else {
+                                text
+                            },
+                        );
                     }
                     ui.end_row();
                 }
             });
     }
 }
+
+/// The narrowest a column of the comparison table gets (then the table scrolls sideways).
+const MIN_COLUMN_WIDTH: f32 = 80.0;
 
 /// A pane's caption when its picture is not shown.
 fn paint_pane_caption(ui: &egui::Ui, rect: Rect, picture: Option<&ComparePicture>) {

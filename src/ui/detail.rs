@@ -20,7 +20,7 @@ use super::load_state::LoadState;
 use super::picture::{Picture, paint_caption, picture};
 use super::place::Place;
 use super::texture_cache::TextureCache;
-use crate::ui::text_value::{name_value_label, value_label};
+use crate::ui::text_value::{field_rows_ui, name_value_label, value_label};
 use partlens_api::{ApiError, FileMap, FileRecord, FileUid};
 use partlens_tasks::Command;
 use partlens_tasks::models::is_model_file_name;
@@ -326,7 +326,7 @@ impl DetailView {
         intents: &mut Vec<DetailIntent>,
     ) {
         let uid = record.file_uid();
-        ui.heading(record.title());
+        value_label(ui, egui::RichText::new(record.title()).heading());
         if let Some(note) = &self.match_note {
             ui.label(egui::RichText::new(note).weak());
         }
@@ -373,7 +373,8 @@ impl DetailView {
             }
         }
         if let Some(note) = model_note {
-            ui.colored_label(super::theme::warning_color(ui), note);
+            let color = super::theme::warning_color(ui);
+            value_label(ui, egui::RichText::new(note).color(color));
         }
         ui.horizontal(|ui| {
             if ui.button("Zoom in").clicked() {
@@ -431,29 +432,18 @@ impl DetailView {
     }
 
     fn fields_ui(&self, ui: &mut egui::Ui, record: &FileMap, intents: &mut Vec<DetailIntent>) {
-        egui::Grid::new("detail record fields")
-            .num_columns(2)
-            .striped(true)
-            .show(ui, |ui| {
-                let yes_no = |value: bool| if value { "yes" } else { "no" };
-                for (name, value) in [
-                    ("UID", record.uid.clone()),
-                    ("Display name", record.display_name.clone()),
-                    ("Stored as", record.file_name.clone()),
-                    ("Company", record.viz_space_id.clone()),
-                    (
-                        "Indexing finished",
-                        yes_no(record.indexing_finished).to_owned(),
-                    ),
-                    ("Has thumbnail", yes_no(record.has_thumbnail).to_owned()),
-                ] {
-                    ui.strong(name);
-                    // A grid's labels are never justified (and a child layout in a grid cell
-                    // would take the cell's whole height).
-                    ui.add(egui::Label::new(value).selectable(true));
-                    ui.end_row();
-                }
-            });
+        let yes_no = |value: bool| if value { "yes" } else { "no" };
+        field_rows_ui(
+            ui,
+            &[
+                ("UID", &record.uid),
+                ("Display name", &record.display_name),
+                ("Stored as", &record.file_name),
+                ("Company", &record.viz_space_id),
+                ("Indexing finished", yes_no(record.indexing_finished)),
+                ("Has thumbnail", yes_no(record.has_thumbnail)),
+            ],
+        );
         ui.add_space(6.0);
         ui.strong("Attributes");
         let attributes = record.parsed_attributes();

@@ -44,6 +44,30 @@ pub fn elide_middle(text: &str, fits: impl Fn(&str) -> bool) -> String {
 /// A file name in the width left in `ui`, in `style` (strong when `strong`), elided in the
 /// middle when it does not fit; the whole name on hover and for screen readers.
 pub fn file_name_label(ui: &mut Ui, name: &str, style: TextStyle, strong: bool) -> Response {
+    elided_name_label(ui, name, style, strong, None)
+}
+
+/// A file name in a table cell: [`file_name_label`] in the body style, not strong.
+pub fn file_name_cell(ui: &mut Ui, name: &str) -> Response {
+    file_name_label(ui, name, TextStyle::Body, false)
+}
+
+/// A file's name in a table cell, elided in the middle when it does not fit, with where the file
+/// is (`path`, which holds the whole name) on hover: one hover text, never the name and then the
+/// path under it.
+pub fn file_path_cell(ui: &mut Ui, name: &str, path: &str) -> Response {
+    elided_name_label(ui, name, TextStyle::Body, false, Some(path))
+}
+
+/// `name` elided in the middle to the width left; on hover `hover`, else the whole name when it
+/// was elided.
+fn elided_name_label(
+    ui: &mut Ui,
+    name: &str,
+    style: TextStyle,
+    strong: bool,
+    hover: Option<&str>,
+) -> Response {
     let width = ui.available_width();
     let font = style.resolve(ui.style());
     let color = ui.visuals().text_color();
@@ -63,20 +87,16 @@ pub fn file_name_label(ui: &mut Ui, name: &str, style: TextStyle, strong: bool) 
     }
     let response = ui.add(egui::Label::new(text).selectable(false));
     response.widget_info(|| WidgetInfo::labeled(Role::Label, true, name));
-    if elided {
-        response.on_hover_text(name)
-    } else {
-        response
+    match hover.or(elided.then_some(name)) {
+        Some(hover) => response.on_hover_text(hover),
+        None => response,
     }
-}
-
-/// A file name in a table cell: [`file_name_label`] in the body style, not strong.
-pub fn file_name_cell(ui: &mut Ui, name: &str) -> Response {
-    file_name_label(ui, name, TextStyle::Body, false)
 }
 
 #[cfg(test)]
 mod tests {
+    use egui_kittest::kittest::Queryable as _;
+
     use super::*;
 
     fn within(limit: usize) -> impl Fn(&str) -> bool {
@@ -99,6 +119,37 @@ mod tests {
         // Two sizes of one part stay apart, where an end-elided label shows the same text.
         let m8 = "freecadlib__Nuts__ISO4032_Hex_Nut_M8.stl";
         assert_eq!(elide_middle(m8, within(22)), "freecad…Hex_Nut_M8.stl");
+    }
+
+    #[test]
+    fn a_cut_name_with_its_path_on_hover_says_the_name_once() {
+        const NAME: &str = "freecadlib__Nuts__ISO4032_Hex_Nut_M10.stl";
+        const PATH: &str = "/home/me/parts/freecadlib__Nuts__ISO4032_Hex_Nut_M10.stl";
+        let mut harness = egui_kittest::Harness::builder()
+            .with_size(egui::vec2(400.0, 200.0))
+            .build_ui(|ui| {
+                ui.set_max_width(120.0);
+                file_path_cell(ui, NAME, PATH);
+            });
+        harness.run();
+        harness.get_by_label(NAME).hover();
+        harness.run_steps(6);
+        let painted: Vec<String> = harness
+            .output()
+            .shapes
+            .iter()
+            .filter_map(|clipped| match &clipped.shape {
+                egui::Shape::Text(text) => Some(text.galley.text().to_owned()),
+                _ => None,
+            })
+            .collect();
+        // The cell shows the name cut short; the hover text is the path, once.
+        assert_eq!(
+            painted.iter().filter(|text| text.contains(NAME)).count(),
+            1,
+            "{painted:?}"
+        );
+        assert!(painted.iter().any(|text| text == PATH), "{painted:?}");
     }
 
     #[test]

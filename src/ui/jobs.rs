@@ -201,8 +201,7 @@ const ACTIONS_WIDTH: f32 = 150.0;
 /// The file's name (elided in the middle, its path on hover) and size.
 fn job_file_ui(ui: &mut egui::Ui, job: &Job) {
     ui.vertical(|ui| {
-        crate::ui::elide::file_name_cell(ui, &job.file_name())
-            .on_hover_text(job.path.display().to_string());
+        crate::ui::elide::file_path_cell(ui, &job.file_name(), &job.path.display().to_string());
         if job.size > 0 {
             ui.label(egui::RichText::new(size_text(job.size)).small().weak());
         }

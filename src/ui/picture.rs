@@ -37,16 +37,38 @@ pub fn picture<'a>(
     }
 }
 
-/// Paints a short caption centred in `rect`, where a picture would be ("loading image…").
+/// Paints a short caption centred in `rect`, where a picture would be ("loading image…"), wrapped
+/// between its words to the rectangle's width. A caption that does not fit even so (a table row's
+/// 32-point thumbnail) is left out: the empty square says as much, and a caption cut at both sides
+/// (`o imag`) says nothing.
 pub fn paint_caption(ui: &egui::Ui, painter: &egui::Painter, rect: Rect, caption: &str, size: f32) {
-    painter.text(
-        rect.center(),
-        egui::Align2::CENTER_CENTER,
-        caption,
-        egui::FontId::proportional(size),
-        ui.visuals().weak_text_color(),
-    );
+    let room = rect.shrink(CAPTION_MARGIN);
+    let font = egui::FontId::proportional(size);
+    let color = ui.visuals().weak_text_color();
+    let widest_word = caption
+        .split_whitespace()
+        .map(|word| {
+            painter
+                .layout_no_wrap(word.to_owned(), font.clone(), color)
+                .size()
+                .x
+        })
+        .fold(0.0_f32, f32::max);
+    if widest_word > room.width() {
+        return;
+    }
+    let mut job = egui::text::LayoutJob::simple(caption.to_owned(), font, color, room.width());
+    job.halign = egui::Align::Center;
+    let galley = painter.layout_job(job);
+    if galley.size().y > room.height() {
+        return;
+    }
+    let top_center = egui::pos2(rect.center().x, rect.center().y - galley.size().y / 2.0);
+    painter.galley(top_center, galley, color);
 }
+
+/// Room kept free around a caption inside its rectangle.
+const CAPTION_MARGIN: f32 = 2.0;
 
 /// Paints `texture` as large as fits into `rect`, centred, keeping its aspect ratio.
 pub fn paint_fitted(painter: &egui::Painter, rect: Rect, texture: &egui::TextureHandle) {
@@ -58,4 +80,62 @@ pub fn paint_fitted(painter: &egui::Painter, rect: Rect, texture: &egui::Texture
         Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1.0, 1.0)),
         Color32::WHITE,
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use egui_kittest::Harness;
+
+    use super::*;
+
+    /// The square of `side` points `caption` is put in, and the rectangles of the texts painted.
+    fn captions_painted(side: f32, caption: &'static str) -> (Rect, Vec<Rect>) {
+        let square = Arc::new(Mutex::new(Rect::NOTHING));
+        let drawn = square.clone();
+        let mut harness = Harness::builder()
+            .with_size(egui::vec2(300.0, 300.0))
+            .build_ui(move |ui| {
+                let (rect, _) =
+                    ui.allocate_exact_size(egui::vec2(side, side), egui::Sense::hover());
+                paint_caption(ui, &ui.painter_at(rect), rect, caption, 11.0);
+                *drawn.lock().unwrap() = rect;
+            });
+        harness.run();
+        let texts = harness
+            .output()
+            .shapes
+            .iter()
+            .filter_map(|clipped| match &clipped.shape {
+                egui::Shape::Text(text) => Some(text.galley.rect.translate(text.pos.to_vec2())),
+                _ => None,
+            })
+            .collect();
+        let square = *square.lock().unwrap();
+        (square, texts)
+    }
+
+    #[test]
+    fn a_caption_wider_than_a_small_thumbnail_is_left_out_not_cut() {
+        let (_, painted) = captions_painted(32.0, "image unavailable");
+        assert!(painted.is_empty(), "{painted:?}");
+    }
+
+    #[test]
+    fn a_caption_is_wrapped_between_its_words_and_centred_in_its_square() {
+        // 60 points: "loading image…" takes two lines there.
+        let (square, painted) = captions_painted(60.0, "loading image…");
+        assert_eq!(painted.len(), 1);
+        let text = painted[0];
+        assert!(
+            square.shrink(CAPTION_MARGIN).contains_rect(text),
+            "{text:?} in {square:?}"
+        );
+        assert!(text.height() > 20.0, "one line: {text:?}");
+        assert!(
+            (text.center() - square.center()).length() < 1.0,
+            "{text:?} in {square:?}"
+        );
+    }
 }

@@ -180,8 +180,7 @@ impl SearchPlace {
     /// Shows a file's detail opened from another place (the Library, Duplicates): its record is
     /// loaded, and the back button leads to that place again.
     pub fn show_file_from(&mut self, uid: FileUid, from: OpenedFrom, commands: &mut CommandQueue) {
-        self.open_detail(uid, commands);
-        self.detail.set_opened_from(from);
+        self.open_detail(uid, from, commands);
     }
 
     /// Compares files of another place (a duplicate group): the compare page opens on them, and
@@ -641,28 +640,39 @@ impl SearchPlace {
         }
     }
 
-    fn open_detail(&mut self, uid: FileUid, commands: &mut CommandQueue) {
-        self.detail.set_opened_from(OpenedFrom::Results);
+    /// Opens the detail of `uid`, reached `from` a place. Only a result opened from the results
+    /// says how it scored: the same file opened from the Library or Duplicates was not found by
+    /// the search that is in the results meanwhile.
+    fn open_detail(&mut self, uid: FileUid, from: OpenedFrom, commands: &mut CommandQueue) {
         self.detail.set_loading(uid.clone());
-        let canonical = uid.canonical();
-        let note = self
-            .results
-            .rows()
-            .iter()
-            .find(|row| row.uid.canonical() == canonical)
-            .and_then(|row| {
-                let (score, chance) = (row.score?, row.same_part_chance()?);
-                Some(format!(
-                    "Raw score {score:.3} ({}): a {:.0} % chance of being the same part.",
-                    // The bundled font has no arrow.
-                    row.query_kind.name().replace(" → ", " to "),
-                    chance * 100.0
-                ))
-            });
+        self.detail.set_opened_from(from);
+        let note = if from == OpenedFrom::Results {
+            self.match_note(&uid)
+        } else {
+            None
+        };
         self.detail.set_match_note(note);
         self.detail.set_model_hints(self.known_paths(&uid));
         self.page = SearchPage::Detail;
         commands.backend(Command::LoadRecord(uid));
+    }
+
+    /// How the result `uid` scored in the search shown ("Raw score 0.912 (picture to picture): a
+    /// 97 % chance of being the same part."), when it is one of its results with a score.
+    fn match_note(&self, uid: &FileUid) -> Option<String> {
+        let canonical = uid.canonical();
+        let row = self
+            .results
+            .rows()
+            .iter()
+            .find(|row| row.uid.canonical() == canonical)?;
+        let (score, chance) = (row.score?, row.same_part_chance()?);
+        Some(format!(
+            "Raw score {score:.3} ({}): a {:.0} % chance of being the same part.",
+            // The bundled font has no arrow.
+            row.query_kind.name().replace(" → ", " to "),
+            chance * 100.0
+        ))
     }
 
     fn search_intent(&mut self, intent: SearchIntent, commands: &mut CommandQueue) {
@@ -686,7 +696,7 @@ impl SearchPlace {
 
     fn results_intent(&mut self, intent: ResultsIntent, commands: &mut CommandQueue) {
         match intent {
-            ResultsIntent::OpenDetail(uid) => self.open_detail(uid, commands),
+            ResultsIntent::OpenDetail(uid) => self.open_detail(uid, OpenedFrom::Results, commands),
             ResultsIntent::OpenLibrary => {
                 commands.push(AppCommand::Navigate(Place::Library));
             }
@@ -712,7 +722,7 @@ impl SearchPlace {
 
     fn detail_intent(&mut self, intent: DetailIntent, commands: &mut CommandQueue) {
         match intent {
-            DetailIntent::OpenFile(uid) => self.open_detail(uid, commands),
+            DetailIntent::OpenFile(uid) => self.open_detail(uid, OpenedFrom::Results, commands),
             DetailIntent::EditAttributes(uid) => {
                 if let Some(record) = self.detail.record() {
                     self.editor

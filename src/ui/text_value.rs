@@ -1,5 +1,6 @@
 //! Values that read: an attribute's or an extracted value is drawn as selectable text (so it can
-//! be copied) that wraps where it may break, and is never spread to the width of its line.
+//! be copied) that wraps where it may break, and is never spread to the width of its line; a
+//! record's fields as rows of name and value.
 //!
 //! egui justifies the text of a label in a justified layout (the detail's columns, for example):
 //! a row that wraps inside a long value without spaces (`part_number=PLATE|L-BRACKET|BOLT|…`) is
@@ -34,6 +35,51 @@ pub fn name_value_label(ui: &mut Ui, name: &str, value: &str) -> Response {
     job.append(&format!("{name}: "), 0.0, strong);
     job.append(value, 0.0, plain);
     value_label(ui, job)
+}
+
+/// Rows of `name  value`: the names in a column as wide as the widest, each value selectable and
+/// wrapped in the width left, every other row on a faint band (as a striped grid). Not an egui
+/// grid: a grid's first frame measures its columns, and wrapped values there made its rows taller
+/// for that frame, so what was below them (buttons) moved under a click.
+pub fn field_rows_ui(ui: &mut Ui, rows: &[(&str, &str)]) {
+    let font = egui::TextStyle::Body.resolve(ui.style());
+    let name_width = rows
+        .iter()
+        .map(|(name, _)| {
+            ui.ctx().fonts_mut(|fonts| {
+                fonts
+                    .layout_no_wrap((*name).to_owned(), font.clone(), egui::Color32::PLACEHOLDER)
+                    .size()
+                    .x
+            })
+        })
+        .fold(0.0_f32, f32::max);
+    for (index, (name, value)) in rows.iter().enumerate() {
+        let band = ui.painter().add(egui::Shape::Noop);
+        let row = ui.horizontal_top(|ui| {
+            ui.allocate_ui_with_layout(
+                egui::vec2(name_width, 0.0),
+                egui::Layout::left_to_right(egui::Align::Min),
+                |ui| {
+                    ui.set_min_width(name_width);
+                    ui.strong(*name);
+                },
+            );
+            ui.add(egui::Label::new(*value).selectable(true).wrap());
+        });
+        if index % 2 == 1 {
+            let rect = row.response.rect;
+            let band_rect = egui::Rect::from_min_size(
+                rect.min,
+                egui::vec2(ui.available_width().max(rect.width()), rect.height()),
+            )
+            .expand2(egui::vec2(0.0, ui.spacing().item_spacing.y / 2.0));
+            ui.painter().set(
+                band,
+                egui::epaint::RectShape::filled(band_rect, 0.0, ui.visuals().faint_bg_color),
+            );
+        }
+    }
 }
 
 #[cfg(test)]

@@ -106,12 +106,27 @@ pub fn primary_button(ui: &egui::Ui, text: &str) -> egui::Button<'static> {
 /// The widest a form's box grows.
 pub const FORM_WIDTH: f32 = 760.0;
 
-/// A titled box of a form (upload, settings).
+/// A titled box of a form (upload, settings), at most [`FORM_WIDTH`] wide.
 pub fn card_ui(ui: &mut egui::Ui, title: &str, add_contents: impl FnOnce(&mut egui::Ui)) {
+    card_of_width_ui(ui, title, FORM_WIDTH, add_contents);
+}
+
+/// A titled box as wide as the place, for a table in a form (the files staged for upload, whose
+/// long names need the room).
+pub fn wide_card_ui(ui: &mut egui::Ui, title: &str, add_contents: impl FnOnce(&mut egui::Ui)) {
+    card_of_width_ui(ui, title, f32::INFINITY, add_contents);
+}
+
+fn card_of_width_ui(
+    ui: &mut egui::Ui,
+    title: &str,
+    widest: f32,
+    add_contents: impl FnOnce(&mut egui::Ui),
+) {
     egui::Frame::group(ui.style())
         .inner_margin(egui::Margin::same(12))
         .show(ui, |ui| {
-            ui.set_width(ui.available_width().min(FORM_WIDTH));
+            ui.set_width(ui.available_width().min(widest));
             ui.label(egui::RichText::new(title).strong());
             ui.add_space(6.0);
             add_contents(ui);

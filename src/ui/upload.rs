@@ -242,7 +242,8 @@ impl UploadView {
         egui::ScrollArea::vertical()
             .auto_shrink([false, true])
             .show(ui, |ui| {
-                super::theme::card_ui(ui, &format!("Files ({})", self.files.len()), |ui| {
+                // As wide as the place: the stored names are long and edited in their field.
+                super::theme::wide_card_ui(ui, &format!("Files ({})", self.files.len()), |ui| {
                     self.files_ui(ui);
                 });
                 ui.add_space(10.0);
@@ -279,10 +280,12 @@ impl UploadView {
     fn files_ui(&mut self, ui: &mut egui::Ui) {
         let database = self.kind == UploadKind::Database;
         let columns = if database {
+            // The name it is stored under takes the width left: it is what the user checks and
+            // edits, and the corpus's names are long.
             vec![
-                TableColumn::remainder("File", 120.0),
-                TableColumn::resizable("Stored in folder", 170.0, 100.0, 0),
-                TableColumn::resizable("under the name", 220.0, 120.0, 0),
+                TableColumn::resizable("File", 240.0, 120.0, 0),
+                TableColumn::resizable("Stored in folder", 150.0, 100.0, 0),
+                TableColumn::remainder("under the name", 160.0),
                 TableColumn::fixed("", 80.0),
             ]
         } else {
@@ -325,8 +328,8 @@ impl UploadView {
                     let file = &mut self.files[index];
                     let shown = file.display_name();
                     row.col(|ui| {
-                        crate::ui::elide::file_name_cell(ui, &shown)
-                            .on_hover_text(file.path.display().to_string());
+                        let path = file.path.display().to_string();
+                        crate::ui::elide::file_path_cell(ui, &shown, &path);
                     });
                     if shows_from {
                         row.col(|ui| {
@@ -339,18 +342,23 @@ impl UploadView {
                         });
                     }
                     if database {
+                        // Where it will be stored, whole, on hover of either field (a long name
+                        // scrolls inside its field).
+                        let stored_as = format!("Stored as {}", file.stored_path());
                         row.col(|ui| {
                             let width = ui.available_width();
                             ui.add_sized(
                                 [width, 22.0],
                                 egui::TextEdit::singleline(&mut file.folder),
                             )
-                            .accessible_name(format!("Folder for {shown}"));
+                            .accessible_name(format!("Folder for {shown}"))
+                            .on_hover_text(&stored_as);
                         });
                         row.col(|ui| {
                             let width = ui.available_width();
                             ui.add_sized([width, 22.0], egui::TextEdit::singleline(&mut file.name))
-                                .accessible_name(format!("Name for {shown}"));
+                                .accessible_name(format!("Name for {shown}"))
+                                .on_hover_text(&stored_as);
                         });
                     }
                     row.col(|ui| {

@@ -183,16 +183,6 @@ fn every_view_names_its_widgets_and_the_keyboard_shortcuts_work() {
 
 // ---- against the in-process local service ---------------------------------------------------------
 
-/// A launcher of the real local workspace in `data_dir`, as user "tester", without samples.
-fn local_workspace(data_dir: &std::path::Path, index_workers: usize) -> Arc<LocalServiceLauncher> {
-    Arc::new(LocalServiceLauncher::new(WorkspaceConfig {
-        data_dir: data_dir.to_path_buf(),
-        samples_dir: None,
-        user: "tester".into(),
-        index_workers: Some(index_workers),
-    }))
-}
-
 /// Drops `files`, keeps them as search inputs (asynchronous indexing) or makes them database files,
 /// and presses Upload.
 fn upload_through_the_form(harness: &mut Harness<'_, App>, files: &[PathBuf], database: bool) {
@@ -225,6 +215,45 @@ fn upload_through_the_form(harness: &mut Harness<'_, App>, files: &[PathBuf], da
 /// The number of jobs whose state label reads `text`.
 fn jobs_reading(harness: &Harness<'_, App>, text: &str) -> usize {
     harness.query_all_by_label(text).count()
+}
+
+/// The only job's failure reason is cut short in its column; with the pointer resting on it, its
+/// whole text is painted once: egui's tooltip of a truncated label, not a second tooltip of the
+/// same words over it (the walkthrough's screenshot 06).
+fn reason_is_shown_whole_once_on_hover(harness: &mut Harness<'_, App>) {
+    let JobPhase::Failed { reason } = harness.state().jobs()[0].phase.clone() else {
+        panic!(
+            "the job has not failed: {:?}",
+            harness.state().jobs()[0].phase
+        );
+    };
+    // Its end, which only a whole painting of the reason holds.
+    let end: String = {
+        let chars: Vec<char> = reason.chars().collect();
+        chars[chars.len().saturating_sub(24)..].iter().collect()
+    };
+    harness.run_steps(2);
+    let in_the_row = painted_texts(harness)
+        .into_iter()
+        .find(|text| text.is_visible() && text.text == reason)
+        .unwrap_or_else(|| panic!("the reason {reason:?} is not painted in its row"));
+    assert!(
+        in_the_row.elided,
+        "the reason fits its column at this size, so nothing is shown on hover: {reason:?}"
+    );
+    assert_eq!(painted_whole_count(harness, &end), 0, "no tooltip yet");
+
+    harness.get_by_label(&reason).hover();
+    step_until(harness, "the reason's tooltip", |harness| {
+        painted_whole_count(harness, &end) > 0
+    });
+    // Resting there a while longer shows nothing more.
+    harness.run_steps(4);
+    assert_eq!(
+        painted_whole_count(harness, &end),
+        1,
+        "the reason {reason:?} is painted whole more than once on hover"
+    );
 }
 
 #[test]
@@ -307,7 +336,7 @@ fn the_local_workspace_opens_logged_in_and_a_new_one_gets_the_sample_library() {
 fn two_dropped_files_are_uploaded_and_indexed() {
     let runtime = runtime();
     let data = tempfile::tempdir().unwrap();
-    let parts = AppParts::new(data.path(), local_workspace(data.path(), 2));
+    let parts = AppParts::new(data.path(), empty_workspace(data.path(), 2));
     let mut harness = app_harness(&runtime, &parts);
     wait_logged_in(&mut harness);
 
@@ -335,7 +364,7 @@ fn a_cancelled_job_says_cancelled() {
     let runtime = runtime();
     let data = tempfile::tempdir().unwrap();
     // No indexing workers: an asynchronous upload stays "indexing" until cancelled.
-    let parts = AppParts::new(data.path(), local_workspace(data.path(), 0));
+    let parts = AppParts::new(data.path(), empty_workspace(data.path(), 0));
     let mut harness = app_harness(&runtime, &parts);
     wait_logged_in(&mut harness);
 
@@ -353,10 +382,10 @@ fn a_cancelled_job_says_cancelled() {
 }
 
 #[test]
-fn a_failed_job_says_why_and_can_be_retried() {
+fn a_failed_job_says_why_once_and_can_be_retried() {
     let runtime = runtime();
     let data = tempfile::tempdir().unwrap();
-    let parts = AppParts::new(data.path(), local_workspace(data.path(), 1));
+    let parts = AppParts::new(data.path(), empty_workspace(data.path(), 1));
     let mut harness = app_harness(&runtime, &parts);
     wait_logged_in(&mut harness);
 
@@ -367,6 +396,7 @@ fn a_failed_job_says_why_and_can_be_retried() {
         jobs_reading(harness, "Failed") == 1
     });
     step_until_label_contains(&mut harness, "could not index this file");
+    reason_is_shown_whole_once_on_hover(&mut harness);
 
     write_part_png(&file, 11);
     harness.get_by_label("Retry scan.png").click();
@@ -392,7 +422,7 @@ fn a_401_in_the_middle_brings_the_login_back_and_the_upload_completes_after_it()
         config.addr = "127.0.0.1:0".parse().unwrap();
         RunningService::start(config).await.unwrap()
     });
-    let mut parts = AppParts::new(data.path(), local_workspace(data.path(), 1));
+    let mut parts = AppParts::new(data.path(), empty_workspace(data.path(), 1));
     parts.settings.service = ServiceChoice::remote(&service.base_url(), "partlens");
     let mut harness = app_harness(&runtime, &parts);
 
@@ -443,7 +473,7 @@ fn jobs_survive_a_restart_and_indexing_resumes() {
 
     // First run: no indexing workers, so the asynchronous search input is still being indexed when
     // the app closes; the database file is indexed as it uploads.
-    let parts = AppParts::new(data.path(), local_workspace(data.path(), 0));
+    let parts = AppParts::new(data.path(), empty_workspace(data.path(), 0));
     let mut harness = app_harness(&runtime, &parts);
     wait_logged_in(&mut harness);
     upload_through_the_form(&mut harness, std::slice::from_ref(&database_file), true);
@@ -455,7 +485,7 @@ fn jobs_survive_a_restart_and_indexing_resumes() {
     close_app(&runtime, harness);
 
     // Second run on the same data: the list comes back from storage and the indexing job resumes.
-    let parts = AppParts::new(data.path(), local_workspace(data.path(), 2));
+    let parts = AppParts::new(data.path(), empty_workspace(data.path(), 2));
     let mut harness = app_harness(&runtime, &parts);
     harness.step();
     assert_eq!(

@@ -2,7 +2,8 @@
 //! paged as the user scrolls, in the grid and the table, with only the rows on screen laid out and
 //! only their pages asked for (what keeps a results frame within its budget at any size: see
 //! `benches/results_frame.rs`); the filters by kind, folder and attribute; a file opened from it;
-//! the empty library, reached from an empty *Find parts*.
+//! the empty library, reached from an empty *Find parts*; a file opened from it says nothing of the
+//! search in the results meanwhile.
 
 use egui::accesskit::Role;
 use egui_kittest::Harness;
@@ -250,5 +251,56 @@ fn an_empty_find_parts_opens_the_library_which_says_how_to_fill_it() {
     harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::L);
     harness.step();
     assert_eq!(harness.state().place(), Place::Library);
+    close_app(&runtime, harness);
+}
+
+#[test]
+fn a_file_opened_from_the_library_does_not_say_how_it_scored_in_the_search_meanwhile() {
+    let runtime = runtime();
+    let data = tempfile::tempdir().unwrap();
+    let mut harness = app_searching_by_the_gear_photo(&runtime, data.path());
+    wait_for_search(&mut harness);
+    let result = harness
+        .state()
+        .search()
+        .results()
+        .ordered_rows()
+        .find(|row| row.score.is_some() && row.file_name.ends_with("gear.stl"))
+        .unwrap_or_else(|| {
+            panic!(
+                "gear.stl is not a scored result: {:?}",
+                result_files(&harness)
+            )
+        })
+        .clone();
+    // Opened from the results, it says how it scored.
+    harness
+        .get_by_label(&format!("Open {}", result.name))
+        .click();
+    step_until(&mut harness, "the record", |harness| {
+        harness.state().search().detail().record().is_some()
+    });
+    assert!(harness.query_by_label_contains("Raw score").is_some());
+
+    // The same file opened from the Library (the search's results still there): no score.
+    open_library(&mut harness);
+    type_into(&mut harness, "Attribute or words", "gear");
+    harness.key_press(egui::Key::Enter);
+    step_until_label(&mut harness, &format!("Open {}", result.name));
+    harness
+        .get_by_label(&format!("Open {}", result.name))
+        .click();
+    harness.step();
+    assert_eq!(harness.state().search().page(), SearchPage::Detail);
+    assert!(harness.state().search().detail().is_showing(&result.uid));
+    step_until(&mut harness, "the record", |harness| {
+        harness.state().search().detail().record().is_some()
+    });
+    harness.run_steps(2);
+    harness.get_by_label("Back to the Library");
+    assert!(
+        harness.query_by_label_contains("Raw score").is_none(),
+        "the detail opened from the Library says how the file scored in the search"
+    );
     close_app(&runtime, harness);
 }

@@ -3,6 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod assembly;
 mod bad_files;
 mod basics;
 mod duplicates;

@@ -10,7 +10,6 @@ use crate::support as app_support;
 use partlens_testkit::service as service_support;
 use partlens_testkit::sync as sync_support;
 
-use std::path::Path;
 use std::sync::Arc;
 
 use app_support::*;
@@ -19,7 +18,7 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT as _, Queryable as _};
 use partlens::ui::library_sync::PreviewState;
 use partlens::ui::{App, Place};
-use partlens::workspace::{ACCOUNT_FILE_NAME, LocalServiceLauncher, WorkspaceConfig};
+use partlens::workspace::ACCOUNT_FILE_NAME;
 use partlens_api::{FileRef, GetFileRequest};
 use partlens_tasks::sync::{CsvMapping, SyncPhase, SyncSetup};
 use partlens_tasks::{NoLocalWorkspace, PreparedFilePicker, ServiceChoice};
@@ -58,23 +57,13 @@ fn wait_for_preview(harness: &mut Harness<'_, App>) {
     });
 }
 
-/// The local workspace in `data_dir` without samples.
-fn local_workspace(data_dir: &Path) -> Arc<LocalServiceLauncher> {
-    Arc::new(LocalServiceLauncher::new(WorkspaceConfig {
-        data_dir: data_dir.to_path_buf(),
-        samples_dir: None,
-        user: "tester".into(),
-        index_workers: Some(1),
-    }))
-}
-
 #[test]
 fn the_settings_preview_maps_the_csv_and_the_run_shows_in_the_jobs_panel() {
     let runtime = runtime();
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
     let folder = sample_folder(dir.path());
-    let mut parts = AppParts::new(&data, local_workspace(&data));
+    let mut parts = AppParts::new(&data, empty_workspace(&data, 1));
     parts.picker = Arc::new(PreparedFilePicker::default().with_folders([folder.clone()]));
     let mut harness = app_harness(&runtime, &parts);
     wait_logged_in(&mut harness);

@@ -57,22 +57,6 @@ fn size_text(model: &str) -> String {
     )
 }
 
-/// Steps until the detail's model is ready (fails on an unavailable one).
-fn wait_for_detail_model(harness: &mut Harness<'_, App>) {
-    step_until(harness, "the detail's 3D model", |harness| {
-        let entry = harness
-            .state()
-            .search()
-            .detail()
-            .model()
-            .and_then(|model| model.entry().cloned());
-        if let Some(ModelEntry::Unavailable(reason)) = &entry {
-            panic!("the model is unavailable: {reason}");
-        }
-        matches!(entry, Some(ModelEntry::Ready(_)))
-    });
-}
-
 /// The standard view the detail's camera shows.
 fn detail_view(harness: &Harness<'_, App>) -> Option<StandardView> {
     harness
@@ -305,13 +289,7 @@ fn a_model_past_the_readers_time_limit_says_so_while_the_window_keeps_answering(
         let frame = Instant::now();
         harness.step();
         longest_frame = longest_frame.max(frame.elapsed());
-        let entry = harness
-            .state()
-            .search()
-            .detail()
-            .model()
-            .and_then(|model| model.entry().cloned());
-        match entry {
+        match detail_model_entry(&harness) {
             Some(ModelEntry::Unavailable(reason)) => break reason,
             Some(ModelEntry::Ready(_)) => panic!("the slow STEP file was read within 1 s"),
             Some(ModelEntry::Loading) | None => {

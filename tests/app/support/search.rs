@@ -9,6 +9,7 @@ use std::sync::Arc;
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT as _, Queryable as _};
 use partlens::ui::App;
+use partlens::ui::model_view::ModelEntry;
 use partlens::ui::results::ResultsStatus;
 use partlens::ui::search_place::SearchPage;
 use partlens::workspace::{LocalServiceLauncher, WorkspaceConfig};
@@ -32,6 +33,16 @@ pub fn sample_workspace(data_dir: &Path) -> Arc<LocalServiceLauncher> {
         samples_dir: Some(samples_dir()),
         user: "tester".into(),
         index_workers: Some(2),
+    }))
+}
+
+/// The local workspace in `data_dir` without samples, indexing with `index_workers` workers.
+pub fn empty_workspace(data_dir: &Path, index_workers: usize) -> Arc<LocalServiceLauncher> {
+    Arc::new(LocalServiceLauncher::new(WorkspaceConfig {
+        data_dir: data_dir.to_path_buf(),
+        samples_dir: None,
+        user: "tester".into(),
+        index_workers: Some(index_workers),
     }))
 }
 
@@ -144,6 +155,40 @@ pub fn open_result(harness: &mut Harness<'_, App>, text: &str, name: &str) {
     step_until(harness, "the record", |harness| {
         harness.state().search().detail().record().is_some()
     });
+}
+
+/// Where the detail's 3D model is (`None`: no model asked for).
+pub fn detail_model_entry(harness: &Harness<'_, App>) -> Option<ModelEntry> {
+    harness
+        .state()
+        .search()
+        .detail()
+        .model()
+        .and_then(|model| model.entry().cloned())
+}
+
+/// Steps until the detail's model is ready (fails on an unavailable one).
+pub fn wait_for_detail_model(harness: &mut Harness<'_, App>) {
+    step_until(harness, "the detail's 3D model", |harness| {
+        let entry = detail_model_entry(harness);
+        if let Some(ModelEntry::Unavailable(reason)) = &entry {
+            panic!("the model is unavailable: {reason}");
+        }
+        matches!(entry, Some(ModelEntry::Ready(_)))
+    });
+}
+
+/// Ticks the results called `names` and opens their comparison.
+pub fn compare_results(harness: &mut Harness<'_, App>, names: &[String]) {
+    for name in names {
+        harness.get_by_label(&format!("Compare {name}")).click();
+        harness.run_steps(2);
+    }
+    harness
+        .get_by_label(&format!("Compare ({})", names.len()))
+        .click();
+    harness.step();
+    assert_eq!(harness.state().search().page(), SearchPage::Compare);
 }
 
 /// An app on the local workspace in `data` that starts with a search by the sample photo of the
