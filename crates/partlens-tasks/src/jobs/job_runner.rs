@@ -18,7 +18,7 @@ use crate::backend::{Backend, RunningJob};
 use crate::command::Command;
 use crate::event::{Event, NoticeLevel};
 use crate::reachability::is_unreachable;
-use crate::wording::{Attempt, explain};
+use crate::wording::{Attempt, clause, explain};
 use partlens_api::{
     ApiClient, ApiError, FileStatus, FileUid, ProgressFn, UploadRequest, UploadSource,
 };
@@ -157,17 +157,7 @@ impl Backend {
                 JobEnd::Done { uid, indexed_at }
             }
             Ok(WaitOutcome::Finished(FileStatus::Failed { reason })) => {
-                JobEnd::Failed(match reason {
-                    Some(reason) => format!(
-                        "The service could not index this file: {reason}. Check that the file opens, \
-                     fix or replace it, then retry."
-                    ),
-                    None => {
-                        "The service could not index this file (it reported the indexing failed). \
-                         Check that the file opens, fix or replace it, then retry."
-                            .into()
-                    }
-                })
+                JobEnd::Failed(indexing_failed_sentence(reason.as_deref()))
             }
             Ok(WaitOutcome::Finished(FileStatus::Unknown)) => JobEnd::Failed(
                 "The service no longer has this file (it was deleted). Retry to upload it again."
@@ -480,6 +470,20 @@ impl Backend {
 }
 
 /// "2 min", "45 s".
+/// What a job says when the service reports its file failed to index, with the service's reason
+/// (a sentence of its own, whose full stop is not doubled) when it gave one.
+fn indexing_failed_sentence(reason: Option<&str>) -> String {
+    match reason.map(clause).filter(|reason| !reason.is_empty()) {
+        Some(reason) => format!(
+            "The service could not index this file: {reason}. Check that the file opens, fix or \
+             replace it, then retry."
+        ),
+        None => "The service could not index this file (it reported the indexing failed). Check \
+                 that the file opens, fix or replace it, then retry."
+            .into(),
+    }
+}
+
 fn describe_duration(duration: Duration) -> String {
     let seconds = duration.as_secs();
     if seconds >= 120 {
@@ -499,6 +503,17 @@ mod tests {
     use crate::secrets::MemoryStore;
     use crate::service_choice::ServiceChoice;
     use std::sync::mpsc::Receiver;
+
+    #[test]
+    fn a_failure_reason_that_ends_its_sentence_is_not_given_a_second_full_stop() {
+        let said = indexing_failed_sentence(Some("Invalid PNG signature."));
+        assert_eq!(
+            said,
+            "The service could not index this file: Invalid PNG signature. Check that the file \
+             opens, fix or replace it, then retry."
+        );
+        assert!(!indexing_failed_sentence(Some(" ")).contains(": ."));
+    }
 
     /// A backend on a remote service that nobody has logged in to.
     fn logged_out_backend(
