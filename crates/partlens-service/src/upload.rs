@@ -306,6 +306,15 @@ pub(crate) async fn store_file(
             let caller = caller_in;
             check_overwrite_allowed(tx, &caller, &params)?;
             let place = choose_uid(tx, &caller, &params)?;
+            let stays_a_bundle = !params.is_search_input() && params.extension() == ZIP_EXTENSION;
+            crate::zip_upload::forget_replaced_bundles(
+                tx,
+                (&visual, &blobs),
+                &caller.company_id,
+                &place.uid,
+                place.replaced.as_deref(),
+                stays_a_bundle,
+            )?;
             let revision = save_record(tx, &caller, &params, &place, size)?;
             // The old images go and the bytes move in before the commit, so no worker can see the
             // job without them; what fails here fails before anything else changed on disk.

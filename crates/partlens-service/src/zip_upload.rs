@@ -15,7 +15,9 @@
 //!   names are the zip's text (found by free text). The zip is completed once its entries are
 //!   indexed, during the call. Uploading it again replaces its entries: an entry of the same path
 //!   keeps its record, one no longer in the archive is deleted; deleting the zip deletes its
-//!   entries ([`delete_bundle_entries`]). An entry that another bundle also lists is left to it.
+//!   entries ([`delete_bundle_entries`]), and so does replacing it by another file (of another UID
+//!   at its path, or in place by one that is no database `.zip`: [`forget_replaced_bundles`]). An
+//!   entry that another bundle also lists is left to it.
 //! - **A `.zip` search input holds the views of one part**: at most [`MAX_SEARCH_ZIP_ENTRIES`]
 //!   pictures or models (anything else is a 400). Its record's views are those of its files in
 //!   archive order ([`analyze_search_zip`]), so a search by its UID is the multi-view search by
@@ -350,6 +352,28 @@ pub fn delete_bundle_entries(
             &record.uid,
             &child.child_uid,
         )?;
+    }
+    Ok(())
+}
+
+/// Before an upload replaces files (in its own write): the entries of a `.zip` bundle go with the
+/// bundle the upload deletes (`replaced`, a file of another UID at its stored path), and with the
+/// bundle it overwrites in place (`uid`) unless it stays a bundle (a database `.zip`, whose
+/// entries are reconciled once they are stored).
+pub(crate) fn forget_replaced_bundles(
+    tx: &mut dyn StoreTx,
+    (visual, blobs): (&VisualKeeper, &Blobs),
+    company_id: &str,
+    uid: &str,
+    replaced: Option<&str>,
+    stays_a_bundle: bool,
+) -> Result<(), ServiceError> {
+    let overwritten = (!stays_a_bundle).then_some(uid);
+    for gone in overwritten.into_iter().chain(replaced) {
+        if let Some(record) = tx.find_file(company_id, gone)? {
+            delete_bundle_entries(tx, visual, blobs, &record)?;
+            tx.replace_children(gone, &[])?;
+        }
     }
     Ok(())
 }

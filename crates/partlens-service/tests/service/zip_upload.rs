@@ -152,6 +152,25 @@ async fn a_database_zip_is_a_bundle_of_searchable_records_replaced_and_deleted_w
     ann.get(&format!("/api/File?fileUID={}", child_uids[1]))
         .await
         .expect(404);
+    // A bundle overwritten in place by a file that is no bundle loses its entries.
+    let other = zip_of(&[("panel.pdf", &pdf)]);
+    let reply = put_database_file(&ann, "Bundles/other.zip", other).await;
+    reply.expect(200);
+    let other_uid = reply.string();
+    let panel = related_uids(&record(&ann, &other_uid).await["AssemblyChildren"]);
+    assert_eq!(panel.len(), 1);
+    let reply = ann
+        .put_binary(
+            &format!("/api/FileBinary?file=Bundles/other.png&isSearchInput=false&uid={other_uid}"),
+            png(Shape::Disc, 3),
+        )
+        .await;
+    reply.expect(200);
+    ann.get(&format!("/api/File?fileUID={}", panel[0]))
+        .await
+        .expect(404);
+    let overwritten = record(&ann, &other_uid).await;
+    assert_eq!(overwritten["AssemblyChildren"], serde_json::json!([]));
     // Deleting the zip (an admin's call) deletes its entries.
     let admin = service.session("admin").await;
     admin
@@ -163,7 +182,8 @@ async fn a_database_zip_is_a_bundle_of_searchable_records_replaced_and_deleted_w
             .await
             .expect(404);
     }
-    assert_eq!(library_total(&ann).await, 0);
+    // The picture that overwrote the other bundle is all that is left.
+    assert_eq!(library_total(&ann).await, 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
