@@ -391,14 +391,20 @@ impl Indexer {
     }
 
     /// Analyses the bytes of `job`: a model or drawing in a worker process, a picture here; a
-    /// `.zip` search input as the views of the files it holds (zip_upload.rs).
+    /// `.zip` search input as the views of the files it holds, and a database `.zip` (a bundle,
+    /// whose upload indexes it) as a failed, interrupted upload (zip_upload.rs).
     async fn analyze(
         &self,
         job: &ClaimedJob,
         slot: &ReaderSlot,
         bytes: Vec<u8>,
     ) -> Result<Read, ServiceError> {
-        if job.is_search_input && job.extension.eq_ignore_ascii_case(ZIP_EXTENSION) {
+        if job.extension.eq_ignore_ascii_case(ZIP_EXTENSION) {
+            if !job.is_search_input {
+                // A bundle is indexed by its upload; its job reaches a worker only when the
+                // service stopped meanwhile.
+                return Ok(Read::Done(Err(crate::zip_upload::interrupted_bundle())));
+            }
             let archive = TempFile::new(self.disk.temp_path());
             return crate::zip_upload::analyze_search_zip(self, job, slot, bytes, archive).await;
         }

@@ -17,7 +17,9 @@
 //!   keeps its record, one no longer in the archive is deleted; deleting the zip deletes its
 //!   entries ([`delete_bundle_entries`]), and so does replacing it by another file (of another UID
 //!   at its path, or in place by one that is no database `.zip`: [`forget_replaced_bundles`]). An
-//!   entry that another bundle also lists is left to it.
+//!   entry that another bundle also lists is left to it. A zip whose upload the service did not
+//!   finish (it stopped meanwhile) ends failed after the restart, its reason saying to upload it
+//!   again.
 //! - **A `.zip` search input holds the views of one part**: at most [`MAX_SEARCH_ZIP_ENTRIES`]
 //!   pictures or models (anything else is a 400). Its record's views are those of its files in
 //!   archive order ([`analyze_search_zip`]), so a search by its UID is the multi-view search by
@@ -455,6 +457,14 @@ pub(crate) async fn analyze_search_zip(
     Ok(Read::Done(Ok(merged)))
 }
 
+/// Why a database `.zip` whose upload the service did not finish (it stopped while it stored the
+/// entries) ends failed when a worker meets its job after a restart.
+pub(crate) fn interrupted_bundle() -> partlens_engine::EngineError {
+    unreadable(
+        "the service stopped while it stored the archive's files; upload the .zip again".into(),
+    )
+}
+
 /// A `.zip` search input that cannot be read, in the engine's words.
 fn unreadable(reason: String) -> partlens_engine::EngineError {
     partlens_engine::EngineError::Undecodable {
@@ -483,6 +493,60 @@ fn in_entry(name: &str, error: partlens_engine::EngineError) -> partlens_engine:
 #[cfg(test)]
 mod tests {
     use super::*;
+    use partlens_store::model::{IndexState, NewContent};
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_bundle_whose_upload_was_interrupted_ends_failed_saying_to_upload_it_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let (state, caller) = crate::state::state_for_tests(dir.path()).await;
+        let uid = "3f2504e0-4f89-41d3-9a0c-0305e82c3302".to_owned();
+        let content = NewContent {
+            uid: uid.clone(),
+            company_id: caller.company_id.clone(),
+            owner_user_id: caller.user_id,
+            is_search_input: false,
+            stored_path: "Design/kit.zip".into(),
+            display_name: "kit.zip".into(),
+            extension: ZIP_EXTENSION.into(),
+            size: 2000,
+            // As a restart leaves it: queued again.
+            state: IndexState::Queued,
+            callback_param: None,
+        };
+        state
+            .store
+            .write_tx(move |tx| -> Result<i64, ServiceError> {
+                let revision = tx.upsert_file(&content, &iso_now())?;
+                tx.enqueue_job(&content.uid, &iso_now())?;
+                Ok(revision)
+            })
+            .await
+            .unwrap();
+        let archive = TempFile::new(state.disk.temp_path());
+        super::super::disk::write_private(archive.path(), b"PK\x05\x06").unwrap();
+        state
+            .blobs
+            .persist_blocking(crate::blobs::BlobKey::Content(&uid), archive)
+            .unwrap();
+        let job = state
+            .store
+            .queue_tx(|tx| -> Result<_, ServiceError> { Ok(tx.claim_next_job()?) })
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            state.indexer.index(job).await.unwrap(),
+            Some(IndexState::Failed)
+        );
+        let record = state
+            .store
+            .read_tx(move |tx| tx.find_any_file(&uid))
+            .await
+            .unwrap()
+            .unwrap();
+        let reason = record.failure_reason.unwrap_or_default();
+        assert!(reason.contains("upload the .zip again"), "{reason}");
+    }
 
     #[test]
     fn a_bundle_is_stored_under_its_zip_without_the_extension() {
