@@ -22,3 +22,4 @@ mod sandbox;
 mod size_filter;
 mod stored_files;
 mod visual_index;
+mod zip_upload;

@@ -160,6 +160,11 @@ const fn defaulted(name: &'static str, kind: ColumnType, default: DefaultValue) 
     }
 }
 
+/// A column of the historic kind added by portable step `since`.
+const fn added(column: Column, since: u32) -> Column {
+    Column { since, ..column }
+}
+
 /// A reference that does not cascade.
 const fn refers(column: &'static str, table: &'static str, target: &'static str) -> Reference {
     Reference {
@@ -388,10 +393,38 @@ pub const TABLES: &[Table] = &[
         owner: Owner::File("file_uid"),
         since: 0,
     },
+    Table {
+        name: "file_relations",
+        // Parent/child relations between files of one company (`model::relations`): a `.zip`
+        // bundle and its entries, an assembly and its components. `position` orders a parent's
+        // children; `reference` is an assembly's reference designator, if any. A row goes with
+        // either file.
+        columns: &[
+            added(text("parent_uid"), 1),
+            added(column("position", ColumnType::Position, true), 1),
+            added(text("child_uid"), 1),
+            added(integer("quantity"), 1),
+            added(optional_text("reference"), 1),
+        ],
+        primary_key: &["parent_uid", "position"],
+        references: &[
+            belongs("parent_uid", "files", "uid"),
+            belongs("child_uid", "files", "uid"),
+        ],
+        unique: &[],
+        owner: Owner::File("parent_uid"),
+        since: 1,
+    },
 ];
 
-/// The indexes of the portable steps (none yet: the historic ones are each engine's).
-pub const INDEXES: &[Index] = &[];
+/// The indexes of the portable steps (the historic ones are each engine's).
+pub const INDEXES: &[Index] = &[Index {
+    name: "file_relations_by_child",
+    table: "file_relations",
+    columns: &["child_uid"],
+    unique: false,
+    since: 1,
+}];
 
 /// How many portable steps the description holds: the largest `since` of a table, column or
 /// index.
@@ -666,7 +699,7 @@ pub(crate) mod future {
     use super::*;
 
     /// The first step of the test description.
-    pub(crate) const FIRST: u32 = 1;
+    pub(crate) const FIRST: u32 = 2;
 
     /// The description: [`TABLES`] with `files` grown by a column, and a new table.
     pub(crate) fn tables() -> Vec<Table> {
@@ -777,11 +810,7 @@ mod tests {
             };
             assert!(has(owner), "{}.{owner}", table.name);
         }
-        assert_eq!(
-            portable_steps(),
-            0,
-            "no portable step yet: the historic ones"
-        );
+        assert_eq!(portable_steps(), 1, "the file relations");
     }
 
     #[test]

@@ -13,6 +13,7 @@ mod attributes;
 mod files;
 mod jobs;
 mod library;
+mod relations;
 pub(crate) mod schema;
 mod search;
 mod search_text;
