@@ -28,6 +28,7 @@ pub mod limits;
 pub mod login_guard;
 pub mod metrics;
 pub mod migrate;
+pub mod pages;
 pub mod params;
 pub mod part_size;
 pub mod reader_pool;

@@ -9,6 +9,8 @@
 //!   candidates that are models too are ranked by shape and size ([`super::part_size`]): the
 //!   visual ranking's first [`SIZE_POOL`] (or `max_results`, if more) are scored again with the
 //!   size difference and sorted anew. Pictures, sketches and drawings are ranked by shape alone.
+//! - A drawing of several pages found by inputs says which page matched (`Page`, the page whose
+//!   own views score best against the query views), and its image URLs are that page's.
 //! - Without inputs: every match, score null, ordered by display name then UID.
 //! - `TotalResults` counts all matches; `ResultsList` holds the first `max_results` of them.
 //! - Limits, checked on the parsed filter before any SQL is built: at most
@@ -34,9 +36,10 @@ use super::error::ServiceError;
 use super::filter_scopes::{FilterScopes, Resolved};
 use super::image_links::ImageLinks;
 use super::limits::ServiceLimits;
+use super::pages::{matched_page, pages_of};
 use super::params::canonical_uid;
 use super::part_size::{PartSize, blend, nearest_difference};
-use super::records::{ImageUrls, result_item};
+use super::records::{ImageUrls, result_item, show_page};
 use super::state::AppState;
 use crate::auth::Caller;
 use partlens_engine::ViewDescriptor;
@@ -227,6 +230,9 @@ struct Ranking {
     shown: Vec<(String, Option<f32>)>,
     /// How many files matched in all.
     total: usize,
+    /// The query views (none without inputs): a drawing of several pages shown is said to match
+    /// on the page they match best ([`matched_page`]).
+    query_views: Vec<ViewDescriptor>,
 }
 
 /// Runs a search for the caller: [`select`], [`rank`], [`load`].
@@ -330,6 +336,10 @@ async fn rank(
     query: &SearchQuery,
     selection: Selection,
 ) -> Result<Ranking, ServiceError> {
+    let query_views = match &selection {
+        Selection::ByViews(views, _) => views.clone(),
+        Selection::Filtered(..) => Vec::new(),
+    };
     let (ranked, total): (Vec<(String, Option<f32>)>, usize) = match selection {
         Selection::Filtered(candidates, total) => (
             candidates
@@ -389,7 +399,11 @@ async fn rank(
         }
     };
     let shown = ranked.into_iter().take(query.max_results).collect();
-    Ok(Ranking { shown, total })
+    Ok(Ranking {
+        shown,
+        total,
+        query_views,
+    })
 }
 
 /// Scores the visually ranked files again with their size difference to the nearest of the search's
@@ -434,7 +448,11 @@ async fn load(
     terms: Vec<FilterTerm>,
     ranking: Ranking,
 ) -> Result<(Vec<SearchResultItem>, usize), ServiceError> {
-    let Ranking { shown, total } = ranking;
+    let Ranking {
+        shown,
+        total,
+        query_views,
+    } = ranking;
     let company_id = caller.company_id.clone();
     let uids: Vec<String> = shown.iter().map(|(uid, _)| uid.clone()).collect();
     let loaded = state
@@ -450,7 +468,8 @@ async fn load(
                 .filter(|record| matching.contains(&record.uid))
                 .map(|record| {
                     let texts = tx.attribute_texts_of(&record.uid)?;
-                    Ok((record, texts))
+                    let page = matched_page(tx, &record, &query_views)?;
+                    Ok((record, texts, page))
                 })
                 .collect::<Result<Vec<_>, ServiceError>>()
         })
@@ -466,13 +485,25 @@ async fn load(
     let total = total - (shown.len() - loaded.len());
     let loaded: HashMap<&str, _> = loaded
         .iter()
-        .map(|(record, texts)| (record.uid.as_str(), (record, texts)))
+        .map(|(record, texts, page)| (record.uid.as_str(), (record, texts, page)))
         .collect();
     let results = shown
         .iter()
         .filter_map(|(uid, score)| {
-            let (record, texts) = loaded.get(uid.as_str())?;
-            Some(result_item(record, *score, texts, &urls))
+            let (record, texts, page) = loaded.get(uid.as_str())?;
+            let mut item = result_item(record, *score, texts, &urls);
+            if let Some(page) = page {
+                let images = (&mut item.thumbnail_url, &mut item.large_image_url);
+                show_page(
+                    &mut item.extra,
+                    images,
+                    record,
+                    &pages_of(record),
+                    *page,
+                    &urls,
+                );
+            }
+            Some(item)
         })
         .collect();
     Ok((results, total))
