@@ -50,7 +50,8 @@ pub async fn put_file_binary(
 
 /// `PUT /api/FileBinaryDirect`: raw bytes, indexed during the call; replies with the FileMap, of page
 /// `lgFileNumber` and with every page listed when `includeShapelets=true` (as `GET /api/File`; a
-/// page past the file's last is a 400 after the file was stored, which says so).
+/// value that is no page number is refused before anything is stored, a page past the file's last
+/// after it was stored, with a 400 that names the stored file's UID and its page count).
 pub async fn put_file_binary_direct(
     caller: Caller,
     State(state): State<AppState>,
