@@ -113,6 +113,8 @@ pub struct ImageOfRecord {
     pub uid: FileUid,
     /// The large image (`PNGURLFromID`) rather than the thumbnail (`ThumbNailURLFromID`).
     pub large: bool,
+    /// The page of a drawing whose image it is (`lgFileNumber`, from 1); `None`: the record's own.
+    pub page: Option<u32>,
 }
 
 impl ImageRequest {
@@ -157,9 +159,30 @@ impl ImageRequest {
             source: ImageSource::OfFile(ImageOfRecord {
                 uid: uid.clone(),
                 large: false,
+                page: None,
             }),
             max_side: THUMBNAIL_MAX_SIDE,
-            record: Some(ImageOfRecord { uid, large: false }),
+            record: Some(ImageOfRecord {
+                uid,
+                large: false,
+                page: None,
+            }),
+        }
+    }
+
+    /// The large image of page `page` (from 1) of a drawing, found through the record of that page
+    /// (`GET /api/File?lgFileNumber=N`): the PMI viewer's picture of a later page.
+    pub fn page_of_file(uid: FileUid, page: u32) -> Self {
+        let record = ImageOfRecord {
+            uid: uid.clone(),
+            large: true,
+            page: Some(page),
+        };
+        Self {
+            key: format!("page:{}:{page}", uid.as_str()),
+            source: ImageSource::OfFile(record.clone()),
+            max_side: LARGE_IMAGE_MAX_SIDE,
+            record: Some(record),
         }
     }
 
@@ -167,7 +190,11 @@ impl ImageRequest {
     /// renewed once from the file's record.
     pub fn of_record(mut self, uid: FileUid) -> Self {
         let large = self.max_side == LARGE_IMAGE_MAX_SIDE;
-        self.record = Some(ImageOfRecord { uid, large });
+        self.record = Some(ImageOfRecord {
+            uid,
+            large,
+            page: None,
+        });
         self
     }
 }
@@ -438,15 +465,15 @@ async fn fetch_renewing_expired_link(
     fetch_image_of_record(client, record).await
 }
 
-/// Reads a file's record for its current image URL (image URLs carry their own short-lived token)
-/// and fetches that image. A record without the image is [`ApiError::NotFound`].
+/// Reads a file's record (of its page, for a page's image) for its current image URL (image URLs
+/// carry their own short-lived token) and fetches that image. A record without the image is [`ApiError::NotFound`].
 async fn fetch_image_of_record(
     client: &ApiClient,
     record: &ImageOfRecord,
 ) -> Result<bytes::Bytes, ApiError> {
-    let file = client
-        .get_file(&GetFileRequest::new(FileRef::Uid(record.uid.clone())))
-        .await?;
+    let mut request = GetFileRequest::new(FileRef::Uid(record.uid.clone()));
+    request.lg_file_number = record.page.map(|page| page.to_string());
+    let file = client.get_file(&request).await?;
     let fresh = if record.large {
         file.picture_url()
     } else {

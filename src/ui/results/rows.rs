@@ -72,6 +72,8 @@ pub struct ResultRow {
     pub large_image_url: String,
     /// The result's attributes.
     pub attributes: Vec<Attribute>,
+    /// The page of a drawing the search found it on (the result's `Page`, from 1), when it says.
+    pub found_on_page: Option<u32>,
 }
 
 impl ResultRow {
@@ -90,6 +92,12 @@ impl ResultRow {
             thumbnail_url: item.thumbnail_url.clone(),
             large_image_url: item.large_image_url.clone(),
             attributes: item.parsed_attributes(),
+            found_on_page: item
+                .extra
+                .get("Page")
+                .and_then(serde_json::Value::as_u64)
+                .and_then(|page| u32::try_from(page).ok())
+                .filter(|page| *page > 0),
         }
     }
 
