@@ -719,6 +719,62 @@ mod tests {
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_later_pages_picture_comes_from_the_record_of_that_page() {
+        use partlens_api::{Credentials, UploadRequest, UploadSource};
+        use partlens_service::{RunningService, ServiceConfig, admin};
+        // Three real drawings joined into one PDF (the service's own page test uses the same).
+        let Some(pdf) = partlens_testkit::realworld::joined_drawings_pdf() else {
+            return;
+        };
+        let data = tempfile::tempdir().unwrap();
+        admin::add_user(data.path(), "Acme", "ann", "pw", true).unwrap();
+        let mut config = ServiceConfig::new(data.path());
+        config.addr = "127.0.0.1:0".parse().unwrap();
+        config.reader.program = Some(partlens_testkit::program("partlens-service"));
+        let service = RunningService::start(config).await.unwrap();
+        let mut client = ApiClient::new(&service.base_url()).unwrap();
+        client
+            .login(&Credentials {
+                client_id: "partlens".into(),
+                username: "ann".into(),
+                password: "pw".into(),
+            })
+            .await
+            .unwrap();
+        let upload = UploadRequest::database(
+            UploadSource::Bytes {
+                name: "three-pages.pdf".into(),
+                bytes: bytes::Bytes::from(pdf),
+            },
+            "Drawings/three-pages.pdf",
+            Vec::new(),
+        );
+        let uid = client.upload(&upload, None).await.unwrap().uid;
+        let loader = ImageLoader::new(2);
+        let mut pages = Vec::new();
+        for page in 1..=3 {
+            let request = ImageRequest::page_of_file(uid.clone(), page);
+            pages.push(load_once(&loader, &client, request).await.unwrap());
+        }
+        assert_ne!(pages[0].rgba, pages[1].rgba);
+        assert_ne!(pages[1].rgba, pages[2].rgba);
+        // Page 1 through lgFileNumber=1 is the record's own large image.
+        let record = client
+            .get_file(&GetFileRequest::new(FileRef::Uid(uid.clone())))
+            .await
+            .unwrap();
+        let own = ImageRequest::large_image(&record.large_image_url);
+        assert_eq!(
+            load_once(&loader, &client, own).await.unwrap().rgba,
+            pages[0].rgba
+        );
+        // A page the drawing does not have is refused, not drawn as page 1.
+        let missing = load_once(&loader, &client, ImageRequest::page_of_file(uid, 4)).await;
+        assert!(missing.is_err(), "{missing:?}");
+        service.shutdown().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_broken_image_is_reported_as_an_error() {
         let server = image_server(false).await;
         let client = ApiClient::new(&server.base).unwrap();
