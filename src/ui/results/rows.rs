@@ -368,6 +368,27 @@ mod tests {
     use crate::ui::results::tests::{row, sample_rows};
 
     #[test]
+    fn a_result_found_on_a_later_page_says_which() {
+        let item: SearchResultItem = serde_json::from_value(serde_json::json!({
+            "UID": "3f2504e0-4f89-41d3-9a0c-0305e82c3301",
+            "FileName": "Drawings/three-pages.pdf",
+            "Score": 0.9,
+            "Page": 3,
+        }))
+        .unwrap();
+        assert_eq!(ResultRow::from_item(1, &item, None).found_on_page, Some(3));
+        for page in [
+            serde_json::json!(0),
+            serde_json::json!("3"),
+            serde_json::Value::Null,
+        ] {
+            let mut other = item.clone();
+            other.extra.insert("Page".into(), page);
+            assert_eq!(ResultRow::from_item(1, &other, None).found_on_page, None);
+        }
+    }
+
+    #[test]
     fn bands_follow_the_thresholds() {
         let thresholds = Thresholds {
             very_similar: 0.85,
