@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use hmac::{KeyInit as _, Mac as _};
 
-use super::disk::ImageKind;
+use crate::ImageKind;
 
 type HmacSha256 = hmac::Hmac<sha2::Sha256>;
 

@@ -4,17 +4,21 @@
 //!
 //! Pages are numbered from 1, as the PMI's `page`. Page 1's pictures are the file's own (its
 //! thumbnail and large image, as before pages were kept); the pictures of pages 2 and later are
-//! blobs of their own ([`BlobKey::PageImage`](crate::blobs::BlobKey::PageImage)). A file that is
-//! not paged (a picture, a model) has no stored pages and counts as one page: its own pictures.
+//! blobs of their own (the service's `BlobKey::PageImage`). A file that is not paged (a picture, a
+//! model) has no stored pages and counts as one page: its own pictures.
 
 use serde::{Deserialize, Serialize};
 
 use partlens_api::encoding::QueryString;
 use partlens_engine::ViewDescriptor;
-use partlens_store::StoreTx;
 use partlens_store::model::FileRecord;
+use partlens_store::{StoreError, StoreTx};
 
-use super::error::ServiceError;
+/// A page asked for that is no page of the file, or no page number: what to do, in words (the
+/// service answers it with 400).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct PageError(pub String);
 
 /// The query parameter that selects a page (`GET /api/File`, `PUT /api/FileBinaryDirect`).
 pub const PAGE_PARAM: &str = "lgFileNumber";
@@ -82,7 +86,7 @@ pub fn page_count(pages: &[StoredPage]) -> usize {
 
 /// Reads `lgFileNumber`: `None` when absent or empty (page 1), else a page number from 1; anything
 /// else is a 400 that says what the parameter takes.
-pub fn page_param(query: &QueryString) -> Result<Option<u32>, ServiceError> {
+pub fn page_param(query: &QueryString) -> Result<Option<u32>, PageError> {
     let Some(text) = query.get(PAGE_PARAM).map(str::trim) else {
         return Ok(None);
     };
@@ -91,7 +95,7 @@ pub fn page_param(query: &QueryString) -> Result<Option<u32>, ServiceError> {
     }
     match text.parse::<u32>() {
         Ok(page) if page >= 1 => Ok(Some(page)),
-        _ => Err(ServiceError::BadRequest(format!(
+        _ => Err(PageError(format!(
             "{PAGE_PARAM}={text} is not a page number: give a number from 1 (pages are numbered \
              from 1, as PMIData's page), or leave it out for page 1"
         ))),
@@ -100,12 +104,12 @@ pub fn page_param(query: &QueryString) -> Result<Option<u32>, ServiceError> {
 
 /// Checks that file `uid` with `pages` has page `page`: a 400 that says how many pages it has
 /// otherwise.
-pub fn check_page(uid: &str, pages: &[StoredPage], page: u32) -> Result<(), ServiceError> {
+pub fn check_page(uid: &str, pages: &[StoredPage], page: u32) -> Result<(), PageError> {
     let count = page_count(pages);
     if page as usize <= count {
         return Ok(());
     }
-    Err(ServiceError::BadRequest(format!(
+    Err(PageError(format!(
         "{PAGE_PARAM}={page}: file {uid} has {count} page{}; give a number from 1 to {count}",
         if count == 1 { "" } else { "s" }
     )))
@@ -118,7 +122,7 @@ pub fn matched_page(
     tx: &mut dyn StoreTx,
     record: &FileRecord,
     query: &[ViewDescriptor],
-) -> Result<Option<u32>, ServiceError> {
+) -> Result<Option<u32>, StoreError> {
     let pages = pages_of(record);
     if pages.len() < 2 || query.is_empty() {
         return Ok(None);
