@@ -677,6 +677,7 @@ mod tests {
                 .iter()
                 .map(|text| Attribute::parse(text).unwrap())
                 .collect(),
+            found_on_page: None,
         }
     }
 

@@ -734,6 +734,15 @@ impl SearchPlace {
                 if let Some(record) = self.detail.record() {
                     let image_url = record.picture_url().unwrap_or_default().to_owned();
                     self.pmi.open(uid.clone(), record.title(), image_url);
+                    // A drawing the search found on a later page opens on that page.
+                    let found_on = self
+                        .results
+                        .rows()
+                        .iter()
+                        .find(|row| row.uid.canonical() == uid.canonical());
+                    if let Some(page) = found_on.and_then(|row| row.found_on_page) {
+                        self.pmi.open_on_page(page);
+                    }
                     self.page = SearchPage::Pmi;
                     commands.backend(Command::LoadPmi(uid));
                 }

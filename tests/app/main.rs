@@ -12,6 +12,7 @@ mod first_run;
 mod keyboard;
 mod library;
 mod packaging;
+mod pages;
 mod pmi_review;
 mod results_order;
 mod score_calibration;

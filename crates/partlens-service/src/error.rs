@@ -142,6 +142,12 @@ impl From<StoreError> for ServiceError {
     }
 }
 
+impl From<partlens_pictures::pages::PageError> for ServiceError {
+    fn from(error: partlens_pictures::pages::PageError) -> Self {
+        Self::BadRequest(error.0)
+    }
+}
+
 impl From<VisualError> for ServiceError {
     /// The store's errors met in the visual index keep their meaning (see [`StoreError`]'s).
     fn from(error: VisualError) -> Self {

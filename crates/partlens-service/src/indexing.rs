@@ -40,6 +40,7 @@ use super::failure_reason::FailureReason;
 use super::input_analyses::{ContentKey, DEFAULT_KEPT_BYTES, InputAnalyses};
 use super::limits::ServiceLimits;
 use super::metrics::ReaderKills;
+use super::pages::{pages_json, stored_pages};
 use super::reader_pool::{Asker, ReaderPool, ReaderSlot};
 use super::upload::ZIP_EXTENSION;
 use partlens_store::StoreTx;
@@ -498,6 +499,22 @@ impl Indexer {
         };
         let thumbnail = set_aside(analysis.as_ref().and_then(|a| a.thumbnail_jpeg.as_ref()))?;
         let large = set_aside(analysis.as_ref().and_then(|a| a.large_png.as_ref()))?;
+        // The pictures of pages 2 and later (page 1's are the file's own, above).
+        let mut page_images = Vec::new();
+        for page in analysis
+            .iter()
+            .flat_map(|a| &a.pages)
+            .filter(|p| p.number > 1)
+        {
+            for (kind, bytes) in [
+                (ImageKind::Thumbnail, page.thumbnail_jpeg.as_ref()),
+                (ImageKind::Large, page.large_png.as_ref()),
+            ] {
+                if let Some(image) = set_aside(bytes)? {
+                    page_images.push((page.number, kind, image));
+                }
+            }
+        }
         let content = analysis.as_ref().map(|analysis| IndexedContent {
             views: analysis
                 .views
@@ -509,6 +526,7 @@ impl Indexer {
             pmi_json: serde_json::to_string(&analysis.pmi_pages).unwrap_or_else(|_| "[]".into()),
             has_thumbnail: thumbnail.is_some(),
             has_large_image: large.is_some(),
+            pages_json: pages_json(&stored_pages(analysis)),
         });
         let blobs = self.blobs.clone();
         let visual = self.visual.clone();
@@ -526,6 +544,10 @@ impl Indexer {
                     Some(image) => blobs.persist_blocking(key, image)?,
                     None => blobs.remove_blocking(key)?,
                 }
+            }
+            blobs.remove_page_images_blocking(&job.uid)?;
+            for (page, kind, image) in page_images {
+                blobs.persist_blocking(BlobKey::PageImage(&job.uid, page, kind), image)?;
             }
             let Some(record) = tx.find_any_file(&job.uid)? else {
                 return Ok(None);

@@ -242,6 +242,7 @@ fn write(
         pmi_json: "[]".into(),
         has_thumbnail: false,
         has_large_image: false,
+        pages_json: String::new(),
     };
     tx.save_indexing(&record.uid, revision, Some(&content), now)?;
     Ok(())

@@ -17,7 +17,7 @@ pub mod error;
 pub mod expiry;
 pub mod failure_reason;
 pub mod filter_scopes;
-pub mod image_links;
+pub use partlens_pictures::links as image_links;
 pub mod indexing;
 pub mod input_analyses;
 #[cfg(any(test, feature = "samples"))]
@@ -27,6 +27,7 @@ pub mod limits;
 pub mod login_guard;
 pub mod metrics;
 pub mod migrate;
+pub use partlens_pictures::pages;
 pub mod params;
 pub mod part_size;
 pub mod reader_pool;

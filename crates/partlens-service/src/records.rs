@@ -10,7 +10,8 @@ use partlens_api::model::{ExtraFields, FileMap, ResultAttribute, SearchResultIte
 
 use super::disk::ImageKind;
 use super::failure_reason::FAILURE_REASON_FIELD;
-use super::image_links::{ImageLinks, LinkBinding};
+use super::image_links::{ImageLinks, LinkBinding, Linked};
+use super::pages::StoredPage;
 use crate::auth::Caller;
 use partlens_store::model::{FileRecord, IndexState, Relation};
 use partlens_store::{StoreError, StoreTx};
@@ -28,18 +29,23 @@ pub struct ImageUrls<'a> {
 }
 
 impl ImageUrls<'_> {
-    /// The thumbnail and large-image URLs of a record; empty when it has no picture.
-    pub fn of(&self, record: &FileRecord) -> (String, String) {
+    /// The URL of what `linked` names of a record.
+    fn url(&self, record: &FileRecord, linked: Linked) -> String {
         let binding = LinkBinding {
             user_id: self.viewer.user_id,
             credential_stamp: &self.viewer.credential_stamp,
             company_id: &record.company_id,
             generation: &record.uploaded_at,
         };
+        self.links
+            .url(self.origin, &record.uid, linked, self.now, &binding)
+    }
+
+    /// The thumbnail and large-image URLs of a record; empty when it has no picture.
+    pub fn of(&self, record: &FileRecord) -> (String, String) {
         let url = |present: bool, kind| {
             if present {
-                self.links
-                    .url(self.origin, &record.uid, kind, self.now, &binding)
+                self.url(record, Linked::image(kind))
             } else {
                 String::new()
             }
@@ -49,6 +55,78 @@ impl ImageUrls<'_> {
             url(record.has_large_image, ImageKind::Large),
         )
     }
+
+    /// The thumbnail and large-image URLs of one page of a drawing (page 1's are the record's
+    /// own); empty for a picture the page does not have.
+    pub fn of_page(&self, record: &FileRecord, page: &StoredPage) -> (String, String) {
+        if page.number <= 1 {
+            return self.of(record);
+        }
+        let url = |present: bool, kind| {
+            if present {
+                let page = page.number;
+                self.url(record, Linked::Image { kind, page })
+            } else {
+                String::new()
+            }
+        };
+        (
+            url(page.thumbnail, ImageKind::Thumbnail),
+            url(page.large, ImageKind::Large),
+        )
+    }
+
+    /// The URL that serves a stored PDF inline (`GET /api/Pdf`); empty for any other file.
+    pub fn pdf(&self, record: &FileRecord) -> String {
+        if record.extension.eq_ignore_ascii_case(".pdf") {
+            self.url(record, Linked::Pdf)
+        } else {
+            String::new()
+        }
+    }
+}
+
+/// Makes a FileMap or result item show page `page` of a drawing: `Page` names it, and the image
+/// URLs (and `HasThumbnail`, where there is one) are that page's. A page the file does not have
+/// changes nothing.
+pub fn show_page(
+    extra: &mut ExtraFields,
+    images: (&mut String, &mut String),
+    record: &FileRecord,
+    pages: &[StoredPage],
+    page: u32,
+    urls: &ImageUrls<'_>,
+) {
+    extra.insert("Page".into(), serde_json::Value::from(page));
+    if let Some(shown) = pages.iter().find(|shown| shown.number == page) {
+        (*images.0, *images.1) = urls.of_page(record, shown);
+    }
+}
+
+/// The page and image detail `includeShapelets=true` adds to a FileMap (`Pages`): per page its
+/// `Page` number, `Name` (a DXF's model space or layout), `ImageSize` (pixels, the PMI boxes'),
+/// `ThumbNailURLFromID` and `PNGURLFromID` (empty when the page has no such picture) and
+/// `ViewCount` (its views in the visual index). A file without pages lists none.
+pub fn page_detail(
+    record: &FileRecord,
+    pages: &[StoredPage],
+    urls: &ImageUrls<'_>,
+) -> serde_json::Value {
+    let listed = pages
+        .iter()
+        .map(|page| {
+            let (thumbnail, large) = urls.of_page(record, page);
+            serde_json::json!({
+                "Page": page.number,
+                "Name": page.name,
+                "ImageSize": page.size,
+                "ThumbNailURLFromID": thumbnail,
+                "PNGURLFromID": large,
+                "ViewCount": page.view_count(),
+            })
+        })
+        .collect();
+    serde_json::Value::Array(listed)
 }
 
 /// A file's parents and children (each relation with the other file's record), as the FileMap
@@ -134,7 +212,7 @@ pub fn file_map(
         has_thumbnail: record.has_thumbnail,
         thumbnail_url,
         large_image_url,
-        pdf_url: String::new(),
+        pdf_url: urls.pdf(record),
         indexing_finished: record.state == IndexState::Completed,
         assembly_parents: relations
             .parents

@@ -9,6 +9,8 @@
 //!   candidates that are models too are ranked by shape and size ([`super::part_size`]): the
 //!   visual ranking's first [`SIZE_POOL`] (or `max_results`, if more) are scored again with the
 //!   size difference and sorted anew. Pictures, sketches and drawings are ranked by shape alone.
+//! - A drawing of several pages found by inputs says which page matched (`Page`, the page whose
+//!   own views score best against the query views), and its image URLs are that page's.
 //! - Without inputs: every match, score null, ordered by display name then UID.
 //! - `TotalResults` counts all matches; `ResultsList` holds the first `max_results` of them.
 //! - Limits, checked on the parsed filter before any SQL is built: at most
@@ -33,9 +35,10 @@ use partlens_api::{FilterTerm, SearchFilter};
 use super::error::ServiceError;
 use super::filter_scopes::{FilterScopes, Resolved};
 use super::limits::ServiceLimits;
+use super::pages::{matched_page, pages_of};
 use super::params::canonical_uid;
 use super::part_size::{PartSize, blend, nearest_difference};
-use super::records::{ImageUrls, result_item};
+use super::records::{ImageUrls, result_item, show_page};
 use super::state::{AppState, ServiceState};
 use crate::auth::Caller;
 use partlens_engine::ViewDescriptor;
@@ -229,12 +232,16 @@ struct Ranking {
     /// The records the ranking read already (the size ranking's), so that [`load`] reads each
     /// record once.
     read: HashMap<String, FileRecord>,
+    /// The query views (none without inputs): a drawing of several pages shown is said to match
+    /// on the page they match best ([`matched_page`]).
+    query_views: Vec<ViewDescriptor>,
 }
 
 /// What a search has found, read in its one transaction.
 struct Found {
-    /// The shown files' records, scores and saved attributes, in the result order.
-    shown: Vec<(FileRecord, Option<f32>, Vec<String>)>,
+    /// The shown files' records, scores, saved attributes and the page a drawing of several
+    /// pages matched on, in the result order.
+    shown: Vec<(FileRecord, Option<f32>, Vec<String>, Option<u32>)>,
     /// How many files matched in all.
     total: usize,
     /// Inputs whose stored views could not be read back, with the reason, to index again.
@@ -293,7 +300,21 @@ pub async fn run(
     let results = found
         .shown
         .iter()
-        .map(|(record, score, texts)| result_item(record, *score, texts, &urls))
+        .map(|(record, score, texts, page)| {
+            let mut item = result_item(record, *score, texts, &urls);
+            if let Some(page) = page {
+                let images = (&mut item.thumbnail_url, &mut item.large_image_url);
+                show_page(
+                    &mut item.extra,
+                    images,
+                    record,
+                    &pages_of(record),
+                    *page,
+                    &urls,
+                );
+            }
+            item
+        })
         .collect();
     Ok(SearchResult {
         input_file_uid: query.input_uids.join(","),
@@ -372,6 +393,7 @@ fn rank(
                 shown,
                 total,
                 read: HashMap::new(),
+                query_views: Vec::new(),
             });
         }
         Selection::ByViews(query_views, _) if query_views.is_empty() => {
@@ -379,6 +401,7 @@ fn rank(
                 shown: Vec::new(),
                 total: 0,
                 read: HashMap::new(),
+                query_views: Vec::new(),
             });
         }
         Selection::ByViews(query_views, sizes) => (query_views, sizes),
@@ -421,6 +444,7 @@ fn rank(
             .into_iter()
             .map(|record| (record.uid.clone(), record))
             .collect(),
+        query_views,
     })
 }
 
@@ -470,6 +494,7 @@ fn load(
         shown,
         total,
         read: mut records,
+        query_views,
     } = ranking;
     let unread: Vec<String> = shown
         .iter()
@@ -483,16 +508,17 @@ fn load(
     );
     let uids: Vec<String> = shown.iter().map(|(uid, _)| uid.clone()).collect();
     let mut texts = tx.attribute_texts_of_files(&uids)?;
-    let shown = shown
-        .into_iter()
-        .filter_map(|(uid, score)| {
-            let record = records.remove(&uid)?;
-            let texts = texts.remove(&uid).unwrap_or_default();
-            Some((record, score, texts))
-        })
-        .collect();
+    let mut found = Vec::with_capacity(shown.len());
+    for (uid, score) in shown {
+        let Some(record) = records.remove(&uid) else {
+            continue;
+        };
+        let texts = texts.remove(&uid).unwrap_or_default();
+        let page = matched_page(tx, &record, &query_views)?;
+        found.push((record, score, texts, page));
+    }
     Ok(Found {
-        shown,
+        shown: found,
         total,
         damaged,
     })

@@ -24,7 +24,7 @@ pub(crate) trait Columns {
 /// The columns of `files` that [`file_record`] reads, in its order.
 pub(crate) const FILE_COLUMNS: &str = "uid, company_id, owner_user_id, is_search_input, \
      stored_path, display_name, extension, size, state, revision, uploaded_at, indexed_at, text, \
-     extracted_attributes, pmi, has_thumbnail, has_large_image, failure_reason";
+     extracted_attributes, pmi, has_thumbnail, has_large_image, failure_reason, pages";
 
 /// A file record from a row of [`FILE_COLUMNS`].
 pub(crate) fn file_record(row: &impl Columns) -> Result<FileRecord, StoreError> {
@@ -47,6 +47,7 @@ pub(crate) fn file_record(row: &impl Columns) -> Result<FileRecord, StoreError> 
         has_thumbnail: row.flag(15)?,
         has_large_image: row.flag(16)?,
         failure_reason: row.optional_text(17)?,
+        pages_json: row.text(18)?,
     })
 }
 

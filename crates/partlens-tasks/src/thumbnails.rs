@@ -113,6 +113,8 @@ pub struct ImageOfRecord {
     pub uid: FileUid,
     /// The large image (`PNGURLFromID`) rather than the thumbnail (`ThumbNailURLFromID`).
     pub large: bool,
+    /// The page of a drawing whose image it is (`lgFileNumber`, from 1); `None`: the record's own.
+    pub page: Option<u32>,
 }
 
 impl ImageRequest {
@@ -157,9 +159,30 @@ impl ImageRequest {
             source: ImageSource::OfFile(ImageOfRecord {
                 uid: uid.clone(),
                 large: false,
+                page: None,
             }),
             max_side: THUMBNAIL_MAX_SIDE,
-            record: Some(ImageOfRecord { uid, large: false }),
+            record: Some(ImageOfRecord {
+                uid,
+                large: false,
+                page: None,
+            }),
+        }
+    }
+
+    /// The large image of page `page` (from 1) of a drawing, found through the record of that page
+    /// (`GET /api/File?lgFileNumber=N`): the PMI viewer's picture of a later page.
+    pub fn page_of_file(uid: FileUid, page: u32) -> Self {
+        let record = ImageOfRecord {
+            uid: uid.clone(),
+            large: true,
+            page: Some(page),
+        };
+        Self {
+            key: format!("page:{}:{page}", uid.as_str()),
+            source: ImageSource::OfFile(record.clone()),
+            max_side: LARGE_IMAGE_MAX_SIDE,
+            record: Some(record),
         }
     }
 
@@ -167,7 +190,11 @@ impl ImageRequest {
     /// renewed once from the file's record.
     pub fn of_record(mut self, uid: FileUid) -> Self {
         let large = self.max_side == LARGE_IMAGE_MAX_SIDE;
-        self.record = Some(ImageOfRecord { uid, large });
+        self.record = Some(ImageOfRecord {
+            uid,
+            large,
+            page: None,
+        });
         self
     }
 }
@@ -438,15 +465,15 @@ async fn fetch_renewing_expired_link(
     fetch_image_of_record(client, record).await
 }
 
-/// Reads a file's record for its current image URL (image URLs carry their own short-lived token)
-/// and fetches that image. A record without the image is [`ApiError::NotFound`].
+/// Reads a file's record (of its page, for a page's image) for its current image URL (image URLs
+/// carry their own short-lived token) and fetches that image. A record without the image is [`ApiError::NotFound`].
 async fn fetch_image_of_record(
     client: &ApiClient,
     record: &ImageOfRecord,
 ) -> Result<bytes::Bytes, ApiError> {
-    let file = client
-        .get_file(&GetFileRequest::new(FileRef::Uid(record.uid.clone())))
-        .await?;
+    let mut request = GetFileRequest::new(FileRef::Uid(record.uid.clone()));
+    request.lg_file_number = record.page.map(|page| page.to_string());
+    let file = client.get_file(&request).await?;
     let fresh = if record.large {
         file.picture_url()
     } else {
@@ -688,6 +715,62 @@ mod tests {
         .await
         .unwrap();
         assert_eq!(large.size, [300, 200]);
+        service.shutdown().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_later_pages_picture_comes_from_the_record_of_that_page() {
+        use partlens_api::{Credentials, UploadRequest, UploadSource};
+        use partlens_service::{RunningService, ServiceConfig, admin};
+        // Three real drawings joined into one PDF (the service's own page test uses the same).
+        let Some(pdf) = partlens_testkit::realworld::joined_drawings_pdf() else {
+            return;
+        };
+        let data = tempfile::tempdir().unwrap();
+        admin::add_user(data.path(), "Acme", "ann", "pw", true).unwrap();
+        let mut config = ServiceConfig::new(data.path());
+        config.addr = "127.0.0.1:0".parse().unwrap();
+        config.reader.program = Some(partlens_testkit::program("partlens-service"));
+        let service = RunningService::start(config).await.unwrap();
+        let mut client = ApiClient::new(&service.base_url()).unwrap();
+        client
+            .login(&Credentials {
+                client_id: "partlens".into(),
+                username: "ann".into(),
+                password: "pw".into(),
+            })
+            .await
+            .unwrap();
+        let upload = UploadRequest::database(
+            UploadSource::Bytes {
+                name: "three-pages.pdf".into(),
+                bytes: bytes::Bytes::from(pdf),
+            },
+            "Drawings/three-pages.pdf",
+            Vec::new(),
+        );
+        let uid = client.upload(&upload, None).await.unwrap().uid;
+        let loader = ImageLoader::new(2);
+        let mut pages = Vec::new();
+        for page in 1..=3 {
+            let request = ImageRequest::page_of_file(uid.clone(), page);
+            pages.push(load_once(&loader, &client, request).await.unwrap());
+        }
+        assert_ne!(pages[0].rgba, pages[1].rgba);
+        assert_ne!(pages[1].rgba, pages[2].rgba);
+        // Page 1 through lgFileNumber=1 is the record's own large image.
+        let record = client
+            .get_file(&GetFileRequest::new(FileRef::Uid(uid.clone())))
+            .await
+            .unwrap();
+        let own = ImageRequest::large_image(&record.large_image_url);
+        assert_eq!(
+            load_once(&loader, &client, own).await.unwrap().rgba,
+            pages[0].rgba
+        );
+        // A page the drawing does not have is refused, not drawn as page 1.
+        let missing = load_once(&loader, &client, ImageRequest::page_of_file(uid, 4)).await;
+        assert!(missing.is_err(), "{missing:?}");
         service.shutdown().await;
     }
 

@@ -105,6 +105,7 @@ pub fn write_library_into(store: &Store, company: &str, count: usize) {
                         pmi_json: "[]".into(),
                         has_thumbnail: false,
                         has_large_image: false,
+                        pages_json: String::new(),
                     };
                     tx.save_indexing(&uid, revision, Some(&content), &now)?;
                 }

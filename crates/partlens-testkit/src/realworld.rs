@@ -90,6 +90,51 @@ pub fn corpus_file(relative: &str) -> Option<Vec<u8>> {
     }
 }
 
+/// The three corpus drawings joined into one three-page PDF by [`joined_drawings_pdf`], in page
+/// order (the engine's `drawing/pages_tests.rs` joins the same three).
+pub const JOINED_DRAWINGS: [&str; 3] = [
+    "pdf/voron0__Bottom_Panel.pdf",
+    "pdf/voron0__Hotend_Mount_Dimensions.pdf",
+    "pdf/voron2__VORON_2.4_Build_Plate_300mm.pdf",
+];
+
+/// [`JOINED_DRAWINGS`] as one three-page PDF, made by poppler's `pdfunite` in a temporary folder;
+/// `None` (said on stderr) without the corpus or `pdfunite` on a developer's machine, a failure
+/// under CI (`CI` set).
+pub fn joined_drawings_pdf() -> Option<Vec<u8>> {
+    let skipped = |reason: String| {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{reason} (needed under CI)"
+        );
+        eprintln!("skipped: {reason}");
+        None
+    };
+    let sources: Vec<PathBuf> = JOINED_DRAWINGS
+        .iter()
+        .map(|name| corpus_dir().join(name))
+        .collect();
+    if let Some(missing) = sources.iter().find(|path| !path.is_file()) {
+        return skipped(format!(
+            "the corpus file {} is not there",
+            missing.display()
+        ));
+    }
+    let folder = tempfile::tempdir().ok()?;
+    let joined = folder.path().join("three-pages.pdf");
+    match std::process::Command::new("pdfunite")
+        .args(&sources)
+        .arg(&joined)
+        .status()
+    {
+        Ok(status) if status.success() => std::fs::read(&joined).ok(),
+        Ok(status) => panic!("pdfunite failed: {status}"),
+        Err(error) => skipped(format!(
+            "poppler's pdfunite could not run ({error}); install poppler-utils"
+        )),
+    }
+}
+
 /// The corpus's files for a test: `None` (with a line saying the test was skipped) when the corpus
 /// is not there on a developer's machine; a failure under CI (`CI` set), which runs with
 /// `../shared` beside the repository, so that CI cannot pass by skipping.

@@ -74,6 +74,7 @@ impl FileCard {
             thumbnail_url: record.thumbnail_url.clone(),
             large_image_url: record.large_image_url.clone(),
             attributes: record.parsed_attributes(),
+            found_on_page: None,
         };
         Self {
             row,

@@ -52,6 +52,9 @@ pub struct PmiView {
     status: LoadState<PmiData>,
     file: Option<PmiFile>,
     page: usize,
+    /// The page number (PMIData's `page`) to show once the PMI is in (a search result found on
+    /// it); `None`: the first.
+    wanted_page: Option<u32>,
     selected: Option<usize>,
     reveal_box: bool,
     reveal_row: bool,
@@ -76,6 +79,7 @@ impl PmiView {
             status: LoadState::Empty,
             file: None,
             page: 0,
+            wanted_page: None,
             selected: None,
             reveal_box: false,
             reveal_row: false,
@@ -97,12 +101,19 @@ impl PmiView {
         });
         self.status = LoadState::Loading(uid);
         self.page = 0;
+        self.wanted_page = None;
         self.selected = None;
         self.reveal_box = false;
         self.reveal_row = false;
         self.filter.clear();
         self.review_only = false;
         self.zoom = PageZoom::default();
+    }
+
+    /// Shows page `number` (PMIData's `page`, from 1) once the PMI of the file just opened is in:
+    /// the page a search found the drawing on. A number the file does not have shows the first.
+    pub fn open_on_page(&mut self, number: u32) {
+        self.wanted_page = Some(number);
     }
 
     /// True when `uid` is the file shown or being loaded.
@@ -118,6 +129,13 @@ impl PmiView {
             return;
         }
         self.feedback.open(uid, &data.extracted_attributes);
+        if let Some(number) = self.wanted_page.take() {
+            self.page = data
+                .pages
+                .iter()
+                .position(|page| page.page == i64::from(number))
+                .unwrap_or(0);
+        }
         self.page = self.page.min(data.pages.len().saturating_sub(1));
         self.status = LoadState::Ready(data);
     }
@@ -271,7 +289,11 @@ impl PmiView {
         let page = &data.pages[self.page];
         self.step_with_keys(ui, page);
         legend_ui(ui, page);
-        let (picture, picture_note) = self.page_picture(textures, commands);
+        let number = u32::try_from(page.page)
+            .ok()
+            .filter(|number| *number > 0)
+            .unwrap_or_else(|| u32::try_from(self.page + 1).unwrap_or(u32::MAX));
+        let (picture, picture_note) = self.page_picture(number, textures, commands);
         let size = page_size(page, picture.map(|picture| picture.size));
         self.canvas_and_list_ui(ui, page, size, picture, picture_note);
     }
@@ -338,29 +360,34 @@ impl PmiView {
         }
     }
 
-    /// The page's picture: the record's large image for the first page (later pages have none in
-    /// the interface and are drawn blank), with a note while it loads or when it failed.
+    /// The picture of page `number` (from 1): the record's large image for the first page, the
+    /// large image of the record of page N (`lgFileNumber=N`) for a later one, with a note while it
+    /// loads or when it failed (a page without a picture is drawn blank).
     fn page_picture(
         &self,
+        number: u32,
         textures: &mut TextureCache<egui::TextureHandle>,
         commands: &mut CommandQueue,
     ) -> (Option<egui::load::SizedTexture>, Option<String>) {
-        match self.file.as_ref() {
+        let request = match self.file.as_ref() {
             Some(file) if self.page == 0 && !file.image_url.is_empty() => {
-                let request =
-                    ImageRequest::large_image(&file.image_url).of_record(file.uid.clone());
-                match picture(textures, request, commands) {
-                    Picture::Ready(texture) => {
-                        (Some(egui::load::SizedTexture::from_handle(texture)), None)
-                    }
-                    Picture::Loading => (None, Some("Loading the page picture…".to_owned())),
-                    Picture::Failed(reason) => (
-                        None,
-                        Some(format!("The page picture could not be shown: {reason}")),
-                    ),
-                }
+                Some(ImageRequest::large_image(&file.image_url).of_record(file.uid.clone()))
             }
-            _ => (None, None),
+            Some(file) if self.page > 0 => {
+                Some(ImageRequest::page_of_file(file.uid.clone(), number))
+            }
+            _ => None,
+        };
+        let Some(request) = request else {
+            return (None, None);
+        };
+        match picture(textures, request, commands) {
+            Picture::Ready(texture) => (Some(egui::load::SizedTexture::from_handle(texture)), None),
+            Picture::Loading => (None, Some("Loading the page picture…".to_owned())),
+            Picture::Failed(reason) => (
+                None,
+                Some(format!("The page picture could not be shown: {reason}")),
+            ),
         }
     }
 
@@ -592,11 +619,39 @@ mod tests {
         harness.run();
         assert_eq!(harness.state().view.page(), 1);
         harness.get_by_label("Dimension: Ø40 H7 (page 2)");
-        // No picture for page 2 in the interface: a blank page, and no second image request.
-        let requests = harness
-            .state()
-            .count_commands(|command| matches!(command, Command::LoadImage(_)));
-        assert_eq!(requests, 1);
+        // Page 2's picture is the large image of the record of page 2 (lgFileNumber=2).
+        let page_two = ImageRequest::page_of_file(FileUid::from_reply(UID), 2);
+        assert!(
+            harness
+                .state()
+                .commands
+                .contains(&Command::LoadImage(page_two))
+        );
+    }
+
+    #[test]
+    fn a_drawing_found_on_page_three_opens_on_page_three() {
+        let uid = FileUid::from_reply(UID);
+        let mut view = PmiView::default();
+        view.open(uid.clone(), "three-pages.pdf", "http://127.0.0.1:9/l.png");
+        view.open_on_page(3);
+        view.set_data(&uid, data(3));
+        assert_eq!(view.page(), 2);
+        let mut harness = harness(view);
+        harness.run_steps(2);
+        harness.get_by_label("Dimension: Ø40 H7 (page 3)");
+        let page_three = ImageRequest::page_of_file(uid.clone(), 3);
+        assert!(
+            harness
+                .state()
+                .commands
+                .contains(&Command::LoadImage(page_three))
+        );
+        // Opened again without a page, the same file starts on page 1.
+        let mut view = PmiView::default();
+        view.open(uid.clone(), "three-pages.pdf", "");
+        view.set_data(&uid, data(3));
+        assert_eq!(view.page(), 0);
     }
 
     #[test]

@@ -679,6 +679,7 @@ mod tests {
                 .iter()
                 .map(|text| Attribute::parse(text).unwrap())
                 .collect(),
+            found_on_page: None,
         }
     }
 

@@ -72,6 +72,8 @@ pub struct ResultRow {
     pub large_image_url: String,
     /// The result's attributes.
     pub attributes: Vec<Attribute>,
+    /// The page of a drawing the search found it on (the result's `Page`, from 1), when it says.
+    pub found_on_page: Option<u32>,
 }
 
 impl ResultRow {
@@ -90,6 +92,12 @@ impl ResultRow {
             thumbnail_url: item.thumbnail_url.clone(),
             large_image_url: item.large_image_url.clone(),
             attributes: item.parsed_attributes(),
+            found_on_page: item
+                .extra
+                .get("Page")
+                .and_then(serde_json::Value::as_u64)
+                .and_then(|page| u32::try_from(page).ok())
+                .filter(|page| *page > 0),
         }
     }
 
@@ -358,6 +366,27 @@ pub fn thousands(value: u64) -> String {
 mod tests {
     use super::*;
     use crate::ui::results::tests::{row, sample_rows};
+
+    #[test]
+    fn a_result_found_on_a_later_page_says_which() {
+        let item: SearchResultItem = serde_json::from_value(serde_json::json!({
+            "UID": "3f2504e0-4f89-41d3-9a0c-0305e82c3301",
+            "FileName": "Drawings/three-pages.pdf",
+            "Score": 0.9,
+            "Page": 3,
+        }))
+        .unwrap();
+        assert_eq!(ResultRow::from_item(1, &item, None).found_on_page, Some(3));
+        for page in [
+            serde_json::json!(0),
+            serde_json::json!("3"),
+            serde_json::Value::Null,
+        ] {
+            let mut other = item.clone();
+            other.extra.insert("Page".into(), page);
+            assert_eq!(ResultRow::from_item(1, &other, None).found_on_page, None);
+        }
+    }
 
     #[test]
     fn bands_follow_the_thresholds() {

@@ -184,6 +184,7 @@ fn copy(
                     pmi_json: "[]".into(),
                     has_thumbnail: false,
                     has_large_image: false,
+                    pages_json: String::new(),
                 };
                 tx.save_indexing(&record.uid, revision, Some(&indexed), &now)?;
                 tx.replace_attributes(&company, &record.uid, &record.attributes)?;

@@ -76,6 +76,7 @@ pub fn measure(
                     pmi_json: "[]".into(),
                     has_thumbnail: false,
                     has_large_image: false,
+                    pages_json: String::new(),
                 };
                 tx.save_indexing(uid, revision, Some(&indexed), &now)?;
             }

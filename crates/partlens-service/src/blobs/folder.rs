@@ -45,6 +45,9 @@ impl FolderBlobs {
             Err(error) if error.kind() == std::io::ErrorKind::CrossesDevices => {
                 let beside = destination
                     .with_extension(format!("{}.partial", uuid::Uuid::new_v4().simple()));
+                if let Some(folder) = destination.parent() {
+                    create_private_dir(folder)?;
+                }
                 let partial = TempFile::new(beside.clone());
                 std::fs::copy(&source, partial.path())?;
                 make_private(partial.path(), 0o600)?;
@@ -57,6 +60,14 @@ impl FolderBlobs {
     /// Removes `key`; one that is not there is fine.
     pub fn remove(&self, key: BlobKey<'_>) -> std::io::Result<()> {
         remove_if_present(&self.path(key))
+    }
+
+    /// Removes the folder `prefix` (`images/pages/UID/`) with what it holds; none is fine.
+    pub fn remove_folder(&self, prefix: &str) -> std::io::Result<()> {
+        match std::fs::remove_dir_all(self.root.join(prefix)) {
+            Err(error) if error.kind() != std::io::ErrorKind::NotFound => Err(error),
+            _ => Ok(()),
+        }
     }
 
     /// The bytes of `key`, `None` when there is no such file.

@@ -66,18 +66,33 @@ pub enum BlobKey<'a> {
     Content(&'a str),
     /// A rendered image of file UID.
     Image(&'a str, ImageKind),
+    /// A rendered image of page N (2 and later: page 1's are [`BlobKey::Image`]) of drawing UID.
+    PageImage(&'a str, u32, ImageKind),
 }
 
 impl BlobKey<'_> {
-    /// Its name in the store: `files/UID`, `images/UID.sm.jpg`, `images/UID.lg.png` (the folder
-    /// store's paths under its root, the object store's keys under its prefix).
+    /// Its name in the store: `files/UID`, `images/UID.sm.jpg`, `images/UID.lg.png`, and a page's
+    /// `images/pages/UID/N.sm.jpg` and `…/N.lg.png` (the folder store's paths under its root, the
+    /// object store's keys under its prefix).
     pub fn name(&self) -> String {
         match self {
             Self::Content(uid) => format!("files/{uid}"),
             Self::Image(uid, ImageKind::Thumbnail) => format!("images/{uid}.sm.jpg"),
             Self::Image(uid, ImageKind::Large) => format!("images/{uid}.lg.png"),
+            Self::PageImage(uid, page, ImageKind::Thumbnail) => {
+                format!("{}{page}.sm.jpg", page_images_prefix(uid))
+            }
+            Self::PageImage(uid, page, ImageKind::Large) => {
+                format!("{}{page}.lg.png", page_images_prefix(uid))
+            }
         }
     }
+}
+
+/// Where the images of a drawing's pages after the first are kept: `images/pages/UID/`, one folder
+/// (or key prefix) a file, so that they go together.
+pub fn page_images_prefix(uid: &str) -> String {
+    format!("images/pages/{uid}/")
 }
 
 /// The service's blob store (cheap to clone: a handle).
@@ -138,10 +153,21 @@ impl Blobs {
         self.remove_images_blocking(uid)
     }
 
-    /// Removes the images of file `uid`. On a blocking thread.
+    /// Removes the images of file `uid`, its pages' too. On a blocking thread.
     pub fn remove_images_blocking(&self, uid: &str) -> std::io::Result<()> {
         self.remove_blocking(BlobKey::Image(uid, ImageKind::Thumbnail))?;
-        self.remove_blocking(BlobKey::Image(uid, ImageKind::Large))
+        self.remove_blocking(BlobKey::Image(uid, ImageKind::Large))?;
+        self.remove_page_images_blocking(uid)
+    }
+
+    /// Removes the images of the pages after the first of drawing `uid` (none there is fine). On a
+    /// blocking thread.
+    pub fn remove_page_images_blocking(&self, uid: &str) -> std::io::Result<()> {
+        let prefix = page_images_prefix(uid);
+        match &*self.backend {
+            Backend::Folder(folder) => folder.remove_folder(&prefix),
+            Backend::S3(s3) => s3.remove_prefix_blocking(&prefix),
+        }
     }
 
     /// The bytes at `key`, or `None` when there are none.
@@ -213,6 +239,15 @@ mod tests {
         assert_eq!(
             BlobKey::Image("ab12", ImageKind::Large).name(),
             "images/ab12.lg.png"
+        );
+        assert_eq!(
+            BlobKey::PageImage("ab12", 3, ImageKind::Large).name(),
+            "images/pages/ab12/3.lg.png"
+        );
+        assert!(
+            BlobKey::PageImage("ab12", 3, ImageKind::Thumbnail)
+                .name()
+                .starts_with(&page_images_prefix("ab12"))
         );
     }
 }

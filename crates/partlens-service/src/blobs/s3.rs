@@ -218,6 +218,23 @@ impl S3Blobs {
         }
     }
 
+    /// Removes every object whose name starts with `prefix`, from a blocking thread.
+    pub fn remove_prefix_blocking(&self, prefix: &str) -> std::io::Result<()> {
+        use futures_util::StreamExt as _;
+        let prefix = ObjectPath::from(prefix);
+        self.runtime.block_on(async {
+            let mut listed = self.store.list(Some(&prefix));
+            while let Some(object) = listed.next().await {
+                let object = object.map_err(io_error)?;
+                match self.store.delete(&object.location).await {
+                    Ok(()) | Err(object_store::Error::NotFound { .. }) => {}
+                    Err(error) => return Err(io_error(error)),
+                }
+            }
+            Ok(())
+        })
+    }
+
     /// The bytes of `key`, `None` when there is no such object.
     pub async fn read(&self, key: BlobKey<'_>) -> std::io::Result<Option<Vec<u8>>> {
         let path = ObjectPath::from(key.name());

@@ -6,29 +6,62 @@ use axum::response::{IntoResponse, Response};
 
 use crate::auth::Caller;
 use crate::error::ServiceError;
-use crate::params::required_uid_param;
-use crate::records::{FileRelations, ImageUrls, file_map};
+use crate::pages::{check_page, page_param, pages_of};
+use crate::params::{bool_param, required_uid_param};
+use crate::records::{FileRelations, ImageUrls, file_map, page_detail, show_page};
 use crate::routes::caller_file::{find_caller_file, read_caller_file_by_uid_or_name};
 use crate::routes::{Params, json, json_bool};
 use crate::state::AppState;
 use crate::upload::may_delete;
 use crate::zip_upload::delete_bundle_entries;
+use partlens_api::encoding::QueryString;
 use partlens_store::model::FileRecord;
 use partlens_store::unix_now;
 use partlens_visual::ViewSearch;
 
-/// The FileMap reply of a record for `caller` (also used by `PUT /api/FileBinaryDirect`).
+/// What a FileMap shows of a drawing's pages: the page its image URLs give (`lgFileNumber`; `None`:
+/// page 1, and no `Page` field) and whether it lists every page (`includeShapelets`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PageChoice {
+    /// The page selected, from 1.
+    pub page: Option<u32>,
+    /// List every page with its pictures and view count (`Pages`, `ViewCount`).
+    pub detail: bool,
+}
+
+impl PageChoice {
+    /// Reads `lgFileNumber` and `includeShapelets` (400 for a value that is neither).
+    pub fn from_query(query: &QueryString) -> Result<Self, ServiceError> {
+        Ok(Self {
+            page: page_param(query)?,
+            detail: bool_param(query, "includeShapelets", false)?,
+        })
+    }
+}
+
+/// The FileMap reply of a record for `caller` (also used by `PUT /api/FileBinaryDirect`), showing
+/// the page `choice` selects (a 400 that says the page count for a page the file does not have).
 pub async fn file_map_reply(
     state: &AppState,
     caller: &Caller,
     record: FileRecord,
+    choice: PageChoice,
 ) -> Result<Response, ServiceError> {
+    let pages = pages_of(&record);
+    if let Some(page) = choice.page {
+        check_page(&record.uid, &pages, page)?;
+    }
     let (uid, company_id) = (record.uid.clone(), record.company_id.clone());
-    let (texts, relations) = state
+    let (texts, relations, view_count) = state
         .store
         .read_tx(move |tx| -> Result<_, ServiceError> {
+            let views = if choice.detail {
+                tx.views_of(&uid)?.len()
+            } else {
+                0
+            };
             let texts = tx.attribute_texts_of(&uid)?;
-            Ok((texts, FileRelations::read(tx, &company_id, &uid)?))
+            Ok((texts, FileRelations::read(tx, &company_id, &uid)?, views))
         })
         .await?;
     let urls = ImageUrls {
@@ -37,17 +70,31 @@ pub async fn file_map_reply(
         viewer: caller,
         now: unix_now(),
     };
-    json(&file_map(&record, texts, &relations, &urls))
+    let mut map = file_map(&record, texts, &relations, &urls);
+    if let Some(page) = choice.page {
+        let images = (&mut map.thumbnail_url, &mut map.large_image_url);
+        show_page(&mut map.extra, images, &record, &pages, page, &urls);
+        map.has_thumbnail = !map.thumbnail_url.is_empty();
+    }
+    if choice.detail {
+        map.extra
+            .insert("Pages".into(), page_detail(&record, &pages, &urls));
+        map.extra
+            .insert("ViewCount".into(), serde_json::Value::from(view_count));
+    }
+    json(&map)
 }
 
-/// Fetches a file record: `fileUID` first, else `fileName` (a database file's stored path).
+/// Fetches a file record: `fileUID` first, else `fileName` (a database file's stored path); its
+/// image URLs are page `lgFileNumber`'s, with every page listed when `includeShapelets=true`.
 pub async fn get_file(
     caller: Caller,
     State(state): State<AppState>,
     Params(query): Params,
 ) -> Result<Response, ServiceError> {
+    let choice = PageChoice::from_query(&query)?;
     let record = read_caller_file_by_uid_or_name(&state, &caller, &query).await?;
-    file_map_reply(&state, &caller, record).await
+    file_map_reply(&state, &caller, record, choice).await
 }
 
 /// Deletes a file: admins any file of their company, other users their own search inputs (403

@@ -1,5 +1,5 @@
 //! `GET /api/Image?fid=&type=&token=`: a file's thumbnail (`type=0`, JPEG) or large image (`type=1`,
-//! PNG). Authenticated by the URL's own short-lived token, not the bearer token: 401 when it is
+//! PNG), of page `page=N` of a drawing (absent: page 1, the file's own pictures). Authenticated by the URL's own short-lived token, not the bearer token: 401 when it is
 //! missing, expired, not for this image, or no longer bound to what it was made for (the user's
 //! password was reset, the file was overwritten or deleted, its UID now belongs to another
 //! company's file).
@@ -11,22 +11,65 @@ use axum::response::{IntoResponse, Response};
 use crate::blobs::BlobKey;
 use crate::disk::ImageKind;
 use crate::error::ServiceError;
-use crate::image_links::{LinkBinding, LinkToken};
+use crate::image_links::{LinkBinding, LinkToken, Linked};
 use crate::params::canonical_uid;
 use crate::routes::Params;
 use crate::state::AppState;
+use partlens_api::encoding::QueryString;
+use partlens_store::model::FileRecord;
 use partlens_store::unix_now;
 
-/// Serves one rendered image of a file.
+/// Serves one rendered image of a file: of its page `page` (from 1; absent: 1) for a drawing.
 pub async fn image(
     State(state): State<AppState>,
     Params(query): Params,
 ) -> Result<Response, ServiceError> {
+    let kind = ImageKind::from_type_number(query.get("type").unwrap_or("0"))
+        .ok_or(ServiceError::Unauthorized)?;
+    let page = match query.get("page") {
+        None => 1,
+        Some(page) => page
+            .trim()
+            .parse::<u32>()
+            .ok()
+            .filter(|page| *page >= 1)
+            .ok_or(ServiceError::Unauthorized)?,
+    };
+    let (uid, _) = verified_link(&state, &query, Linked::Image { kind, page }).await?;
+    let key = if page <= 1 {
+        BlobKey::Image(&uid, kind)
+    } else {
+        BlobKey::PageImage(&uid, page, kind)
+    };
+    let Some(bytes) = state.blobs.read(key).await? else {
+        return Err(ServiceError::NotFound(format!(
+            "file {uid} has no such image"
+        )));
+    };
+    let mut response = (StatusCode::OK, bytes).into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(kind.content_type()),
+    );
+    headers.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("private, max-age=300"),
+    );
+    Ok(response)
+}
+
+/// Checks the link of a request (`fid` and `token`) for what `linked` names: the canonical UID and
+/// the record, or 401 when the token is missing, expired, not for this, or no longer bound to what
+/// it was made for.
+pub async fn verified_link(
+    state: &AppState,
+    query: &QueryString,
+    linked: Linked,
+) -> Result<(String, FileRecord), ServiceError> {
     let uid = query
         .get("fid")
         .and_then(|fid| canonical_uid(fid, "fid").ok())
-        .ok_or(ServiceError::Unauthorized)?;
-    let kind = ImageKind::from_type_number(query.get("type").unwrap_or("0"))
         .ok_or(ServiceError::Unauthorized)?;
     let token = query
         .get("token")
@@ -57,24 +100,11 @@ pub async fn image(
         generation: &record.uploaded_at,
     };
     if user_company != record.company_id
-        || !state.image_links.verify(&uid, kind, &token, now, &binding)
+        || !state
+            .image_links
+            .verify(&uid, linked, &token, now, &binding)
     {
         return Err(ServiceError::Unauthorized);
     }
-    let Some(bytes) = state.blobs.read(BlobKey::Image(&uid, kind)).await? else {
-        return Err(ServiceError::NotFound(format!(
-            "file {uid} has no such image"
-        )));
-    };
-    let mut response = (StatusCode::OK, bytes).into_response();
-    let headers = response.headers_mut();
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static(kind.content_type()),
-    );
-    headers.insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static("private, max-age=300"),
-    );
-    Ok(response)
+    Ok((uid, record))
 }

@@ -13,6 +13,7 @@ pub mod health;
 pub mod images;
 pub mod library;
 pub mod metrics;
+pub mod pdf;
 pub mod pmi;
 pub mod search;
 pub mod status;
@@ -130,6 +131,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/duplicates", get(duplicates::duplicates))
         .route("/api/files", get(library::list_files))
         .route("/api/image", get(images::image))
+        .route("/api/pdf", get(pdf::pdf))
         .route("/api/version", get(version))
         .route("/api/health/live", get(health::live))
         .route("/api/health/ready", get(health::ready));

@@ -9,7 +9,7 @@ use axum::response::Response;
 use crate::auth::Caller;
 use crate::body::BodyEncoding;
 use crate::error::ServiceError;
-use crate::routes::files::file_map_reply;
+use crate::routes::files::{PageChoice, file_map_reply};
 use crate::routes::{Params, json_string};
 use crate::state::AppState;
 use crate::upload::{UploadParams, upload};
@@ -48,7 +48,10 @@ pub async fn put_file_binary(
     Ok(json_string(&record.uid))
 }
 
-/// `PUT /api/FileBinaryDirect`: raw bytes, indexed during the call; replies with the FileMap.
+/// `PUT /api/FileBinaryDirect`: raw bytes, indexed during the call; replies with the FileMap, of page
+/// `lgFileNumber` and with every page listed when `includeShapelets=true` (as `GET /api/File`; a
+/// value that is no page number is refused before anything is stored, a page past the file's last
+/// after it was stored, with a 400 that names the stored file's UID and its page count).
 pub async fn put_file_binary_direct(
     caller: Caller,
     State(state): State<AppState>,
@@ -57,6 +60,8 @@ pub async fn put_file_binary_direct(
     body: Body,
 ) -> Result<Response, ServiceError> {
     let params = UploadParams::from_query(&query, false)?;
+    // Read before the upload, so that a value that is no page number stores nothing.
+    let choice = PageChoice::from_query(&query)?;
     let record = upload(&state, &caller, params, &headers, body, BodyEncoding::Raw).await?;
-    file_map_reply(&state, &caller, record).await
+    file_map_reply(&state, &caller, record, choice).await
 }

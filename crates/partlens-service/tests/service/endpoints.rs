@@ -666,14 +666,15 @@ async fn the_optional_parameters_of_uploads_and_records_are_accepted() {
         .await;
     refused.expect(400);
     assert!(refused.text().contains("gzip"), "{}", refused.text());
-    // GET /api/File takes its optional parameters.
+    // GET /api/File takes its optional parameters (a picture is one page: pages.rs has the rest).
     let detailed = ann
         .get(&format!(
-            "/api/File?fileUID={uid}&includeShapelets=true&lgFileNumber=2&includeShapes=false&accountName=acme"
+            "/api/File?fileUID={uid}&includeShapelets=true&lgFileNumber=1&includeShapes=false&accountName=acme"
         ))
         .await;
     detailed.expect(200);
     assert_eq!(detailed.json()["UID"], uid.as_str());
+    assert_eq!(detailed.json()["Pages"], serde_json::json!([]));
     // PUT /api/FileBinaryDirect takes its own.
     let direct = ann
         .put_binary(

@@ -14,6 +14,7 @@ mod library;
 mod lifecycle;
 mod metrics;
 mod migrate;
+mod pages;
 mod postgres_store;
 mod postgres_text;
 mod postgres_vectors;

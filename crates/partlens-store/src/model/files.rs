@@ -75,6 +75,9 @@ pub struct FileRecord {
     pub has_large_image: bool,
     /// Why indexing failed, in words (a failed file indexed by an older service may have none).
     pub failure_reason: Option<String>,
+    /// A drawing's pages as JSON text (an array, `[]` for a file without pages): written and read
+    /// by the service, which gives it its shape.
+    pub pages_json: String,
 }
 
 /// The key a stored path is compared by: lower-cased (paths are case-insensitive, as on the
@@ -142,6 +145,17 @@ pub struct IndexedContent {
     pub has_thumbnail: bool,
     /// A large image was written.
     pub has_large_image: bool,
+    /// The drawing's pages as JSON text (`[]`, or empty, for a file without pages).
+    pub pages_json: String,
+}
+
+/// The pages of `content` as stored: its JSON, `[]` when it has none.
+pub fn pages_json(content: &IndexedContent) -> &str {
+    if content.pages_json.trim().is_empty() {
+        "[]"
+    } else {
+        &content.pages_json
+    }
 }
 
 /// Why one revision of a file could not be indexed, with what was read of it before it failed.

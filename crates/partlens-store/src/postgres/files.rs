@@ -9,7 +9,7 @@ use r2d2_postgres::postgres::types::ToSql;
 
 use super::PgTx;
 use crate::error::StoreError;
-use crate::model::files::attributes_json;
+use crate::model::files::{attributes_json, pages_json};
 use crate::model::{FileRecord, IndexState, IndexedContent, IndexingFailure, NewContent, path_key};
 use crate::rows::{self, FILE_COLUMNS, SEARCHED_COLUMNS};
 use crate::traits::{AttributesTx, FilesSteps, FilesTx};
@@ -109,7 +109,7 @@ impl FilesTx for PgTx<'_, '_> {
                     "UPDATE files SET company_id = $2, owner_user_id = $3, is_search_input = $4,
                         stored_path = $5, path_key = $6, display_name = $7, extension = $8,
                         size = $9, state = $10, revision = $11, uploaded_at = $12,
-                        indexed_at = NULL, text = '', extracted_attributes = '[]', pmi = '[]',
+                        indexed_at = NULL, text = '', extracted_attributes = '[]', pmi = '[]', pages = '[]',
                         has_thumbnail = false, has_large_image = false, callback_param = $13,
                         failure_reason = NULL
                      WHERE uid = $1",
@@ -222,7 +222,7 @@ impl FilesSteps for PgTx<'_, '_> {
         self.tx.execute(
             "UPDATE files SET state = 'completed', indexed_at = $2, text = $3,
                 extracted_attributes = $4, pmi = $5, has_thumbnail = $6, has_large_image = $7,
-                failure_reason = NULL
+                failure_reason = NULL, pages = $8
              WHERE uid = $1",
             &[
                 &uid,
@@ -232,6 +232,7 @@ impl FilesSteps for PgTx<'_, '_> {
                 &content.pmi_json,
                 &content.has_thumbnail,
                 &content.has_large_image,
+                &pages_json(content),
             ],
         )?;
         self.tx
@@ -257,7 +258,7 @@ impl FilesSteps for PgTx<'_, '_> {
     ) -> Result<(), StoreError> {
         self.tx.execute(
             "UPDATE files SET state = 'failed', indexed_at = NULL, failure_reason = $2, text = $3,
-                extracted_attributes = $4, pmi = '[]', has_thumbnail = false,
+                extracted_attributes = $4, pmi = '[]', pages = '[]', has_thumbnail = false,
                 has_large_image = false
              WHERE uid = $1",
             &[

@@ -287,6 +287,15 @@ pub const TABLES: &[Table] = &[
             defaulted("search_text", ColumnType::Text, DefaultValue::Text("")),
             optional_text("callback_param"),
             optional_text("failure_reason"),
+            // A drawing's pages as JSON (number, size, which views are its own, pictured): the
+            // service's `pages.rs` reads and writes it; `[]` for a file without pages.
+            Column {
+                name: "pages",
+                kind: ColumnType::Text,
+                required: true,
+                default: Some(DefaultValue::Text("[]")),
+                since: 1,
+            },
         ],
         primary_key: &["uid"],
         references: &[refers("company_id", "companies", "id")],
@@ -698,7 +707,7 @@ pub(crate) fn disagreements(
 pub(crate) mod future {
     use super::*;
 
-    /// The first step of the test description.
+    /// The first step of the test description (the one after [`TABLES`]' last).
     pub(crate) const FIRST: u32 = 2;
 
     /// The description: [`TABLES`] with `files` grown by a column, and a new table.
@@ -810,7 +819,11 @@ mod tests {
             };
             assert!(has(owner), "{}.{owner}", table.name);
         }
-        assert_eq!(portable_steps(), 1, "the file relations");
+        assert_eq!(
+            portable_steps(),
+            1,
+            "step 1: the file relations and the pages of files"
+        );
     }
 
     #[test]

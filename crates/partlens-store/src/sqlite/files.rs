@@ -6,7 +6,7 @@ use rusqlite::{OptionalExtension, params};
 
 use super::SqliteTx;
 use crate::error::StoreError;
-use crate::model::files::attributes_json;
+use crate::model::files::{attributes_json, pages_json};
 use crate::model::{FileRecord, IndexState, IndexedContent, IndexingFailure, NewContent, path_key};
 use crate::rows::{self, FILE_COLUMNS};
 use crate::traits::{FilesSteps, FilesTx};
@@ -75,7 +75,7 @@ impl FilesTx for SqliteTx<'_> {
                     "UPDATE files SET company_id = ?2, owner_user_id = ?3, is_search_input = ?4,
                         stored_path = ?5, path_key = ?6, display_name = ?7, extension = ?8, size = ?9,
                         state = ?10, revision = ?11, uploaded_at = ?12, indexed_at = NULL, text = '',
-                        extracted_attributes = '[]', pmi = '[]', has_thumbnail = 0,
+                        extracted_attributes = '[]', pmi = '[]', pages = '[]', has_thumbnail = 0,
                         has_large_image = 0, callback_param = ?13, failure_reason = NULL
                      WHERE uid = ?1",
                     params![
@@ -183,7 +183,7 @@ impl FilesSteps for SqliteTx<'_> {
         self.0.execute(
             "UPDATE files SET state = 'completed', indexed_at = ?2, text = ?3,
                 extracted_attributes = ?4, pmi = ?5, has_thumbnail = ?6, has_large_image = ?7,
-                failure_reason = NULL
+                failure_reason = NULL, pages = ?8
              WHERE uid = ?1",
             params![
                 uid,
@@ -193,6 +193,7 @@ impl FilesSteps for SqliteTx<'_> {
                 content.pmi_json,
                 content.has_thumbnail,
                 content.has_large_image,
+                pages_json(content),
             ],
         )?;
         self.0
@@ -216,7 +217,7 @@ impl FilesSteps for SqliteTx<'_> {
     ) -> Result<(), StoreError> {
         self.0.execute(
             "UPDATE files SET state = 'failed', indexed_at = NULL, failure_reason = ?2, text = ?3,
-                extracted_attributes = ?4, pmi = '[]', has_thumbnail = 0, has_large_image = 0
+                extracted_attributes = ?4, pmi = '[]', pages = '[]', has_thumbnail = 0, has_large_image = 0
              WHERE uid = ?1",
             params![
                 uid,

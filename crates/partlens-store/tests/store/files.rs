@@ -59,6 +59,7 @@ fn indexing_is_saved_only_for_the_revision_indexed_and_a_failure_keeps_what_was_
                 pmi_json: "[{}]".into(),
                 has_thumbnail: true,
                 has_large_image: false,
+                pages_json: r#"[{"number":1},{"number":2}]"#.into(),
             };
             assert!(!tx.save_indexing("a", revision + 1, Some(&outcome), "now")?);
             assert!(!tx.save_indexing("gone", 1, Some(&outcome), "now")?);
@@ -68,6 +69,7 @@ fn indexing_is_saved_only_for_the_revision_indexed_and_a_failure_keeps_what_was_
             assert_eq!(record.indexed_at.as_deref(), Some("now"));
             assert_eq!(record.extracted_attributes, ["Width_px=128"]);
             assert_eq!(record.pmi_json, "[{}]");
+            assert_eq!(record.pages_json, r#"[{"number":1},{"number":2}]"#);
             assert!(record.has_thumbnail && !record.has_large_image);
             assert_eq!(tx.views_of("a")?, vec![vec![1, 2], vec![3]]);
 
@@ -87,6 +89,11 @@ fn indexing_is_saved_only_for_the_revision_indexed_and_a_failure_keeps_what_was_
             assert_eq!(record.extracted_attributes, ["layers=3"]);
             assert_eq!(record.indexed_at, None);
             assert!(!record.has_thumbnail);
+            assert_eq!(
+                record.pages_json, "[]",
+                "{}: a failed file has no pages",
+                store.engine
+            );
             assert!(tx.views_of("a")?.is_empty());
             // Without an outcome, the failure says the service failed.
             assert!(tx.save_indexing("a", revision, None, "now")?);
