@@ -75,6 +75,9 @@ pub struct FileRecord {
     pub has_large_image: bool,
     /// Why indexing failed, in words (a failed file indexed by an older service may have none).
     pub failure_reason: Option<String>,
+    /// Uploaded with `textOnly=true`: indexed for its text and attributes only (no views, no
+    /// pictures).
+    pub text_only: bool,
 }
 
 /// The key a stored path is compared by: lower-cased (paths are case-insensitive, as on the
@@ -117,6 +120,8 @@ pub struct NewContent {
     pub state: IndexState,
     /// `callbackParam` of the upload.
     pub callback_param: Option<String>,
+    /// `textOnly=true` of the upload: index its text and attributes only.
+    pub text_only: bool,
 }
 
 impl NewContent {

@@ -160,6 +160,11 @@ const fn defaulted(name: &'static str, kind: ColumnType, default: DefaultValue) 
     }
 }
 
+/// A column added by portable step 1.
+const fn step_one(column: Column) -> Column {
+    Column { since: 1, ..column }
+}
+
 /// A reference that does not cascade.
 const fn refers(column: &'static str, table: &'static str, target: &'static str) -> Reference {
     Reference {
@@ -282,6 +287,12 @@ pub const TABLES: &[Table] = &[
             defaulted("search_text", ColumnType::Text, DefaultValue::Text("")),
             optional_text("callback_param"),
             optional_text("failure_reason"),
+            // `textOnly=true`: indexed for its text and attributes only (no views, no pictures).
+            step_one(defaulted(
+                "text_only",
+                ColumnType::Flag,
+                DefaultValue::Flag(false),
+            )),
         ],
         primary_key: &["uid"],
         references: &[refers("company_id", "companies", "id")],
@@ -314,6 +325,14 @@ pub const TABLES: &[Table] = &[
             text("unit"),
             text("name_key"),
             text("unit_key"),
+            // Set by a person (saved on a file) rather than only extracted by the service
+            // (`IsCustom`); when a file last had it set or extracted (`Timestamp`).
+            step_one(defaulted(
+                "custom",
+                ColumnType::Flag,
+                DefaultValue::Flag(true),
+            )),
+            step_one(optional_text("last_set_at")),
         ],
         primary_key: &["id"],
         references: &[refers("company_id", "companies", "id")],
@@ -387,6 +406,29 @@ pub const TABLES: &[Table] = &[
         unique: &[],
         owner: Owner::File("file_uid"),
         since: 0,
+    },
+    Table {
+        name: "categories",
+        // A company's file categories (`partlens-service category`): an id of the company's
+        // choosing, a name unique case-insensitively (`name_key`), and the attribute names an
+        // upload of the category must carry (a JSON array of names).
+        columns: &[
+            text("company_id"),
+            integer("id"),
+            text("name"),
+            text("name_key"),
+            defaulted(
+                "required_attributes",
+                ColumnType::Text,
+                DefaultValue::Text("[]"),
+            ),
+            text("created_at"),
+        ],
+        primary_key: &["company_id", "id"],
+        references: &[refers("company_id", "companies", "id")],
+        unique: &[&["company_id", "name_key"]],
+        owner: Owner::Company("company_id"),
+        since: 1,
     },
 ];
 
@@ -665,8 +707,8 @@ pub(crate) fn disagreements(
 pub(crate) mod future {
     use super::*;
 
-    /// The first step of the test description.
-    pub(crate) const FIRST: u32 = 1;
+    /// The first step of the test description: the one after [`TABLES`]' last.
+    pub(crate) const FIRST: u32 = 2;
 
     /// The description: [`TABLES`] with `files` grown by a column, and a new table.
     pub(crate) fn tables() -> Vec<Table> {
@@ -778,9 +820,9 @@ mod tests {
             assert!(has(owner), "{}.{owner}", table.name);
         }
         assert_eq!(
-            portable_steps(),
-            0,
-            "no portable step yet: the historic ones"
+            portable_steps() + 1,
+            future::FIRST,
+            "the test description's steps come after the real ones"
         );
     }
 
