@@ -10,6 +10,7 @@ pub mod archive;
 pub mod auth;
 pub mod blobs;
 pub mod body;
+pub mod categories;
 pub mod config;
 pub mod connections;
 pub mod disk;

@@ -1,5 +1,6 @@
 //! The wire shapes of stored files: the FileMap of `GET /api/File` (with `IndexingError`, the reason
-//! in words, on a file that failed to index) and the result items of search, built with the
+//! in words, on a file that failed to index, and `TextOnly: true` on one uploaded with
+//! `textOnly=true`) and the result items of search, built with the
 //! client's own types (`partlens_api::model`) so both sides share one shape.
 
 use partlens_api::Attribute;
@@ -10,6 +11,10 @@ use super::failure_reason::FAILURE_REASON_FIELD;
 use super::image_links::{ImageLinks, LinkBinding};
 use crate::auth::Caller;
 use partlens_store::model::{FileRecord, IndexState};
+
+/// The FileMap field that says a file was indexed for its text and attributes only
+/// (`textOnly=true`): it has no views, thumbnail or large image, by request.
+pub const TEXT_ONLY_FIELD: &str = "TextOnly";
 
 /// Builds the image URLs of records for one caller, on the service's public origin.
 pub struct ImageUrls<'a> {
@@ -56,6 +61,10 @@ pub fn file_map(record: &FileRecord, attributes: Vec<String>, urls: &ImageUrls<'
             FAILURE_REASON_FIELD.into(),
             serde_json::Value::String(reason.clone()),
         );
+    }
+    if record.text_only {
+        // Uploaded with textOnly=true: no views and no pictures, by request.
+        extra.insert(TEXT_ONLY_FIELD.into(), serde_json::Value::Bool(true));
     }
     FileMap {
         uid: record.uid.clone(),

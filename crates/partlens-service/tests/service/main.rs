@@ -21,4 +21,5 @@ mod realworld;
 mod sandbox;
 mod size_filter;
 mod stored_files;
+mod upload_params;
 mod visual_index;
