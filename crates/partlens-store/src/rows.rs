@@ -71,12 +71,19 @@ pub(crate) fn queue_depth(row: &impl Columns) -> Result<QueueDepth, StoreError> 
 }
 
 /// The columns of `attribute_names` (as `a`) that [`attribute_name`] reads, in its order: the
-/// single value is that of the name's values when they all have one key.
-pub(crate) const ATTRIBUTE_NAME_COLUMNS: &str = "a.id, a.name, a.unit, a.custom, a.last_set_at, \
-     (SELECT CASE WHEN min(v.value_key) = max(v.value_key) THEN min(v.value) END \
-      FROM attribute_values v WHERE v.attribute_id = a.id)";
+/// single value is that of the name's values when they all have one key (the least of its
+/// spellings by code point, `binary` being the engine's name of that collation, so both engines
+/// give the same one).
+pub(crate) fn attribute_name_columns(binary: &str) -> String {
+    format!(
+        "a.id, a.name, a.unit, a.custom, a.last_set_at, \
+         (SELECT CASE WHEN min(v.value_key) = max(v.value_key) \
+                 THEN min(v.value COLLATE {binary}) END \
+          FROM attribute_values v WHERE v.attribute_id = a.id)"
+    )
+}
 
-/// An attribute name from a row of [`ATTRIBUTE_NAME_COLUMNS`].
+/// An attribute name from a row of [`attribute_name_columns`].
 pub(crate) fn attribute_name(row: &impl Columns) -> Result<AttributeName, StoreError> {
     Ok(AttributeName {
         id: row.integer(0)?,

@@ -50,9 +50,10 @@ mod sealed {
             uid: &str,
             failure: &IndexingFailure,
         ) -> Result<(), StoreError>;
-        /// Registers the names of the attributes indexing extracted from file `uid`
+        /// Registers the names of the attributes indexing extracted from database file `uid`
         /// (`name(unit)=value` texts; those that do not parse are skipped) among its company's
-        /// attribute names: a new one as not custom, each stamped `now`.
+        /// attribute names: a new one as not custom, each stamped `now`. Nothing for a search
+        /// input.
         fn write_extracted_names(
             &mut self,
             uid: &str,

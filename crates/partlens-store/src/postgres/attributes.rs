@@ -8,7 +8,7 @@ use super::PgTx;
 use crate::error::StoreError;
 use crate::model::attributes::name_and_unit_keys;
 use crate::model::{AttributeName, Feedback, name_key, value_key};
-use crate::rows::{self, ATTRIBUTE_NAME_COLUMNS};
+use crate::rows::{self, attribute_name_columns};
 use crate::traits::{AttributesSteps, AttributesTx};
 use partlens_api::Attribute;
 
@@ -64,8 +64,9 @@ impl PgTx<'_, '_> {
 }
 
 impl PgTx<'_, '_> {
-    /// Registers the names of a file's extracted attributes (see
-    /// [`crate::traits::FilesTx::save_indexing`]): new ones not custom, each stamped `now`.
+    /// Registers the names of a database file's extracted attributes (see
+    /// [`crate::traits::FilesTx::save_indexing`]; a search input's are not the company's): new
+    /// ones not custom, each stamped `now`.
     pub(super) fn note_extracted_names(
         &mut self,
         uid: &str,
@@ -97,7 +98,7 @@ impl PgTx<'_, '_> {
              SELECT f.company_id, n, u, nk, uk, false, $6
              FROM files f,
                   unnest($2::text[], $3::text[], $4::text[], $5::text[]) AS t(n, u, nk, uk)
-             WHERE f.uid = $1
+             WHERE f.uid = $1 AND NOT f.is_search_input
              ORDER BY nk, uk
              ON CONFLICT (company_id, name_key, unit_key) DO NOTHING",
             &[&uid, &names, &units, &name_keys, &unit_keys, &now],
@@ -107,6 +108,7 @@ impl PgTx<'_, '_> {
             "WITH locked AS (
                  SELECT a.id FROM attribute_names a
                    JOIN files f ON f.company_id = a.company_id AND f.uid = $1
+                     AND NOT f.is_search_input
                    JOIN unnest($2::text[], $3::text[]) AS t(nk, uk)
                      ON a.name_key = t.nk AND a.unit_key = t.uk
                  ORDER BY a.id FOR UPDATE OF a)
@@ -137,12 +139,13 @@ impl AttributesTx for PgTx<'_, '_> {
         self.tx
             .query(
                 &format!(
-                    "SELECT {ATTRIBUTE_NAME_COLUMNS} FROM attribute_names a
+                    "SELECT {} FROM attribute_names a
                      WHERE a.company_id = $1
                        AND (NOT a.custom
                             OR EXISTS (SELECT 1 FROM file_attributes fa
                                        WHERE fa.attribute_id = a.id))
-                     ORDER BY a.name_key COLLATE \"C\", a.unit_key COLLATE \"C\", a.id"
+                     ORDER BY a.name_key COLLATE \"C\", a.unit_key COLLATE \"C\", a.id",
+                    attribute_name_columns("\"C\"")
                 ),
                 &[&company_id],
             )?

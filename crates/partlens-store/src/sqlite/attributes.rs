@@ -8,7 +8,7 @@ use super::SqliteTx;
 use crate::error::StoreError;
 use crate::model::attributes::name_and_unit_keys;
 use crate::model::{AttributeName, Feedback, name_key, value_key};
-use crate::rows::{self, ATTRIBUTE_NAME_COLUMNS};
+use crate::rows::{self, attribute_name_columns};
 use crate::traits::{AttributesSteps, AttributesTx};
 use partlens_api::Attribute;
 
@@ -55,8 +55,9 @@ impl SqliteTx<'_> {
         Ok(self.0.last_insert_rowid())
     }
 
-    /// Registers the names of a file's extracted attributes (see
-    /// [`crate::traits::FilesTx::save_indexing`]): new ones not custom, each stamped `now`.
+    /// Registers the names of a database file's extracted attributes (see
+    /// [`crate::traits::FilesTx::save_indexing`]; a search input's are not the company's): new
+    /// ones not custom, each stamped `now`.
     pub(super) fn note_extracted_names(
         &self,
         uid: &str,
@@ -66,7 +67,8 @@ impl SqliteTx<'_> {
         let mut upsert = self.0.prepare_cached(
             "INSERT INTO attribute_names
                 (company_id, name, unit, name_key, unit_key, custom, last_set_at)
-             SELECT company_id, ?2, ?3, ?4, ?5, 0, ?6 FROM files WHERE uid = ?1
+             SELECT company_id, ?2, ?3, ?4, ?5, 0, ?6 FROM files
+             WHERE uid = ?1 AND is_search_input = 0
              ON CONFLICT (company_id, name_key, unit_key)
                 DO UPDATE SET last_set_at = excluded.last_set_at",
         )?;
@@ -104,11 +106,12 @@ impl AttributesTx for SqliteTx<'_> {
         company_id: &str,
     ) -> Result<Vec<AttributeName>, StoreError> {
         let mut statement = self.0.prepare_cached(&format!(
-            "SELECT {ATTRIBUTE_NAME_COLUMNS} FROM attribute_names a
+            "SELECT {} FROM attribute_names a
              WHERE a.company_id = ?1
                AND (NOT a.custom
                     OR EXISTS (SELECT 1 FROM file_attributes fa WHERE fa.attribute_id = a.id))
-             ORDER BY a.name_key, a.unit_key, a.id"
+             ORDER BY a.name_key, a.unit_key, a.id",
+            attribute_name_columns("BINARY")
         ))?;
         let mut found = statement.query([company_id])?;
         let mut names = Vec::new();
