@@ -41,6 +41,7 @@ use super::input_analyses::{ContentKey, DEFAULT_KEPT_BYTES, InputAnalyses};
 use super::limits::ServiceLimits;
 use super::metrics::ReaderKills;
 use super::reader_pool::{Asker, ReaderPool, ReaderSlot};
+use super::upload::ZIP_EXTENSION;
 use partlens_store::StoreTx;
 use partlens_store::model::ClaimedJob;
 use partlens_store::model::{IndexState, IndexedContent, IndexingFailure};
@@ -71,7 +72,7 @@ pub struct Indexer {
 }
 
 /// How the read of one claimed job ended, before anything is saved.
-enum Read {
+pub(crate) enum Read {
     /// The engine's outcome (an analysis, or why there is none).
     Done(Result<partlens_engine::Analysis, partlens_engine::EngineError>),
     /// The slot was wanted by another company or a search input: read again later.
@@ -390,8 +391,29 @@ impl Indexer {
         Ok(read)
     }
 
-    /// Analyses the bytes of `job`: a model or drawing in a worker process, a picture here.
+    /// Analyses the bytes of `job`: a model or drawing in a worker process, a picture here; a
+    /// `.zip` search input as the views of the files it holds, and a database `.zip` (a bundle,
+    /// whose upload indexes it) as a failed, interrupted upload (zip_upload.rs).
     async fn analyze(
+        &self,
+        job: &ClaimedJob,
+        slot: &ReaderSlot,
+        bytes: Vec<u8>,
+    ) -> Result<Read, ServiceError> {
+        if job.extension.eq_ignore_ascii_case(ZIP_EXTENSION) {
+            if !job.is_search_input {
+                // A bundle is indexed by its upload; its job reaches a worker only when the
+                // service stopped meanwhile.
+                return Ok(Read::Done(Err(crate::zip_upload::interrupted_bundle())));
+            }
+            let archive = TempFile::new(self.disk.temp_path());
+            return crate::zip_upload::analyze_search_zip(self, job, slot, bytes, archive).await;
+        }
+        self.analyze_file(job, slot, bytes).await
+    }
+
+    /// Analyses the bytes of `job` as one file of its extension.
+    pub(crate) async fn analyze_file(
         &self,
         job: &ClaimedJob,
         slot: &ReaderSlot,

@@ -6,7 +6,6 @@
 //! Start one with [`RunningService::start`]; manage users and client ids with [`admin`].
 
 pub mod admin;
-pub mod archive;
 pub mod auth;
 pub mod blobs;
 pub mod body;
@@ -43,6 +42,7 @@ pub mod stored_path;
 #[cfg(test)]
 mod test_stores;
 pub mod upload;
+pub mod zip_upload;
 
 pub use config::{ReaderSettings, ServiceConfig};
 pub use error::ServiceError;

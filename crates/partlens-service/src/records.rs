@@ -1,7 +1,10 @@
 //! The wire shapes of stored files: the FileMap of `GET /api/File` (with `IndexingError`, the reason
 //! in words, on a file that failed to index, and `TextOnly: true` on one uploaded with
-//! `textOnly=true`) and the result items of search, built with the
-//! client's own types (`partlens_api::model`) so both sides share one shape.
+//! `textOnly=true`) and the result items of search, built with the client's own types
+//! (`partlens_api::model`) so both sides share one shape. `AssemblyParents` and
+//! `AssemblyChildren` are read from the store's file relations ([`FileRelations`]), each entry an
+//! object `{"UID", "FileName", "DisplayName", "Quantity"}` with `"ReferenceDesignator"` when the
+//! relation has one (docs/ARCHITECTURE.md, the wire rules).
 
 use partlens_api::Attribute;
 use partlens_api::model::{ExtraFields, FileMap, ResultAttribute, SearchResultItem, ShapeResult};
@@ -10,7 +13,8 @@ use super::disk::ImageKind;
 use super::failure_reason::FAILURE_REASON_FIELD;
 use super::image_links::{ImageLinks, LinkBinding};
 use crate::auth::Caller;
-use partlens_store::model::{FileRecord, IndexState};
+use partlens_store::model::{FileRecord, IndexState, Relation};
+use partlens_store::{StoreError, StoreTx};
 
 /// The FileMap field that says a file was indexed for its text and attributes only
 /// (`textOnly=true`): it has no views, thumbnail or large image, by request.
@@ -52,8 +56,71 @@ impl ImageUrls<'_> {
     }
 }
 
-/// The FileMap of a record with its saved attributes (wire form, as uploaded).
-pub fn file_map(record: &FileRecord, attributes: Vec<String>, urls: &ImageUrls<'_>) -> FileMap {
+/// A file's parents and children (each relation with the other file's record), as the FileMap
+/// shows them.
+#[derive(Clone, Debug, Default)]
+pub struct FileRelations {
+    /// The files that hold this one (a `.zip` bundle, an assembly), by parent UID.
+    pub parents: Vec<(Relation, FileRecord)>,
+    /// The files this one holds, in their order.
+    pub children: Vec<(Relation, FileRecord)>,
+}
+
+impl FileRelations {
+    /// Reads the relations of file `uid` of the company, with the records they name (a relation
+    /// to a file of another company, which no write makes, is left out).
+    pub fn read(tx: &mut dyn StoreTx, company_id: &str, uid: &str) -> Result<Self, StoreError> {
+        let parents = tx.parents_of(uid)?;
+        let children = tx.children_of(uid)?;
+        let with_records = |tx: &mut dyn StoreTx,
+                            relations: Vec<Relation>,
+                            other: fn(&Relation) -> &str|
+         -> Result<Vec<(Relation, FileRecord)>, StoreError> {
+            let uids: Vec<String> = relations.iter().map(|r| other(r).to_owned()).collect();
+            let records = tx.find_files(company_id, &uids)?;
+            Ok(relations
+                .into_iter()
+                .filter_map(|relation| {
+                    let record = records
+                        .iter()
+                        .find(|record| record.uid == other(&relation))?
+                        .clone();
+                    Some((relation, record))
+                })
+                .collect())
+        };
+        Ok(Self {
+            parents: with_records(tx, parents, |relation| &relation.parent_uid)?,
+            children: with_records(tx, children, |relation| &relation.child_uid)?,
+        })
+    }
+}
+
+/// One entry of `AssemblyParents` / `AssemblyChildren`: the other file of the relation and how
+/// many of the child the parent holds.
+fn relation_entry(relation: &Relation, other: &FileRecord) -> serde_json::Value {
+    let mut entry = serde_json::json!({
+        "UID": other.uid,
+        "FileName": other.stored_path,
+        "DisplayName": other.display_name,
+        "Quantity": relation.quantity,
+    });
+    if let (Some(reference), Some(fields)) = (&relation.reference, entry.as_object_mut()) {
+        fields.insert(
+            "ReferenceDesignator".into(),
+            serde_json::Value::String(reference.clone()),
+        );
+    }
+    entry
+}
+
+/// The FileMap of a record with its saved attributes (wire form, as uploaded) and its relations.
+pub fn file_map(
+    record: &FileRecord,
+    attributes: Vec<String>,
+    relations: &FileRelations,
+    urls: &ImageUrls<'_>,
+) -> FileMap {
     let (thumbnail_url, large_image_url) = urls.of(record);
     let mut extra = ExtraFields::new();
     if let (IndexState::Failed, Some(reason)) = (record.state, &record.failure_reason) {
@@ -78,8 +145,16 @@ pub fn file_map(record: &FileRecord, attributes: Vec<String>, urls: &ImageUrls<'
         large_image_url,
         pdf_url: String::new(),
         indexing_finished: record.state == IndexState::Completed,
-        assembly_parents: Vec::new(),
-        assembly_children: Vec::new(),
+        assembly_parents: relations
+            .parents
+            .iter()
+            .map(|(relation, parent)| relation_entry(relation, parent))
+            .collect(),
+        assembly_children: relations
+            .children
+            .iter()
+            .map(|(relation, child)| relation_entry(relation, child))
+            .collect(),
         extra,
     }
 }

@@ -20,6 +20,8 @@
 //!   pictures: [`partlens_engine::analyze_text_only`]), either role.
 //! - `categoryId`: see [`crate::categories`] (checked before the body is read, and again as the
 //!   file is stored).
+//! - A `.zip` is read as what it holds, its archive checked before anything is stored
+//!   ([`crate::zip_upload`]).
 //!
 //! Storing is one store transaction taken step by step: permission (`check_overwrite_allowed`),
 //! UID choice (`choose_uid`), database (`save_record`), disk (the bytes move in, the replaced
@@ -48,6 +50,9 @@ use partlens_store::model::ClaimedJob;
 use partlens_store::model::attributes;
 use partlens_store::model::{FileRecord, IndexState, NewContent};
 use partlens_visual::{ViewSearch, VisualKeeper};
+
+/// The extension of the archives read as what they hold (zip_upload.rs).
+pub const ZIP_EXTENSION: &str = ".zip";
 
 /// What the upload becomes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -143,11 +148,13 @@ impl UploadParams {
         })
     }
 
-    fn is_search_input(&self) -> bool {
+    /// True for a search input, false for a company-database file.
+    pub fn is_search_input(&self) -> bool {
         matches!(self.target, UploadTarget::SearchInput { .. })
     }
 
-    fn extension(&self) -> &str {
+    /// The lower-case extension with the dot.
+    pub fn extension(&self) -> &str {
         match &self.target {
             UploadTarget::SearchInput { extension } => extension,
             UploadTarget::Database(path) => &path.extension,
@@ -255,36 +262,28 @@ async fn store_and_index_now(
     file: TempFile,
     size: u64,
 ) -> Result<FileRecord, ServiceError> {
+    // A `.zip` is read as what it holds (zip_upload.rs), its archive checked before anything is
+    // stored.
+    if params.extension() == ZIP_EXTENSION {
+        return crate::zip_upload::store_zip(state, caller, params, file, size).await;
+    }
+    store_and_index_file(state, caller, params, file, size).await
+}
+
+/// Stores one file as [`store_and_index`] says and indexes it (the `.zip` hook calls it for each
+/// file it stores).
+pub(crate) async fn store_and_index_file(
+    state: &AppState,
+    caller: &Caller,
+    params: UploadParams,
+    file: TempFile,
+    size: u64,
+) -> Result<FileRecord, ServiceError> {
     let index_async = params.index_async;
     let is_search_input = params.is_search_input();
     let extension = params.extension().to_owned();
     let text_only = params.text_only;
-    let caps = state.config.limits.attribute_caps();
-    let blobs = state.blobs.clone();
-    let visual = state.indexer.visual().clone();
-    let caller_in = caller.clone();
-    let (uid, revision) = state
-        .store
-        .write_tx(move |tx| -> Result<_, ServiceError> {
-            let caller = caller_in;
-            check_overwrite_allowed(tx, &caller, &params)?;
-            let place = choose_uid(tx, &caller, &params)?;
-            let revision = save_record(tx, &caller, &params, &place, size, &caps)?;
-            // The old images go and the bytes move in before the commit, so no worker can see the
-            // job without them; what fails here fails before anything else changed on disk.
-            blobs.remove_images_blocking(&place.uid)?;
-            blobs.persist_blocking(BlobKey::Content(&place.uid), file)?;
-            forget_old_views(&visual, &caller.company_id, &place)?;
-            if let Some(replaced) = &place.replaced {
-                // Its record is gone with this commit; bytes that cannot be removed (held open by
-                // another program) stay on disk unused rather than failing the upload.
-                if let Err(error) = blobs.remove_file_blocking(replaced) {
-                    tracing::warn!(uid = replaced, %error, "a replaced file's bytes stay on disk");
-                }
-            }
-            Ok((place.uid, revision))
-        })
-        .await?;
+    let (uid, revision) = store_file(state, caller, params, file, size).await?;
     if index_async {
         state
             .indexer
@@ -308,6 +307,52 @@ async fn store_and_index_now(
         .read_tx(move |tx| tx.find_file(&company_id, &uid))
         .await?
         .ok_or_else(|| ServiceError::NotFound("the file was deleted while it was uploaded".into()))
+}
+
+/// The store transaction of an upload (permission, UID, record, bytes, old views), leaving the
+/// record in progress (queued with `indexAsync`) with its job queued. Returns its UID and revision.
+pub(crate) async fn store_file(
+    state: &AppState,
+    caller: &Caller,
+    params: UploadParams,
+    file: TempFile,
+    size: u64,
+) -> Result<(String, i64), ServiceError> {
+    let caps = state.config.limits.attribute_caps();
+    let blobs = state.blobs.clone();
+    let visual = state.indexer.visual().clone();
+    let caller_in = caller.clone();
+    state
+        .store
+        .write_tx(move |tx| -> Result<_, ServiceError> {
+            let caller = caller_in;
+            check_overwrite_allowed(tx, &caller, &params)?;
+            let place = choose_uid(tx, &caller, &params)?;
+            let stays_a_bundle = !params.is_search_input() && params.extension() == ZIP_EXTENSION;
+            crate::zip_upload::forget_replaced_bundles(
+                tx,
+                (&visual, &blobs),
+                &caller.company_id,
+                &place.uid,
+                place.replaced.as_deref(),
+                stays_a_bundle,
+            )?;
+            let revision = save_record(tx, &caller, &params, &place, size, &caps)?;
+            // The old images go and the bytes move in before the commit, so no worker can see the
+            // job without them; what fails here fails before anything else changed on disk.
+            blobs.remove_images_blocking(&place.uid)?;
+            blobs.persist_blocking(BlobKey::Content(&place.uid), file)?;
+            forget_old_views(&visual, &caller.company_id, &place)?;
+            if let Some(replaced) = &place.replaced {
+                // Its record is gone with this commit; bytes that cannot be removed (held open by
+                // another program) stay on disk unused rather than failing the upload.
+                if let Err(error) = blobs.remove_file_blocking(replaced) {
+                    tracing::warn!(uid = replaced, %error, "a replaced file's bytes stay on disk");
+                }
+            }
+            Ok((place.uid, revision))
+        })
+        .await
 }
 
 /// Permission: an upload with the UID of an existing file may overwrite it only within the caller's

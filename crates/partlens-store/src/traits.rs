@@ -17,7 +17,7 @@ use crate::model::visual::EachSearchedFile;
 use crate::model::{
     AttributeCaps, AttributeName, Caller, Candidate, Category, ClaimedJob, CompanyViews, Feedback,
     FileRecord, IndexState, IndexedContent, IndexingFailure, ListedPage, Listing, NewContent,
-    QueueDepth, VisualChange,
+    NewRelation, QueueDepth, Relation, VisualChange,
 };
 use partlens_api::{Attribute, FilterTerm};
 
@@ -489,9 +489,33 @@ pub trait VisualTx: FilesTx {
     }
 }
 
+/// Parent/child relations between files (see [`crate::model::relations`]): a `.zip` bundle's
+/// entries, an assembly's components. Both files are of one company; a relation goes when either
+/// file is deleted.
+pub trait RelationsTx {
+    /// Replaces the children of `parent_uid` with `children`, in that order (positions from 0).
+    fn replace_children(
+        &mut self,
+        parent_uid: &str,
+        children: &[NewRelation],
+    ) -> Result<(), StoreError>;
+    /// The children of `parent_uid`, in their order.
+    fn children_of(&mut self, parent_uid: &str) -> Result<Vec<Relation>, StoreError>;
+    /// The relations naming `child_uid` as a child, by parent UID then position.
+    fn parents_of(&mut self, child_uid: &str) -> Result<Vec<Relation>, StoreError>;
+}
+
 /// One transaction of the store, whichever engine holds it.
 pub trait StoreTx:
-    AccountsTx + FilesTx + JobsTx + AttributesTx + CategoriesTx + SearchTx + LibraryTx + VisualTx
+    AccountsTx
+    + FilesTx
+    + JobsTx
+    + AttributesTx
+    + CategoriesTx
+    + SearchTx
+    + LibraryTx
+    + VisualTx
+    + RelationsTx
 {
     /// The engine's name, for messages (`SQLite`, `PostgreSQL`).
     fn engine(&self) -> &'static str;

@@ -14,7 +14,10 @@
 use std::collections::{HashMap, HashSet};
 use std::io::Cursor;
 
-use dxf::entities::{DimensionBase, Entity, EntityType};
+use dxf::entities::{
+    AngularThreePointDimension, Arc, DimensionBase, Ellipse, Entity, EntityType, LwPolyline, MText,
+    OrdinateDimension, RotatedDimension, Solid, Spline, Text, Tolerance,
+};
 use dxf::enums::{
     AttachmentPoint, DimensionType, HorizontalTextJustification, VerticalTextJustification,
 };
@@ -386,6 +389,8 @@ impl<'a, 'b> SceneReader<'a, 'b> {
         Ok(())
     }
 
+    /// One entity of the drawing, counted against [`MAX_ENTITIES`], skipped when hidden or on a
+    /// layer that is off; each kind drawn by its own step below.
     fn entity(
         &mut self,
         entity: &Entity,
@@ -406,15 +411,7 @@ impl<'a, 'b> SceneReader<'a, 'b> {
         }
         match &entity.specific {
             EntityType::Line(line) => self.stroke(map, vec![point(&line.p1), point(&line.p2)]),
-            EntityType::LwPolyline(polyline) => {
-                let map = map.then_inner(&ocs(&polyline.extrusion_direction));
-                let vertices: Vec<(Point2, f64)> = polyline
-                    .vertices
-                    .iter()
-                    .map(|vertex| ([vertex.x, vertex.y], vertex.bulge))
-                    .collect();
-                self.stroke(&map, polyline_points(&vertices, polyline.is_closed()))
-            }
+            EntityType::LwPolyline(polyline) => self.lw_polyline(polyline, map),
             EntityType::Polyline(polyline) => {
                 let vertices: Vec<(Point2, f64)> = polyline
                     .vertices()
@@ -426,153 +423,20 @@ impl<'a, 'b> SceneReader<'a, 'b> {
                 let map = map.then_inner(&ocs(&circle.normal));
                 self.stroke(&map, curves::circle(point(&circle.center), circle.radius))
             }
-            EntityType::Arc(arc) => {
-                let map = map.then_inner(&ocs(&arc.normal));
-                let points = curves::arc(
-                    point(&arc.center),
-                    arc.radius,
-                    arc.start_angle.to_radians(),
-                    arc.end_angle.to_radians(),
-                );
-                self.stroke(&map, points)
-            }
-            EntityType::Ellipse(ellipse) => {
-                let points = curves::ellipse(
-                    point(&ellipse.center),
-                    [ellipse.major_axis.x, ellipse.major_axis.y],
-                    ellipse.minor_axis_ratio,
-                    ellipse.start_parameter,
-                    ellipse.end_parameter,
-                );
-                self.stroke(map, points)
-            }
-            EntityType::Spline(spline) => {
-                let control: Vec<Point2> = spline.control_points.iter().map(point).collect();
-                let points = if control.is_empty() {
-                    spline.fit_points.iter().map(point).collect()
-                } else {
-                    let degree = usize::try_from(spline.degree_of_curve).unwrap_or(0);
-                    curves::spline(degree, &spline.knot_values, &control, &spline.weight_values)
-                };
-                self.stroke(map, points)
-            }
-            EntityType::Solid(solid) => {
-                // SOLID corners come in a zig-zag order: 1, 2, 4, 3 goes round.
-                let corners = vec![
-                    point(&solid.first_corner),
-                    point(&solid.second_corner),
-                    point(&solid.fourth_corner),
-                    point(&solid.third_corner),
-                ];
-                let map = map.then_inner(&ocs(&solid.extrusion_direction));
-                self.fill(&map, corners)
-            }
+            EntityType::Arc(arc) => self.arc(arc, map),
+            EntityType::Ellipse(ellipse) => self.ellipse(ellipse, map),
+            EntityType::Spline(spline) => self.spline(spline, map),
+            EntityType::Solid(solid) => self.solid(solid, map),
             EntityType::Leader(leader) => {
                 self.stroke(map, leader.vertices.iter().map(point).collect())
             }
-            EntityType::Text(text) => {
-                let cleaned = text_clean::clean_single_line(&text.value);
-                let frame = single_line_frame(
-                    &point(&text.location),
-                    &point(&text.second_alignment_point),
-                    text.horizontal_text_justification,
-                    text.vertical_text_justification,
-                    text.rotation,
-                    text.relative_x_scale_factor,
-                    text.text_height,
-                    cleaned.chars().count(),
-                );
-                let map = map.then_inner(&ocs(&text.normal));
-                self.text(placed(
-                    cleaned,
-                    PmiItemKind::Note,
-                    None,
-                    &map,
-                    frame,
-                    text.text_height,
-                ))
-            }
-            EntityType::MText(mtext) => {
-                let mut raw = mtext.extended_text.concat();
-                raw.push_str(&mtext.text);
-                let cleaned = text_clean::clean_mtext(&raw);
-                let frame = mtext_frame(
-                    &cleaned,
-                    point(&mtext.insertion_point),
-                    mtext.attachment_point,
-                    &mtext.x_axis_direction,
-                    mtext.rotation_angle,
-                    mtext.initial_text_height,
-                    mtext.line_spacing_factor,
-                );
-                let mut placed_text = placed(
-                    cleaned,
-                    PmiItemKind::Note,
-                    None,
-                    map,
-                    frame,
-                    mtext.initial_text_height,
-                );
-                placed_text.line_pitch = LINE_PITCH
-                    * mtext.initial_text_height
-                    * finite_or(mtext.line_spacing_factor, 1.0).clamp(0.25, 4.0);
-                self.text(placed_text)
-            }
-            EntityType::Tolerance(tolerance) => {
-                let cleaned =
-                    text_clean::clean_mtext(&tolerance.display_text.replace("%%v", " | "));
-                let height = self.dimension_text_height;
-                let angle = tolerance
-                    .direction_vector
-                    .y
-                    .atan2(tolerance.direction_vector.x);
-                let frame =
-                    Transform::translate(tolerance.insertion_point.x, tolerance.insertion_point.y)
-                        .then_inner(&Transform::rotate(finite_or(angle, 0.0)))
-                        .then_inner(&Transform::translate(0.0, -height));
-                self.text(placed(
-                    cleaned,
-                    PmiItemKind::Tolerance,
-                    None,
-                    map,
-                    frame,
-                    height,
-                ))
-            }
+            EntityType::Text(text) => self.single_line_text(text, map),
+            EntityType::MText(mtext) => self.mtext(mtext, map),
+            EntityType::Tolerance(tolerance) => self.tolerance(tolerance, map),
             EntityType::Insert(insert) => self.insert(insert, map, depth),
             EntityType::Attribute(attribute) => self.attribute(attribute, map),
             EntityType::RotatedDimension(dimension) => {
-                let base = &dimension.dimension_base;
-                let (p2, p3) = (
-                    point(&dimension.definition_point_2),
-                    point(&dimension.definition_point_3),
-                );
-                let on_line = point(&base.definition_point_1);
-                let direction = if base.dimension_type == DimensionType::Aligned {
-                    let length = distance(p2, p3);
-                    if length > 0.0 {
-                        [(p3[0] - p2[0]) / length, (p3[1] - p2[1]) / length]
-                    } else {
-                        [1.0, 0.0]
-                    }
-                } else {
-                    let radians = dimension.rotation_angle.to_radians();
-                    [radians.cos(), radians.sin()]
-                };
-                let project = |q: Point2| {
-                    let along =
-                        (q[0] - on_line[0]) * direction[0] + (q[1] - on_line[1]) * direction[1];
-                    [
-                        on_line[0] + direction[0] * along,
-                        on_line[1] + direction[1] * along,
-                    ]
-                };
-                let (d2, d3) = (project(p2), project(p3));
-                let measured =
-                    ((p3[0] - p2[0]) * direction[0] + (p3[1] - p2[1]) * direction[1]).abs();
-                let lines = vec![vec![p2, d2], vec![p3, d3], vec![d2, d3]];
-                let angle = direction[1].atan2(direction[0]);
-                self.dimension(base, "", measured, lines, angle, map, depth)
+                self.rotated_dimension(dimension, map, depth)
             }
             EntityType::DiameterDimension(dimension) => {
                 let base = &dimension.dimension_base;
@@ -591,36 +455,228 @@ impl<'a, 'b> SceneReader<'a, 'b> {
                 self.dimension(base, "R", distance(a, b), vec![vec![a, b]], 0.0, map, depth)
             }
             EntityType::AngularThreePointDimension(dimension) => {
-                let base = &dimension.dimension_base;
-                let vertex = point(&dimension.definition_point_4);
-                let (a, b) = (
-                    point(&dimension.definition_point_2),
-                    point(&dimension.definition_point_3),
-                );
-                let angle_a = (a[1] - vertex[1]).atan2(a[0] - vertex[0]);
-                let angle_b = (b[1] - vertex[1]).atan2(b[0] - vertex[0]);
-                let mut sweep = (angle_b - angle_a).abs().to_degrees();
-                if sweep > 180.0 {
-                    sweep = 360.0 - sweep;
-                }
-                let lines = vec![vec![vertex, a], vec![vertex, b]];
-                self.dimension(base, "", sweep, lines, 0.0, map, depth)
+                self.angular_dimension(dimension, map, depth)
             }
             EntityType::OrdinateDimension(dimension) => {
-                let base = &dimension.dimension_base;
-                let (a, b) = (
-                    point(&dimension.definition_point_2),
-                    point(&dimension.definition_point_3),
-                );
-                let measured = if base.is_ordinate_x_type {
-                    (a[0] - base.definition_point_1.x).abs()
-                } else {
-                    (a[1] - base.definition_point_1.y).abs()
-                };
-                self.dimension(base, "", measured, vec![vec![a, b]], 0.0, map, depth)
+                self.ordinate_dimension(dimension, map, depth)
             }
             _ => Ok(()),
         }
+    }
+
+    /// An LWPOLYLINE: its vertices and bulges in its object coordinate system.
+    fn lw_polyline(&mut self, polyline: &LwPolyline, map: &Transform) -> Result<(), DxfReadError> {
+        let map = map.then_inner(&ocs(&polyline.extrusion_direction));
+        let vertices: Vec<(Point2, f64)> = polyline
+            .vertices
+            .iter()
+            .map(|vertex| ([vertex.x, vertex.y], vertex.bulge))
+            .collect();
+        self.stroke(&map, polyline_points(&vertices, polyline.is_closed()))
+    }
+
+    /// An ARC, its angles in degrees counter-clockwise, in its object coordinate system.
+    fn arc(&mut self, arc: &Arc, map: &Transform) -> Result<(), DxfReadError> {
+        let map = map.then_inner(&ocs(&arc.normal));
+        let points = curves::arc(
+            point(&arc.center),
+            arc.radius,
+            arc.start_angle.to_radians(),
+            arc.end_angle.to_radians(),
+        );
+        self.stroke(&map, points)
+    }
+
+    /// An ELLIPSE or elliptical arc, by its major axis and ratio.
+    fn ellipse(&mut self, ellipse: &Ellipse, map: &Transform) -> Result<(), DxfReadError> {
+        let points = curves::ellipse(
+            point(&ellipse.center),
+            [ellipse.major_axis.x, ellipse.major_axis.y],
+            ellipse.minor_axis_ratio,
+            ellipse.start_parameter,
+            ellipse.end_parameter,
+        );
+        self.stroke(map, points)
+    }
+
+    /// A SPLINE: evaluated from its control points, or its fit points joined when it has none.
+    fn spline(&mut self, spline: &Spline, map: &Transform) -> Result<(), DxfReadError> {
+        let control: Vec<Point2> = spline.control_points.iter().map(point).collect();
+        let points = if control.is_empty() {
+            spline.fit_points.iter().map(point).collect()
+        } else {
+            let degree = usize::try_from(spline.degree_of_curve).unwrap_or(0);
+            curves::spline(degree, &spline.knot_values, &control, &spline.weight_values)
+        };
+        self.stroke(map, points)
+    }
+
+    /// A SOLID: a filled triangle or quadrilateral.
+    fn solid(&mut self, solid: &Solid, map: &Transform) -> Result<(), DxfReadError> {
+        // SOLID corners come in a zig-zag order: 1, 2, 4, 3 goes round.
+        let corners = vec![
+            point(&solid.first_corner),
+            point(&solid.second_corner),
+            point(&solid.fourth_corner),
+            point(&solid.third_corner),
+        ];
+        let map = map.then_inner(&ocs(&solid.extrusion_direction));
+        self.fill(&map, corners)
+    }
+
+    /// A TEXT: one line, placed by its justification and alignment points.
+    fn single_line_text(&mut self, text: &Text, map: &Transform) -> Result<(), DxfReadError> {
+        let cleaned = text_clean::clean_single_line(&text.value);
+        let frame = single_line_frame(
+            &point(&text.location),
+            &point(&text.second_alignment_point),
+            text.horizontal_text_justification,
+            text.vertical_text_justification,
+            text.rotation,
+            text.relative_x_scale_factor,
+            text.text_height,
+            cleaned.chars().count(),
+        );
+        let map = map.then_inner(&ocs(&text.normal));
+        self.text(placed(
+            cleaned,
+            PmiItemKind::Note,
+            None,
+            &map,
+            frame,
+            text.text_height,
+        ))
+    }
+
+    /// An MTEXT: its formatting codes cleaned, placed by its attachment point, lines at its spacing.
+    fn mtext(&mut self, mtext: &MText, map: &Transform) -> Result<(), DxfReadError> {
+        let mut raw = mtext.extended_text.concat();
+        raw.push_str(&mtext.text);
+        let cleaned = text_clean::clean_mtext(&raw);
+        let frame = mtext_frame(
+            &cleaned,
+            point(&mtext.insertion_point),
+            mtext.attachment_point,
+            &mtext.x_axis_direction,
+            mtext.rotation_angle,
+            mtext.initial_text_height,
+            mtext.line_spacing_factor,
+        );
+        let mut placed_text = placed(
+            cleaned,
+            PmiItemKind::Note,
+            None,
+            map,
+            frame,
+            mtext.initial_text_height,
+        );
+        placed_text.line_pitch = LINE_PITCH
+            * mtext.initial_text_height
+            * finite_or(mtext.line_spacing_factor, 1.0).clamp(0.25, 4.0);
+        self.text(placed_text)
+    }
+
+    /// A TOLERANCE (feature control frame): its text, boxes separated by `|`, at the dimension height.
+    fn tolerance(&mut self, tolerance: &Tolerance, map: &Transform) -> Result<(), DxfReadError> {
+        let cleaned = text_clean::clean_mtext(&tolerance.display_text.replace("%%v", " | "));
+        let height = self.dimension_text_height;
+        let angle = tolerance
+            .direction_vector
+            .y
+            .atan2(tolerance.direction_vector.x);
+        let frame = Transform::translate(tolerance.insertion_point.x, tolerance.insertion_point.y)
+            .then_inner(&Transform::rotate(finite_or(angle, 0.0)))
+            .then_inner(&Transform::translate(0.0, -height));
+        self.text(placed(
+            cleaned,
+            PmiItemKind::Tolerance,
+            None,
+            map,
+            frame,
+            height,
+        ))
+    }
+
+    /// A linear dimension, rotated or aligned: the distance along its direction between the two
+    /// definition points, with extension lines to the dimension line.
+    fn rotated_dimension(
+        &mut self,
+        dimension: &RotatedDimension,
+        map: &Transform,
+        depth: usize,
+    ) -> Result<(), DxfReadError> {
+        let base = &dimension.dimension_base;
+        let (p2, p3) = (
+            point(&dimension.definition_point_2),
+            point(&dimension.definition_point_3),
+        );
+        let on_line = point(&base.definition_point_1);
+        let direction = if base.dimension_type == DimensionType::Aligned {
+            let length = distance(p2, p3);
+            if length > 0.0 {
+                [(p3[0] - p2[0]) / length, (p3[1] - p2[1]) / length]
+            } else {
+                [1.0, 0.0]
+            }
+        } else {
+            let radians = dimension.rotation_angle.to_radians();
+            [radians.cos(), radians.sin()]
+        };
+        let project = |q: Point2| {
+            let along = (q[0] - on_line[0]) * direction[0] + (q[1] - on_line[1]) * direction[1];
+            [
+                on_line[0] + direction[0] * along,
+                on_line[1] + direction[1] * along,
+            ]
+        };
+        let (d2, d3) = (project(p2), project(p3));
+        let measured = ((p3[0] - p2[0]) * direction[0] + (p3[1] - p2[1]) * direction[1]).abs();
+        let lines = vec![vec![p2, d2], vec![p3, d3], vec![d2, d3]];
+        let angle = direction[1].atan2(direction[0]);
+        self.dimension(base, "", measured, lines, angle, map, depth)
+    }
+
+    /// A three-point angular dimension: the angle at its vertex, at most 180 degrees.
+    fn angular_dimension(
+        &mut self,
+        dimension: &AngularThreePointDimension,
+        map: &Transform,
+        depth: usize,
+    ) -> Result<(), DxfReadError> {
+        let base = &dimension.dimension_base;
+        let vertex = point(&dimension.definition_point_4);
+        let (a, b) = (
+            point(&dimension.definition_point_2),
+            point(&dimension.definition_point_3),
+        );
+        let angle_a = (a[1] - vertex[1]).atan2(a[0] - vertex[0]);
+        let angle_b = (b[1] - vertex[1]).atan2(b[0] - vertex[0]);
+        let mut sweep = (angle_b - angle_a).abs().to_degrees();
+        if sweep > 180.0 {
+            sweep = 360.0 - sweep;
+        }
+        let lines = vec![vec![vertex, a], vec![vertex, b]];
+        self.dimension(base, "", sweep, lines, 0.0, map, depth)
+    }
+
+    /// An ordinate dimension: the X or Y distance of its feature from the origin.
+    fn ordinate_dimension(
+        &mut self,
+        dimension: &OrdinateDimension,
+        map: &Transform,
+        depth: usize,
+    ) -> Result<(), DxfReadError> {
+        let base = &dimension.dimension_base;
+        let (a, b) = (
+            point(&dimension.definition_point_2),
+            point(&dimension.definition_point_3),
+        );
+        let measured = if base.is_ordinate_x_type {
+            (a[0] - base.definition_point_1.x).abs()
+        } else {
+            (a[1] - base.definition_point_1.y).abs()
+        };
+        self.dimension(base, "", measured, vec![vec![a, b]], 0.0, map, depth)
     }
 
     /// A dimension: its block's graphics when the file has them (texts there become the dimension's

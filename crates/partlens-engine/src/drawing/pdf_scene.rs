@@ -318,6 +318,31 @@ fn shows(components: &[f64], operator: &str) -> bool {
     luminance < 0.8
 }
 
+/// A graphics state operator (save, restore, transform, paint colour); false when `operator` is not
+/// one (or its operands do not fit it). At most 256 states are saved.
+fn graphics_state_operator(
+    state: &mut GraphicsState,
+    stack: &mut Vec<GraphicsState>,
+    operator: &str,
+    values: &[f64],
+) -> bool {
+    match (operator, values) {
+        ("q", _) if stack.len() < 256 => stack.push(*state),
+        ("Q", _) => *state = stack.pop().unwrap_or(*state),
+        ("cm", &[a, b, c, d, e, f]) => {
+            state.ctm = state.ctm.then_inner(&Transform::new(a, b, c, d, e, f));
+        }
+        ("g" | "rg" | "k" | "sc" | "scn", components) if !components.is_empty() => {
+            state.fill_ink = shows(components, operator);
+        }
+        ("G" | "RG" | "K" | "SC" | "SCN", components) if !components.is_empty() => {
+            state.stroke_ink = shows(components, operator);
+        }
+        _ => return false,
+    }
+    true
+}
+
 struct Interpreter<'a, 'b> {
     document: &'a Document,
     budget: &'b mut Budget,
@@ -335,6 +360,8 @@ struct Interpreter<'a, 'b> {
 }
 
 impl<'a> Interpreter<'a, '_> {
+    /// Interprets one content stream: each operator counted against [`MAX_OPERATIONS`], then handled
+    /// by the step for its group (graphics state, paths, text) or, for `Do`, the form it draws.
     fn run(
         &mut self,
         content: &[u8],
@@ -359,121 +386,141 @@ impl<'a> Interpreter<'a, '_> {
             if self.budget.operations > MAX_OPERATIONS {
                 return Err(PdfReadError::TooComplex("too many operators"));
             }
+            let operator = operation.operator.as_str();
             let operands = &operation.operands;
             let values = numbers(operands);
-            match (operation.operator.as_str(), values.as_slice()) {
-                ("q", _) if stack.len() < 256 => stack.push(state),
-                ("Q", _) => state = stack.pop().unwrap_or(state),
-                ("cm", &[a, b, c, d, e, f]) => {
-                    state.ctm = state.ctm.then_inner(&Transform::new(a, b, c, d, e, f));
-                }
-                ("g" | "rg" | "k" | "sc" | "scn", components) if !components.is_empty() => {
-                    state.fill_ink = shows(components, &operation.operator);
-                }
-                ("G" | "RG" | "K" | "SC" | "SCN", components) if !components.is_empty() => {
-                    state.stroke_ink = shows(components, &operation.operator);
-                }
-                // Paths, in device space as they are built.
-                ("m", &[x, y]) => path.push(vec![state.ctm.apply([x, y])]),
-                ("l", &[x, y]) => {
-                    if let Some(subpath) = path.last_mut() {
-                        subpath.push(state.ctm.apply([x, y]));
-                    }
-                }
-                ("c", &[x1, y1, x2, y2, x3, y3]) => {
-                    self.curve(&mut path, &state, [x1, y1], [x2, y2], [x3, y3])
-                }
-                ("v", &[x2, y2, x3, y3]) => {
-                    let start = current_point(&path, &state);
-                    if let Some(first) = start {
-                        self.curve(&mut path, &state, first, [x2, y2], [x3, y3]);
-                    }
-                }
-                ("y", &[x1, y1, x3, y3]) => {
-                    self.curve(&mut path, &state, [x1, y1], [x3, y3], [x3, y3])
-                }
-                ("re", &[x, y, w, h]) => path.push(
-                    [[x, y], [x + w, y], [x + w, y + h], [x, y + h], [x, y]]
-                        .into_iter()
-                        .map(|point| state.ctm.apply(point))
-                        .collect(),
-                ),
-                ("h", _) => close(&mut path),
-                ("S", _) => self.paint(&mut path, false, state.stroke_ink)?,
-                ("s", _) => {
-                    close(&mut path);
-                    self.paint(&mut path, false, state.stroke_ink)?;
-                }
-                ("f" | "F" | "f*", _) => self.paint(&mut path, state.fill_ink, false)?,
-                ("B" | "B*", _) => self.paint(&mut path, state.fill_ink, state.stroke_ink)?,
-                ("b" | "b*", _) => {
-                    close(&mut path);
-                    self.paint(&mut path, state.fill_ink, state.stroke_ink)?;
-                }
-                ("n", _) => path.clear(),
-                // Text.
-                ("BT", _) => {
-                    text.matrix = Transform::IDENTITY;
-                    text.line_matrix = Transform::IDENTITY;
-                }
-                ("Tf", _) => {
-                    if let Some(Object::Name(name)) = operands.first() {
-                        text.font = name.clone();
-                    }
-                    if let Some(size) = operands.get(1).and_then(number) {
-                        text.size = size;
-                    }
-                }
-                ("TL", &[leading]) => text.leading = leading,
-                ("Tc", &[spacing]) => text.char_spacing = spacing,
-                ("Tw", &[spacing]) => text.word_spacing = spacing,
-                ("Tz", &[scale]) => text.horizontal_scale = scale / 100.0,
-                ("Ts", &[rise]) => text.rise = rise,
-                ("Tm", &[a, b, c, d, e, f]) => {
-                    text.matrix = Transform::new(a, b, c, d, e, f);
-                    text.line_matrix = text.matrix;
-                }
-                ("Td", &[x, y]) => next_line(&mut text, x, y),
-                ("TD", &[x, y]) => {
-                    text.leading = -y;
-                    next_line(&mut text, x, y);
-                }
-                ("T*", _) => {
-                    let leading = text.leading;
-                    next_line(&mut text, 0.0, -leading);
-                }
-                ("Tj", _) => self.show(&state, &mut text, fonts, operands.first())?,
-                ("'", _) => {
-                    let leading = text.leading;
-                    next_line(&mut text, 0.0, -leading);
-                    self.show(&state, &mut text, fonts, operands.first())?;
-                }
-                ("\"", _) => {
-                    if let (Some(word), Some(character)) = (
-                        operands.first().and_then(number),
-                        operands.get(1).and_then(number),
-                    ) {
-                        text.word_spacing = word;
-                        text.char_spacing = character;
-                    }
-                    let leading = text.leading;
-                    next_line(&mut text, 0.0, -leading);
-                    self.show(&state, &mut text, fonts, operands.get(2))?;
-                }
-                ("TJ", _) => {
-                    if let Some(Object::Array(parts)) = operands.first() {
-                        self.show_array(&state, &mut text, fonts, parts)?;
-                    }
-                }
-                ("Do", _) => {
-                    if let Some(Object::Name(name)) = operands.first() {
-                        self.form(name, resources, fonts, &state, depth)?;
-                    }
-                }
-                _ => {}
+            if graphics_state_operator(&mut state, &mut stack, operator, &values)
+                || self.path_operator(&mut path, &state, operator, &values)?
+                || self.text_operator(&state, &mut text, fonts, operator, operands, &values)?
+            {
+                continue;
+            }
+            if operator == "Do"
+                && let Some(Object::Name(name)) = operands.first()
+            {
+                self.form(name, resources, fonts, &state, depth)?;
             }
         }
         Ok(())
+    }
+
+    /// A path construction or painting operator, in device space as the path is built; false when
+    /// `operator` is not one (or its operands do not fit it).
+    fn path_operator(
+        &mut self,
+        path: &mut Vec<Vec<Point2>>,
+        state: &GraphicsState,
+        operator: &str,
+        values: &[f64],
+    ) -> Result<bool, PdfReadError> {
+        match (operator, values) {
+            ("m", &[x, y]) => path.push(vec![state.ctm.apply([x, y])]),
+            ("l", &[x, y]) => {
+                if let Some(subpath) = path.last_mut() {
+                    subpath.push(state.ctm.apply([x, y]));
+                }
+            }
+            ("c", &[x1, y1, x2, y2, x3, y3]) => {
+                self.curve(path, state, [x1, y1], [x2, y2], [x3, y3])
+            }
+            ("v", &[x2, y2, x3, y3]) => {
+                if let Some(first) = current_point(path, state) {
+                    self.curve(path, state, first, [x2, y2], [x3, y3]);
+                }
+            }
+            ("y", &[x1, y1, x3, y3]) => self.curve(path, state, [x1, y1], [x3, y3], [x3, y3]),
+            ("re", &[x, y, w, h]) => path.push(
+                [[x, y], [x + w, y], [x + w, y + h], [x, y + h], [x, y]]
+                    .into_iter()
+                    .map(|point| state.ctm.apply(point))
+                    .collect(),
+            ),
+            ("h", _) => close(path),
+            ("S", _) => self.paint(path, false, state.stroke_ink)?,
+            ("s", _) => {
+                close(path);
+                self.paint(path, false, state.stroke_ink)?;
+            }
+            ("f" | "F" | "f*", _) => self.paint(path, state.fill_ink, false)?,
+            ("B" | "B*", _) => self.paint(path, state.fill_ink, state.stroke_ink)?,
+            ("b" | "b*", _) => {
+                close(path);
+                self.paint(path, state.fill_ink, state.stroke_ink)?;
+            }
+            ("n", _) => path.clear(),
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// A text object, text state, positioning or showing operator; false when `operator` is not
+    /// one (or its operands do not fit it).
+    fn text_operator(
+        &mut self,
+        state: &GraphicsState,
+        text: &mut TextState,
+        fonts: &BTreeMap<Vec<u8>, &'a Dictionary>,
+        operator: &str,
+        operands: &[Object],
+        values: &[f64],
+    ) -> Result<bool, PdfReadError> {
+        match (operator, values) {
+            ("BT", _) => {
+                text.matrix = Transform::IDENTITY;
+                text.line_matrix = Transform::IDENTITY;
+            }
+            ("Tf", _) => {
+                if let Some(Object::Name(name)) = operands.first() {
+                    text.font = name.clone();
+                }
+                if let Some(size) = operands.get(1).and_then(number) {
+                    text.size = size;
+                }
+            }
+            ("TL", &[leading]) => text.leading = leading,
+            ("Tc", &[spacing]) => text.char_spacing = spacing,
+            ("Tw", &[spacing]) => text.word_spacing = spacing,
+            ("Tz", &[scale]) => text.horizontal_scale = scale / 100.0,
+            ("Ts", &[rise]) => text.rise = rise,
+            ("Tm", &[a, b, c, d, e, f]) => {
+                text.matrix = Transform::new(a, b, c, d, e, f);
+                text.line_matrix = text.matrix;
+            }
+            ("Td", &[x, y]) => next_line(text, x, y),
+            ("TD", &[x, y]) => {
+                text.leading = -y;
+                next_line(text, x, y);
+            }
+            ("T*", _) => {
+                let leading = text.leading;
+                next_line(text, 0.0, -leading);
+            }
+            ("Tj", _) => self.show(state, text, fonts, operands.first())?,
+            ("'", _) => {
+                let leading = text.leading;
+                next_line(text, 0.0, -leading);
+                self.show(state, text, fonts, operands.first())?;
+            }
+            ("\"", _) => {
+                if let (Some(word), Some(character)) = (
+                    operands.first().and_then(number),
+                    operands.get(1).and_then(number),
+                ) {
+                    text.word_spacing = word;
+                    text.char_spacing = character;
+                }
+                let leading = text.leading;
+                next_line(text, 0.0, -leading);
+                self.show(state, text, fonts, operands.get(2))?;
+            }
+            ("TJ", _) => {
+                if let Some(Object::Array(parts)) = operands.first() {
+                    self.show_array(state, text, fonts, parts)?;
+                }
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
     }
 
     fn curve(

@@ -420,33 +420,51 @@ pub const SAMPLE_PDF_DRAWING: SampleDrawing = SampleDrawing {
 
 /// The PDF bytes of [`SAMPLE_PDF_DRAWING`] (PDF 1.5, one page, uncompressed content).
 pub fn sample_drawing_pdf(sample: &SampleDrawing) -> Result<Vec<u8>, lopdf::Error> {
-    use lopdf::content::{Content, Operation};
-    use lopdf::{Document, Object, Stream, StringFormat, dictionary};
+    // A white background rectangle painted first is paper, not ink.
+    let mut page = vec![
+        pdf_operation("g", &[1.0]),
+        pdf_operation("re", &[0.0, 0.0, 842.0, 595.0]),
+        lopdf::content::Operation::new("f", vec![]),
+        pdf_operation("g", &[0.0]),
+    ];
+    page.extend(l_bracket_pdf_paths());
+    page.extend(l_bracket_pdf_texts(sample));
+    one_page_pdf(page)
+}
 
-    let number = |value: f64| Object::Real(value as f32);
-    let operation = |operator: &str, operands: &[f64]| {
-        Operation::new(
-            operator,
-            operands.iter().map(|value| number(*value)).collect(),
-        )
+/// A number operand.
+fn pdf_number(value: f64) -> lopdf::Object {
+    lopdf::Object::Real(value as f32)
+}
+
+/// An operator with number operands.
+fn pdf_operation(operator: &str, operands: &[f64]) -> lopdf::content::Operation {
+    lopdf::content::Operation::new(
+        operator,
+        operands.iter().map(|value| pdf_number(*value)).collect(),
+    )
+}
+
+/// A stroked polyline through `points` (at least one), closed when asked.
+fn pdf_polyline(points: &[(f64, f64)], closed: bool) -> Vec<lopdf::content::Operation> {
+    use lopdf::content::Operation;
+    let Some((&(x, y), rest)) = points.split_first() else {
+        return Vec::new();
     };
-    // WinAnsi holds Ø, ± and ° at their Latin-1 codes.
-    let win_ansi = |text: &str| -> Vec<u8> {
-        text.chars()
-            .map(|c| u8::try_from(u32::from(c)).unwrap_or(b'?'))
-            .collect()
-    };
-    let mut operations = vec![operation("w", &[1.2])];
-    let polyline = |points: &[(f64, f64)], closed: bool| {
-        let mut path = vec![operation("m", &[points[0].0, points[0].1])];
-        path.extend(points[1..].iter().map(|&(x, y)| operation("l", &[x, y])));
-        if closed {
-            path.push(Operation::new("h", vec![]));
-        }
-        path.push(Operation::new("S", vec![]));
-        path
-    };
-    // Side view: the L, 80 high, 60 wide, 8 thick (2.5 pt a mm).
+    let mut path = vec![pdf_operation("m", &[x, y])];
+    path.extend(rest.iter().map(|&(x, y)| pdf_operation("l", &[x, y])));
+    if closed {
+        path.push(Operation::new("h", vec![]));
+    }
+    path.push(Operation::new("S", vec![]));
+    path
+}
+
+/// The sample PDF's side view (the L, 80 high, 60 wide, 8 thick, 2.5 pt a mm), front view (the
+/// upright leg with two Ø8 holes), dimension lines and title block frame.
+fn l_bracket_pdf_paths() -> Vec<lopdf::content::Operation> {
+    use lopdf::content::Operation;
+    let mut operations = vec![pdf_operation("w", &[1.2])];
     let mm = 2.5;
     let (x0, y0) = (100.0, 200.0);
     let side = [
@@ -458,54 +476,51 @@ pub fn sample_drawing_pdf(sample: &SampleDrawing) -> Result<Vec<u8>, lopdf::Erro
         (0.0, 80.0),
     ]
     .map(|(x, y)| (x0 + x * mm, y0 + y * mm));
-    operations.extend(polyline(&side, true));
-    // Front view: the upright leg with two Ø8 holes.
+    operations.extend(pdf_polyline(&side, true));
     let (fx, fy) = (400.0, 200.0);
     let front = [(0.0, 0.0), (40.0, 0.0), (40.0, 80.0), (0.0, 80.0)]
         .map(|(x, y)| (fx + x * mm, fy + y * mm));
-    operations.extend(polyline(&front, true));
+    operations.extend(pdf_polyline(&front, true));
     for hole_y in [25.0, 60.0] {
         let (cx, cy, r) = (fx + 20.0 * mm, fy + hole_y * mm, 4.0 * mm);
         let k = 0.552_284_75 * r;
-        operations.push(operation("m", &[cx + r, cy]));
-        operations.push(operation(
-            "c",
-            &[cx + r, cy + k, cx + k, cy + r, cx, cy + r],
-        ));
-        operations.push(operation(
-            "c",
-            &[cx - k, cy + r, cx - r, cy + k, cx - r, cy],
-        ));
-        operations.push(operation(
-            "c",
-            &[cx - r, cy - k, cx - k, cy - r, cx, cy - r],
-        ));
-        operations.push(operation(
-            "c",
-            &[cx + k, cy - r, cx + r, cy - k, cx + r, cy],
-        ));
+        operations.push(pdf_operation("m", &[cx + r, cy]));
+        for quarter in [
+            [cx + r, cy + k, cx + k, cy + r, cx, cy + r],
+            [cx - k, cy + r, cx - r, cy + k, cx - r, cy],
+            [cx - r, cy - k, cx - k, cy - r, cx, cy - r],
+            [cx + k, cy - r, cx + r, cy - k, cx + r, cy],
+        ] {
+            operations.push(pdf_operation("c", &quarter));
+        }
         operations.push(Operation::new("S", vec![]));
     }
     // Dimension lines (thin) and the title block frame.
-    operations.push(operation("w", &[0.5]));
-    operations.extend(polyline(
+    operations.push(pdf_operation("w", &[0.5]));
+    operations.extend(pdf_polyline(
         &[(x0, y0 - 20.0), (x0 + 60.0 * mm, y0 - 20.0)],
         false,
     ));
-    operations.extend(polyline(
+    operations.extend(pdf_polyline(
         &[(x0 - 20.0, y0), (x0 - 20.0, y0 + 80.0 * mm)],
         false,
     ));
-    operations.push(operation("re", &[560.0, 30.0, 250.0, 110.0]));
+    operations.push(pdf_operation("re", &[560.0, 30.0, 250.0, 110.0]));
     operations.push(Operation::new("S", vec![]));
-    // A white background rectangle painted first is paper, not ink.
-    let mut page = vec![
-        operation("g", &[1.0]),
-        operation("re", &[0.0, 0.0, 842.0, 595.0]),
-        Operation::new("f", vec![]),
-        operation("g", &[0.0]),
-    ];
-    page.extend(operations);
+    operations
+}
+
+/// The sample PDF's texts in Helvetica (font `F1`, WinAnsi, which holds Ø, ± and ° at their
+/// Latin-1 codes): dimensions, notes and the labelled title block.
+fn l_bracket_pdf_texts(sample: &SampleDrawing) -> Vec<lopdf::content::Operation> {
+    use lopdf::content::Operation;
+    use lopdf::{Object, StringFormat};
+    let win_ansi = |text: &str| -> Vec<u8> {
+        text.chars()
+            .map(|c| u8::try_from(u32::from(c)).unwrap_or(b'?'))
+            .collect()
+    };
+    let (x0, y0, fx, fy) = (100.0, 200.0, 400.0, 200.0);
     let texts: Vec<(f64, f64, f64, String)> = vec![
         (x0 + 60.0, y0 - 32.0, 10.0, "60".to_owned()),
         (x0 - 45.0, y0 + 95.0, 10.0, "80".to_owned()),
@@ -536,20 +551,27 @@ pub fn sample_drawing_pdf(sample: &SampleDrawing) -> Result<Vec<u8>, lopdf::Erro
         (570.0, 54.0, 9.0, format!("REV: {}", sample.revision)),
         (570.0, 37.0, 9.0, "SCALE: 1:1".to_owned()),
     ];
+    let mut operations = Vec::new();
     for (x, y, size, text) in texts {
-        page.push(Operation::new("BT", vec![]));
-        page.push(Operation::new(
+        operations.push(Operation::new("BT", vec![]));
+        operations.push(Operation::new(
             "Tf",
-            vec![Object::Name(b"F1".to_vec()), number(size)],
+            vec![Object::Name(b"F1".to_vec()), pdf_number(size)],
         ));
-        page.push(operation("Td", &[x, y]));
-        page.push(Operation::new(
+        operations.push(pdf_operation("Td", &[x, y]));
+        operations.push(Operation::new(
             "Tj",
             vec![Object::String(win_ansi(&text), StringFormat::Literal)],
         ));
-        page.push(Operation::new("ET", vec![]));
+        operations.push(Operation::new("ET", vec![]));
     }
+    operations
+}
 
+/// A PDF 1.5 document of one A4 landscape page drawn by `operations`, with Helvetica as `F1`.
+fn one_page_pdf(operations: Vec<lopdf::content::Operation>) -> Result<Vec<u8>, lopdf::Error> {
+    use lopdf::content::Content;
+    use lopdf::{Document, Object, Stream, dictionary};
     let mut document = Document::with_version("1.5");
     let pages_id = document.new_object_id();
     let font_id = document.add_object(dictionary! {
@@ -561,7 +583,7 @@ pub fn sample_drawing_pdf(sample: &SampleDrawing) -> Result<Vec<u8>, lopdf::Erro
     let resources_id = document.add_object(dictionary! {
         "Font" => dictionary! { "F1" => font_id },
     });
-    let content = Content { operations: page }.encode()?;
+    let content = Content { operations }.encode()?;
     let content_id = document.add_object(Stream::new(dictionary! {}, content));
     let page_id = document.add_object(dictionary! {
         "Type" => "Page",

@@ -34,12 +34,7 @@ pub fn prepare(bytes: &[u8]) -> Result<String, GeometryError> {
         Ok(text) => text.to_owned(),
         Err(_) => bytes.iter().map(|&byte| char::from(byte)).collect(),
     };
-    let start = text.trim_start_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
-    if !start.starts_with("ISO-10303-21;") {
-        return Err(GeometryError::Malformed(
-            "not a STEP file: it does not begin with ISO-10303-21;".to_owned(),
-        ));
-    }
+    check_begins_as_step(&text)?;
     let mut prepared = String::with_capacity(text.len());
     let mut place = Place::Code;
     let mut depth = 0_usize;
@@ -131,6 +126,23 @@ pub fn prepare(bytes: &[u8]) -> Result<String, GeometryError> {
         }
         prepared.push(c);
     }
+    check_ends_complete(place, depth, &prepared)?;
+    Ok(prepared)
+}
+
+/// A STEP file begins (after white space or a byte order mark) with `ISO-10303-21;`.
+fn check_begins_as_step(text: &str) -> Result<(), GeometryError> {
+    let start = text.trim_start_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
+    if !start.starts_with("ISO-10303-21;") {
+        return Err(GeometryError::Malformed(
+            "not a STEP file: it does not begin with ISO-10303-21;".to_owned(),
+        ));
+    }
+    Ok(())
+}
+
+/// A complete STEP file ends outside strings, comments and brackets, with `END-ISO-10303-21;`.
+fn check_ends_complete(place: Place, depth: usize, prepared: &str) -> Result<(), GeometryError> {
     let unfinished = match place {
         Place::Text => Some("inside a string"),
         Place::Binary => Some("inside a binary value"),
@@ -148,7 +160,7 @@ pub fn prepare(bytes: &[u8]) -> Result<String, GeometryError> {
             "the STEP file is truncated: it does not end with END-ISO-10303-21;".to_owned(),
         ));
     }
-    Ok(prepared)
+    Ok(())
 }
 
 /// True when the characters after a `(` are white space and then `)`.

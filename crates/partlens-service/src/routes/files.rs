@@ -7,11 +7,12 @@ use axum::response::{IntoResponse, Response};
 use crate::auth::Caller;
 use crate::error::ServiceError;
 use crate::params::required_uid_param;
-use crate::records::{ImageUrls, file_map};
+use crate::records::{FileRelations, ImageUrls, file_map};
 use crate::routes::caller_file::{find_caller_file, read_caller_file_by_uid_or_name};
 use crate::routes::{Params, json, json_bool};
 use crate::state::AppState;
 use crate::upload::may_delete;
+use crate::zip_upload::delete_bundle_entries;
 use partlens_store::model::FileRecord;
 use partlens_store::unix_now;
 use partlens_visual::ViewSearch;
@@ -22,10 +23,13 @@ pub async fn file_map_reply(
     caller: &Caller,
     record: FileRecord,
 ) -> Result<Response, ServiceError> {
-    let uid = record.uid.clone();
-    let texts = state
+    let (uid, company_id) = (record.uid.clone(), record.company_id.clone());
+    let (texts, relations) = state
         .store
-        .read_tx(move |tx| tx.attribute_texts_of(&uid))
+        .read_tx(move |tx| -> Result<_, ServiceError> {
+            let texts = tx.attribute_texts_of(&uid)?;
+            Ok((texts, FileRelations::read(tx, &company_id, &uid)?))
+        })
         .await?;
     let urls = ImageUrls {
         links: &state.image_links,
@@ -33,7 +37,7 @@ pub async fn file_map_reply(
         viewer: caller,
         now: unix_now(),
     };
-    json(&file_map(&record, texts, &urls))
+    json(&file_map(&record, texts, &relations, &urls))
 }
 
 /// Fetches a file record: `fileUID` first, else `fileName` (a database file's stored path).
@@ -71,6 +75,8 @@ pub async fn delete_file(
                     "deleting a company file needs an admin".into()
                 }));
             }
+            // A `.zip` bundle's entries go with it (zip_upload.rs).
+            delete_bundle_entries(tx, &visual, &blobs, &record)?;
             tx.delete_file(&uid)?;
             visual.write()?.remove(&caller.company_id, &uid)?;
             if let Err(error) = blobs.remove_file_blocking(&uid) {

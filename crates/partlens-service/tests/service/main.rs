@@ -23,3 +23,4 @@ mod size_filter;
 mod stored_files;
 mod upload_params;
 mod visual_index;
+mod zip_upload;

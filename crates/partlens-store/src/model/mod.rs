@@ -10,6 +10,7 @@ pub mod files;
 pub mod jobs;
 pub mod library;
 pub mod range;
+pub mod relations;
 pub mod search;
 pub mod search_text;
 pub mod transfer;
@@ -23,6 +24,7 @@ pub use files::{FileRecord, IndexState, IndexedContent, IndexingFailure, NewCont
 pub use jobs::{ClaimedJob, QueueDepth};
 pub use library::{ExtensionFilter, ListedPage, Listing};
 pub use range::{NumericRange, RangeSubject};
+pub use relations::{NewRelation, Relation};
 pub use search::Candidate;
 pub use transfer::TableCount;
 pub use visual::{CompanyViews, VisualChange};

@@ -310,96 +310,19 @@ pub(crate) fn matching_parts(
             continue;
         }
         seen.push(term);
-        let (name, condition): (&str, ValueCondition<'_>) = match term {
-            FilterTerm::Text(_) => continue,
-            FilterTerm::Regular { name, value } => {
-                let value = value_key(value);
-                (
-                    name,
-                    Box::new(move |arguments: &mut Arguments| {
-                        format!("strpos(v.value_key, {}) > 0", arguments.push(value.clone()))
-                    }),
-                )
+        let (name, condition) = match term_condition(term, &mut arguments) {
+            TermCondition::None => continue,
+            TermCondition::OnEachFile(condition) => {
+                check_on_each_file(&mut conditions, &condition);
+                continue;
             }
-            FilterTerm::Exact { name, value } => {
-                let value = value_key(value);
-                (
-                    name,
-                    Box::new(move |arguments: &mut Arguments| {
-                        format!(
-                            "v.value_key COLLATE \"C\" = {}",
-                            arguments.push(value.clone())
-                        )
-                    }),
-                )
-            }
-            FilterTerm::Prefix { name, prefix } => {
-                let prefix = prefix.trim_start().to_lowercase();
-                (
-                    name,
-                    Box::new(move |arguments: &mut Arguments| {
-                        starts_with_range(arguments, "v.value_key", &prefix)
-                    }),
-                )
-            }
-            // A size is checked on each file; an attribute's values are a selection.
-            FilterTerm::Range { .. } => {
-                let Some(range) = NumericRange::of(term) else {
-                    continue;
-                };
-                match range.subject {
-                    RangeSubject::Size(extent) => {
-                        let condition = size_condition(&mut arguments, extent.rank(), &range);
-                        check_on_each_file(&mut conditions, &condition);
-                        continue;
-                    }
-                    RangeSubject::Attribute(name) => (
-                        name,
-                        Box::new(move |arguments: &mut Arguments| {
-                            let number = arguments.push(PLAIN_NUMBER.to_owned());
-                            bounds_condition(
-                                arguments,
-                                &format!(
-                                    "(CASE WHEN v.value_key ~ {number} \
-                                     THEN replace(v.value_key, ',', '.')::float8 END)"
-                                ),
-                                &range,
-                            )
-                        }),
-                    ),
-                }
-            }
+            TermCondition::Value(name, condition) => (name, condition),
         };
-        let attributes = named_attributes(tx, company_id, name)?;
-        if attributes.ids.is_empty() {
-            // No attribute of that name: no file satisfies the term.
-            check_on_each_file(&mut conditions, "false");
-            continue;
+        match attribute_selection(tx, company_id, term, name, condition, &mut chosen)? {
+            Some(selection) => selections.push(selection),
+            // No attribute of that name, or no shown value holds it: no file satisfies the term.
+            None => check_on_each_file(&mut conditions, "false"),
         }
-        // A regular term on an attribute of few distinct values: those that hold it, by key.
-        let keys = match term {
-            FilterTerm::Regular { value, .. } => {
-                keys_holding(tx, company_id, &attributes.ids, &value_key(value))?
-            }
-            _ => None,
-        };
-        if keys.as_ref().is_some_and(Vec::is_empty) {
-            // No shown value holds it: no file satisfies the term.
-            check_on_each_file(&mut conditions, "false");
-            continue;
-        }
-        let ids = chosen.push(attributes.ids);
-        let company = chosen.push(company_id.to_owned());
-        let condition = match keys {
-            Some(keys) => format!("v.value_key COLLATE \"C\" = ANY({})", chosen.push(keys)),
-            None => condition(&mut chosen),
-        };
-        selections.push(Selection::with_value(
-            &company,
-            &ids,
-            &condition,
-            attributes.one_value_a_file,
-        ));
     }
     Ok(Matching {
         conditions,
@@ -408,6 +331,117 @@ pub(crate) fn matching_parts(
         selections,
         chosen,
     })
+}
+
+/// What a filter term asks of a file's record.
+enum TermCondition<'a> {
+    /// Nothing of its own (free text, read as indexed words; a range that is not one).
+    None,
+    /// A condition checked on each file (its size in a range).
+    OnEachFile(String),
+    /// A value of the named attribute that the condition accepts.
+    Value(&'a str, ValueCondition<'a>),
+}
+
+/// The condition of one attribute or size term; a size's arguments go to `arguments`.
+fn term_condition<'a>(term: &'a FilterTerm, arguments: &mut Arguments) -> TermCondition<'a> {
+    match term {
+        FilterTerm::Text(_) => TermCondition::None,
+        FilterTerm::Regular { name, value } => {
+            let value = value_key(value);
+            TermCondition::Value(
+                name,
+                Box::new(move |arguments: &mut Arguments| {
+                    format!("strpos(v.value_key, {}) > 0", arguments.push(value.clone()))
+                }),
+            )
+        }
+        FilterTerm::Exact { name, value } => {
+            let value = value_key(value);
+            TermCondition::Value(
+                name,
+                Box::new(move |arguments: &mut Arguments| {
+                    format!(
+                        "v.value_key COLLATE \"C\" = {}",
+                        arguments.push(value.clone())
+                    )
+                }),
+            )
+        }
+        FilterTerm::Prefix { name, prefix } => {
+            let prefix = prefix.trim_start().to_lowercase();
+            TermCondition::Value(
+                name,
+                Box::new(move |arguments: &mut Arguments| {
+                    starts_with_range(arguments, "v.value_key", &prefix)
+                }),
+            )
+        }
+        // A size is checked on each file; an attribute's values are a selection.
+        FilterTerm::Range { .. } => {
+            let Some(range) = NumericRange::of(term) else {
+                return TermCondition::None;
+            };
+            match range.subject {
+                RangeSubject::Size(extent) => {
+                    TermCondition::OnEachFile(size_condition(arguments, extent.rank(), &range))
+                }
+                RangeSubject::Attribute(name) => TermCondition::Value(
+                    name,
+                    Box::new(move |arguments: &mut Arguments| {
+                        let number = arguments.push(PLAIN_NUMBER.to_owned());
+                        bounds_condition(
+                            arguments,
+                            &format!(
+                                "(CASE WHEN v.value_key ~ {number} \
+                                 THEN replace(v.value_key, ',', '.')::float8 END)"
+                            ),
+                            &range,
+                        )
+                    }),
+                ),
+            }
+        }
+    }
+}
+
+/// The selection of the files that hold a value of the attribute `name` that `condition` accepts,
+/// with its arguments in `chosen`; `None` when no file can (no attribute of that name, or, for a
+/// regular term on an attribute of few distinct values, no shown value holds it).
+fn attribute_selection(
+    tx: &mut PgTx<'_, '_>,
+    company_id: &str,
+    term: &FilterTerm,
+    name: &str,
+    condition: ValueCondition<'_>,
+    chosen: &mut Arguments,
+) -> Result<Option<Selection>, StoreError> {
+    let attributes = named_attributes(tx, company_id, name)?;
+    if attributes.ids.is_empty() {
+        return Ok(None);
+    }
+    // A regular term on an attribute of few distinct values: those that hold it, by key.
+    let keys = match term {
+        FilterTerm::Regular { value, .. } => {
+            keys_holding(tx, company_id, &attributes.ids, &value_key(value))?
+        }
+        _ => None,
+    };
+    if keys.as_ref().is_some_and(Vec::is_empty) {
+        return Ok(None);
+    }
+    let ids = chosen.push(attributes.ids);
+    let company = chosen.push(company_id.to_owned());
+    let condition = match keys {
+        Some(keys) => format!("v.value_key COLLATE \"C\" = ANY({})", chosen.push(keys)),
+        None => condition(chosen),
+    };
+    Ok(Some(Selection::with_value(
+        &company,
+        &ids,
+        &condition,
+        attributes.one_value_a_file,
+    )))
 }
 
 /// The UIDs of the files every one of `selections` (whose arguments are `chosen`) selects.

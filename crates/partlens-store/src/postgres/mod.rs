@@ -29,6 +29,7 @@ mod first_matches_tests;
 mod jobs;
 mod library;
 mod matching;
+mod relations;
 pub(crate) mod schema;
 mod search;
 mod selection;

@@ -160,9 +160,9 @@ const fn defaulted(name: &'static str, kind: ColumnType, default: DefaultValue) 
     }
 }
 
-/// A column added by portable step 1.
-const fn step_one(column: Column) -> Column {
-    Column { since: 1, ..column }
+/// A column of the historic kind added by portable step `since`.
+const fn added(column: Column, since: u32) -> Column {
+    Column { since, ..column }
 }
 
 /// A reference that does not cascade.
@@ -288,11 +288,10 @@ pub const TABLES: &[Table] = &[
             optional_text("callback_param"),
             optional_text("failure_reason"),
             // `textOnly=true`: indexed for its text and attributes only (no views, no pictures).
-            step_one(defaulted(
-                "text_only",
-                ColumnType::Flag,
-                DefaultValue::Flag(false),
-            )),
+            added(
+                defaulted("text_only", ColumnType::Flag, DefaultValue::Flag(false)),
+                2,
+            ),
         ],
         primary_key: &["uid"],
         references: &[refers("company_id", "companies", "id")],
@@ -327,12 +326,11 @@ pub const TABLES: &[Table] = &[
             text("unit_key"),
             // Set by a person (saved on a file) rather than only extracted by the service
             // (`IsCustom`); when a file last had it set or extracted (`Timestamp`).
-            step_one(defaulted(
-                "custom",
-                ColumnType::Flag,
-                DefaultValue::Flag(true),
-            )),
-            step_one(optional_text("last_set_at")),
+            added(
+                defaulted("custom", ColumnType::Flag, DefaultValue::Flag(true)),
+                2,
+            ),
+            added(optional_text("last_set_at"), 2),
         ],
         primary_key: &["id"],
         references: &[refers("company_id", "companies", "id")],
@@ -408,32 +406,63 @@ pub const TABLES: &[Table] = &[
         since: 0,
     },
     Table {
+        name: "file_relations",
+        // Parent/child relations between files of one company (`model::relations`): a `.zip`
+        // bundle and its entries, an assembly and its components. `position` orders a parent's
+        // children; `reference` is an assembly's reference designator, if any. A row goes with
+        // either file.
+        columns: &[
+            added(text("parent_uid"), 1),
+            added(column("position", ColumnType::Position, true), 1),
+            added(text("child_uid"), 1),
+            added(integer("quantity"), 1),
+            added(optional_text("reference"), 1),
+        ],
+        primary_key: &["parent_uid", "position"],
+        references: &[
+            belongs("parent_uid", "files", "uid"),
+            belongs("child_uid", "files", "uid"),
+        ],
+        unique: &[],
+        owner: Owner::File("parent_uid"),
+        since: 1,
+    },
+    Table {
         name: "categories",
         // A company's file categories (`partlens-service category`): an id of the company's
         // choosing, a name unique case-insensitively (`name_key`), and the attribute names an
         // upload of the category must carry (a JSON array of names).
         columns: &[
-            text("company_id"),
-            integer("id"),
-            text("name"),
-            text("name_key"),
-            defaulted(
-                "required_attributes",
-                ColumnType::Text,
-                DefaultValue::Text("[]"),
+            added(text("company_id"), 2),
+            added(integer("id"), 2),
+            added(text("name"), 2),
+            added(text("name_key"), 2),
+            added(
+                defaulted(
+                    "required_attributes",
+                    ColumnType::Text,
+                    DefaultValue::Text("[]"),
+                ),
+                2,
             ),
-            text("created_at"),
+            added(text("created_at"), 2),
         ],
         primary_key: &["company_id", "id"],
         references: &[refers("company_id", "companies", "id")],
         unique: &[&["company_id", "name_key"]],
         owner: Owner::Company("company_id"),
-        since: 1,
+        since: 2,
     },
 ];
 
-/// The indexes of the portable steps (none yet: the historic ones are each engine's).
-pub const INDEXES: &[Index] = &[];
+/// The indexes of the portable steps (the historic ones are each engine's).
+pub const INDEXES: &[Index] = &[Index {
+    name: "file_relations_by_child",
+    table: "file_relations",
+    columns: &["child_uid"],
+    unique: false,
+    since: 1,
+}];
 
 /// How many portable steps the description holds: the largest `since` of a table, column or
 /// index.
@@ -708,7 +737,7 @@ pub(crate) mod future {
     use super::*;
 
     /// The first step of the test description: the one after [`TABLES`]' last.
-    pub(crate) const FIRST: u32 = 2;
+    pub(crate) const FIRST: u32 = 3;
 
     /// The description: [`TABLES`] with `files` grown by a column, and a new table.
     pub(crate) fn tables() -> Vec<Table> {

@@ -14,6 +14,7 @@ mod categories;
 mod files;
 mod jobs;
 mod library;
+mod relations;
 pub(crate) mod schema;
 mod search;
 mod search_text;

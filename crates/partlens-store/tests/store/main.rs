@@ -10,6 +10,7 @@ mod attributes;
 mod files;
 mod jobs;
 mod library;
+mod relations;
 mod search;
 mod support;
 mod transactions;

@@ -9,12 +9,9 @@
 //! `store/`).
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-/// The workspace root: two levels above this crate's manifest.
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use super::workspace_root;
 
 /// The first backtick-quoted text of a line, if any.
 fn first_quoted(line: &str) -> Option<&str> {

@@ -1,7 +1,8 @@
 //! Reading a `.zip` upload within limits a hostile archive cannot pass: its entries unpacked one by
 //! one into temporary files, each refusal a sentence that names the limit and the entry (fit for a
-//! 400 response). Self-contained: it names nothing else of the service; the `zip` crate reads the
-//! format (stored and deflated entries only, see the root `Cargo.toml`).
+//! 400 response). Self-contained: it names no other partlens crate (the service's `zip_upload.rs`
+//! is its user); the `zip` crate reads the format (stored and deflated entries only, see the root
+//! `Cargo.toml`).
 //!
 //! The limits ([`ArchiveLimits`], defaults in the `DEFAULT_*` constants):
 //!
