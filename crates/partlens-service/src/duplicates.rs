@@ -98,7 +98,7 @@ pub async fn find(
         // Held until the work ends, also when the caller has gone.
         let _permit = permit;
         store.read_tx_blocking(|tx| {
-            let visual = shared.indexer.visual().current(&mut *tx)?;
+            let visual = shared.visual.current(&mut *tx)?;
             let rank = |tx: &mut dyn StoreTx, views: &[ViewDescriptor]| {
                 rank_visually(
                     tx,

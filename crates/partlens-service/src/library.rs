@@ -165,14 +165,20 @@ pub async fn list(
                     limit: request.limit,
                 },
             )?;
-            let records = page
+            let uids: Vec<String> = page
+                .records
+                .iter()
+                .map(|record| record.uid.clone())
+                .collect();
+            let mut texts = tx.attribute_texts_of_files(&uids)?;
+            let records: Vec<_> = page
                 .records
                 .into_iter()
                 .map(|record| {
-                    let texts = tx.attribute_texts_of(&record.uid)?;
-                    Ok((record, texts))
+                    let texts = texts.remove(&record.uid).unwrap_or_default();
+                    (record, texts)
                 })
-                .collect::<Result<Vec<_>, ServiceError>>()?;
+                .collect();
             Ok((page.total, request.offset, records))
         })
         .await?;

@@ -27,21 +27,20 @@
 
 use std::collections::HashMap;
 
-use partlens_api::model::{ExtraFields, SearchResult, SearchResultItem};
+use partlens_api::model::{ExtraFields, SearchResult};
 use partlens_api::{FilterTerm, SearchFilter};
 
 use super::error::ServiceError;
 use super::filter_scopes::{FilterScopes, Resolved};
-use super::image_links::ImageLinks;
 use super::limits::ServiceLimits;
 use super::params::canonical_uid;
 use super::part_size::{PartSize, blend, nearest_difference};
 use super::records::{ImageUrls, result_item};
-use super::state::AppState;
+use super::state::{AppState, ServiceState};
 use crate::auth::Caller;
 use partlens_engine::ViewDescriptor;
 use partlens_store::StoreTx;
-use partlens_store::model::IndexState;
+use partlens_store::model::{FileRecord, IndexState};
 use partlens_store::unix_now;
 use partlens_visual::{
     FileFilter, FilterForm, GuidSet, Ranked, StoreViews, ViewSearch, VisualLibrary,
@@ -227,255 +226,276 @@ struct Ranking {
     shown: Vec<(String, Option<f32>)>,
     /// How many files matched in all.
     total: usize,
+    /// The records the ranking read already (the size ranking's), so that [`load`] reads each
+    /// record once.
+    read: HashMap<String, FileRecord>,
 }
 
-/// Runs a search for the caller: [`select`], [`rank`], [`load`].
+/// What a search has found, read in its one transaction.
+struct Found {
+    /// The shown files' records, scores and saved attributes, in the result order.
+    shown: Vec<(FileRecord, Option<f32>, Vec<String>)>,
+    /// How many files matched in all.
+    total: usize,
+    /// Inputs whose stored views could not be read back, with the reason, to index again.
+    damaged: Vec<(String, String)>,
+}
+
+/// Runs a search for the caller in one read transaction, so one snapshot of the store: [`select`]
+/// what it ranks, [`rank`] it (the filter resolved once), [`load`] the shown files' records and
+/// attributes in a batch; then makes the result items. The input UIDs and the limits are checked
+/// first, before the store is read.
 pub async fn run(
     state: &AppState,
     caller: &Caller,
     query: SearchQuery,
 ) -> Result<SearchResult, ServiceError> {
-    let started = std::time::Instant::now();
-    let selection = select(state, caller, &query).await?;
-    let selected = started.elapsed();
-    let ranking = rank(state, caller, &query, selection).await?;
-    let ranked = started.elapsed();
-    let (results, total) = load(state, caller, query.terms, ranking).await?;
-    tracing::debug!(
-        select_ms = selected.as_secs_f64() * 1e3,
-        rank_ms = (ranked - selected).as_secs_f64() * 1e3,
-        load_ms = (started.elapsed() - ranked).as_secs_f64() * 1e3,
-        "search"
-    );
-    Ok(SearchResult {
-        input_file_uid: query.input_uids.join(","),
-        total_results: total as i64,
-        results,
-        extra: ExtraFields::new(),
-    })
-}
-
-/// The first step of a search: checks its input UIDs (400 for one that is not a UID) and its
-/// limits, then reads in one pass what it ranks: without inputs, the database files that satisfy
-/// every condition; with inputs, the views of those that are the caller's and indexed. An input
-/// whose stored views cannot be read back contributes none and is queued to be indexed again.
-async fn select(
-    state: &AppState,
-    caller: &Caller,
-    query: &SearchQuery,
-) -> Result<Selection, ServiceError> {
     let input_uids = query
         .input_uids
         .iter()
         .map(|uid| canonical_uid(uid, "fileUID"))
         .collect::<Result<Vec<_>, _>>()?;
     query.check_within(&state.config.limits)?;
+    let shared = state.clone();
     let company_id = caller.company_id.clone();
     let terms = query.terms.clone();
-    let by_inputs = !query.input_uids.is_empty();
     let max_results = query.max_results;
-    let (selection, damaged) = state
-        .store
-        .read_tx(move |tx| -> Result<_, ServiceError> {
-            if !by_inputs {
-                let (first, total) =
-                    tx.first_matching_database_files(&company_id, &terms, max_results)?;
-                return Ok((Selection::Filtered(first, total), Vec::new()));
-            }
-            let mut views = Vec::new();
-            let mut damaged = Vec::new();
-            // Sizes stay `Some` while every input that gives views is a model of known size.
-            let mut sizes = Some(Vec::new());
-            for uid in &input_uids {
-                let Some(record) = tx
-                    .find_file(&company_id, uid)?
-                    .filter(|record| record.state == IndexState::Completed)
-                else {
-                    continue;
-                };
-                let read: Result<Vec<ViewDescriptor>, _> = tx
-                    .views_of(uid)?
-                    .iter()
-                    .map(|bytes| ViewDescriptor::from_bytes(bytes))
-                    .collect();
-                match read {
-                    Ok(read) if read.is_empty() => {}
-                    Ok(read) => {
-                        views.extend(read);
-                        match PartSize::of(&record.extracted_attributes, &record.extension) {
-                            Some(size) => sizes.iter_mut().for_each(|sizes| sizes.push(size)),
-                            None => sizes = None,
-                        }
-                    }
-                    Err(error) => damaged.push((uid.clone(), error.to_string())),
+    let found = tokio::task::spawn_blocking(move || {
+        shared
+            .store
+            .read_tx_blocking(|tx| -> Result<Found, ServiceError> {
+                let started = std::time::Instant::now();
+                let (selection, damaged) =
+                    select(tx, &company_id, &input_uids, &terms, max_results)?;
+                let selected = started.elapsed();
+                let ranking = rank(tx, &shared, &company_id, &terms, max_results, selection)?;
+                let ranked = started.elapsed();
+                let found = load(tx, &company_id, ranking, damaged)?;
+                tracing::debug!(
+                    select_ms = selected.as_secs_f64() * 1e3,
+                    rank_ms = (ranked - selected).as_secs_f64() * 1e3,
+                    load_ms = (started.elapsed() - ranked).as_secs_f64() * 1e3,
+                    "search"
+                );
+                Ok(found)
+            })
+    })
+    .await??;
+    if !found.damaged.is_empty() {
+        state.indexer.reindex_damaged(found.damaged).await?;
+    }
+    let urls = ImageUrls {
+        links: &state.image_links,
+        origin: &state.public_origin,
+        viewer: caller,
+        now: unix_now(),
+    };
+    let results = found
+        .shown
+        .iter()
+        .map(|(record, score, texts)| result_item(record, *score, texts, &urls))
+        .collect();
+    Ok(SearchResult {
+        input_file_uid: query.input_uids.join(","),
+        total_results: found.total as i64,
+        results,
+        extra: ExtraFields::new(),
+    })
+}
+
+/// The first step of a search: what it ranks. Without inputs, the database files that satisfy
+/// every condition; with inputs, the views of those that are the caller's and indexed. An input
+/// whose stored views cannot be read back contributes none and is returned to be indexed again.
+fn select(
+    tx: &mut dyn StoreTx,
+    company_id: &str,
+    input_uids: &[String],
+    terms: &[FilterTerm],
+    max_results: usize,
+) -> Result<(Selection, Vec<(String, String)>), ServiceError> {
+    if input_uids.is_empty() {
+        let (first, total) = tx.first_matching_database_files(company_id, terms, max_results)?;
+        return Ok((Selection::Filtered(first, total), Vec::new()));
+    }
+    let mut views = Vec::new();
+    let mut damaged = Vec::new();
+    // Sizes stay `Some` while every input that gives views is a model of known size.
+    let mut sizes = Some(Vec::new());
+    for uid in input_uids {
+        let Some(record) = tx
+            .find_file(company_id, uid)?
+            .filter(|record| record.state == IndexState::Completed)
+        else {
+            continue;
+        };
+        let read: Result<Vec<ViewDescriptor>, _> = tx
+            .views_of(uid)?
+            .iter()
+            .map(|bytes| ViewDescriptor::from_bytes(bytes))
+            .collect();
+        match read {
+            Ok(read) if read.is_empty() => {}
+            Ok(read) => {
+                views.extend(read);
+                match PartSize::of(&record.extracted_attributes, &record.extension) {
+                    Some(size) => sizes.iter_mut().for_each(|sizes| sizes.push(size)),
+                    None => sizes = None,
                 }
             }
-            let sizes = sizes.filter(|sizes| !sizes.is_empty());
-            Ok((Selection::ByViews(views, sizes), damaged))
-        })
-        .await?;
-    if !damaged.is_empty() {
-        state.indexer.reindex_damaged(damaged).await?;
+            Err(error) => damaged.push((uid.clone(), error.to_string())),
+        }
     }
-    Ok(selection)
+    let sizes = sizes.filter(|sizes| !sizes.is_empty());
+    Ok((Selection::ByViews(views, sizes), damaged))
 }
 
 /// The second step of a search: orders what [`select`] read and keeps the first `max_results`.
 /// Without inputs the order is the selection's (no score) and every selected file counts; with
-/// inputs the files are ranked by visual similarity to the query views ([`rank_visually`], on a
-/// blocking thread), and with no query view nothing matches.
-async fn rank(
-    state: &AppState,
-    caller: &Caller,
-    query: &SearchQuery,
+/// inputs the files are ranked by visual similarity to the query views ([`rank_visually`]), then
+/// by size when every input is a model of known size, and with no query view nothing matches.
+fn rank(
+    tx: &mut dyn StoreTx,
+    state: &ServiceState,
+    company_id: &str,
+    terms: &[FilterTerm],
+    max_results: usize,
     selection: Selection,
 ) -> Result<Ranking, ServiceError> {
-    let (ranked, total): (Vec<(String, Option<f32>)>, usize) = match selection {
-        Selection::Filtered(candidates, total) => (
-            candidates
+    let (query_views, sizes) = match selection {
+        Selection::Filtered(candidates, total) => {
+            let shown = candidates
                 .into_iter()
+                .take(max_results)
                 .map(|candidate| (candidate.uid, None))
-                .collect(),
-            total,
-        ),
-        Selection::ByViews(query_views, _) if query_views.is_empty() => (Vec::new(), 0),
-        Selection::ByViews(query_views, sizes) => {
-            let store = state.store.clone();
-            let visual = state.indexer.visual().clone();
-            let shared = state.clone();
-            let company_id = caller.company_id.clone();
-            let terms = query.terms.clone();
-            let limit = query.max_results;
-            let pool = if sizes.is_some() {
-                limit.max(SIZE_POOL)
-            } else {
-                limit
-            };
-            let (ranked, total) = tokio::task::spawn_blocking(move || {
-                store.read_tx_blocking(|tx| -> Result<_, ServiceError> {
-                    let started = std::time::Instant::now();
-                    let library = visual.current(&mut *tx)?;
-                    let (ranked, total) = rank_visually(
-                        &mut *tx,
-                        &library,
-                        &shared.filter_scopes,
-                        &company_id,
-                        &terms,
-                        &query_views,
-                        pool,
-                    )?;
-                    let visual_done = started.elapsed();
-                    let ranked = match &sizes {
-                        Some(sizes) => rank_by_size(tx, &company_id, sizes, ranked)?,
-                        None => ranked,
-                    };
-                    tracing::debug!(
-                        query_views = query_views.len(),
-                        visual_ms = visual_done.as_secs_f64() * 1e3,
-                        size_ms = (started.elapsed() - visual_done).as_secs_f64() * 1e3,
-                        "search ranked"
-                    );
-                    Ok((ranked, total))
-                })
-            })
-            .await??;
-            (
-                ranked
-                    .into_iter()
-                    .map(|(uid, score)| (uid, Some(score)))
-                    .collect(),
+                .collect();
+            return Ok(Ranking {
+                shown,
                 total,
-            )
+                read: HashMap::new(),
+            });
         }
+        Selection::ByViews(query_views, _) if query_views.is_empty() => {
+            return Ok(Ranking {
+                shown: Vec::new(),
+                total: 0,
+                read: HashMap::new(),
+            });
+        }
+        Selection::ByViews(query_views, sizes) => (query_views, sizes),
     };
-    let shown = ranked.into_iter().take(query.max_results).collect();
-    Ok(Ranking { shown, total })
+    let pool = if sizes.is_some() {
+        max_results.max(SIZE_POOL)
+    } else {
+        max_results
+    };
+    let started = std::time::Instant::now();
+    let library = state.visual.current(&mut *tx)?;
+    let (ranked, total) = rank_visually(
+        &mut *tx,
+        &library,
+        &state.filter_scopes,
+        company_id,
+        terms,
+        &query_views,
+        pool,
+    )?;
+    let visual_done = started.elapsed();
+    let (ranked, read) = match &sizes {
+        Some(sizes) => rank_by_size(tx, company_id, sizes, ranked)?,
+        None => (ranked, Vec::new()),
+    };
+    tracing::debug!(
+        query_views = query_views.len(),
+        visual_ms = visual_done.as_secs_f64() * 1e3,
+        size_ms = (started.elapsed() - visual_done).as_secs_f64() * 1e3,
+        "search ranked"
+    );
+    Ok(Ranking {
+        shown: ranked
+            .into_iter()
+            .take(max_results)
+            .map(|(uid, score)| (uid, Some(score)))
+            .collect(),
+        total,
+        read: read
+            .into_iter()
+            .map(|record| (record.uid.clone(), record))
+            .collect(),
+    })
 }
 
 /// Scores the visually ranked files again with their size difference to the nearest of the search's
 /// `sizes` ([`blend`]) and sorts them anew, best first, ties by UID. A file of no known size (a
 /// picture, a drawing) keeps its visual score. The sizes are read from the files' records (their
-/// extracted attributes) in one pass.
+/// extracted attributes) in one pass; the records read are returned with the ranking.
 pub fn rank_by_size(
     tx: &mut dyn StoreTx,
     company_id: &str,
     sizes: &[PartSize],
     ranked: Ranked,
-) -> Result<Ranked, ServiceError> {
+) -> Result<(Ranked, Vec<FileRecord>), ServiceError> {
     let uids: Vec<String> = ranked.iter().map(|(uid, _)| uid.clone()).collect();
-    let size_of: HashMap<String, PartSize> = tx
-        .find_files(company_id, &uids)?
-        .into_iter()
+    let records = tx.find_files(company_id, &uids)?;
+    let size_of: HashMap<&str, PartSize> = records
+        .iter()
         .filter_map(|record| {
             let size = PartSize::of(&record.extracted_attributes, &record.extension)?;
-            Some((record.uid, size))
+            Some((record.uid.as_str(), size))
         })
         .collect();
     let mut scored: Ranked = ranked
         .into_iter()
         .map(|(uid, visual)| {
             let score = size_of
-                .get(&uid)
+                .get(uid.as_str())
                 .and_then(|size| nearest_difference(sizes, size))
                 .map_or(visual, |difference| blend(visual, difference));
             (uid, score)
         })
         .collect();
     scored.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    Ok(scored)
+    Ok((scored, records))
 }
 
-/// The last step of a search: reads the shown files' records and attributes and makes the result
-/// items, in the shown order. A shown file deleted, or changed so that it no longer satisfies
-/// `terms`, since it was selected is left out and not counted; returns the items and the total.
-async fn load(
-    state: &AppState,
-    caller: &Caller,
-    terms: Vec<FilterTerm>,
+/// The last step of a search: the shown files' records (those the ranking has not read already)
+/// and their saved attributes, each read once in a batch, in the shown order. In the search's one
+/// snapshot every shown file still exists and satisfies the filter.
+fn load(
+    tx: &mut dyn StoreTx,
+    company_id: &str,
     ranking: Ranking,
-) -> Result<(Vec<SearchResultItem>, usize), ServiceError> {
-    let Ranking { shown, total } = ranking;
-    let company_id = caller.company_id.clone();
+    damaged: Vec<(String, String)>,
+) -> Result<Found, ServiceError> {
+    let Ranking {
+        shown,
+        total,
+        read: mut records,
+    } = ranking;
+    let unread: Vec<String> = shown
+        .iter()
+        .filter(|(uid, _)| !records.contains_key(uid))
+        .map(|(uid, _)| uid.clone())
+        .collect();
+    records.extend(
+        tx.find_files(company_id, &unread)?
+            .into_iter()
+            .map(|record| (record.uid.clone(), record)),
+    );
     let uids: Vec<String> = shown.iter().map(|(uid, _)| uid.clone()).collect();
-    let loaded = state
-        .store
-        .read_tx(move |tx| {
-            // One snapshot (every read transaction is one): the files are checked against the
-            // filter again and read as they are then, so a file changed since it was selected is
-            // left out rather than shown with attributes that no longer match.
-            let matching = tx.still_matching(&company_id, &terms, &uids)?;
-            let records = tx.find_files(&company_id, &uids)?;
-            records
-                .into_iter()
-                .filter(|record| matching.contains(&record.uid))
-                .map(|record| {
-                    let texts = tx.attribute_texts_of(&record.uid)?;
-                    Ok((record, texts))
-                })
-                .collect::<Result<Vec<_>, ServiceError>>()
-        })
-        .await?;
-    let links: &ImageLinks = &state.image_links;
-    let urls = ImageUrls {
-        links,
-        origin: &state.public_origin,
-        viewer: caller,
-        now: unix_now(),
-    };
-    // A file deleted or changed between the two reads is simply left out, and not counted.
-    let total = total - (shown.len() - loaded.len());
-    let loaded: HashMap<&str, _> = loaded
-        .iter()
-        .map(|(record, texts)| (record.uid.as_str(), (record, texts)))
-        .collect();
-    let results = shown
-        .iter()
+    let mut texts = tx.attribute_texts_of_files(&uids)?;
+    let shown = shown
+        .into_iter()
         .filter_map(|(uid, score)| {
-            let (record, texts) = loaded.get(uid.as_str())?;
-            Some(result_item(record, *score, texts, &urls))
+            let record = records.remove(&uid)?;
+            let texts = texts.remove(&uid).unwrap_or_default();
+            Some((record, score, texts))
         })
         .collect();
-    Ok((results, total))
+    Ok(Found {
+        shown,
+        total,
+        damaged,
+    })
 }
 
 #[cfg(test)]
@@ -531,6 +551,72 @@ mod tests {
                     Ok(())
                 })
                 .unwrap();
+        }
+    }
+
+    #[test]
+    fn a_search_reads_the_store_in_one_transaction_with_or_without_inputs_and_filter() {
+        // A runtime for the service's calls only: the set-up reads the store blocking, which
+        // PostgreSQL's client cannot do on a runtime's thread.
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        for (store, kept) in crate::test_stores::both() {
+            let mut spec = LibrarySpec::new("Big", 120);
+            spec.pool_pictures = 24;
+            spec.text_only_records = 40;
+            let generated = generate(&store, &spec, |_, _| {}).unwrap();
+            let company = generated.company_id.clone();
+            let engine = store
+                .read_tx_blocking(|tx| -> Result<_, ServiceError> { Ok(tx.engine()) })
+                .unwrap();
+            let (state, caller) =
+                runtime.block_on(crate::state::state_over_store_for_tests(store, kept.path()));
+            // The visual index loaded from the store, as the service does at start.
+            runtime.block_on(state.indexer.recover()).unwrap();
+            let caller = crate::auth::Caller(partlens_store::model::Caller {
+                company_id: company.clone(),
+                ..caller.0
+            });
+            let material = format!("material=[{}]", MATERIALS[0].0);
+            let (input, first_of_material) = state
+                .store
+                .read_tx_blocking(|tx| -> Result<_, ServiceError> {
+                    let terms = [FilterTerm::parse(&material)];
+                    let with_views = tx.matching_uids_with_views(&company, &terms)?;
+                    let some = tx.matching_uids_with_views(&company, &[])?;
+                    Ok((some[0].clone(), with_views[0].clone()))
+                })
+                .unwrap();
+            let searches = [
+                (vec![input.clone()], vec![]),
+                (vec![first_of_material.clone()], vec![material.clone()]),
+                (vec![], vec![material.clone()]),
+            ];
+            for (inputs, filter) in searches {
+                let query = SearchQuery {
+                    input_uids: inputs.clone(),
+                    terms: filter.iter().map(|term| FilterTerm::parse(term)).collect(),
+                    max_results: 20,
+                };
+                let before = state.store.transaction_counts();
+                let found = runtime.block_on(run(&state, &caller, query)).unwrap();
+                let used = state.store.transaction_counts().since(&before);
+                assert_eq!(
+                    (used.reads, used.writes, used.queue),
+                    (1, 0, 0),
+                    "{engine}: inputs {inputs:?}, filter {filter:?}"
+                );
+                assert!(
+                    !found.results.is_empty() && found.total_results >= found.results.len() as i64,
+                    "{engine}: inputs {inputs:?}, filter {filter:?}: {found:?}"
+                );
+                if let Some(input) = inputs.first() {
+                    assert_eq!(&found.results[0].uid, input, "{engine}: itself first");
+                }
+            }
         }
     }
 }

@@ -72,7 +72,7 @@ impl RunningService {
             store.clone(),
             disk.clone(),
             blobs.clone(),
-            visual,
+            visual.clone(),
             config.limits.clone(),
             &config.reader,
         );
@@ -110,13 +110,13 @@ impl RunningService {
             disk,
             blobs,
             indexer: indexer.clone(),
+            visual,
             image_links,
             metrics,
         });
         workers.push(
             state
-                .indexer
-                .visual()
+                .visual
                 .spawn_maintenance(state.config.visual_maintenance_interval, stop.clone()),
         );
         let state_has_metrics = state.metrics.is_some();

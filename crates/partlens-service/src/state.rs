@@ -13,6 +13,7 @@ use super::indexing::Indexer;
 use super::login_guard::LoginGuard;
 use super::metrics::Metrics;
 use partlens_store::Store;
+use partlens_visual::VisualKeeper;
 
 /// The shared state of a running service.
 pub struct ServiceState {
@@ -28,8 +29,11 @@ pub struct ServiceState {
     pub disk: Disk,
     /// Stored files and rendered images.
     pub blobs: Blobs,
-    /// Runs the engine, owns the visual index.
+    /// Runs the engine; writes the visual index as files are indexed.
     pub indexer: Indexer,
+    /// The visual index, for reading (searches, duplicates); the indexer writes through the same
+    /// keeper.
+    pub visual: VisualKeeper,
     /// Signs the image URLs.
     pub image_links: ImageLinks,
     /// Throttles password checks.
@@ -49,10 +53,19 @@ pub type AppState = Arc<ServiceState>;
 /// no HTTP, and a caller (a non-admin of company `Acme`).
 #[cfg(test)]
 pub(crate) async fn state_for_tests(data_dir: &std::path::Path) -> (AppState, crate::auth::Caller) {
+    let store = Store::open(data_dir.to_path_buf()).await.unwrap();
+    state_over_store_for_tests(store, data_dir).await
+}
+
+/// [`state_for_tests`] over a store already open (either engine).
+#[cfg(test)]
+pub(crate) async fn state_over_store_for_tests(
+    store: Store,
+    data_dir: &std::path::Path,
+) -> (AppState, crate::auth::Caller) {
     let disk = Disk::new(data_dir);
     disk.create_folders(&[]).unwrap();
     let blobs = Blobs::open(&super::blobs::BlobLocation::DataDirectory, data_dir).unwrap();
-    let store = Store::open(data_dir.to_path_buf()).await.unwrap();
     let company_id = store
         .write_tx(|tx| -> Result<String, crate::ServiceError> { Ok(tx.ensure_company("Acme")?) })
         .await
@@ -63,7 +76,7 @@ pub(crate) async fn state_for_tests(data_dir: &std::path::Path) -> (AppState, cr
         store.clone(),
         disk.clone(),
         blobs.clone(),
-        visual,
+        visual.clone(),
         config.limits.clone(),
         &config.reader,
     );
@@ -78,6 +91,7 @@ pub(crate) async fn state_for_tests(data_dir: &std::path::Path) -> (AppState, cr
         disk,
         blobs,
         indexer,
+        visual,
         image_links: ImageLinks::new(b"test".to_vec(), std::time::Duration::from_secs(60)),
         metrics: None,
     });

@@ -8,7 +8,7 @@
 //! provided methods here, over the steps each engine implements in the sealed `*Steps` traits,
 //! which a user of the crate can neither name nor call.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use crate::error::StoreError;
 use crate::model::attributes::{merged, one_per_name};
@@ -253,6 +253,12 @@ pub trait JobsTx {
 pub trait AttributesTx: FilesTx + AttributesSteps {
     /// The saved attributes of a file in their wire form (`name(unit)=v1|v2`), in order.
     fn attribute_texts_of(&mut self, uid: &str) -> Result<Vec<String>, StoreError>;
+    /// The saved attributes of each of `uids` in their wire form, in order, in one read: a file
+    /// without saved attributes (or not found) maps to none. For a page of search results.
+    fn attribute_texts_of_files(
+        &mut self,
+        uids: &[String],
+    ) -> Result<HashMap<String, Vec<String>>, StoreError>;
     /// Replaces all saved attributes of a file of the company (`deleteExisting=true`; a name
     /// given twice keeps the last values). A file that is not (or no longer) the company's is not
     /// found: the caller may have found it before a delete that committed first.

@@ -132,6 +132,24 @@ impl AttributesTx for PgTx<'_, '_> {
             .collect()
     }
 
+    fn attribute_texts_of_files(
+        &mut self,
+        uids: &[String],
+    ) -> Result<HashMap<String, Vec<String>>, StoreError> {
+        let rows = self.tx.query(
+            "SELECT file_uid, text FROM file_attributes WHERE file_uid = ANY($1)
+             ORDER BY file_uid, position",
+            &[&uids],
+        )?;
+        let mut texts: HashMap<String, Vec<String>> =
+            uids.iter().map(|uid| (uid.clone(), Vec::new())).collect();
+        for row in &rows {
+            let uid: String = row.try_get(0)?;
+            texts.entry(uid).or_default().push(row.try_get(1)?);
+        }
+        Ok(texts)
+    }
+
     fn company_attribute_names(
         &mut self,
         company_id: &str,

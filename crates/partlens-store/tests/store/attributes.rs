@@ -56,6 +56,34 @@ fn a_merge_replaces_the_same_name_and_unit_and_keeps_the_others_within_the_caps(
 }
 
 #[test]
+fn the_attributes_of_several_files_are_read_in_one_call_each_in_its_order() {
+    for store in stores() {
+        store.write(|tx| {
+            let company = tx.ensure_company("Acme")?;
+            for (uid, path) in [("a", "d/a.png"), ("b", "d/b.png"), ("c", "d/c.png")] {
+                tx.upsert_file(&database_file(uid, &company, path), "t")?;
+            }
+            tx.replace_attributes(&company, "a", &attributes(&["z=1", "material=steel"]))?;
+            tx.replace_attributes(&company, "b", &attributes(&["region=EU|US"]))?;
+            let uids: Vec<String> = ["a", "b", "c", "gone"].map(str::to_owned).to_vec();
+            let texts = tx.attribute_texts_of_files(&uids)?;
+            assert_eq!(texts["a"], ["z=1", "material=steel"], "{}", store.engine);
+            assert_eq!(texts["b"], ["region=EU|US"], "{}", store.engine);
+            assert!(texts["c"].is_empty(), "{}", store.engine);
+            assert!(
+                texts.get("gone").is_none_or(Vec::is_empty),
+                "{}",
+                store.engine
+            );
+            for uid in ["a", "b"] {
+                assert_eq!(texts[uid], tx.attribute_texts_of(uid)?, "{}", store.engine);
+            }
+            Ok(())
+        });
+    }
+}
+
+#[test]
 fn attributes_of_a_file_that_is_gone_or_another_companys_are_not_found() {
     for store in stores() {
         store.write(|tx| {
