@@ -354,6 +354,7 @@ impl App {
                 self.library.invalidate();
                 self.duplicates.invalidate();
                 self.search.forget_completions();
+                self.upload.forget_categories();
                 self.search.set_reviewer(&info.user);
                 self.login.close();
                 if self.settings.service != info.service {
@@ -389,6 +390,7 @@ impl App {
             }
             Event::Notice { level, message } => self.notices.push(level, message),
             Event::JobsRestored(jobs) => self.jobs = jobs,
+            Event::Categories(categories) => self.upload.set_categories(categories),
             Event::JobUpdated(job) => match self.jobs.iter_mut().find(|known| known.id == job.id) {
                 Some(known) => *known = job,
                 None => self.jobs.push(job),

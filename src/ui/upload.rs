@@ -1,13 +1,14 @@
 //! The upload form: files dropped on the window or added with "Add files…", what they become (search
-//! input or company-database file with folder, name, attributes and category id), and asynchronous
-//! indexing (on by default). "Upload" hands one job a file to the task layer and shows Jobs.
+//! input or company-database file with folder, name, attributes and category: chosen by name from
+//! the company's categories when the service lists them, else typed as a number), and
+//! asynchronous indexing (on by default). "Upload" hands one job a file to the task layer and shows Jobs.
 
 use std::path::{Path, PathBuf};
 
 use super::app_command::{AppCommand, CommandQueue};
 use super::columns::{ColumnLayout, TableColumn};
 use super::place::Place;
-use partlens_api::Attribute;
+use partlens_api::{Attribute, FileCategory};
 use partlens_tasks::{Command, JobRole, UploadSpec};
 
 /// The folder offered for a file that sits at the root of a drive.
@@ -114,8 +115,13 @@ pub struct UploadView {
     pub kind: UploadKind,
     /// Attributes for database files.
     pub attributes: Vec<AttributeRow>,
-    /// The category id for database files, as typed.
+    /// The category id for database files, as typed (or chosen by name).
     pub category_id: String,
+    /// The company's categories when the service listed them (`None`: not asked yet, or it
+    /// cannot list them: the id is typed).
+    categories: Option<Vec<FileCategory>>,
+    /// The categories were asked for since the login.
+    categories_asked: bool,
     /// Index asynchronously.
     pub index_async: bool,
     problem: Option<String>,
@@ -129,6 +135,8 @@ impl Default for UploadView {
             kind: UploadKind::SearchInput,
             attributes: Vec::new(),
             category_id: String::new(),
+            categories: None,
+            categories_asked: false,
             index_async: true,
             problem: None,
             focus_new_attribute: false,
@@ -145,6 +153,17 @@ impl UploadView {
             }
         }
         self.problem = None;
+    }
+
+    /// The company's categories as the service listed them (`None`: it cannot list them).
+    pub fn set_categories(&mut self, categories: Option<Vec<FileCategory>>) {
+        self.categories = categories;
+    }
+
+    /// Forgets the categories (another user or service): asked again when the form needs them.
+    pub fn forget_categories(&mut self) {
+        self.categories = None;
+        self.categories_asked = false;
     }
 
     /// One upload spec a file, or what the user must fix first.
@@ -251,7 +270,7 @@ impl UploadView {
                     self.kind_ui(ui);
                     ui.add_space(6.0);
                     match self.kind {
-                        UploadKind::Database => self.database_options_ui(ui),
+                        UploadKind::Database => self.database_options_ui(ui, commands),
                         UploadKind::SearchInput => {
                             ui.checkbox(&mut self.index_async, "Index asynchronously")
                                 .on_hover_text(
@@ -390,7 +409,7 @@ impl UploadView {
         }
     }
 
-    fn database_options_ui(&mut self, ui: &mut egui::Ui) {
+    fn database_options_ui(&mut self, ui: &mut egui::Ui, commands: &mut CommandQueue) {
         ui.add_space(4.0);
         ui.label(egui::RichText::new("Attributes").strong());
         ui.label(
@@ -443,14 +462,46 @@ impl UploadView {
             self.focus_new_attribute = true;
         }
         ui.add_space(6.0);
-        ui.horizontal(|ui| {
-            let label = ui.label("Category id (optional)");
-            ui.add(egui::TextEdit::singleline(&mut self.category_id).desired_width(80.0))
-                .labelled_by(label.id);
-        });
+        self.category_ui(ui, commands);
         ui.label(
             egui::RichText::new("Company database files are indexed while they upload.").weak(),
         );
+    }
+
+    /// The category: a choice among the company's categories when the service lists some, else a
+    /// number field. The list is asked for the first time the field is drawn.
+    fn category_ui(&mut self, ui: &mut egui::Ui, commands: &mut CommandQueue) {
+        if !self.categories_asked {
+            self.categories_asked = true;
+            commands.backend(Command::LoadCategories);
+        }
+        ui.horizontal(|ui| match self.categories.as_deref() {
+            Some(categories) if !categories.is_empty() => {
+                let label = ui.label("Category");
+                let chosen = categories
+                    .iter()
+                    .find(|category| category.id.to_string() == self.category_id.trim())
+                    .map_or_else(|| "Choose a category".to_owned(), category_label);
+                egui::ComboBox::from_id_salt("upload-category")
+                    .selected_text(chosen)
+                    .show_ui(ui, |ui| {
+                        for category in categories {
+                            ui.selectable_value(
+                                &mut self.category_id,
+                                category.id.to_string(),
+                                category_label(category),
+                            );
+                        }
+                    })
+                    .response
+                    .labelled_by(label.id);
+            }
+            _ => {
+                let label = ui.label("Category id (optional)");
+                ui.add(egui::TextEdit::singleline(&mut self.category_id).desired_width(80.0))
+                    .labelled_by(label.id);
+            }
+        });
     }
 
     fn actions_ui(&mut self, ui: &mut egui::Ui, commands: &mut CommandQueue) {
@@ -497,6 +548,19 @@ fn empty_state_ui(ui: &mut egui::Ui) {
                 );
             });
         });
+}
+
+/// How a category is offered: its name, and what it requires.
+fn category_label(category: &FileCategory) -> String {
+    if category.required_attributes.is_empty() {
+        category.name.clone()
+    } else {
+        format!(
+            "{} (requires {})",
+            category.name,
+            category.required_attributes.join(", ")
+        )
+    }
 }
 
 #[cfg(test)]
@@ -548,6 +612,51 @@ mod tests {
         assert_eq!(stored_path, "lib/flange.png");
         assert_eq!(attributes[0].values, vec!["steel", "stainless steel"]);
         assert_eq!(*category_id, Some(7));
+    }
+
+    #[test]
+    fn the_category_is_chosen_by_name_when_the_service_lists_them() {
+        use crate::ui::texture_cache::TextureCache;
+        use crate::ui::view_harness;
+        use egui_kittest::kittest::Queryable as _;
+
+        fn draw(
+            view: &mut UploadView,
+            ui: &mut egui::Ui,
+            _: &mut TextureCache<egui::TextureHandle>,
+            commands: &mut CommandQueue,
+        ) -> Vec<()> {
+            view.ui(ui, commands);
+            Vec::new()
+        }
+        let mut view = UploadView::default();
+        view.stage([PathBuf::from("/lib/flange.png")]);
+        view.kind = UploadKind::Database;
+        let mut harness = view_harness::harness(view, [900.0, 700.0], 1 << 20, draw);
+        harness.run();
+        // Asked once; until the answer (or from a service that cannot list them), a number.
+        assert_eq!(harness.state().commands, [Command::LoadCategories]);
+        harness.get_by_label("Category id (optional)");
+        harness.state_mut().view.set_categories(Some(vec![
+            FileCategory {
+                id: 7,
+                name: "Drawings".into(),
+                required_attributes: Vec::new(),
+            },
+            FileCategory {
+                id: 8,
+                name: "Models".into(),
+                required_attributes: vec!["material".into()],
+            },
+        ]));
+        harness.run();
+        assert!(harness.query_by_label("Category id (optional)").is_none());
+        harness.get_by_label("Category").click();
+        harness.run();
+        harness.get_by_label("Models (requires material)").click();
+        harness.run();
+        assert_eq!(harness.state().view.category_id, "8");
+        assert_eq!(harness.state().commands, [Command::LoadCategories]);
     }
 
     #[test]

@@ -9,6 +9,7 @@
 pub mod attribute;
 #[cfg(feature = "client")]
 pub mod attributes;
+pub mod categories;
 #[cfg(feature = "client")]
 pub mod client;
 pub mod duplicates;
@@ -38,6 +39,7 @@ pub mod uid;
 pub mod upload;
 
 pub use attribute::Attribute;
+pub use categories::FileCategory;
 #[cfg(feature = "client")]
 pub use client::{AccessToken, ApiClient, ReachabilityWatch};
 pub use error::ApiError;

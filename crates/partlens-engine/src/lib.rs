@@ -33,6 +33,7 @@ mod quality_tests;
 #[cfg(test)]
 mod sample_library_tests;
 pub mod samples;
+mod text_only;
 
 use partlens_api::PmiPage;
 
@@ -53,6 +54,7 @@ pub use limits::{
 };
 pub use mesh::ShapeDistribution;
 pub use pages::{DrawingPage, PAGES_NOT_PICTURED_ATTRIBUTE};
+pub use text_only::analyze_text_only;
 
 /// Image formats the engine decodes and indexes visually (lower-case extensions with the dot).
 pub const IMAGE_EXTENSIONS: &[&str] = &[

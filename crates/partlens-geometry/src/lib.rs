@@ -63,6 +63,21 @@ pub fn read_model(extension: &str, bytes: &[u8]) -> ModelReading {
     }
 }
 
+/// Reads only the words of a model file, without meshing it (`textOnly` uploads): a STEP file's
+/// header and product data, its structure checked ([`step::describe_step`]); an IGES file's; a mesh
+/// format (STL, OBJ, PLY) has none. Returns the words (whatever could be read) and the refusal of
+/// a malformed file, if any.
+pub fn read_model_words(
+    extension: &str,
+    bytes: &[u8],
+) -> (ModelDescription, Result<(), GeometryError>) {
+    match extension {
+        ".step" | ".stp" => step::describe_step(bytes),
+        ".igs" | ".iges" => (iges::describe_iges(bytes), Ok(())),
+        _ => (ModelDescription::default(), Ok(())),
+    }
+}
+
 /// A STEP file. With the `occt` feature, OpenCASCADE first (it reads what other CAD systems write,
 /// PCURVEs and all, in about a second; an assembly through XCAF, its product tree with it), the
 /// pure-Rust reader when OpenCASCADE fails, within the time left; the words always from the

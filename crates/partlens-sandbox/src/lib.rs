@@ -48,8 +48,30 @@ impl Sandbox {
         cancelled: &dyn Fn() -> bool,
     ) -> Result<Result<partlens_engine::Analysis, partlens_engine::EngineError>, SandboxFailure>
     {
-        self.analyze_measured(purpose, extension, bytes, extraction, cancelled)
+        self.analyze_measured(purpose, false, extension, bytes, extraction, cancelled)
             .map(|(analysis, _)| analysis)
+    }
+
+    /// The engine's text-only analysis of a file ([`partlens_engine::analyze_text_only`]: its
+    /// words, nothing meshed or rendered), read in a worker: the engine's answer, or why the
+    /// worker gave none.
+    pub fn analyze_text_only(
+        &self,
+        extension: &str,
+        bytes: Vec<u8>,
+        extraction: &partlens_engine::ExtractionLimits,
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<Result<partlens_engine::Analysis, partlens_engine::EngineError>, SandboxFailure>
+    {
+        self.analyze_measured(
+            partlens_engine::Purpose::DatabaseFile,
+            true,
+            extension,
+            bytes,
+            extraction,
+            cancelled,
+        )
+        .map(|(analysis, _)| analysis)
     }
 
     /// [`Sandbox::analyze`] of a company-database file, never cancelled, with the worker's peak
@@ -68,6 +90,7 @@ impl Sandbox {
     > {
         self.analyze_measured(
             partlens_engine::Purpose::DatabaseFile,
+            false,
             extension,
             bytes,
             extraction,
@@ -78,6 +101,7 @@ impl Sandbox {
     fn analyze_measured(
         &self,
         purpose: partlens_engine::Purpose,
+        text_only: bool,
         extension: &str,
         bytes: Vec<u8>,
         extraction: &partlens_engine::ExtractionLimits,
@@ -94,6 +118,7 @@ impl Sandbox {
             bytes,
             extraction: wire::ExtractionCaps::from(extraction),
             search_input: purpose == partlens_engine::Purpose::SearchInput,
+            text_only,
         };
         let finished = self.run(&request, cancelled)?;
         let peak = finished.peak_memory_bytes;

@@ -22,6 +22,8 @@ pub enum Request {
         /// Analysed for a search input (no large image, the views on every core), not for a
         /// company-database file.
         search_input: bool,
+        /// Only the file's words are read (`textOnly` uploads): nothing meshed or rendered.
+        text_only: bool,
     },
     /// A model's mesh for the app's 3D preview, reduced to `budget` triangles.
     Preview {

@@ -193,6 +193,7 @@ fn handle(request: Request) -> Outcome {
             bytes,
             extraction,
             search_input,
+            text_only,
         } => {
             let limits = partlens_engine::ExtractionLimits::from(extraction);
             let purpose = if search_input {
@@ -200,7 +201,12 @@ fn handle(request: Request) -> Outcome {
             } else {
                 partlens_engine::Purpose::DatabaseFile
             };
-            match partlens_engine::analyze_for(purpose, &extension, &bytes, &limits) {
+            let analysis = if text_only {
+                partlens_engine::analyze_text_only(&extension, &bytes, &limits)
+            } else {
+                partlens_engine::analyze_for(purpose, &extension, &bytes, &limits)
+            };
+            match analysis {
                 Ok(analysis) => {
                     Outcome::Analyzed(super::wire::AnalysisWire::from_analysis(analysis))
                 }

@@ -286,6 +286,7 @@ mod tests {
                 size: 2000,
                 state: IndexState::Completed,
                 callback_param: None,
+                text_only: false,
             };
             state
                 .store

@@ -371,7 +371,8 @@ impl Indexer {
             // Deleted meanwhile (then nothing is saved), or lost: a failed file either way.
             None => return Ok(missing()),
         };
-        if !job.is_search_input {
+        // A text-only read is never kept for, nor answered from, the search inputs' analyses.
+        if !job.is_search_input || job.text_only {
             return self.analyze(job, slot, bytes).await;
         }
         // A search input whose content was analysed for the company before is not read again.
@@ -428,12 +429,18 @@ impl Indexer {
         } else {
             partlens_engine::Purpose::DatabaseFile
         };
+        let text_only = job.text_only;
         if !read_in_worker(&extension) {
             let analysis = tokio::task::spawn_blocking(move || {
                 // A panic in a decoder is a failed file, not a dead worker.
                 std::panic::catch_unwind(|| {
-                    partlens_engine::analyze_for(purpose, &extension, &bytes, &limits.extraction)
-                        .and_then(|analysis| within_limits(&extension, analysis, &limits))
+                    let extraction = &limits.extraction;
+                    if text_only {
+                        partlens_engine::analyze_text_only(&extension, &bytes, extraction)
+                    } else {
+                        partlens_engine::analyze_for(purpose, &extension, &bytes, extraction)
+                    }
+                    .and_then(|analysis| within_limits(&extension, analysis, &limits))
                 })
                 .unwrap_or_else(|_| {
                     Err(partlens_engine::EngineError::Undecodable {
@@ -457,7 +464,11 @@ impl Indexer {
         let kills = self.reader_kills.clone();
         let read = tokio::task::spawn_blocking(move || {
             let cancelled = || stop.is_cancelled() || preempted.is_cancelled();
-            let read = sandbox.analyze(purpose, &extension, bytes, &limits.extraction, &cancelled);
+            let read = if text_only {
+                sandbox.analyze_text_only(&extension, bytes, &limits.extraction, &cancelled)
+            } else {
+                sandbox.analyze(purpose, &extension, bytes, &limits.extraction, &cancelled)
+            };
             match read {
                 Ok(analysis) => Read::Done(
                     analysis.and_then(|analysis| within_limits(&extension, analysis, &limits)),
@@ -706,6 +717,7 @@ mod tests {
             size: 2000,
             state: IndexState::Queued,
             callback_param: None,
+            text_only: false,
         };
         let revision = state
             .store

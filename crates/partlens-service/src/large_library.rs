@@ -231,6 +231,7 @@ fn write(
             size: 4096,
             state: IndexState::InProgress,
             callback_param: None,
+            text_only: false,
         },
         now,
     )?;

@@ -9,6 +9,7 @@ pub mod admin;
 pub mod auth;
 pub mod blobs;
 pub mod body;
+pub mod categories;
 pub mod config;
 pub mod connections;
 pub mod disk;

@@ -10,13 +10,14 @@ use anyhow::Context as _;
 use clap::{Parser, Subcommand, ValueEnum};
 use partlens_service::blobs::BlobLocation;
 use partlens_service::metrics::MetricsExposure;
-use partlens_service::{RunningService, ServiceConfig, admin};
+use partlens_service::{RunningService, ServiceConfig, admin, categories};
 use partlens_store::DatabaseUrl;
 
 /// What `partlens-service --help` shows after the command list.
 const AFTER_HELP: &str = "\
 Set up a data directory, then serve it:
   partlens-service --data ./data user add --company Acme --user admin --admin --password-stdin
+  partlens-service --data ./data category add --company Acme --name Drawings --requires material
   partlens-service --data ./data serve --addr 127.0.0.1:8480
 
 The service binds 127.0.0.1 unless --addr says otherwise. It prints `listening on URL` on stdout
@@ -172,6 +173,14 @@ enum Command {
         #[command(subcommand)]
         command: ClientCommand,
     },
+    /// Manages a company's file categories (`categoryId` of uploads).
+    ///
+    /// A company with categories must name one of them in every company-database upload; the
+    /// category is saved on the file as the attribute category=<name>. See docs/OPERATIONS.md.
+    Category {
+        #[command(subcommand)]
+        command: CategoryCommand,
+    },
     /// Says whether the store can be served as it is; exits 1 when it cannot.
     ///
     /// Looks at the database (reachable, schema current, pgvector present) and changes nothing.
@@ -215,6 +224,40 @@ enum UserCommand {
         /// The user may delete company-database files.
         #[arg(long)]
         admin: bool,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum CategoryCommand {
+    /// Adds a category to a company (which must exist) and prints its id.
+    Add {
+        /// The company name.
+        #[arg(long)]
+        company: String,
+        /// The category name (unique in the company, case-insensitively).
+        #[arg(long)]
+        name: String,
+        /// The id uploads name it by [default: one more than the largest].
+        #[arg(long, value_parser = clap::value_parser!(i64).range(1..))]
+        id: Option<i64>,
+        /// Attribute names an upload of this category must carry (comma-separated).
+        #[arg(long, value_name = "NAMES", value_delimiter = ',')]
+        requires: Vec<String>,
+    },
+    /// Lists a company's categories: id, name and required attributes, tab-separated.
+    List {
+        /// The company name.
+        #[arg(long)]
+        company: String,
+    },
+    /// Removes a category (files filed under it keep their category attribute).
+    Remove {
+        /// The company name.
+        #[arg(long)]
+        company: String,
+        /// The category id.
+        #[arg(long)]
+        id: i64,
     },
 }
 
@@ -357,6 +400,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             &from,
             to.as_ref(),
         ),
+        Command::Category { command } => run_category(&cli.data, cli.database.as_ref(), command),
         Command::Client {
             command: ClientCommand::Add { client_id },
         } => {
@@ -366,6 +410,43 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
     }
+}
+
+/// Runs a `category` subcommand on the store a service is configured with.
+fn run_category(
+    data: &std::path::Path,
+    database: Option<&DatabaseUrl>,
+    command: CategoryCommand,
+) -> anyhow::Result<()> {
+    match command {
+        CategoryCommand::Add {
+            company,
+            name,
+            id,
+            requires,
+        } => {
+            let category =
+                categories::add_category_in(data, database, &company, id, &name, &requires)
+                    .with_context(|| format!("cannot add category {name}"))?;
+            println!(
+                "category {} of company {company} is {}",
+                category.id, category.name
+            );
+        }
+        CategoryCommand::List { company } => {
+            let list = categories::list_categories_in(data, database, &company)
+                .with_context(|| format!("cannot list the categories of {company}"))?;
+            for category in &list {
+                println!("{}", categories::category_line(category));
+            }
+        }
+        CategoryCommand::Remove { company, id } => {
+            categories::remove_category_in(data, database, &company, id)
+                .with_context(|| format!("cannot remove category {id}"))?;
+            println!("category {id} of company {company} is removed");
+        }
+    }
+    Ok(())
 }
 
 /// Checks `--database`: a PostgreSQL connection string the client can read.

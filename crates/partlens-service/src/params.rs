@@ -47,6 +47,20 @@ pub fn required_uid_param(query: &QueryString, name: &str) -> Result<String, Ser
         .ok_or_else(|| ServiceError::BadRequest(format!("the {name} parameter is required")))
 }
 
+/// An optional integer parameter (None when absent or empty); 400 when it is not an integer.
+pub fn optional_integer_param(
+    query: &QueryString,
+    name: &str,
+) -> Result<Option<i64>, ServiceError> {
+    match query.get(name).map(str::trim) {
+        None | Some("") => Ok(None),
+        Some(text) => text
+            .parse()
+            .map(Some)
+            .map_err(|_| ServiceError::BadRequest(format!("{name}={text} is not an integer"))),
+    }
+}
+
 /// A non-empty text parameter, trimmed.
 pub fn text_param<'a>(query: &'a QueryString, name: &str) -> Option<&'a str> {
     query

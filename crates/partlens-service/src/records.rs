@@ -1,6 +1,7 @@
 //! The wire shapes of stored files: the FileMap of `GET /api/File` (with `IndexingError`, the reason
-//! in words, on a file that failed to index) and the result items of search, built with the
-//! client's own types (`partlens_api::model`) so both sides share one shape. `AssemblyParents` and
+//! in words, on a file that failed to index, and `TextOnly: true` on one uploaded with
+//! `textOnly=true`) and the result items of search, built with the client's own types
+//! (`partlens_api::model`) so both sides share one shape. `AssemblyParents` and
 //! `AssemblyChildren` are read from the store's file relations ([`FileRelations`]), each entry an
 //! object `{"UID", "FileName", "DisplayName", "Quantity"}` with `"ReferenceDesignator"` when the
 //! relation has one (docs/ARCHITECTURE.md, the wire rules).
@@ -15,6 +16,10 @@ use super::pages::StoredPage;
 use crate::auth::Caller;
 use partlens_store::model::{FileRecord, IndexState, Relation};
 use partlens_store::{StoreError, StoreTx};
+
+/// The FileMap field that says a file was indexed for its text and attributes only
+/// (`textOnly=true`): it has no views, thumbnail or large image, by request.
+pub const TEXT_ONLY_FIELD: &str = "TextOnly";
 
 /// Builds the image URLs of records for one caller, on the service's public origin.
 pub struct ImageUrls<'a> {
@@ -201,6 +206,10 @@ pub fn file_map(
             FAILURE_REASON_FIELD.into(),
             serde_json::Value::String(reason.clone()),
         );
+    }
+    if record.text_only {
+        // Uploaded with textOnly=true: no views and no pictures, by request.
+        extra.insert(TEXT_ONLY_FIELD.into(), serde_json::Value::Bool(true));
     }
     FileMap {
         uid: record.uid.clone(),

@@ -5,7 +5,9 @@
 //! a small state machine, and each inner string is handed to the same base64 decoder as the body of
 //! `PUT /api/File` ([`Base64JsonStringDecoder`]), whose bytes the caller writes to a temporary file.
 //! A body of 190 MB used to cost the service ~590 MB while it was parsed; now it costs the buffers.
-//! More than the allowed number of files is refused at the opening quote of the first one too many.
+//! More than the allowed number of files is refused at the opening quote of the first one too many,
+//! a file under the minimum upload size (`partlens_api::limits::MIN_UPLOAD_SIZE` base64 characters,
+//! measured as for `PUT /api/File`) at its closing quote, saying which file it is: nothing of the call is stored.
 
 use super::body::Base64JsonStringDecoder;
 
@@ -56,6 +58,7 @@ pub struct SearchBodyDecoder {
     item_text: Vec<u8>,
     files: usize,
     max_files: usize,
+    min_characters: u64,
 }
 
 fn is_json_space(byte: u8) -> bool {
@@ -63,8 +66,9 @@ fn is_json_space(byte: u8) -> bool {
 }
 
 impl SearchBodyDecoder {
-    /// A decoder that accepts at most `max_files` files.
-    pub fn new(max_files: usize) -> Self {
+    /// A decoder that accepts at most `max_files` files, each of at least `min_characters` base64
+    /// characters.
+    pub fn new(max_files: usize, min_characters: u64) -> Self {
         Self {
             outer: Outer::BeforeString,
             inner: Inner::BeforeArray,
@@ -72,6 +76,7 @@ impl SearchBodyDecoder {
             item_text: Vec::new(),
             files: 0,
             max_files,
+            min_characters,
         }
     }
 
@@ -197,7 +202,14 @@ impl SearchBodyDecoder {
                 self.hand_over(events)?;
                 let decoder = self.current.take().ok_or("a file ended that never began")?;
                 let mut bytes = Vec::new();
-                decoder.finish(&mut bytes)?;
+                let characters = decoder.finish(&mut bytes)?;
+                if characters < self.min_characters {
+                    return Err(format!(
+                        "file {} of the body is {characters} base64 characters; every file must be \
+                         at least {} (the minimum upload size, measured as for PUT /api/File)",
+                        self.files, self.min_characters
+                    ));
+                }
                 if !bytes.is_empty() {
                     events.push(SearchBodyEvent::Bytes(bytes));
                 }
@@ -255,7 +267,7 @@ mod tests {
 
     /// Decodes a whole body fed in pieces of `chunk` bytes into its files.
     fn files_of(body: &[u8], chunk: usize, max: usize) -> Result<Vec<Vec<u8>>, String> {
-        let mut decoder = SearchBodyDecoder::new(max);
+        let mut decoder = SearchBodyDecoder::new(max, 0);
         let mut files: Vec<Vec<u8>> = Vec::new();
         for piece in body.chunks(chunk.max(1)) {
             for event in decoder.feed(piece)? {
@@ -297,6 +309,18 @@ mod tests {
             vec![vec![0xff], b"ABC".to_vec()]
         );
         assert!(files_of(br#""[]""#, 1, 10).unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_file_under_the_minimum_size_is_refused_by_its_number() {
+        let big = vec![7u8; 900];
+        let body = search_files_body(&[big.clone(), b"small".to_vec(), big]);
+        let mut decoder = SearchBodyDecoder::new(10, 1024);
+        let refused = decoder.feed(body.as_bytes()).unwrap_err();
+        assert!(
+            refused.starts_with("file 2 of the body is 8 base64"),
+            "{refused}"
+        );
     }
 
     #[test]

@@ -16,6 +16,10 @@
 //! - `indexAsync` is honoured for search inputs only; database files are indexed during the call.
 //! - Content that cannot be decoded still gets its UID; its status is then 422 `failed`.
 //! - `isGZipCompressed=true`: the bytes are gunzipped before they are stored.
+//! - `textOnly=true`: the file is indexed for its text and attributes only (no views, no
+//!   pictures: [`partlens_engine::analyze_text_only`]), either role.
+//! - `categoryId`: see [`crate::categories`] (checked before the body is read, and again as the
+//!   file is stored).
 //! - A `.zip` is read as what it holds, its archive checked before anything is stored
 //!   ([`crate::zip_upload`]).
 //!
@@ -34,7 +38,9 @@ use partlens_api::limits::MIN_UPLOAD_SIZE;
 use super::blobs::BlobKey;
 use super::body::{BodyEncoding, TempFile, receive_upload};
 use super::error::ServiceError;
-use super::params::{bool_param, optional_bool_param, optional_uid_param, text_param};
+use super::params::{
+    bool_param, optional_bool_param, optional_integer_param, optional_uid_param, text_param,
+};
 use super::state::AppState;
 use super::stored_path::{StoredPath, parse_search_input_extension};
 use crate::auth::Caller;
@@ -78,6 +84,10 @@ pub struct UploadParams {
     pub gzipped: bool,
     /// Kept with the record for callbacks.
     pub callback_param: Option<String>,
+    /// `textOnly=true`: index the file's text and attributes only.
+    pub text_only: bool,
+    /// `categoryId`: the company's category a database file is filed under.
+    pub category_id: Option<i64>,
 }
 
 impl UploadParams {
@@ -133,6 +143,8 @@ impl UploadParams {
             attributes,
             gzipped: bool_param(query, "isGZipCompressed", false)?,
             callback_param: text_param(query, "callbackParam").map(str::to_owned),
+            text_only: bool_param(query, "textOnly", false)?,
+            category_id: optional_integer_param(query, "categoryId")?,
         })
     }
 
@@ -165,6 +177,13 @@ pub async fn upload(
         state.config.limits.attribute_caps().check(&list)?;
         params.attributes = Some(list);
     }
+    // A category that cannot be used is refused before the body is read (and checked again as
+    // the file is stored).
+    let (company_id, checked) = (caller.company_id.clone(), params.clone());
+    state
+        .store
+        .read_tx(move |tx| crate::categories::category_of_upload(tx, &company_id, &checked))
+        .await?;
     let limit = state.config.max_body_bytes;
     let received = receive_upload(body, headers, limit, encoding, state.disk.temp_path()).await?;
     if received.measured_size < MIN_UPLOAD_SIZE {
@@ -263,6 +282,7 @@ pub(crate) async fn store_and_index_file(
     let index_async = params.index_async;
     let is_search_input = params.is_search_input();
     let extension = params.extension().to_owned();
+    let text_only = params.text_only;
     let (uid, revision) = store_file(state, caller, params, file, size).await?;
     if index_async {
         state
@@ -277,6 +297,7 @@ pub(crate) async fn store_and_index_file(
                 extension,
                 company_id: caller.company_id.clone(),
                 is_search_input,
+                text_only,
             })
             .await?;
     }
@@ -297,6 +318,7 @@ pub(crate) async fn store_file(
     file: TempFile,
     size: u64,
 ) -> Result<(String, i64), ServiceError> {
+    let caps = state.config.limits.attribute_caps();
     let blobs = state.blobs.clone();
     let visual = state.indexer.visual().clone();
     let caller_in = caller.clone();
@@ -315,7 +337,7 @@ pub(crate) async fn store_file(
                 place.replaced.as_deref(),
                 stays_a_bundle,
             )?;
-            let revision = save_record(tx, &caller, &params, &place, size)?;
+            let revision = save_record(tx, &caller, &params, &place, size, &caps)?;
             // The old images go and the bytes move in before the commit, so no worker can see the
             // job without them; what fails here fails before anything else changed on disk.
             blobs.remove_images_blocking(&place.uid)?;
@@ -418,16 +440,18 @@ fn choose_uid(
 }
 
 /// Database: deletes the record of the replaced file, writes the file's record (queued, or in
-/// progress when it is indexed during the call) with its attributes, and queues its indexing job.
-/// Returns the record's revision.
+/// progress when it is indexed during the call) with its attributes (and category, within
+/// `caps`), and queues its indexing job. Returns the record's revision.
 fn save_record(
     tx: &mut dyn StoreTx,
     caller: &Caller,
     params: &UploadParams,
     place: &Placement,
     size: u64,
+    caps: &attributes::AttributeCaps,
 ) -> Result<i64, ServiceError> {
     let now = iso_now();
+    let category = crate::categories::category_of_upload(tx, &caller.company_id, params)?;
     if let Some(replaced) = &place.replaced {
         tx.delete_file(replaced)?;
     }
@@ -455,10 +479,21 @@ fn save_record(
                 IndexState::InProgress
             },
             callback_param: params.callback_param.clone(),
+            text_only: params.text_only,
         },
         &now,
     )?;
-    if let Some(list) = &params.attributes {
+    let filed = match &category {
+        Some(category) => Some(crate::categories::attributes_with_category(
+            tx,
+            uid,
+            params.attributes.as_deref(),
+            category,
+            caps,
+        )?),
+        None => params.attributes.clone(),
+    };
+    if let Some(list) = &filed {
         tx.replace_attributes(&caller.company_id, uid, list)?;
     }
     tx.enqueue_job(uid, &now)?;
@@ -576,6 +611,8 @@ mod tests {
             attributes: None,
             gzipped: false,
             callback_param: None,
+            text_only: false,
+            category_id: None,
         };
         // The request is polled once (it starts, then waits for the store) and then dropped, as
         // when its client disconnects.

@@ -181,14 +181,15 @@ async fn store_bundle(
     entries: Vec<ArchiveEntry>,
 ) -> Result<FileRecord, ServiceError> {
     let plan = plan_bundle(&path.path, entries);
-    let attributes = params.attributes.clone();
+    // Each entry is uploaded as the zip was: its attributes, textOnly and category.
+    let template = params.clone();
     let (zip_uid, revision) = store_file(state, caller, params, file, size).await?;
     let mut names = Vec::with_capacity(plan.read.len());
     let mut children = Vec::with_capacity(plan.read.len());
     let mut failure = None;
     for (entry_path, entry) in plan.read {
         names.push(entry.name.clone());
-        match store_entry(state, caller, entry_path, entry, attributes.clone()).await {
+        match store_entry(state, caller, entry_path, entry, &template).await {
             Ok(uid) => children.push(uid),
             Err(error) => {
                 failure = Some(error);
@@ -217,14 +218,14 @@ async fn store_bundle(
         .ok_or_else(|| ServiceError::NotFound("the file was deleted while it was uploaded".into()))
 }
 
-/// Uploads one entry of a bundle as a database file at `path`, indexed during the call; returns
-/// its UID.
+/// Uploads one entry of a bundle as a database file at `path`, indexed during the call, with the
+/// attributes, `textOnly` and `categoryId` of the zip's upload (`template`); returns its UID.
 async fn store_entry(
     state: &AppState,
     caller: &Caller,
     path: StoredPath,
     entry: ArchiveEntry,
-    attributes: Option<Vec<partlens_api::Attribute>>,
+    template: &UploadParams,
 ) -> Result<String, ServiceError> {
     let size = entry.size;
     let target = state.disk.temp_path();
@@ -237,9 +238,11 @@ async fn store_entry(
         index_async: false,
         uid: None,
         overwrite_file: None,
-        attributes,
+        attributes: template.attributes.clone(),
         gzipped: false,
         callback_param: None,
+        text_only: template.text_only,
+        category_id: template.category_id,
     };
     let record = store_and_index_file(state, caller, params, TempFile::new(target), size).await?;
     Ok(record.uid)
@@ -512,6 +515,7 @@ mod tests {
             // As a restart leaves it: queued again.
             state: IndexState::Queued,
             callback_param: None,
+            text_only: false,
         };
         state
             .store

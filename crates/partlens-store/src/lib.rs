@@ -35,6 +35,7 @@ pub use clock::{iso_now, unix_now};
 pub use error::StoreError;
 pub use store::{DATABASE_FILE, DatabaseUrl, Store};
 pub use traits::{
-    AccountsTx, AttributesTx, FilesTx, JobsTx, LibraryTx, RelationsTx, SearchTx, StoreTx, VisualTx,
+    AccountsTx, AttributesTx, CategoriesTx, FilesTx, JobsTx, LibraryTx, RelationsTx, SearchTx,
+    StoreTx, VisualTx,
 };
 pub use usage::{PoolUse, TransactionCounts};

@@ -24,7 +24,7 @@ pub(crate) trait Columns {
 /// The columns of `files` that [`file_record`] reads, in its order.
 pub(crate) const FILE_COLUMNS: &str = "uid, company_id, owner_user_id, is_search_input, \
      stored_path, display_name, extension, size, state, revision, uploaded_at, indexed_at, text, \
-     extracted_attributes, pmi, has_thumbnail, has_large_image, failure_reason, pages";
+     extracted_attributes, pmi, has_thumbnail, has_large_image, failure_reason, pages, text_only";
 
 /// A file record from a row of [`FILE_COLUMNS`].
 pub(crate) fn file_record(row: &impl Columns) -> Result<FileRecord, StoreError> {
@@ -48,6 +48,7 @@ pub(crate) fn file_record(row: &impl Columns) -> Result<FileRecord, StoreError> 
         has_large_image: row.flag(16)?,
         failure_reason: row.optional_text(17)?,
         pages_json: row.text(18)?,
+        text_only: row.flag(19)?,
     })
 }
 
@@ -70,12 +71,28 @@ pub(crate) fn queue_depth(row: &impl Columns) -> Result<QueueDepth, StoreError> 
     })
 }
 
-/// An attribute name from a row of its id, name and unit.
+/// The columns of `attribute_names` (as `a`) that [`attribute_name`] reads, in its order: the
+/// single value is that of the name's values when they all have one key (the least of its
+/// spellings by code point, `binary` being the engine's name of that collation, so both engines
+/// give the same one).
+pub(crate) fn attribute_name_columns(binary: &str) -> String {
+    format!(
+        "a.id, a.name, a.unit, a.custom, a.last_set_at, \
+         (SELECT CASE WHEN min(v.value_key) = max(v.value_key) \
+                 THEN min(v.value COLLATE {binary}) END \
+          FROM attribute_values v WHERE v.attribute_id = a.id)"
+    )
+}
+
+/// An attribute name from a row of [`attribute_name_columns`].
 pub(crate) fn attribute_name(row: &impl Columns) -> Result<AttributeName, StoreError> {
     Ok(AttributeName {
         id: row.integer(0)?,
         name: row.text(1)?,
         unit: row.text(2)?,
+        custom: row.flag(3)?,
+        last_set_at: row.optional_text(4)?,
+        single_value: row.optional_text(5)?,
     })
 }
 

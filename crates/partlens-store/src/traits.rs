@@ -12,15 +12,16 @@ use std::collections::{HashMap, HashSet};
 
 use crate::error::StoreError;
 use crate::model::attributes::{merged, one_per_name};
+use crate::model::categories;
 use crate::model::visual::EachSearchedFile;
 use crate::model::{
-    AttributeCaps, AttributeName, Caller, Candidate, ClaimedJob, CompanyViews, Feedback,
+    AttributeCaps, AttributeName, Caller, Candidate, Category, ClaimedJob, CompanyViews, Feedback,
     FileRecord, IndexState, IndexedContent, IndexingFailure, ListedPage, Listing, NewContent,
     NewRelation, QueueDepth, Relation, VisualChange,
 };
 use partlens_api::{Attribute, FilterTerm};
 
-pub(crate) use sealed::{AttributesSteps, FilesSteps, SearchSteps};
+pub(crate) use sealed::{AttributesSteps, CategoriesSteps, FilesSteps, SearchSteps};
 
 /// The steps each engine implements below the traits' provided methods, one trait a concern (the
 /// sealed-trait pattern: public so the traits may require them, in a private module so nothing
@@ -48,6 +49,27 @@ mod sealed {
             &mut self,
             uid: &str,
             failure: &IndexingFailure,
+        ) -> Result<(), StoreError>;
+        /// Registers the names of the attributes indexing extracted from database file `uid`
+        /// (`name(unit)=value` texts; those that do not parse are skipped) among its company's
+        /// attribute names: a new one as not custom, each stamped `now`. Nothing for a search
+        /// input.
+        fn write_extracted_names(
+            &mut self,
+            uid: &str,
+            extracted: &[String],
+            now: &str,
+        ) -> Result<(), StoreError>;
+    }
+
+    /// A category's write once the model's rules have been checked.
+    pub trait CategoriesSteps {
+        /// Inserts `category` into the company's categories.
+        fn insert_category(
+            &mut self,
+            company_id: &str,
+            category: &crate::model::Category,
+            now: &str,
         ) -> Result<(), StoreError>;
     }
 
@@ -172,6 +194,7 @@ pub trait FilesTx: FilesSteps {
             return Ok(false);
         }
         self.write_indexed(uid, content, now)?;
+        self.write_extracted_names(uid, &content.extracted_attributes, now)?;
         Ok(true)
     }
     /// Saves that indexing `revision` failed, why and what was read (views and pictures cleared,
@@ -187,6 +210,7 @@ pub trait FilesTx: FilesSteps {
             return Ok(false);
         }
         self.write_failed_indexing(uid, failure)?;
+        self.write_extracted_names(uid, &failure.extracted_attributes, &crate::clock::iso_now())?;
         Ok(true)
     }
     /// The stored view descriptors of a file, in order.
@@ -262,7 +286,9 @@ pub trait AttributesTx: FilesTx + AttributesSteps {
         caps.check(&list)?;
         self.replace_attributes(company_id, uid, &list)
     }
-    /// The attribute names used by the company's files, ordered by name then unit.
+    /// The attribute names used by the company: those saved on its files (custom), and those
+    /// indexing extracted from them (not custom, kept once seen), each with its single value and
+    /// when it was last set; ordered by name then unit.
     fn company_attribute_names(
         &mut self,
         company_id: &str,
@@ -279,6 +305,41 @@ pub trait AttributesTx: FilesTx + AttributesSteps {
     /// Stores a feedback (one of the same company and ID is replaced); false, nothing stored, when
     /// the ID is another company's.
     fn save_feedback(&mut self, feedback: &Feedback, now: &str) -> Result<bool, StoreError>;
+}
+
+/// A company's file categories (see [`crate::model::categories`]).
+pub trait CategoriesTx: CategoriesSteps {
+    /// The id of the company called `name` (case-insensitively), if it exists.
+    fn company_named(&mut self, name: &str) -> Result<Option<String>, StoreError>;
+    /// The company's categories, by id.
+    fn categories_of(&mut self, company_id: &str) -> Result<Vec<Category>, StoreError>;
+    /// Adds a category to the company (`id` `None`: one more than the largest), checked by
+    /// [`crate::model::categories::check_new`] (refused, nothing written, when it fails).
+    fn add_category(
+        &mut self,
+        company_id: &str,
+        id: Option<i64>,
+        name: &str,
+        required_attributes: &[String],
+        now: &str,
+    ) -> Result<Category, StoreError> {
+        let existing = self.categories_of(company_id)?;
+        let category = Category {
+            id: id.unwrap_or_else(|| categories::next_id(&existing)),
+            name: name.trim().to_owned(),
+            required_attributes: required_attributes
+                .iter()
+                .map(|required| required.trim().to_owned())
+                .filter(|required| !required.is_empty())
+                .collect(),
+        };
+        categories::check_new(&category, &existing)?;
+        self.insert_category(company_id, &category, now)?;
+        Ok(category)
+    }
+    /// Removes category `id` of the company; true when it existed. Files keep their
+    /// `category=<name>` attribute.
+    fn remove_category(&mut self, company_id: &str, id: i64) -> Result<bool, StoreError>;
 }
 
 /// The metadata side of search: which database files satisfy a filter's FT conditions (see
@@ -452,7 +513,15 @@ pub trait RelationsTx {
 
 /// One transaction of the store, whichever engine holds it.
 pub trait StoreTx:
-    AccountsTx + FilesTx + JobsTx + AttributesTx + SearchTx + LibraryTx + VisualTx + RelationsTx
+    AccountsTx
+    + FilesTx
+    + JobsTx
+    + AttributesTx
+    + CategoriesTx
+    + SearchTx
+    + LibraryTx
+    + VisualTx
+    + RelationsTx
 {
     /// The engine's name, for messages (`SQLite`, `PostgreSQL`).
     fn engine(&self) -> &'static str;

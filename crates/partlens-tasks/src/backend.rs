@@ -341,6 +341,7 @@ impl Backend {
                 });
             }
             command @ (Command::LoadAttributeNames
+            | Command::LoadCategories
             | Command::LoadAttributeValues(_)
             | Command::LoadRecord(_)
             | Command::SaveAttributes { .. }

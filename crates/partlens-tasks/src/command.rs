@@ -72,6 +72,9 @@ pub enum Command {
     /// Load the company's attribute names (`GET /api/FileAttributes`); answers
     /// `Event::AttributeNames`.
     LoadAttributeNames,
+    /// Load the company's file categories (`GET /api/Categories`, this service's own); answers
+    /// `Event::Categories`.
+    LoadCategories,
     /// Load the values of an attribute (`GET /api/AttributeValues`); answers
     /// `Event::AttributeValues`.
     LoadAttributeValues(String),
@@ -217,6 +220,7 @@ impl std::fmt::Display for Command {
             }
             Self::CancelSearch(id) => write!(f, "cancel search {id}"),
             Self::LoadAttributeNames => f.write_str("load attribute names"),
+            Self::LoadCategories => f.write_str("load categories"),
             Self::LoadAttributeValues(name) => write!(f, "load values of {name}"),
             Self::LoadRecord(uid) => write!(f, "load record {uid}"),
             Self::SaveAttributes {

@@ -144,6 +144,9 @@ pub enum Event {
     HistoryChanged(SearchHistory),
     /// The company's attribute names.
     AttributeNames(Vec<String>),
+    /// The company's file categories, by id; `None` when the service cannot list them (another
+    /// service has no `GET /api/Categories`): the upload form then asks for a number.
+    Categories(Option<Vec<partlens_api::FileCategory>>),
     /// The values of an attribute, with counts.
     AttributeValues {
         /// The attribute.

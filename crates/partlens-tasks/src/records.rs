@@ -37,6 +37,15 @@ impl Backend {
                         ),
                     ),
                 },
+                Command::LoadCategories => match client.company_categories().await {
+                    Ok(categories) => backend.emit(Event::Categories(Some(categories))),
+                    Err(ApiError::Unauthorized) => backend.on_unauthorized(generation, command),
+                    Err(error) => {
+                        // Another service has no list: the form asks for the number instead.
+                        tracing::info!("categories not loaded: {error}");
+                        backend.emit(Event::Categories(None));
+                    }
+                },
                 Command::LoadAttributeValues(name) => match client.attribute_values(&name).await {
                     Ok(values) => backend.emit(Event::AttributeValues { name, values }),
                     Err(ApiError::Unauthorized) => backend.on_unauthorized(generation, command),

@@ -87,6 +87,7 @@ pub fn write_library_into(store: &Store, company: &str, count: usize) {
                             size: 2_048 + number as u64,
                             state: IndexState::InProgress,
                             callback_param: None,
+                            text_only: false,
                         },
                         &now,
                     )?;

@@ -248,6 +248,23 @@ pub fn analyze_drawing(
     Ok(analysis)
 }
 
+/// Reads a drawing's words only (`textOnly` uploads): each page's PMI, the text and the
+/// title-block attributes, as [`analyze_drawing`] reads them, but no page is pictured (no view,
+/// thumbnail, large image or OCR).
+pub fn read_drawing_text(
+    extension: &str,
+    bytes: &[u8],
+    limits: &ExtractionLimits,
+) -> Result<Analysis, EngineError> {
+    let mut budget = TextBudget::new(limits);
+    let reader = PagesRead::text_only(limits);
+    if extension == ".pdf" {
+        read_pdf(bytes, &mut budget, reader)
+    } else {
+        read_dxf(bytes, &mut budget, reader)
+    }
+}
+
 /// Marks the views of a drawing's analysis as a drawing's, carrying the part numbers its title
 /// block states: a search by a model ranks a drawing behind the models of its kind unless the
 /// drawing names the model's part number (see `index.rs`).
@@ -289,6 +306,15 @@ pub fn analyze_dxf(
     budget: &mut TextBudget,
     limits: &ExtractionLimits,
 ) -> Result<Analysis, EngineError> {
+    read_dxf(bytes, budget, PagesRead::new(limits))
+}
+
+/// Reads a DXF drawing's pages into `reader` (which pictures them or not).
+fn read_dxf(
+    bytes: &[u8],
+    budget: &mut TextBudget,
+    mut reader: PagesRead,
+) -> Result<Analysis, EngineError> {
     let undecodable = undecodable(".dxf");
     let drawing = dxf_scene::parse(bytes).map_err(|error| undecodable(error.to_string()))?;
     let layouts = dxf_layouts::paper_layouts(&drawing, bytes);
@@ -298,7 +324,6 @@ pub fn analyze_dxf(
             other => undecodable(other.to_string()),
         })?;
     drop(drawing);
-    let mut reader = PagesRead::new(limits);
     for dxf_page in &pages {
         let (min, max) = dxf_page
             .scene
@@ -327,12 +352,23 @@ pub fn analyze_pdf(
     budget: &mut TextBudget,
     limits: &ExtractionLimits,
 ) -> Result<Analysis, EngineError> {
+    read_pdf(bytes, budget, PagesRead::new(limits))
+}
+
+/// Reads a PDF drawing's pages into `reader` (which pictures them or not: a text-only reader
+/// decodes no scan).
+fn read_pdf(
+    bytes: &[u8],
+    budget: &mut TextBudget,
+    mut reader: PagesRead,
+) -> Result<Analysis, EngineError> {
     let undecodable = undecodable(".pdf");
     let pages = pdf_scene::read_pages(bytes, budget).map_err(|error| match error {
         pdf_scene::PdfReadError::OverLimit(reason) => over_limit(".pdf", reason.0),
         other => undecodable(other.to_string()),
     })?;
-    let mut reader = PagesRead::new(limits);
+    let limits = *reader.limits();
+    let limits = &limits;
     let mut scans_not_decoded = Vec::new();
     for pdf_page in &pages {
         let longest = (pdf_page.max[0] - pdf_page.min[0]).max(pdf_page.max[1] - pdf_page.min[1]);
@@ -343,7 +379,7 @@ pub fn analyze_pdf(
             .image
             .as_ref()
             .filter(|image| image.coverage >= page_image::MIN_SCAN_COVERAGE)
-            .filter(|_| pdf_page.scene.texts.is_empty())
+            .filter(|_| pdf_page.scene.texts.is_empty() && reader.pictures_pages())
             .map(|image| page_image::decode(image, limits));
         let picture = match &scan {
             Some(Ok(picture)) => PagePicture::Scanned(picture),

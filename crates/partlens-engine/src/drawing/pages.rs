@@ -44,6 +44,8 @@ pub struct PagesRead {
     text_not_read: Vec<(u32, String)>,
     ocr: super::OcrClock,
     limits: ExtractionLimits,
+    /// Pages are pictured (false for a text-only read: no picture, view or OCR at all).
+    pictured: bool,
 }
 
 impl PagesRead {
@@ -61,7 +63,27 @@ impl PagesRead {
             text_not_read: Vec::new(),
             ocr: super::OcrClock::default(),
             limits: *limits,
+            pictured: true,
         }
+    }
+
+    /// Nothing read yet, within `limits`, for a text-only read: the pages' PMI, text and
+    /// attributes, never a picture (so no view, thumbnail, large image or OCR).
+    pub fn text_only(limits: &ExtractionLimits) -> Self {
+        Self {
+            pictured: false,
+            ..Self::new(limits)
+        }
+    }
+
+    /// The extraction limits the pages are read within.
+    pub fn limits(&self) -> &ExtractionLimits {
+        &self.limits
+    }
+
+    /// True when pages are pictured (false for a text-only read).
+    pub fn pictures_pages(&self) -> bool {
+        self.pictured
     }
 
     /// Reads the next page: `scene` placed on `page`, named `name` (a DXF's layout), pictured from
@@ -83,6 +105,7 @@ impl PagesRead {
             ..DrawingPage::default()
         };
         match picture {
+            _ if !self.pictured => {}
             PagePicture::Rendered => {
                 let pixels = u64::from(page.width) * u64::from(page.height);
                 if self.pictures.take(pixels) {
@@ -100,7 +123,7 @@ impl PagesRead {
                 }
             }
         }
-        if !drawing_page.is_pictured() {
+        if self.pictured && !drawing_page.is_pictured() {
             self.not_pictured.push(number);
         }
         self.read_page(scene, page, number);

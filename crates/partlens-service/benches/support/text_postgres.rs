@@ -175,6 +175,7 @@ fn copy(
                     size: record.size.max(0) as u64,
                     state: IndexState::InProgress,
                     callback_param: None,
+                    text_only: false,
                 };
                 let revision = tx.upsert_file(&content, &now)?;
                 let indexed = IndexedContent {

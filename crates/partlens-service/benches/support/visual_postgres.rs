@@ -66,6 +66,7 @@ pub fn measure(
                     size: 1_000,
                     state: IndexState::InProgress,
                     callback_param: None,
+                    text_only: false,
                 };
                 let now = partlens_store::iso_now();
                 let revision = tx.upsert_file(&content, &now)?;

@@ -28,7 +28,10 @@ use partlens_store::model::attributes;
 /// an attribute list is text, and is read whole.
 pub const MAX_ATTRIBUTES_BODY_BYTES: u64 = 1024 * 1024;
 
-/// The attribute names (with units) used by the caller's company, each with its stable ID.
+/// The attribute names (with units) used by the caller's company, each with its stable ID: those
+/// saved on its files (`IsCustom` true) and those the service extracted from them (`IsCustom`
+/// false), with `Value` the one value the company's files hold (null when they hold several, or
+/// for a name only extracted) and `Timestamp` when a file last had it set or extracted.
 pub async fn company_attributes(
     caller: Caller,
     State(state): State<AppState>,
@@ -43,9 +46,9 @@ pub async fn company_attributes(
             id: name.id,
             name: name.name,
             unit: name.unit,
-            value: None,
-            is_custom: true,
-            timestamp: None,
+            value: name.single_value.map(serde_json::Value::String),
+            is_custom: name.custom,
+            timestamp: name.last_set_at.map(serde_json::Value::String),
             extra: ExtraFields::new(),
         })
         .collect();

@@ -7,6 +7,7 @@
 
 pub mod attributes;
 pub mod caller_file;
+pub mod categories;
 pub mod duplicates;
 pub mod files;
 pub mod health;
@@ -110,6 +111,7 @@ pub fn router(state: AppState) -> Router {
                 .delete(files::delete_file),
         )
         .route("/api/filebinary", put(upload::put_file_binary))
+        .route("/api/categories", get(categories::company_categories))
         .route("/api/filebinarydirect", put(upload::put_file_binary_direct))
         .route(
             "/api/filestatus",

@@ -23,7 +23,7 @@ use crate::stored_path::parse_search_input_extension;
 use crate::upload::{UploadParams, UploadTarget, store_and_index};
 use partlens_api::SearchFilter;
 use partlens_api::encoding::QueryString;
-use partlens_api::limits::MAX_SEARCH_FILES;
+use partlens_api::limits::{MAX_SEARCH_FILES, MIN_UPLOAD_SIZE};
 
 fn filter_of(query: &QueryString) -> SearchFilter {
     SearchFilter::parse_inner(query.get("filterStr").unwrap_or_default())
@@ -87,6 +87,8 @@ pub async fn search_with_files(
             attributes: None,
             gzipped: false,
             callback_param: None,
+            text_only: false,
+            category_id: None,
         };
         let record = store_and_index(&state, &caller, params, temp, size).await?;
         search.input_uids.push(record.uid);
@@ -103,7 +105,7 @@ async fn receive_search_files(
 ) -> Result<Vec<(TempFile, u64)>, ServiceError> {
     let limit = state.config.max_body_bytes;
     check_declared_length(headers, limit)?;
-    let mut decoder = SearchBodyDecoder::new(MAX_SEARCH_FILES);
+    let mut decoder = SearchBodyDecoder::new(MAX_SEARCH_FILES, MIN_UPLOAD_SIZE);
     let mut files: Vec<(TempFile, u64)> = Vec::new();
     let mut writer: Option<tokio::io::BufWriter<tokio::fs::File>> = None;
     let mut stream = body.into_data_stream();

@@ -22,5 +22,6 @@ mod realworld;
 mod sandbox;
 mod size_filter;
 mod stored_files;
+mod upload_params;
 mod visual_index;
 mod zip_upload;

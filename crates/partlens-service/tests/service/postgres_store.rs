@@ -332,6 +332,7 @@ async fn an_upload_is_indexed_and_its_record_status_attributes_and_deletion_work
         .as_array()
         .unwrap()
         .iter()
+        .filter(|name| name["IsCustom"] == true)
         .map(|name| name["Name"].as_str().unwrap())
         .collect();
     assert_eq!(names, ["Finish", "Material"]);

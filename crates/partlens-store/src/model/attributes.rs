@@ -12,7 +12,7 @@ use crate::error::StoreError;
 use partlens_api::Attribute;
 
 /// An attribute name (with unit) used in a company, with its stable ID.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct AttributeName {
     /// Stable ID, assigned when the name was first used.
     pub id: i64,
@@ -20,6 +20,14 @@ pub struct AttributeName {
     pub name: String,
     /// The unit, empty when none.
     pub unit: String,
+    /// The one value the company's files hold for it, when they hold exactly one (compared by
+    /// [`value_key`]); `None` when they hold several, or none (a name only extracted).
+    pub single_value: Option<String>,
+    /// Set by a person on a file (saved attributes); false for a name only the service extracted.
+    pub custom: bool,
+    /// When a file last had it set or extracted (ISO 8601); `None` for a name last written by a
+    /// program older than this column.
+    pub last_set_at: Option<String>,
 }
 
 /// The key an attribute name or unit is compared by.

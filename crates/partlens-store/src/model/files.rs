@@ -78,6 +78,9 @@ pub struct FileRecord {
     /// A drawing's pages as JSON text (an array, `[]` for a file without pages): written and read
     /// by the service, which gives it its shape.
     pub pages_json: String,
+    /// Uploaded with `textOnly=true`: indexed for its text and attributes only (no views, no
+    /// pictures).
+    pub text_only: bool,
 }
 
 /// The key a stored path is compared by: lower-cased (paths are case-insensitive, as on the
@@ -120,6 +123,8 @@ pub struct NewContent {
     pub state: IndexState,
     /// `callbackParam` of the upload.
     pub callback_param: Option<String>,
+    /// `textOnly=true` of the upload: index its text and attributes only.
+    pub text_only: bool,
 }
 
 impl NewContent {

@@ -18,6 +18,8 @@ pub struct ClaimedJob {
     pub company_id: String,
     /// A search input (someone waits at the search bar): goes before database files.
     pub is_search_input: bool,
+    /// Uploaded with `textOnly=true`: its text and attributes are read, nothing is rendered.
+    pub text_only: bool,
 }
 
 /// How many files of one company are in the indexing queue, by their state. Every company is

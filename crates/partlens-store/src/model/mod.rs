@@ -4,6 +4,7 @@
 
 pub mod accounts;
 pub mod attributes;
+pub mod categories;
 pub mod feedback;
 pub mod files;
 pub mod jobs;
@@ -17,6 +18,7 @@ pub mod visual;
 
 pub use accounts::{Caller, credential_stamp};
 pub use attributes::{AttributeCaps, AttributeName, name_key, one_per_name, value_key};
+pub use categories::{CATEGORY_ATTRIBUTE, Category};
 pub use feedback::Feedback;
 pub use files::{FileRecord, IndexState, IndexedContent, IndexingFailure, NewContent, path_key};
 pub use jobs::{ClaimedJob, QueueDepth};

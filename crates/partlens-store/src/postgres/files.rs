@@ -111,7 +111,7 @@ impl FilesTx for PgTx<'_, '_> {
                         size = $9, state = $10, revision = $11, uploaded_at = $12,
                         indexed_at = NULL, text = '', extracted_attributes = '[]', pmi = '[]', pages = '[]',
                         has_thumbnail = false, has_large_image = false, callback_param = $13,
-                        failure_reason = NULL
+                        failure_reason = NULL, text_only = $14
                      WHERE uid = $1",
                     &[
                         &content.uid,
@@ -127,6 +127,7 @@ impl FilesTx for PgTx<'_, '_> {
                         &(revision + 1),
                         &now,
                         &content.callback_param,
+                        &content.text_only,
                     ],
                 )?;
                 self.tx
@@ -137,8 +138,8 @@ impl FilesTx for PgTx<'_, '_> {
                 self.tx.execute(
                     "INSERT INTO files (uid, company_id, owner_user_id, is_search_input,
                         stored_path, path_key, display_name, extension, size, state, revision,
-                        uploaded_at, callback_param)
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 1, $11, $12)",
+                        uploaded_at, callback_param, text_only)
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 1, $11, $12, $13)",
                     &[
                         &content.uid,
                         &content.company_id,
@@ -152,6 +153,7 @@ impl FilesTx for PgTx<'_, '_> {
                         &content.state.as_str(),
                         &now,
                         &content.callback_param,
+                        &content.text_only,
                     ],
                 )?;
                 1
@@ -205,6 +207,15 @@ impl FilesTx for PgTx<'_, '_> {
 }
 
 impl FilesSteps for PgTx<'_, '_> {
+    fn write_extracted_names(
+        &mut self,
+        uid: &str,
+        extracted: &[String],
+        now: &str,
+    ) -> Result<(), StoreError> {
+        self.note_extracted_names(uid, extracted, now)
+    }
+
     fn revision_of(&mut self, uid: &str) -> Result<Option<i64>, StoreError> {
         self.tx
             .query_opt("SELECT revision FROM files WHERE uid = $1", &[&uid])?

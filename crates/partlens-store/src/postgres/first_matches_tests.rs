@@ -249,6 +249,7 @@ fn widget_and_sprocket(store: &Store) -> (String, String, String) {
                     size: 2000,
                     state: crate::model::IndexState::InProgress,
                     callback_param: None,
+                    text_only: false,
                 };
                 let revision = tx.upsert_file(&content, "2026-01-01T00:00:00Z")?;
                 let material = Attribute::parse(&format!("Material={material}")).unwrap();
@@ -487,7 +488,10 @@ fn a_database_before_the_row_counts_gets_them_when_migrated() {
     // Step 10 undone (with the portable steps after it: the file relations, the pages of
     // files), and a second material written while nothing counts it.
     database.execute(
-        "DROP TABLE file_relations;
+        "DROP TABLE categories;
+         ALTER TABLE files DROP COLUMN text_only;
+         ALTER TABLE attribute_names DROP COLUMN custom, DROP COLUMN last_set_at;
+         DROP TABLE file_relations;
          ALTER TABLE files DROP COLUMN pages;
          DROP TRIGGER postings_counted_inserted ON search_postings;
          DROP TRIGGER postings_counted_updated ON search_postings;

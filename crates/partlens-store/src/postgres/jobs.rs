@@ -56,7 +56,7 @@ impl JobsTx for PgTx<'_, '_> {
             "WITH busy AS (
                  SELECT company_id, count(*) AS indexing FROM files WHERE state = 'in_progress'
                  GROUP BY company_id)
-             SELECT f.uid, f.revision, f.extension, f.company_id, f.is_search_input
+             SELECT f.uid, f.revision, f.extension, f.company_id, f.is_search_input, f.text_only
              FROM jobs j JOIN files f ON f.uid = j.file_uid
              LEFT JOIN busy b ON b.company_id = f.company_id
              WHERE f.state = 'queued'
@@ -77,6 +77,7 @@ impl JobsTx for PgTx<'_, '_> {
             extension: row.try_get(2)?,
             company_id: row.try_get(3)?,
             is_search_input: row.try_get(4)?,
+            text_only: row.try_get(5)?,
         };
         self.set_file_state(&job.uid, IndexState::InProgress)?;
         self.tx.execute(

@@ -296,6 +296,11 @@ pub const TABLES: &[Table] = &[
                 default: Some(DefaultValue::Text("[]")),
                 since: 1,
             },
+            // `textOnly=true`: indexed for its text and attributes only (no views, no pictures).
+            added(
+                defaulted("text_only", ColumnType::Flag, DefaultValue::Flag(false)),
+                2,
+            ),
         ],
         primary_key: &["uid"],
         references: &[refers("company_id", "companies", "id")],
@@ -328,6 +333,13 @@ pub const TABLES: &[Table] = &[
             text("unit"),
             text("name_key"),
             text("unit_key"),
+            // Set by a person (saved on a file) rather than only extracted by the service
+            // (`IsCustom`); when a file last had it set or extracted (`Timestamp`).
+            added(
+                defaulted("custom", ColumnType::Flag, DefaultValue::Flag(true)),
+                2,
+            ),
+            added(optional_text("last_set_at"), 2),
         ],
         primary_key: &["id"],
         references: &[refers("company_id", "companies", "id")],
@@ -423,6 +435,32 @@ pub const TABLES: &[Table] = &[
         unique: &[],
         owner: Owner::File("parent_uid"),
         since: 1,
+    },
+    Table {
+        name: "categories",
+        // A company's file categories (`partlens-service category`): an id of the company's
+        // choosing, a name unique case-insensitively (`name_key`), and the attribute names an
+        // upload of the category must carry (a JSON array of names).
+        columns: &[
+            added(text("company_id"), 2),
+            added(integer("id"), 2),
+            added(text("name"), 2),
+            added(text("name_key"), 2),
+            added(
+                defaulted(
+                    "required_attributes",
+                    ColumnType::Text,
+                    DefaultValue::Text("[]"),
+                ),
+                2,
+            ),
+            added(text("created_at"), 2),
+        ],
+        primary_key: &["company_id", "id"],
+        references: &[refers("company_id", "companies", "id")],
+        unique: &[&["company_id", "name_key"]],
+        owner: Owner::Company("company_id"),
+        since: 2,
     },
 ];
 
@@ -707,8 +745,8 @@ pub(crate) fn disagreements(
 pub(crate) mod future {
     use super::*;
 
-    /// The first step of the test description (the one after [`TABLES`]' last).
-    pub(crate) const FIRST: u32 = 2;
+    /// The first step of the test description: the one after [`TABLES`]' last.
+    pub(crate) const FIRST: u32 = 3;
 
     /// The description: [`TABLES`] with `files` grown by a column, and a new table.
     pub(crate) fn tables() -> Vec<Table> {
@@ -820,9 +858,9 @@ mod tests {
             assert!(has(owner), "{}.{owner}", table.name);
         }
         assert_eq!(
-            portable_steps(),
-            1,
-            "step 1: the file relations and the pages of files"
+            portable_steps() + 1,
+            future::FIRST,
+            "the test description's steps come after the real ones"
         );
     }
 

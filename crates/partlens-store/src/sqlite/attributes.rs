@@ -10,13 +10,19 @@ use super::SqliteTx;
 use crate::error::StoreError;
 use crate::model::attributes::name_and_unit_keys;
 use crate::model::{AttributeName, Feedback, name_key, value_key};
-use crate::rows;
+use crate::rows::{self, attribute_name_columns};
 use crate::traits::{AttributesSteps, AttributesTx};
 use partlens_api::Attribute;
 
 impl SqliteTx<'_> {
-    /// The ID of the company's attribute `name(unit)`, created on first use.
-    fn ensure_name(&self, company_id: &str, attribute: &Attribute) -> Result<i64, StoreError> {
+    /// The ID of the company's attribute `name(unit)`, created on first use; marked set by a
+    /// person (custom) at `now`.
+    fn ensure_name(
+        &self,
+        company_id: &str,
+        attribute: &Attribute,
+        now: &str,
+    ) -> Result<i64, StoreError> {
         let (name_key, unit_key) = name_and_unit_keys(attribute);
         let existing: Option<i64> = self
             .0
@@ -27,21 +33,62 @@ impl SqliteTx<'_> {
             .query_row(params![company_id, name_key, unit_key], |row| row.get(0))
             .optional()?;
         if let Some(id) = existing {
+            self.0
+                .prepare_cached(
+                    "UPDATE attribute_names SET custom = 1, last_set_at = ?2 WHERE id = ?1",
+                )?
+                .execute(params![id, now])?;
             return Ok(id);
         }
         self.0
             .prepare_cached(
-                "INSERT INTO attribute_names (company_id, name, unit, name_key, unit_key)
-                 VALUES (?1, ?2, ?3, ?4, ?5)",
+                "INSERT INTO attribute_names
+                    (company_id, name, unit, name_key, unit_key, custom, last_set_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6)",
             )?
             .execute(params![
                 company_id,
                 attribute.name,
                 attribute.unit.as_deref().unwrap_or_default(),
                 name_key,
-                unit_key
+                unit_key,
+                now
             ])?;
         Ok(self.0.last_insert_rowid())
+    }
+
+    /// Registers the names of a database file's extracted attributes (see
+    /// [`crate::traits::FilesTx::save_indexing`]; a search input's are not the company's): new
+    /// ones not custom, each stamped `now`.
+    pub(super) fn note_extracted_names(
+        &self,
+        uid: &str,
+        extracted: &[String],
+        now: &str,
+    ) -> Result<(), StoreError> {
+        let mut upsert = self.0.prepare_cached(
+            "INSERT INTO attribute_names
+                (company_id, name, unit, name_key, unit_key, custom, last_set_at)
+             SELECT company_id, ?2, ?3, ?4, ?5, 0, ?6 FROM files
+             WHERE uid = ?1 AND is_search_input = 0
+             ON CONFLICT (company_id, name_key, unit_key)
+                DO UPDATE SET last_set_at = excluded.last_set_at",
+        )?;
+        for attribute in extracted
+            .iter()
+            .filter_map(|text| Attribute::parse(text).ok())
+        {
+            let (name_key, unit_key) = name_and_unit_keys(&attribute);
+            upsert.execute(params![
+                uid,
+                attribute.name,
+                attribute.unit.as_deref().unwrap_or_default(),
+                name_key,
+                unit_key,
+                now
+            ])?;
+        }
+        Ok(())
     }
 }
 
@@ -79,12 +126,14 @@ impl AttributesTx for SqliteTx<'_> {
         &mut self,
         company_id: &str,
     ) -> Result<Vec<AttributeName>, StoreError> {
-        let mut statement = self.0.prepare_cached(
-            "SELECT a.id, a.name, a.unit FROM attribute_names a
+        let mut statement = self.0.prepare_cached(&format!(
+            "SELECT {} FROM attribute_names a
              WHERE a.company_id = ?1
-               AND EXISTS (SELECT 1 FROM file_attributes fa WHERE fa.attribute_id = a.id)
+               AND (NOT a.custom
+                    OR EXISTS (SELECT 1 FROM file_attributes fa WHERE fa.attribute_id = a.id))
              ORDER BY a.name_key, a.unit_key, a.id",
-        )?;
+            attribute_name_columns("BINARY")
+        ))?;
         let mut found = statement.query([company_id])?;
         let mut names = Vec::new();
         while let Some(row) = found.next()? {
@@ -158,8 +207,9 @@ impl AttributesSteps for SqliteTx<'_> {
             "INSERT INTO attribute_values (file_uid, attribute_id, value, value_key)
              VALUES (?1, ?2, ?3, ?4)",
         )?;
+        let now = crate::clock::iso_now();
         for (position, attribute) in list.iter().enumerate() {
-            let id = self.ensure_name(company_id, attribute)?;
+            let id = self.ensure_name(company_id, attribute, &now)?;
             insert_text.execute(params![uid, position as i64, id, attribute.to_string()])?;
             for value in &attribute.values {
                 insert_value.execute(params![uid, id, value, value_key(value)])?;

@@ -76,7 +76,8 @@ impl FilesTx for SqliteTx<'_> {
                         stored_path = ?5, path_key = ?6, display_name = ?7, extension = ?8, size = ?9,
                         state = ?10, revision = ?11, uploaded_at = ?12, indexed_at = NULL, text = '',
                         extracted_attributes = '[]', pmi = '[]', pages = '[]', has_thumbnail = 0,
-                        has_large_image = 0, callback_param = ?13, failure_reason = NULL
+                        has_large_image = 0, callback_param = ?13, failure_reason = NULL,
+                        text_only = ?14
                      WHERE uid = ?1",
                     params![
                         content.uid,
@@ -92,6 +93,7 @@ impl FilesTx for SqliteTx<'_> {
                         revision + 1,
                         now,
                         content.callback_param,
+                        content.text_only,
                     ],
                 )?;
                 self.0
@@ -102,8 +104,8 @@ impl FilesTx for SqliteTx<'_> {
                 self.0.execute(
                     "INSERT INTO files (uid, company_id, owner_user_id, is_search_input, stored_path,
                         path_key, display_name, extension, size, state, revision, uploaded_at,
-                        callback_param)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 1, ?11, ?12)",
+                        callback_param, text_only)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 1, ?11, ?12, ?13)",
                     params![
                         content.uid,
                         content.company_id,
@@ -117,6 +119,7 @@ impl FilesTx for SqliteTx<'_> {
                         content.state.as_str(),
                         now,
                         content.callback_param,
+                        content.text_only,
                     ],
                 )?;
                 1
@@ -165,6 +168,15 @@ impl FilesTx for SqliteTx<'_> {
 }
 
 impl FilesSteps for SqliteTx<'_> {
+    fn write_extracted_names(
+        &mut self,
+        uid: &str,
+        extracted: &[String],
+        now: &str,
+    ) -> Result<(), StoreError> {
+        self.note_extracted_names(uid, extracted, now)
+    }
+
     fn revision_of(&mut self, uid: &str) -> Result<Option<i64>, StoreError> {
         Ok(self
             .0

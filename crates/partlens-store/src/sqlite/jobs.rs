@@ -34,7 +34,8 @@ impl JobsTx for SqliteTx<'_> {
                 "WITH busy AS (
                      SELECT company_id, count(*) AS indexing FROM files WHERE state = ?2
                      GROUP BY company_id)
-                 SELECT f.uid, f.revision, f.extension, f.company_id, f.is_search_input
+                 SELECT f.uid, f.revision, f.extension, f.company_id, f.is_search_input,
+                        f.text_only
                  FROM jobs j JOIN files f ON f.uid = j.file_uid
                  LEFT JOIN busy b ON b.company_id = f.company_id
                  WHERE f.state = ?1
@@ -47,6 +48,7 @@ impl JobsTx for SqliteTx<'_> {
                         extension: row.get(2)?,
                         company_id: row.get(3)?,
                         is_search_input: row.get(4)?,
+                        text_only: row.get(5)?,
                     })
                 },
             )

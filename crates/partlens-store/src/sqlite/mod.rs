@@ -10,6 +10,7 @@
 
 mod accounts;
 mod attributes;
+mod categories;
 mod files;
 mod jobs;
 mod library;

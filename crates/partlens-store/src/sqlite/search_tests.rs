@@ -72,6 +72,7 @@ fn store(files: &[(&str, &str, &[&str], &str)]) -> (Connection, String) {
                     size: 2000,
                     state: IndexState::InProgress,
                     callback_param: None,
+                    text_only: false,
                 },
                 "t",
             )

@@ -20,6 +20,7 @@ fn stored(connection: &Connection, company: &str, uid: &str, stored_path: &str) 
                 size: 10,
                 state: IndexState::InProgress,
                 callback_param: None,
+                text_only: false,
             },
             "2026-01-01T00:00:00Z",
         )

@@ -118,6 +118,7 @@ mod tests {
             size: 2000,
             state: IndexState::InProgress,
             callback_param: None,
+            text_only: false,
         }
     }
 

@@ -170,3 +170,94 @@ fn a_feedback_id_is_replaced_within_its_company_only() {
         });
     }
 }
+
+#[test]
+fn extracted_names_are_listed_not_custom_and_a_single_value_is_given() {
+    use partlens_store::model::{IndexedContent, NewContent};
+    for store in stores() {
+        store.write(|tx| {
+            let company = tx.ensure_company("Acme")?;
+            for (uid, material) in [("a", "steel"), ("b", "Steel")] {
+                tx.upsert_file(&database_file(uid, &company, &format!("d/{uid}.png")), "t")?;
+                tx.replace_attributes(
+                    &company,
+                    uid,
+                    &attributes(&[&format!("material={material}"), &format!("code={uid}")]),
+                )?;
+                let content = IndexedContent {
+                    extracted_attributes: vec!["width_px=10".into(), "material=brass".into()],
+                    ..IndexedContent::default()
+                };
+                assert!(tx.save_indexing(uid, 1, Some(&content), "2026-12-05T00:00:00.000Z")?);
+            }
+            // A search input's extracted names are not the company's.
+            let input = NewContent {
+                is_search_input: true,
+                ..database_file("i", &company, "i.png")
+            };
+            tx.upsert_file(&input, "t")?;
+            let content = IndexedContent {
+                extracted_attributes: vec!["only_in_input=1".into()],
+                ..IndexedContent::default()
+            };
+            tx.save_indexing("i", 1, Some(&content), "t")?;
+            let names = tx.company_attribute_names(&company)?;
+            let listed: Vec<(&str, Option<&str>, bool)> = names
+                .iter()
+                .map(|name| {
+                    (
+                        name.name.as_str(),
+                        name.single_value.as_deref(),
+                        name.custom,
+                    )
+                })
+                .collect();
+            assert_eq!(
+                listed,
+                [
+                    ("code", None, true),
+                    ("material", Some("Steel"), true),
+                    ("width_px", None, false)
+                ],
+                "{}",
+                store.engine
+            );
+            assert!(
+                names.iter().all(|name| name.last_set_at.is_some()),
+                "{}: {names:?}",
+                store.engine
+            );
+            Ok(())
+        });
+    }
+}
+
+#[test]
+fn categories_are_kept_by_company_with_their_rules() {
+    for store in stores() {
+        store.write(|tx| {
+            let acme = tx.ensure_company("Acme")?;
+            let globex = tx.ensure_company("Globex")?;
+            assert_eq!(tx.company_named("acme")?, Some(acme.clone()));
+            assert_eq!(tx.company_named("Initech")?, None);
+            let drawings = tx.add_category(&acme, None, " Drawings ", &[], "t")?;
+            assert_eq!((drawings.id, drawings.name.as_str()), (1, "Drawings"));
+            let models = tx.add_category(&acme, Some(5), "Models", &["material".into()], "t")?;
+            assert_eq!(models.id, 5);
+            assert!(matches!(
+                tx.add_category(&acme, Some(5), "Other", &[], "t"),
+                Err(StoreError::Refused(_))
+            ));
+            assert!(matches!(
+                tx.add_category(&acme, None, "MODELS", &[], "t"),
+                Err(StoreError::Refused(_))
+            ));
+            assert_eq!(tx.add_category(&globex, None, "Models", &[], "t")?.id, 1);
+            assert_eq!(tx.categories_of(&acme)?, vec![drawings.clone(), models]);
+            assert!(tx.remove_category(&acme, 5)?);
+            assert!(!tx.remove_category(&acme, 5)?);
+            assert_eq!(tx.categories_of(&acme)?, vec![drawings]);
+            Ok(())
+        });
+    }
+}

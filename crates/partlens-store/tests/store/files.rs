@@ -11,6 +11,7 @@ fn a_record_is_found_by_uid_and_path_and_an_overwrite_bumps_its_revision() {
             let company = tx.ensure_company("Acme")?;
             let content = NewContent {
                 callback_param: Some("cb".into()),
+                text_only: false,
                 ..database_file("a", &company, "Design/Pump.PNG")
             };
             assert_eq!(tx.upsert_file(&content, "2026-01-01T00:00:00Z")?, 1);

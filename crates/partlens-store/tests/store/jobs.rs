@@ -137,6 +137,7 @@ fn queue_input(tx: &mut dyn StoreTx, uid: &str, company: &str) {
             size: 2000,
             state: IndexState::Queued,
             callback_param: None,
+            text_only: false,
         },
         "2026-11-28T00:00:00.000Z",
     )

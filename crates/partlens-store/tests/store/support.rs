@@ -84,6 +84,7 @@ pub fn database_file(uid: &str, company: &str, stored_path: &str) -> NewContent 
         size: 2000,
         state: IndexState::InProgress,
         callback_param: None,
+        text_only: false,
     }
 }
 
