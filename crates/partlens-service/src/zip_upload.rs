@@ -319,6 +319,7 @@ async fn finish_bundle(
                         pmi_json: "[]".into(),
                         has_thumbnail: false,
                         has_large_image: false,
+                        pages_json: "[]".into(),
                     };
                     tx.save_indexing(&bundle.zip_uid, bundle.revision, Some(&content), &now)?;
                 }
