@@ -62,6 +62,7 @@ fn rows(count: usize) -> Vec<ResultRow> {
                     .unwrap_or_default(),
                 Attribute::new("region", None, ["EU", "US"]).unwrap_or_default(),
             ],
+            found_on_page: None,
         })
         .collect()
 }

@@ -239,13 +239,24 @@ struct Ranking {
 
 /// What a search has found, read in its one transaction.
 struct Found {
-    /// The shown files' records, scores, saved attributes and the page a drawing of several
-    /// pages matched on, in the result order.
-    shown: Vec<(FileRecord, Option<f32>, Vec<String>, Option<u32>)>,
+    /// The shown files, in the result order.
+    shown: Vec<ShownFile>,
     /// How many files matched in all.
     total: usize,
     /// Inputs whose stored views could not be read back, with the reason, to index again.
     damaged: Vec<(String, String)>,
+}
+
+/// A file a search shows, as read in its transaction.
+struct ShownFile {
+    /// Its record.
+    record: FileRecord,
+    /// Its visual score, when the search has inputs.
+    score: Option<f32>,
+    /// Its saved attributes in their wire form.
+    texts: Vec<String>,
+    /// The page a drawing of several pages matched on.
+    page: Option<u32>,
 }
 
 /// Runs a search for the caller in one read transaction, so one snapshot of the store: [`select`]
@@ -300,7 +311,13 @@ pub async fn run(
     let results = found
         .shown
         .iter()
-        .map(|(record, score, texts, page)| {
+        .map(|shown| {
+            let ShownFile {
+                record,
+                score,
+                texts,
+                page,
+            } = shown;
             let mut item = result_item(record, *score, texts, &urls);
             if let Some(page) = page {
                 let images = (&mut item.thumbnail_url, &mut item.large_image_url);
@@ -515,7 +532,12 @@ fn load(
         };
         let texts = texts.remove(&uid).unwrap_or_default();
         let page = matched_page(tx, &record, &query_views)?;
-        found.push((record, score, texts, page));
+        found.push(ShownFile {
+            record,
+            score,
+            texts,
+            page,
+        });
     }
     Ok(Found {
         shown: found,
