@@ -88,6 +88,7 @@ fn results_frames(ctx: &egui::Context, layout: ResultsLayout) -> Vec<Duration> {
             thumbnail_url: format!("http://127.0.0.1:8480/thumb/{rank}.png?token=t"),
             large_image_url: String::new(),
             attributes: vec![Attribute::new("material", None, ["steel"]).unwrap_or_default()],
+            found_on_page: None,
         })
         .collect();
     let mut cache = TextureCache::new(DEFAULT_BUDGET_BYTES);
