@@ -468,7 +468,8 @@ impl UploadView {
         );
     }
 
-    /// The category: a choice among the company's categories when the service lists some, else a
+    /// The category: a choice among the company's categories when the service lists some; none to
+    /// give when it lists none (the service refuses a category the company does not have); else a
     /// number field. The list is asked for the first time the field is drawn.
     fn category_ui(&mut self, ui: &mut egui::Ui, commands: &mut CommandQueue) {
         if !self.categories_asked {
@@ -496,7 +497,11 @@ impl UploadView {
                     .response
                     .labelled_by(label.id);
             }
-            _ => {
+            Some(_) => {
+                self.category_id.clear();
+                ui.weak("Category: none (this company files no categories)");
+            }
+            None => {
                 let label = ui.label("Category id (optional)");
                 ui.add(egui::TextEdit::singleline(&mut self.category_id).desired_width(80.0))
                     .labelled_by(label.id);
@@ -657,6 +662,17 @@ mod tests {
         harness.run();
         assert_eq!(harness.state().view.category_id, "8");
         assert_eq!(harness.state().commands, [Command::LoadCategories]);
+        // A company without categories: nothing to choose, and no id is sent.
+        harness.state_mut().view.set_categories(Some(Vec::new()));
+        harness.run();
+        assert!(harness.query_by_label("Category id (optional)").is_none());
+        assert!(harness.query_by_label("Category").is_none());
+        harness.get_by_label("Category: none (this company files no categories)");
+        let specs = harness.state().view.build_specs().unwrap();
+        let JobRole::Database { category_id, .. } = &specs[0].role else {
+            panic!("database role expected");
+        };
+        assert_eq!(*category_id, None);
     }
 
     #[test]
