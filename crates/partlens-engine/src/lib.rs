@@ -233,14 +233,7 @@ fn analyze_with_purpose(
     if !is_image_extension(&extension) {
         return Ok(Analysis::default());
     }
-    // The header's claim is checked before a pixel is decoded.
-    let (width, height) = images::dimensions(&extension, bytes)?;
-    limits::check_pixels(width, height, limits).map_err(|OverLimit(reason)| {
-        EngineError::OverLimit {
-            extension: extension.clone(),
-            reason,
-        }
-    })?;
+    checked_header_dimensions(&extension, bytes, limits)?;
     let image = images::decode(&extension, bytes)?;
     let unrenderable = |error: image::ImageError| EngineError::Undecodable {
         extension: extension.clone(),
@@ -267,6 +260,23 @@ fn analyze_with_purpose(
     // A picture that is a drawing (a scan) is read as one; a photo is left as it is.
     drawing::read_raster_drawing(&extension, &image, &mut analysis, limits)?;
     Ok(analysis)
+}
+
+/// A picture's width and height as its header claims them, checked against the pixel limit before
+/// a pixel is decoded.
+fn checked_header_dimensions(
+    extension: &str,
+    bytes: &[u8],
+    limits: &ExtractionLimits,
+) -> Result<(u32, u32), EngineError> {
+    let (width, height) = images::dimensions(extension, bytes)?;
+    limits::check_pixels(width, height, limits).map_err(|OverLimit(reason)| {
+        EngineError::OverLimit {
+            extension: extension.to_owned(),
+            reason,
+        }
+    })?;
+    Ok((width, height))
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //! PMI are read as a full analysis reads them. A file analysed so is found by free text and
 //! attributes, never by shape.
 
-use super::{Analysis, EngineError, ExtractionLimits, OverLimit, drawing, images, limits};
+use super::{Analysis, EngineError, ExtractionLimits, drawing};
 
 /// Analyses a file's words only. `extension` is lower-case with the dot. A model gives the words
 /// its format carries (STEP header and product data, IGES; a mesh format none), a drawing its
@@ -39,13 +39,7 @@ pub fn analyze_text_only(
     if !super::is_image_extension(&extension) {
         return Ok(Analysis::default());
     }
-    let (width, height) = images::dimensions(&extension, bytes)?;
-    limits::check_pixels(width, height, limits).map_err(|OverLimit(reason)| {
-        EngineError::OverLimit {
-            extension: extension.clone(),
-            reason,
-        }
-    })?;
+    let (width, height) = super::checked_header_dimensions(&extension, bytes, limits)?;
     Ok(Analysis {
         extracted_attributes: vec![format!("width_px={width}"), format!("height_px={height}")],
         ..Analysis::default()
