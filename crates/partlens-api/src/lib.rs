@@ -58,7 +58,7 @@ pub use model::{
 pub use pmi::FeedbackRequest;
 #[cfg(feature = "client")]
 pub use relation_walk::{RelationNode, RelationTree, WalkDirection, WalkLimits, WalkStop};
-pub use relations::Relation;
+pub use relations::{Relation, RelationCounts};
 #[cfg(feature = "client")]
 pub use reply::{Decoded, FileRecord};
 #[cfg(feature = "client")]

@@ -3,10 +3,14 @@
 //! a plain UID string, or an object with a `UID` (or `FileUID`, `ID`) and, where the service gives
 //! them, `FileName`, `DisplayName`, `Quantity` (a number or a numeric string) and
 //! `ReferenceDesignator` — the shape partlens-service sends (docs/ARCHITECTURE.md, the wire rules).
+//!
+//! A search result or a Library file says how many relations it has without listing them
+//! ([`RelationCounts`]): partlens-service adds `AssemblyChildCount` and `AssemblyParentCount`; a
+//! service that lists `AssemblyChildren` / `AssemblyParents` on results is counted from the lists.
 
 use serde_json::Value;
 
-use super::model::{FileMap, title_of};
+use super::model::{FileMap, SearchResultItem, title_of};
 use super::uid::FileUid;
 
 /// One assembly relation of a record: the other file and how the assembly uses it.
@@ -108,6 +112,69 @@ impl FileMap {
     }
 }
 
+/// How many assembly relations a search result or a Library file has.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RelationCounts {
+    /// Its direct components (it is an assembly when there are any).
+    pub components: usize,
+    /// The assemblies that use it directly.
+    pub used_in: usize,
+}
+
+/// The search-result field that counts a file's direct components (partlens-service's extension).
+pub const CHILD_COUNT_FIELD: &str = "AssemblyChildCount";
+/// The search-result field that counts the assemblies that use a file directly.
+pub const PARENT_COUNT_FIELD: &str = "AssemblyParentCount";
+
+impl RelationCounts {
+    /// "assembly of 3 parts", "used in 2 assemblies", both joined by " · ", or `None` for a file
+    /// with no relations.
+    pub fn label(&self) -> Option<String> {
+        let mut words = Vec::new();
+        if self.components > 0 {
+            let noun = if self.components == 1 {
+                "part"
+            } else {
+                "parts"
+            };
+            words.push(format!("assembly of {} {noun}", self.components));
+        }
+        if self.used_in > 0 {
+            let noun = if self.used_in == 1 {
+                "assembly"
+            } else {
+                "assemblies"
+            };
+            words.push(format!("used in {} {noun}", self.used_in));
+        }
+        (!words.is_empty()).then(|| words.join(" · "))
+    }
+}
+
+impl SearchResultItem {
+    /// How many relations the result has, from the count fields or the lists the service sent
+    /// (none when it sent neither).
+    pub fn relation_counts(&self) -> RelationCounts {
+        let count = |count_field: &str, list_field: &str| {
+            self.extra
+                .get(count_field)
+                .and_then(Value::as_u64)
+                .and_then(|count| usize::try_from(count).ok())
+                .or_else(|| {
+                    self.extra
+                        .get(list_field)
+                        .and_then(Value::as_array)
+                        .map(|list| relations(list).len())
+                })
+                .unwrap_or(0)
+        };
+        RelationCounts {
+            components: count(CHILD_COUNT_FIELD, "AssemblyChildren"),
+            used_in: count(PARENT_COUNT_FIELD, "AssemblyParents"),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -134,6 +201,34 @@ mod tests {
         assert_eq!(read[2].title(), "Bolt");
         assert_eq!(read[2].quantity, Some(3));
         assert_eq!(read[3].quantity, None, "a fraction is no quantity");
+    }
+
+    #[test]
+    fn a_result_counts_its_relations_from_counts_or_lists() {
+        let item: SearchResultItem = serde_json::from_value(json!({
+            "UID": "dddddddd-4f89-41d3-9a0c-0305e82c3306",
+            "AssemblyChildCount": 3,
+            "AssemblyParents": ["aaaaaaaa-4f89-41d3-9a0c-0305e82c3303"],
+        }))
+        .unwrap();
+        let counts = item.relation_counts();
+        assert_eq!(
+            counts,
+            RelationCounts {
+                components: 3,
+                used_in: 1
+            }
+        );
+        assert_eq!(
+            counts.label().as_deref(),
+            Some("assembly of 3 parts · used in 1 assembly")
+        );
+        assert_eq!(RelationCounts::default().label(), None);
+        let used = RelationCounts {
+            components: 0,
+            used_in: 2,
+        };
+        assert_eq!(used.label().as_deref(), Some("used in 2 assemblies"));
     }
 
     #[test]
