@@ -6,6 +6,7 @@
 //! Start one with [`RunningService::start`]; manage users and client ids with [`admin`].
 
 pub mod admin;
+pub mod assembly_components;
 pub mod auth;
 pub mod blobs;
 pub mod body;

@@ -124,6 +124,8 @@ pub async fn delete_file(
             }
             // A `.zip` bundle's entries go with it (zip_upload.rs).
             delete_bundle_entries(tx, &visual, &blobs, &record)?;
+            // An assembly's components go with it (assembly_components.rs).
+            crate::assembly_components::delete_components(tx, &visual, &blobs, &record)?;
             tx.delete_file(&uid)?;
             visual.write()?.remove(&caller.company_id, &uid)?;
             if let Err(error) = blobs.remove_file_blocking(&uid) {

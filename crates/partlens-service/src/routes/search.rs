@@ -89,6 +89,7 @@ pub async fn search_with_files(
             callback_param: None,
             text_only: false,
             category_id: None,
+            index_assembly_components: false,
         };
         let record = store_and_index(&state, &caller, params, temp, size).await?;
         search.input_uids.push(record.uid);
