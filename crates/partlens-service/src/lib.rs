@@ -35,6 +35,7 @@ pub mod part_size;
 pub mod reader_pool;
 pub mod records;
 pub mod routes;
+pub mod same_part_links;
 pub mod search;
 pub mod search_body;
 pub mod server;

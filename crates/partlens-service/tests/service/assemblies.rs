@@ -156,6 +156,27 @@ async fn an_assembly_with_its_components_indexed_lists_them_each_searchable_repl
         let found = ann.search_uids(&format!("fileUID={input}")).await;
         assert_eq!(found.first(), Some(&uids[&component(name)]), "{name}");
     }
+    // The same nut uploaded on its own names the nut's assemblies too.
+    let nut_bytes = partlens_geometry::step::component_file(&as1, "NUT").unwrap();
+    let reply = put_model(&ann, "Parts/nut.stp", &[], nut_bytes).await;
+    reply.expect(200);
+    let alone_uid = reply.string();
+    let alone = record(&ann, &alone_uid).await;
+    assert_eq!(
+        paths_and_quantities(&alone["AssemblyParents"]),
+        paths_and_quantities(&nut["AssemblyParents"])
+    );
+    for entry in alone["AssemblyParents"].as_array().unwrap() {
+        assert_eq!(entry["SamePartAs"], uids[&component("NUT")].as_str());
+    }
+    // A part of another shape names none.
+    let bolt = record(&ann, &uids[&component("BOLT")]).await;
+    assert_eq!(
+        related(&bolt["AssemblyParents"])
+            .into_keys()
+            .collect::<Vec<_>>(),
+        [component("NUT_BOLT_ASSEMBLY_ASM")]
+    );
     // Uploaded again (overwrite): the same records, no duplicates.
     let overwrite = [
         ("indexAssemblyComponents", "true"),
@@ -164,7 +185,8 @@ async fn an_assembly_with_its_components_indexed_lists_them_each_searchable_repl
     let reply = put_model(&ann, "Assemblies/as1.stp", &overwrite, as1.clone()).await;
     reply.expect(200);
     assert_eq!(reply.string(), assembly_uid);
-    assert_eq!(library_total(&ann).await, 9);
+    // Nine, and the stand-alone nut.
+    assert_eq!(library_total(&ann).await, 10);
     let again = record(&ann, &assembly_uid).await;
     assert_eq!(
         related(&again["AssemblyChildren"]),
@@ -181,5 +203,7 @@ async fn an_assembly_with_its_components_indexed_lists_them_each_searchable_repl
             .await
             .expect(404);
     }
-    assert_eq!(library_total(&ann).await, 0);
+    assert_eq!(library_total(&ann).await, 1);
+    let alone = record(&ann, &alone_uid).await;
+    assert_eq!(alone["AssemblyParents"], serde_json::json!([]));
 }
