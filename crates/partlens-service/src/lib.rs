@@ -7,6 +7,7 @@
 
 pub mod admin;
 pub mod assembly_components;
+pub mod assembly_filter;
 pub mod auth;
 pub mod blobs;
 pub mod body;

@@ -26,7 +26,7 @@ use partlens_api::encoding::QueryString;
 use partlens_api::limits::{MAX_SEARCH_FILES, MIN_UPLOAD_SIZE};
 
 fn filter_of(query: &QueryString) -> SearchFilter {
-    SearchFilter::parse_inner(query.get("filterStr").unwrap_or_default())
+    crate::assembly_filter::parse_filter(query.get("filterStr").unwrap_or_default())
 }
 
 /// Searches by `filterStr`: input UIDs, FT conditions, or both. A missing `filterStr` is a 400; an

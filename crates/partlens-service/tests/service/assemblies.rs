@@ -177,6 +177,22 @@ async fn an_assembly_with_its_components_indexed_lists_them_each_searchable_repl
             .collect::<Vec<_>>(),
         [component("NUT_BOLT_ASSEMBLY_ASM")]
     );
+    // The assembly filter: the assembly and its three subassemblies; the parts.
+    let assemblies = [
+        assembly_uid.clone(),
+        uids[&component("L_BRACKET_ASSEMBLY_ASM")].clone(),
+        uids[&component("NUT_BOLT_ASSEMBLY_ASM")].clone(),
+        uids[&component("ROD_ASM")].clone(),
+    ];
+    let mut kept = ann.search_uids("FT=is_assembly=[true]").await;
+    kept.sort();
+    let mut expected = assemblies.to_vec();
+    expected.sort();
+    assert_eq!(kept, expected);
+    let parts = ann.search_uids("FT=is_assembly=[false]").await;
+    assert_eq!(parts.len(), 6, "five parts and the nut alone: {parts:?}");
+    assert!(parts.contains(&alone_uid));
+    assert!(!parts.iter().any(|uid| assemblies.contains(uid)));
     // Uploaded again (overwrite): the same records, no duplicates.
     let overwrite = [
         ("indexAssemblyComponents", "true"),
