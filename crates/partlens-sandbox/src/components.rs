@@ -7,6 +7,20 @@ use partlens_geometry::{ProductTree, step::ComponentFile};
 use super::client::{Sandbox, SandboxFailure};
 use super::wire::{ComponentsWire, Outcome, Request};
 
+/// Most bytes of an assembly's component files together: each subassembly's file holds
+/// everything below it, so a deep tree's files can come to many times the assembly's size.
+pub const MAX_COMPONENT_BYTES: usize = 256 * 1024 * 1024;
+
+/// Why an assembly's components were not read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ComponentsRefusal {
+    /// Why, in words.
+    pub reason: String,
+    /// A limit refused them (sizes, counts, the components' bytes, the worker's time or memory),
+    /// not the file's content.
+    pub over_limit: bool,
+}
+
 /// An assembly's product tree (unmeshed) and each product's file, `files[i]` for
 /// `tree.products[i]`.
 #[derive(Clone, Debug, PartialEq)]
@@ -19,17 +33,19 @@ pub struct AssemblyComponents {
 
 impl Sandbox {
     /// The components of the STEP assembly `bytes`, read in a worker: `Ok(Ok(None))` for a file
-    /// without a product tree, the reader's refusal in words, or why the worker gave no answer.
+    /// without a product tree, the reader's refusal, or why the worker gave no answer.
     pub fn components(
         &self,
         bytes: Vec<u8>,
         cancelled: &dyn Fn() -> bool,
-    ) -> Result<Result<Option<AssemblyComponents>, String>, SandboxFailure> {
+    ) -> Result<Result<Option<AssemblyComponents>, ComponentsRefusal>, SandboxFailure> {
         let finished = self.run(&Request::Components { bytes }, cancelled)?;
         match finished.outcome {
             Outcome::Components(None) => Ok(Ok(None)),
             Outcome::Components(Some(wire)) => checked(wire).map(|read| Ok(Some(read))),
-            Outcome::ComponentsRefused(reason) => Ok(Err(reason)),
+            Outcome::ComponentsRefused { reason, over_limit } => {
+                Ok(Err(ComponentsRefusal { reason, over_limit }))
+            }
             _ => Err(SandboxFailure::Crashed {
                 how: "it answered another question".to_owned(),
             }),
@@ -69,14 +85,33 @@ fn checked(wire: ComponentsWire) -> Result<AssemblyComponents, SandboxFailure> {
     })
 }
 
-/// The worker's side: reads the tree and writes the files.
+/// The worker's side: reads the tree and writes the files, refusing files of more than
+/// [`MAX_COMPONENT_BYTES`] together.
 pub(crate) fn read_components(bytes: &[u8]) -> Outcome {
+    use partlens_geometry::GeometryError;
     match partlens_geometry::step::component_tree(bytes) {
         Ok(None) => Outcome::Components(None),
-        Ok(Some((tree, files))) => Outcome::Components(Some(ComponentsWire {
-            tree,
-            files: files.into_iter().map(|file| file.bytes).collect(),
-        })),
-        Err(error) => Outcome::ComponentsRefused(error.to_string()),
+        Ok(Some((tree, files))) => {
+            let total: usize = files.iter().map(|file| file.bytes.len()).sum();
+            if total > MAX_COMPONENT_BYTES {
+                return Outcome::ComponentsRefused {
+                    reason: format!(
+                        "its components' files come to {total} bytes, more than {MAX_COMPONENT_BYTES}"
+                    ),
+                    over_limit: true,
+                };
+            }
+            Outcome::Components(Some(ComponentsWire {
+                tree,
+                files: files.into_iter().map(|file| file.bytes).collect(),
+            }))
+        }
+        Err(error) => Outcome::ComponentsRefused {
+            over_limit: matches!(
+                error,
+                GeometryError::OverLimit(_) | GeometryError::TooLarge { .. }
+            ),
+            reason: error.to_string(),
+        },
     }
 }

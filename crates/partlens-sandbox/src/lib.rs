@@ -19,7 +19,7 @@ pub mod wire;
 mod worker;
 
 pub use client::{Finished, Sandbox, SandboxFailure};
-pub use components::AssemblyComponents;
+pub use components::{AssemblyComponents, ComponentsRefusal, MAX_COMPONENT_BYTES};
 pub use limits::{
     DEFAULT_CPU_LIMIT, DEFAULT_MEMORY_LIMIT_BYTES, DEFAULT_TIME_LIMIT, MIN_MEMORY_LIMIT_BYTES,
     ReaderLimits, bytes_in_words, duration_in_words,

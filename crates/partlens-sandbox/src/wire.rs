@@ -102,8 +102,14 @@ pub enum Outcome {
     /// A product tree and each product's file (in the tree's order); `None` for a file without
     /// a tree.
     Components(Option<ComponentsWire>),
-    /// The STEP reader's refusal of a product tree, in words.
-    ComponentsRefused(String),
+    /// The STEP reader's refusal of a product tree, in words; `over_limit` when a limit refused
+    /// it (sizes, counts, the components' bytes), not the file's content.
+    ComponentsRefused {
+        /// Why, in words.
+        reason: String,
+        /// A limit refused it.
+        over_limit: bool,
+    },
 }
 
 /// A product tree on the wire, with each product's file in the tree's order.

@@ -23,10 +23,12 @@
 //!   in it; without the parameter, or replacing the assembly by a file of another UID, its
 //!   components go. Deleting the assembly deletes, in the delete's one transaction, each component
 //!   no file outside the deleted ones lists; the relations of the rest go with the deleted files.
-//! - **Limits.** The STEP reader's (bytes, entities, tree: `partlens_geometry::assembly`) and the
-//!   worker's; at most [`MAX_COMPONENTS_PER_FILE`] components a file, more is a 400 before
-//!   anything is stored. A file of another format, or a STEP file without a tree, is stored as
-//!   without the parameter; a tree the reader refuses too (its own indexing then says why).
+//! - **Limits.** At most [`MAX_COMPONENTS_PER_FILE`] components a file; the STEP reader's (bytes,
+//!   entities, tree: `partlens_geometry::assembly`), the worker's (time, memory) and
+//!   [`partlens_sandbox::MAX_COMPONENT_BYTES`] of component files together. Past any of them the
+//!   upload is a 400 that says which, before anything is stored. A file of another format, or a
+//!   STEP file without a tree, is stored as without the parameter; so is one whose tree the
+//!   reader refuses for its content (its own indexing then says why).
 
 use std::collections::{HashMap, HashSet};
 
@@ -90,7 +92,15 @@ pub(crate) async fn store_assembly(
         {
             Ok(Some(components)) => Some(plan_components(&path, components)?),
             Ok(None) => None,
-            Err(reason) => {
+            Err(refusal) if refusal.over_limit => {
+                return Err(ServiceError::BadRequest(format!(
+                    "the assembly's components cannot be indexed: {}; upload it without \
+                     indexAssemblyComponents=true (it is then indexed as one model)",
+                    refusal.reason
+                )));
+            }
+            Err(refusal) => {
+                let reason = refusal.reason;
                 tracing::info!(%reason, "no components: the product tree cannot be read");
                 None
             }
@@ -427,6 +437,86 @@ pub(crate) fn forget_replaced_components(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A top of `count` parts, each used once, each with a file of a few bytes.
+    fn flat_assembly(count: usize) -> AssemblyComponents {
+        let products: Vec<partlens_geometry::Product> = (0..=count)
+            .map(|index| partlens_geometry::Product {
+                key: format!("P{index}"),
+                name: if index == 2 {
+                    "P1".into()
+                } else {
+                    String::new()
+                },
+                is_assembly: index == 0,
+                ..Default::default()
+            })
+            .collect();
+        let usages = (1..=count)
+            .map(|child| partlens_geometry::Usage {
+                parent: 0,
+                child,
+                quantity: 2,
+                ..Default::default()
+            })
+            .collect();
+        let files = products
+            .iter()
+            .map(|product| partlens_geometry::step::ComponentFile {
+                key: product.key.clone(),
+                bytes: b"ISO-10303-21;".to_vec(),
+            })
+            .collect();
+        AssemblyComponents {
+            tree: ProductTree {
+                products,
+                usages,
+                roots: vec![0],
+                occurrences: Vec::new(),
+            },
+            files,
+        }
+    }
+
+    #[test]
+    fn past_the_components_limit_the_upload_is_refused_saying_so() {
+        let path = StoredPath::parse("Design/big.stp").unwrap();
+        let over = plan_components(&path, flat_assembly(MAX_COMPONENTS_PER_FILE + 1));
+        let Err(ServiceError::BadRequest(words)) = over else {
+            panic!("not refused");
+        };
+        assert!(
+            words.contains("501 components") && words.contains("at most 500"),
+            "{words}"
+        );
+        let plan = plan_components(&path, flat_assembly(3)).unwrap();
+        let paths: Vec<&str> = plan
+            .components
+            .iter()
+            .map(|c| c.path.path.as_str())
+            .collect();
+        // The second product is named like the first's key: a name of its own.
+        assert_eq!(
+            paths,
+            [
+                "Design/big/P1.stp",
+                "Design/big/P1 (2).stp",
+                "Design/big/P3.stp"
+            ]
+        );
+        let uids: HashMap<usize, String> = (0..4)
+            .map(|product| (product, format!("u{product}")))
+            .collect();
+        let relations = relations_of(&plan.tree, &uids);
+        assert_eq!(relations[0].0, "u0");
+        assert_eq!(relations[0].1.len(), 3);
+        assert!(relations[0].1.iter().all(|child| child.quantity == 2));
+        assert!(
+            relations[1..]
+                .iter()
+                .all(|(_, children)| children.is_empty())
+        );
+    }
 
     #[test]
     fn component_names_are_file_names_unique_in_any_case() {

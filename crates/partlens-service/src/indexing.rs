@@ -415,14 +415,20 @@ impl Indexer {
 
     /// The components of the STEP assembly `bytes` of `company` (assembly_components.rs), read in
     /// a worker within a reader slot: `None` for a file without a product tree, else the tree
-    /// and each product's file; the reader's refusal, or why the worker gave none, in words.
+    /// and each product's file; the reader's refusal, or why the worker gave none (over a limit
+    /// when the worker hit its time or memory limit).
     pub(crate) async fn read_components(
         &self,
         company: &str,
         bytes: Vec<u8>,
-    ) -> Result<Result<Option<partlens_sandbox::AssemblyComponents>, String>, ServiceError> {
+    ) -> Result<
+        Result<Option<partlens_sandbox::AssemblyComponents>, partlens_sandbox::ComponentsRefusal>,
+        ServiceError,
+    > {
+        let refusal =
+            |reason: String, over_limit| partlens_sandbox::ComponentsRefusal { reason, over_limit };
         let Some(sandbox) = self.sandbox.clone() else {
-            return Ok(Err("no reader program was found to read it in".into()));
+            return Ok(Err(refusal("no reader program was found".into(), false)));
         };
         let asker = Asker::Person {
             company: company.to_owned(),
@@ -444,7 +450,13 @@ impl Indexer {
                 Err(SandboxFailure::Cancelled) => continue,
                 Err(failure) => {
                     self.reader_kills.count(&failure);
-                    return Ok(Err(failure.to_string()));
+                    let over_limit = matches!(
+                        failure,
+                        SandboxFailure::TimeLimit(_)
+                            | SandboxFailure::CpuLimit(_)
+                            | SandboxFailure::MemoryLimit(_)
+                    );
+                    return Ok(Err(refusal(failure.to_string(), over_limit)));
                 }
             }
         }
