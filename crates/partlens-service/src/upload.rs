@@ -351,7 +351,7 @@ pub(crate) async fn store_file(
                 (&visual, &blobs),
                 &caller.company_id,
                 (&place.uid, place.replaced.as_deref()),
-                params.index_assembly_components,
+                params.index_assembly_components && !params.is_search_input(),
             )?;
             let revision = save_record(tx, &caller, &params, &place, size, &caps)?;
             // The old images go and the bytes move in before the commit, so no worker can see the
