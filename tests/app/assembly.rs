@@ -130,3 +130,70 @@ fn the_as1_assembly_is_previewed_whole_with_every_component_placed() {
     assert!(near(drawn), "the viewport draws {drawn:?} of {AS1_SIZE:?}");
     close_app(&runtime, harness);
 }
+
+/// AS1 uploaded with *Index the components*: its detail shows the components as a tree (three
+/// direct components, 18 parts in all), and the nut opened from the tree says where it is used:
+/// the nut-and-bolt set and the rod set, under AS1 at the top.
+#[test]
+fn the_as1_components_are_a_tree_and_the_nut_says_where_it_is_used() {
+    let Some(as1) = partlens_testkit::realworld::corpus_file("step/pythonocc_core__as1_pe_203.stp")
+    else {
+        return;
+    };
+    let runtime = runtime();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("as1_pe_203.stp");
+    std::fs::write(&path, &as1).unwrap();
+    let data = dir.path().join("app");
+    let parts = AppParts::new(&data, empty_workspace(&data, 1));
+    let mut harness = app_harness(&runtime, &parts);
+    wait_logged_in(&mut harness);
+    harness
+        .state()
+        .backend()
+        .send(Command::Upload(vec![UploadSpec {
+            path,
+            role: JobRole::Database {
+                stored_path: "Assemblies/as1_pe_203.stp".into(),
+                attributes: Vec::new(),
+                category_id: None,
+                index_components: true,
+            },
+            index_async: false,
+        }]));
+    step_until(&mut harness, "AS1 and its components indexed", |harness| {
+        let jobs = harness.state().jobs();
+        if let Some(JobPhase::Failed { reason }) = jobs.first().map(|job| &job.phase) {
+            panic!("AS1 was not indexed: {reason}");
+        }
+        jobs.first()
+            .is_some_and(|job| matches!(job.phase, JobPhase::Done { .. }))
+    });
+    open_result(&mut harness, "as1", "as1_pe_203.stp");
+    // The record's three direct components at once; the whole tree once the walk answers.
+    step_until_label(&mut harness, "Assembly of 3 components (18 parts in all)");
+    harness
+        .get_all_by_label("× 2")
+        .next()
+        .expect("two L-bracket sets");
+    harness
+        .get_all_by_label("× 3")
+        .next()
+        .expect("three nut-and-bolt sets");
+    // The nut's record is `Assemblies/as1_pe_203/NUT.stp` (the product's name).
+    let nut = harness
+        .get_all_by_label("NUT.stp")
+        .next()
+        .expect("the nut in the tree");
+    // Below the record's fields: scrolled into view first (a click is a pointer click).
+    nut.scroll_to_me();
+    harness.run_steps(3);
+    harness
+        .get_all_by_label("NUT.stp")
+        .next()
+        .expect("the nut in the tree")
+        .click();
+    step_until_label(&mut harness, "Used in 2 assemblies");
+    step_until_label(&mut harness, "Top assembly:");
+    close_app(&runtime, harness);
+}

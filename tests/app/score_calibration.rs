@@ -143,5 +143,8 @@ fn more_like_this_on_each_sample_model_labels_no_other_part_very_similar() {
         overstated.join("\n")
     );
     // Flange, washer and stepped shaft are there as STL and STEP: six searches find the twin.
-    assert!(twins_labelled >= 6, "{twins_labelled} twins labelled strong");
+    assert!(
+        twins_labelled >= 6,
+        "{twins_labelled} twins labelled strong"
+    );
 }
