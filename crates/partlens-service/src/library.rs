@@ -15,7 +15,7 @@ use partlens_api::encoding::QueryString;
 use partlens_api::library::{FileKind, LibraryFile, LibraryPage, MAX_PAGE_FILES, folder_of};
 
 use super::error::ServiceError;
-use super::records::{ImageUrls, result_item};
+use super::records::{ImageUrls, add_relation_counts, result_item};
 use super::search::SearchQuery;
 use super::state::AppState;
 use crate::auth::Caller;
@@ -172,12 +172,14 @@ pub async fn list(
                 .map(|record| record.uid.clone())
                 .collect();
             let mut texts = tx.attribute_texts_of_files(&uids)?;
+            let mut counts = tx.relation_counts(&uids)?;
             let records: Vec<_> = page
                 .records
                 .into_iter()
                 .map(|record| {
                     let texts = texts.remove(&record.uid).unwrap_or_default();
-                    (record, texts)
+                    let relations = counts.remove(&record.uid).unwrap_or_default();
+                    (record, texts, relations)
                 })
                 .collect();
             Ok((page.total, request.offset, records))
@@ -192,8 +194,12 @@ pub async fn list(
     };
     let files = records
         .iter()
-        .map(|(record, texts)| LibraryFile {
-            item: result_item(record, None, texts, &urls),
+        .map(|(record, texts, relations)| LibraryFile {
+            item: {
+                let mut item = result_item(record, None, texts, &urls);
+                add_relation_counts(&mut item.extra, *relations);
+                item
+            },
             kind: kind_of_extension(&record.extension),
             folder: folder_of(&record.stored_path).to_owned(),
             size: record.size,

@@ -8,13 +8,14 @@
 
 use partlens_api::Attribute;
 use partlens_api::model::{ExtraFields, FileMap, ResultAttribute, SearchResultItem, ShapeResult};
+use partlens_api::relations::{CHILD_COUNT_FIELD, PARENT_COUNT_FIELD};
 
 use super::disk::ImageKind;
 use super::failure_reason::FAILURE_REASON_FIELD;
 use super::image_links::{ImageLinks, LinkBinding, Linked};
 use super::pages::StoredPage;
 use crate::auth::Caller;
-use partlens_store::model::{FileRecord, IndexState, Relation};
+use partlens_store::model::{FileRecord, IndexState, Relation, RelationCount};
 use partlens_store::{StoreError, StoreTx};
 
 /// The FileMap field that says a file was indexed for its text and attributes only
@@ -258,6 +259,22 @@ pub fn file_map(
             .map(|(relation, child)| relation_entry(relation, child))
             .collect(),
         extra,
+    }
+}
+
+/// Says on a search result or a Library file how many components it has
+/// (`AssemblyChildCount`) and how many files hold it (`AssemblyParentCount`), each only when
+/// there are any: the relations stored, which a card shows without listing them (the record's
+/// `AssemblyParents` also names the assemblies of a part it is the same part as: a ranking a
+/// record, too dear for a page of results).
+pub fn add_relation_counts(extra: &mut ExtraFields, count: RelationCount) {
+    for (field, value) in [
+        (CHILD_COUNT_FIELD, count.children),
+        (PARENT_COUNT_FIELD, count.parents),
+    ] {
+        if value > 0 {
+            extra.insert(field.into(), serde_json::Value::from(value));
+        }
     }
 }
 

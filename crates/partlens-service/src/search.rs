@@ -38,12 +38,12 @@ use super::limits::ServiceLimits;
 use super::pages::{matched_page, pages_of};
 use super::params::canonical_uid;
 use super::part_size::{PartSize, blend, nearest_difference};
-use super::records::{ImageUrls, result_item, show_page};
+use super::records::{ImageUrls, add_relation_counts, result_item, show_page};
 use super::state::{AppState, ServiceState};
 use crate::auth::Caller;
 use partlens_engine::ViewDescriptor;
 use partlens_store::StoreTx;
-use partlens_store::model::{FileRecord, IndexState};
+use partlens_store::model::{FileRecord, IndexState, RelationCount};
 use partlens_store::unix_now;
 use partlens_visual::{
     FileFilter, FilterForm, GuidSet, Ranked, StoreViews, ViewSearch, VisualLibrary,
@@ -257,6 +257,8 @@ struct ShownFile {
     texts: Vec<String>,
     /// The page a drawing of several pages matched on.
     page: Option<u32>,
+    /// How many components it has and how many files hold it.
+    relations: RelationCount,
 }
 
 /// Runs a search for the caller in one read transaction, so one snapshot of the store: [`select`]
@@ -317,8 +319,10 @@ pub async fn run(
                 score,
                 texts,
                 page,
+                relations,
             } = shown;
             let mut item = result_item(record, *score, texts, &urls);
+            add_relation_counts(&mut item.extra, *relations);
             if let Some(page) = page {
                 let images = (&mut item.thumbnail_url, &mut item.large_image_url);
                 show_page(
@@ -525,6 +529,7 @@ fn load(
     );
     let uids: Vec<String> = shown.iter().map(|(uid, _)| uid.clone()).collect();
     let mut texts = tx.attribute_texts_of_files(&uids)?;
+    let mut counts = tx.relation_counts(&uids)?;
     let mut found = Vec::with_capacity(shown.len());
     for (uid, score) in shown {
         let Some(record) = records.remove(&uid) else {
@@ -532,11 +537,13 @@ fn load(
         };
         let texts = texts.remove(&uid).unwrap_or_default();
         let page = matched_page(tx, &record, &query_views)?;
+        let relations = counts.remove(&uid).unwrap_or_default();
         found.push(ShownFile {
             record,
             score,
             texts,
             page,
+            relations,
         });
     }
     Ok(Found {

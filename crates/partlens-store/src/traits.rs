@@ -17,7 +17,7 @@ use crate::model::visual::EachSearchedFile;
 use crate::model::{
     AttributeCaps, AttributeName, Caller, Candidate, Category, ClaimedJob, CompanyViews, Feedback,
     FileRecord, IndexState, IndexedContent, IndexingFailure, ListedPage, Listing, NewContent,
-    NewRelation, QueueDepth, Relation, VisualChange,
+    NewRelation, QueueDepth, Relation, RelationCount, VisualChange,
 };
 use partlens_api::{Attribute, FilterTerm};
 
@@ -509,6 +509,12 @@ pub trait RelationsTx {
     fn children_of(&mut self, parent_uid: &str) -> Result<Vec<Relation>, StoreError>;
     /// The relations naming `child_uid` as a child, by parent UID then position.
     fn parents_of(&mut self, child_uid: &str) -> Result<Vec<Relation>, StoreError>;
+    /// How many relations each of `uids` has as the parent and as the child (files without any
+    /// are left out): a page of search results or Library files says so without listing them.
+    fn relation_counts(
+        &mut self,
+        uids: &[String],
+    ) -> Result<HashMap<String, RelationCount>, StoreError>;
 }
 
 /// One transaction of the store, whichever engine holds it.

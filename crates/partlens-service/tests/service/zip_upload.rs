@@ -122,8 +122,34 @@ async fn a_database_zip_is_a_bundle_of_searchable_records_replaced_and_deleted_w
         "{extracted}"
     );
     let child_uids = related_uids(&zip["AssemblyChildren"]);
-    // The zip and its three readable entries: four records.
+    // The zip and its three readable entries: four records. The Library and a search say how
+    // many relations each has, without listing them.
     assert_eq!(library_total(&ann).await, 4);
+    let listed = ann.get("/api/Files?limit=500").await.json();
+    for file in listed["Files"].as_array().unwrap() {
+        let (children, parents) = (&file["AssemblyChildCount"], &file["AssemblyParentCount"]);
+        if file["UID"] == zip_uid.as_str() {
+            assert_eq!(
+                (children, parents),
+                (&serde_json::json!(3), &serde_json::Value::Null)
+            );
+        } else {
+            assert_eq!(
+                (children, parents),
+                (&serde_json::Value::Null, &serde_json::json!(1))
+            );
+        }
+    }
+    let reply = ann.search("FT=bearing").await;
+    reply.expect(200);
+    let found = reply.json();
+    let bearing = found["ResultsList"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|item| item["FileName"] == "Bundles/kit/bearing.step")
+        .unwrap_or_else(|| panic!("the bearing found by its name: {found}"));
+    assert_eq!(bearing["AssemblyParentCount"], 1, "{bearing}");
     for (uid, (extension, bytes)) in
         child_uids
             .iter()

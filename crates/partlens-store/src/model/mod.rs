@@ -24,7 +24,7 @@ pub use files::{FileRecord, IndexState, IndexedContent, IndexingFailure, NewCont
 pub use jobs::{ClaimedJob, QueueDepth};
 pub use library::{ExtensionFilter, ListedPage, Listing};
 pub use range::{NumericRange, RangeSubject};
-pub use relations::{NewRelation, Relation};
+pub use relations::{NewRelation, Relation, RelationCount};
 pub use search::Candidate;
 pub use transfer::TableCount;
 pub use visual::{CompanyViews, VisualChange};

@@ -14,6 +14,15 @@ pub struct NewRelation {
     pub reference: Option<String>,
 }
 
+/// How many relations one file has on each side.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RelationCount {
+    /// Relations in which it is the parent (its components, a bundle's entries).
+    pub children: u32,
+    /// Relations in which it is the child (the assemblies or bundles that hold it).
+    pub parents: u32,
+}
+
 /// One stored relation, read from either side.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Relation {

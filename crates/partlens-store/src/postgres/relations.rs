@@ -1,8 +1,10 @@
 //! Parent/child relations between files on PostgreSQL (see [`crate::model::relations`]).
 
+use std::collections::HashMap;
+
 use super::PgTx;
 use crate::error::StoreError;
-use crate::model::{NewRelation, Relation};
+use crate::model::{NewRelation, Relation, RelationCount};
 use crate::traits::RelationsTx;
 
 /// The columns a [`Relation`] is read from, in its fields' order.
@@ -74,5 +76,31 @@ impl RelationsTx for PgTx<'_, '_> {
             .iter()
             .map(relation)
             .collect()
+    }
+
+    fn relation_counts(
+        &mut self,
+        uids: &[String],
+    ) -> Result<HashMap<String, RelationCount>, StoreError> {
+        let rows = self.tx.query(
+            "SELECT uid,
+                    (SELECT COUNT(*) FROM file_relations WHERE parent_uid = uid),
+                    (SELECT COUNT(*) FROM file_relations WHERE child_uid = uid)
+             FROM unnest($1::text[]) AS uid",
+            &[&uids],
+        )?;
+        let mut counts = HashMap::new();
+        for row in &rows {
+            let children: i64 = row.try_get(1)?;
+            let parents: i64 = row.try_get(2)?;
+            let count = RelationCount {
+                children: u32::try_from(children).unwrap_or(u32::MAX),
+                parents: u32::try_from(parents).unwrap_or(u32::MAX),
+            };
+            if count != RelationCount::default() {
+                counts.insert(row.try_get(0)?, count);
+            }
+        }
+        Ok(counts)
     }
 }
