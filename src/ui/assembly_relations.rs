@@ -352,7 +352,8 @@ fn used_in_ui(
             intents.push(DetailIntent::OpenFile(node.uid.clone()));
         }
         if let Some(quantity) = node.quantity {
-            ui.weak(format!("× {quantity}"));
+            // How many of the file below this assembly holds (not how many of the assembly).
+            ui.weak(format!("holds {quantity}"));
         }
         if let Some(note) = stop_note(node.stop) {
             ui.weak(note);

@@ -337,7 +337,10 @@ impl DetailView {
                         model.measurements_ui(ui);
                     }
                     self.fields_ui(ui, record);
+                    // An assembly's components and where a part is used come before the long
+                    // list of extracted attributes.
                     self.relations.ui(ui, record, textures, commands, intents);
+                    self.attributes_ui(ui, record);
                     ui.separator();
                     self.actions_ui(ui, record, &uid, commands, intents);
                     ui.separator();
@@ -427,6 +430,7 @@ impl DetailView {
         }
     }
 
+    /// The record's own fields: UID, names, company, state.
     fn fields_ui(&self, ui: &mut egui::Ui, record: &FileMap) {
         let yes_no = |value: bool| if value { "yes" } else { "no" };
         field_rows_ui(
@@ -440,6 +444,10 @@ impl DetailView {
                 ("Has thumbnail", yes_no(record.has_thumbnail)),
             ],
         );
+    }
+
+    /// The attributes saved and extracted, and the PDF link.
+    fn attributes_ui(&self, ui: &mut egui::Ui, record: &FileMap) {
         ui.add_space(6.0);
         ui.strong("Attributes");
         let attributes = record.parsed_attributes();

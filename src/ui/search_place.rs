@@ -727,7 +727,11 @@ impl SearchPlace {
 
     fn detail_intent(&mut self, intent: DetailIntent, commands: &mut CommandQueue) {
         match intent {
-            DetailIntent::OpenFile(uid) => self.open_detail(uid, OpenedFrom::Results, commands),
+            // A component or an assembly opened from a record: back leads where the record's did.
+            DetailIntent::OpenFile(uid) => {
+                let from = self.detail.opened_from();
+                self.open_detail(uid, from, commands);
+            }
             DetailIntent::EditAttributes(uid) => {
                 if let Some(record) = self.detail.record() {
                     self.editor

@@ -127,27 +127,29 @@ pub const CHILD_COUNT_FIELD: &str = "AssemblyChildCount";
 pub const PARENT_COUNT_FIELD: &str = "AssemblyParentCount";
 
 impl RelationCounts {
-    /// "assembly of 3 parts", "used in 2 assemblies", both joined by " · ", or `None` for a file
-    /// with no relations.
+    /// "assembly of 3 parts", "used in 2 assemblies", "2 parts · in 1 assembly" (a subassembly),
+    /// or `None` for a file with no relations.
     pub fn label(&self) -> Option<String> {
-        let mut words = Vec::new();
-        if self.components > 0 {
-            let noun = if self.components == 1 {
-                "part"
-            } else {
-                "parts"
-            };
-            words.push(format!("assembly of {} {noun}", self.components));
+        let plural = |count: usize, one: &str, many: &str| {
+            format!("{count} {}", if count == 1 { one } else { many })
+        };
+        match (self.components, self.used_in) {
+            (0, 0) => None,
+            (components, 0) => Some(format!(
+                "assembly of {}",
+                plural(components, "part", "parts")
+            )),
+            (0, used_in) => Some(format!(
+                "used in {}",
+                plural(used_in, "assembly", "assemblies")
+            )),
+            // A subassembly: short enough for a card's badge.
+            (components, used_in) => Some(format!(
+                "{} · in {}",
+                plural(components, "part", "parts"),
+                plural(used_in, "assembly", "assemblies")
+            )),
         }
-        if self.used_in > 0 {
-            let noun = if self.used_in == 1 {
-                "assembly"
-            } else {
-                "assemblies"
-            };
-            words.push(format!("used in {} {noun}", self.used_in));
-        }
-        (!words.is_empty()).then(|| words.join(" · "))
     }
 }
 
@@ -219,10 +221,7 @@ mod tests {
                 used_in: 1
             }
         );
-        assert_eq!(
-            counts.label().as_deref(),
-            Some("assembly of 3 parts · used in 1 assembly")
-        );
+        assert_eq!(counts.label().as_deref(), Some("3 parts · in 1 assembly"));
         assert_eq!(RelationCounts::default().label(), None);
         let used = RelationCounts {
             components: 0,
