@@ -1,6 +1,6 @@
 //! The sender: a background task that sends the outbox's due deliveries, each company apart.
 //!
-//! Every poll it asks which companies have a delivery due, and serves each company that is not
+//! Every poll (and whenever a company's turn ends) it asks which companies have a delivery due, and serves each company that is not
 //! served already in a task of its own, at most [`SenderSettings::companies_at_once`] at a time:
 //! a company's task claims one due delivery (a lease), sends it, records the attempt, and goes on
 //! to the company's next due delivery, up to [`TURN`] of them before it gives its place up. So a
@@ -113,9 +113,11 @@ pub async fn run(
             }
             Err(error) => tracing::warn!(%error, "callbacks: cannot read the outbox"),
         }
+        // Asked again after the poll, or as soon as a company's turn ends (it may have more due).
         tokio::select! {
             () = stop.cancelled() => break,
             () = tokio::time::sleep(settings.poll) => {}
+            Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
         }
     }
     // Deliveries in flight are dropped: their claims run out (or are released at the next
@@ -150,6 +152,8 @@ async fn serve_company(
             Ok(None) => return,
             Err(error) => {
                 tracing::warn!(%error, company, "callbacks: cannot claim a delivery");
+                // Not asked again at once: the database is failing.
+                tokio::time::sleep(settings.poll).await;
                 return;
             }
         };
@@ -166,6 +170,7 @@ async fn serve_company(
         }
         if let Err(error) = outbox.record(&delivery.id, record).await {
             tracing::warn!(%error, id = delivery.id, "callbacks: cannot record an attempt");
+            tokio::time::sleep(settings.poll).await;
             return;
         }
     }

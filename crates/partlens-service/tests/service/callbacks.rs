@@ -600,3 +600,91 @@ async fn no_event_is_lost_when_the_service_is_killed_during_a_hundred_deliveries
     .await;
     assert_eq!(log.len(), EVENTS);
 }
+
+/// `partlens-service … callback ARGS` on the store of `service`, with private callbacks allowed;
+/// its exit status and stdout.
+fn callback_command(service: &TestService, args: &[&str]) -> (bool, String) {
+    let mut command = std::process::Command::new(partlens_testkit::program("partlens-service"));
+    command
+        .arg("--data")
+        .arg(service.dir.path())
+        .arg("--allow-private-callbacks")
+        .arg("callback")
+        .args(args);
+    if let Some(database) = &service.database {
+        command.env("PARTLENS_DATABASE_URL", &database.url);
+    }
+    let output = command.output().unwrap();
+    (
+        output.status.success(),
+        String::from_utf8(output.stdout).unwrap(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_callback_commands_set_show_test_and_log() {
+    let receiver = Receiver::start(always(204)).await;
+    let service = TestService::start_with(quick).await;
+    let url = format!("{}/hook", receiver.base);
+    let service = Arc::new(service);
+    let run = |args: Vec<String>| {
+        let service = service.clone();
+        async move {
+            tokio::task::spawn_blocking(move || {
+                let args: Vec<&str> = args.iter().map(String::as_str).collect();
+                callback_command(&service, &args)
+            })
+            .await
+            .unwrap()
+        }
+    };
+    let strings = |list: &[&str]| list.iter().map(|item| (*item).to_owned()).collect();
+    let (ok, set) = run(strings(&[
+        "set",
+        "--company",
+        "Acme",
+        "--url",
+        &url,
+        "--events",
+        "indexing.completed,file.deleted",
+    ]))
+    .await;
+    assert!(ok, "{set}");
+    let secret = set
+        .lines()
+        .find_map(|line| line.strip_prefix("secret in full (give it to the receiver)\t"))
+        .unwrap()
+        .to_owned();
+    assert!(secret.starts_with("whsec_"));
+    let (ok, show) = run(strings(&["show", "--company", "Acme"])).await;
+    assert!(ok);
+    assert!(
+        show.contains("events\tindexing.completed,file.deleted"),
+        "{show}"
+    );
+    assert!(show.contains("secret\twhsec_…"), "{show}");
+    assert!(!show.contains(&secret), "the secret is masked: {show}");
+    let (ok, test) = run(strings(&["test", "--company", "Acme"])).await;
+    assert!(ok, "{test}");
+    assert_eq!(test.trim(), "the receiver answered 204");
+    let call = receiver.calls().pop().unwrap();
+    assert_eq!(body(&call)["type"], "callback.test");
+    assert!(signature_verifies(&secret, &call));
+    let (ok, log) = run(strings(&["log", "--company", "Acme"])).await;
+    assert!(ok);
+    let entry: serde_json::Value = serde_json::from_str(log.lines().next().unwrap()).unwrap();
+    assert_eq!(entry["id"], call.id.as_str());
+    assert_eq!(entry["state"], "delivered");
+    // An event that is not one is refused, naming the events.
+    let (ok, _) = run(strings(&[
+        "set",
+        "--company",
+        "Acme",
+        "--url",
+        &url,
+        "--events",
+        "file.renamed",
+    ]))
+    .await;
+    assert!(!ok);
+}
