@@ -89,6 +89,7 @@ fn results_frames(ctx: &egui::Context, layout: ResultsLayout) -> Vec<Duration> {
             large_image_url: String::new(),
             attributes: vec![Attribute::new("material", None, ["steel"]).unwrap_or_default()],
             found_on_page: None,
+            relations: Default::default(),
         })
         .collect();
     let mut cache = TextureCache::new(DEFAULT_BUDGET_BYTES);

@@ -63,6 +63,7 @@ fn rows(count: usize) -> Vec<ResultRow> {
                 Attribute::new("region", None, ["EU", "US"]).unwrap_or_default(),
             ],
             found_on_page: None,
+            relations: Default::default(),
         })
         .collect()
 }

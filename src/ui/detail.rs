@@ -1,5 +1,6 @@
 //! The detail view of one file record: the large image with zoom and pan, the record's fields and
-//! attributes, assembly parents and children as links, the PDF opened in the browser, the raw record
+//! attributes, an assembly's components as a tree and where the file is used
+//! ([`super::assembly_relations`]), the PDF opened in the browser, the raw record
 //! as collapsible JSON (for the fields the interface leaves open), and deleting the file after a
 //! confirmation, with 401, 403 and 404 explained in words.
 //!
@@ -15,13 +16,14 @@ use std::path::PathBuf;
 use egui::{Rect, Vec2};
 
 use super::app_command::CommandQueue;
+use super::assembly_relations::AssemblyRelations;
 use super::detail_model::{DetailModel, DetailPicture};
 use super::load_state::LoadState;
 use super::picture::{Picture, paint_caption, picture};
 use super::place::Place;
 use super::texture_cache::TextureCache;
 use crate::ui::text_value::{field_rows_ui, name_value_label, value_label};
-use partlens_api::{ApiError, FileMap, FileRecord, FileUid};
+use partlens_api::{ApiError, FileMap, FileRecord, FileUid, RelationTree};
 use partlens_tasks::Command;
 use partlens_tasks::models::is_model_file_name;
 use partlens_tasks::thumbnails::ImageRequest;
@@ -70,27 +72,6 @@ pub enum DeleteState {
     Deleted,
 }
 
-/// The label of an assembly relation: its name where the record gives one, else its UID.
-fn relation_label(relation: &serde_json::Value) -> Option<(FileUid, String)> {
-    let uid = partlens_api::model::relation_uids(std::slice::from_ref(relation))
-        .into_iter()
-        .next()?;
-    let name = relation
-        .as_object()
-        .and_then(|fields| {
-            ["DisplayName", "FileName", "Name"].iter().find_map(|key| {
-                fields
-                    .iter()
-                    .find(|(field, _)| field.eq_ignore_ascii_case(key))
-                    .and_then(|(_, value)| value.as_str())
-                    .filter(|text| !text.is_empty())
-                    .map(str::to_owned)
-            })
-        })
-        .unwrap_or_else(|| uid.to_string());
-    Some((uid, name))
-}
-
 /// The detail view's state.
 #[derive(Debug)]
 pub struct DetailView {
@@ -107,6 +88,8 @@ pub struct DetailView {
     match_note: Option<String>,
     /// Where the record was opened from: where its back button leads.
     opened_from: OpenedFrom,
+    /// The assembly's components and where the file is used.
+    relations: AssemblyRelations,
 }
 
 /// Where a record was opened from, and so where the detail's back button leads.
@@ -161,6 +144,7 @@ impl Default for DetailView {
             model_hints: Vec::new(),
             match_note: None,
             opened_from: OpenedFrom::Results,
+            relations: AssemblyRelations::default(),
         }
     }
 }
@@ -222,11 +206,22 @@ impl DetailView {
                 self.model_hints.clone(),
             ));
         }
+        self.relations.start(&record.value);
         self.raw_pretty =
             serde_json::to_string_pretty(&record.json).unwrap_or_else(|_| record.json.to_string());
         self.status = LoadState::Ready(record);
         self.scene_rect = Rect::ZERO;
         self.delete = DeleteState::Idle;
+    }
+
+    /// Files the walk of a file's assembly relations (ignored unless it is the file shown).
+    pub fn set_relations(
+        &mut self,
+        uid: &FileUid,
+        components: Result<RelationTree, ApiError>,
+        used_in: Result<RelationTree, ApiError>,
+    ) {
+        self.relations.answer(uid, components, used_in);
     }
 
     /// Shows why the record could not be loaded.
@@ -341,7 +336,8 @@ impl DetailView {
                     if let Some(model) = &self.model {
                         model.measurements_ui(ui);
                     }
-                    self.fields_ui(ui, record, intents);
+                    self.fields_ui(ui, record);
+                    self.relations.ui(ui, record, textures, commands, intents);
                     ui.separator();
                     self.actions_ui(ui, record, &uid, commands, intents);
                     ui.separator();
@@ -431,7 +427,7 @@ impl DetailView {
         }
     }
 
-    fn fields_ui(&self, ui: &mut egui::Ui, record: &FileMap, intents: &mut Vec<DetailIntent>) {
+    fn fields_ui(&self, ui: &mut egui::Ui, record: &FileMap) {
         let yes_no = |value: bool| if value { "yes" } else { "no" };
         field_rows_ui(
             ui,
@@ -462,23 +458,6 @@ impl DetailView {
             ui.strong("Extracted from the content");
             for text in &record.extracted_attributes {
                 value_label(ui, text);
-            }
-        }
-        for (title, relations) in [
-            ("Assembly parents", &record.assembly_parents),
-            ("Assembly children", &record.assembly_children),
-        ] {
-            if relations.is_empty() {
-                continue;
-            }
-            ui.add_space(6.0);
-            ui.strong(title);
-            for relation in relations {
-                if let Some((uid, name)) = relation_label(relation)
-                    && ui.link(name).on_hover_text(uid.to_string()).clicked()
-                {
-                    intents.push(DetailIntent::OpenFile(uid));
-                }
             }
         }
         if !record.pdf_url.trim().is_empty() {
@@ -614,6 +593,13 @@ mod tests {
         let mut view = DetailView::new();
         view.set_loading(FileUid::from_reply(UID));
         view.set_record(FileRecord::from_json(record(), "file record").unwrap());
+        // The relations walk answered (failed: the record's own relations stay, without a spinner).
+        let walk_failed = || {
+            Err(ApiError::Network(
+                "the service closed the connection".into(),
+            ))
+        };
+        view.set_relations(&FileUid::from_reply(UID), walk_failed(), walk_failed());
         view
     }
 

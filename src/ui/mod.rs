@@ -8,6 +8,7 @@
 
 pub mod app;
 pub mod app_command;
+pub mod assembly_relations;
 pub mod attributes;
 pub mod columns;
 pub mod compare;

@@ -350,6 +350,11 @@ impl SearchPlace {
                 self.detail.set_load_failed(uid, &error);
             }
             Event::RecordLoaded { .. } | Event::RecordFailed { .. } => {}
+            Event::RelationsLoaded {
+                uid,
+                components,
+                used_in,
+            } => self.detail.set_relations(&uid, components, used_in),
             Event::AttributesSaved {
                 uid,
                 attributes,

@@ -9,6 +9,7 @@ use super::app_command::{AppCommand, CommandQueue};
 use super::columns::{ColumnLayout, TableColumn};
 use super::place::Place;
 use partlens_api::{Attribute, FileCategory};
+use partlens_tasks::models::is_model_file_name;
 use partlens_tasks::{Command, JobRole, UploadSpec};
 
 /// The folder offered for a file that sits at the root of a drive.
@@ -124,6 +125,8 @@ pub struct UploadView {
     categories_asked: bool,
     /// Index asynchronously.
     pub index_async: bool,
+    /// Give each component of an uploaded assembly a record of its own (database models).
+    pub index_components: bool,
     problem: Option<String>,
     focus_new_attribute: bool,
 }
@@ -138,6 +141,7 @@ impl Default for UploadView {
             categories: None,
             categories_asked: false,
             index_async: true,
+            index_components: false,
             problem: None,
             focus_new_attribute: false,
         }
@@ -189,6 +193,8 @@ impl UploadView {
                         stored_path: file.stored_path(),
                         attributes: self.parsed_attributes()?,
                         category_id: self.parsed_category_id()?,
+                        index_components: self.index_components
+                            && is_model_file_name(&file.stored_path()),
                     })
                 }
             }
@@ -463,6 +469,17 @@ impl UploadView {
         }
         ui.add_space(6.0);
         self.category_ui(ui, commands);
+        if self
+            .files
+            .iter()
+            .any(|file| is_model_file_name(&file.stored_path()))
+        {
+            ui.checkbox(&mut self.index_components, "Index the components")
+                .on_hover_text(
+                    "Each part and subassembly of an assembly gets a record of its own under \
+                     the assembly's path, searchable by its shape, with where it is used",
+                );
+        }
         ui.label(
             egui::RichText::new("Company database files are indexed while they upload.").weak(),
         );
@@ -610,6 +627,7 @@ mod tests {
             stored_path,
             attributes,
             category_id,
+            index_components,
         } = &specs[0].role
         else {
             panic!("database role expected");
@@ -617,6 +635,30 @@ mod tests {
         assert_eq!(stored_path, "lib/flange.png");
         assert_eq!(attributes[0].values, vec!["steel", "stainless steel"]);
         assert_eq!(*category_id, Some(7));
+        assert!(!index_components, "a picture has no components to index");
+    }
+
+    #[test]
+    fn components_are_indexed_on_request_for_models_only() {
+        let mut view = UploadView::default();
+        view.stage([
+            PathBuf::from("/lib/as1.step"),
+            PathBuf::from("/lib/plate.png"),
+        ]);
+        view.kind = UploadKind::Database;
+        for file in &mut view.files {
+            file.folder = "Assemblies".into();
+        }
+        let asked = |view: &UploadView| -> Vec<bool> {
+            view.build_specs()
+                .unwrap()
+                .iter()
+                .map(|spec| spec.role.index_components())
+                .collect()
+        };
+        assert_eq!(asked(&view), [false, false]);
+        view.index_components = true;
+        assert_eq!(asked(&view), [true, false]);
     }
 
     #[test]

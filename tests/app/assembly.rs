@@ -82,6 +82,7 @@ fn the_as1_assembly_is_previewed_whole_with_every_component_placed() {
                 stored_path: "Assemblies/as1_pe_203.stp".into(),
                 attributes: Vec::new(),
                 category_id: None,
+                index_components: false,
             },
             index_async: false,
         }]));

@@ -146,6 +146,7 @@ fn your_own_upload_goes_before_the_samples() {
                 stored_path: "Mine/linkrods.step".into(),
                 attributes: Vec::new(),
                 category_id: None,
+                index_components: false,
             },
             index_async: false,
         }]));

@@ -72,3 +72,76 @@ fn the_calibration_table_holds_what_the_sample_library_measures() {
         assert!(row.same_part_median > row.other_p90 - 0.1, "{row:?}");
     }
 }
+
+/// The part a sample file shows: `Samples/models/flange.stl`, `Samples/flange.png` and
+/// `Samples/drawings/flange-drawing.dxf` are all the flange.
+fn sample_part(stored_path: &str) -> String {
+    let name = stored_path.rsplit('/').next().unwrap_or(stored_path);
+    let stem = name.rsplit_once('.').map_or(name, |(stem, _)| stem);
+    stem.trim_end_matches("-drawing").to_owned()
+}
+
+/// *More like this* on each sample model searches by the stored model itself (its UID, model →
+/// model), and no other part of the sample library is labelled "very similar" or "identical"
+/// (issue 49: the flange's STL once labelled a washer and a stepped shaft "91 % · very similar").
+#[test]
+fn more_like_this_on_each_sample_model_labels_no_other_part_very_similar() {
+    use partlens::ui::results::rows::{ScoreBand, rows_from_result};
+    use partlens::ui::search_bar::ViewKind;
+    use partlens_api::{SearchFilter, SearchRequest};
+
+    let runtime = crate::support::runtime();
+    let dir = tempfile::tempdir().unwrap();
+    let service = crate::support::search::company_service(&runtime, dir.path());
+    let client = crate::support::search::admin_client(&runtime, &service);
+    let manifest =
+        partlens_engine::samples::read_manifest(&crate::support::search::samples_dir()).unwrap();
+    let mut models = Vec::new();
+    for part in &manifest.parts {
+        let uid = crate::support::search::add_database_file(
+            &runtime,
+            &client,
+            &crate::support::search::samples_dir().join(&part.file),
+            &part.stored_path,
+            &[],
+        );
+        if part.file.starts_with("models/") && !part.file.ends_with(".igs") {
+            models.push((uid, part.stored_path.clone()));
+        }
+    }
+    assert!(models.len() >= 7, "{models:?}");
+    let mut overstated = Vec::new();
+    let mut twins_labelled = 0;
+    for (uid, stored_path) in &models {
+        let request = SearchRequest::new(SearchFilter::new().with_uids([uid.clone()]));
+        let result = runtime.block_on(client.search(&request)).unwrap();
+        let rows = rows_from_result(&result, Some(ViewKind::Model));
+        assert!(!rows.is_empty(), "{stored_path} found nothing");
+        for row in rows.iter().filter(|row| row.uid != *uid) {
+            let strong = matches!(
+                row.band(),
+                Some(ScoreBand::VerySimilar | ScoreBand::Identical)
+            );
+            let same_part = sample_part(&row.file_name) == sample_part(stored_path);
+            // The model's twin in another format (flange.stl and flange.step) is labelled strong:
+            // the labels are not merely weak everywhere.
+            if strong && same_part && row.file_name.contains("/models/") {
+                twins_labelled += 1;
+            }
+            if strong && !same_part {
+                overstated.push(format!(
+                    "{stored_path} → {} labelled {}",
+                    row.file_name,
+                    row.score_text()
+                ));
+            }
+        }
+    }
+    assert!(
+        overstated.is_empty(),
+        "other parts labelled very similar or identical:\n{}",
+        overstated.join("\n")
+    );
+    // Flange, washer and stepped shaft are there as STL and STEP: six searches find the twin.
+    assert!(twins_labelled >= 6, "{twins_labelled} twins labelled strong");
+}

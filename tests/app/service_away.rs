@@ -47,6 +47,7 @@ fn a_service_stopped_under_the_app_is_said_once_and_the_work_waits_for_it() {
                 stored_path: "Library/pulley.png".into(),
                 attributes: Vec::new(),
                 category_id: None,
+                index_components: false,
             },
             index_async: false,
         }]));

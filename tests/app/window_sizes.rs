@@ -172,6 +172,7 @@ fn the_upload_form_and_the_jobs_fit_every_size() {
                 ),
                 attributes: Vec::new(),
                 category_id: None,
+                index_components: false,
             },
             index_async: false,
         })

@@ -27,6 +27,9 @@ pub mod model;
 pub mod pmi;
 pub mod range;
 #[cfg(feature = "client")]
+pub mod relation_walk;
+pub mod relations;
+#[cfg(feature = "client")]
 pub mod reply;
 #[cfg(feature = "client")]
 pub mod search;
@@ -53,6 +56,9 @@ pub use model::{
 };
 #[cfg(feature = "client")]
 pub use pmi::FeedbackRequest;
+#[cfg(feature = "client")]
+pub use relation_walk::{RelationNode, RelationTree, WalkDirection, WalkLimits, WalkStop};
+pub use relations::{Relation, RelationCounts};
 #[cfg(feature = "client")]
 pub use reply::{Decoded, FileRecord};
 #[cfg(feature = "client")]

@@ -12,6 +12,7 @@ pub mod image;
 pub mod library;
 pub mod output;
 pub mod pmi;
+pub mod relations;
 pub mod search;
 pub mod session;
 pub mod status;
@@ -105,6 +106,12 @@ pub enum Command {
     /// List the company's database files, newest first, a page at a time.
     #[command(long_about = library::FILES_HELP)]
     Files(library::FilesArgs),
+    /// Print where a file is used: the assemblies that hold it, up to the top ones.
+    #[command(long_about = relations::WHERE_USED_HELP)]
+    WhereUsed(relations::RelationArgs),
+    /// Print an assembly's components, down to the leaf parts.
+    #[command(long_about = relations::COMPONENTS_HELP)]
+    Components(relations::RelationArgs),
 }
 
 /// Runs one parsed invocation and returns the process exit code: 0 on success, 1 when the service or
@@ -149,6 +156,12 @@ pub async fn dispatch(cli: Cli) -> Result<(), CliError> {
         Command::Sync(args) => sync::run(args, &mut session).await,
         Command::Duplicates(args) => duplicates::run(args, &mut session).await,
         Command::Files(args) => library::run(args, &mut session).await,
+        Command::WhereUsed(args) => {
+            relations::run(args, partlens_api::WalkDirection::UsedIn, &mut session).await
+        }
+        Command::Components(args) => {
+            relations::run(args, partlens_api::WalkDirection::Components, &mut session).await
+        }
     }
 }
 

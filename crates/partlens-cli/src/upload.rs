@@ -1,4 +1,4 @@
-//! `upload FILE [--database PATH] [--attr NAME=VALUE]... [--async] [--wait] [--encoding …] [--uid GUID]`.
+//! `upload FILE [--database PATH] [--attr NAME=VALUE]... [--components] [--async] [--wait] [--encoding …] [--uid GUID]`.
 
 use std::path::PathBuf;
 
@@ -39,7 +39,8 @@ impl From<EncodingArg> for UploadEncoding {
 pub const UPLOAD_HELP: &str = "Upload a file.\n\n\
 Without --database the file becomes a search input (the service is told only its extension); with \
 --database PATH it becomes a company-database file stored at PATH (<folder>/<name>.<ext>), with the \
---attr attributes applied.\n\n\
+--attr attributes applied; with --components an assembly's components get records of their own too \
+(see where-used and components).\n\n\
 Prints {\"uid\": \"...\", \"state\": \"completed|in_progress|failed\"}: after a synchronous upload the \
 state is read once from the service (failed when the content could not be indexed); --async (search \
 inputs) returns at once, in_progress; --wait polls the indexing state every 2 s, backing off to 5 s, \
@@ -74,6 +75,10 @@ pub struct UploadArgs {
     /// Choose the file's UID (a GUID); an existing file with that UID is overwritten.
     #[arg(long, value_name = "GUID")]
     pub uid: Option<String>,
+    /// Also index an assembly's components (indexAssemblyComponents=true): each distinct
+    /// component of a --database model gets a record of its own under the assembly's path.
+    #[arg(long)]
+    pub components: bool,
 }
 
 /// The JSON line of `upload`.
@@ -104,6 +109,11 @@ pub fn upload_request(args: &UploadArgs) -> Result<UploadRequest, CliError> {
             UploadRequest::database(source, stored_path.clone(), attributes)
         }
         None => {
+            if args.components {
+                return Err(CliError::Usage(
+                    "--components applies only to company-database models: add --database <folder>/<name>.<ext>".into(),
+                ));
+            }
             if !args.attributes.is_empty() {
                 return Err(CliError::Usage(
                     "--attr applies only to company-database uploads: add --database <folder>/<name>.<ext>, or set attributes later with `attrs set`".into(),
@@ -115,6 +125,7 @@ pub fn upload_request(args: &UploadArgs) -> Result<UploadRequest, CliError> {
     request.encoding = args.encoding.into();
     request.index_async = args.index_async;
     request.uid = args.uid.as_deref().map(FileUid::parse).transpose()?;
+    request.index_assembly_components = args.components.then_some(true);
     Ok(request)
 }
 
@@ -183,7 +194,27 @@ mod tests {
             wait: false,
             encoding: EncodingArg::Binary,
             uid: None,
+            components: false,
         }
+    }
+
+    #[test]
+    fn components_are_asked_for_database_models_only() {
+        let mut search_input = args("as1.step");
+        search_input.components = true;
+        assert!(matches!(
+            upload_request(&search_input),
+            Err(CliError::Usage(text)) if text.contains("--components")
+        ));
+        let mut database = args("as1.step");
+        database.database = Some("Assemblies/as1.step".into());
+        assert_eq!(
+            upload_request(&database).unwrap().index_assembly_components,
+            None
+        );
+        database.components = true;
+        let request = upload_request(&database).unwrap();
+        assert_eq!(request.index_assembly_components, Some(true));
     }
 
     #[test]

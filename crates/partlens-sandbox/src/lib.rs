@@ -13,11 +13,13 @@
 //! preview at a time).
 
 mod client;
+mod components;
 mod limits;
 pub mod wire;
 mod worker;
 
 pub use client::{Finished, Sandbox, SandboxFailure};
+pub use components::{AssemblyComponents, ComponentsRefusal, MAX_COMPONENT_BYTES};
 pub use limits::{
     DEFAULT_CPU_LIMIT, DEFAULT_MEMORY_LIMIT_BYTES, DEFAULT_TIME_LIMIT, MIN_MEMORY_LIMIT_BYTES,
     ReaderLimits, bytes_in_words, duration_in_words,
@@ -131,7 +133,7 @@ impl Sandbox {
                     reason,
                 }),
             Outcome::Refused(error) => Ok((Err(error.into_engine_error(extension)), peak)),
-            Outcome::Previewed(_) | Outcome::PreviewRefused(_) => Err(SandboxFailure::Crashed {
+            _ => Err(SandboxFailure::Crashed {
                 how: "it answered another question".to_owned(),
             }),
         }
@@ -157,7 +159,7 @@ impl Sandbox {
         match finished.outcome {
             Outcome::Previewed(preview) => preview_mesh(preview).map(Ok),
             Outcome::PreviewRefused(reason) => Ok(Err(reason)),
-            Outcome::Analyzed(_) | Outcome::Refused(_) => Err(SandboxFailure::Crashed {
+            _ => Err(SandboxFailure::Crashed {
                 how: "it answered another question".to_owned(),
             }),
         }

@@ -34,6 +34,12 @@ pub enum Request {
         /// Most triangles in the reduced mesh.
         budget: u64,
     },
+    /// A STEP assembly's product tree, unmeshed, with each product as a STEP file of its own
+    /// ([`partlens_geometry::step::component_tree`]).
+    Components {
+        /// The file's bytes.
+        bytes: Vec<u8>,
+    },
 }
 
 /// The engine's extraction limits on the wire.
@@ -93,6 +99,26 @@ pub enum Outcome {
     Previewed(PreviewWire),
     /// The model reader's refusal, in words.
     PreviewRefused(String),
+    /// A product tree and each product's file (in the tree's order); `None` for a file without
+    /// a tree.
+    Components(Option<ComponentsWire>),
+    /// The STEP reader's refusal of a product tree, in words; `over_limit` when a limit refused
+    /// it (sizes, counts, the components' bytes), not the file's content.
+    ComponentsRefused {
+        /// Why, in words.
+        reason: String,
+        /// A limit refused it.
+        over_limit: bool,
+    },
+}
+
+/// A product tree on the wire, with each product's file in the tree's order.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct ComponentsWire {
+    /// The tree, unmeshed.
+    pub tree: partlens_geometry::ProductTree,
+    /// Each product's file, `files[i]` for `tree.products[i]`.
+    pub files: Vec<Vec<u8>>,
 }
 
 /// The engine's analysis on the wire: views as their stored bytes, PMI as JSON.

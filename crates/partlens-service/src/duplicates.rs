@@ -65,7 +65,10 @@ struct Compared {
 
 /// The views of the database file `uid`, or `None` when it has none or they cannot be read back
 /// (a search by such a file queues it to be indexed again).
-fn views_of(tx: &mut dyn StoreTx, uid: &str) -> Result<Option<Vec<ViewDescriptor>>, ServiceError> {
+pub(crate) fn views_of(
+    tx: &mut dyn StoreTx,
+    uid: &str,
+) -> Result<Option<Vec<ViewDescriptor>>, ServiceError> {
     let Ok(views) = tx
         .views_of(uid)?
         .iter()
@@ -166,20 +169,11 @@ fn find_with(
             if other == index {
                 continue;
             }
-            let score = match (&file.size, &compared[other].size) {
-                (Some(a), Some(b)) => {
-                    let difference = size_difference(a, b);
-                    if difference > SAME_SIZE {
-                        continue;
-                    }
-                    blend(visual, difference)
-                }
-                (None, None) => visual,
-                _ => continue,
-            };
-            if score < min_score {
+            let Some(score) = same_part_score(visual, file.size, compared[other].size)
+                .filter(|score| *score >= min_score)
+            else {
                 continue;
-            }
+            };
             let key = (index.min(other), index.max(other));
             let best = pairs.entry(key).or_insert(score);
             *best = best.max(score);
@@ -217,6 +211,20 @@ fn find_with(
         files_compared: searched,
         groups: reply_groups,
     })
+}
+
+/// The score of two files ranked `visual` apart when they may be one part: models of sizes
+/// within [`SAME_SIZE`] (the visual score blended with the difference), or two files without a
+/// size; `None` for a model and a picture, or models of other sizes.
+pub fn same_part_score(visual: f32, a: Option<PartSize>, b: Option<PartSize>) -> Option<f32> {
+    match (a, b) {
+        (Some(a), Some(b)) => {
+            let difference = size_difference(&a, &b);
+            (difference <= SAME_SIZE).then(|| blend(visual, difference))
+        }
+        (None, None) => Some(visual),
+        _ => None,
+    }
 }
 
 /// A score as the reply gives it: four decimals (an f32's 0.885 is 0.88499999 as an f64).

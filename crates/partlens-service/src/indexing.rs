@@ -420,6 +420,55 @@ impl Indexer {
         self.analyze_file(job, slot, bytes).await
     }
 
+    /// The components of the STEP assembly `bytes` of `company` (assembly_components.rs), read in
+    /// a worker within a reader slot: `None` for a file without a product tree, else the tree
+    /// and each product's file; the reader's refusal, or why the worker gave none (over a limit
+    /// when the worker hit its time or memory limit).
+    pub(crate) async fn read_components(
+        &self,
+        company: &str,
+        bytes: Vec<u8>,
+    ) -> Result<
+        Result<Option<partlens_sandbox::AssemblyComponents>, partlens_sandbox::ComponentsRefusal>,
+        ServiceError,
+    > {
+        let refusal =
+            |reason: String, over_limit| partlens_sandbox::ComponentsRefusal { reason, over_limit };
+        let Some(sandbox) = self.sandbox.clone() else {
+            return Ok(Err(refusal("no reader program was found".into(), false)));
+        };
+        let asker = Asker::Person {
+            company: company.to_owned(),
+            search_input: false,
+        };
+        loop {
+            let slot = self.readers.acquire(asker.clone()).await;
+            let (stop, preempted) = (self.stop.clone(), slot.preempted().clone());
+            let (sandbox, bytes) = (sandbox.clone(), bytes.clone());
+            let read = tokio::task::spawn_blocking(move || {
+                sandbox.components(bytes, &|| stop.is_cancelled() || preempted.is_cancelled())
+            })
+            .await?;
+            match read {
+                Ok(read) => return Ok(read),
+                Err(SandboxFailure::Cancelled) if self.stop.is_cancelled() => {
+                    return Err(ServiceError::Internal("the service is stopping".into()));
+                }
+                Err(SandboxFailure::Cancelled) => continue,
+                Err(failure) => {
+                    self.reader_kills.count(&failure);
+                    let over_limit = matches!(
+                        failure,
+                        SandboxFailure::TimeLimit(_)
+                            | SandboxFailure::CpuLimit(_)
+                            | SandboxFailure::MemoryLimit(_)
+                    );
+                    return Ok(Err(refusal(failure.to_string(), over_limit)));
+                }
+            }
+        }
+    }
+
     /// Analyses the bytes of `job` as one file of its extension.
     pub(crate) async fn analyze_file(
         &self,

@@ -6,6 +6,8 @@
 //! Start one with [`RunningService::start`]; manage users and client ids with [`admin`].
 
 pub mod admin;
+pub mod assembly_components;
+pub mod assembly_filter;
 pub mod auth;
 pub mod blobs;
 pub mod body;
@@ -34,6 +36,7 @@ pub mod part_size;
 pub mod reader_pool;
 pub mod records;
 pub mod routes;
+pub mod same_part_links;
 pub mod search;
 pub mod search_body;
 pub mod server;

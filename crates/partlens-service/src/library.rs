@@ -10,9 +10,9 @@
 
 use std::collections::HashSet;
 
+use partlens_api::FilterTerm;
 use partlens_api::encoding::QueryString;
 use partlens_api::library::{FileKind, LibraryFile, LibraryPage, MAX_PAGE_FILES, folder_of};
-use partlens_api::{FilterTerm, SearchFilter};
 
 use super::error::ServiceError;
 use super::records::{ImageUrls, result_item};
@@ -71,7 +71,8 @@ impl LibraryRequest {
             .get("folder")
             .map(|folder| folder.trim().trim_matches('/').to_owned())
             .filter(|folder| !folder.is_empty());
-        let filter = SearchFilter::parse_inner(query.get("filterStr").unwrap_or_default());
+        let filter =
+            crate::assembly_filter::parse_filter(query.get("filterStr").unwrap_or_default());
         if !filter.file_uids.is_empty() {
             return Err(ServiceError::BadRequest(
                 "the library's filterStr takes FT conditions only, not fileUID".into(),

@@ -142,6 +142,10 @@ pub struct FileRelations {
     pub parents: Vec<(Relation, FileRecord)>,
     /// The files this one holds, in their order.
     pub children: Vec<(Relation, FileRecord)>,
+    /// The assemblies that hold a file that is the same part as this one (same shape and size,
+    /// as the duplicates search decides: [`crate::same_part_links`]), each relation as stored
+    /// (its `child_uid` is that file's), by parent UID.
+    pub same_part_parents: Vec<(Relation, FileRecord)>,
 }
 
 impl FileRelations {
@@ -170,9 +174,14 @@ impl FileRelations {
         Ok(Self {
             parents: with_records(tx, parents, |relation| &relation.parent_uid)?,
             children: with_records(tx, children, |relation| &relation.child_uid)?,
+            same_part_parents: Vec::new(),
         })
     }
 }
+
+/// The field of an `AssemblyParents` entry that comes from a file of the same part: that file's
+/// UID (the component the assembly lists).
+pub const SAME_PART_FIELD: &str = "SamePartAs";
 
 /// One entry of `AssemblyParents` / `AssemblyChildren`: the other file of the relation and how
 /// many of the child the parent holds.
@@ -227,6 +236,21 @@ pub fn file_map(
             .parents
             .iter()
             .map(|(relation, parent)| relation_entry(relation, parent))
+            .chain(
+                relations
+                    .same_part_parents
+                    .iter()
+                    .map(|(relation, parent)| {
+                        let mut entry = relation_entry(relation, parent);
+                        if let Some(fields) = entry.as_object_mut() {
+                            fields.insert(
+                                SAME_PART_FIELD.into(),
+                                serde_json::Value::String(relation.child_uid.clone()),
+                            );
+                        }
+                        entry
+                    }),
+            )
             .collect(),
         assembly_children: relations
             .children

@@ -22,6 +22,7 @@
 //!   file is stored).
 //! - A `.zip` is read as what it holds, its archive checked before anything is stored
 //!   ([`crate::zip_upload`]).
+//! - `indexAssemblyComponents=true`: see [`crate::assembly_components`].
 //!
 //! Storing is one store transaction taken step by step: permission (`check_overwrite_allowed`),
 //! UID choice (`choose_uid`), database (`save_record`), disk (the bytes move in, the replaced
@@ -90,6 +91,9 @@ pub struct UploadParams {
     pub text_only: bool,
     /// `categoryId`: the company's category a database file is filed under.
     pub category_id: Option<i64>,
+    /// `indexAssemblyComponents=true`: a database assembly's components get records of their own
+    /// ([`crate::assembly_components`]).
+    pub index_assembly_components: bool,
 }
 
 impl UploadParams {
@@ -147,6 +151,7 @@ impl UploadParams {
             callback_param: text_param(query, "callbackParam").map(str::to_owned),
             text_only: bool_param(query, "textOnly", false)?,
             category_id: optional_integer_param(query, "categoryId")?,
+            index_assembly_components: bool_param(query, "indexAssemblyComponents", false)?,
         })
     }
 
@@ -269,6 +274,10 @@ async fn store_and_index_now(
     if params.extension() == ZIP_EXTENSION {
         return crate::zip_upload::store_zip(state, caller, params, file, size).await;
     }
+    // An assembly's components get records of their own (assembly_components.rs).
+    if params.index_assembly_components && !params.is_search_input() {
+        return crate::assembly_components::store_assembly(state, caller, params, file, size).await;
+    }
     store_and_index_file(state, caller, params, file, size).await
 }
 
@@ -338,6 +347,13 @@ pub(crate) async fn store_file(
                 &place.uid,
                 place.replaced.as_deref(),
                 stays_a_bundle,
+            )?;
+            crate::assembly_components::forget_replaced_components(
+                tx,
+                (&visual, &blobs),
+                &caller.company_id,
+                (&place.uid, place.replaced.as_deref()),
+                params.index_assembly_components && !params.is_search_input(),
             )?;
             let revision = save_record(tx, &caller, &params, &place, size, &caps)?;
             // The old images go and the bytes move in before the commit, so no worker can see the
@@ -616,6 +632,7 @@ mod tests {
             callback_param: None,
             text_only: false,
             category_id: None,
+            index_assembly_components: false,
         };
         // The request is polled once (it starts, then waits for the store) and then dropped, as
         // when its client disconnects.

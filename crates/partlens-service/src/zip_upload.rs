@@ -247,6 +247,7 @@ async fn store_entry(
         callback_param: None,
         text_only: template.text_only,
         category_id: template.category_id,
+        index_assembly_components: false,
     };
     let record = store_and_index_file(state, caller, params, TempFile::new(target), size).await?;
     Ok(record.uid)

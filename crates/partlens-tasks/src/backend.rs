@@ -344,6 +344,7 @@ impl Backend {
             | Command::LoadCategories
             | Command::LoadAttributeValues(_)
             | Command::LoadRecord(_)
+            | Command::LoadRelations(_)
             | Command::SaveAttributes { .. }
             | Command::ClearAttributes(_)
             | Command::DeleteFile(_)) => self.run_record_call(command),

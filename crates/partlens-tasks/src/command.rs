@@ -80,6 +80,9 @@ pub enum Command {
     LoadAttributeValues(String),
     /// Load a file record; answers `Event::RecordLoaded` or `RecordFailed`.
     LoadRecord(FileUid),
+    /// Walk a file's assembly relations: its components down to the leaf parts and the
+    /// assemblies that use it up to the top ones; answers `Event::RelationsLoaded`.
+    LoadRelations(FileUid),
     /// Set a file's attributes (`PUT /api/FileAttributes`): the full list when `delete_existing`,
     /// else added; answers `Event::AttributesSaved` or `AttributesSaveFailed`.
     SaveAttributes {
@@ -223,6 +226,7 @@ impl std::fmt::Display for Command {
             Self::LoadCategories => f.write_str("load categories"),
             Self::LoadAttributeValues(name) => write!(f, "load values of {name}"),
             Self::LoadRecord(uid) => write!(f, "load record {uid}"),
+            Self::LoadRelations(uid) => write!(f, "load assembly relations of {uid}"),
             Self::SaveAttributes {
                 uid, attributes, ..
             } => write!(f, "save {} attributes of {uid}", attributes.len()),

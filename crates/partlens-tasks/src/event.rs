@@ -14,7 +14,7 @@ use super::sync::{SyncPreview, SyncRun, SyncSetup};
 use super::thumbnails::DecodedImage;
 use partlens_api::library::LibraryPage;
 use partlens_api::{
-    ApiError, Attribute, AttributeValue, FileRecord, FileUid, PmiData, SearchResult,
+    ApiError, Attribute, AttributeValue, FileRecord, FileUid, PmiData, RelationTree, SearchResult,
 };
 
 /// Who is logged in where.
@@ -160,6 +160,15 @@ pub enum Event {
         uid: FileUid,
         /// The record, decoded, with every field the service sent beside it.
         record: FileRecord,
+    },
+    /// A file's assembly relations, walked (`Command::LoadRelations`).
+    RelationsLoaded {
+        /// The file.
+        uid: FileUid,
+        /// Its components down to the leaf parts, or why they could not be read.
+        components: Result<RelationTree, ApiError>,
+        /// The assemblies that use it up to the top ones, or why they could not be read.
+        used_in: Result<RelationTree, ApiError>,
     },
     /// A file record could not be loaded.
     RecordFailed {

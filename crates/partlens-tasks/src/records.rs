@@ -1,4 +1,4 @@
-//! The backend's calls about one file: its record, its attributes (save, add, clear), deleting it,
+//! The backend's calls about one file: its record, its assembly relations, its attributes (save, add, clear), deleting it,
 //! and the company's attribute names and values that complete the query bar's filters.
 //!
 //! Reads that meet a 401 are parked and run again after the login (like jobs). Changes (save, clear,
@@ -9,7 +9,10 @@ use super::backend::Backend;
 use super::command::Command;
 use super::event::{Event, NoticeLevel};
 use super::wording::clause;
-use partlens_api::{ApiClient, ApiError, Attribute, FileRecord, FileRef, FileUid, GetFileRequest};
+use partlens_api::{
+    ApiClient, ApiError, Attribute, FileRecord, FileRef, FileUid, GetFileRequest, WalkDirection,
+    WalkLimits,
+};
 
 impl Backend {
     /// Runs one of the one-call commands: names, values, records, attribute changes, deletes.
@@ -58,6 +61,28 @@ impl Backend {
                     Err(ApiError::Unauthorized) => backend.on_unauthorized(generation, command),
                     Err(error) => backend.emit(Event::RecordFailed { uid, error }),
                 },
+                Command::LoadRelations(uid) => {
+                    let file = FileRef::Uid(uid.clone());
+                    let limits = WalkLimits::default();
+                    let components = client
+                        .relation_tree(&file, WalkDirection::Components, limits)
+                        .await;
+                    let used_in = client
+                        .relation_tree(&file, WalkDirection::UsedIn, limits)
+                        .await;
+                    if [&components, &used_in]
+                        .iter()
+                        .any(|walk| matches!(walk, Err(ApiError::Unauthorized)))
+                    {
+                        backend.on_unauthorized(generation, command);
+                    } else {
+                        backend.emit(Event::RelationsLoaded {
+                            uid,
+                            components,
+                            used_in,
+                        });
+                    }
+                }
                 Command::SaveAttributes {
                     uid,
                     attributes,

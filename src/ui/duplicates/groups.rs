@@ -4,8 +4,8 @@
 
 use crate::ui::results::ResultRow;
 use crate::ui::results::calibration::QueryKind;
-use partlens_api::FileUid;
 use partlens_api::model::title_of;
+use partlens_api::{FileUid, RelationCounts};
 use partlens_tasks::duplicates::{DuplicatePartFile, DuplicatePartGroup};
 
 /// One group as the place shows it.
@@ -75,6 +75,10 @@ impl FileCard {
             large_image_url: record.large_image_url.clone(),
             attributes: record.parsed_attributes(),
             found_on_page: None,
+            relations: RelationCounts {
+                components: record.components().len(),
+                used_in: record.used_in().len(),
+            },
         };
         Self {
             row,

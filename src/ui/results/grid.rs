@@ -164,6 +164,7 @@ pub(crate) fn result_card_ui(
         Sense::hover(),
     );
     thumbnail_ui(&card, thumbnail_rect, row, textures, commands);
+    relations_badge_ui(&card, thumbnail_rect, row);
     if response.hovered() && is_model_file_name(&row.file_name) {
         *parts.hovered_model = Some((row.clone(), thumbnail_rect.intersect(card.clip_rect())));
     }
@@ -193,6 +194,32 @@ pub(crate) fn result_card_ui(
             }
         });
     });
+}
+
+/// "assembly of 3 parts" / "used in 2 assemblies" as a badge on the thumbnail's lower left, for
+/// a file with relations (no line of the card is given up for it).
+fn relations_badge_ui(ui: &egui::Ui, thumbnail: egui::Rect, row: &ResultRow) {
+    let Some(label) = row.relations.label() else {
+        return;
+    };
+    let painter = ui.painter_at(thumbnail);
+    let font = egui::FontId::proportional(11.0);
+    let text_color = ui.visuals().strong_text_color();
+    let galley = painter.layout_no_wrap(label, font, text_color);
+    let padding = Vec2::new(5.0, 2.0);
+    let badge = egui::Rect::from_min_size(
+        thumbnail.left_bottom() + Vec2::new(4.0, -(galley.size().y + 2.0 * padding.y + 4.0)),
+        galley.size() + 2.0 * padding,
+    );
+    let fill = ui.visuals().window_fill.gamma_multiply(0.9);
+    painter.rect(
+        badge,
+        4.0,
+        fill,
+        ui.visuals().widgets.noninteractive.bg_stroke,
+        egui::StrokeKind::Inside,
+    );
+    painter.galley(badge.min + padding, galley, text_color);
 }
 
 #[cfg(test)]

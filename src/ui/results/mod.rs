@@ -680,6 +680,7 @@ mod tests {
                 .map(|text| Attribute::parse(text).unwrap())
                 .collect(),
             found_on_page: None,
+            relations: Default::default(),
         }
     }
 

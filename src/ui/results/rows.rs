@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::calibration::{QueryKind, Thresholds};
 use crate::ui::search_bar::ViewKind;
 use partlens_api::model::picture_url;
-use partlens_api::{Attribute, FileUid, SearchResult, SearchResultItem};
+use partlens_api::{Attribute, FileUid, RelationCounts, SearchResult, SearchResultItem};
 
 /// A score at or above this is labelled "identical", whatever was searched.
 pub const IDENTICAL_SCORE: f64 = 0.98;
@@ -74,6 +74,8 @@ pub struct ResultRow {
     pub attributes: Vec<Attribute>,
     /// The page of a drawing the search found it on (the result's `Page`, from 1), when it says.
     pub found_on_page: Option<u32>,
+    /// How many components it has and how many assemblies use it (the card's badge).
+    pub relations: RelationCounts,
 }
 
 impl ResultRow {
@@ -98,6 +100,7 @@ impl ResultRow {
                 .and_then(serde_json::Value::as_u64)
                 .and_then(|page| u32::try_from(page).ok())
                 .filter(|page| *page > 0),
+            relations: item.relation_counts(),
         }
     }
 

@@ -1770,3 +1770,78 @@ fn files_pages_the_library_newest_first_by_kind_folder_and_attribute() {
     let globex = cli(GUS, ["files", "--folder", "Samples"]).ok_json();
     assert_eq!(globex["TotalFiles"], 0, "{globex}");
 }
+
+/// A zip of `(name, path)` entries (deflated), written into `dir`.
+fn zip_file(dir: &Path, name: &str, entries: &[(&str, &Path)]) -> PathBuf {
+    use std::io::Write as _;
+    let path = dir.join(name);
+    let mut writer = zip::ZipWriter::new(std::fs::File::create(&path).unwrap());
+    let options = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated);
+    for (entry, file) in entries {
+        writer.start_file(*entry, options).unwrap();
+        writer.write_all(&std::fs::read(file).unwrap()).unwrap();
+    }
+    writer.finish().unwrap();
+    path
+}
+
+#[test]
+fn components_and_where_used_walk_the_relations_of_a_bundle() {
+    let dir = TempDir::new().unwrap();
+    let pictures: Vec<PathBuf> = (0..3)
+        .map(|seed| stripes_png(dir.path(), &format!("entry-{seed}.png"), 9_100 + seed))
+        .collect();
+    let bundle = zip_file(
+        dir.path(),
+        "bundle.zip",
+        &[
+            ("cover.png", &pictures[0]),
+            ("plate.png", &pictures[1]),
+            ("stop.png", &pictures[2]),
+        ],
+    );
+    let line = cli(
+        ADMIN,
+        [
+            "upload".to_owned(),
+            path_arg(&bundle),
+            "--database".to_owned(),
+            "CliWhereUsed/bundle.zip".to_owned(),
+        ],
+    )
+    .ok_json();
+    let zip_uid = line["uid"].as_str().unwrap().to_owned();
+    // Down: the bundle's three entries, each a leaf.
+    let components = cli(ANN, ["components", zip_uid.as_str()]).ok_json();
+    assert_eq!(components["UID"], zip_uid.as_str(), "{components}");
+    let listed = components["Components"].as_array().unwrap();
+    let mut names: Vec<&str> = listed
+        .iter()
+        .map(|entry| entry["FileName"].as_str().unwrap())
+        .collect();
+    names.sort_unstable();
+    assert_eq!(names.len(), 3, "{components}");
+    assert!(
+        names.iter().all(|name| name.starts_with("CliWhereUsed/")),
+        "{components}"
+    );
+    assert!(
+        listed
+            .iter()
+            .all(|entry| entry["Components"].as_array().is_some_and(Vec::is_empty))
+    );
+    assert_eq!(components["CutShort"], false);
+    // Up, from an entry named by its stored path: the bundle is where it is used, and its top.
+    let entry_path = names[0];
+    let used = cli(ANN, ["where-used", entry_path]).ok_json();
+    assert_eq!(used["FileName"], entry_path, "{used}");
+    assert_eq!(used["UsedIn"][0]["UID"], zip_uid.as_str(), "{used}");
+    assert_eq!(used["TopAssemblies"][0]["UID"], zip_uid.as_str(), "{used}");
+    assert_eq!(used["TopAssemblies"].as_array().map(Vec::len), Some(1));
+    // A file used nowhere, and one of another company, by the same commands.
+    let alone = cli(ANN, ["where-used", zip_uid.as_str()]).ok_json();
+    assert_eq!(alone["UsedIn"], json!([]), "{alone}");
+    assert_eq!(alone["TopAssemblies"], json!([]), "{alone}");
+    cli(GUS, ["where-used", zip_uid.as_str()]).refused(404);
+}

@@ -1,9 +1,30 @@
 //! What a mesh says about the part in numbers, as extracted attributes: its bounding box, triangle
 //! count, surface area and, when the surface is closed, its volume. Units are taken to be
-//! millimetres (STL, OBJ and PLY carry none; millimetres are what CAD exports by default).
+//! millimetres (STL, OBJ and PLY carry none; millimetres are what CAD exports by default). And
+//! whether the model is an assembly ([`assembly_attribute`]).
 
 use super::Mesh;
-use partlens_geometry::{is_closed, volume};
+use partlens_geometry::{ProductTree, is_closed, volume};
+
+/// The extracted attribute that says whether a model is an assembly: `is_assembly=true` or
+/// `is_assembly=false` on every model whose shape was read (the service filters by it).
+pub const ASSEMBLY_ATTRIBUTE: &str = "is_assembly";
+
+/// [`ASSEMBLY_ATTRIBUTE`] of a model whose reader gave `tree`: true when the tree places at least
+/// two parts (leaf occurrences); a single part, a mesh format, or a tree around one part is false.
+pub fn assembly_attribute(tree: Option<&ProductTree>) -> String {
+    let parts = tree.map_or(0, |tree| {
+        tree.occurrences
+            .iter()
+            .filter(|occurrence| {
+                tree.products
+                    .get(occurrence.product)
+                    .is_some_and(|product| !product.is_assembly)
+            })
+            .count()
+    });
+    format!("{ASSEMBLY_ATTRIBUTE}={}", parts >= 2)
+}
 
 /// The extracted attributes of a mesh, `name=value`, in file units taken as millimetres.
 pub fn mesh_attributes(mesh: &Mesh) -> Vec<String> {

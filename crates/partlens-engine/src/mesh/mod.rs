@@ -24,7 +24,7 @@ use image::DynamicImage;
 use super::{Analysis, EngineError, Pipeline, Purpose, ViewDescriptor, images};
 use partlens_geometry::{GeometryError, Mesh};
 
-pub use analysis::mesh_attributes;
+pub use analysis::{ASSEMBLY_ATTRIBUTE, assembly_attribute, mesh_attributes};
 pub use d2::{D2_BINS, ShapeDistribution};
 pub use normalise::{FLAT_BELOW, is_flat, standard_pose};
 pub use partlens_geometry::{is_closed, volume};
@@ -114,6 +114,7 @@ pub fn analyze(
     };
     let mut extracted_attributes = description.attributes;
     extracted_attributes.extend(mesh_attributes(&mesh));
+    extracted_attributes.push(assembly_attribute(reading.assembly.as_ref()));
     let posed = standard_pose(&mesh);
     let shape = ShapeDistribution::of_mesh(&posed);
     let parts = PartDescriptors::of_posed(&posed);

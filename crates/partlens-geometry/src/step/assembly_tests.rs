@@ -449,3 +449,26 @@ fn the_product_tree_crosses_the_worker_boundary_intact() {
         own("BOLT") + own("NUT")
     );
 }
+
+#[test]
+fn the_component_tree_is_the_read_tree_without_meshes_with_each_component_file() {
+    let Some(bytes) = realworld_file("step/pythonocc_core__as1_pe_203.stp") else {
+        return;
+    };
+    let (tree, files) = component_tree(&bytes).unwrap().unwrap();
+    assert_eq!(usages(&tree), owned(&AS1_USAGES));
+    let read = read_step(&bytes).assembly.unwrap();
+    assert_eq!(tree.roots, read.roots);
+    for (product, read) in tree.products.iter().zip(&read.products) {
+        assert_eq!(
+            (&product.key, &product.part_number, &product.name),
+            (&read.key, &read.part_number, &read.name)
+        );
+        assert_eq!(product.is_assembly, read.is_assembly);
+        assert!(product.own_mesh.triangles.is_empty());
+    }
+    assert_eq!(files, component_files(&bytes).unwrap());
+    // A single part has no tree.
+    let part = realworld_file("step/freecadlib__Bearings__608ZZ_Ball_Bearing.step").unwrap();
+    assert_eq!(component_tree(&part).unwrap(), None);
+}

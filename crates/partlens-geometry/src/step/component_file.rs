@@ -18,7 +18,7 @@ use std::ops::Range;
 use super::instances::Instances;
 use super::structure::{StepStructure, read_structure};
 use super::{MAX_STEP_BYTES, parse_error, product, text};
-use crate::GeometryError;
+use crate::{GeometryError, Product, ProductTree, Usage};
 
 /// One product of an assembly as a STEP file of its own.
 #[derive(Clone, Debug, PartialEq)]
@@ -55,6 +55,60 @@ pub fn component_files(bytes: &[u8]) -> Result<Vec<ComponentFile>, GeometryError
         .collect())
 }
 
+/// The product tree of the STEP assembly `bytes` read without meshing anything (products, usages
+/// with their placements, and roots; no product's mesh, no extents, no occurrence), with every
+/// product as a file of its own in the tree's order: what the service needs to give each component
+/// a record. `None` for a file without a product tree (no product uses another); refused with a
+/// reason when the file does not read or its tree breaks a limit of [`crate::assembly`].
+pub fn component_tree(
+    bytes: &[u8],
+) -> Result<Option<(ProductTree, Vec<ComponentFile>)>, GeometryError> {
+    let Some(source) = Source::read_if_tree(bytes)? else {
+        return Ok(None);
+    };
+    let structure = &source.structure;
+    let products = structure
+        .products
+        .iter()
+        .enumerate()
+        .map(|(index, product)| Product {
+            key: product.key.clone(),
+            definition_id: product.definition_id,
+            part_number: product.part_number.clone(),
+            name: product.name.clone(),
+            description: product.description.clone(),
+            revision: product.revision.clone(),
+            is_assembly: structure.usages.iter().any(|usage| usage.parent == index),
+            own_mesh: crate::Mesh::default(),
+            extents: None,
+        })
+        .collect();
+    let usages = structure
+        .usages
+        .iter()
+        .map(|usage| Usage {
+            parent: usage.parent,
+            child: usage.child,
+            quantity: usage.quantity,
+            reference_designators: usage.reference_designators.clone(),
+            placements: usage.placements.clone(),
+        })
+        .collect();
+    let tree = ProductTree {
+        products,
+        usages,
+        roots: structure.roots.clone(),
+        occurrences: Vec::new(),
+    };
+    let files = (0..structure.products.len())
+        .map(|index| ComponentFile {
+            key: structure.products[index].key.clone(),
+            bytes: source.write(index),
+        })
+        .collect();
+    Ok(Some((tree, files)))
+}
+
 /// An assembly file read for copying: its statements' places, its tree, and what refers to what.
 struct Source<'a> {
     bytes: &'a [u8],
@@ -68,6 +122,15 @@ struct Source<'a> {
 
 impl<'a> Source<'a> {
     fn read(bytes: &'a [u8]) -> Result<Self, GeometryError> {
+        Self::read_if_tree(bytes)?.ok_or_else(|| {
+            GeometryError::Unsupported(
+                "the STEP file has no product tree (no product uses another)".to_owned(),
+            )
+        })
+    }
+
+    /// [`Source::read`], `None` for a file without a product tree.
+    fn read_if_tree(bytes: &'a [u8]) -> Result<Option<Self>, GeometryError> {
         if bytes.len() > MAX_STEP_BYTES {
             return Err(GeometryError::TooLarge {
                 limit: MAX_STEP_BYTES,
@@ -79,11 +142,9 @@ impl<'a> Source<'a> {
         let instances = Instances::new(exchange.data.iter().flat_map(|section| &section.entities))?;
         instances.check()?;
         let unit = product::millimetres_per_unit(&instances);
-        let structure = read_structure(&instances, unit)?.ok_or_else(|| {
-            GeometryError::Unsupported(
-                "the STEP file has no product tree (no product uses another)".to_owned(),
-            )
-        })?;
+        let Some(structure) = read_structure(&instances, unit)? else {
+            return Ok(None);
+        };
         let references = instances
             .iter()
             .map(|(id, _)| (id, instances.references(id)))
@@ -98,13 +159,13 @@ impl<'a> Source<'a> {
                     .map(move |context| (id, context))
             })
             .collect();
-        Ok(Self {
+        Ok(Some(Self {
             bytes,
             statements: Statements::of(bytes),
             structure,
             references,
             protocols,
-        })
+        }))
     }
 
     /// The file of product `index`.

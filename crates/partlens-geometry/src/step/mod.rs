@@ -49,7 +49,7 @@ pub(crate) use structure::StepStructure;
 #[cfg(feature = "occt")]
 pub(crate) use structure::{StructureProduct, product_keys};
 
-pub use component_file::{ComponentFile, component_file, component_files};
+pub use component_file::{ComponentFile, component_file, component_files, component_tree};
 pub use instances::{MAX_KNOTS, MAX_REFERENCE_DEPTH, MAX_SPLINE_INTEGER};
 pub use product::{MAX_TEXT_BYTES, MAX_VALUE_CHARS};
 pub use tessellate::TOLERANCE_OF_SIZE;

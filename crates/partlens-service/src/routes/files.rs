@@ -11,6 +11,7 @@ use crate::params::{bool_param, required_uid_param};
 use crate::records::{FileRelations, ImageUrls, file_map, page_detail, show_page};
 use crate::routes::caller_file::{find_caller_file, read_caller_file_by_uid_or_name};
 use crate::routes::{Params, json, json_bool};
+use crate::same_part_links::same_part_parents;
 use crate::state::AppState;
 use crate::upload::may_delete;
 use crate::zip_upload::delete_bundle_entries;
@@ -54,6 +55,7 @@ pub async fn file_map_reply(
         check_page(&record.uid, &pages, page)?;
     }
     let (uid, company_id) = (record.uid.clone(), record.company_id.clone());
+    let (shared, read) = (state.clone(), record.clone());
     let (texts, relations, view_count) = state
         .store
         .read_tx(move |tx| -> Result<_, ServiceError> {
@@ -63,7 +65,11 @@ pub async fn file_map_reply(
                 0
             };
             let texts = tx.attribute_texts_of(&uid)?;
-            Ok((texts, FileRelations::read(tx, &company_id, &uid)?, views))
+            let mut relations = FileRelations::read(tx, &company_id, &uid)?;
+            // Where-used across the library (same_part_links.rs).
+            relations.same_part_parents =
+                same_part_parents(tx, &shared, &read, &relations.parents)?;
+            Ok((texts, relations, views))
         })
         .await?;
     let urls = ImageUrls {
@@ -128,6 +134,8 @@ pub async fn delete_file(
             record_file_event(tx, &record, EVENT_FILE_DELETED)?;
             // A `.zip` bundle's entries go with it (zip_upload.rs).
             delete_bundle_entries(tx, &visual, &blobs, &record)?;
+            // An assembly's components go with it (assembly_components.rs).
+            crate::assembly_components::delete_components(tx, &visual, &blobs, &record)?;
             tx.delete_file(&uid)?;
             visual.write()?.remove(&caller.company_id, &uid)?;
             if let Err(error) = blobs.remove_file_blocking(&uid) {

@@ -26,7 +26,7 @@ use partlens_api::encoding::QueryString;
 use partlens_api::limits::{MAX_SEARCH_FILES, MIN_UPLOAD_SIZE};
 
 fn filter_of(query: &QueryString) -> SearchFilter {
-    SearchFilter::parse_inner(query.get("filterStr").unwrap_or_default())
+    crate::assembly_filter::parse_filter(query.get("filterStr").unwrap_or_default())
 }
 
 /// Searches by `filterStr`: input UIDs, FT conditions, or both. A missing `filterStr` is a 400; an
@@ -89,6 +89,7 @@ pub async fn search_with_files(
             callback_param: None,
             text_only: false,
             category_id: None,
+            index_assembly_components: false,
         };
         let record = store_and_index(&state, &caller, params, temp, size).await?;
         search.input_uids.push(record.uid);

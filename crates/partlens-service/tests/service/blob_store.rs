@@ -207,6 +207,51 @@ async fn files_and_images_live_in_the_bucket_and_go_with_their_record() {
     assert!(!s3.object(&format!("images/{uid}.lg.png")).exists());
 }
 
+/// The images of a drawing's pages after the first live in the bucket beside the file's, and go
+/// with the file (the folder store's `images/pages/UID/`, removed as a prefix).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_drawings_page_images_live_in_the_bucket_and_go_with_it() {
+    let Some(pdf) = partlens_testkit::realworld::joined_drawings_pdf() else {
+        return;
+    };
+    let s3 = S3Server::start().await;
+    let service = TestService::start_with(on_s3(&s3)).await;
+    let ann = service.session("ann").await;
+    let uid = ann
+        .upload_database_file("Drawings/three-pages.pdf", pdf, &[])
+        .await;
+    let pages = s3.object(&format!("images/pages/{uid}"));
+    let mut held: Vec<String> = std::fs::read_dir(&pages)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    held.sort();
+    assert_eq!(held, ["2.lg.png", "2.sm.jpg", "3.lg.png", "3.sm.jpg"]);
+    let page_three = ann
+        .get(&format!("/api/File?fileUID={uid}&lgFileNumber=3"))
+        .await;
+    page_three.expect(200);
+    let url = page_three.json()["PNGURLFromID"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let served = reqwest::get(&url).await.unwrap().bytes().await.unwrap();
+    assert_eq!(
+        served.as_ref(),
+        std::fs::read(pages.join("3.lg.png")).unwrap(),
+        "page 3 is served from the bucket"
+    );
+    service
+        .session("admin")
+        .await
+        .delete(&format!("/api/File?fileUID={uid}"))
+        .await
+        .expect(200);
+    let left = std::fs::read_dir(&pages).map_or(0, |entries| entries.count());
+    assert_eq!(left, 0, "the page images go with the file");
+    assert!(!s3.object(&format!("files/{uid}")).exists());
+}
+
 #[tokio::test]
 async fn a_bucket_that_stops_answering_fails_uploads_with_a_reason_and_loses_nothing() {
     let mut s3 = S3Server::start().await;

@@ -5,7 +5,7 @@
 //! `PDFUrl` serves the stored PDF behind its own link token. Without the corpus or `pdfunite` a test
 //! says so and passes, except under CI (`CI` set).
 
-use partlens_testkit::realworld::joined_drawings_pdf;
+use partlens_testkit::realworld::{corpus_file, joined_drawings_pdf};
 use partlens_testkit::service::{Session, Shape, TestService, png, result_uids};
 
 /// The bytes behind a link (no bearer token: links carry their own), with its content type.
@@ -176,4 +176,28 @@ async fn a_file_without_pages_is_one_page_and_has_no_pdf_link() {
         .get("/api/File?fileName=Parts/other.png")
         .await
         .expect(404);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dxf_with_a_layout_is_model_space_then_the_layout_page_by_page() {
+    // A real DXF of ezdxf's with a paper-space layout: page 1 is model space, page 2 the layout.
+    let Some(dxf) = corpus_file("dxf/ezdxf__VP4.dxf") else {
+        return;
+    };
+    let service = TestService::start().await;
+    let ann = service.session("ann").await;
+    let uid = ann.upload_database_file("Drawings/vp4.dxf", dxf, &[]).await;
+    let detailed = record(&ann, &uid, "&includeShapelets=true").await;
+    let pages = detailed["Pages"].as_array().unwrap();
+    let names: Vec<&str> = pages.iter().map(|page| text(page, "Name")).collect();
+    assert_eq!(names, ["Model", "Layout1"], "{detailed}");
+    let first = fetched(text(&pages[0], "PNGURLFromID")).await;
+    let second = fetched(text(&pages[1], "PNGURLFromID")).await;
+    assert_eq!((first.0, second.0), (200, 200));
+    assert_ne!(first.2, second.2, "each page its own picture");
+    // lgFileNumber=2 gives the layout's picture; the PDF link is for PDFs only.
+    let layout = record(&ann, &uid, "&lgFileNumber=2").await;
+    assert_eq!(layout["Page"], 2, "{layout}");
+    assert_eq!(fetched(text(&layout, "PNGURLFromID")).await.2, second.2);
+    assert_eq!(layout["PDFUrl"], "", "{layout}");
 }

@@ -45,6 +45,10 @@ pub enum JobRole {
         attributes: Vec<Attribute>,
         /// The file category, for companies that use categories.
         category_id: Option<i64>,
+        /// Also index an assembly's components (`indexAssemblyComponents=true`); jobs saved
+        /// before this existed read as false.
+        #[serde(default)]
+        index_components: bool,
     },
 }
 
@@ -62,6 +66,17 @@ impl JobRole {
                 attributes: attributes.clone(),
             },
         }
+    }
+
+    /// Whether to ask for the components of an assembly to be indexed too.
+    pub fn index_components(&self) -> bool {
+        matches!(
+            self,
+            Self::Database {
+                index_components: true,
+                ..
+            }
+        )
     }
 
     /// The category id to send, if any.
@@ -322,6 +337,7 @@ mod tests {
                 stored_path: "Samples/flange.png".into(),
                 attributes: vec![Attribute::parse("material=steel|stainless steel").unwrap()],
                 category_id: Some(3),
+                index_components: true,
             },
             ..job(JobPhase::Indexing { since: Utc::now() }, Some("abc"))
         };

@@ -217,6 +217,7 @@ impl Backend {
         let mut request = UploadRequest::search_input(UploadSource::Path(job.path.clone()));
         request.role = job.role.upload_role();
         request.category_id = job.role.category_id();
+        request.index_assembly_components = job.role.index_components().then_some(true);
         // The interface indexes database files as they upload; indexAsync is for search inputs.
         request.index_async = job.index_async && matches!(job.role, JobRole::SearchInput);
         let reporter = self.clone();
