@@ -380,6 +380,11 @@ fn delete_unused(
         if !deletable {
             continue;
         }
+        partlens_callbacks::events::record_event_of(
+            tx,
+            &uid,
+            partlens_store::model::callbacks::EVENT_FILE_DELETED,
+        )?;
         tx.delete_file(&uid)?;
         visual.write()?.remove(company_id, &uid)?;
         if let Err(error) = blobs.remove_file_blocking(&uid) {

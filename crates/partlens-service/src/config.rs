@@ -61,6 +61,9 @@ pub struct ServiceConfig {
     /// Whether `GET /metrics` is served: by default only on a loopback address (see
     /// [`MetricsExposure`]).
     pub metrics: MetricsExposure,
+    /// How callbacks are sent: private addresses allowed or not (`--allow-private-callbacks`),
+    /// retries, time limits (see `partlens_callbacks::sender`).
+    pub callbacks: partlens_callbacks::SenderSettings,
 }
 
 /// How models and drawings are read: each in a worker process (`PROGRAM read-worker`) with limits
@@ -107,6 +110,7 @@ impl ServiceConfig {
             limits: ServiceLimits::default(),
             reader: ReaderSettings::default(),
             metrics: MetricsExposure::Auto,
+            callbacks: partlens_callbacks::SenderSettings::default(),
         }
     }
 }

@@ -43,8 +43,10 @@ use super::metrics::ReaderKills;
 use super::pages::{pages_json, stored_pages};
 use super::reader_pool::{Asker, ReaderPool, ReaderSlot};
 use super::upload::ZIP_EXTENSION;
+use partlens_callbacks::events::record_event_of;
 use partlens_store::StoreTx;
 use partlens_store::model::ClaimedJob;
+use partlens_store::model::callbacks::{EVENT_INDEXING_COMPLETED, EVENT_INDEXING_FAILED};
 use partlens_store::model::{IndexState, IndexedContent, IndexingFailure};
 use partlens_store::{Store, iso_now};
 use partlens_visual::{ViewSearch, VisualKeeper};
@@ -348,7 +350,12 @@ impl Indexer {
         if outcome.is_err() {
             let gave_up = self
                 .store
-                .write_tx(move |tx| tx.save_indexing(&job.uid, job.revision, None, &iso_now()))
+                .write_tx(move |tx| -> Result<(), partlens_store::StoreError> {
+                    if tx.save_indexing(&job.uid, job.revision, None, &iso_now())? {
+                        record_event_of(tx, &job.uid, EVENT_INDEXING_FAILED)?;
+                    }
+                    Ok(())
+                })
                 .await;
             if let Err(error) = gave_up {
                 tracing::error!(%error, "a file whose indexing failed could not be marked failed");
@@ -612,6 +619,13 @@ impl Indexer {
             let Some(record) = tx.find_any_file(&job.uid)? else {
                 return Ok(None);
             };
+            // The callback's event, committed with the outcome (partlens_callbacks::events).
+            let event = if analysis.is_some() {
+                EVENT_INDEXING_COMPLETED
+            } else {
+                EVENT_INDEXING_FAILED
+            };
+            partlens_callbacks::events::record_file_event(tx, &record, event)?;
             let mut library = visual.write()?;
             match &analysis {
                 Some(analysis) if !record.is_search_input => {

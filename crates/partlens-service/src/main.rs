@@ -18,6 +18,7 @@ const AFTER_HELP: &str = "\
 Set up a data directory, then serve it:
   partlens-service --data ./data user add --company Acme --user admin --admin --password-stdin
   partlens-service --data ./data category add --company Acme --name Drawings --requires material
+  partlens-service --data ./data callback set --company Acme --url https://hooks.example.com/partlens
   partlens-service --data ./data serve --addr 127.0.0.1:8480
 
 The service binds 127.0.0.1 unless --addr says otherwise. It prints `listening on URL` on stdout
@@ -75,6 +76,11 @@ struct Cli {
         global = true
     )]
     log_format: LogFormat,
+    /// Callbacks may go to loopback, private, link-local and other non-public addresses
+    /// (checked when a URL is set and at every send). Off by default: a callback URL could
+    /// otherwise reach the service's own network.
+    #[arg(long, env = "PARTLENS_ALLOW_PRIVATE_CALLBACKS", global = true)]
+    allow_private_callbacks: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -162,6 +168,15 @@ enum Command {
             env = "PARTLENS_METRICS"
         )]
         metrics: MetricsArg,
+        /// The first wait before a callback is tried again, in milliseconds (later waits are
+        /// multiples of it) [default: 5000]. For tests.
+        #[arg(long, hide = true, env = "PARTLENS_CALLBACK_RETRY_BASE_MS",
+              value_parser = clap::value_parser!(u64).range(1..))]
+        callback_retry_base_ms: Option<u64>,
+        /// The time limit of one callback call, in milliseconds [default: 10000]. For tests.
+        #[arg(long, hide = true, env = "PARTLENS_CALLBACK_TIMEOUT_MS",
+              value_parser = clap::value_parser!(u64).range(1..))]
+        callback_timeout_ms: Option<u64>,
     },
     /// Manages users.
     User {
@@ -180,6 +195,14 @@ enum Command {
     Category {
         #[command(subcommand)]
         command: CategoryCommand,
+    },
+    /// Manages a company's callback: where events are POSTed, signed (Standard Webhooks).
+    ///
+    /// Events: indexing.completed, indexing.failed, file.deleted of company-database files,
+    /// sent from a durable outbox and retried for a day. See docs/OPERATIONS.md, "Callbacks".
+    Callback {
+        #[command(subcommand)]
+        command: CallbackCommand,
     },
     /// Says whether the store can be served as it is; exits 1 when it cannot.
     ///
@@ -262,6 +285,52 @@ enum CategoryCommand {
 }
 
 #[derive(Subcommand, Debug)]
+enum CallbackCommand {
+    /// Sets a company's callback (the company must exist); prints the secret when it made one.
+    Set {
+        /// The company name.
+        #[arg(long)]
+        company: String,
+        /// The http(s) URL events are POSTed to (its host must resolve to public addresses
+        /// unless --allow-private-callbacks).
+        #[arg(long)]
+        url: String,
+        /// The signing secret, whsec_ and base64 of 16 to 64 bytes [default: the company's, or
+        /// a new one].
+        #[arg(long)]
+        secret: Option<String>,
+        /// The events sent, comma-separated: indexing.completed, indexing.failed, file.deleted
+        /// [default: the company's, or all].
+        #[arg(long, value_name = "EVENTS", value_delimiter = ',')]
+        events: Option<Vec<String>>,
+        /// Whether events are recorded and sent.
+        #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+        enabled: bool,
+    },
+    /// Shows a company's callback: URL, events, on or off, the secret masked; tab-separated.
+    Show {
+        /// The company name.
+        #[arg(long)]
+        company: String,
+    },
+    /// Sends one callback.test event now and prints the receiver's status (exits 1 without one).
+    Test {
+        /// The company name.
+        #[arg(long)]
+        company: String,
+    },
+    /// Lists a company's last deliveries with their attempts, newest first, one JSON object a line.
+    Log {
+        /// The company name.
+        #[arg(long)]
+        company: String,
+        /// How many deliveries.
+        #[arg(long, default_value_t = 20)]
+        limit: usize,
+    },
+}
+
+#[derive(Subcommand, Debug)]
 enum ClientCommand {
     /// Registers a client id (`partlens` is registered by default).
     Add {
@@ -321,6 +390,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             reader_cpu_limit,
             reader_slots,
             metrics,
+            callback_retry_base_ms,
+            callback_timeout_ms,
         } => {
             let mut config = ServiceConfig::new(cli.data);
             config.database = cli.database;
@@ -349,6 +420,15 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 config.reader.slots = usize::try_from(slots).unwrap_or(usize::MAX);
             }
             config.metrics = metrics.into();
+            config.callbacks.allow_private = cli.allow_private_callbacks;
+            if let Some(millis) = callback_retry_base_ms {
+                let base = std::time::Duration::from_millis(millis);
+                config.callbacks.retry.base = base;
+                config.callbacks.poll = config.callbacks.poll.min(base);
+            }
+            if let Some(millis) = callback_timeout_ms {
+                config.callbacks.call_timeout = std::time::Duration::from_millis(millis);
+            }
             serve(config)
         }
         Command::User {
@@ -401,6 +481,12 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             to.as_ref(),
         ),
         Command::Category { command } => run_category(&cli.data, cli.database.as_ref(), command),
+        Command::Callback { command } => run_callback(
+            &cli.data,
+            cli.database.as_ref(),
+            cli.allow_private_callbacks,
+            command,
+        ),
         Command::Client {
             command: ClientCommand::Add { client_id },
         } => {
@@ -444,6 +530,69 @@ fn run_category(
             categories::remove_category_in(data, database, &company, id)
                 .with_context(|| format!("cannot remove category {id}"))?;
             println!("category {id} of company {company} is removed");
+        }
+    }
+    Ok(())
+}
+
+/// Runs a `callback` subcommand on the store a service is configured with.
+fn run_callback(
+    data: &std::path::Path,
+    database: Option<&DatabaseUrl>,
+    allow_private: bool,
+    command: CallbackCommand,
+) -> anyhow::Result<()> {
+    use partlens_callbacks::admin;
+    match command {
+        CallbackCommand::Set {
+            company,
+            url,
+            secret,
+            events,
+            enabled,
+        } => {
+            let made_secret = secret.is_none();
+            let request = admin::SetRequest {
+                url,
+                secret,
+                events,
+                enabled,
+                allow_private,
+            };
+            let settings = admin::set_callback_in(data, database, &company, &request)
+                .with_context(|| format!("cannot set the callback of {company}"))?;
+            println!("callback of company {company} is set");
+            for line in admin::settings_lines(&settings) {
+                println!("{line}");
+            }
+            if made_secret {
+                println!(
+                    "secret in full (give it to the receiver)\t{}",
+                    settings.secret
+                );
+            }
+        }
+        CallbackCommand::Show { company } => {
+            let settings = admin::callback_settings_in(data, database, &company)
+                .with_context(|| format!("cannot show the callback of {company}"))?;
+            for line in admin::settings_lines(&settings) {
+                println!("{line}");
+            }
+        }
+        CallbackCommand::Test { company } => {
+            let answer = admin::test_callback_in(data, database, &company, allow_private)
+                .with_context(|| format!("cannot test the callback of {company}"))?;
+            match answer {
+                Ok(status) => println!("the receiver answered {status}"),
+                Err(error) => anyhow::bail!("no answer from the receiver: {error}"),
+            }
+        }
+        CallbackCommand::Log { company, limit } => {
+            for line in admin::callback_log_in(data, database, &company, limit)
+                .with_context(|| format!("cannot list the callbacks of {company}"))?
+            {
+                println!("{line}");
+            }
         }
     }
     Ok(())

@@ -31,7 +31,8 @@ use prometheus_client::registry::Registry;
 
 use partlens_sandbox::SandboxFailure;
 
-use partlens_store::model::QueueDepth;
+use partlens_callbacks::AttemptCounts;
+use partlens_store::model::{DeliveryCounts, QueueDepth};
 use partlens_store::{PoolUse, TransactionCounts};
 
 /// The route label of a request no route matched (a 404): one fixed value, so paths made up by
@@ -110,6 +111,12 @@ struct EngineLabels {
     engine: &'static str,
 }
 
+/// The label of the callbacks' deliveries by state.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct DeliveryLabels {
+    state: &'static str,
+}
+
 /// The labels of the store's transactions counted.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct TransactionLabels {
@@ -169,13 +176,15 @@ pub struct Metrics {
     connections: Family<ConnectionLabels, Gauge>,
     connections_max: Family<EngineLabels, Gauge>,
     transactions: Family<TransactionLabels, Counter>,
+    callback_deliveries: Family<DeliveryLabels, Gauge>,
     /// One scrape at a time: a scrape sets the gauges read at scrape time, then encodes them.
     scrape: Mutex<()>,
 }
 
 impl Metrics {
-    /// The metrics of a service whose indexer counts reader kills in `reader_kills`.
-    pub fn new(reader_kills: &ReaderKills) -> Self {
+    /// The metrics of a service whose indexer counts reader kills in `reader_kills` and whose
+    /// callbacks' sender counts its attempts in `callback_attempts`.
+    pub fn new(reader_kills: &ReaderKills, callback_attempts: &AttemptCounts) -> Self {
         let mut registry = Registry::default();
         let requests = Family::<RequestLabels, Counter>::default();
         let durations: Family<RouteLabels, Histogram, fn() -> Histogram> =
@@ -223,8 +232,22 @@ impl Metrics {
              snapshot; write: after every other writer; queue: the indexing queue's claims)",
             transactions.clone(),
         );
+        let callback_deliveries = Family::<DeliveryLabels, Gauge>::default();
+        registry.register(
+            "partlens_callback_deliveries",
+            "Callback deliveries in the outbox by state (pending: waiting or being sent; \
+             delivered; failed: given up), every company; on PostgreSQL the outbox every node shares",
+            callback_deliveries.clone(),
+        );
+        registry.register(
+            "partlens_callback_attempts",
+            "Callback attempts made by this process since the start, by outcome (delivered; \
+             retry: tried again later; failed: refused or given up)",
+            callback_attempts.0.clone(),
+        );
         Self {
             registry,
+            callback_deliveries,
             requests,
             durations,
             queue_depth,
@@ -251,6 +274,22 @@ impl Metrics {
                 status: status.as_u16(),
             })
             .inc();
+    }
+
+    /// Sets the callbacks' deliveries by state, counted in the store at scrape time (`None`: the
+    /// database did not answer; the series are left out).
+    pub(crate) fn set_callback_deliveries(&self, counts: Option<DeliveryCounts>) {
+        self.callback_deliveries.clear();
+        let Some(counts) = counts else { return };
+        for (state, count) in [
+            ("pending", counts.pending),
+            ("delivered", counts.delivered),
+            ("failed", counts.failed),
+        ] {
+            self.callback_deliveries
+                .get_or_create(&DeliveryLabels { state })
+                .set(i64::try_from(count).unwrap_or(i64::MAX));
+        }
     }
 
     /// Sets the gauges read at scrape time (and brings the transaction counters up to the store's
@@ -398,7 +437,7 @@ mod tests {
 
     #[test]
     fn the_text_names_routes_by_template_and_every_limit_from_the_start() {
-        let metrics = Metrics::new(&ReaderKills::default());
+        let metrics = Metrics::new(&ReaderKills::default(), &AttemptCounts::default());
         metrics.record(
             "/api/token".into(),
             &Method::POST,

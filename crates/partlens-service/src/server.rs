@@ -1,6 +1,7 @@
 //! Starting and stopping the service: open the store, rebuild the visual index, put unfinished jobs
 //! back in the queue, bind, serve in a tokio task (within the connection limits of
-//! `connections`), start the indexing workers and the cleaner of expired search inputs.
+//! `connections`), start the indexing workers, the callbacks' sender and the cleaner of expired
+//! search inputs.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -93,12 +94,19 @@ impl RunningService {
             config.limits.expiry_sweep_interval,
             stop.clone(),
         )));
+        let callback_attempts = partlens_callbacks::AttemptCounts::default();
+        workers.push(tokio::spawn(partlens_callbacks::sender::run(
+            partlens_callbacks::outbox::StoreOutbox(store.clone()),
+            config.callbacks,
+            callback_attempts.clone(),
+            stop.clone(),
+        )));
         let connection_limits = config.limits.connections.clone();
         let stored_files = StoredFiles::new(store.clone(), blobs.clone());
         let metrics = config
             .metrics
             .served_on(addr)
-            .then(|| Arc::new(Metrics::new(indexer.reader_kills())));
+            .then(|| Arc::new(Metrics::new(indexer.reader_kills(), &callback_attempts)));
         let state = Arc::new(ServiceState {
             public_origin: public_origin(config.public_url.as_deref(), addr),
             filter_scopes: super::filter_scopes::FilterScopes::new(),

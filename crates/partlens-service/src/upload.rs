@@ -45,10 +45,12 @@ use super::params::{
 use super::state::AppState;
 use super::stored_path::{StoredPath, parse_search_input_extension};
 use crate::auth::Caller;
+use partlens_callbacks::events::record_event_of;
 use partlens_store::StoreTx;
 use partlens_store::iso_now;
 use partlens_store::model::ClaimedJob;
 use partlens_store::model::attributes;
+use partlens_store::model::callbacks::EVENT_FILE_DELETED;
 use partlens_store::model::{FileRecord, IndexState, NewContent};
 use partlens_visual::{ViewSearch, VisualKeeper};
 
@@ -469,6 +471,7 @@ fn save_record(
     let now = iso_now();
     let category = crate::categories::category_of_upload(tx, &caller.company_id, params)?;
     if let Some(replaced) = &place.replaced {
+        record_event_of(tx, replaced, EVENT_FILE_DELETED)?;
         tx.delete_file(replaced)?;
     }
     let uid = &place.uid;

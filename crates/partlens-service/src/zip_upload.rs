@@ -29,6 +29,10 @@ use std::collections::HashSet;
 
 use partlens_api::encoding::file_extension;
 use partlens_archive::{ArchiveEntry, ArchiveError, ArchiveLimits, read_zip};
+use partlens_callbacks::events::record_event_of;
+use partlens_store::model::callbacks::{
+    EVENT_FILE_DELETED, EVENT_INDEXING_COMPLETED, EVENT_INDEXING_FAILED,
+};
 use partlens_store::model::{ClaimedJob, FileRecord, IndexedContent, IndexingFailure, NewRelation};
 use partlens_store::{StoreTx, iso_now};
 use partlens_visual::{ViewSearch, VisualKeeper};
@@ -322,7 +326,9 @@ async fn finish_bundle(
                         has_large_image: false,
                         pages_json: "[]".into(),
                     };
-                    tx.save_indexing(&bundle.zip_uid, bundle.revision, Some(&content), &now)?;
+                    if tx.save_indexing(&bundle.zip_uid, bundle.revision, Some(&content), &now)? {
+                        record_event_of(tx, &bundle.zip_uid, EVENT_INDEXING_COMPLETED)?;
+                    }
                 }
                 Some(reason) => {
                     let words =
@@ -332,7 +338,9 @@ async fn finish_bundle(
                         text: bundle.text.clone(),
                         extracted_attributes,
                     };
-                    tx.save_failed_indexing(&bundle.zip_uid, bundle.revision, &failure)?;
+                    if tx.save_failed_indexing(&bundle.zip_uid, bundle.revision, &failure)? {
+                        record_event_of(tx, &bundle.zip_uid, EVENT_INDEXING_FAILED)?;
+                    }
                 }
             }
             Ok(())
@@ -401,6 +409,7 @@ fn delete_entry(
     if shared || tx.find_file(company_id, child)?.is_none() {
         return Ok(());
     }
+    record_event_of(tx, child, EVENT_FILE_DELETED)?;
     tx.delete_file(child)?;
     visual.write()?.remove(company_id, child)?;
     if let Err(error) = blobs.remove_file_blocking(child) {

@@ -9,7 +9,8 @@
 //! - the [`model`]: the records, jobs, attributes, accounts, feedback, listings and views as
 //!   plain types, and the rules both engines keep (keys, caps, the search text);
 //! - the [`traits`]: what one transaction offers ([`StoreTx`], all of [`AccountsTx`],
-//!   [`FilesTx`], [`JobsTx`], [`AttributesTx`], [`SearchTx`], [`LibraryTx`] and [`VisualTx`]).
+//!   [`FilesTx`], [`JobsTx`], [`AttributesTx`], [`SearchTx`], [`LibraryTx`], [`VisualTx`] and
+//!   [`CallbacksTx`]).
 //!
 //! The two engines, `sqlite/` and `postgres/`, are private peers: each implements the traits
 //! directly, neither imports the other, and a caller cannot name either (so code above the store,
@@ -35,7 +36,7 @@ pub use clock::{iso_now, unix_now};
 pub use error::StoreError;
 pub use store::{DATABASE_FILE, DatabaseUrl, Store};
 pub use traits::{
-    AccountsTx, AttributesTx, CategoriesTx, FilesTx, JobsTx, LibraryTx, RelationsTx, SearchTx,
-    StoreTx, VisualTx,
+    AccountsTx, AttributesTx, CallbacksTx, CategoriesTx, FilesTx, JobsTx, LibraryTx, RelationsTx,
+    SearchTx, StoreTx, VisualTx,
 };
 pub use usage::{PoolUse, TransactionCounts};

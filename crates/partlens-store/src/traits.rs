@@ -12,6 +12,9 @@ use std::collections::{HashMap, HashSet};
 
 use crate::error::StoreError;
 use crate::model::attributes::{merged, one_per_name};
+use crate::model::callbacks::{
+    AttemptRecord, CallbackSettings, Delivery, DeliveryAttempt, DeliveryCounts, NewDelivery,
+};
 use crate::model::categories;
 use crate::model::visual::EachSearchedFile;
 use crate::model::{
@@ -342,6 +345,64 @@ pub trait CategoriesTx: CategoriesSteps {
     fn remove_category(&mut self, company_id: &str, id: i64) -> Result<bool, StoreError>;
 }
 
+/// A company's callback settings and the outbox of its deliveries (see
+/// [`crate::model::callbacks`]). A delivery is recorded in the transaction of its event; a sender
+/// claims one due delivery of a company at a time (a lease until `lease_until`), and records each
+/// attempt with the state it leaves the delivery in.
+pub trait CallbacksTx {
+    /// The company's callback settings, if it has any.
+    fn callback_settings(
+        &mut self,
+        company_id: &str,
+    ) -> Result<Option<CallbackSettings>, StoreError>;
+    /// Sets the company's callback settings (replacing any).
+    fn save_callback_settings(
+        &mut self,
+        company_id: &str,
+        settings: &CallbackSettings,
+    ) -> Result<(), StoreError>;
+    /// The `callbackParam` file `uid` was uploaded with, if any (and if the file exists).
+    fn callback_param_of(&mut self, uid: &str) -> Result<Option<String>, StoreError>;
+    /// Records a delivery, pending and due at its creation.
+    fn insert_delivery(&mut self, delivery: &NewDelivery) -> Result<(), StoreError>;
+    /// Up to `limit` companies with a delivery due at `now` (pending, or sending past its lease).
+    fn companies_with_due_deliveries(
+        &mut self,
+        now: i64,
+        limit: usize,
+    ) -> Result<Vec<String>, StoreError>;
+    /// Claims the company's delivery due first at `now`: it is sending until `lease_until`
+    /// (another sender may claim it after that, as when its sender was killed). `None` when none
+    /// is due.
+    fn claim_due_delivery(
+        &mut self,
+        company_id: &str,
+        now: i64,
+        lease_until: i64,
+    ) -> Result<Option<Delivery>, StoreError>;
+    /// Records an attempt of delivery `id` (numbered after those recorded) and leaves the
+    /// delivery in the state `attempt` says. Nothing when the delivery is gone or already
+    /// delivered (a 2xx is never overwritten).
+    fn record_delivery_attempt(
+        &mut self,
+        id: &str,
+        attempt: &AttemptRecord,
+    ) -> Result<(), StoreError>;
+    /// Every delivery a sender holds (sending) is pending and due at `now` again: for a service
+    /// that owns its store alone, at start (what it was sending when it stopped is sent again).
+    fn release_delivery_leases(&mut self, now: i64) -> Result<u64, StoreError>;
+    /// The company's last `limit` deliveries, newest first.
+    fn deliveries_of(
+        &mut self,
+        company_id: &str,
+        limit: usize,
+    ) -> Result<Vec<Delivery>, StoreError>;
+    /// The attempts of delivery `id`, in order.
+    fn attempts_of(&mut self, id: &str) -> Result<Vec<DeliveryAttempt>, StoreError>;
+    /// How many deliveries are in each state, over every company.
+    fn delivery_counts(&mut self) -> Result<DeliveryCounts, StoreError>;
+}
+
 /// The metadata side of search: which database files satisfy a filter's FT conditions (see
 /// [`crate::model::search`] for what each kind of term means).
 pub trait SearchTx: SearchSteps {
@@ -524,6 +585,7 @@ pub trait StoreTx:
     + JobsTx
     + AttributesTx
     + CategoriesTx
+    + CallbacksTx
     + SearchTx
     + LibraryTx
     + VisualTx

@@ -16,7 +16,9 @@ use crate::state::AppState;
 use crate::upload::may_delete;
 use crate::zip_upload::delete_bundle_entries;
 use partlens_api::encoding::QueryString;
+use partlens_callbacks::events::record_file_event;
 use partlens_store::model::FileRecord;
+use partlens_store::model::callbacks::EVENT_FILE_DELETED;
 use partlens_store::unix_now;
 use partlens_visual::ViewSearch;
 
@@ -128,6 +130,8 @@ pub async fn delete_file(
                     "deleting a company file needs an admin".into()
                 }));
             }
+            // The callback's event, committed with the delete (partlens_callbacks::events).
+            record_file_event(tx, &record, EVENT_FILE_DELETED)?;
             // A `.zip` bundle's entries go with it (zip_upload.rs).
             delete_bundle_entries(tx, &visual, &blobs, &record)?;
             // An assembly's components go with it (assembly_components.rs).

@@ -1,7 +1,7 @@
 //! `GET /metrics`: the service's metrics ([`crate::metrics`]) in the Prometheus text format,
 //! without a token (served only as `crate::metrics::MetricsExposure` allows; otherwise the route does not
 //! exist). What is read when a scraper asks is read here: the indexing queue's depth (from the
-//! store, within [`DATABASE_WAIT`]), the database connections and the store's transactions.
+//! store, within [`DATABASE_WAIT`]), the callbacks' deliveries by state, the database connections and the store's transactions.
 
 use std::time::Duration;
 
@@ -11,7 +11,7 @@ use axum::response::{IntoResponse, Response};
 
 use crate::state::AppState;
 use partlens_store::Store;
-use partlens_store::model::QueueDepth;
+use partlens_store::model::{DeliveryCounts, QueueDepth};
 
 /// How long a scrape waits for the database to count the queue: a scraper times out in 10 s by
 /// default, and the rest of the metrics need no database.
@@ -23,6 +23,7 @@ pub async fn scrape(State(state): State<AppState>) -> Response {
         return StatusCode::NOT_FOUND.into_response();
     };
     let depths = queue_depths(&state.store).await;
+    metrics.set_callback_deliveries(delivery_counts(&state.store).await);
     let pool = state.store.pool_use();
     let transactions = state.store.transaction_counts();
     match metrics.encode(depths.as_deref(), pool, transactions) {
@@ -44,6 +45,22 @@ pub async fn scrape(State(state): State<AppState>) -> Response {
         Err(error) => {
             tracing::error!(%error, "cannot write the metrics");
             StatusCode::INTERNAL_SERVER_ERROR.into_response()
+        }
+    }
+}
+
+/// The callbacks' deliveries by state, or `None` (logged) when the database does not answer in
+/// time.
+async fn delivery_counts(store: &Store) -> Option<DeliveryCounts> {
+    let store = store.clone();
+    let asked = tokio::task::spawn_blocking(move || {
+        store.read_tx_within_blocking(DATABASE_WAIT, |tx| tx.delivery_counts())
+    });
+    match tokio::time::timeout(2 * DATABASE_WAIT, asked).await {
+        Ok(Ok(Ok(counts))) => Some(counts),
+        _ => {
+            tracing::warn!("metrics: the callbacks' deliveries could not be counted");
+            None
         }
     }
 }

@@ -7,6 +7,7 @@ mod abuse;
 mod assemblies;
 mod blob_store;
 mod cad;
+mod callbacks;
 mod drawings_realworld;
 mod duplicates_realworld;
 mod endpoints;

@@ -4,6 +4,7 @@
 
 pub mod accounts;
 pub mod attributes;
+pub mod callbacks;
 pub mod categories;
 pub mod feedback;
 pub mod files;
@@ -18,6 +19,10 @@ pub mod visual;
 
 pub use accounts::{Caller, credential_stamp};
 pub use attributes::{AttributeCaps, AttributeName, name_key, one_per_name, value_key};
+pub use callbacks::{
+    AttemptRecord, CallbackSettings, Delivery, DeliveryAttempt, DeliveryCounts, DeliveryState,
+    NewDelivery,
+};
 pub use categories::{CATEGORY_ATTRIBUTE, Category};
 pub use feedback::Feedback;
 pub use files::{FileRecord, IndexState, IndexedContent, IndexingFailure, NewContent, path_key};

@@ -488,7 +488,10 @@ fn a_database_before_the_row_counts_gets_them_when_migrated() {
     // Step 10 undone (with the portable steps after it: the file relations, the pages of
     // files), and a second material written while nothing counts it.
     database.execute(
-        "DROP TABLE categories;
+        "DROP TABLE callback_attempts;
+         DROP TABLE callback_deliveries;
+         DROP TABLE callback_settings;
+         DROP TABLE categories;
          ALTER TABLE files DROP COLUMN text_only;
          ALTER TABLE attribute_names DROP COLUMN custom, DROP COLUMN last_set_at;
          DROP TABLE file_relations;

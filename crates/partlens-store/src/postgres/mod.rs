@@ -21,6 +21,7 @@
 mod accounts;
 mod arguments;
 mod attributes;
+mod callbacks;
 mod categories;
 mod files;
 pub(crate) mod first_matches;

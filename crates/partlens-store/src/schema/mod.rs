@@ -462,16 +462,100 @@ pub const TABLES: &[Table] = &[
         owner: Owner::Company("company_id"),
         since: 2,
     },
+    Table {
+        name: "callback_settings",
+        // A company's callback (`partlens-service callback set`): the URL events are POSTed to,
+        // the signing secret (`whsec_…`), the events sent (a JSON array of names), on or off.
+        columns: &[
+            added(text("company_id"), 3),
+            added(text("url"), 3),
+            added(text("secret"), 3),
+            added(
+                defaulted("events", ColumnType::Text, DefaultValue::Text("[]")),
+                3,
+            ),
+            added(
+                defaulted("enabled", ColumnType::Flag, DefaultValue::Flag(true)),
+                3,
+            ),
+            added(text("updated_at"), 3),
+        ],
+        primary_key: &["company_id"],
+        references: &[refers("company_id", "companies", "id")],
+        unique: &[],
+        owner: Owner::Company("company_id"),
+        since: 3,
+    },
+    Table {
+        name: "callback_deliveries",
+        // The callbacks' outbox (`model::callbacks`): a row an event, written in the event's
+        // transaction; `id` is its `webhook-id`; times in Unix milliseconds; `state` pending,
+        // sending (leased until `next_attempt_at`), delivered or failed.
+        columns: &[
+            added(text("id"), 3),
+            added(text("company_id"), 3),
+            added(text("event"), 3),
+            added(text("payload"), 3),
+            added(integer("created_at"), 3),
+            added(integer("next_attempt_at"), 3),
+            added(integer("attempts"), 3),
+            added(text("state"), 3),
+            added(column("delivered_at", ColumnType::Integer, false), 3),
+            added(column("last_status", ColumnType::Integer, false), 3),
+            added(optional_text("last_error"), 3),
+        ],
+        primary_key: &["id"],
+        references: &[refers("company_id", "companies", "id")],
+        unique: &[],
+        owner: Owner::Company("company_id"),
+        since: 3,
+    },
+    Table {
+        name: "callback_attempts",
+        // Each attempt to send a delivery: when (Unix milliseconds), the receiver's status if it
+        // answered, why it did not deliver, and the outcome (delivered, retry, failed).
+        columns: &[
+            added(text("delivery_id"), 3),
+            added(integer("number"), 3),
+            added(integer("attempted_at"), 3),
+            added(column("status", ColumnType::Integer, false), 3),
+            added(optional_text("error"), 3),
+            added(text("outcome"), 3),
+        ],
+        primary_key: &["delivery_id", "number"],
+        references: &[belongs("delivery_id", "callback_deliveries", "id")],
+        unique: &[],
+        owner: Owner::Key("delivery_id"),
+        since: 3,
+    },
 ];
 
 /// The indexes of the portable steps (the historic ones are each engine's).
-pub const INDEXES: &[Index] = &[Index {
-    name: "file_relations_by_child",
-    table: "file_relations",
-    columns: &["child_uid"],
-    unique: false,
-    since: 1,
-}];
+pub const INDEXES: &[Index] = &[
+    Index {
+        name: "file_relations_by_child",
+        table: "file_relations",
+        columns: &["child_uid"],
+        unique: false,
+        since: 1,
+    },
+    // The sender's question: which deliveries are due.
+    Index {
+        name: "callback_deliveries_due",
+        table: "callback_deliveries",
+        columns: &["state", "next_attempt_at"],
+        unique: false,
+        since: 3,
+    },
+    // `callback log`: a company's deliveries, newest first.
+    Index {
+        name: "callback_deliveries_by_company",
+        table: "callback_deliveries",
+        columns: &["company_id", "created_at"],
+        unique: false,
+        since: 3,
+    },
+];
 
 /// How many portable steps the description holds: the largest `since` of a table, column or
 /// index.
@@ -746,7 +830,7 @@ pub(crate) mod future {
     use super::*;
 
     /// The first step of the test description: the one after [`TABLES`]' last.
-    pub(crate) const FIRST: u32 = 3;
+    pub(crate) const FIRST: u32 = 4;
 
     /// The description: [`TABLES`] with `files` grown by a column, and a new table.
     pub(crate) fn tables() -> Vec<Table> {

@@ -10,6 +10,7 @@
 
 mod accounts;
 mod attributes;
+mod callbacks;
 mod categories;
 mod files;
 mod jobs;
