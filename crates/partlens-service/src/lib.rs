@@ -36,6 +36,7 @@ pub mod records;
 pub mod routes;
 pub mod search;
 pub mod search_body;
+pub mod search_request;
 pub mod server;
 pub mod state;
 pub mod stored_files;
