@@ -39,6 +39,7 @@ pub mod routes;
 pub mod same_part_links;
 pub mod search;
 pub mod search_body;
+pub mod search_request;
 pub mod server;
 pub mod state;
 pub mod stored_files;

@@ -16,7 +16,7 @@ use partlens_api::library::{FileKind, LibraryFile, LibraryPage, MAX_PAGE_FILES, 
 
 use super::error::ServiceError;
 use super::records::{ImageUrls, add_relation_counts, result_item};
-use super::search::SearchQuery;
+use super::search_request::check_conditions;
 use super::state::AppState;
 use crate::auth::Caller;
 use partlens_store::model::{ExtensionFilter, Listing};
@@ -133,12 +133,7 @@ pub async fn list(
     caller: &Caller,
     request: LibraryRequest,
 ) -> Result<LibraryPage, ServiceError> {
-    let conditions = SearchQuery {
-        input_uids: Vec::new(),
-        terms: request.terms.clone(),
-        max_results: request.limit,
-    };
-    conditions.check_within(&state.config.limits)?;
+    check_conditions(&request.terms, &state.config.limits)?;
     let company_id = caller.company_id.clone();
     let listed = state
         .store

@@ -13,9 +13,9 @@
 //!   own views score best against the query views), and its image URLs are that page's.
 //! - Without inputs: every match, score null, ordered by display name then UID.
 //! - `TotalResults` counts all matches; `ResultsList` holds the first `max_results` of them.
-//! - Limits, checked on the parsed filter before any SQL is built: at most
-//!   [`ServiceLimits::max_filter_conditions`] conditions (each free-text word and each attribute term
-//!   counts one) and [`ServiceLimits::max_search_inputs`] input UIDs; past either, 400.
+//! - Limits: checked once, where the request is parsed ([`super::search_request`]); a
+//!   [`SearchQuery`] is within them, and [`run_with_files`] adds no more inputs than the body's
+//!   decoder allowed.
 //! - An input whose stored descriptor cannot be read back is treated as not indexed (no views) and
 //!   queued to be indexed again, with one warning in the log; the search still answers.
 //!
@@ -29,17 +29,17 @@
 
 use std::collections::HashMap;
 
+use partlens_api::FilterTerm;
 use partlens_api::model::{ExtraFields, SearchResult};
-use partlens_api::{FilterTerm, SearchFilter};
 
 use super::error::ServiceError;
 use super::filter_scopes::{FilterScopes, Resolved};
-use super::limits::ServiceLimits;
 use super::pages::{matched_page, pages_of};
-use super::params::canonical_uid;
 use super::part_size::{PartSize, blend, nearest_difference};
 use super::records::{ImageUrls, add_relation_counts, result_item, show_page};
+use super::search_request::{SearchInputs, SearchQuery};
 use super::state::{AppState, ServiceState};
+use super::upload::{UploadParams, UploadTarget, store_and_index};
 use crate::auth::Caller;
 use partlens_engine::ViewDescriptor;
 use partlens_store::StoreTx;
@@ -48,12 +48,6 @@ use partlens_store::unix_now;
 use partlens_visual::{
     FileFilter, FilterForm, GuidSet, Ranked, StoreViews, ViewSearch, VisualLibrary,
 };
-
-/// Results returned when the caller does not say (`maxResults`).
-pub const DEFAULT_MAX_RESULTS: usize = 200;
-
-/// The largest `maxResults` accepted.
-pub const MAX_RESULTS_LIMIT: usize = 10_000;
 
 /// A metadata filter that selects at most this many files with views is resolved before an
 /// approximate visual search (the files listed); one that selects more is checked on the graph's
@@ -64,76 +58,6 @@ pub const SELECTIVE_FILES: usize = 20_000;
 /// enough that a part of the same size ranked lower by shape alone (at most a size penalty away
 /// from the first) is among them.
 pub const SIZE_POOL: usize = 200;
-
-/// A search as the endpoints received it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SearchQuery {
-    /// The input UIDs as given (reported back in `InputFileUID`).
-    pub input_uids: Vec<String>,
-    /// Every FT condition (all must hold).
-    pub terms: Vec<FilterTerm>,
-    /// How many results to return at most.
-    pub max_results: usize,
-}
-
-impl SearchQuery {
-    /// From a parsed `filterStr`.
-    pub fn from_filter(filter: &SearchFilter, max_results: usize) -> Self {
-        Self {
-            input_uids: filter
-                .file_uids
-                .iter()
-                .map(|uid| uid.as_str().to_owned())
-                .collect(),
-            terms: filter.terms().cloned().collect(),
-            max_results,
-        }
-    }
-
-    /// How many conditions the filter holds: each word of a free-text term and each attribute term.
-    pub fn condition_count(&self) -> usize {
-        self.terms
-            .iter()
-            .map(|term| match term {
-                FilterTerm::Text(words) => words.split_whitespace().count(),
-                _ => 1,
-            })
-            .sum()
-    }
-
-    /// Refuses (400) a search over the limits of conditions or inputs. Runs before SQL is built.
-    pub fn check_within(&self, limits: &ServiceLimits) -> Result<(), ServiceError> {
-        let conditions = self.condition_count();
-        if conditions > limits.max_filter_conditions {
-            return Err(ServiceError::BadRequest(format!(
-                "the filter holds {conditions} conditions (free-text words and attribute terms); \
-                 one search takes at most {}",
-                limits.max_filter_conditions
-            )));
-        }
-        if self.input_uids.len() > limits.max_search_inputs {
-            return Err(ServiceError::BadRequest(format!(
-                "the filter names {} input files; one search takes at most {}",
-                self.input_uids.len(),
-                limits.max_search_inputs
-            )));
-        }
-        Ok(())
-    }
-}
-
-/// Reads the `maxResults` extension parameter (1..=10000; 200 when absent).
-pub fn max_results_param(value: Option<&str>) -> Result<usize, ServiceError> {
-    match value {
-        None => Ok(DEFAULT_MAX_RESULTS),
-        Some(text) => match text.trim().parse::<usize>() {
-            Ok(count) if (1..=MAX_RESULTS_LIMIT).contains(&count) => Ok(count),
-            _ => Err(ServiceError::BadRequest(format!(
-                "maxResults={text} is not a number from 1 to {MAX_RESULTS_LIMIT}"
-            ))),
-        },
-    }
-}
 
 /// How a graph search resolves its metadata filter: the files with views it selects, listed when at
 /// most `selective` ([`SELECTIVE_FILES`]) (the search is restricted to them), else held by GUID
@@ -261,25 +185,51 @@ struct ShownFile {
     relations: RelationCount,
 }
 
+/// Stores and indexes the files of a `PUT /api/Search` body as the caller's search inputs, during
+/// the call and in body order, adds them to the search's inputs after those its filter names, and
+/// runs it ([`run`]).
+pub async fn run_with_files(
+    state: &AppState,
+    caller: &Caller,
+    mut search: SearchQuery,
+    inputs: SearchInputs,
+) -> Result<SearchResult, ServiceError> {
+    let (extension, files) = inputs.into_parts();
+    for (temp, size) in files {
+        let params = UploadParams {
+            target: UploadTarget::SearchInput {
+                extension: extension.clone(),
+            },
+            index_async: false,
+            uid: None,
+            overwrite_file: None,
+            attributes: None,
+            gzipped: false,
+            callback_param: None,
+            text_only: false,
+            category_id: None,
+            index_assembly_components: false,
+        };
+        let record = store_and_index(state, caller, params, temp, size).await?;
+        search.add_stored_input(record.uid);
+    }
+    run(state, caller, search).await
+}
+
 /// Runs a search for the caller in one read transaction, so one snapshot of the store: [`select`]
 /// what it ranks, [`rank`] it (the filter resolved once), [`load`] the shown files' records and
-/// attributes in a batch; then makes the result items. The input UIDs and the limits are checked
-/// first, before the store is read.
+/// attributes in a batch; then makes the result items. The query was checked where it was parsed.
 pub async fn run(
     state: &AppState,
     caller: &Caller,
     query: SearchQuery,
 ) -> Result<SearchResult, ServiceError> {
-    let input_uids = query
-        .input_uids
-        .iter()
-        .map(|uid| canonical_uid(uid, "fileUID"))
-        .collect::<Result<Vec<_>, _>>()?;
-    query.check_within(&state.config.limits)?;
+    debug_assert!(query.input_uids().len() <= state.config.limits.max_search_inputs);
+    let input_uids = query.input_uids().to_vec();
     let shared = state.clone();
     let company_id = caller.company_id.clone();
-    let terms = query.terms.clone();
-    let max_results = query.max_results;
+    let terms = query.terms().to_vec();
+    let max_results = query.max_results();
     let found = tokio::task::spawn_blocking(move || {
         shared
             .store
@@ -338,7 +288,7 @@ pub async fn run(
         })
         .collect();
     Ok(SearchResult {
-        input_file_uid: query.input_uids.join(","),
+        input_file_uid: query.reported_inputs(),
         total_results: found.total as i64,
         results,
         extra: ExtraFields::new(),
@@ -651,11 +601,16 @@ mod tests {
                 (vec![], vec![material.clone()]),
             ];
             for (inputs, filter) in searches {
-                let query = SearchQuery {
-                    input_uids: inputs.clone(),
-                    terms: filter.iter().map(|term| FilterTerm::parse(term)).collect(),
-                    max_results: 20,
-                };
+                let mut inner = format!("fileUID={}", inputs.join(","));
+                for term in &filter {
+                    inner.push_str(&format!("&FT={term}"));
+                }
+                let query = SearchQuery::parse(
+                    &partlens_api::SearchFilter::parse_inner(&inner),
+                    Some("20"),
+                    &state.config.limits,
+                )
+                .unwrap();
                 let before = state.store.transaction_counts();
                 let found = runtime.block_on(run(&state, &caller, query)).unwrap();
                 let used = state.store.transaction_counts().since(&before);

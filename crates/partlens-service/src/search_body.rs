@@ -5,11 +5,33 @@
 //! a small state machine, and each inner string is handed to the same base64 decoder as the body of
 //! `PUT /api/File` ([`Base64JsonStringDecoder`]), whose bytes the caller writes to a temporary file.
 //! A body of 190 MB used to cost the service ~590 MB while it was parsed; now it costs the buffers.
-//! More than the allowed number of files is refused at the opening quote of the first one too many,
+//! More than the allowed number of files ([`FileAllowance`]) is refused at the opening quote of the
+//! first one too many,
 //! a file under the minimum upload size (`partlens_api::limits::MIN_UPLOAD_SIZE` base64 characters,
 //! measured as for `PUT /api/File`) at its closing quote, saying which file it is: nothing of the call is stored.
 
 use super::body::Base64JsonStringDecoder;
+
+/// How many files a body may hold, and the sentence that refuses one more.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileAllowance {
+    /// At most this many files.
+    pub max_files: usize,
+    /// What a client is told when the body holds more.
+    pub refusal: String,
+}
+
+impl FileAllowance {
+    /// At most `max_files` files, the number one search takes.
+    pub fn per_search(max_files: usize) -> Self {
+        Self {
+            max_files,
+            refusal: format!(
+                "more than {max_files} files were sent; one search takes at most {max_files}"
+            ),
+        }
+    }
+}
 
 /// What the decoder found in a piece of the body.
 #[derive(Debug, PartialEq, Eq)]
@@ -57,7 +79,7 @@ pub struct SearchBodyDecoder {
     /// Characters of the current item not yet handed to its decoder.
     item_text: Vec<u8>,
     files: usize,
-    max_files: usize,
+    allowance: FileAllowance,
     min_characters: u64,
 }
 
@@ -66,16 +88,16 @@ fn is_json_space(byte: u8) -> bool {
 }
 
 impl SearchBodyDecoder {
-    /// A decoder that accepts at most `max_files` files, each of at least `min_characters` base64
+    /// A decoder that accepts the files `allowance` allows, each of at least `min_characters` base64
     /// characters.
-    pub fn new(max_files: usize, min_characters: u64) -> Self {
+    pub fn new(allowance: FileAllowance, min_characters: u64) -> Self {
         Self {
             outer: Outer::BeforeString,
             inner: Inner::BeforeArray,
             current: None,
             item_text: Vec::new(),
             files: 0,
-            max_files,
+            allowance,
             min_characters,
         }
     }
@@ -173,11 +195,8 @@ impl SearchBodyDecoder {
             }
             (Inner::BeforeItem { .. }, b'"') => {
                 self.files += 1;
-                if self.files > self.max_files {
-                    return Err(format!(
-                        "more than {} files were sent; one search takes at most {}",
-                        self.max_files, self.max_files
-                    ));
+                if self.files > self.allowance.max_files {
+                    return Err(self.allowance.refusal.clone());
                 }
                 let mut decoder = Base64JsonStringDecoder::default();
                 decoder.feed(b"\"", &mut Vec::new())?;
@@ -267,7 +286,7 @@ mod tests {
 
     /// Decodes a whole body fed in pieces of `chunk` bytes into its files.
     fn files_of(body: &[u8], chunk: usize, max: usize) -> Result<Vec<Vec<u8>>, String> {
-        let mut decoder = SearchBodyDecoder::new(max, 0);
+        let mut decoder = SearchBodyDecoder::new(FileAllowance::per_search(max), 0);
         let mut files: Vec<Vec<u8>> = Vec::new();
         for piece in body.chunks(chunk.max(1)) {
             for event in decoder.feed(piece)? {
@@ -315,7 +334,7 @@ mod tests {
     fn a_file_under_the_minimum_size_is_refused_by_its_number() {
         let big = vec![7u8; 900];
         let body = search_files_body(&[big.clone(), b"small".to_vec(), big]);
-        let mut decoder = SearchBodyDecoder::new(10, 1024);
+        let mut decoder = SearchBodyDecoder::new(FileAllowance::per_search(10), 1024);
         let refused = decoder.feed(body.as_bytes()).unwrap_err();
         assert!(
             refused.starts_with("file 2 of the body is 8 base64"),

@@ -1,6 +1,7 @@
 //! `GET /api/Search` (by input UIDs and/or FT conditions in `filterStr`) and `PUT /api/Search` (up to
 //! ten input files uploaded in the call, streamed). Extension: `maxResults` (1..=10000, default
-//! 200). The filter's limits (conditions, inputs) are checked before anything is read or stored.
+//! 200). The handlers only parse: the query and its limits ([`SearchQuery::parse`]) before anything
+//! is read or stored, then the body of `PUT` as it streams; [`crate::search`] does the rest.
 
 use axum::body::Body;
 use axum::extract::State;
@@ -14,19 +15,19 @@ use crate::auth::Caller;
 use crate::body::{TempFile, check_declared_length, unreadable};
 use crate::disk::create_private_file_async;
 use crate::error::ServiceError;
-use crate::params::canonical_uid;
 use crate::routes::{Params, json};
-use crate::search::{SearchQuery, max_results_param, run};
-use crate::search_body::{SearchBodyDecoder, SearchBodyEvent};
+use crate::search::{run, run_with_files};
+use crate::search_body::{FileAllowance, SearchBodyDecoder, SearchBodyEvent};
+use crate::search_request::{SearchInputs, SearchQuery};
 use crate::state::AppState;
 use crate::stored_path::parse_search_input_extension;
-use crate::upload::{UploadParams, UploadTarget, store_and_index};
-use partlens_api::SearchFilter;
 use partlens_api::encoding::QueryString;
-use partlens_api::limits::{MAX_SEARCH_FILES, MIN_UPLOAD_SIZE};
+use partlens_api::limits::MIN_UPLOAD_SIZE;
 
-fn filter_of(query: &QueryString) -> SearchFilter {
-    crate::assembly_filter::parse_filter(query.get("filterStr").unwrap_or_default())
+/// The search `query` asks for (`filterStr`, `maxResults`), checked against the service's limits.
+fn search_of(state: &AppState, query: &QueryString) -> Result<SearchQuery, ServiceError> {
+    let filter = crate::assembly_filter::parse_filter(query.get("filterStr").unwrap_or_default());
+    SearchQuery::parse(&filter, query.get("maxResults"), &state.config.limits)
 }
 
 /// Searches by `filterStr`: input UIDs, FT conditions, or both. A missing `filterStr` is a 400; an
@@ -41,8 +42,7 @@ pub async fn search_by_filter(
             "the filterStr parameter is required".into(),
         ));
     }
-    let max_results = max_results_param(query.get("maxResults"))?;
-    let search = SearchQuery::from_filter(&filter_of(&query), max_results);
+    let search = search_of(&state, &query)?;
     json(&run(&state, &caller, search).await?)
 }
 
@@ -62,51 +62,26 @@ pub async fn search_with_files(
             "the fileExtension parameter is required (for example .png)".into(),
         )
     })?)?;
-    let max_results = max_results_param(query.get("maxResults"))?;
-    let mut search = SearchQuery::from_filter(&filter_of(&query), max_results);
-    // The filter and earlier inputs are checked before anything is uploaded, so a bad one leaves no
-    // new input behind.
-    search.check_within(&state.config.limits)?;
-    for uid in &search.input_uids {
-        canonical_uid(uid, "fileUID")?;
-    }
-    let files = receive_search_files(&state, &headers, body).await?;
-    if files.is_empty() {
-        return Err(ServiceError::BadRequest(
-            "the body holds no file: send a JSON string holding an array of base64 files".into(),
-        ));
-    }
-    for (temp, size) in files {
-        let params = UploadParams {
-            target: UploadTarget::SearchInput {
-                extension: extension.clone(),
-            },
-            index_async: false,
-            uid: None,
-            overwrite_file: None,
-            attributes: None,
-            gzipped: false,
-            callback_param: None,
-            text_only: false,
-            category_id: None,
-            index_assembly_components: false,
-        };
-        let record = store_and_index(&state, &caller, params, temp, size).await?;
-        search.input_uids.push(record.uid);
-    }
-    json(&run(&state, &caller, search).await?)
+    // The query is checked before anything is uploaded, so a bad one leaves no new input behind;
+    // the body's files are held to the room it leaves as they arrive.
+    let search = search_of(&state, &query)?;
+    let allowance = search.file_allowance(&state.config.limits);
+    let files = receive_search_files(&state, &headers, body, &allowance).await?;
+    let inputs = SearchInputs::received(extension, files, &allowance)?;
+    json(&run_with_files(&state, &caller, search, inputs).await?)
 }
 
 /// Streams the body of `PUT /api/Search` into one temporary file per file it holds, refusing more
-/// than the body limit (413), more than [`MAX_SEARCH_FILES`] files or a malformed body (400).
+/// than the body limit (413), more files than `allowance` or a malformed body (400).
 async fn receive_search_files(
     state: &AppState,
     headers: &HeaderMap,
     body: Body,
+    allowance: &FileAllowance,
 ) -> Result<Vec<(TempFile, u64)>, ServiceError> {
     let limit = state.config.max_body_bytes;
     check_declared_length(headers, limit)?;
-    let mut decoder = SearchBodyDecoder::new(MAX_SEARCH_FILES, MIN_UPLOAD_SIZE);
+    let mut decoder = SearchBodyDecoder::new(allowance.clone(), MIN_UPLOAD_SIZE);
     let mut files: Vec<(TempFile, u64)> = Vec::new();
     let mut writer: Option<tokio::io::BufWriter<tokio::fs::File>> = None;
     let mut stream = body.into_data_stream();

@@ -459,6 +459,22 @@ async fn long_free_text_and_many_terms_are_refused_with_400_not_500() {
             .await
             .is_empty()
     );
+    // PUT /api/Search: the body's files are inputs too. With 99 UIDs in the filter the body may
+    // hold one file; a second is refused as it starts, before the first is stored.
+    let mut query = QueryString::new();
+    query
+        .push("fileExtension", ".png")
+        .push("filterStr", format!("fileUID={}", inputs[..99].join(",")));
+    let path = format!("/api/Search?{query}");
+    let put = |files: Vec<Vec<u8>>| ann.put_json(&path, search_files_body(&files));
+    let reply = put(vec![png(Shape::Disc, 3), png(Shape::Disc, 4)]).await;
+    reply.expect(400);
+    assert!(
+        reply.text().contains("the body may hold at most 1:"),
+        "{}",
+        reply.text()
+    );
+    put(vec![png(Shape::Disc, 3)]).await.expect(200);
 }
 
 // ---------------------------------------------------------------------------------------------
