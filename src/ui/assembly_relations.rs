@@ -9,7 +9,7 @@
 use egui::Vec2;
 
 use super::app_command::CommandQueue;
-use super::detail::DetailIntent;
+use super::detail_intent::DetailIntent;
 use super::picture::{Picture, paint_caption, paint_fitted, picture};
 use super::texture_cache::TextureCache;
 use partlens_api::{ApiError, FileMap, FileUid, Relation, RelationNode, RelationTree, WalkStop};

@@ -17,6 +17,7 @@ use egui::{Rect, Vec2};
 
 use super::app_command::CommandQueue;
 use super::assembly_relations::AssemblyRelations;
+pub use super::detail_intent::DetailIntent;
 use super::detail_model::{DetailModel, DetailPicture};
 use super::load_state::LoadState;
 use super::picture::{Picture, paint_caption, picture};
@@ -34,27 +35,6 @@ const IMAGE_HEIGHT: f32 = 420.0;
 
 /// The closest and farthest zoom of the image.
 const ZOOM_RANGE: std::ops::RangeInclusive<f32> = 0.05..=16.0;
-
-/// Where in the app the detail view leads; the Search place goes there. Work for the task layer
-/// (reload, delete, the image) goes straight to it as a `Command`.
-#[derive(Clone, Debug, PartialEq)]
-pub enum DetailIntent {
-    /// Open another record (an assembly parent or child).
-    OpenFile(FileUid),
-    /// Open the attribute editor of this file.
-    EditAttributes(FileUid),
-    /// Open the drawing data (PMI, free text, extracted attributes, feedback) of this file.
-    ShowPmi(FileUid),
-    /// Search by this file itself (by its UID: a model as a model).
-    MoreLikeThis {
-        /// The file.
-        uid: FileUid,
-        /// Its stored file name.
-        file_name: String,
-    },
-    /// Go back to the results.
-    Back,
-}
 
 /// Where deleting the file is.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -13,6 +13,7 @@ pub mod attributes;
 pub mod columns;
 pub mod compare;
 pub mod detail;
+pub mod detail_intent;
 pub mod detail_model;
 pub mod drafts;
 pub mod drop_overlay;

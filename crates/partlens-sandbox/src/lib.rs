@@ -13,13 +13,15 @@
 //! preview at a time).
 
 mod client;
+mod component_reading;
 mod components;
 mod limits;
 pub mod wire;
 mod worker;
 
 pub use client::{Finished, Sandbox, SandboxFailure};
-pub use components::{AssemblyComponents, ComponentsRefusal, MAX_COMPONENT_BYTES};
+pub use component_reading::MAX_COMPONENT_BYTES;
+pub use components::{AssemblyComponents, ComponentsRefusal};
 pub use limits::{
     DEFAULT_CPU_LIMIT, DEFAULT_MEMORY_LIMIT_BYTES, DEFAULT_TIME_LIMIT, MIN_MEMORY_LIMIT_BYTES,
     ReaderLimits, bytes_in_words, duration_in_words,

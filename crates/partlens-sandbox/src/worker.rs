@@ -225,7 +225,7 @@ fn handle(request: Request) -> Outcome {
             Ok(preview) => Outcome::Previewed(preview),
             Err(reason) => Outcome::PreviewRefused(reason),
         },
-        Request::Components { bytes } => super::components::read_components(&bytes),
+        Request::Components { bytes } => super::component_reading::read_components(&bytes),
     }
 }
 
