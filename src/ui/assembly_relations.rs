@@ -275,25 +275,14 @@ fn node_row_ui(
 ) {
     ui.horizontal(|ui| {
         thumbnail_ui(ui, node, textures, commands);
-        let title = node.title();
-        if node.stop == Some(WalkStop::Missing) {
-            ui.weak(format!("{title} (deleted)"));
-        } else if ui
-            .link(title)
-            .on_hover_text(format!("{}\nOpen this component", node.file_name))
-            .clicked()
-        {
-            intents.push(DetailIntent::OpenFile(node.uid.clone()));
-        }
+        node_link_ui(ui, node, "Open this component", intents);
         if let Some(quantity) = node.quantity {
             ui.weak(format!("× {quantity}"));
         }
         if let Some(designator) = &node.reference_designator {
             ui.weak(designator);
         }
-        if let Some(note) = stop_note(node.stop) {
-            ui.weak(note);
-        }
+        stop_note_ui(ui, node);
     });
 }
 
@@ -318,14 +307,35 @@ fn thumbnail_ui(
     }
 }
 
-/// Why a node's relations were not followed, in words.
-fn stop_note(stop: Option<WalkStop>) -> Option<&'static str> {
-    match stop? {
-        WalkStop::Cycle => Some("(contains itself: not followed)"),
-        WalkStop::Depth => Some("(too deep: not followed)"),
-        WalkStop::Records => Some("(too many files: not read)"),
-        WalkStop::Missing => None,
+/// A node's name as a link that opens it (`action` is the hover's last line), or its name marked
+/// deleted when its record is gone.
+fn node_link_ui(
+    ui: &mut egui::Ui,
+    node: &RelationNode,
+    action: &str,
+    intents: &mut Vec<DetailIntent>,
+) {
+    let title = node.title();
+    if node.stop == Some(WalkStop::Missing) {
+        ui.weak(format!("{title} (deleted)"));
+    } else if ui
+        .link(title)
+        .on_hover_text(format!("{}\n{action}", node.file_name))
+        .clicked()
+    {
+        intents.push(DetailIntent::OpenFile(node.uid.clone()));
     }
+}
+
+/// Why a node's relations were not followed, in words, when they were not.
+fn stop_note_ui(ui: &mut egui::Ui, node: &RelationNode) {
+    let note = match node.stop {
+        Some(WalkStop::Cycle) => "(contains itself: not followed)",
+        Some(WalkStop::Depth) => "(too deep: not followed)",
+        Some(WalkStop::Records) => "(too many files: not read)",
+        Some(WalkStop::Missing) | None => return,
+    };
+    ui.weak(note);
 }
 
 /// One assembly that uses the file (`depth` 0) or one above it, with the assemblies above it
@@ -341,23 +351,12 @@ fn used_in_ui(
         if depth > 0 {
             ui.weak("in");
         }
-        let title = node.title();
-        if node.stop == Some(WalkStop::Missing) {
-            ui.weak(format!("{title} (deleted)"));
-        } else if ui
-            .link(title)
-            .on_hover_text(format!("{}\nOpen this assembly", node.file_name))
-            .clicked()
-        {
-            intents.push(DetailIntent::OpenFile(node.uid.clone()));
-        }
+        node_link_ui(ui, node, "Open this assembly", intents);
         if let Some(quantity) = node.quantity {
             // How many of the file below this assembly holds (not how many of the assembly).
             ui.weak(format!("holds {quantity}"));
         }
-        if let Some(note) = stop_note(node.stop) {
-            ui.weak(note);
-        }
+        stop_note_ui(ui, node);
     });
     for above in &node.related {
         used_in_ui(ui, above, depth + 1, intents);

@@ -6,8 +6,11 @@
 //! bracket and the rod that issue 50's walkthrough saw.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 
+use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable as _;
+use partlens::ui::App;
 use partlens::ui::search_place::SearchPage;
 use partlens_geometry::ProductTree;
 use partlens_tasks::{Command, JobPhase, JobRole, UploadSpec};
@@ -48,6 +51,32 @@ fn triangles_of_every_part(tree: &ProductTree) -> usize {
         .sum()
 }
 
+/// Uploads AS1 from `path` as `Assemblies/as1_pe_203.stp` through the task layer (with its
+/// components when `index_components`) and steps until the job is done.
+fn upload_as1(harness: &mut Harness<'_, App>, path: PathBuf, index_components: bool) {
+    harness
+        .state()
+        .backend()
+        .send(Command::Upload(vec![UploadSpec {
+            path,
+            role: JobRole::Database {
+                stored_path: "Assemblies/as1_pe_203.stp".into(),
+                attributes: Vec::new(),
+                category_id: None,
+                index_components,
+            },
+            index_async: false,
+        }]));
+    step_until(harness, "AS1 stored and indexed", |harness| {
+        let jobs = harness.state().jobs();
+        if let Some(JobPhase::Failed { reason }) = jobs.first().map(|job| &job.phase) {
+            panic!("AS1 was not indexed: {reason}");
+        }
+        jobs.first()
+            .is_some_and(|job| matches!(job.phase, JobPhase::Done { .. }))
+    });
+}
+
 #[test]
 fn the_as1_assembly_is_previewed_whole_with_every_component_placed() {
     let Some(as1) = partlens_testkit::realworld::corpus_file("step/pythonocc_core__as1_pe_203.stp")
@@ -73,27 +102,7 @@ fn the_as1_assembly_is_previewed_whole_with_every_component_placed() {
     let parts = AppParts::new(&data, empty_workspace(&data, 1));
     let mut harness = app_harness(&runtime, &parts);
     wait_logged_in(&mut harness);
-    harness
-        .state()
-        .backend()
-        .send(Command::Upload(vec![UploadSpec {
-            path,
-            role: JobRole::Database {
-                stored_path: "Assemblies/as1_pe_203.stp".into(),
-                attributes: Vec::new(),
-                category_id: None,
-                index_components: false,
-            },
-            index_async: false,
-        }]));
-    step_until(&mut harness, "AS1 stored and indexed", |harness| {
-        let jobs = harness.state().jobs();
-        if let Some(JobPhase::Failed { reason }) = jobs.first().map(|job| &job.phase) {
-            panic!("AS1 was not indexed: {reason}");
-        }
-        jobs.first()
-            .is_some_and(|job| matches!(job.phase, JobPhase::Done { .. }))
-    });
+    upload_as1(&mut harness, path, false);
 
     open_result(&mut harness, "as1", "as1_pe_203.stp");
     assert_eq!(harness.state().search().page(), SearchPage::Detail);
@@ -148,27 +157,7 @@ fn the_as1_components_are_a_tree_and_the_nut_says_where_it_is_used() {
     let parts = AppParts::new(&data, empty_workspace(&data, 1));
     let mut harness = app_harness(&runtime, &parts);
     wait_logged_in(&mut harness);
-    harness
-        .state()
-        .backend()
-        .send(Command::Upload(vec![UploadSpec {
-            path,
-            role: JobRole::Database {
-                stored_path: "Assemblies/as1_pe_203.stp".into(),
-                attributes: Vec::new(),
-                category_id: None,
-                index_components: true,
-            },
-            index_async: false,
-        }]));
-    step_until(&mut harness, "AS1 and its components indexed", |harness| {
-        let jobs = harness.state().jobs();
-        if let Some(JobPhase::Failed { reason }) = jobs.first().map(|job| &job.phase) {
-            panic!("AS1 was not indexed: {reason}");
-        }
-        jobs.first()
-            .is_some_and(|job| matches!(job.phase, JobPhase::Done { .. }))
-    });
+    upload_as1(&mut harness, path, true);
     open_result(&mut harness, "as1", "as1_pe_203.stp");
     // The record's three direct components at once; the whole tree once the walk answers.
     step_until_label(&mut harness, "Assembly of 3 components (18 parts in all)");

@@ -218,6 +218,39 @@ fn fill_from_record(node: &mut RelationNode, record: &FileMap) {
     node.thumbnail_url = record.thumbnail_url.trim().to_owned();
 }
 
+impl Walk<'_> {
+    /// The tree below (or above) `root_record` in the walk's direction.
+    async fn tree(&mut self, root_record: &FileMap) -> Result<RelationTree, ApiError> {
+        let root_uid = root_record.file_uid();
+        self.records
+            .insert(root_uid.clone(), Some(root_record.clone()));
+        self.cut_short = false;
+        let mut root = RelationNode {
+            uid: root_uid.clone(),
+            file_name: String::new(),
+            display_name: String::new(),
+            thumbnail_url: String::new(),
+            quantity: None,
+            reference_designator: None,
+            related: Vec::new(),
+            stop: None,
+        };
+        fill_from_record(&mut root, root_record);
+        if self.limits.max_depth == 0 {
+            root.stop = Some(WalkStop::Depth);
+            self.cut_short = !self.relations_of(root_record).is_empty();
+        } else {
+            let mut path = vec![root_uid];
+            root.related = self.related(root_record, 0, &mut path).await?;
+        }
+        Ok(RelationTree {
+            root,
+            records_read: self.records.len(),
+            cut_short: self.cut_short,
+        })
+    }
+}
+
 impl ApiClient {
     /// Walks the relations of `file` in `direction` within `limits`: the file's components and
     /// theirs, or the assemblies that use it up to the top ones. The file itself must exist (404
@@ -229,36 +262,35 @@ impl ApiClient {
         limits: WalkLimits,
     ) -> Result<RelationTree, ApiError> {
         let root_record = self.get_file(&GetFileRequest::new(file.clone())).await?;
-        let root_uid = root_record.file_uid();
         let mut walk = Walk {
             client: self,
             direction,
             limits,
-            records: HashMap::from([(root_uid.clone(), Some(root_record.clone()))]),
+            records: HashMap::new(),
             cut_short: false,
         };
-        let mut root = RelationNode {
-            uid: root_uid.clone(),
-            file_name: String::new(),
-            display_name: String::new(),
-            thumbnail_url: String::new(),
-            quantity: None,
-            reference_designator: None,
-            related: Vec::new(),
-            stop: None,
+        walk.tree(&root_record).await
+    }
+
+    /// Both walks of `file` (its components, then where it is used), each record read once for
+    /// both: the detail's tree and *Used in* list. [`WalkLimits::max_records`] counts the records
+    /// of both.
+    pub async fn relation_trees(
+        &self,
+        file: &FileRef,
+        limits: WalkLimits,
+    ) -> Result<(RelationTree, RelationTree), ApiError> {
+        let root_record = self.get_file(&GetFileRequest::new(file.clone())).await?;
+        let mut walk = Walk {
+            client: self,
+            direction: WalkDirection::Components,
+            limits,
+            records: HashMap::new(),
+            cut_short: false,
         };
-        fill_from_record(&mut root, &root_record);
-        if limits.max_depth == 0 {
-            root.stop = Some(WalkStop::Depth);
-            walk.cut_short = !walk.relations_of(&root_record).is_empty();
-        } else {
-            let mut path = vec![root_uid];
-            root.related = walk.related(&root_record, 0, &mut path).await?;
-        }
-        Ok(RelationTree {
-            root,
-            records_read: walk.records.len(),
-            cut_short: walk.cut_short,
-        })
+        let components = walk.tree(&root_record).await?;
+        walk.direction = WalkDirection::UsedIn;
+        let used_in = walk.tree(&root_record).await?;
+        Ok((components, used_in))
     }
 }

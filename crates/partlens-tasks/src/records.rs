@@ -10,8 +10,7 @@ use super::command::Command;
 use super::event::{Event, NoticeLevel};
 use super::wording::clause;
 use partlens_api::{
-    ApiClient, ApiError, Attribute, FileRecord, FileRef, FileUid, GetFileRequest, WalkDirection,
-    WalkLimits,
+    ApiClient, ApiError, Attribute, FileRecord, FileRef, FileUid, GetFileRequest, WalkLimits,
 };
 
 impl Backend {
@@ -63,24 +62,19 @@ impl Backend {
                 },
                 Command::LoadRelations(uid) => {
                     let file = FileRef::Uid(uid.clone());
-                    let limits = WalkLimits::default();
-                    let components = client
-                        .relation_tree(&file, WalkDirection::Components, limits)
-                        .await;
-                    let used_in = client
-                        .relation_tree(&file, WalkDirection::UsedIn, limits)
-                        .await;
-                    if [&components, &used_in]
-                        .iter()
-                        .any(|walk| matches!(walk, Err(ApiError::Unauthorized)))
-                    {
-                        backend.on_unauthorized(generation, command);
-                    } else {
-                        backend.emit(Event::RelationsLoaded {
-                            uid,
-                            components,
-                            used_in,
-                        });
+                    match client.relation_trees(&file, WalkLimits::default()).await {
+                        Err(ApiError::Unauthorized) => backend.on_unauthorized(generation, command),
+                        walked => {
+                            let (components, used_in) = match walked {
+                                Ok((components, used_in)) => (Ok(components), Ok(used_in)),
+                                Err(error) => (Err(error.clone()), Err(error)),
+                            };
+                            backend.emit(Event::RelationsLoaded {
+                                uid,
+                                components,
+                                used_in,
+                            });
+                        }
                     }
                 }
                 Command::SaveAttributes {

@@ -517,6 +517,20 @@ impl Session {
         reply.string()
     }
 
+    /// The record of a file (`GET /api/File`, which must answer 200), as JSON.
+    pub async fn file_record(&self, uid: &str) -> serde_json::Value {
+        let reply = self.get(&format!("/api/File?fileUID={uid}")).await;
+        reply.expect(200);
+        reply.json()
+    }
+
+    /// How many database files the company's Library lists (`GET /api/Files`).
+    pub async fn library_total(&self) -> u64 {
+        let reply = self.get("/api/Files?limit=500").await;
+        reply.expect(200);
+        reply.json()["TotalFiles"].as_u64().unwrap()
+    }
+
     /// The saved attributes of a file, as its record lists them.
     pub async fn attributes_of(&self, uid: &str) -> Vec<String> {
         let record = self.get(&format!("/api/File?fileUID={uid}")).await.json();

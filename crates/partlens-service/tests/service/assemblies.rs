@@ -32,20 +32,6 @@ async fn put_model(
         .await
 }
 
-/// The record of a file (200), as JSON.
-async fn record(session: &Session, uid: &str) -> serde_json::Value {
-    let reply = session.get(&format!("/api/File?fileUID={uid}")).await;
-    reply.expect(200);
-    reply.json()
-}
-
-/// How many database files the company's library lists.
-async fn library_total(session: &Session) -> u64 {
-    let reply = session.get("/api/Files?limit=500").await;
-    reply.expect(200);
-    reply.json()["TotalFiles"].as_u64().unwrap()
-}
-
 /// A relation list (`AssemblyChildren` / `AssemblyParents`) as stored path → (UID, quantity).
 fn related(list: &serde_json::Value) -> BTreeMap<String, (String, i64)> {
     list.as_array()
@@ -87,16 +73,16 @@ async fn an_assembly_with_its_components_indexed_lists_them_each_searchable_repl
     let reply = put_model(&ann, "Assemblies/as1.stp", &[], as1.clone()).await;
     reply.expect(200);
     let assembly_uid = reply.string();
-    let plain = record(&ann, &assembly_uid).await;
+    let plain = ann.file_record(&assembly_uid).await;
     assert_eq!(plain["IndexingFinished"], true, "{plain}");
     assert_eq!(plain["AssemblyChildren"], serde_json::json!([]));
-    assert_eq!(library_total(&ann).await, 1);
+    assert_eq!(ann.library_total().await, 1);
     // With it, in place.
     let flag = [("indexAssemblyComponents", "true")];
     let reply = put_model(&ann, "Assemblies/as1.stp", &flag, as1.clone()).await;
     reply.expect(200);
     assert_eq!(reply.string(), assembly_uid);
-    let assembly = record(&ann, &assembly_uid).await;
+    let assembly = ann.file_record(&assembly_uid).await;
     assert_eq!(assembly["IndexingFinished"], true, "{assembly}");
     // Its direct components, two L-bracket sets.
     assert_eq!(
@@ -108,13 +94,13 @@ async fn an_assembly_with_its_components_indexed_lists_them_each_searchable_repl
         ]
     );
     // Eight components (leaf parts and subassemblies) beside the assembly.
-    assert_eq!(library_total(&ann).await, 9);
+    assert_eq!(ann.library_total().await, 9);
     let mut uids = BTreeMap::new();
     let mut pending = vec![assembly.clone()];
     while let Some(parent) = pending.pop() {
         for (path, (uid, _)) in related(&parent["AssemblyChildren"]) {
             if let std::collections::btree_map::Entry::Vacant(entry) = uids.entry(path) {
-                let child = record(&ann, &uid).await;
+                let child = ann.file_record(&uid).await;
                 assert_eq!(child["IndexingFinished"], true, "{child}");
                 assert_eq!(child["HasThumbnail"], true, "{child}");
                 entry.insert(uid);
@@ -124,7 +110,9 @@ async fn an_assembly_with_its_components_indexed_lists_them_each_searchable_repl
     }
     assert_eq!(uids.len(), 8, "{uids:?}");
     // Each L-bracket set holds three nut-and-bolt sets.
-    let bracket_set = record(&ann, &uids[&component("L_BRACKET_ASSEMBLY_ASM")]).await;
+    let bracket_set = ann
+        .file_record(&uids[&component("L_BRACKET_ASSEMBLY_ASM")])
+        .await;
     assert_eq!(
         paths_and_quantities(&bracket_set["AssemblyChildren"]),
         [
@@ -139,7 +127,7 @@ async fn an_assembly_with_its_components_indexed_lists_them_each_searchable_repl
         ["Assemblies/as1.stp"]
     );
     // The nut names both subassemblies that use it.
-    let nut = record(&ann, &uids[&component("NUT")]).await;
+    let nut = ann.file_record(&uids[&component("NUT")]).await;
     assert_eq!(
         paths_and_quantities(&nut["AssemblyParents"]),
         [
@@ -161,7 +149,7 @@ async fn an_assembly_with_its_components_indexed_lists_them_each_searchable_repl
     let reply = put_model(&ann, "Parts/nut.stp", &[], nut_bytes).await;
     reply.expect(200);
     let alone_uid = reply.string();
-    let alone = record(&ann, &alone_uid).await;
+    let alone = ann.file_record(&alone_uid).await;
     assert_eq!(
         paths_and_quantities(&alone["AssemblyParents"]),
         paths_and_quantities(&nut["AssemblyParents"])
@@ -170,7 +158,7 @@ async fn an_assembly_with_its_components_indexed_lists_them_each_searchable_repl
         assert_eq!(entry["SamePartAs"], uids[&component("NUT")].as_str());
     }
     // A part of another shape names none.
-    let bolt = record(&ann, &uids[&component("BOLT")]).await;
+    let bolt = ann.file_record(&uids[&component("BOLT")]).await;
     assert_eq!(
         related(&bolt["AssemblyParents"])
             .into_keys()
@@ -202,8 +190,8 @@ async fn an_assembly_with_its_components_indexed_lists_them_each_searchable_repl
     reply.expect(200);
     assert_eq!(reply.string(), assembly_uid);
     // Nine, and the stand-alone nut.
-    assert_eq!(library_total(&ann).await, 10);
-    let again = record(&ann, &assembly_uid).await;
+    assert_eq!(ann.library_total().await, 10);
+    let again = ann.file_record(&assembly_uid).await;
     assert_eq!(
         related(&again["AssemblyChildren"]),
         related(&assembly["AssemblyChildren"])
@@ -219,7 +207,7 @@ async fn an_assembly_with_its_components_indexed_lists_them_each_searchable_repl
             .await
             .expect(404);
     }
-    assert_eq!(library_total(&ann).await, 1);
-    let alone = record(&ann, &alone_uid).await;
+    assert_eq!(ann.library_total().await, 1);
+    let alone = ann.file_record(&alone_uid).await;
     assert_eq!(alone["AssemblyParents"], serde_json::json!([]));
 }

@@ -42,20 +42,6 @@ async fn put_database_file(
         .await
 }
 
-/// The record of a file (200), as JSON.
-async fn record(session: &Session, uid: &str) -> serde_json::Value {
-    let reply = session.get(&format!("/api/File?fileUID={uid}")).await;
-    reply.expect(200);
-    reply.json()
-}
-
-/// How many database files the company's library lists.
-async fn library_total(session: &Session) -> u64 {
-    let reply = session.get("/api/Files?limit=500").await;
-    reply.expect(200);
-    reply.json()["TotalFiles"].as_u64().unwrap()
-}
-
 /// The sentence of a refusal (its problem details' `detail`).
 fn detail(reply: &service_support::Reply) -> String {
     reply.json()["detail"].as_str().unwrap().to_owned()
@@ -98,7 +84,7 @@ async fn a_database_zip_is_a_bundle_of_searchable_records_replaced_and_deleted_w
     let reply = put_database_file(&ann, "Bundles/kit.zip", archive).await;
     reply.expect(200);
     let zip_uid = reply.string();
-    let zip = record(&ann, &zip_uid).await;
+    let zip = ann.file_record(&zip_uid).await;
     assert_eq!(zip["IndexingFinished"], true, "{zip}");
     let children = zip["AssemblyChildren"].as_array().unwrap().clone();
     let names: Vec<&str> = children
@@ -124,7 +110,7 @@ async fn a_database_zip_is_a_bundle_of_searchable_records_replaced_and_deleted_w
     let child_uids = related_uids(&zip["AssemblyChildren"]);
     // The zip and its three readable entries: four records. The Library and a search say how
     // many relations each has, without listing them.
-    assert_eq!(library_total(&ann).await, 4);
+    assert_eq!(ann.library_total().await, 4);
     let listed = ann.get("/api/Files?limit=500").await.json();
     for file in listed["Files"].as_array().unwrap() {
         let (children, parents) = (&file["AssemblyChildCount"], &file["AssemblyParentCount"]);
@@ -155,7 +141,7 @@ async fn a_database_zip_is_a_bundle_of_searchable_records_replaced_and_deleted_w
             .iter()
             .zip([(".step", &step), (".stl", &stl), (".pdf", &pdf)])
     {
-        let child = record(&ann, uid).await;
+        let child = ann.file_record(uid).await;
         assert_eq!(child["IndexingFinished"], true, "{child}");
         assert_eq!(child["HasThumbnail"], true, "{child}");
         assert_eq!(related_uids(&child["AssemblyParents"]), [zip_uid.as_str()]);
@@ -169,12 +155,12 @@ async fn a_database_zip_is_a_bundle_of_searchable_records_replaced_and_deleted_w
     let reply = put_database_file(&ann, "Bundles/kit.zip", smaller).await;
     reply.expect(200);
     assert_eq!(reply.string(), zip_uid);
-    let zip = record(&ann, &zip_uid).await;
+    let zip = ann.file_record(&zip_uid).await;
     assert_eq!(
         related_uids(&zip["AssemblyChildren"]),
         [child_uids[0].clone(), child_uids[2].clone()]
     );
-    assert_eq!(library_total(&ann).await, 3);
+    assert_eq!(ann.library_total().await, 3);
     ann.get(&format!("/api/File?fileUID={}", child_uids[1]))
         .await
         .expect(404);
@@ -183,7 +169,7 @@ async fn a_database_zip_is_a_bundle_of_searchable_records_replaced_and_deleted_w
     let reply = put_database_file(&ann, "Bundles/other.zip", other).await;
     reply.expect(200);
     let other_uid = reply.string();
-    let panel = related_uids(&record(&ann, &other_uid).await["AssemblyChildren"]);
+    let panel = related_uids(&ann.file_record(&other_uid).await["AssemblyChildren"]);
     assert_eq!(panel.len(), 1);
     let reply = ann
         .put_binary(
@@ -195,7 +181,7 @@ async fn a_database_zip_is_a_bundle_of_searchable_records_replaced_and_deleted_w
     ann.get(&format!("/api/File?fileUID={}", panel[0]))
         .await
         .expect(404);
-    let overwritten = record(&ann, &other_uid).await;
+    let overwritten = ann.file_record(&other_uid).await;
     assert_eq!(overwritten["AssemblyChildren"], serde_json::json!([]));
     // Deleting the zip (an admin's call) deletes its entries.
     let admin = service.session("admin").await;
@@ -209,7 +195,7 @@ async fn a_database_zip_is_a_bundle_of_searchable_records_replaced_and_deleted_w
             .expect(404);
     }
     // The picture that overwrote the other bundle is all that is left.
-    assert_eq!(library_total(&ann).await, 1);
+    assert_eq!(ann.library_total().await, 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -251,7 +237,7 @@ async fn a_zip_search_input_of_two_pictures_searches_as_the_two_view_search() {
     };
     assert_eq!(scores(&by_zip), scores(&two_views));
     // The zip input has a thumbnail (its first picture's) and is indexed.
-    assert_eq!(record(&ann, &zip_input).await["HasThumbnail"], true);
+    assert_eq!(ann.file_record(&zip_input).await["HasThumbnail"], true);
     // Asynchronous indexing of a .zip search input stays a 400, as the interface says.
     ann.put_json(
         "/api/File?file=.zip&indexAsync=true",
@@ -349,7 +335,7 @@ async fn hostile_archives_are_refused_with_their_reason_and_nothing_is_stored() 
     let part = png(Shape::Disc, 1);
     ann.upload_database_file("Parts/disc.png", part.clone(), &[])
         .await;
-    let (records, files) = (library_total(&ann).await, stored_files(&service));
+    let (records, files) = (ann.library_total().await, stored_files(&service));
     let bombs: [(&str, Vec<u8>, &str); 6] = [
         (
             "42.zip-style nesting",
@@ -392,7 +378,7 @@ async fn hostile_archives_are_refused_with_their_reason_and_nothing_is_stored() 
             );
             assert!(detail.contains(reason), "{what}: {detail}");
         }
-        assert_eq!(library_total(&ann).await, records, "{what}");
+        assert_eq!(ann.library_total().await, records, "{what}");
         assert_eq!(stored_files(&service), files, "{what}");
     }
 }
