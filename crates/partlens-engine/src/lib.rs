@@ -27,6 +27,7 @@ mod limits;
 pub mod mesh;
 mod normalise;
 mod pages;
+mod part_numbers;
 mod photo_descriptor;
 #[cfg(test)]
 mod quality_tests;
@@ -38,9 +39,7 @@ mod text_only;
 use partlens_api::PmiPage;
 
 pub use descriptor::similarity_from_feature_dot;
-pub use descriptor::{
-    FEATURE_LEN, FileFacts, Generation, MOST_PART_NUMBERS, ViewDescriptor, part_number_keys,
-};
+pub use descriptor::{FEATURE_LEN, FileFacts, Generation, ViewDescriptor};
 pub use framing::{FRAMED_SIDE, FramedView, frame};
 pub use images::{MAX_DECODED_BYTES, MAX_IMAGE_SIDE};
 pub use index::views_score;
@@ -54,6 +53,7 @@ pub use limits::{
 };
 pub use mesh::ShapeDistribution;
 pub use pages::{DrawingPage, PAGES_NOT_PICTURED_ATTRIBUTE};
+pub use part_numbers::{MOST_PART_NUMBERS, part_number_keys};
 pub use text_only::analyze_text_only;
 
 /// Image formats the engine decodes and indexes visually (lower-case extensions with the dot).

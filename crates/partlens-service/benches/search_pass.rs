@@ -39,8 +39,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use partlens_api::{FileUid, FilterTerm, SearchFilter};
-use partlens_service::auth::Caller;
 use partlens_service::blobs::{BlobLocation, Blobs};
+use partlens_service::caller::Caller;
 use partlens_service::disk::Disk;
 use partlens_service::error::ServiceError;
 use partlens_service::filter_scopes::FilterScopes;

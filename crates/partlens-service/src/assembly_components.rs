@@ -34,17 +34,16 @@ use std::collections::{HashMap, HashSet};
 
 use partlens_geometry::ProductTree;
 use partlens_sandbox::AssemblyComponents;
-use partlens_store::StoreTx;
 use partlens_store::model::{ClaimedJob, FileRecord, NewRelation};
-use partlens_visual::{ViewSearch, VisualKeeper};
 
-use super::blobs::Blobs;
 use super::body::TempFile;
+use super::derived_records::{delete_unused, descendants};
 use super::error::ServiceError;
+use super::file_storing::{store_and_index_file, store_file};
 use super::state::AppState;
 use super::stored_path::StoredPath;
-use super::upload::{UploadParams, UploadTarget, ZIP_EXTENSION, store_and_index_file, store_file};
-use crate::auth::Caller;
+use super::upload_params::{UploadParams, UploadTarget};
+use crate::caller::Caller;
 
 /// Most components (distinct products below the top) one assembly file may give records to.
 pub const MAX_COMPONENTS_PER_FILE: usize = 500;
@@ -327,116 +326,6 @@ fn relations_of(
         }
     }
     lists
-}
-
-/// Every file below `uid` in the relations (children, their children, …), each once.
-fn descendants(tx: &mut dyn StoreTx, uid: &str) -> Result<Vec<String>, ServiceError> {
-    let mut seen: HashSet<String> = HashSet::from([uid.to_owned()]);
-    let mut found = Vec::new();
-    let mut next = vec![uid.to_owned()];
-    while let Some(parent) = next.pop() {
-        for child in tx.children_of(&parent)? {
-            if seen.insert(child.child_uid.clone()) {
-                found.push(child.child_uid.clone());
-                next.push(child.child_uid);
-            }
-        }
-    }
-    Ok(found)
-}
-
-/// Deletes (record, views, bytes) those of `candidates` that no file lists as a child except
-/// candidates and `leaving` (files being deleted): a component another assembly also uses stays,
-/// and with it what it holds. Files not of the company, and search inputs, are left alone.
-fn delete_unused(
-    tx: &mut dyn StoreTx,
-    (visual, blobs): (&VisualKeeper, &Blobs),
-    company_id: &str,
-    candidates: Vec<String>,
-    leaving: &HashSet<String>,
-) -> Result<(), ServiceError> {
-    let mut going: HashSet<String> = candidates.into_iter().collect();
-    loop {
-        let mut kept = Vec::new();
-        for candidate in &going {
-            let listed_elsewhere = tx.parents_of(candidate)?.iter().any(|relation| {
-                !going.contains(&relation.parent_uid) && !leaving.contains(&relation.parent_uid)
-            });
-            if listed_elsewhere {
-                kept.push(candidate.clone());
-            }
-        }
-        if kept.is_empty() {
-            break;
-        }
-        for candidate in kept {
-            going.remove(&candidate);
-        }
-    }
-    for uid in going {
-        let deletable = tx
-            .find_file(company_id, &uid)?
-            .is_some_and(|record| !record.is_search_input);
-        if !deletable {
-            continue;
-        }
-        partlens_callbacks::events::record_event_of(
-            tx,
-            &uid,
-            partlens_store::model::callbacks::EVENT_FILE_DELETED,
-        )?;
-        tx.delete_file(&uid)?;
-        visual.write()?.remove(company_id, &uid)?;
-        if let Err(error) = blobs.remove_file_blocking(&uid) {
-            tracing::warn!(uid, %error, "a deleted component's bytes or images stay on disk");
-        }
-    }
-    Ok(())
-}
-
-/// Deletes the components of `record` (its descendants no other file uses), in the caller's
-/// transaction, before the record itself is deleted. Nothing for a `.zip` bundle (its entries are
-/// zip_upload.rs's) or a search input.
-pub fn delete_components(
-    tx: &mut dyn StoreTx,
-    visual: &VisualKeeper,
-    blobs: &Blobs,
-    record: &FileRecord,
-) -> Result<(), ServiceError> {
-    if record.is_search_input || record.extension.eq_ignore_ascii_case(ZIP_EXTENSION) {
-        return Ok(());
-    }
-    let below = descendants(tx, &record.uid)?;
-    if below.is_empty() {
-        return Ok(());
-    }
-    let leaving = HashSet::from([record.uid.clone()]);
-    delete_unused(tx, (visual, blobs), &record.company_id, below, &leaving)
-}
-
-/// Before an upload replaces files (in its own write): the components of the file it replaces at
-/// its stored path (`replaced`, another UID) go, and so do those of the file it overwrites in
-/// place (`uid`) unless the upload makes components itself (`makes_components`: they are then
-/// reconciled once stored), its children's list then emptied.
-pub(crate) fn forget_replaced_components(
-    tx: &mut dyn StoreTx,
-    (visual, blobs): (&VisualKeeper, &Blobs),
-    company_id: &str,
-    (uid, replaced): (&str, Option<&str>),
-    makes_components: bool,
-) -> Result<(), ServiceError> {
-    let overwritten = (!makes_components).then_some(uid);
-    for gone in overwritten.into_iter().chain(replaced) {
-        let Some(record) = tx.find_file(company_id, gone)? else {
-            continue;
-        };
-        if record.extension.eq_ignore_ascii_case(ZIP_EXTENSION) {
-            continue;
-        }
-        delete_components(tx, visual, blobs, &record)?;
-        tx.replace_children(gone, &[])?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -6,7 +6,6 @@
 //! lane), so every check costs the same; a stored hash asking for more is refused rather than
 //! computed. Tokens are 32 random bytes in hex; the store keeps only their SHA-256.
 
-use std::ops::Deref;
 use std::sync::OnceLock;
 
 use argon2::Argon2;
@@ -16,22 +15,10 @@ use axum::http::header;
 use axum::http::request::Parts;
 use sha2::Digest as _;
 
+use super::caller::Caller;
 use super::error::ServiceError;
 use super::state::AppState;
 use partlens_store::unix_now;
-
-/// The authenticated user of a request, as a handler extracts it: the store's caller (who, which
-/// company, whether an admin, the credential stamp), behind the token the request carries.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Caller(pub partlens_store::model::Caller);
-
-impl Deref for Caller {
-    type Target = partlens_store::model::Caller;
-
-    fn deref(&self) -> &Self::Target {
-        &self.0
-    }
-}
 
 /// Memory of one password hash, KiB (argon2id; OWASP's 19 MiB).
 pub const PASSWORD_MEMORY_KIB: u32 = 19 * 1024;

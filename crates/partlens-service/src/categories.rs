@@ -24,7 +24,7 @@ use partlens_store::model::{AttributeCaps, Category, name_key, one_per_name};
 use partlens_store::{DatabaseUrl, Store, StoreTx, iso_now};
 
 use super::error::ServiceError;
-use super::upload::{UploadParams, UploadTarget};
+use super::upload_params::{UploadParams, UploadTarget};
 
 /// The category a company-database upload is filed under, checked against the company's
 /// categories (see the module's rules); `None` for a search input, or a company without

@@ -22,7 +22,7 @@ use super::error::ServiceError;
 use super::part_size::{PartSize, blend, size_difference};
 use super::search::rank_visually;
 use super::state::AppState;
-use crate::auth::Caller;
+use crate::caller::Caller;
 use partlens_store::StoreTx;
 use partlens_store::model::{FileRecord, IndexState};
 

@@ -29,6 +29,7 @@ use std::time::Duration;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
+use partlens_api::encoding::file_extension;
 use partlens_sandbox::{Sandbox, SandboxFailure};
 
 use super::blobs::{BlobKey, Blobs};
@@ -42,7 +43,8 @@ use super::limits::ServiceLimits;
 use super::metrics::ReaderKills;
 use super::pages::{pages_json, stored_pages};
 use super::reader_pool::{Asker, ReaderPool, ReaderSlot};
-use super::upload::ZIP_EXTENSION;
+use super::upload_params::ZIP_EXTENSION;
+use super::zip_reading::{add_entry_analysis, in_entry, interrupted_bundle, search_zip_entries};
 use partlens_callbacks::events::record_event_of;
 use partlens_store::StoreTx;
 use partlens_store::model::ClaimedJob;
@@ -412,12 +414,41 @@ impl Indexer {
             if !job.is_search_input {
                 // A bundle is indexed by its upload; its job reaches a worker only when the
                 // service stopped meanwhile.
-                return Ok(Read::Done(Err(crate::zip_upload::interrupted_bundle())));
+                return Ok(Read::Done(Err(interrupted_bundle())));
             }
             let archive = TempFile::new(self.disk.temp_path());
-            return crate::zip_upload::analyze_search_zip(self, job, slot, bytes, archive).await;
+            return self.analyze_search_zip(job, slot, bytes, archive).await;
         }
         self.analyze_file(job, slot, bytes).await
+    }
+
+    /// Reads a `.zip` search input as the views of one part: each of its files analysed as that
+    /// file would be, in archive order (zip_reading.rs). A file that cannot be read fails the
+    /// input with its reason; a preempted or stopped read is passed on.
+    async fn analyze_search_zip(
+        &self,
+        job: &ClaimedJob,
+        slot: &ReaderSlot,
+        bytes: Vec<u8>,
+        archive: TempFile,
+    ) -> Result<Read, ServiceError> {
+        let entries = match search_zip_entries(bytes, archive).await? {
+            Ok(entries) => entries,
+            Err(error) => return Ok(Read::Done(Err(error))),
+        };
+        let mut merged = partlens_engine::Analysis::default();
+        for entry in entries {
+            let entry_job = ClaimedJob {
+                extension: file_extension(&entry.name),
+                ..job.clone()
+            };
+            match self.analyze_file(&entry_job, slot, entry.bytes()?).await? {
+                Read::Done(Ok(analysis)) => add_entry_analysis(&mut merged, analysis),
+                Read::Done(Err(error)) => return Ok(Read::Done(Err(in_entry(&entry.name, error)))),
+                other => return Ok(other),
+            }
+        }
+        Ok(Read::Done(Ok(merged)))
     }
 
     /// The components of the STEP assembly `bytes` of `company` (assembly_components.rs), read in

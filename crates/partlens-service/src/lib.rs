@@ -11,14 +11,17 @@ pub mod assembly_filter;
 pub mod auth;
 pub mod blobs;
 pub mod body;
+pub mod caller;
 pub mod categories;
 pub mod config;
 pub mod connections;
+pub mod derived_records;
 pub mod disk;
 pub mod duplicates;
 pub mod error;
 pub mod expiry;
 pub mod failure_reason;
+pub mod file_storing;
 pub mod filter_scopes;
 pub use partlens_pictures::links as image_links;
 pub mod indexing;
@@ -47,6 +50,8 @@ pub mod stored_path;
 #[cfg(test)]
 mod test_stores;
 pub mod upload;
+pub mod upload_params;
+pub mod zip_reading;
 pub mod zip_upload;
 
 pub use config::{ReaderSettings, ServiceConfig};

@@ -18,7 +18,7 @@ use super::error::ServiceError;
 use super::records::{ImageUrls, add_relation_counts, result_item};
 use super::search_request::check_conditions;
 use super::state::AppState;
-use crate::auth::Caller;
+use crate::caller::Caller;
 use partlens_store::model::{ExtensionFilter, Listing};
 use partlens_store::unix_now;
 

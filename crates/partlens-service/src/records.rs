@@ -14,7 +14,7 @@ use super::disk::ImageKind;
 use super::failure_reason::FAILURE_REASON_FIELD;
 use super::image_links::{ImageLinks, LinkBinding, Linked};
 use super::pages::StoredPage;
-use crate::auth::Caller;
+use crate::caller::Caller;
 use partlens_store::model::{FileRecord, IndexState, Relation, RelationCount};
 use partlens_store::{StoreError, StoreTx};
 

@@ -22,7 +22,7 @@ use super::error::ServiceError;
 use super::part_size::PartSize;
 use super::search::rank_visually;
 use super::state::AppState;
-use super::upload::ZIP_EXTENSION;
+use super::upload_params::ZIP_EXTENSION;
 
 /// The assemblies that hold a file of the same part as `record` and are not among its own
 /// parents (`own`): each relation as stored (its child the file of the same part) with the

@@ -39,8 +39,9 @@ use super::part_size::{PartSize, blend, nearest_difference};
 use super::records::{ImageUrls, add_relation_counts, result_item, show_page};
 use super::search_request::{SearchInputs, SearchQuery};
 use super::state::{AppState, ServiceState};
-use super::upload::{UploadParams, UploadTarget, store_and_index};
-use crate::auth::Caller;
+use super::upload::store_and_index;
+use super::upload_params::{UploadParams, UploadTarget};
+use crate::caller::Caller;
 use partlens_engine::ViewDescriptor;
 use partlens_store::StoreTx;
 use partlens_store::model::{FileRecord, IndexState, RelationCount};
@@ -581,7 +582,7 @@ mod tests {
                 runtime.block_on(crate::state::state_over_store_for_tests(store, kept.path()));
             // The visual index loaded from the store, as the service does at start.
             runtime.block_on(state.indexer.recover()).unwrap();
-            let caller = crate::auth::Caller(partlens_store::model::Caller {
+            let caller = crate::caller::Caller(partlens_store::model::Caller {
                 company_id: company.clone(),
                 ..caller.0
             });

@@ -52,7 +52,9 @@ pub type AppState = Arc<ServiceState>;
 /// A service state over `data_dir` for unit tests: the store open, the folders made, no workers and
 /// no HTTP, and a caller (a non-admin of company `Acme`).
 #[cfg(test)]
-pub(crate) async fn state_for_tests(data_dir: &std::path::Path) -> (AppState, crate::auth::Caller) {
+pub(crate) async fn state_for_tests(
+    data_dir: &std::path::Path,
+) -> (AppState, crate::caller::Caller) {
     let store = Store::open(data_dir.to_path_buf()).await.unwrap();
     state_over_store_for_tests(store, data_dir).await
 }
@@ -62,7 +64,7 @@ pub(crate) async fn state_for_tests(data_dir: &std::path::Path) -> (AppState, cr
 pub(crate) async fn state_over_store_for_tests(
     store: Store,
     data_dir: &std::path::Path,
-) -> (AppState, crate::auth::Caller) {
+) -> (AppState, crate::caller::Caller) {
     let disk = Disk::new(data_dir);
     disk.create_folders(&[]).unwrap();
     let blobs = Blobs::open(&super::blobs::BlobLocation::DataDirectory, data_dir).unwrap();
@@ -95,7 +97,7 @@ pub(crate) async fn state_over_store_for_tests(
         image_links: ImageLinks::new(b"test".to_vec(), std::time::Duration::from_secs(60)),
         metrics: None,
     });
-    let caller = crate::auth::Caller(partlens_store::model::Caller {
+    let caller = crate::caller::Caller(partlens_store::model::Caller {
         user_id: 1,
         company_id,
         admin: false,

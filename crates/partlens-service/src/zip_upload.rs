@@ -15,42 +15,34 @@
 //!   names are the zip's text (found by free text). The zip is completed once its entries are
 //!   indexed, during the call. Uploading it again replaces its entries: an entry of the same path
 //!   keeps its record, one no longer in the archive is deleted; deleting the zip deletes its
-//!   entries ([`delete_bundle_entries`]), and so does replacing it by another file (of another UID
-//!   at its path, or in place by one that is no database `.zip`: [`forget_replaced_bundles`]). An
+//!   entries ([`crate::derived_records::delete_bundle_entries`]), and so does replacing it by another file (of another UID
+//!   at its path, or in place by one that is no database `.zip`: [`crate::derived_records::forget_replaced_bundles`]). An
 //!   entry that another bundle also lists is left to it. A zip whose upload the service did not
 //!   finish (it stopped meanwhile) ends failed after the restart, its reason saying to upload it
 //!   again.
-//! - **A `.zip` search input holds the views of one part**: at most [`MAX_SEARCH_ZIP_ENTRIES`]
+//! - **A `.zip` search input holds the views of one part**: at most [`crate::zip_reading::MAX_SEARCH_ZIP_ENTRIES`]
 //!   pictures or models (anything else is a 400). Its record's views are those of its files in
-//!   archive order ([`analyze_search_zip`]), so a search by its UID is the multi-view search by
+//!   archive order ([`crate::zip_reading::analyze_search_zip`]), so a search by its UID is the multi-view search by
 //!   those files' UIDs. Its thumbnail is its first file's.
 
 use std::collections::HashSet;
 
-use partlens_api::encoding::file_extension;
-use partlens_archive::{ArchiveEntry, ArchiveError, ArchiveLimits, read_zip};
+use partlens_archive::{ArchiveEntry, ArchiveLimits};
 use partlens_callbacks::events::record_event_of;
-use partlens_store::model::callbacks::{
-    EVENT_FILE_DELETED, EVENT_INDEXING_COMPLETED, EVENT_INDEXING_FAILED,
-};
-use partlens_store::model::{ClaimedJob, FileRecord, IndexedContent, IndexingFailure, NewRelation};
-use partlens_store::{StoreTx, iso_now};
-use partlens_visual::{ViewSearch, VisualKeeper};
+use partlens_store::iso_now;
+use partlens_store::model::callbacks::{EVENT_INDEXING_COMPLETED, EVENT_INDEXING_FAILED};
+use partlens_store::model::{FileRecord, IndexedContent, IndexingFailure, NewRelation};
 
-use super::blobs::Blobs;
 use super::body::TempFile;
+use super::derived_records::delete_entry;
 use super::error::ServiceError;
 use super::failure_reason::FailureReason;
-use super::indexing::{Indexer, Read};
-use super::reader_pool::ReaderSlot;
+use super::file_storing::{store_and_index_file, store_file};
 use super::state::AppState;
 use super::stored_path::StoredPath;
-use super::upload::{UploadParams, UploadTarget, ZIP_EXTENSION, store_and_index_file, store_file};
-use crate::auth::Caller;
-
-/// Most files a `.zip` search input may hold: the views of one part, as many as one
-/// `PUT /api/Search` takes.
-pub const MAX_SEARCH_ZIP_ENTRIES: usize = 10;
+use super::upload_params::{UploadParams, UploadTarget, ZIP_EXTENSION};
+use super::zip_reading::{check_search_entries, is_picture_or_model, unpack};
+use crate::caller::Caller;
 
 /// The extracted attribute of a bundle's record that counts the records its entries became.
 pub const ENTRIES_ATTRIBUTE: &str = "archive_entries";
@@ -65,12 +57,6 @@ pub const MAX_LISTED_SKIPPED: usize = 100;
 /// True for the formats partlens reads: models, drawings and pictures.
 fn is_read(extension: &str) -> bool {
     is_picture_or_model(extension) || partlens_engine::drawing::is_drawing_extension(extension)
-}
-
-/// True for the formats a `.zip` search input may hold.
-fn is_picture_or_model(extension: &str) -> bool {
-    partlens_geometry::is_model_extension(extension)
-        || partlens_engine::is_image_extension(extension)
 }
 
 /// Stores a `.zip` upload (search input or database file) once its archive passed the limits.
@@ -96,52 +82,6 @@ pub(crate) async fn store_zip(
             store_bundle(state, caller, params, &path, (file, size), entries).await
         }
     }
-}
-
-/// Unpacks the archive at `archive` beside it (its folder is the service's temporary one), on a
-/// blocking thread; a refusal is a 400 that says which limit.
-async fn unpack(
-    archive: &std::path::Path,
-    limits: ArchiveLimits,
-) -> Result<Vec<ArchiveEntry>, ServiceError> {
-    let archive = archive.to_owned();
-    let read = tokio::task::spawn_blocking(move || {
-        let folder = archive.parent().unwrap_or(std::path::Path::new("."));
-        read_zip(&archive, folder, &limits)
-    })
-    .await?;
-    read.map_err(|error| match error {
-        ArchiveError::Storage(error) => ServiceError::Io(error),
-        refusal => ServiceError::BadRequest(format!("the .zip is refused: {refusal}")),
-    })
-}
-
-/// Why the files of a `.zip` search input are not the views of one part, if they are not.
-fn check_search_entries(entries: &[ArchiveEntry]) -> Result<(), String> {
-    if entries.is_empty() {
-        return Err(
-            "the .zip search input holds no file; put the pictures or models of one part in it"
-                .into(),
-        );
-    }
-    if entries.len() > MAX_SEARCH_ZIP_ENTRIES {
-        return Err(format!(
-            "the .zip search input holds {} files; it holds the views of one part, at most \
-             {MAX_SEARCH_ZIP_ENTRIES} pictures or models",
-            entries.len()
-        ));
-    }
-    if let Some(entry) = entries
-        .iter()
-        .find(|entry| !is_picture_or_model(&file_extension(&entry.name)))
-    {
-        return Err(format!(
-            "the file \"{}\" of the .zip search input is not a picture or a model; a .zip search \
-             input holds only the pictures or models of one part",
-            entry.name
-        ));
-    }
-    Ok(())
 }
 
 /// The entries of a bundle that become records (each with its stored path), and the names of
@@ -346,162 +286,6 @@ async fn finish_bundle(
             Ok(())
         })
         .await
-}
-
-/// Deletes the entries of a `.zip` bundle (`record`), in the caller's transaction, before the
-/// zip itself is deleted; an entry another bundle also lists stays. Nothing for another file.
-pub fn delete_bundle_entries(
-    tx: &mut dyn StoreTx,
-    visual: &VisualKeeper,
-    blobs: &Blobs,
-    record: &FileRecord,
-) -> Result<(), ServiceError> {
-    if record.is_search_input || !record.extension.eq_ignore_ascii_case(ZIP_EXTENSION) {
-        return Ok(());
-    }
-    for child in tx.children_of(&record.uid)? {
-        delete_entry(
-            tx,
-            (visual, blobs),
-            &record.company_id,
-            &record.uid,
-            &child.child_uid,
-        )?;
-    }
-    Ok(())
-}
-
-/// Before an upload replaces files (in its own write): the entries of a `.zip` bundle go with the
-/// bundle the upload deletes (`replaced`, a file of another UID at its stored path), and with the
-/// bundle it overwrites in place (`uid`) unless it stays a bundle (a database `.zip`, whose
-/// entries are reconciled once they are stored).
-pub(crate) fn forget_replaced_bundles(
-    tx: &mut dyn StoreTx,
-    (visual, blobs): (&VisualKeeper, &Blobs),
-    company_id: &str,
-    uid: &str,
-    replaced: Option<&str>,
-    stays_a_bundle: bool,
-) -> Result<(), ServiceError> {
-    let overwritten = (!stays_a_bundle).then_some(uid);
-    for gone in overwritten.into_iter().chain(replaced) {
-        if let Some(record) = tx.find_file(company_id, gone)? {
-            delete_bundle_entries(tx, visual, blobs, &record)?;
-            tx.replace_children(gone, &[])?;
-        }
-    }
-    Ok(())
-}
-
-/// Deletes entry `child` of bundle `parent` (record, views, bytes) unless another file also lists
-/// it as a child, or it is not the company's.
-fn delete_entry(
-    tx: &mut dyn StoreTx,
-    (visual, blobs): (&VisualKeeper, &Blobs),
-    company_id: &str,
-    parent: &str,
-    child: &str,
-) -> Result<(), ServiceError> {
-    let shared = tx
-        .parents_of(child)?
-        .iter()
-        .any(|relation| relation.parent_uid != parent);
-    if shared || tx.find_file(company_id, child)?.is_none() {
-        return Ok(());
-    }
-    record_event_of(tx, child, EVENT_FILE_DELETED)?;
-    tx.delete_file(child)?;
-    visual.write()?.remove(company_id, child)?;
-    if let Err(error) = blobs.remove_file_blocking(child) {
-        tracing::warn!(uid = child, %error, "a deleted entry's bytes or images stay on disk");
-    }
-    Ok(())
-}
-
-/// Reads a `.zip` search input (its stored `bytes`, unpacked through `archive`, a temporary
-/// file's place) as the views of one part: each of its files analysed as that file would be,
-/// the views joined in archive order, the first thumbnail kept. A file that cannot be read fails
-/// the input with its reason; a preempted or stopped read is passed on.
-pub(crate) async fn analyze_search_zip(
-    indexer: &Indexer,
-    job: &ClaimedJob,
-    slot: &ReaderSlot,
-    bytes: Vec<u8>,
-    archive: TempFile,
-) -> Result<Read, ServiceError> {
-    let path = archive.path().to_owned();
-    let written = tokio::task::spawn_blocking(move || super::disk::write_private(&path, &bytes));
-    written.await??;
-    let entries = match unpack(archive.path(), ArchiveLimits::default()).await {
-        Ok(entries) => entries,
-        Err(ServiceError::BadRequest(reason)) => return Ok(Read::Done(Err(unreadable(reason)))),
-        Err(error) => return Err(error),
-    };
-    drop(archive);
-    if let Err(reason) = check_search_entries(&entries) {
-        return Ok(Read::Done(Err(unreadable(reason))));
-    }
-    let mut merged = partlens_engine::Analysis::default();
-    for entry in entries {
-        let entry_job = ClaimedJob {
-            extension: file_extension(&entry.name),
-            ..job.clone()
-        };
-        let bytes = entry.bytes()?;
-        let analysis = match indexer.analyze_file(&entry_job, slot, bytes).await? {
-            Read::Done(Ok(analysis)) => analysis,
-            Read::Done(Err(error)) => return Ok(Read::Done(Err(in_entry(&entry.name, error)))),
-            other => return Ok(other),
-        };
-        merged.views.extend(analysis.views);
-        if merged.thumbnail_jpeg.is_none() {
-            merged.thumbnail_jpeg = analysis.thumbnail_jpeg;
-        }
-        if !analysis.text.is_empty() {
-            if !merged.text.is_empty() {
-                merged.text.push('\n');
-            }
-            merged.text.push_str(&analysis.text);
-        }
-        merged
-            .extracted_attributes
-            .extend(analysis.extracted_attributes);
-        merged.pmi_pages.extend(analysis.pmi_pages);
-    }
-    Ok(Read::Done(Ok(merged)))
-}
-
-/// Why a database `.zip` whose upload the service did not finish (it stopped while it stored the
-/// entries) ends failed when a worker meets its job after a restart.
-pub(crate) fn interrupted_bundle() -> partlens_engine::EngineError {
-    unreadable(
-        "the service stopped while it stored the archive's files; upload the .zip again".into(),
-    )
-}
-
-/// A `.zip` search input that cannot be read, in the engine's words.
-fn unreadable(reason: String) -> partlens_engine::EngineError {
-    partlens_engine::EngineError::Undecodable {
-        extension: ZIP_EXTENSION.into(),
-        reason,
-    }
-}
-
-/// An entry's refusal, its reason naming the entry.
-fn in_entry(name: &str, error: partlens_engine::EngineError) -> partlens_engine::EngineError {
-    use partlens_engine::EngineError;
-    let named = |reason: String| format!("{reason} (the file \"{name}\" of the .zip)");
-    match error {
-        EngineError::Undecodable { extension, reason } => EngineError::Undecodable {
-            extension,
-            reason: named(reason),
-        },
-        EngineError::OverLimit { extension, reason } => EngineError::OverLimit {
-            extension,
-            reason: named(reason),
-        },
-        other => other,
-    }
 }
 
 #[cfg(test)]

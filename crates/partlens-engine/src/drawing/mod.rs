@@ -269,7 +269,7 @@ pub fn read_drawing_text(
 /// block states: a search by a model ranks a drawing behind the models of its kind unless the
 /// drawing names the model's part number (see `index.rs`).
 fn mark_as_a_drawing(analysis: &mut Analysis) {
-    let keys = crate::descriptor::part_number_keys(&analysis.extracted_attributes);
+    let keys = crate::part_numbers::part_number_keys(&analysis.extracted_attributes);
     analysis.views = std::mem::take(&mut analysis.views)
         .into_iter()
         .map(|view| view.as_drawing(true).with_part_numbers(keys.clone()))

@@ -118,7 +118,7 @@ pub fn analyze(
     let posed = standard_pose(&mesh);
     let shape = ShapeDistribution::of_mesh(&posed);
     let parts = PartDescriptors::of_posed(&posed);
-    let part_numbers = crate::descriptor::part_number_keys(&extracted_attributes);
+    let part_numbers = crate::part_numbers::part_number_keys(&extracted_attributes);
     // Every view carries the model's D2 distribution, its parts and its part numbers.
     let of_this_model = |view: ViewDescriptor| {
         view.with_shape(shape.clone())

@@ -38,7 +38,7 @@ pub fn corpus_half(family: &str, twin: &str, path: &str) -> CorpusHalf {
         .into_iter()
         .find(|key| !key.is_empty())
         .unwrap_or_default();
-    if crate::descriptor::fnv1a_64(key.as_bytes()) & 0b10 == 0 {
+    if crate::part_numbers::fnv1a_64(key.as_bytes()) & 0b10 == 0 {
         CorpusHalf::Tuning
     } else {
         CorpusHalf::HeldOut

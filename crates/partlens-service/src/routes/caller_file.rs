@@ -4,7 +4,7 @@
 
 use partlens_api::encoding::QueryString;
 
-use crate::auth::Caller;
+use crate::caller::Caller;
 use crate::error::ServiceError;
 use crate::params::{optional_uid_param, text_param};
 use crate::state::AppState;

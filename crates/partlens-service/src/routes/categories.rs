@@ -4,7 +4,7 @@
 use axum::extract::State;
 use axum::response::Response;
 
-use crate::auth::Caller;
+use crate::caller::Caller;
 use crate::error::ServiceError;
 use crate::routes::json;
 use crate::state::AppState;

@@ -5,7 +5,7 @@
 use axum::extract::State;
 use axum::response::Response;
 
-use crate::auth::Caller;
+use crate::caller::Caller;
 use crate::duplicates::{find, min_score_param};
 use crate::error::ServiceError;
 use crate::routes::{Params, json};

@@ -4,8 +4,10 @@ use axum::extract::State;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-use crate::auth::Caller;
+use crate::caller::Caller;
+use crate::derived_records::{delete_bundle_entries, delete_components};
 use crate::error::ServiceError;
+use crate::file_storing::may_delete;
 use crate::pages::{check_page, page_param, pages_of};
 use crate::params::{bool_param, required_uid_param};
 use crate::records::{FileRelations, ImageUrls, file_map, page_detail, show_page};
@@ -13,8 +15,6 @@ use crate::routes::caller_file::{find_caller_file, read_caller_file_by_uid_or_na
 use crate::routes::{Params, json, json_bool};
 use crate::same_part_links::same_part_parents;
 use crate::state::AppState;
-use crate::upload::may_delete;
-use crate::zip_upload::delete_bundle_entries;
 use partlens_api::encoding::QueryString;
 use partlens_callbacks::events::record_file_event;
 use partlens_store::model::FileRecord;
@@ -135,7 +135,7 @@ pub async fn delete_file(
             // A `.zip` bundle's entries go with it (zip_upload.rs).
             delete_bundle_entries(tx, &visual, &blobs, &record)?;
             // An assembly's components go with it (assembly_components.rs).
-            crate::assembly_components::delete_components(tx, &visual, &blobs, &record)?;
+            delete_components(tx, &visual, &blobs, &record)?;
             tx.delete_file(&uid)?;
             visual.write()?.remove(&caller.company_id, &uid)?;
             if let Err(error) = blobs.remove_file_blocking(&uid) {

@@ -6,7 +6,7 @@
 use axum::extract::State;
 use axum::response::Response;
 
-use crate::auth::Caller;
+use crate::caller::Caller;
 use crate::error::ServiceError;
 use crate::library::{LibraryRequest, list};
 use crate::routes::{Params, json};

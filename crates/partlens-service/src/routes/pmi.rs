@@ -6,8 +6,8 @@ use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::Response;
 
-use crate::auth::Caller;
 use crate::body::read_limited;
+use crate::caller::Caller;
 use crate::error::ServiceError;
 use crate::params::{optional_uid_param, required_uid_param};
 use crate::routes::caller_file::{find_caller_file, read_caller_file};

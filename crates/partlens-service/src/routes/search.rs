@@ -11,8 +11,8 @@ use axum::response::Response;
 use futures_util::StreamExt as _;
 use tokio::io::AsyncWriteExt as _;
 
-use crate::auth::Caller;
 use crate::body::{TempFile, check_declared_length, unreadable};
+use crate::caller::Caller;
 use crate::disk::create_private_file_async;
 use crate::error::ServiceError;
 use crate::routes::{Params, json};

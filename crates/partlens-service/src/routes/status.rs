@@ -6,7 +6,7 @@ use axum::extract::State;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-use crate::auth::Caller;
+use crate::caller::Caller;
 use crate::error::ServiceError;
 use crate::failure_reason::{FAILURE_REASON_HEADER, FailureReason};
 use crate::params::required_uid_param;

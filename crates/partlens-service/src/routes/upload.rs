@@ -6,13 +6,14 @@ use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::Response;
 
-use crate::auth::Caller;
 use crate::body::BodyEncoding;
+use crate::caller::Caller;
 use crate::error::ServiceError;
 use crate::routes::files::{PageChoice, file_map_reply};
 use crate::routes::{Params, json_string};
 use crate::state::AppState;
-use crate::upload::{UploadParams, upload};
+use crate::upload::upload;
+use crate::upload_params::UploadParams;
 
 /// `PUT /api/File`: the body is a JSON string holding the base64 of the file; replies with the UID.
 pub async fn put_file(
