@@ -90,6 +90,7 @@ fn results_frames(ctx: &egui::Context, layout: ResultsLayout) -> Vec<Duration> {
             attributes: vec![Attribute::new("material", None, ["steel"]).unwrap_or_default()],
             found_on_page: None,
             relations: Default::default(),
+            mirrored: false,
         })
         .collect();
     let mut cache = TextureCache::new(DEFAULT_BUDGET_BYTES);

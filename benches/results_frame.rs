@@ -64,6 +64,7 @@ fn rows(count: usize) -> Vec<ResultRow> {
             ],
             found_on_page: None,
             relations: Default::default(),
+            mirrored: false,
         })
         .collect()
 }

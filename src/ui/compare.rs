@@ -679,6 +679,7 @@ mod tests {
                 .collect(),
             found_on_page: None,
             relations: Default::default(),
+            mirrored: false,
         }
     }
 

@@ -672,8 +672,13 @@ impl SearchPlace {
             .iter()
             .find(|row| row.uid.canonical() == canonical)?;
         let (score, chance) = (row.score?, row.same_part_chance()?);
+        let mirrored = if row.mirrored {
+            " It is mirrored: the mirror image of the model searched by (a left part for a right one)."
+        } else {
+            ""
+        };
         Some(format!(
-            "Raw score {score:.3} ({}): a {:.0} % chance of being the same part.",
+            "Raw score {score:.3} ({}): a {:.0} % chance of being the same part.{mirrored}",
             // The bundled font has no arrow.
             row.query_kind.name().replace(" → ", " to "),
             chance * 100.0

@@ -11,6 +11,7 @@ mod file_dialogs;
 mod first_run;
 mod keyboard;
 mod library;
+mod mirrored_parts;
 mod packaging;
 mod pages;
 mod pmi_review;

@@ -33,6 +33,7 @@ pub mod relations;
 pub mod reply;
 #[cfg(feature = "client")]
 pub mod search;
+pub mod search_options;
 #[cfg(feature = "client")]
 pub mod status;
 #[cfg(feature = "client")]
@@ -63,6 +64,7 @@ pub use relations::{Relation, RelationCounts};
 pub use reply::{Decoded, FileRecord};
 #[cfg(feature = "client")]
 pub use search::SearchRequest;
+pub use search_options::SearchOptions;
 #[cfg(feature = "client")]
 pub use token::Credentials;
 pub use uid::FileUid;

@@ -104,6 +104,18 @@ impl ApiClient {
         files: &[UploadSource],
         filter: &SearchFilter,
     ) -> Result<serde_json::Value, ApiError> {
+        self.search_with_files_and_params_json(files, filter, &[])
+            .await
+    }
+
+    /// [`ApiClient::search_with_files_json`] with further parameters the interface leaves open
+    /// (`maxResults`, `sizeFirst`, …: [`crate::SearchOptions::params`]), sent as given.
+    pub async fn search_with_files_and_params_json(
+        &self,
+        files: &[UploadSource],
+        filter: &SearchFilter,
+        params: &[(String, String)],
+    ) -> Result<serde_json::Value, ApiError> {
         if files.len() > MAX_SEARCH_FILES {
             return Err(ApiError::InvalidInput(format!(
                 "{} files given; one search takes at most {MAX_SEARCH_FILES}",
@@ -120,6 +132,9 @@ impl ApiClient {
         if !filter.is_empty() {
             query.push("filterStr", filter.inner());
         }
+        for (name, value) in params {
+            query.push(name, value.as_str());
+        }
         let builder = self
             .request(Method::PUT, "api/Search", &query)?
             .header(reqwest::header::CONTENT_TYPE, "application/json")
@@ -135,8 +150,21 @@ impl ApiClient {
         files: &[UploadSource],
         filter: &SearchFilter,
     ) -> Result<Decoded<SearchResult>, ApiError> {
+        self.search_with_files_and_params_decoded(files, filter, &[])
+            .await
+    }
+
+    /// [`ApiClient::search_with_files_decoded`] with further parameters, sent as given (see
+    /// [`ApiClient::search_with_files_and_params_json`]).
+    pub async fn search_with_files_and_params_decoded(
+        &self,
+        files: &[UploadSource],
+        filter: &SearchFilter,
+        params: &[(String, String)],
+    ) -> Result<Decoded<SearchResult>, ApiError> {
         Decoded::from_json(
-            self.search_with_files_json(files, filter).await?,
+            self.search_with_files_and_params_json(files, filter, params)
+                .await?,
             "search result",
         )
     }

@@ -1,5 +1,5 @@
 //! `search [FILE]... [--uid UID]... [--text WORDS] [--attr …]... [--exact …]... [--prefix …]...
-//! [--range …]... [--two-step] [--async]`.
+//! [--range …]... [--two-step] [--async] [--no-size-first] [--ignore-mirrored]`.
 
 use std::io::IsTerminal as _;
 use std::io::Write as _;
@@ -13,7 +13,7 @@ use super::output::print_json;
 use super::session::{Session, poll_policy};
 use partlens_api::limits::MAX_SEARCH_FILES;
 use partlens_api::range::parse_range;
-use partlens_api::{FileUid, FilterTerm, SearchFilter, SearchRequest, UploadSource};
+use partlens_api::{FileUid, FilterTerm, SearchFilter, SearchOptions, SearchRequest, UploadSource};
 use partlens_tasks::search_flow::{
     FileSearchError, FileSearchOptions, FileSearchProgress, run_file_search,
 };
@@ -33,7 +33,10 @@ value (sent as NAME=[VALUE]); --prefix NAME=PREFIX the start of a value (sent as
 filter by a model's size (its largest, middle and smallest extent, in mm unless a unit mm, cm, m or \
 in follows); any other name compares the numeric values of that attribute. A --attr value of the \
 same LOW..HIGH shape is read as a range too. \
-Each filter is its own FT= part; all must hold.";
+Each filter is its own FT= part; all must hold.\n\n\
+A search by a model ranks the models of its size first; --no-size-first ranks by shape alone \
+(sent as sizeFirst=false). A result that is the mirror image of the model searched by says \
+\"Mirrored\": true; --ignore-mirrored leaves those out (sent as ignoreMirrored=true).";
 
 /// Arguments of `search`.
 #[derive(Debug, Args)]
@@ -65,6 +68,23 @@ pub struct SearchArgs {
     /// Index the uploaded FILEs asynchronously and wait until each is indexed before searching.
     #[arg(long = "async")]
     pub index_async: bool,
+    /// Rank a search by a model by shape alone, not the models of its size first.
+    #[arg(long)]
+    pub no_size_first: bool,
+    /// Leave out the results that are the mirror image of the model searched by.
+    #[arg(long)]
+    pub ignore_mirrored: bool,
+}
+
+impl SearchArgs {
+    /// The search options the arguments ask for, as query parameters (none by default).
+    pub fn search_params(&self) -> Vec<(String, String)> {
+        SearchOptions {
+            size_first: !self.no_size_first,
+            ignore_mirrored: self.ignore_mirrored,
+        }
+        .params()
+    }
 }
 
 /// Splits `NAME=VALUE` of a filter option, refusing a missing `=` or name.
@@ -163,7 +183,9 @@ pub async fn run(args: SearchArgs, session: &mut Session) -> Result<(), CliError
     check(&args, &filter)?;
     let client = session.client().await?;
     if args.files.is_empty() {
-        let result = client.search_json(&SearchRequest::new(filter)).await?;
+        let mut request = SearchRequest::new(filter);
+        request.extra_params = args.search_params();
+        let result = client.search_json(&request).await?;
         return print_json(&result);
     }
     let views: Vec<UploadSource> = args.files.iter().cloned().map(UploadSource::Path).collect();
@@ -171,6 +193,7 @@ pub async fn run(args: SearchArgs, session: &mut Session) -> Result<(), CliError
         two_step: args.two_step,
         index_async: args.index_async,
         poll_when_mixed: false,
+        search_params: args.search_params(),
     };
     let show_progress = std::io::stderr().is_terminal();
     let outcome = run_file_search(
@@ -244,7 +267,26 @@ mod tests {
             range: Vec::new(),
             two_step: false,
             index_async: false,
+            no_size_first: false,
+            ignore_mirrored: false,
         }
+    }
+
+    #[test]
+    fn size_and_mirror_options_are_sent_only_when_asked() {
+        assert!(args().search_params().is_empty());
+        let asked = SearchArgs {
+            no_size_first: true,
+            ignore_mirrored: true,
+            ..args()
+        };
+        assert_eq!(
+            asked.search_params(),
+            [
+                ("sizeFirst".to_owned(), "false".to_owned()),
+                ("ignoreMirrored".to_owned(), "true".to_owned())
+            ]
+        );
     }
 
     #[test]

@@ -16,22 +16,24 @@
 //! part numbers the file states (so a search by a model can tell a drawing of the same part from
 //! one that merely has a similar outline).
 //!
-//! Stored form: the magic `PLV`, a version byte (9 a picture's or a drawing's view, 10 a view of a
+//! Stored form: the magic `PLV`, a version byte (9 a picture's or a drawing's view, 11 a view of a
 //! mesh), the features as little-endian `i16`, a mesh's D2 distribution, a flags byte (whether the
 //! descriptors of the mesh's parts follow; whether the file is a drawing), the parts'
-//! descriptors, the count of part-number keys and the keys (`u64`), and an FNV-1a checksum.
+//! descriptors, a mesh's handedness (one byte, `mesh/handedness.rs`), the count of part-number
+//! keys and the keys (`u64`), and an FNV-1a checksum.
 //! Versions 1 and 2 are the legacy descriptor, 3 and 4 today's descriptor before its orientation-pair
 //! and outline-profile blocks (same length, other blocks), 6 a mesh's view rendered in parallel
 //! projection before views of models were rendered in perspective (`mesh/render.rs`), 7 a mesh's
 //! view when models were seen from 92 directions instead of 162 (`mesh/mod.rs`), 5 and 8 a
 //! picture's and a mesh's view before views carried their file's facts (a drawing was not told
-//! from a picture, a mesh had no parts): they are read as [`EngineError::OutdatedDescriptor`], so
+//! from a picture, a mesh had no parts), 10 a mesh's view before it carried its handedness: they
+//! are read as [`EngineError::OutdatedDescriptor`], so
 //! the service indexes such a file again instead of comparing descriptors of different meaning.
 
 use super::EngineError;
 use super::framing::frame;
 use super::legacy_descriptor::{self, HASH_BITS, WEIGHT_HASH};
-use super::mesh::{PartDescriptors, ShapeDistribution};
+use super::mesh::{Handedness, PartDescriptors, ShapeDistribution};
 use super::normalise::normalise;
 use super::part_numbers::MOST_PART_NUMBERS;
 use super::photo_descriptor;
@@ -85,9 +87,12 @@ const NINETY_TWO_DIRECTIONS_VERSION_WITH_SHAPE: u8 = 7;
 /// read as outdated.
 const WITHOUT_FACTS_VERSION: u8 = 5;
 const WITHOUT_FACTS_VERSION_WITH_SHAPE: u8 = 8;
+/// Stored version of a mesh's view before it carried the mesh's handedness (a mirror image was
+/// not told from the part): read as outdated.
+const WITHOUT_HANDEDNESS_VERSION_WITH_SHAPE: u8 = 10;
 /// Stored versions of today's descriptor: a picture's or a drawing's view, a mesh's view.
 const STORED_VERSION: u8 = 9;
-const STORED_VERSION_WITH_SHAPE: u8 = 10;
+const STORED_VERSION_WITH_SHAPE: u8 = 11;
 /// Stored length of today's descriptor before its facts: magic, version, features.
 const STORED_HEAD_LEN: usize = STORED_MAGIC.len() + 1 + FEATURE_LEN * 2;
 /// The flags byte: the mesh's part descriptors follow.
@@ -125,6 +130,8 @@ pub struct FileFacts {
     shape: Option<ShapeDistribution>,
     /// The descriptors of the mesh's parts (`None` for pictures and drawings).
     parts: Option<PartDescriptors>,
+    /// The mesh's handedness (not handed for pictures and drawings).
+    handedness: Handedness,
     /// The file is a drawing (DXF, PDF, a scanned drawing), not a photograph or a rendering.
     drawing: bool,
     /// Keys of the part numbers the file states ([`crate::part_number_keys`]), sorted, at most
@@ -141,6 +148,18 @@ impl FileFacts {
     /// The descriptors of the mesh's parts.
     pub fn parts(&self) -> Option<&PartDescriptors> {
         self.parts.as_ref()
+    }
+
+    /// The mesh's handedness (not handed for pictures and drawings): whether another model is
+    /// its mirror image ([`Self::mirrors`]).
+    pub fn handedness(&self) -> Handedness {
+        self.handedness
+    }
+
+    /// Whether this file and `other` are both meshes, clearly handed and of opposite hands: if
+    /// their shapes match, one is the other's mirror image (see `mesh/handedness.rs`).
+    pub fn mirrors(&self, other: &Self) -> bool {
+        self.shape.is_some() && other.shape.is_some() && self.handedness.mirrors(&other.handedness)
     }
 
     /// Whether the file is a drawing.
@@ -262,7 +281,8 @@ impl ViewDescriptor {
             | WITHOUT_FACTS_VERSION
             | PARALLEL_VERSION_WITH_SHAPE
             | NINETY_TWO_DIRECTIONS_VERSION_WITH_SHAPE
-            | WITHOUT_FACTS_VERSION_WITH_SHAPE) => {
+            | WITHOUT_FACTS_VERSION_WITH_SHAPE
+            | WITHOUT_HANDEDNESS_VERSION_WITH_SHAPE) => {
                 return Err(EngineError::OutdatedDescriptor { version });
             }
             version => {
@@ -312,6 +332,7 @@ impl ViewDescriptor {
     pub fn with_shape(mut self, shape: Option<ShapeDistribution>) -> Self {
         if shape.is_none() {
             self.facts.parts = None;
+            self.facts.handedness = Handedness::default();
         }
         self.facts.shape = shape;
         self
@@ -321,6 +342,15 @@ impl ViewDescriptor {
     /// D2 distribution: a picture has no parts).
     pub fn with_parts(mut self, parts: Option<PartDescriptors>) -> Self {
         self.facts.parts = parts.filter(|_| self.facts.shape.is_some());
+        self
+    }
+
+    /// The same view of a mesh carrying the mesh's handedness (kept only beside a D2
+    /// distribution: a picture is not handed).
+    pub fn with_handedness(mut self, handedness: Handedness) -> Self {
+        if self.facts.shape.is_some() {
+            self.facts.handedness = handedness;
+        }
         self
     }
 
@@ -453,6 +483,9 @@ impl FileFacts {
         if let Some(parts) = &self.parts {
             bytes.extend_from_slice(&parts.to_bytes());
         }
+        if self.shape.is_some() {
+            bytes.push(self.handedness.to_byte());
+        }
         bytes.push(self.part_numbers.len() as u8);
         for key in &self.part_numbers {
             bytes.extend_from_slice(&key.to_le_bytes());
@@ -492,6 +525,11 @@ impl FileFacts {
         } else {
             None
         };
+        let handedness = if with_shape {
+            Handedness::from_byte(take(1)?[0]).ok_or_else(|| damaged("bad handedness"))?
+        } else {
+            Handedness::default()
+        };
         let count = usize::from(take(1)?[0]);
         if count > MOST_PART_NUMBERS {
             return Err(damaged("too many part numbers"));
@@ -506,6 +544,7 @@ impl FileFacts {
         Ok(Self {
             shape,
             parts,
+            handedness,
             drawing: flags & FLAG_DRAWING != 0,
             part_numbers,
         })
@@ -669,7 +708,11 @@ mod tests {
             Err(EngineError::DamagedDescriptor(_))
         ));
         // Before views carried their file's facts: outdated, indexed again.
-        for earlier in [WITHOUT_FACTS_VERSION, WITHOUT_FACTS_VERSION_WITH_SHAPE] {
+        for earlier in [
+            WITHOUT_FACTS_VERSION,
+            WITHOUT_FACTS_VERSION_WITH_SHAPE,
+            WITHOUT_HANDEDNESS_VERSION_WITH_SHAPE,
+        ] {
             let mut bytes = picture.to_bytes();
             bytes[STORED_MAGIC.len()] = earlier;
             assert!(matches!(

@@ -36,7 +36,7 @@ pub const DRAWING_PENALTY: f32 = 0.2;
 
 /// The facts of the files a set of views shows: the first mesh view's (a search by a model and a
 /// picture is a search by a model), else the first view's.
-fn facts_of(views: &[ViewDescriptor]) -> &FileFacts {
+pub fn facts_of(views: &[ViewDescriptor]) -> &FileFacts {
     static NONE: std::sync::LazyLock<FileFacts> = std::sync::LazyLock::new(FileFacts::default);
     views
         .iter()

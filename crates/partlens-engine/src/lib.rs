@@ -44,7 +44,7 @@ pub use framing::{FRAMED_SIDE, FramedView, frame};
 pub use images::{MAX_DECODED_BYTES, MAX_IMAGE_SIDE};
 pub use index::views_score;
 pub use index::{
-    DRAWING_PENALTY, ELONGATED_FROM, ENDS_WEIGHT, SHAPE_WEIGHT, VisualIndex, match_views,
+    DRAWING_PENALTY, ELONGATED_FROM, ENDS_WEIGHT, SHAPE_WEIGHT, VisualIndex, facts_of, match_views,
     rank_by_matching_every_file,
 };
 pub use limits::{

@@ -33,6 +33,7 @@ pub mod limits;
 pub mod login_guard;
 pub mod metrics;
 pub mod migrate;
+pub mod mirrored;
 pub use partlens_pictures::pages;
 pub mod params;
 pub mod part_size;

@@ -8,7 +8,10 @@
 //! - When every input is a model with known extents (a STEP, IGES, STL, OBJ or PLY file), the
 //!   candidates that are models too are ranked by shape and size ([`super::part_size`]): the
 //!   visual ranking's first [`SIZE_POOL`] (or `max_results`, if more) are scored again with the
-//!   size difference and sorted anew. Pictures, sketches and drawings are ranked by shape alone.
+//!   size difference and sorted anew; unless the search says `sizeFirst=false`, which ranks them
+//!   by shape alone. Pictures, sketches and drawings are ranked by shape alone.
+//! - A result that is the mirror image of the model searched by says so (`Mirrored: true`,
+//!   [`super::mirrored`]); `ignoreMirrored=true` leaves those out (and out of `TotalResults`).
 //! - A drawing of several pages found by inputs says which page matched (`Page`, the page whose
 //!   own views score best against the query views), and its image URLs are that page's.
 //! - Without inputs: every match, score null, ordered by display name then UID.
@@ -27,13 +30,15 @@
 //! The resolution (the files listed, or the count) is kept for the next searches with the same
 //! filter while the store's metadata is unchanged ([`super::filter_scopes`]).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
-use partlens_api::FilterTerm;
 use partlens_api::model::{ExtraFields, SearchResult};
+use partlens_api::search_options::MIRRORED_FIELD;
+use partlens_api::{FilterTerm, SearchOptions};
 
 use super::error::ServiceError;
 use super::filter_scopes::{FilterScopes, Resolved};
+use super::mirrored::mirror_images;
 use super::pages::{matched_page, pages_of};
 use super::part_size::{PartSize, blend, nearest_difference};
 use super::records::{ImageUrls, add_relation_counts, result_item, show_page};
@@ -59,6 +64,11 @@ pub const SELECTIVE_FILES: usize = 20_000;
 /// enough that a part of the same size ranked lower by shape alone (at most a size penalty away
 /// from the first) is among them.
 pub const SIZE_POOL: usize = 200;
+
+/// A search that leaves mirror images out ranks this many more than it shows, so that as many
+/// results as it asks for remain once they are left out (a library rarely holds more mirror
+/// images of one part).
+pub const MIRRORED_ROOM: usize = 20;
 
 /// How a graph search resolves its metadata filter: the files with views it selects, listed when at
 /// most `selective` ([`SELECTIVE_FILES`]) (the search is restricted to them), else held by GUID
@@ -160,6 +170,8 @@ struct Ranking {
     /// The query views (none without inputs): a drawing of several pages shown is said to match
     /// on the page they match best ([`matched_page`]).
     query_views: Vec<ViewDescriptor>,
+    /// The shown files that are the mirror image of the model searched by.
+    mirrored: HashSet<String>,
 }
 
 /// What a search has found, read in its one transaction.
@@ -184,6 +196,8 @@ struct ShownFile {
     page: Option<u32>,
     /// How many components it has and how many files hold it.
     relations: RelationCount,
+    /// It is the mirror image of the model searched by.
+    mirrored: bool,
 }
 
 /// Stores and indexes the files of a `PUT /api/Search` body as the caller's search inputs, during
@@ -231,15 +245,23 @@ pub async fn run(
     let company_id = caller.company_id.clone();
     let terms = query.terms().to_vec();
     let max_results = query.max_results();
+    let options = query.options();
     let found = tokio::task::spawn_blocking(move || {
         shared
             .store
             .read_tx_blocking(|tx| -> Result<Found, ServiceError> {
                 let started = std::time::Instant::now();
                 let (selection, damaged) =
-                    select(tx, &company_id, &input_uids, &terms, max_results)?;
+                    select(tx, &company_id, &input_uids, &terms, max_results, options)?;
                 let selected = started.elapsed();
-                let ranking = rank(tx, &shared, &company_id, &terms, max_results, selection)?;
+                let ranking = rank(
+                    tx,
+                    &shared,
+                    &company_id,
+                    &terms,
+                    (max_results, options),
+                    selection,
+                )?;
                 let ranked = started.elapsed();
                 let found = load(tx, &company_id, ranking, damaged)?;
                 tracing::debug!(
@@ -271,9 +293,14 @@ pub async fn run(
                 texts,
                 page,
                 relations,
+                mirrored,
             } = shown;
             let mut item = result_item(record, *score, texts, &urls);
             add_relation_counts(&mut item.extra, *relations);
+            if *mirrored {
+                item.extra
+                    .insert(MIRRORED_FIELD.into(), serde_json::Value::Bool(true));
+            }
             if let Some(page) = page {
                 let images = (&mut item.thumbnail_url, &mut item.large_image_url);
                 show_page(
@@ -297,14 +324,16 @@ pub async fn run(
 }
 
 /// The first step of a search: what it ranks. Without inputs, the database files that satisfy
-/// every condition; with inputs, the views of those that are the caller's and indexed. An input
-/// whose stored views cannot be read back contributes none and is returned to be indexed again.
+/// every condition; with inputs, the views of those that are the caller's and indexed, and their
+/// sizes unless `options` rank by shape alone. An input whose stored views cannot be read back
+/// contributes none and is returned to be indexed again.
 fn select(
     tx: &mut dyn StoreTx,
     company_id: &str,
     input_uids: &[String],
     terms: &[FilterTerm],
     max_results: usize,
+    options: SearchOptions,
 ) -> Result<(Selection, Vec<(String, String)>), ServiceError> {
     if input_uids.is_empty() {
         let (first, total) = tx.first_matching_database_files(company_id, terms, max_results)?;
@@ -338,20 +367,22 @@ fn select(
             Err(error) => damaged.push((uid.clone(), error.to_string())),
         }
     }
-    let sizes = sizes.filter(|sizes| !sizes.is_empty());
+    let sizes = sizes.filter(|sizes| options.size_first && !sizes.is_empty());
     Ok((Selection::ByViews(views, sizes), damaged))
 }
 
 /// The second step of a search: orders what [`select`] read and keeps the first `max_results`.
 /// Without inputs the order is the selection's (no score) and every selected file counts; with
-/// inputs the files are ranked by visual similarity to the query views ([`rank_visually`]), then
-/// by size when every input is a model of known size, and with no query view nothing matches.
+/// inputs the files are ranked by visual similarity to the query views ([`rank_visually`]), the
+/// mirror images of the model searched by found ([`mirror_images`]) and left out when `options`
+/// ask, then ranked by size when every input is a model of known size (and `options` rank size
+/// first), and with no query view nothing matches.
 fn rank(
     tx: &mut dyn StoreTx,
     state: &ServiceState,
     company_id: &str,
     terms: &[FilterTerm],
-    max_results: usize,
+    (max_results, options): (usize, SearchOptions),
     selection: Selection,
 ) -> Result<Ranking, ServiceError> {
     let (query_views, sizes) = match selection {
@@ -366,6 +397,7 @@ fn rank(
                 total,
                 read: HashMap::new(),
                 query_views: Vec::new(),
+                mirrored: HashSet::new(),
             });
         }
         Selection::ByViews(query_views, _) if query_views.is_empty() => {
@@ -374,6 +406,7 @@ fn rank(
                 total: 0,
                 read: HashMap::new(),
                 query_views: Vec::new(),
+                mirrored: HashSet::new(),
             });
         }
         Selection::ByViews(query_views, sizes) => (query_views, sizes),
@@ -382,6 +415,12 @@ fn rank(
         max_results.max(SIZE_POOL)
     } else {
         max_results
+    };
+    // Room for the mirror images left out, so that `max_results` remain.
+    let pool = if options.ignore_mirrored {
+        pool + MIRRORED_ROOM
+    } else {
+        pool
     };
     let started = std::time::Instant::now();
     let library = state.visual.current(&mut *tx)?;
@@ -394,6 +433,17 @@ fn rank(
         &query_views,
         pool,
     )?;
+    let mut mirrored = mirror_images(&mut *tx, &query_views, &ranked)?;
+    let (ranked, total) = if options.ignore_mirrored {
+        let kept: Ranked = ranked
+            .into_iter()
+            .filter(|(uid, _)| !mirrored.contains(uid))
+            .collect();
+        let left_out = std::mem::take(&mut mirrored).len();
+        (kept, total.saturating_sub(left_out))
+    } else {
+        (ranked, total)
+    };
     let visual_done = started.elapsed();
     let (ranked, read) = match &sizes {
         Some(sizes) => rank_by_size(tx, company_id, sizes, ranked)?,
@@ -417,6 +467,7 @@ fn rank(
             .map(|record| (record.uid.clone(), record))
             .collect(),
         query_views,
+        mirrored,
     })
 }
 
@@ -467,6 +518,7 @@ fn load(
         total,
         read: mut records,
         query_views,
+        mirrored,
     } = ranking;
     let unread: Vec<String> = shown
         .iter()
@@ -489,12 +541,14 @@ fn load(
         let texts = texts.remove(&uid).unwrap_or_default();
         let page = matched_page(tx, &record, &query_views)?;
         let relations = counts.remove(&uid).unwrap_or_default();
+        let mirrored = mirrored.contains(&uid);
         found.push(ShownFile {
             record,
             score,
             texts,
             page,
             relations,
+            mirrored,
         });
     }
     Ok(Found {

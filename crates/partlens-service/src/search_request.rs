@@ -7,7 +7,7 @@
 //! [`SearchInputs`], so the search itself ([`crate::search::run`]) checks none of it again.
 
 use partlens_api::limits::MAX_SEARCH_FILES;
-use partlens_api::{FilterTerm, SearchFilter};
+use partlens_api::{FilterTerm, SearchFilter, SearchOptions};
 
 use super::body::TempFile;
 use super::error::ServiceError;
@@ -32,6 +32,9 @@ pub struct SearchQuery {
     terms: Vec<FilterTerm>,
     /// How many results to return at most.
     max_results: usize,
+    /// Size first, mirror images left out ([`SearchOptions`]; the defaults unless
+    /// [`SearchQuery::with_options`] says otherwise).
+    options: SearchOptions,
 }
 
 impl SearchQuery {
@@ -67,7 +70,19 @@ impl SearchQuery {
             input_uids,
             terms,
             max_results,
+            options: SearchOptions::default(),
         })
+    }
+
+    /// The same search with `options` (`sizeFirst`, `ignoreMirrored`).
+    pub fn with_options(mut self, options: SearchOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// What the search asks beyond its filter.
+    pub fn options(&self) -> SearchOptions {
+        self.options
     }
 
     /// The input UIDs in canonical form, in order.

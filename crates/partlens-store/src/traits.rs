@@ -218,6 +218,9 @@ pub trait FilesTx: FilesSteps {
     }
     /// The stored view descriptors of a file, in order.
     fn views_of(&mut self, uid: &str) -> Result<Vec<Vec<u8>>, StoreError>;
+    /// The first stored view descriptor of a file (`None` without views): what every view of a
+    /// model carries of the model (its handedness, say) is read from one row.
+    fn first_view_of(&mut self, uid: &str) -> Result<Option<Vec<u8>>, StoreError>;
     /// Up to `limit` search inputs uploaded before `cutoff` (ISO 8601 UTC), oldest first.
     fn expired_search_inputs(
         &mut self,

@@ -79,6 +79,7 @@ impl FileCard {
                 components: record.components().len(),
                 used_in: record.used_in().len(),
             },
+            mirrored: false,
         };
         Self {
             row,

@@ -681,6 +681,7 @@ mod tests {
                 .collect(),
             found_on_page: None,
             relations: Default::default(),
+            mirrored: false,
         }
     }
 

@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::calibration::{QueryKind, Thresholds};
 use crate::ui::search_bar::ViewKind;
 use partlens_api::model::picture_url;
+use partlens_api::search_options::is_mirrored;
 use partlens_api::{Attribute, FileUid, RelationCounts, SearchResult, SearchResultItem};
 
 /// A score at or above this is labelled "identical", whatever was searched.
@@ -76,6 +77,8 @@ pub struct ResultRow {
     pub found_on_page: Option<u32>,
     /// How many components it has and how many assemblies use it (the card's badge).
     pub relations: RelationCounts,
+    /// It is the mirror image of the model searched by (the result's `Mirrored`).
+    pub mirrored: bool,
 }
 
 impl ResultRow {
@@ -101,6 +104,7 @@ impl ResultRow {
                 .and_then(|page| u32::try_from(page).ok())
                 .filter(|page| *page > 0),
             relations: item.relation_counts(),
+            mirrored: is_mirrored(item),
         }
     }
 
@@ -117,12 +121,14 @@ impl ResultRow {
             .map(|score| self.query_kind.same_part_chance(score))
     }
 
-    /// "92 % · very similar" (the chance of being the same part and its label), or an empty string
-    /// without a score. The raw score is in the detail and the CSV.
+    /// "92 % · very similar" (the chance of being the same part and its label; "· mirrored" after
+    /// it for the mirror image of the model searched by), or an empty string without a score. The
+    /// raw score is in the detail and the CSV.
     pub fn score_text(&self) -> String {
         match (self.same_part_chance(), self.band()) {
             (Some(chance), Some(band)) => {
-                format!("{:.0} % · {}", chance * 100.0, band.label())
+                let mirrored = if self.mirrored { " · mirrored" } else { "" };
+                format!("{:.0} % · {}{mirrored}", chance * 100.0, band.label())
             }
             _ => String::new(),
         }

@@ -58,6 +58,7 @@ impl SearchBar {
             });
         }
         self.filters = entry.filters.iter().filter_map(filter_row).collect();
+        self.set_options(entry.options);
         if left_out > 0 {
             self.message = Some(format!(
                 "{left_out} view(s) of this search were not kept and are left out."
@@ -174,6 +175,7 @@ mod tests {
             text: draft.text.clone(),
             filters: draft.filters.clone(),
             total_results: Some(4),
+            options: draft.options,
         };
         let mut bar = SearchBar::new();
         assert_eq!(bar.restore(&history, &entry), 1);

@@ -1,6 +1,6 @@
 //! The query bar: up to ten view slots ([`views`]), a free-text field and attribute filter rows
-//! with completion of attribute names and values ([`filters`]), and the indexing progress of the
-//! uploaded views.
+//! with completion of attribute names and values ([`filters`]), the switches of a search by a
+//! model ([`options`]), and the indexing progress of the uploaded views.
 //!
 //! The state rule lives in [`SearchBar::plan`]: each view keeps the search-input UID it got once it was
 //! uploaded and indexed, so changing the text or the filters searches again by those UIDs
@@ -14,6 +14,7 @@
 
 pub mod filters;
 pub mod history;
+pub mod options;
 pub mod sketch;
 pub mod views;
 
@@ -66,6 +67,8 @@ pub struct SearchBar {
     stage: Option<String>,
     message: Option<String>,
     sketch_pad: sketch::SketchPad,
+    /// Same size first, mirror images left out ([`options`]).
+    options: partlens_api::SearchOptions,
 }
 
 impl SearchBar {
@@ -216,7 +219,7 @@ impl SearchBar {
                 })
                 .collect(),
             terms,
-            extra_params: Vec::new(),
+            extra_params: self.option_params(),
         })
     }
 
@@ -388,6 +391,9 @@ impl SearchBar {
                 intents.push(SearchIntent::ShowHistory);
             }
         });
+        if self.options_ui(ui) && !self.views.is_empty() {
+            run = true;
+        }
         if self.filters_ui(ui, commands) {
             run = true;
         }

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use crate::{Analysis, ExtractionLimits};
 
-fn corpus_file(relative: &str) -> Option<Vec<u8>> {
+pub(crate) fn corpus_file(relative: &str) -> Option<Vec<u8>> {
     let dir = std::env::var_os("PARTLENS_REALWORLD_DIR").map_or_else(
         || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/realworld"),
         PathBuf::from,

@@ -25,7 +25,7 @@
 //! dimension).
 
 #[cfg(test)]
-mod corpus_tests;
+pub(crate) mod corpus_tests;
 mod curves;
 pub mod dimension;
 mod dxf_layouts;

@@ -4,7 +4,8 @@
 //! part also from directions near its plane (`viewpoints.rs`, `render.rs`), and framed as a
 //! photograph is, so that every view gets the same 2D descriptor as a picture, described by a D2
 //! shape distribution for model-to-model similarity (`d2.rs`) and by the descriptors of its parts
-//! (`parts.rs`: the ends of an elongated part), and measured (`analysis.rs`). The
+//! (`parts.rs`: the ends of an elongated part) and by its handedness (`handedness.rs`: whether
+//! another model is its mirror image), and measured (`analysis.rs`). The
 //! thumbnail stays an isometric line drawing.
 //!
 //! A model therefore has many views and the ordinary multi-view matching applies: a picture of
@@ -14,6 +15,7 @@
 
 mod analysis;
 mod d2;
+mod handedness;
 mod normalise;
 mod parts;
 mod render;
@@ -26,6 +28,7 @@ use partlens_geometry::{GeometryError, Mesh};
 
 pub use analysis::{ASSEMBLY_ATTRIBUTE, assembly_attribute, mesh_attributes};
 pub use d2::{D2_BINS, ShapeDistribution};
+pub use handedness::{AXES_APART, CHIRAL_FROM, Handedness};
 pub use normalise::{FLAT_BELOW, is_flat, standard_pose};
 pub use partlens_geometry::{is_closed, volume};
 pub use parts::PartDescriptors;
@@ -118,11 +121,14 @@ pub fn analyze(
     let posed = standard_pose(&mesh);
     let shape = ShapeDistribution::of_mesh(&posed);
     let parts = PartDescriptors::of_posed(&posed);
+    let handedness = Handedness::of_posed(&posed);
     let part_numbers = crate::part_numbers::part_number_keys(&extracted_attributes);
-    // Every view carries the model's D2 distribution, its parts and its part numbers.
+    // Every view carries the model's D2 distribution, its parts, its handedness and its part
+    // numbers.
     let of_this_model = |view: ViewDescriptor| {
         view.with_shape(shape.clone())
             .with_parts(parts.clone())
+            .with_handedness(handedness)
             .with_part_numbers(part_numbers.clone())
     };
     let picture_of =
@@ -231,5 +237,7 @@ fn in_order_on_threads<T: Sync, D: Send>(
     })
 }
 
+#[cfg(test)]
+mod handedness_tests;
 #[cfg(test)]
 mod mesh_tests;

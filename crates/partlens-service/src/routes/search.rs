@@ -1,6 +1,7 @@
 //! `GET /api/Search` (by input UIDs and/or FT conditions in `filterStr`) and `PUT /api/Search` (up to
-//! ten input files uploaded in the call, streamed). Extension: `maxResults` (1..=10000, default
-//! 200). The handlers only parse: the query and its limits ([`SearchQuery::parse`]) before anything
+//! ten input files uploaded in the call, streamed). Extensions: `maxResults` (1..=10000, default
+//! 200), `sizeFirst` (default true) and `ignoreMirrored` (default false) ([`SearchOptions`]). The
+//! handlers only parse: the query and its limits ([`SearchQuery::parse`]) before anything
 //! is read or stored, then the body of `PUT` as it streams; [`crate::search`] does the rest.
 
 use axum::body::Body;
@@ -15,19 +16,31 @@ use crate::body::{TempFile, check_declared_length, unreadable};
 use crate::caller::Caller;
 use crate::disk::create_private_file_async;
 use crate::error::ServiceError;
+use crate::params::bool_param;
 use crate::routes::{Params, json};
 use crate::search::{run, run_with_files};
 use crate::search_body::{FileAllowance, SearchBodyDecoder, SearchBodyEvent};
 use crate::search_request::{SearchInputs, SearchQuery};
 use crate::state::AppState;
 use crate::stored_path::parse_search_input_extension;
+use partlens_api::SearchOptions;
 use partlens_api::encoding::QueryString;
 use partlens_api::limits::MIN_UPLOAD_SIZE;
+use partlens_api::search_options::{IGNORE_MIRRORED_PARAM, SIZE_FIRST_PARAM};
 
-/// The search `query` asks for (`filterStr`, `maxResults`), checked against the service's limits.
+/// The search `query` asks for (`filterStr`, `maxResults`, `sizeFirst`, `ignoreMirrored`),
+/// checked against the service's limits.
 fn search_of(state: &AppState, query: &QueryString) -> Result<SearchQuery, ServiceError> {
     let filter = crate::assembly_filter::parse_filter(query.get("filterStr").unwrap_or_default());
-    SearchQuery::parse(&filter, query.get("maxResults"), &state.config.limits)
+    let defaults = SearchOptions::default();
+    let options = SearchOptions {
+        size_first: bool_param(query, SIZE_FIRST_PARAM, defaults.size_first)?,
+        ignore_mirrored: bool_param(query, IGNORE_MIRRORED_PARAM, defaults.ignore_mirrored)?,
+    };
+    Ok(
+        SearchQuery::parse(&filter, query.get("maxResults"), &state.config.limits)?
+            .with_options(options),
+    )
 }
 
 /// Searches by `filterStr`: input UIDs, FT conditions, or both. A missing `filterStr` is a 400; an

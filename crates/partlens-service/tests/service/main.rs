@@ -16,6 +16,7 @@ mod library;
 mod lifecycle;
 mod metrics;
 mod migrate;
+mod mirrored_size;
 mod pages;
 mod postgres_store;
 mod postgres_text;

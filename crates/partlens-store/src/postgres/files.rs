@@ -189,6 +189,16 @@ impl FilesTx for PgTx<'_, '_> {
             .collect()
     }
 
+    fn first_view_of(&mut self, uid: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        self.tx
+            .query_opt(
+                "SELECT descriptor FROM views WHERE file_uid = $1 ORDER BY position LIMIT 1",
+                &[&uid],
+            )?
+            .map(|row| row.try_get(0).map_err(StoreError::from))
+            .transpose()
+    }
+
     fn expired_search_inputs(
         &mut self,
         cutoff: &str,

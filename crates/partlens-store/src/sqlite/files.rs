@@ -151,6 +151,13 @@ impl FilesTx for SqliteTx<'_> {
         Ok(views)
     }
 
+    fn first_view_of(&mut self, uid: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        let mut statement = self.0.prepare_cached(
+            "SELECT descriptor FROM views WHERE file_uid = ?1 ORDER BY position LIMIT 1",
+        )?;
+        Ok(statement.query_row([uid], |row| row.get(0)).optional()?)
+    }
+
     fn expired_search_inputs(
         &mut self,
         cutoff: &str,

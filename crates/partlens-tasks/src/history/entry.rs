@@ -8,7 +8,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::search::view_search::{ViewSearchRequest, ViewSource};
-use partlens_api::{FileUid, FilterTerm};
+use partlens_api::{FileUid, FilterTerm, SearchOptions};
 
 /// One view of a kept search.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -63,6 +63,10 @@ pub struct HistoryEntry {
     /// How many results it found last time.
     #[serde(default)]
     pub total_results: Option<u64>,
+    /// The switches of a search by a model (same size first, mirror images left out) it last ran
+    /// with; the defaults for an entry kept before there were any.
+    #[serde(default)]
+    pub options: SearchOptions,
 }
 
 fn one() -> u32 {
@@ -177,6 +181,8 @@ pub struct SearchDraft {
     pub filters: Vec<FilterTerm>,
     /// How many results it found.
     pub total_results: u64,
+    /// The switches of a search by a model it ran with.
+    pub options: SearchOptions,
 }
 
 impl SearchDraft {
@@ -207,6 +213,7 @@ impl SearchDraft {
             text,
             filters: filters.into_iter().cloned().collect(),
             total_results,
+            options: SearchOptions::from_params(&request.extra_params),
         }
     }
 }

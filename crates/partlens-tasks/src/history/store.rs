@@ -239,6 +239,7 @@ impl HistoryStore {
             text,
             filters: draft.filters,
             total_results: Some(draft.total_results),
+            options: draft.options,
         };
         self.entries.insert(0, entry);
         self.drop_oldest_recent();
@@ -789,6 +790,7 @@ mod tests {
                 value: "steel".into(),
             }],
             total_results: 7,
+            options: Default::default(),
         }
     }
 
@@ -1068,6 +1070,7 @@ mod tests {
             text: "x".repeat(50),
             filters: Vec::new(),
             total_results: None,
+            options: Default::default(),
         };
         let valid = format!("{}/x.png", "a".repeat(40));
         let entries = vec![

@@ -27,6 +27,10 @@ pub struct FileSearchOptions {
     /// When the views cannot go up in one call (their formats differ), index them asynchronously
     /// and poll, so that each view's indexing can be shown while it runs (the app does).
     pub poll_when_mixed: bool,
+    /// Further search parameters the interface leaves open (`maxResults`, `sizeFirst`,
+    /// `ignoreMirrored`: [`partlens_api::SearchOptions::params`]), sent with the search call
+    /// whichever the workflow.
+    pub search_params: Vec<(String, String)>,
 }
 
 /// How the views of one file search go up, chosen once ([`Workflow::choose`]).
@@ -205,7 +209,9 @@ pub async fn run_file_search(
 ) -> Result<FileSearchOutcome, FileSearchError> {
     check_view_count(views)?;
     match Workflow::choose(views, options) {
-        Workflow::SingleCall => single_call(client, views, filter, cancel, progress).await,
+        Workflow::SingleCall => {
+            single_call(client, views, (filter, options), cancel, progress).await
+        }
         Workflow::TwoStep { index_async } => {
             let view_uids = upload_each(
                 client,
@@ -217,7 +223,8 @@ pub async fn run_file_search(
             )
             .await?;
             progress(FileSearchProgress::Searching);
-            let request = SearchRequest::new(filter.with_uids(view_uids.clone()));
+            let mut request = SearchRequest::new(filter.with_uids(view_uids.clone()));
+            request.extra_params = options.search_params.clone();
             let reply = tokio::select! {
                 _ = cancel.cancelled() => return Err(FileSearchError::Cancelled),
                 reply = client.search_decoded(&request) => reply?,
@@ -252,7 +259,7 @@ fn check_view_count(views: &[UploadSource]) -> Result<(), FileSearchError> {
 async fn single_call(
     client: &ApiClient,
     views: &[UploadSource],
-    filter: SearchFilter,
+    (filter, options): (SearchFilter, &FileSearchOptions),
     cancel: &CancellationToken,
     progress: impl Fn(FileSearchProgress),
 ) -> Result<FileSearchOutcome, FileSearchError> {
@@ -262,7 +269,7 @@ async fn single_call(
         json: result_json,
     } = tokio::select! {
         _ = cancel.cancelled() => return Err(FileSearchError::Cancelled),
-        reply = client.search_with_files_decoded(views, &filter) => reply?,
+        reply = client.search_with_files_and_params_decoded(views, &filter, &options.search_params) => reply?,
     };
     let input_uids = result.input_uids();
     let Some(earlier) = input_uids.len().checked_sub(views.len()) else {

@@ -140,7 +140,9 @@ pub struct ViewSearchRequest {
     pub views: Vec<SearchView>,
     /// The text and attribute terms (no input UIDs: those are the views').
     pub terms: SearchFilter,
-    /// Further search parameters the interface leaves open (for example `maxResults`).
+    /// Further search parameters the interface leaves open (for example `maxResults`, and the
+    /// search bar's [`partlens_api::SearchOptions::params`]), sent with the search call whether or
+    /// not views go up with it.
     pub extra_params: Vec<(String, String)>,
 }
 
@@ -301,6 +303,7 @@ pub async fn run_view_search(
     let (sources, downloaded) = upload_sources(client, &request, cancel).await?;
     let options = FileSearchOptions {
         poll_when_mixed: true,
+        search_params: request.extra_params.clone(),
         ..FileSearchOptions::default()
     };
     let slots = upload_slots.clone();
