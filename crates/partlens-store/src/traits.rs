@@ -24,7 +24,9 @@ use crate::model::{
 };
 use partlens_api::{Attribute, FilterTerm};
 
-pub(crate) use sealed::{AttributesSteps, CategoriesSteps, FilesSteps, SearchSteps};
+pub(crate) use sealed::{
+    AttributeNamesSteps, AttributesSteps, CategoriesSteps, FilesSteps, SearchSteps,
+};
 
 /// The steps each engine implements below the traits' provided methods, one trait a concern (the
 /// sealed-trait pattern: public so the traits may require them, in a private module so nothing
@@ -53,6 +55,10 @@ mod sealed {
             uid: &str,
             failure: &IndexingFailure,
         ) -> Result<(), StoreError>;
+    }
+
+    /// The company's attribute names as indexing meets them (each engine's `attributes.rs`).
+    pub trait AttributeNamesSteps {
         /// Registers the names of the attributes indexing extracted from database file `uid`
         /// (`name(unit)=value` texts; those that do not parse are skipped) among its company's
         /// attribute names: a new one as not custom, each stamped `now`. Nothing for a search
@@ -155,7 +161,7 @@ pub trait AccountsTx {
 /// File records: the record of an upload, its indexing state and outcome, its stored view
 /// descriptors, its deletion. Every write keeps the record's search text (and its term index) in
 /// step, in the same transaction.
-pub trait FilesTx: FilesSteps {
+pub trait FilesTx: FilesSteps + AttributeNamesSteps {
     /// The file `uid` of the company, if it exists there.
     fn find_file(&mut self, company_id: &str, uid: &str) -> Result<Option<FileRecord>, StoreError>;
     /// The file `uid` in any company (image links and UID reuse checks).

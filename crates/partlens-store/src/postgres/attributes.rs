@@ -9,7 +9,7 @@ use crate::error::StoreError;
 use crate::model::attributes::name_and_unit_keys;
 use crate::model::{AttributeName, Feedback, name_key, value_key};
 use crate::rows::{self, attribute_name_columns};
-use crate::traits::{AttributesSteps, AttributesTx};
+use crate::traits::{AttributeNamesSteps, AttributesSteps, AttributesTx};
 use partlens_api::Attribute;
 
 impl PgTx<'_, '_> {
@@ -60,63 +60,6 @@ impl PgTx<'_, '_> {
                 Ok(((row.try_get(1)?, row.try_get(2)?), row.try_get(0)?))
             })
             .collect()
-    }
-}
-
-impl PgTx<'_, '_> {
-    /// Registers the names of a database file's extracted attributes (see
-    /// [`crate::traits::FilesTx::save_indexing`]; a search input's are not the company's): new
-    /// ones not custom, each stamped `now`.
-    pub(super) fn note_extracted_names(
-        &mut self,
-        uid: &str,
-        extracted: &[String],
-        now: &str,
-    ) -> Result<(), StoreError> {
-        let mut seen = std::collections::BTreeMap::new();
-        for attribute in extracted
-            .iter()
-            .filter_map(|text| Attribute::parse(text).ok())
-        {
-            seen.entry(name_and_unit_keys(&attribute))
-                .or_insert((attribute.name, attribute.unit.unwrap_or_default()));
-        }
-        if seen.is_empty() {
-            return Ok(());
-        }
-        let (mut names, mut units, mut name_keys, mut unit_keys) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        for ((name_key, unit_key), (name, unit)) in seen {
-            names.push(name);
-            units.push(unit);
-            name_keys.push(name_key);
-            unit_keys.push(unit_key);
-        }
-        self.tx.execute(
-            "INSERT INTO attribute_names
-                (company_id, name, unit, name_key, unit_key, custom, last_set_at)
-             SELECT f.company_id, n, u, nk, uk, false, $6
-             FROM files f,
-                  unnest($2::text[], $3::text[], $4::text[], $5::text[]) AS t(n, u, nk, uk)
-             WHERE f.uid = $1 AND NOT f.is_search_input
-             ORDER BY nk, uk
-             ON CONFLICT (company_id, name_key, unit_key) DO NOTHING",
-            &[&uid, &names, &units, &name_keys, &unit_keys, &now],
-        )?;
-        // Stamped in id order, as every writer of attribute names locks them.
-        self.tx.execute(
-            "WITH locked AS (
-                 SELECT a.id FROM attribute_names a
-                   JOIN files f ON f.company_id = a.company_id AND f.uid = $1
-                     AND NOT f.is_search_input
-                   JOIN unnest($2::text[], $3::text[]) AS t(nk, uk)
-                     ON a.name_key = t.nk AND a.unit_key = t.uk
-                 ORDER BY a.id FOR UPDATE OF a)
-             UPDATE attribute_names a SET last_set_at = $4
-             FROM locked WHERE a.id = locked.id",
-            &[&uid, &name_keys, &unit_keys, &now],
-        )?;
-        Ok(())
     }
 }
 
@@ -261,5 +204,59 @@ impl AttributesSteps for PgTx<'_, '_> {
             &[&uid, &value_ids, &values, &value_keys],
         )?;
         self.refresh_search_text(uid)
+    }
+}
+
+impl AttributeNamesSteps for PgTx<'_, '_> {
+    fn write_extracted_names(
+        &mut self,
+        uid: &str,
+        extracted: &[String],
+        now: &str,
+    ) -> Result<(), StoreError> {
+        let mut seen = std::collections::BTreeMap::new();
+        for attribute in extracted
+            .iter()
+            .filter_map(|text| Attribute::parse(text).ok())
+        {
+            seen.entry(name_and_unit_keys(&attribute))
+                .or_insert((attribute.name, attribute.unit.unwrap_or_default()));
+        }
+        if seen.is_empty() {
+            return Ok(());
+        }
+        let (mut names, mut units, mut name_keys, mut unit_keys) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for ((name_key, unit_key), (name, unit)) in seen {
+            names.push(name);
+            units.push(unit);
+            name_keys.push(name_key);
+            unit_keys.push(unit_key);
+        }
+        self.tx.execute(
+            "INSERT INTO attribute_names
+                (company_id, name, unit, name_key, unit_key, custom, last_set_at)
+             SELECT f.company_id, n, u, nk, uk, false, $6
+             FROM files f,
+                  unnest($2::text[], $3::text[], $4::text[], $5::text[]) AS t(n, u, nk, uk)
+             WHERE f.uid = $1 AND NOT f.is_search_input
+             ORDER BY nk, uk
+             ON CONFLICT (company_id, name_key, unit_key) DO NOTHING",
+            &[&uid, &names, &units, &name_keys, &unit_keys, &now],
+        )?;
+        // Stamped in id order, as every writer of attribute names locks them.
+        self.tx.execute(
+            "WITH locked AS (
+                 SELECT a.id FROM attribute_names a
+                   JOIN files f ON f.company_id = a.company_id AND f.uid = $1
+                     AND NOT f.is_search_input
+                   JOIN unnest($2::text[], $3::text[]) AS t(nk, uk)
+                     ON a.name_key = t.nk AND a.unit_key = t.uk
+                 ORDER BY a.id FOR UPDATE OF a)
+             UPDATE attribute_names a SET last_set_at = $4
+             FROM locked WHERE a.id = locked.id",
+            &[&uid, &name_keys, &unit_keys, &now],
+        )?;
+        Ok(())
     }
 }

@@ -217,15 +217,6 @@ impl FilesTx for PgTx<'_, '_> {
 }
 
 impl FilesSteps for PgTx<'_, '_> {
-    fn write_extracted_names(
-        &mut self,
-        uid: &str,
-        extracted: &[String],
-        now: &str,
-    ) -> Result<(), StoreError> {
-        self.note_extracted_names(uid, extracted, now)
-    }
-
     fn revision_of(&mut self, uid: &str) -> Result<Option<i64>, StoreError> {
         self.tx
             .query_opt("SELECT revision FROM files WHERE uid = $1", &[&uid])?

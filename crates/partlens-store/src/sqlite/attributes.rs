@@ -11,7 +11,7 @@ use crate::error::StoreError;
 use crate::model::attributes::name_and_unit_keys;
 use crate::model::{AttributeName, Feedback, name_key, value_key};
 use crate::rows::{self, attribute_name_columns};
-use crate::traits::{AttributesSteps, AttributesTx};
+use crate::traits::{AttributeNamesSteps, AttributesSteps, AttributesTx};
 use partlens_api::Attribute;
 
 impl SqliteTx<'_> {
@@ -55,40 +55,6 @@ impl SqliteTx<'_> {
                 now
             ])?;
         Ok(self.0.last_insert_rowid())
-    }
-
-    /// Registers the names of a database file's extracted attributes (see
-    /// [`crate::traits::FilesTx::save_indexing`]; a search input's are not the company's): new
-    /// ones not custom, each stamped `now`.
-    pub(super) fn note_extracted_names(
-        &self,
-        uid: &str,
-        extracted: &[String],
-        now: &str,
-    ) -> Result<(), StoreError> {
-        let mut upsert = self.0.prepare_cached(
-            "INSERT INTO attribute_names
-                (company_id, name, unit, name_key, unit_key, custom, last_set_at)
-             SELECT company_id, ?2, ?3, ?4, ?5, 0, ?6 FROM files
-             WHERE uid = ?1 AND is_search_input = 0
-             ON CONFLICT (company_id, name_key, unit_key)
-                DO UPDATE SET last_set_at = excluded.last_set_at",
-        )?;
-        for attribute in extracted
-            .iter()
-            .filter_map(|text| Attribute::parse(text).ok())
-        {
-            let (name_key, unit_key) = name_and_unit_keys(&attribute);
-            upsert.execute(params![
-                uid,
-                attribute.name,
-                attribute.unit.as_deref().unwrap_or_default(),
-                name_key,
-                unit_key,
-                now
-            ])?;
-        }
-        Ok(())
     }
 }
 
@@ -208,5 +174,38 @@ impl AttributesSteps for SqliteTx<'_> {
             }
         }
         self.refresh_search_text(uid)
+    }
+}
+
+impl AttributeNamesSteps for SqliteTx<'_> {
+    fn write_extracted_names(
+        &mut self,
+        uid: &str,
+        extracted: &[String],
+        now: &str,
+    ) -> Result<(), StoreError> {
+        let mut upsert = self.0.prepare_cached(
+            "INSERT INTO attribute_names
+                (company_id, name, unit, name_key, unit_key, custom, last_set_at)
+             SELECT company_id, ?2, ?3, ?4, ?5, 0, ?6 FROM files
+             WHERE uid = ?1 AND is_search_input = 0
+             ON CONFLICT (company_id, name_key, unit_key)
+                DO UPDATE SET last_set_at = excluded.last_set_at",
+        )?;
+        for attribute in extracted
+            .iter()
+            .filter_map(|text| Attribute::parse(text).ok())
+        {
+            let (name_key, unit_key) = name_and_unit_keys(&attribute);
+            upsert.execute(params![
+                uid,
+                attribute.name,
+                attribute.unit.as_deref().unwrap_or_default(),
+                name_key,
+                unit_key,
+                now
+            ])?;
+        }
+        Ok(())
     }
 }

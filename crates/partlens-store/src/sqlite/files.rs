@@ -175,15 +175,6 @@ impl FilesTx for SqliteTx<'_> {
 }
 
 impl FilesSteps for SqliteTx<'_> {
-    fn write_extracted_names(
-        &mut self,
-        uid: &str,
-        extracted: &[String],
-        now: &str,
-    ) -> Result<(), StoreError> {
-        self.note_extracted_names(uid, extracted, now)
-    }
-
     fn revision_of(&mut self, uid: &str) -> Result<Option<i64>, StoreError> {
         Ok(self
             .0
