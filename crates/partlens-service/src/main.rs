@@ -177,6 +177,12 @@ enum Command {
         #[arg(long, hide = true, env = "PARTLENS_CALLBACK_TIMEOUT_MS",
               value_parser = clap::value_parser!(u64).range(1..))]
         callback_timeout_ms: Option<u64>,
+        /// How long callback deliveries that ended (delivered or failed) are kept, in days from
+        /// their event; older ones are deleted with their attempts (at start, then every hour).
+        /// Pending deliveries are never deleted.
+        #[arg(long, value_name = "DAYS", default_value_t = 30,
+              value_parser = clap::value_parser!(u64).range(1..=36_500))]
+        callback_retention_days: u64,
     },
     /// Manages users.
     User {
@@ -392,6 +398,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             metrics,
             callback_retry_base_ms,
             callback_timeout_ms,
+            callback_retention_days,
         } => {
             let mut config = ServiceConfig::new(cli.data);
             config.database = cli.database;
@@ -429,6 +436,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             if let Some(millis) = callback_timeout_ms {
                 config.callbacks.call_timeout = std::time::Duration::from_millis(millis);
             }
+            config.callbacks.retention =
+                std::time::Duration::from_secs(callback_retention_days.saturating_mul(86_400));
             serve(config)
         }
         Command::User {
@@ -555,12 +564,14 @@ fn run_callback(
             let request = admin::SetRequest {
                 url,
                 secret,
+                renew_secret: false,
                 events,
                 enabled,
                 allow_private,
             };
             let settings = admin::set_callback_in(data, database, &company, &request)
-                .with_context(|| format!("cannot set the callback of {company}"))?;
+                .with_context(|| format!("cannot set the callback of {company}"))?
+                .settings;
             println!("callback of company {company} is set");
             for line in admin::settings_lines(&settings) {
                 println!("{line}");
