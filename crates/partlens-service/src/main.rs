@@ -427,17 +427,12 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 config.reader.slots = usize::try_from(slots).unwrap_or(usize::MAX);
             }
             config.metrics = metrics.into();
-            config.callbacks.allow_private = cli.allow_private_callbacks;
-            if let Some(millis) = callback_retry_base_ms {
-                let base = std::time::Duration::from_millis(millis);
-                config.callbacks.retry.base = base;
-                config.callbacks.poll = config.callbacks.poll.min(base);
-            }
-            if let Some(millis) = callback_timeout_ms {
-                config.callbacks.call_timeout = std::time::Duration::from_millis(millis);
-            }
-            config.callbacks.retention =
-                std::time::Duration::from_secs(callback_retention_days.saturating_mul(86_400));
+            set_callback_options(
+                &mut config.callbacks,
+                cli.allow_private_callbacks,
+                (callback_retry_base_ms, callback_timeout_ms),
+                callback_retention_days,
+            );
             serve(config)
         }
         Command::User {
@@ -542,6 +537,26 @@ fn run_category(
         }
     }
     Ok(())
+}
+
+/// The callback options of `serve`: private addresses allowed, the hidden retry base and call
+/// time limit (milliseconds), the retention of ended deliveries (days).
+fn set_callback_options(
+    callbacks: &mut partlens_callbacks::SenderSettings,
+    allow_private: bool,
+    (retry_base_ms, timeout_ms): (Option<u64>, Option<u64>),
+    retention_days: u64,
+) {
+    callbacks.allow_private = allow_private;
+    if let Some(millis) = retry_base_ms {
+        let base = std::time::Duration::from_millis(millis);
+        callbacks.retry.base = base;
+        callbacks.poll = callbacks.poll.min(base);
+    }
+    if let Some(millis) = timeout_ms {
+        callbacks.call_timeout = std::time::Duration::from_millis(millis);
+    }
+    callbacks.retention = std::time::Duration::from_secs(retention_days.saturating_mul(86_400));
 }
 
 /// Runs a `callback` subcommand on the store a service is configured with.
