@@ -355,6 +355,7 @@ impl App {
                 self.duplicates.invalidate();
                 self.search.forget_completions();
                 self.upload.forget_categories();
+                self.settings_view.callbacks_mut().forget();
                 self.search.set_reviewer(&info.user);
                 self.login.close();
                 if self.settings.service != info.service {
@@ -385,12 +386,21 @@ impl App {
             }
             Event::LoggedOut => {
                 self.session = None;
+                self.settings_view.callbacks_mut().forget();
                 self.library.invalidate();
                 self.duplicates.invalidate();
             }
             Event::Notice { level, message } => self.notices.push(level, message),
             Event::JobsRestored(jobs) => self.jobs = jobs,
             Event::Categories(categories) => self.upload.set_categories(categories),
+            Event::CallbackLoaded(loaded) => self.settings_view.callbacks_mut().on_loaded(loaded),
+            Event::CallbackSaved(saved) => self
+                .settings_view
+                .callbacks_mut()
+                .on_saved(saved, &mut self.commands),
+            Event::CallbackTested(tested) => {
+                self.settings_view.callbacks_mut().on_tested(tested);
+            }
             Event::JobUpdated(job) => match self.jobs.iter_mut().find(|known| known.id == job.id) {
                 Some(known) => *known = job,
                 None => self.jobs.push(job),

@@ -10,6 +10,7 @@ pub mod app;
 pub mod app_command;
 pub mod assembly_relations;
 pub mod attributes;
+pub mod callbacks_card;
 pub mod columns;
 pub mod compare;
 pub mod detail;

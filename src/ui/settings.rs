@@ -1,6 +1,7 @@
 //! Settings: the service (local workspace or a remote address with its client id), the local
 //! workspace's sample library (removed in one click), the indexing status polling interval, the
-//! thumbnail cache size, the theme, and the library sync being set up (drawn by
+//! thumbnail cache size, the theme, the company's callback for its admins (drawn by
+//! [`super::callbacks_card`]), and the library sync being set up (drawn by
 //! [`super::library_sync`]). Persisted with eframe's storage.
 
 use std::time::Duration;
@@ -8,6 +9,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::app_command::{AppCommand, CommandQueue};
+use super::callbacks_card::CallbacksCard;
 use super::library_sync::LibrarySync;
 use super::theme::ThemeChoice;
 use partlens_tasks::jobs::poll::PollPolicy;
@@ -93,6 +95,8 @@ pub struct SettingsView {
     problem: Option<String>,
     /// Where the local workspace's sample library is, once the task layer said.
     samples: Option<SampleLibraryStatus>,
+    /// The company's callback (for its admins).
+    callbacks: CallbacksCard,
 }
 
 impl SettingsView {
@@ -106,6 +110,11 @@ impl SettingsView {
         self.samples.as_ref()
     }
 
+    /// The Callbacks card (its events are routed to it).
+    pub fn callbacks_mut(&mut self) -> &mut CallbacksCard {
+        &mut self.callbacks
+    }
+
     /// A view showing `settings`.
     pub fn new(settings: &Settings) -> Self {
         let mut view = Self {
@@ -114,6 +123,7 @@ impl SettingsView {
             client_id: String::new(),
             problem: None,
             samples: None,
+            callbacks: CallbacksCard::default(),
         };
         view.reset(settings);
         view
@@ -163,6 +173,10 @@ impl SettingsView {
             }
             Self::indexing_ui(ui, settings, commands);
             ui.add_space(12.0);
+            if logged_in {
+                self.callbacks.ui(ui, commands);
+                ui.add_space(12.0);
+            }
             Self::appearance_ui(ui, settings);
             ui.add_space(12.0);
             library_sync.settings_ui(ui, &mut settings.library_sync, commands);

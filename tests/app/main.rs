@@ -6,6 +6,7 @@
 mod assembly;
 mod bad_files;
 mod basics;
+mod callbacks;
 mod duplicates;
 mod file_dialogs;
 mod first_run;

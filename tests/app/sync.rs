@@ -25,23 +25,6 @@ use partlens_tasks::{NoLocalWorkspace, PreparedFilePicker, ServiceChoice};
 use service_support::{PASSWORD, TestService};
 use sync_support::{DroppingProxy, FOLDER_FILES, Loss, client, sample_folder, stored_files};
 
-/// Waits for a node, brings it into view (the Settings card is below the fold), waits until the
-/// scrolling has settled, and clicks it.
-fn click(harness: &mut Harness<'_, App>, label: &str) {
-    step_until_label(harness, label);
-    harness.get_by_label(label).scroll_to_me();
-    // Scrolling is animated: the node has settled once it stays put for a few frames.
-    let (mut last, mut still) = (None, 0);
-    while still < 5 {
-        harness.step();
-        let rect = harness.get_by_label(label).rect();
-        still = if last == Some(rect) { still + 1 } else { 0 };
-        last = Some(rect);
-    }
-    harness.get_by_label(label).click();
-    harness.step();
-}
-
 /// True when the checkbox or radio button `label` is on.
 fn is_on(harness: &Harness<'_, App>, label: &str) -> bool {
     harness.get_by_label(label).accesskit_node().toggled() == Some(Toggled::True)

@@ -9,6 +9,7 @@
 pub mod attribute;
 #[cfg(feature = "client")]
 pub mod attributes;
+pub mod callbacks;
 pub mod categories;
 #[cfg(feature = "client")]
 pub mod client;
@@ -43,6 +44,9 @@ pub mod uid;
 pub mod upload;
 
 pub use attribute::Attribute;
+pub use callbacks::{
+    CallbackDelivery, CallbackOverview, CallbackSettingsView, CallbackTestOutcome, CallbackUpdate,
+};
 pub use categories::FileCategory;
 #[cfg(feature = "client")]
 pub use client::{AccessToken, ApiClient, ReachabilityWatch};

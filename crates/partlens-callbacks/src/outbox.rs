@@ -37,6 +37,10 @@ pub trait Outbox: Clone + Send + Sync + 'static {
     /// Puts every held delivery back as due at `now` (a service that owns its store alone, at
     /// start); nothing where nodes share the store (a lease then runs out instead).
     fn release_leases(&self, now: i64) -> impl Future<Output = Result<u64, CallbackError>> + Send;
+    /// Deletes the deliveries that ended (delivered or failed) and were created before
+    /// `created_before`, with their attempts; returns how many.
+    fn prune(&self, created_before: i64)
+    -> impl Future<Output = Result<u64, CallbackError>> + Send;
 }
 
 /// The outbox in the store.
@@ -86,6 +90,13 @@ impl Outbox for StoreOutbox {
         }
         self.0
             .write_tx(move |tx| tx.release_delivery_leases(now))
+            .await
+            .map_err(CallbackError::from)
+    }
+
+    async fn prune(&self, created_before: i64) -> Result<u64, CallbackError> {
+        self.0
+            .write_tx(move |tx| tx.prune_ended_deliveries(created_before))
             .await
             .map_err(CallbackError::from)
     }

@@ -9,6 +9,10 @@
 //! is not promised (a retried delivery goes after the ones due before it), and a delivery is sent
 //! at least once: a 2xx not recorded before a kill is sent again after the restart, with its one
 //! `webhook-id`.
+//!
+//! At start and every [`SenderSettings::prune_every`] it also deletes the deliveries that ended
+//! (delivered or failed) longer than [`SenderSettings::retention`] ago, with their attempts;
+//! pending ones never.
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
@@ -42,6 +46,11 @@ pub struct SenderSettings {
     pub poll: Duration,
     /// How many companies are served at once (8).
     pub companies_at_once: usize,
+    /// How long deliveries that ended (delivered or failed) are kept, from their event (30
+    /// days; `--callback-retention-days`).
+    pub retention: Duration,
+    /// How often ended deliveries past the retention are deleted (at start, then every hour).
+    pub prune_every: Duration,
 }
 
 impl Default for SenderSettings {
@@ -52,6 +61,8 @@ impl Default for SenderSettings {
             call_timeout: Duration::from_secs(10),
             poll: Duration::from_secs(1),
             companies_at_once: 8,
+            retention: Duration::from_secs(30 * 24 * 3600),
+            prune_every: Duration::from_secs(3600),
         }
     }
 }
@@ -89,8 +100,13 @@ pub async fn run(
     let served: Arc<Mutex<HashSet<String>>> = Arc::default();
     let places = Arc::new(Semaphore::new(settings.companies_at_once.max(1)));
     let mut tasks = JoinSet::new();
+    let mut next_prune = tokio::time::Instant::now();
     loop {
         while tasks.try_join_next().is_some() {}
+        if tokio::time::Instant::now() >= next_prune {
+            prune(&outbox, settings.retention).await;
+            next_prune = tokio::time::Instant::now() + settings.prune_every;
+        }
         let limit = settings.companies_at_once.max(1).saturating_mul(4);
         match outbox.due_companies(now_ms(), limit).await {
             Ok(companies) => {
@@ -124,6 +140,19 @@ pub async fn run(
     // start) and they are sent again, with their one webhook-id.
     tasks.abort_all();
     while tasks.join_next().await.is_some() {}
+}
+
+/// Deletes the deliveries that ended before `retention` (from their event), and says how many.
+async fn prune(outbox: &impl Outbox, retention: Duration) {
+    let retention = i64::try_from(retention.as_millis()).unwrap_or(i64::MAX);
+    match outbox.prune(now_ms().saturating_sub(retention)).await {
+        Ok(0) => {}
+        Ok(pruned) => tracing::info!(
+            pruned,
+            "callbacks: ended deliveries past the retention deleted"
+        ),
+        Err(error) => tracing::warn!(%error, "callbacks: cannot delete old deliveries"),
+    }
 }
 
 /// The set of companies served, even after a task panicked while holding it.

@@ -24,6 +24,9 @@ pub enum ServiceError {
     /// The caller may not do this; the reply body is `false`.
     #[error("not permitted: {0}")]
     Forbidden(String),
+    /// The caller may not do this, on this service's own endpoints: a problem body saying why.
+    #[error("not permitted: {0}")]
+    ForbiddenWithReason(String),
     /// The file or resource does not exist for the caller's company.
     #[error("{0}")]
     NotFound(String),
@@ -112,7 +115,7 @@ impl ServiceError {
         match self {
             Self::BadRequest(_) | Self::TokenRefused { .. } => StatusCode::BAD_REQUEST,
             Self::Unauthorized => StatusCode::UNAUTHORIZED,
-            Self::Forbidden(_) => StatusCode::FORBIDDEN,
+            Self::Forbidden(_) | Self::ForbiddenWithReason(_) => StatusCode::FORBIDDEN,
             Self::NotFound(_) => StatusCode::NOT_FOUND,
             Self::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             Self::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
@@ -168,6 +171,7 @@ impl From<tokio::task::JoinError> for ServiceError {
 fn problem(status: StatusCode, detail: &str) -> Response {
     let kind = match status.as_u16() {
         400 => "https://tools.ietf.org/html/rfc9110#section-15.5.1",
+        403 => "https://tools.ietf.org/html/rfc9110#section-15.5.4",
         404 => "https://tools.ietf.org/html/rfc9110#section-15.5.5",
         408 => "https://tools.ietf.org/html/rfc9110#section-15.5.9",
         409 => "https://tools.ietf.org/html/rfc9110#section-15.5.10",
@@ -220,9 +224,10 @@ impl IntoResponse for ServiceError {
                 )
                     .into_response()
             }
-            Self::BadRequest(detail) | Self::NotFound(detail) | Self::Conflict(detail) => {
-                problem(status, detail)
-            }
+            Self::BadRequest(detail)
+            | Self::NotFound(detail)
+            | Self::Conflict(detail)
+            | Self::ForbiddenWithReason(detail) => problem(status, detail),
             Self::PayloadTooLarge { .. } | Self::RequestTimeout | Self::InsufficientStorage => {
                 problem(status, &self.to_string())
             }

@@ -177,6 +177,12 @@ enum Command {
         #[arg(long, hide = true, env = "PARTLENS_CALLBACK_TIMEOUT_MS",
               value_parser = clap::value_parser!(u64).range(1..))]
         callback_timeout_ms: Option<u64>,
+        /// How long callback deliveries that ended (delivered or failed) are kept, in days from
+        /// their event; older ones are deleted with their attempts (at start, then every hour).
+        /// Pending deliveries are never deleted.
+        #[arg(long, value_name = "DAYS", default_value_t = 30,
+              value_parser = clap::value_parser!(u64).range(1..=36_500))]
+        callback_retention_days: u64,
     },
     /// Manages users.
     User {
@@ -392,6 +398,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             metrics,
             callback_retry_base_ms,
             callback_timeout_ms,
+            callback_retention_days,
         } => {
             let mut config = ServiceConfig::new(cli.data);
             config.database = cli.database;
@@ -420,15 +427,12 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 config.reader.slots = usize::try_from(slots).unwrap_or(usize::MAX);
             }
             config.metrics = metrics.into();
-            config.callbacks.allow_private = cli.allow_private_callbacks;
-            if let Some(millis) = callback_retry_base_ms {
-                let base = std::time::Duration::from_millis(millis);
-                config.callbacks.retry.base = base;
-                config.callbacks.poll = config.callbacks.poll.min(base);
-            }
-            if let Some(millis) = callback_timeout_ms {
-                config.callbacks.call_timeout = std::time::Duration::from_millis(millis);
-            }
+            set_callback_options(
+                &mut config.callbacks,
+                cli.allow_private_callbacks,
+                (callback_retry_base_ms, callback_timeout_ms),
+                callback_retention_days,
+            );
             serve(config)
         }
         Command::User {
@@ -535,6 +539,26 @@ fn run_category(
     Ok(())
 }
 
+/// The callback options of `serve`: private addresses allowed, the hidden retry base and call
+/// time limit (milliseconds), the retention of ended deliveries (days).
+fn set_callback_options(
+    callbacks: &mut partlens_callbacks::SenderSettings,
+    allow_private: bool,
+    (retry_base_ms, timeout_ms): (Option<u64>, Option<u64>),
+    retention_days: u64,
+) {
+    callbacks.allow_private = allow_private;
+    if let Some(millis) = retry_base_ms {
+        let base = std::time::Duration::from_millis(millis);
+        callbacks.retry.base = base;
+        callbacks.poll = callbacks.poll.min(base);
+    }
+    if let Some(millis) = timeout_ms {
+        callbacks.call_timeout = std::time::Duration::from_millis(millis);
+    }
+    callbacks.retention = std::time::Duration::from_secs(retention_days.saturating_mul(86_400));
+}
+
 /// Runs a `callback` subcommand on the store a service is configured with.
 fn run_callback(
     data: &std::path::Path,
@@ -555,12 +579,14 @@ fn run_callback(
             let request = admin::SetRequest {
                 url,
                 secret,
+                renew_secret: false,
                 events,
                 enabled,
                 allow_private,
             };
             let settings = admin::set_callback_in(data, database, &company, &request)
-                .with_context(|| format!("cannot set the callback of {company}"))?;
+                .with_context(|| format!("cannot set the callback of {company}"))?
+                .settings;
             println!("callback of company {company} is set");
             for line in admin::settings_lines(&settings) {
                 println!("{line}");

@@ -410,6 +410,10 @@ pub trait CallbacksTx {
     fn attempts_of(&mut self, id: &str) -> Result<Vec<DeliveryAttempt>, StoreError>;
     /// How many deliveries are in each state, over every company.
     fn delivery_counts(&mut self) -> Result<DeliveryCounts, StoreError>;
+    /// Deletes the deliveries that ended (delivered or failed) and were created before
+    /// `created_before` (Unix milliseconds), with their attempts; pending and sending ones are
+    /// never deleted. Returns how many deliveries were deleted.
+    fn prune_ended_deliveries(&mut self, created_before: i64) -> Result<u64, StoreError>;
 }
 
 /// The metadata side of search: which database files satisfy a filter's FT conditions (see

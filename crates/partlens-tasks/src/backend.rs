@@ -348,6 +348,10 @@ impl Backend {
             | Command::SaveAttributes { .. }
             | Command::ClearAttributes(_)
             | Command::DeleteFile(_)) => self.run_record_call(command),
+            command
+            @ (Command::LoadCallback | Command::SaveCallback(_) | Command::TestCallback) => {
+                self.run_callback_command(command)
+            }
             command @ (Command::LoadPmi(_) | Command::SendFeedback(_)) => {
                 self.run_pmi_command(command);
             }

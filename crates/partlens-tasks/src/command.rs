@@ -75,6 +75,14 @@ pub enum Command {
     /// Load the company's file categories (`GET /api/Categories`, this service's own); answers
     /// `Event::Categories`.
     LoadCategories,
+    /// Load the company's callback and its last deliveries (`GET /api/Callback`, this service's
+    /// own, for admins); answers `Event::CallbackLoaded`. A 401 parks it until the next login.
+    LoadCallback,
+    /// Set the company's callback (`PUT /api/Callback`); answers `Event::CallbackSaved`.
+    SaveCallback(partlens_api::CallbackUpdate),
+    /// Send the test event to the company's callback now (`POST /api/Callback/Test`); answers
+    /// `Event::CallbackTested`, then `CallbackLoaded` with the test among the deliveries.
+    TestCallback,
     /// Load the values of an attribute (`GET /api/AttributeValues`); answers
     /// `Event::AttributeValues`.
     LoadAttributeValues(String),
@@ -224,6 +232,10 @@ impl std::fmt::Display for Command {
             Self::CancelSearch(id) => write!(f, "cancel search {id}"),
             Self::LoadAttributeNames => f.write_str("load attribute names"),
             Self::LoadCategories => f.write_str("load categories"),
+            Self::LoadCallback => f.write_str("load the callback"),
+            // The update may carry a secret: never in a log line.
+            Self::SaveCallback(_) => f.write_str("save the callback"),
+            Self::TestCallback => f.write_str("test the callback"),
             Self::LoadAttributeValues(name) => write!(f, "load values of {name}"),
             Self::LoadRecord(uid) => write!(f, "load record {uid}"),
             Self::LoadRelations(uid) => write!(f, "load assembly relations of {uid}"),

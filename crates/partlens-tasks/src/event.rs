@@ -147,6 +147,13 @@ pub enum Event {
     /// The company's file categories, by id; `None` when the service cannot list them (another
     /// service has no `GET /api/Categories`): the upload form then asks for a number.
     Categories(Option<Vec<partlens_api::FileCategory>>),
+    /// The company's callback and its last deliveries, or why not (a 403 for a non-admin, a 404
+    /// from a service without callbacks).
+    CallbackLoaded(Result<partlens_api::CallbackOverview, ApiError>),
+    /// The callback was saved (the settings, with a secret made by the save in full), or why not.
+    CallbackSaved(Result<partlens_api::CallbackSettingsView, ApiError>),
+    /// What the receiver answered the test event, or why it was not sent.
+    CallbackTested(Result<partlens_api::CallbackTestOutcome, ApiError>),
     /// The values of an attribute, with counts.
     AttributeValues {
         /// The attribute.

@@ -14,6 +14,7 @@
 
 pub mod atomic_write;
 pub mod backend;
+mod callbacks;
 pub mod command;
 pub mod data_dir;
 pub mod duplicates;

@@ -146,6 +146,23 @@ pub fn step_until_label_contains(harness: &mut Harness<'_, App>, text: &str) {
     );
 }
 
+/// Waits for a node, brings it into view (a Settings card may be below the fold), waits until the
+/// scrolling has settled, and clicks it.
+pub fn click(harness: &mut Harness<'_, App>, label: &str) {
+    step_until_label(harness, label);
+    harness.get_by_label(label).scroll_to_me();
+    // Scrolling is animated: the node has settled once it stays put for a few frames.
+    let (mut last, mut still) = (None, 0);
+    while still < 5 {
+        harness.step();
+        let rect = harness.get_by_label(label).rect();
+        still = if last == Some(rect) { still + 1 } else { 0 };
+        last = Some(rect);
+    }
+    harness.get_by_label(label).click();
+    harness.step();
+}
+
 /// Steps until the app is logged in.
 pub fn wait_logged_in(harness: &mut Harness<'_, App>) {
     step_until(harness, "the login", |harness| {

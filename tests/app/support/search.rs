@@ -99,12 +99,22 @@ pub fn type_into(harness: &mut Harness<'_, App>, label: &str, text: &str) {
 
 /// A running service of company "Acme" with an admin ("boss") and a user ("alice").
 pub fn company_service(runtime: &tokio::runtime::Runtime, dir: &Path) -> RunningService {
+    company_service_with(runtime, dir, |_| {})
+}
+
+/// [`company_service`] with its configuration changed by `adjust`.
+pub fn company_service_with(
+    runtime: &tokio::runtime::Runtime,
+    dir: &Path,
+    adjust: impl FnOnce(&mut ServiceConfig),
+) -> RunningService {
     std::fs::create_dir_all(dir).unwrap();
     admin::add_user(dir, "Acme", "boss", "boss password", true).unwrap();
     admin::add_user(dir, "Acme", "alice", "alice password", false).unwrap();
     runtime.block_on(async {
         let mut config = ServiceConfig::new(dir);
         config.addr = "127.0.0.1:0".parse().unwrap();
+        adjust(&mut config);
         RunningService::start(config).await.unwrap()
     })
 }

@@ -6,6 +6,7 @@
 //! reach the same handler (the real service answers with and without the prefix).
 
 pub mod attributes;
+pub mod callback;
 pub mod caller_file;
 pub mod categories;
 pub mod duplicates;
@@ -112,6 +113,8 @@ pub fn router(state: AppState) -> Router {
         )
         .route("/api/filebinary", put(upload::put_file_binary))
         .route("/api/categories", get(categories::company_categories))
+        .route("/api/callback", get(callback::show).put(callback::set))
+        .route("/api/callback/test", post(callback::test))
         .route("/api/filebinarydirect", put(upload::put_file_binary_direct))
         .route(
             "/api/filestatus",

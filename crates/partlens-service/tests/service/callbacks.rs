@@ -125,7 +125,7 @@ fn always(status: u16) -> Answer {
 }
 
 /// The body's JSON.
-fn body(call: &Call) -> serde_json::Value {
+fn body_of(call: &Call) -> serde_json::Value {
     serde_json::from_str(&call.body).unwrap()
 }
 
@@ -167,6 +167,7 @@ async fn set_callback(
         events: events.map(|list| list.iter().map(|event| (*event).to_owned()).collect()),
         enabled: true,
         allow_private: true,
+        ..SetRequest::default()
     };
     tokio::task::spawn_blocking(move || {
         set_callback_in(
@@ -179,6 +180,7 @@ async fn set_callback(
     .await
     .unwrap()
     .unwrap()
+    .settings
     .secret
 }
 
@@ -227,7 +229,7 @@ async fn deliveries_are_signed_carry_the_file_and_its_callback_param_and_a_500_i
     let uid = reply.string();
     let completed = receiver
         .delivered("the completion delivered", |call| {
-            body(call)["type"] == "indexing.completed"
+            body_of(call)["type"] == "indexing.completed"
         })
         .await;
     let tries: Vec<Call> = receiver
@@ -249,7 +251,7 @@ async fn deliveries_are_signed_carry_the_file_and_its_callback_param_and_a_500_i
             call
         ));
     }
-    let data = &body(&completed)["data"];
+    let data = &body_of(&completed)["data"];
     assert_eq!(data["UID"], uid.as_str());
     assert_eq!(data["StoredPath"], "Cb/a.png");
     assert_eq!(data["Event"], "indexing.completed");
@@ -268,10 +270,10 @@ async fn deliveries_are_signed_carry_the_file_and_its_callback_param_and_a_500_i
     assert!(matches!(reply.status.as_u16(), 200 | 422), "{reply:?}");
     let failed = receiver
         .delivered("the failure delivered", |call| {
-            body(call)["type"] == "indexing.failed"
+            body_of(call)["type"] == "indexing.failed"
         })
         .await;
-    let data = &body(&failed)["data"];
+    let data = &body_of(&failed)["data"];
     assert_eq!(data["Status"], "failed");
     assert_eq!(data["CallbackParam"], "job-8");
     assert!(
@@ -286,10 +288,10 @@ async fn deliveries_are_signed_carry_the_file_and_its_callback_param_and_a_500_i
         .expect(200);
     let deleted = receiver
         .delivered("the delete delivered", |call| {
-            body(call)["type"] == "file.deleted"
+            body_of(call)["type"] == "file.deleted"
         })
         .await;
-    let data = &body(&deleted)["data"];
+    let data = &body_of(&deleted)["data"];
     assert_eq!(data["UID"], uid.as_str());
     assert_eq!(data["Status"], "deleted");
     assert_eq!(data["CallbackParam"], "job-7");
@@ -441,7 +443,7 @@ async fn a_company_whose_endpoint_hangs_does_not_delay_another_company() {
         let stored = format!("Cb/acme{n}.png");
         receiver
             .delivered("Acme's deliveries after the release", |call| {
-                body(call)["data"]["StoredPath"] == stored.as_str()
+                body_of(call)["data"]["StoredPath"] == stored.as_str()
             })
             .await;
     }
@@ -668,7 +670,7 @@ async fn the_callback_commands_set_show_test_and_log() {
     assert!(ok, "{test}");
     assert_eq!(test.trim(), "the receiver answered 204");
     let call = receiver.calls().pop().unwrap();
-    assert_eq!(body(&call)["type"], "callback.test");
+    assert_eq!(body_of(&call)["type"], "callback.test");
     assert!(signature_verifies(&secret, &call));
     let (ok, log) = run(strings(&["log", "--company", "Acme"])).await;
     assert!(ok);
@@ -687,4 +689,126 @@ async fn the_callback_commands_set_show_test_and_log() {
     ]))
     .await;
     assert!(!ok);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_admin_sets_reads_and_tests_the_callback_over_http_and_others_may_not() {
+    let receiver = Receiver::start(always(204)).await;
+    let url = format!("{}/hook", receiver.base);
+    let body = |url: &str| {
+        serde_json::json!({"Url": url, "Events": ["indexing.completed", "file.deleted"],
+                           "Enabled": true})
+        .to_string()
+    };
+    // Without --allow-private-callbacks: an empty callback to begin with, a loopback URL refused
+    // saying what to do, and only admins (with a token) may call.
+    let mut service = TestService::start_with(|config| {
+        quick(config);
+        config.callbacks.allow_private = false;
+    })
+    .await;
+    let admin = service.session("admin").await;
+    let shown = admin.get("/api/Callback").await;
+    shown.expect(200);
+    let shown = shown.json();
+    assert_eq!(shown["Settings"]["Url"], "");
+    assert_eq!(shown["Settings"]["Enabled"], false);
+    assert_eq!(shown["Deliveries"], serde_json::json!([]));
+    let refused = admin.put_json("/api/Callback", body(&url)).await;
+    refused.expect(400);
+    assert!(
+        refused.text().contains("--allow-private-callbacks"),
+        "{}",
+        refused.text()
+    );
+    let ann = service.session("ann").await;
+    for reply in [
+        ann.get("/api/Callback").await,
+        ann.put_json("/api/Callback", body(&url)).await,
+        ann.send(reqwest::Method::POST, "/api/Callback/Test", None, None)
+            .await,
+    ] {
+        reply.expect(403);
+        assert!(
+            reply.text().contains("only an admin may"),
+            "{}",
+            reply.text()
+        );
+    }
+    service
+        .anonymous(None)
+        .get("/api/Callback")
+        .await
+        .expect(401);
+
+    // With it: set (the secret made is answered once), read (never the secret), test.
+    service.restart_with(quick).await;
+    let admin = service.session("admin").await;
+    let saved = admin.put_json("/api/Callback", body(&url)).await;
+    saved.expect(200);
+    let saved = saved.json();
+    let secret = saved["Secret"].as_str().unwrap().to_owned();
+    assert!(secret.starts_with("whsec_"), "{saved}");
+    assert_eq!(saved["SecretSet"], true);
+    let bad = admin
+        .put_json(
+            "/api/Callback",
+            serde_json::json!({"Url": url, "Events": ["file.renamed"], "Enabled": true})
+                .to_string(),
+        )
+        .await;
+    bad.expect(400);
+    assert!(bad.text().contains("indexing.completed"), "{}", bad.text());
+    let tested = admin
+        .send(reqwest::Method::POST, "/api/Callback/Test", None, None)
+        .await;
+    tested.expect(200);
+    let tested = tested.json();
+    assert_eq!(tested["Delivered"], true, "{tested}");
+    assert_eq!(tested["Status"], 204);
+    let call = receiver.calls().pop().unwrap();
+    assert_eq!(body_of(&call)["type"], "callback.test");
+    assert!(signature_verifies(&secret, &call));
+    // The events set are the ones recorded: a completion is delivered.
+    admin
+        .upload_database_file("Cb/http.png", png(Shape::Disc, 30), &[])
+        .await;
+    receiver
+        .delivered("the completion", |call| {
+            body_of(call)["type"] == "indexing.completed"
+        })
+        .await;
+    let shown = wait_until(Duration::from_secs(30), "both deliveries listed", || {
+        let admin = &admin;
+        async move {
+            let shown = admin.get("/api/Callback").await.json();
+            (shown["Deliveries"].as_array().map_or(0, Vec::len) == 2
+                && shown["Deliveries"][0]["State"] == "delivered")
+                .then_some(shown)
+        }
+    })
+    .await;
+    let text = shown.to_string();
+    assert!(
+        !text.contains(&secret),
+        "the secret is never shown again: {text}"
+    );
+    assert_eq!(shown["Settings"]["Url"], url.as_str());
+    assert_eq!(
+        shown["Settings"]["Events"],
+        serde_json::json!(["indexing.completed", "file.deleted"])
+    );
+    assert_eq!(shown["Settings"]["SecretSet"], true);
+    let newest = &shown["Deliveries"][0];
+    assert_eq!(newest["Event"], "indexing.completed");
+    assert_eq!(newest["StoredPath"], "Cb/http.png");
+    assert_eq!(newest["Attempts"], 1);
+    assert_eq!(shown["Deliveries"][1]["Event"], "callback.test");
+    // Saved again without a secret: the secret is kept and not answered; an empty URL is off.
+    let kept = admin.put_json("/api/Callback", body("")).await;
+    kept.expect(200);
+    let kept = kept.json();
+    assert!(kept.get("Secret").is_none(), "{kept}");
+    assert_eq!(kept["Enabled"], false);
+    assert_eq!(kept["Url"], "");
 }

@@ -249,4 +249,18 @@ impl CallbacksTx for PgTx<'_, '_> {
         }
         Ok(counts)
     }
+
+    fn prune_ended_deliveries(&mut self, created_before: i64) -> Result<u64, StoreError> {
+        self.tx.execute(
+            "DELETE FROM callback_attempts WHERE delivery_id IN (
+                 SELECT id FROM callback_deliveries
+                 WHERE state IN ('delivered', 'failed') AND created_at < $1)",
+            &[&created_before],
+        )?;
+        Ok(self.tx.execute(
+            "DELETE FROM callback_deliveries
+             WHERE state IN ('delivered', 'failed') AND created_at < $1",
+            &[&created_before],
+        )?)
+    }
 }

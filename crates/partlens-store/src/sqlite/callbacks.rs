@@ -251,4 +251,19 @@ impl CallbacksTx for SqliteTx<'_> {
         }
         Ok(counts)
     }
+
+    fn prune_ended_deliveries(&mut self, created_before: i64) -> Result<u64, StoreError> {
+        self.0.execute(
+            "DELETE FROM callback_attempts WHERE delivery_id IN (
+                 SELECT id FROM callback_deliveries
+                 WHERE state IN ('delivered', 'failed') AND created_at < ?1)",
+            [created_before],
+        )?;
+        let deleted = self.0.execute(
+            "DELETE FROM callback_deliveries
+             WHERE state IN ('delivered', 'failed') AND created_at < ?1",
+            [created_before],
+        )?;
+        Ok(deleted as u64)
+    }
 }

@@ -7,6 +7,7 @@
 
 mod accounts;
 mod attributes;
+mod callbacks;
 mod files;
 mod jobs;
 mod library;
