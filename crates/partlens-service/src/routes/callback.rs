@@ -9,8 +9,8 @@ use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::Response;
 
-use crate::auth::Caller;
 use crate::body::read_limited;
+use crate::caller::Caller;
 use crate::error::ServiceError;
 use crate::routes::json;
 use crate::state::AppState;
