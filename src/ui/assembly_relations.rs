@@ -2,6 +2,10 @@
 //! quantity; a subassembly folds open; a click opens the component) and a part's *Used in* list
 //! (each assembly that holds it, and the assemblies above it up to the top ones).
 //!
+//! While the assembly is shown in 3D, each row of the tree has a *3D* toggle (a click, or Space
+//! with the keyboard on it) that lights that component in the viewport, every instance of it;
+//! again, or Escape, clears it. A component the preview has no triangles of says so on hover.
+//!
 //! The record gives only its direct relations, shown at once; the whole tree comes from the task
 //! layer's walk (`Command::LoadRelations`, limits in [`partlens_api::relation_walk`]) and replaces
 //! them when it arrives.
@@ -10,11 +14,12 @@ use egui::Vec2;
 
 use super::app_command::CommandQueue;
 use super::detail_intent::DetailIntent;
+use super::detail_model::ComponentLights;
 use super::picture::{Picture, paint_caption, paint_fitted, picture};
 use super::texture_cache::TextureCache;
 use partlens_api::{ApiError, FileMap, FileUid, Relation, RelationNode, RelationTree, WalkStop};
 use partlens_tasks::Command;
-use partlens_tasks::models::is_model_file_name;
+use partlens_tasks::models::{component_name, is_model_file_name};
 use partlens_tasks::thumbnails::ImageRequest;
 use partlens_tasks::wording::{Attempt, explain};
 
@@ -143,7 +148,8 @@ impl AssemblyRelations {
         self.used_in = state(used_in, &self.used_in);
     }
 
-    /// Draws the components and the *Used in* list of `record`.
+    /// Draws the components and the *Used in* list of `record`; with `lights` (the assembly shown
+    /// in 3D), each component's row can light it there.
     pub fn ui(
         &mut self,
         ui: &mut egui::Ui,
@@ -151,6 +157,7 @@ impl AssemblyRelations {
         textures: &mut TextureCache<egui::TextureHandle>,
         commands: &mut CommandQueue,
         intents: &mut Vec<DetailIntent>,
+        lights: Option<&mut ComponentLights>,
     ) {
         self.ask(commands);
         let direct = record.components();
@@ -164,8 +171,14 @@ impl AssemblyRelations {
             walk_note_ui(ui, &self.components, "Reading the subassemblies…");
             match tree {
                 Some(tree) => {
+                    let mut row = Row {
+                        textures: &mut *textures,
+                        commands: &mut *commands,
+                        intents: &mut *intents,
+                        lights,
+                    };
                     for node in &tree.root.related {
-                        component_ui(ui, node, &[], textures, commands, intents);
+                        row.component_ui(ui, node, &[]);
                     }
                     cut_short_ui(ui, tree);
                 }
@@ -238,52 +251,86 @@ fn direct_relations_ui(ui: &mut egui::Ui, relations: &[Relation], intents: &mut 
     }
 }
 
-/// One component: a row (thumbnail, name, quantity), and under it, folded open, its own
-/// components when it is a subassembly. `path` is the UIDs above it (ids of the folds).
-fn component_ui(
-    ui: &mut egui::Ui,
-    node: &RelationNode,
-    path: &[&FileUid],
-    textures: &mut TextureCache<egui::TextureHandle>,
-    commands: &mut CommandQueue,
-    intents: &mut Vec<DetailIntent>,
-) {
-    if node.related.is_empty() {
-        node_row_ui(ui, node, textures, commands, intents);
-        return;
-    }
-    let mut below: Vec<&FileUid> = path.to_vec();
-    below.push(&node.uid);
-    let id = ui.make_persistent_id(("assembly component", &below));
-    egui::collapsing_header::CollapsingState::load_with_default_open(ui.ctx(), id, path.len() < 2)
-        .show_header(ui, |ui| node_row_ui(ui, node, textures, commands, intents))
-        .body(|ui| {
-            for child in &node.related {
-                component_ui(ui, child, &below, textures, commands, intents);
-            }
-        });
+/// What each row of the tree draws with and tells.
+struct Row<'a> {
+    textures: &'a mut TextureCache<egui::TextureHandle>,
+    commands: &'a mut CommandQueue,
+    intents: &'a mut Vec<DetailIntent>,
+    lights: Option<&'a mut ComponentLights>,
 }
 
-/// A component's row: thumbnail, the name as a link, "× 2", the reference designator and why it
-/// was not followed.
-fn node_row_ui(
-    ui: &mut egui::Ui,
-    node: &RelationNode,
-    textures: &mut TextureCache<egui::TextureHandle>,
-    commands: &mut CommandQueue,
-    intents: &mut Vec<DetailIntent>,
-) {
-    ui.horizontal(|ui| {
-        thumbnail_ui(ui, node, textures, commands);
-        node_link_ui(ui, node, "Open this component", intents);
-        if let Some(quantity) = node.quantity {
-            ui.weak(format!("× {quantity}"));
+impl Row<'_> {
+    /// One component: a row (thumbnail, name, quantity), and under it, folded open, its own
+    /// components when it is a subassembly. `path` is the UIDs above it (ids of the folds).
+    fn component_ui(&mut self, ui: &mut egui::Ui, node: &RelationNode, path: &[&FileUid]) {
+        if node.related.is_empty() {
+            self.node_row_ui(ui, node);
+            return;
         }
-        if let Some(designator) = &node.reference_designator {
-            ui.weak(designator);
-        }
-        stop_note_ui(ui, node);
+        let mut below: Vec<&FileUid> = path.to_vec();
+        below.push(&node.uid);
+        let id = ui.make_persistent_id(("assembly component", &below));
+        egui::collapsing_header::CollapsingState::load_with_default_open(
+            ui.ctx(),
+            id,
+            path.len() < 2,
+        )
+        .show_header(ui, |ui| self.node_row_ui(ui, node))
+        .body(|ui| {
+            for child in &node.related {
+                self.component_ui(ui, child, &below);
+            }
+        });
+    }
+
+    /// A component's row: the *3D* toggle, thumbnail, the name as a link, "× 2", the reference
+    /// designator and why it was not followed.
+    fn node_row_ui(&mut self, ui: &mut egui::Ui, node: &RelationNode) {
+        ui.horizontal(|ui| {
+            if let Some(lights) = self.lights.as_deref_mut() {
+                light_toggle_ui(ui, node, lights);
+            }
+            thumbnail_ui(ui, node, self.textures, self.commands);
+            node_link_ui(ui, node, "Open this component", self.intents);
+            if let Some(quantity) = node.quantity {
+                ui.weak(format!("× {quantity}"));
+            }
+            if let Some(designator) = &node.reference_designator {
+                ui.weak(designator);
+            }
+            stop_note_ui(ui, node);
+        });
+    }
+}
+
+/// The toggle that lights a component in the 3D preview (every instance of it), or clears it;
+/// greyed, with the reason on hover, when the preview has no triangles of it.
+fn light_toggle_ui(ui: &mut egui::Ui, node: &RelationNode, lights: &mut ComponentLights) {
+    let name = component_name(&node.file_name);
+    let count = lights.counts.get(name).copied().unwrap_or(0);
+    let lit = lights.lit.as_deref() == Some(name);
+    let response = ui
+        .add_enabled(count > 0, egui::Button::selectable(lit, "3D"))
+        .on_hover_text(if lit {
+            format!("{name} is lit in the 3D view: click again or press Escape to clear it")
+        } else {
+            format!("Light every {name} in the 3D view")
+        })
+        .on_disabled_hover_text(format!(
+            "{name} is not in the 3D preview: the assembly's model has no part by this name"
+        ));
+    // Named for what it does, so a screen reader (and a test) tells the rows' toggles apart.
+    response.widget_info(|| {
+        egui::WidgetInfo::selected(
+            egui::Role::Button,
+            count > 0,
+            lit,
+            format!("Show {name} in 3D"),
+        )
     });
+    if response.clicked() {
+        lights.chosen = Some((!lit).then(|| name.to_owned()));
+    }
 }
 
 /// A component's thumbnail, or an empty square when it has none.
@@ -406,7 +453,7 @@ fn cut_short_ui(ui: &mut egui::Ui, tree: &RelationTree) {
 #[cfg(test)]
 mod tests {
     use egui_kittest::Harness;
-    use egui_kittest::kittest::Queryable as _;
+    use egui_kittest::kittest::{NodeT as _, Queryable as _};
 
     use super::*;
     use crate::ui::app_command::AppCommand;
@@ -512,7 +559,14 @@ mod tests {
         let mut harness = Harness::new_ui(|ui| {
             let mut textures = TextureCache::new(1 << 20);
             let mut commands = CommandQueue::default();
-            relations.ui(ui, &record, &mut textures, &mut commands, &mut intents);
+            relations.ui(
+                ui,
+                &record,
+                &mut textures,
+                &mut commands,
+                &mut intents,
+                None,
+            );
         });
         harness.run();
         harness.get_by_label("Assembly of 1 component (18 parts in all)");
@@ -559,6 +613,7 @@ mod tests {
                 &mut textures,
                 &mut CommandQueue::default(),
                 &mut Vec::new(),
+                None,
             );
         });
         harness.run();
@@ -568,6 +623,75 @@ mod tests {
             .get_all_by_label("as1")
             .next()
             .expect("the top assembly named");
+    }
+
+    /// The rows' *3D* toggles: one lights a component the preview has, pressed again clears it;
+    /// a component the preview lacks has its toggle greyed.
+    #[test]
+    fn a_row_lights_its_component_in_3d_and_one_not_there_cannot() {
+        let record = record_with(
+            serde_json::json!([{"UID": "00000000-0000-4000-8000-000000000005", "DisplayName": "plate"}]),
+            serde_json::json!([]),
+        );
+        let mut relations = AssemblyRelations::default();
+        relations.start(&record);
+        let up = RelationTree {
+            root: node("as1", None, vec![]),
+            records_read: 1,
+            cut_short: false,
+        };
+        relations.answer(&record.file_uid(), Ok(as1()), Ok(up));
+        // The preview has the nut and the plate, not the rod.
+        let counts: std::collections::HashMap<String, usize> =
+            [("nut".to_owned(), 96), ("plate".to_owned(), 12)].into();
+        let lights = std::cell::RefCell::new(ComponentLights {
+            counts: std::sync::Arc::new(counts),
+            lit: None,
+            chosen: None,
+        });
+        let mut harness = Harness::new_ui(|ui| {
+            let mut textures = TextureCache::new(1 << 20);
+            let mut lights = lights.borrow_mut();
+            relations.ui(
+                ui,
+                &record,
+                &mut textures,
+                &mut CommandQueue::default(),
+                &mut Vec::new(),
+                Some(&mut lights),
+            );
+        });
+        harness.run();
+        let rods: Vec<bool> = harness
+            .get_all_by_label("Show rod in 3D")
+            .map(|rod| rod.accesskit_node().is_disabled())
+            .collect();
+        assert_eq!(
+            rods,
+            [true],
+            "the rod is not in the preview: its toggle is greyed"
+        );
+        harness
+            .get_all_by_label("Show nut in 3D")
+            .next()
+            .expect("the nut's toggle")
+            .click();
+        harness.run();
+        let chosen = lights.borrow_mut().chosen.take();
+        assert_eq!(chosen, Some(Some("nut".to_owned())));
+        lights.borrow_mut().lit = Some("nut".to_owned());
+        harness.run();
+        harness
+            .get_all_by_label("Show nut in 3D")
+            .next()
+            .expect("the nut's toggle")
+            .click();
+        harness.run();
+        assert_eq!(
+            lights.borrow_mut().chosen.take(),
+            Some(None),
+            "pressed again: cleared"
+        );
     }
 
     #[test]
@@ -590,6 +714,7 @@ mod tests {
                 &mut textures,
                 &mut CommandQueue::default(),
                 &mut Vec::new(),
+                None,
             );
         });
         harness.run();

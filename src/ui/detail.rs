@@ -194,6 +194,24 @@ impl DetailView {
         self.delete = DeleteState::Idle;
     }
 
+    /// Escape clears the component lit in the 3D preview, before it leads back from the page:
+    /// true when it did (the key is taken).
+    pub fn escape_clears_lit_component(&mut self, ui: &egui::Ui) -> bool {
+        let Some(model) = self
+            .model
+            .as_mut()
+            .filter(|model| model.lit_component().is_some())
+        else {
+            return false;
+        };
+        let pressed = super::keyboard::keys_free(ui.ctx())
+            && ui.input_mut(|input| input.consume_key(egui::Modifiers::NONE, egui::Key::Escape));
+        if pressed {
+            model.light_component(None);
+        }
+        pressed
+    }
+
     /// Files the walk of a file's assembly relations (ignored unless it is the file shown).
     pub fn set_relations(
         &mut self,
@@ -319,7 +337,15 @@ impl DetailView {
                     self.fields_ui(ui, record);
                     // An assembly's components and where a part is used come before the long
                     // list of extracted attributes.
-                    self.relations.ui(ui, record, textures, commands, intents);
+                    let mut lights = self.model.as_mut().and_then(DetailModel::component_lights);
+                    self.relations
+                        .ui(ui, record, textures, commands, intents, lights.as_mut());
+                    if let (Some(model), Some(chosen)) =
+                        (&mut self.model, lights.and_then(|lights| lights.chosen))
+                    {
+                        model.light_component(chosen.as_deref());
+                        ui.ctx().request_repaint();
+                    }
                     self.attributes_ui(ui, record);
                     ui.separator();
                     self.actions_ui(ui, record, &uid, commands, intents);

@@ -1,13 +1,16 @@
 //! The 3D part of a model's detail view: the model turned in a viewport with its measurements when
 //! this computer has the file, else the service's picture with the reason and *Open model file…*.
-//! *3D model* / *Picture* switch between the two. The model is asked for when first shown.
+//! *3D model* / *Picture* switch between the two. The model is asked for when first shown. An
+//! assembly's component chosen in the detail's tree is lit in the viewport ([`ComponentLights`]).
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use egui::Vec2;
 
 use super::app_command::CommandQueue;
+use super::model_view::shading::ModelStyle;
 use super::model_view::{ModelEntry, ModelView, measurements_ui};
 use partlens_api::FileUid;
 use partlens_tasks::Command;
@@ -21,6 +24,21 @@ pub struct DetailModel {
     entry: Option<ModelEntry>,
     view: ModelView,
     showing_3d: bool,
+    /// Triangles of each component in the preview, counted once for the preview (by address).
+    component_counts: Option<(usize, Arc<HashMap<String, usize>>)>,
+}
+
+/// What the rows of an assembly's tree know of its 3D preview: how many triangles show each
+/// component (by [`partlens_tasks::models::component_name`]) and which one is lit; a row that
+/// chooses one (or clears it) says so in `chosen`.
+#[derive(Clone, Debug)]
+pub struct ComponentLights {
+    /// Triangles of the preview showing each component.
+    pub counts: Arc<HashMap<String, usize>>,
+    /// The component lit.
+    pub lit: Option<String>,
+    /// What a row chose this frame: `Some(Some(name))` light it, `Some(None)` light nothing.
+    pub chosen: Option<Option<String>>,
 }
 
 /// What the detail's left column shows this frame.
@@ -40,6 +58,7 @@ impl DetailModel {
             entry: None,
             view: ModelView::new(),
             showing_3d: true,
+            component_counts: None,
         }
     }
 
@@ -86,6 +105,42 @@ impl DetailModel {
         }
     }
 
+    /// What the tree's rows need to light a component, while an assembly's model is shown in 3D.
+    pub fn component_lights(&mut self) -> Option<ComponentLights> {
+        let preview = self.ready().filter(|_| self.showing_3d)?.clone();
+        if preview.parts.is_empty() {
+            return None;
+        }
+        let address = Arc::as_ptr(&preview) as usize;
+        let counts = match &self.component_counts {
+            Some((counted, counts)) if *counted == address => counts.clone(),
+            _ => {
+                let counts = Arc::new(preview.component_triangle_counts());
+                self.component_counts = Some((address, counts.clone()));
+                counts
+            }
+        };
+        Some(ComponentLights {
+            counts,
+            lit: self.lit_component().map(str::to_owned),
+            chosen: None,
+        })
+    }
+
+    /// Lights the component named `name` in the viewport (`None`: nothing); how many triangles
+    /// are lit (0, and nothing lit, when the model is not ready or has none of it).
+    pub fn light_component(&mut self, name: Option<&str>) -> usize {
+        match self.ready().cloned() {
+            Some(preview) => self.view.light_component(&preview, name),
+            None => 0,
+        }
+    }
+
+    /// The name of the component lit, if any.
+    pub fn lit_component(&self) -> Option<&str> {
+        self.view.lit_component().map(|lit| lit.name.as_str())
+    }
+
     /// The switch between the 3D model and the picture, and *Open model file…*.
     pub fn mode_ui(&mut self, ui: &mut egui::Ui, commands: &mut CommandQueue) {
         ui.horizontal(|ui| {
@@ -123,6 +178,7 @@ impl DetailModel {
                 let size = Vec2::new(ui.available_width(), height);
                 self.view.viewport_ui(ui, &preview, size);
                 ui.weak("Drag to turn, right-drag or Shift + drag to pan, scroll to zoom");
+                self.lit_note_ui(ui);
                 DetailPicture::Model
             }
             ModelEntry::Loading => {
@@ -133,6 +189,26 @@ impl DetailModel {
                 DetailPicture::Picture(None)
             }
             ModelEntry::Unavailable(reason) => DetailPicture::Picture(Some(reason)),
+        }
+    }
+
+    /// Which component is lit, with *Clear*, while one is.
+    fn lit_note_ui(&mut self, ui: &mut egui::Ui) {
+        let Some(lit) = self.view.lit_component() else {
+            return;
+        };
+        let note = format!(
+            "{} lit ({} triangles drawn); Escape clears it",
+            lit.name, lit.count
+        );
+        let mut clear = false;
+        ui.horizontal(|ui| {
+            let accent = ModelStyle::for_visuals(ui.visuals(), true).accent;
+            ui.label(egui::RichText::new(note).color(accent));
+            clear = ui.small_button("Clear").clicked();
+        });
+        if clear {
+            self.light_component(None);
         }
     }
 

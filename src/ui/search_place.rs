@@ -473,8 +473,11 @@ impl SearchPlace {
         for key in sweep.abandoned {
             commands.backend(Command::CancelImage(key));
         }
+        // Escape clears a component lit in the detail's 3D view first.
+        let cleared =
+            self.page == SearchPage::Detail && self.detail.escape_clears_lit_component(ui);
         // Backspace or Escape leads back from a page opened from the results (or another place).
-        if self.page != SearchPage::Results && keyboard::back_pressed(ui) {
+        if !cleared && self.page != SearchPage::Results && keyboard::back_pressed(ui) {
             self.go_back(commands);
         }
         match self.page {

@@ -24,7 +24,10 @@ pub const SHORTCUTS: [(&str, &str); 17] = [
         "Enter",
         "Open the file under the cursor (in the search field: search)",
     ),
-    ("Escape", "Leave the list; on a page: back"),
+    (
+        "Escape",
+        "Leave the list; on a page: back (a component lit in 3D: clear it first)",
+    ),
     ("Backspace", "Back to where the page was opened from"),
     ("Ctrl+D", "A file's drawing data (PMI), from its detail"),
     ("Up / Down", "The items of a drawing, in its drawing data"),

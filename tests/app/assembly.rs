@@ -140,8 +140,70 @@ fn the_as1_assembly_is_previewed_whole_with_every_component_placed() {
     close_app(&runtime, harness);
 }
 
+/// How many triangles the detail's 3D view has lit, and how many of its preview show the nut.
+fn lit_and_nut_triangles(harness: &Harness<'_, App>) -> (Option<usize>, usize) {
+    let model = harness.state().search().detail().model().unwrap();
+    let preview = model.ready().unwrap();
+    let nut: usize = preview
+        .component_triangles("NUT")
+        .iter()
+        .map(|range| range.len())
+        .sum();
+    (model.view().lit_component().map(|lit| lit.count), nut)
+}
+
+/// Presses the nut's *3D* toggle (the first row of the nut: every nut is lit).
+fn press_the_nut_toggle(harness: &mut Harness<'_, App>) {
+    harness
+        .get_all_by_label("Show NUT in 3D")
+        .next()
+        .expect("the nut's 3D toggle")
+        .scroll_to_me();
+    harness.run_steps(3);
+    harness
+        .get_all_by_label("Show NUT in 3D")
+        .next()
+        .expect("the nut's 3D toggle")
+        .click();
+    harness.run_steps(2);
+}
+
+/// The nut chosen in the tree lights its eight instances in the 3D view; Escape, and the toggle
+/// pressed again, clear it (Escape without leaving the detail).
+fn nut_lit_in_3d_and_cleared(harness: &mut Harness<'_, App>) {
+    wait_for_detail_model(harness);
+    harness.run_steps(2);
+    let nuts = {
+        let model = harness.state().search().detail().model().unwrap();
+        let preview = model.ready().unwrap();
+        preview
+            .parts
+            .iter()
+            .filter(|part| part.name == "NUT")
+            .count()
+    };
+    assert_eq!(nuts, 8, "the nut is placed eight times");
+    press_the_nut_toggle(harness);
+    let (lit, nut) = lit_and_nut_triangles(harness);
+    assert!(nut > 0, "the preview draws the nut");
+    assert_eq!(lit, Some(nut), "every nut and only the nuts lit");
+    harness.key_press(egui::Key::Escape);
+    harness.run_steps(2);
+    assert_eq!(lit_and_nut_triangles(harness).0, None, "Escape clears it");
+    assert_eq!(harness.state().search().page(), SearchPage::Detail);
+    press_the_nut_toggle(harness);
+    assert_eq!(lit_and_nut_triangles(harness).0, Some(nut));
+    press_the_nut_toggle(harness);
+    assert_eq!(
+        lit_and_nut_triangles(harness).0,
+        None,
+        "pressed again: cleared"
+    );
+}
+
 /// AS1 uploaded with *Index the components*: its detail shows the components as a tree (three
-/// direct components, 18 parts in all), and the nut opened from the tree says where it is used:
+/// direct components, 18 parts in all); the nut's *3D* toggle lights its eight instances in the
+/// preview, and Escape clears them; and the nut opened from the tree says where it is used:
 /// the nut-and-bolt set and the rod set, under AS1 at the top.
 #[test]
 fn the_as1_components_are_a_tree_and_the_nut_says_where_it_is_used() {
@@ -169,6 +231,7 @@ fn the_as1_components_are_a_tree_and_the_nut_says_where_it_is_used() {
         .get_all_by_label("× 3")
         .next()
         .expect("three nut-and-bolt sets");
+    nut_lit_in_3d_and_cleared(&mut harness);
     // The nut's record is `Assemblies/as1_pe_203/NUT.stp` (the product's name).
     let nut = harness
         .get_all_by_label("NUT.stp")

@@ -4,10 +4,21 @@
 //! readers' limit (4 M triangles) is reduced in well under a second; the grid is refined or coarsened
 //! until the result fits the budget. Shape detail smaller than a cell is lost, which a preview
 //! allows; measurements always come from the mesh as read.
+//!
+//! An assembly's mesh is reduced part by part ([`decimate_parts`]): each placed component within
+//! its own triangles, with a share of the budget by its size and at least
+//! [`MIN_PART_TRIANGLES`], so a small nut beside a large plate is still there, and still known as
+//! the nut, in the reduced copy.
 
 use std::collections::{HashMap, HashSet};
+use std::ops::Range;
 
 use super::Mesh;
+use super::assembly::MeshPart;
+
+/// The least share of the budget a part (or a stretch of triangles between parts) gets when an
+/// assembly is reduced part by part, or all of its triangles when it has fewer.
+pub const MIN_PART_TRIANGLES: usize = 24;
 
 /// How many times the grid is resized to meet the budget before the last try is kept.
 const MAX_PASSES: usize = 8;
@@ -51,6 +62,105 @@ pub fn decimate(mesh: &Mesh, max_triangles: usize) -> Mesh {
         cells_along_longest = (cells_along_longest * ratio * 0.97).max(1.0);
     }
     best.unwrap_or_else(|| cluster(mesh, low, longest))
+}
+
+/// `mesh` and its `parts` with at most `max_triangles` triangles (one more a part that would
+/// vanish): as they are when the mesh fits; else every part and every stretch of triangles between
+/// parts reduced on its own ([`decimate`]) to its share of the budget, and the parts' ranges
+/// moved to where their triangles are in the reduced copy. Without parts, or with more than the
+/// budget can give [`MIN_PART_TRIANGLES`] each, the whole mesh is reduced at once and the parts
+/// are dropped.
+pub fn decimate_parts(
+    mesh: &Mesh,
+    parts: &[MeshPart],
+    max_triangles: usize,
+) -> (Mesh, Vec<MeshPart>) {
+    if mesh.triangles.len() <= max_triangles {
+        return (mesh.clone(), parts.to_vec());
+    }
+    let pieces = pieces(parts, mesh.triangles.len());
+    let floors: Vec<usize> = pieces
+        .iter()
+        .map(|piece| piece.len().min(MIN_PART_TRIANGLES))
+        .collect();
+    let floor_total: usize = floors.iter().sum();
+    if parts.is_empty() || floor_total > max_triangles {
+        return (decimate(mesh, max_triangles), Vec::new());
+    }
+    let spare = (max_triangles - floor_total) as f64;
+    let above_floors = (mesh.triangles.len() - floor_total).max(1) as f64;
+    let mut reduced = Mesh::default();
+    // Where each piece starts in the reduced copy, and where the last ends.
+    let mut starts = Vec::with_capacity(pieces.len() + 1);
+    for (piece, floor) in pieces.iter().zip(floors) {
+        starts.push(reduced.triangles.len() as u32);
+        let share = floor + (spare * (piece.len() - floor) as f64 / above_floors) as usize;
+        let alone = sub_mesh(mesh, piece.clone());
+        let mut small = decimate(&alone, share);
+        if small.triangles.is_empty() {
+            small = sub_mesh(&alone, 0..alone.triangles.len().min(1));
+        }
+        append(&mut reduced, small);
+    }
+    starts.push(reduced.triangles.len() as u32);
+    let moved = |at: u32| {
+        let piece = pieces.partition_point(|piece| piece.start < at as usize);
+        starts[piece]
+    };
+    let parts = parts
+        .iter()
+        .map(|part| MeshPart {
+            triangles: moved(part.triangles.start)..moved(part.triangles.end),
+            ..part.clone()
+        })
+        .collect();
+    (reduced, parts)
+}
+
+/// The mesh's triangles `0..count` cut where a part's range starts or ends: every part's own
+/// triangles one piece, the stretches between parts one piece each, no piece empty.
+fn pieces(parts: &[MeshPart], count: usize) -> Vec<Range<usize>> {
+    let mut cuts: Vec<usize> = parts
+        .iter()
+        .flat_map(|part| [part.triangles.start as usize, part.triangles.end as usize])
+        .filter(|&cut| cut < count)
+        .chain([0, count])
+        .collect();
+    cuts.sort_unstable();
+    cuts.dedup();
+    cuts.windows(2).map(|pair| pair[0]..pair[1]).collect()
+}
+
+/// The triangles `range` of `mesh` as a mesh of their own (only the vertices they use).
+fn sub_mesh(mesh: &Mesh, range: Range<usize>) -> Mesh {
+    let mut index: HashMap<u32, u32> = HashMap::new();
+    let mut vertices = Vec::new();
+    let triangles = mesh.triangles[range]
+        .iter()
+        .map(|triangle| {
+            triangle.map(|corner| {
+                *index.entry(corner).or_insert_with(|| {
+                    vertices.push(mesh.vertices[corner as usize]);
+                    (vertices.len() - 1) as u32
+                })
+            })
+        })
+        .collect();
+    Mesh {
+        vertices,
+        triangles,
+    }
+}
+
+/// Adds `more` after the triangles of `mesh`.
+fn append(mesh: &mut Mesh, more: Mesh) {
+    let offset = mesh.vertices.len() as u32;
+    mesh.vertices.extend(more.vertices);
+    mesh.triangles.extend(
+        more.triangles
+            .into_iter()
+            .map(|triangle| triangle.map(|corner| corner + offset)),
+    );
 }
 
 /// Clusters the vertices of `mesh` into cubic cells of side `cell` starting at `origin`.
@@ -168,5 +278,59 @@ mod tests {
                     .all(|&i| (i as usize) < reduced.vertices.len())
             );
         }
+    }
+
+    #[test]
+    fn an_assembly_is_reduced_part_by_part_and_a_small_part_stays() {
+        // A large sphere and a tiny one placed far off, each a part, with a stretch of no part
+        // between them.
+        let large = sphere(200, 200);
+        let mut tiny = sphere(10, 10);
+        for vertex in &mut tiny.vertices {
+            *vertex = vertex.map(|value| value * 0.01 + 50.0);
+        }
+        let mut mesh = large.clone();
+        append(&mut mesh, sphere(20, 20));
+        append(&mut mesh, tiny.clone());
+        let large_end = large.triangles.len() as u32;
+        let tiny_start = large_end + 800;
+        let parts = vec![
+            MeshPart {
+                name: "PLATE".into(),
+                parent: None,
+                triangles: 0..large_end,
+            },
+            MeshPart {
+                name: "NUT".into(),
+                parent: None,
+                triangles: tiny_start..mesh.triangles.len() as u32,
+            },
+        ];
+        let budget = 5_000;
+        let (reduced, kept) = decimate_parts(&mesh, &parts, budget);
+        assert!(
+            reduced.triangles.len() <= budget,
+            "{}",
+            reduced.triangles.len()
+        );
+        assert_eq!(
+            crate::assembly::check_mesh_parts(&kept, reduced.triangles.len()),
+            Ok(())
+        );
+        assert_eq!(kept[1].triangles.end as usize, reduced.triangles.len());
+        assert!(kept[1].triangles.len() >= MIN_PART_TRIANGLES.min(tiny.triangles.len()));
+        assert!(kept[0].triangles.len() > 1_000);
+        // The nut's triangles in the reduced copy are the nut's, near where it was.
+        let nut = sub_mesh(
+            &reduced,
+            kept[1].triangles.start as usize..reduced.triangles.len(),
+        );
+        let [low, _] = nut.bounds().unwrap();
+        assert!(
+            low.iter().all(|&value| (value - 50.0).abs() < 1.0),
+            "{low:?}"
+        );
+        // Within the budget: kept as it is.
+        assert_eq!(decimate_parts(&mesh, &parts, usize::MAX), (mesh, parts));
     }
 }

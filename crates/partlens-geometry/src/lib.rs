@@ -33,9 +33,9 @@ pub mod occt;
 mod realworld_for_tests;
 pub mod step;
 
-pub use assembly::{Occurrence, Placement, Product, ProductTree, Usage};
+pub use assembly::{MeshPart, Occurrence, Placement, Product, ProductTree, Usage};
 pub use builder::{MAX_MODEL_BYTES, MAX_TRIANGLES, MAX_VERTICES};
-pub use decimate::decimate;
+pub use decimate::{decimate, decimate_parts};
 pub use edges::{FeatureEdge, face_normals, feature_edges};
 pub use error::GeometryError;
 pub use measure::{MeshMeasurements, is_closed, volume};

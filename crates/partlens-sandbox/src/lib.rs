@@ -37,6 +37,8 @@ pub struct PreviewMesh {
     pub display: partlens_geometry::Mesh,
     /// The measurements of the mesh as read.
     pub measurements: partlens_geometry::MeshMeasurements,
+    /// For an assembly, which triangles of `display` are which placed component; empty otherwise.
+    pub parts: Vec<partlens_geometry::MeshPart>,
 }
 
 #[cfg(feature = "analysis")]
@@ -169,7 +171,8 @@ impl Sandbox {
 }
 
 /// The preview mesh back from its wire form. It crossed a process boundary, so the mesh's
-/// invariant (at least one triangle, every index names a vertex) is checked before anyone draws it.
+/// invariant (at least one triangle, every index names a vertex) and its parts' (bounded, ranges
+/// inside the mesh and in order) are checked before anyone draws it.
 fn preview_mesh(wire: PreviewWire) -> Result<PreviewMesh, SandboxFailure> {
     let corners = wire.vertices.len();
     let whole = wire
@@ -180,6 +183,13 @@ fn preview_mesh(wire: PreviewWire) -> Result<PreviewMesh, SandboxFailure> {
     if wire.triangles.is_empty() || !whole {
         return Err(SandboxFailure::Crashed {
             how: "its mesh does not hold together".to_owned(),
+        });
+    }
+    if let Err(reason) =
+        partlens_geometry::assembly::check_mesh_parts(&wire.parts, wire.triangles.len())
+    {
+        return Err(SandboxFailure::Crashed {
+            how: format!("its assembly's parts do not fit its mesh: {reason}"),
         });
     }
     Ok(PreviewMesh {
@@ -193,5 +203,48 @@ fn preview_mesh(wire: PreviewWire) -> Result<PreviewMesh, SandboxFailure> {
             surface_area: wire.surface_area,
             volume: wire.volume,
         },
+        parts: wire.parts,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn wire(parts: Vec<partlens_geometry::MeshPart>) -> PreviewWire {
+        PreviewWire {
+            vertices: vec![[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
+            triangles: vec![[0, 1, 2], [0, 2, 1]],
+            bounds: [[0.0; 3], [1.0, 1.0, 0.0]],
+            triangle_count: 2,
+            surface_area: 1.0,
+            volume: None,
+            parts,
+        }
+    }
+
+    fn part(name: &str, triangles: std::ops::Range<u32>) -> partlens_geometry::MeshPart {
+        partlens_geometry::MeshPart {
+            name: name.to_owned(),
+            parent: None,
+            triangles,
+        }
+    }
+
+    /// An assembly's parts come through when they fit the mesh; parts that do not (outside it,
+    /// overlapping) make the worker's answer a crash, never a preview drawn with them.
+    #[test]
+    fn a_previews_parts_are_checked_against_its_mesh() {
+        let kept = preview_mesh(wire(vec![part("NUT", 0..1), part("BOLT", 1..2)])).unwrap();
+        assert_eq!(kept.parts.len(), 2);
+        for broken in [
+            vec![part("NUT", 0..3)],
+            vec![part("NUT", 0..2), part("BOLT", 1..2)],
+        ] {
+            assert!(matches!(
+                preview_mesh(wire(broken)),
+                Err(SandboxFailure::Crashed { .. })
+            ));
+        }
+    }
 }

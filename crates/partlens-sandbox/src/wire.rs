@@ -206,6 +206,9 @@ pub struct PreviewWire {
     pub surface_area: f64,
     /// Volume of the whole mesh, when closed.
     pub volume: Option<f64>,
+    /// For an assembly, which triangles of the reduced mesh are which placed component (checked
+    /// by the parent: [`partlens_geometry::assembly::check_mesh_parts`]); empty otherwise.
+    pub parts: Vec<partlens_geometry::MeshPart>,
 }
 
 #[cfg(feature = "analysis")]

@@ -229,12 +229,18 @@ fn handle(request: Request) -> Outcome {
     }
 }
 
-/// Reads a model and reduces it for display.
+/// Reads a model and reduces it for display (an assembly part by part, its parts kept).
 fn preview(extension: &str, bytes: &[u8], budget: u64) -> Result<PreviewWire, String> {
-    let mesh = partlens_geometry::read_mesh(extension, bytes).map_err(|error| error.to_string())?;
+    let reading = partlens_geometry::read_model(extension, bytes);
+    let mesh = reading.mesh.map_err(|error| error.to_string())?;
+    let parts = reading
+        .assembly
+        .map(|tree| tree.mesh_parts())
+        .unwrap_or_default();
     let measurements = partlens_geometry::MeshMeasurements::of(&mesh)
         .ok_or_else(|| "the mesh has no triangles".to_owned())?;
-    let display = partlens_geometry::decimate(&mesh, usize::try_from(budget).unwrap_or(usize::MAX));
+    let budget = usize::try_from(budget).unwrap_or(usize::MAX);
+    let (display, parts) = partlens_geometry::decimate_parts(&mesh, &parts, budget);
     drop(mesh);
     Ok(PreviewWire {
         vertices: display.vertices,
@@ -243,6 +249,7 @@ fn preview(extension: &str, bytes: &[u8], budget: u64) -> Result<PreviewWire, St
         triangle_count: measurements.triangles as u64,
         surface_area: measurements.surface_area,
         volume: measurements.volume,
+        parts,
     })
 }
 

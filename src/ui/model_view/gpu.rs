@@ -10,6 +10,10 @@
 //! model's vertices on the GPU and redraws its texture only when the camera, the size or the style
 //! changed. Without wgpu (the glow renderer, the test harness) the preview falls back to
 //! [`super::shading`].
+//!
+//! While a component of an assembly is lit, its triangles (and edges) are put first in the
+//! buffers and drawn opaque in the accent colour; the rest follow, drawn blended (see-through)
+//! without writing depth, so the lit component shows through whatever is in front of it.
 
 use std::sync::{Arc, OnceLock};
 
@@ -20,6 +24,7 @@ use egui::Color32;
 
 use super::camera::Camera;
 use super::shading::ModelStyle;
+use partlens_geometry::edges::NO_FACE;
 use partlens_tasks::models::ModelPreview;
 
 /// Colour format of the drawn texture. egui shows a native texture's values as they are (sRGB-encoded
@@ -33,8 +38,15 @@ const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 /// Light that reaches a triangle seen edge-on.
 const AMBIENT: f32 = 0.28;
 
-/// Size of the uniform block: a 4×4 matrix and four vectors.
-const UNIFORM_BYTES: u64 = (16 + 4 * 4) * 4;
+/// Size of the uniform block: a 4×4 matrix and seven vectors.
+const UNIFORM_BYTES: u64 = (16 + 7 * 4) * 4;
+
+/// A vertex's mark: nothing is lit.
+const MARK_PLAIN: f32 = 0.0;
+/// A vertex's mark: of the lit component.
+const MARK_LIT: f32 = 1.0;
+/// A vertex's mark: faded while another component is lit.
+const MARK_FADED: f32 = 2.0;
 
 /// Where the renderer is kept in egui's memory.
 fn renderer_id() -> egui::Id {
@@ -81,6 +93,9 @@ pub struct GpuRenderer {
     layout: wgpu::BindGroupLayout,
     surface_pipeline: wgpu::RenderPipeline,
     edge_pipeline: wgpu::RenderPipeline,
+    /// The same two, blended and not writing depth: what is faded while a component is lit.
+    faded_surface_pipeline: wgpu::RenderPipeline,
+    faded_edge_pipeline: wgpu::RenderPipeline,
     sample_count: u32,
 }
 
@@ -148,10 +163,10 @@ impl GpuRenderer {
             immediate_size: 0,
         });
         let pipeline = |label: &str,
-                        vertex: &str,
-                        fragment: &str,
+                        (vertex, fragment): (&str, &str),
                         buffer: wgpu::VertexBufferLayout<'_>,
-                        topology: wgpu::PrimitiveTopology| {
+                        topology: wgpu::PrimitiveTopology,
+                        faded: bool| {
             device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
                 label: Some(label),
                 layout: Some(&pipeline_layout),
@@ -168,7 +183,7 @@ impl GpuRenderer {
                 },
                 depth_stencil: Some(wgpu::DepthStencilState {
                     format: DEPTH_FORMAT,
-                    depth_write_enabled: Some(true),
+                    depth_write_enabled: Some(!faded),
                     depth_compare: Some(wgpu::CompareFunction::LessEqual),
                     stencil: wgpu::StencilState::default(),
                     bias: wgpu::DepthBiasState::default(),
@@ -184,7 +199,8 @@ impl GpuRenderer {
                     compilation_options: wgpu::PipelineCompilationOptions::default(),
                     targets: &[Some(wgpu::ColorTargetState {
                         format: COLOR_FORMAT,
-                        blend: None,
+                        // Faded colours come premultiplied; over the opaque clear the alpha stays 1.
+                        blend: faded.then_some(wgpu::BlendState::PREMULTIPLIED_ALPHA_BLENDING),
                         write_mask: wgpu::ColorWrites::ALL,
                     })],
                 }),
@@ -192,47 +208,81 @@ impl GpuRenderer {
                 cache: None,
             })
         };
+        let surface_layout = || wgpu::VertexBufferLayout {
+            array_stride: 7 * 4,
+            step_mode: wgpu::VertexStepMode::Vertex,
+            attributes: &SURFACE_ATTRIBUTES,
+        };
+        let edge_layout = || wgpu::VertexBufferLayout {
+            array_stride: 4 * 4,
+            step_mode: wgpu::VertexStepMode::Vertex,
+            attributes: &EDGE_ATTRIBUTES,
+        };
+        let surface_shaders = ("vs_surface", "fs_surface");
+        let edge_shaders = ("vs_edge", "fs_edge");
+        let triangles = wgpu::PrimitiveTopology::TriangleList;
+        let lines = wgpu::PrimitiveTopology::LineList;
         let surface_pipeline = pipeline(
             "partlens model surface",
-            "vs_surface",
-            "fs_surface",
-            wgpu::VertexBufferLayout {
-                array_stride: 6 * 4,
-                step_mode: wgpu::VertexStepMode::Vertex,
-                attributes: &wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3],
-            },
-            wgpu::PrimitiveTopology::TriangleList,
+            surface_shaders,
+            surface_layout(),
+            triangles,
+            false,
         );
         let edge_pipeline = pipeline(
             "partlens model edges",
-            "vs_edge",
-            "fs_edge",
-            wgpu::VertexBufferLayout {
-                array_stride: 3 * 4,
-                step_mode: wgpu::VertexStepMode::Vertex,
-                attributes: &wgpu::vertex_attr_array![0 => Float32x3],
-            },
-            wgpu::PrimitiveTopology::LineList,
+            edge_shaders,
+            edge_layout(),
+            lines,
+            false,
+        );
+        let faded_surface_pipeline = pipeline(
+            "partlens model faded surface",
+            surface_shaders,
+            surface_layout(),
+            triangles,
+            true,
+        );
+        let faded_edge_pipeline = pipeline(
+            "partlens model faded edges",
+            edge_shaders,
+            edge_layout(),
+            lines,
+            true,
         );
         Self {
             render_state,
             layout,
             surface_pipeline,
             edge_pipeline,
+            faded_surface_pipeline,
+            faded_edge_pipeline,
             sample_count,
         }
     }
 }
 
-/// A model's vertices on the GPU: three corners with the face normal per triangle, two ends per
-/// edge.
+/// A surface vertex: position, face normal, mark.
+const SURFACE_ATTRIBUTES: [wgpu::VertexAttribute; 3] =
+    wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32];
+
+/// An edge's end: position, mark.
+const EDGE_ATTRIBUTES: [wgpu::VertexAttribute; 2] =
+    wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32];
+
+/// A model's vertices on the GPU: three corners with the face normal and mark per triangle, two
+/// ends per edge; what is drawn opaque first, what is faded after it.
 struct GpuModel {
-    /// The preview they were made from (by address).
-    model: usize,
+    /// The preview they were made from (by address), and the lit flags (by address, 0: none).
+    model: (usize, usize),
     surface: wgpu::Buffer,
     surface_vertices: u32,
+    /// The surface vertices drawn opaque (the rest are faded).
+    opaque_surface_vertices: u32,
     edges: wgpu::Buffer,
     edge_vertices: u32,
+    /// The edge vertices drawn opaque (the rest are faded).
+    opaque_edge_vertices: u32,
 }
 
 /// The texture a viewport is drawn into, with its depth (and multisampled) buffers.
@@ -300,18 +350,24 @@ impl GpuView {
         }
     }
 
-    /// Draws `preview` seen by `camera` into a texture of `size` pixels and returns it for egui.
+    /// Draws `preview` seen by `camera` into a texture of `size` pixels and returns it for egui;
+    /// the triangles `lit` marks (one flag a triangle) lit, the rest faded.
     pub fn draw(
         &mut self,
         preview: &Arc<ModelPreview>,
         camera: &Camera,
         size: [u32; 2],
         style: &ModelStyle,
+        lit: Option<&[bool]>,
         background: Color32,
     ) -> egui::TextureId {
-        let model_address = Arc::as_ptr(preview) as usize;
+        let lit = lit.filter(|lit| lit.len() == preview.mesh.triangles.len());
+        let model_address = (
+            Arc::as_ptr(preview) as usize,
+            lit.map_or(0, |lit| lit.as_ptr() as usize),
+        );
         if self.model.as_ref().map(|model| model.model) != Some(model_address) {
-            self.model = Some(self.upload(preview, model_address));
+            self.model = Some(self.upload(preview, model_address, lit));
         }
         let max_side = self
             .renderer
@@ -373,36 +429,88 @@ impl GpuView {
                 multiview_mask: None,
             });
             pass.set_bind_group(0, &self.bind_group, &[]);
-            pass.set_pipeline(&self.renderer.surface_pipeline);
+            let renderer = &self.renderer;
             pass.set_vertex_buffer(0, model.surface.slice(..));
-            pass.draw(0..model.surface_vertices, 0..1);
-            if style.edges && model.edge_vertices > 0 {
-                pass.set_pipeline(&self.renderer.edge_pipeline);
+            pass.set_pipeline(&renderer.surface_pipeline);
+            pass.draw(0..model.opaque_surface_vertices, 0..1);
+            let draw_edges = style.edges && model.edge_vertices > 0;
+            if draw_edges {
                 pass.set_vertex_buffer(0, model.edges.slice(..));
-                pass.draw(0..model.edge_vertices, 0..1);
+                pass.set_pipeline(&renderer.edge_pipeline);
+                pass.draw(0..model.opaque_edge_vertices, 0..1);
+            }
+            // What is faded, blended over what is drawn, after it.
+            if model.opaque_surface_vertices < model.surface_vertices {
+                pass.set_vertex_buffer(0, model.surface.slice(..));
+                pass.set_pipeline(&renderer.faded_surface_pipeline);
+                pass.draw(model.opaque_surface_vertices..model.surface_vertices, 0..1);
+            }
+            if draw_edges && model.opaque_edge_vertices < model.edge_vertices {
+                pass.set_vertex_buffer(0, model.edges.slice(..));
+                pass.set_pipeline(&renderer.faded_edge_pipeline);
+                pass.draw(model.opaque_edge_vertices..model.edge_vertices, 0..1);
             }
         }
         render_state.queue.submit([encoder.finish()]);
         target.texture_id
     }
 
-    /// Puts the preview's triangles (with their face normals) and edges on the GPU.
-    fn upload(&self, preview: &ModelPreview, model_address: usize) -> GpuModel {
+    /// Puts the preview's triangles (with their face normals and marks) and edges on the GPU:
+    /// while `lit` marks triangles, the lit ones (and their edges) first.
+    fn upload(
+        &self,
+        preview: &ModelPreview,
+        model_address: (usize, usize),
+        lit: Option<&[bool]>,
+    ) -> GpuModel {
         let mesh = &preview.mesh;
-        let mut surface = Vec::with_capacity(mesh.triangles.len() * 3 * 6 * 4);
-        for (triangle, normal) in mesh.triangles.iter().zip(&preview.normals) {
-            for &corner in triangle {
-                for value in mesh.vertices[corner as usize].iter().chain(normal) {
-                    surface.extend_from_slice(&value.to_le_bytes());
+        let is_lit =
+            |face: u32| lit.is_none_or(|lit| lit.get(face as usize).copied().unwrap_or(false));
+        let (opaque_mark, faded_mark) = match lit {
+            Some(_) => (MARK_LIT, MARK_FADED),
+            None => (MARK_PLAIN, MARK_PLAIN),
+        };
+        let mut surface = Vec::with_capacity(mesh.triangles.len() * 3 * 7 * 4);
+        let mut opaque_surface_vertices = 0;
+        for opaque in [true, false] {
+            let mark = if opaque { opaque_mark } else { faded_mark };
+            for (face, (triangle, normal)) in
+                mesh.triangles.iter().zip(&preview.normals).enumerate()
+            {
+                if is_lit(face as u32) != opaque {
+                    continue;
+                }
+                for &corner in triangle {
+                    let values = mesh.vertices[corner as usize].iter().chain(normal);
+                    for value in values.chain([&mark]) {
+                        surface.extend_from_slice(&value.to_le_bytes());
+                    }
                 }
             }
+            if opaque {
+                opaque_surface_vertices = (surface.len() / (7 * 4)) as u32;
+            }
         }
-        let mut edges = Vec::with_capacity(preview.edges.len() * 2 * 3 * 4);
-        for edge in &preview.edges {
-            for &end in &edge.vertices {
-                for value in mesh.vertices[end as usize] {
-                    edges.extend_from_slice(&value.to_le_bytes());
+        let mut edges = Vec::with_capacity(preview.edges.len() * 2 * 4 * 4);
+        let mut opaque_edge_vertices = 0;
+        for opaque in [true, false] {
+            let mark = if opaque { opaque_mark } else { faded_mark };
+            for edge in &preview.edges {
+                let edge_lit = edge
+                    .faces
+                    .iter()
+                    .any(|&face| face != NO_FACE && is_lit(face));
+                if edge_lit != opaque {
+                    continue;
                 }
+                for &end in &edge.vertices {
+                    for value in mesh.vertices[end as usize].iter().chain([&mark]) {
+                        edges.extend_from_slice(&value.to_le_bytes());
+                    }
+                }
+            }
+            if opaque {
+                opaque_edge_vertices = (edges.len() / (4 * 4)) as u32;
             }
         }
         // Buffers may not be empty.
@@ -423,8 +531,10 @@ impl GpuView {
             model: model_address,
             surface: buffer("partlens model surface", &surface),
             surface_vertices: (mesh.triangles.len() * 3) as u32,
+            opaque_surface_vertices,
             edges: buffer("partlens model edges", &edges),
             edge_vertices: (preview.edges.len() * 2) as u32,
+            opaque_edge_vertices,
         }
     }
 
@@ -531,6 +641,7 @@ fn uniform_bytes(camera: &Camera, aspect: f32, style: &ModelStyle) -> Vec<u8> {
     let gamma = |color: Color32| color.to_array().map(|channel| f32::from(channel) / 255.0);
     let surface = gamma(style.surface);
     let edge = gamma(style.edge);
+    let accent = gamma(style.accent);
     let values: Vec<f32> = matrix
         .iter()
         .flatten()
@@ -545,6 +656,10 @@ fn uniform_bytes(camera: &Camera, aspect: f32, style: &ModelStyle) -> Vec<u8> {
         .chain([edge[0], edge[1], edge[2], 1.0])
         // Edges are pulled toward the viewer by a small part of the depth slab.
         .chain([AMBIENT, 2e-4, 0.0, 0.0])
+        .chain([accent[0], accent[1], accent[2], 1.0])
+        // Color32 is premultiplied already, as the blending takes it.
+        .chain(gamma(style.faded))
+        .chain(gamma(style.faded_edge))
         .collect();
     values
         .iter()

@@ -7,6 +7,9 @@
 //! app's renderer), and where eframe runs without wgpu (glow, the test harness) [`shading`] turns it
 //! into one egui mesh instead; [`cache`] keeps the models the Search place asked for. What was drawn
 //! is kept while nothing changes, so a still frame costs nothing but showing it.
+//!
+//! An assembly's component can be lit ([`ModelView::light_component`]): every instance of it in the
+//! accent colour, the rest faded and see-through, in both renderers.
 
 pub mod cache;
 pub mod camera;
@@ -19,7 +22,7 @@ use egui::{Rect, Sense, Vec2};
 
 use self::camera::{Camera, StandardView};
 use self::gpu::GpuView;
-use self::shading::{ModelStyle, model_mesh};
+use self::shading::{ModelStyle, model_mesh, model_mesh_lit};
 use crate::ui::results::thousands;
 use partlens_tasks::models::ModelPreview;
 
@@ -38,6 +41,19 @@ struct PaintedFrom {
     camera: Camera,
     rect: Rect,
     style: ModelStyle,
+    /// The lit component's name.
+    lit: Option<String>,
+}
+
+/// The component lit in the viewport: its name and which triangles of the preview's mesh show it.
+#[derive(Clone, Debug)]
+pub struct LitComponent {
+    /// The component's name (as its record's file name is made, without the extension).
+    pub name: String,
+    /// One flag a triangle of the mesh it was made for.
+    pub triangles: Arc<[bool]>,
+    /// How many of them are lit.
+    pub count: usize,
 }
 
 /// The state of one 3D viewport: its camera, whether edges are drawn, and the last painted mesh.
@@ -51,6 +67,8 @@ pub struct ModelView {
     painted: Option<(PaintedFrom, Painted)>,
     /// The GPU state, when the app runs on wgpu.
     gpu: Option<GpuView>,
+    /// The component of an assembly that is lit, if any.
+    lit: Option<LitComponent>,
 }
 
 /// What a viewport last showed.
@@ -70,6 +88,7 @@ impl Default for ModelView {
             edges: true,
             painted: None,
             gpu: None,
+            lit: None,
         }
     }
 }
@@ -95,6 +114,38 @@ impl ModelView {
     /// True when crease edges are drawn.
     pub fn shows_edges(&self) -> bool {
         self.edges
+    }
+
+    /// Lights the component named `name` in `preview` (every instance of it, everything in an
+    /// instance of a subassembly), or nothing with `None`. Returns how many triangles are lit: 0
+    /// when the preview has none of it (nothing is lit then).
+    pub fn light_component(&mut self, preview: &ModelPreview, name: Option<&str>) -> usize {
+        self.lit = name.and_then(|name| {
+            let ranges = preview.component_triangles(name);
+            let mut triangles = vec![false; preview.mesh.triangles.len()];
+            let mut count = 0;
+            for range in ranges {
+                for flag in triangles
+                    .iter_mut()
+                    .take(range.end as usize)
+                    .skip(range.start as usize)
+                {
+                    *flag = true;
+                    count += 1;
+                }
+            }
+            (count > 0).then(|| LitComponent {
+                name: name.to_owned(),
+                triangles: triangles.into(),
+                count,
+            })
+        });
+        self.lit.as_ref().map_or(0, |lit| lit.count)
+    }
+
+    /// The component lit, if any.
+    pub fn lit_component(&self) -> Option<&LitComponent> {
+        self.lit.as_ref()
     }
 
     /// The toolbar: *Fit*, *Zoom in*, *Zoom out*, the seven standard views and *Edges*.
@@ -231,7 +282,9 @@ impl ModelView {
             camera,
             rect,
             style: ModelStyle::for_visuals(visuals, self.edges),
+            lit: self.lit.as_ref().map(|lit| lit.name.clone()),
         };
+        let lit = self.lit.as_ref().map(|lit| &*lit.triangles);
         if let Some((painted, shown)) = &self.painted
             && *painted == from
         {
@@ -248,10 +301,17 @@ impl ModelView {
                     &camera,
                     size,
                     &from.style,
+                    lit,
                     viewport_background(visuals),
                 ))
             }
-            None => Painted::Mesh(Arc::new(model_mesh(preview, &camera, rect, &from.style))),
+            None => Painted::Mesh(Arc::new(model_mesh_lit(
+                preview,
+                &camera,
+                rect,
+                &from.style,
+                lit,
+            ))),
         };
         show(painter, rect, &shown);
         self.painted = Some((from, shown));

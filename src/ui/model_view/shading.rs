@@ -3,6 +3,9 @@
 //! edges as thin quads, and all of it sorted back to front (painter's algorithm), since egui has no
 //! depth buffer. Triangles facing away from the viewer are skipped when the surface is closed.
 //!
+//! A component chosen in an assembly's tree is lit ([`model_mesh_lit`]): its triangles in the
+//! accent colour, the others faded to a see-through grey so the component shows through them.
+//!
 //! One code path for every renderer egui runs on (wgpu, glow, and the test harness), with a cost
 //! that grows with the displayed triangles only: the preview is reduced to
 //! [`partlens_tasks::models::DISPLAY_TRIANGLES`] when it is read, and `benches/model_frame.rs`
@@ -26,6 +29,12 @@ pub struct ModelStyle {
     pub edge_width: f32,
     /// Draw the crease and boundary edges.
     pub edges: bool,
+    /// The colour of a lit component's surface facing the viewer squarely.
+    pub accent: Color32,
+    /// The colour of the rest while a component is lit (see-through: its alpha is below 255).
+    pub faded: Color32,
+    /// The colour of the rest's edges while a component is lit.
+    pub faded_edge: Color32,
 }
 
 impl ModelStyle {
@@ -37,6 +46,9 @@ impl ModelStyle {
                 edge: Color32::from_rgb(0x10, 0x14, 0x1a),
                 edge_width: 1.2,
                 edges,
+                accent: Color32::from_rgb(0xff, 0xa6, 0x3d),
+                faded: Color32::from_rgba_unmultiplied(0x9a, 0xa4, 0xb0, FADED_ALPHA),
+                faded_edge: Color32::from_rgba_unmultiplied(0x10, 0x14, 0x1a, FADED_ALPHA),
             }
         } else {
             Self {
@@ -44,6 +56,9 @@ impl ModelStyle {
                 edge: Color32::from_rgb(0x1d, 0x26, 0x33),
                 edge_width: 1.2,
                 edges,
+                accent: Color32::from_rgb(0xf0, 0x7a, 0x10),
+                faded: Color32::from_rgba_unmultiplied(0xb4, 0xbc, 0xc6, FADED_ALPHA),
+                faded_edge: Color32::from_rgba_unmultiplied(0x1d, 0x26, 0x33, FADED_ALPHA),
             }
         }
     }
@@ -52,8 +67,23 @@ impl ModelStyle {
 /// Light that reaches a triangle seen edge-on; the rest scales with how squarely it faces.
 const AMBIENT: f32 = 0.28;
 
+/// Opacity of what is not lit while a component is (of 255).
+pub const FADED_ALPHA: u8 = 70;
+
 /// The model seen by `camera`, fitted into `rect`, as one mesh in screen points.
 pub fn model_mesh(preview: &ModelPreview, camera: &Camera, rect: Rect, style: &ModelStyle) -> Mesh {
+    model_mesh_lit(preview, camera, rect, style, None)
+}
+
+/// [`model_mesh`] with the triangles `lit` marks (one flag a triangle of the preview's mesh) in
+/// the accent colour and the rest faded; `None` (or flags of another mesh): all alike.
+pub fn model_mesh_lit(
+    preview: &ModelPreview,
+    camera: &Camera,
+    rect: Rect,
+    style: &ModelStyle,
+    lit: Option<&[bool]>,
+) -> Mesh {
     let basis = camera.basis();
     let projected = project_vertices(preview, camera, rect);
     let facing: Vec<f32> = preview
@@ -65,6 +95,7 @@ pub fn model_mesh(preview: &ModelPreview, camera: &Camera, rect: Rect, style: &M
         preview,
         projected: &projected,
         facing: &facing,
+        lit: lit.filter(|lit| lit.len() == preview.mesh.triangles.len()),
     };
     let order = view.draw_order(camera, style);
     view.painted(&order, style)
@@ -107,9 +138,17 @@ struct View<'a> {
     preview: &'a ModelPreview,
     projected: &'a [(Pos2, f32)],
     facing: &'a [f32],
+    /// The lit triangles, one flag each, while a component is lit.
+    lit: Option<&'a [bool]>,
 }
 
 impl View<'_> {
+    /// False for a triangle faded because another component is lit.
+    fn is_lit(&self, face: u32) -> bool {
+        self.lit
+            .is_none_or(|lit| lit.get(face as usize).copied().unwrap_or(false))
+    }
+
     /// True when triangle `face` is drawn (a closed model's back faces are not).
     fn shown(&self, face: u32) -> bool {
         face != NO_FACE && (!self.preview.closed || self.facing[face as usize] > 0.0)
@@ -193,12 +232,19 @@ impl View<'_> {
 
     /// Triangle `index`, lit by how squarely it faces the viewer.
     fn paint_triangle(&self, mesh: &mut Mesh, index: usize, style: &ModelStyle) {
-        let surface = style.surface.to_array();
+        let base = match self.lit {
+            None => style.surface,
+            Some(_) if self.is_lit(index as u32) => style.accent,
+            Some(_) => style.faded,
+        };
         let light = AMBIENT + (1.0 - AMBIENT) * self.facing[index].abs().min(1.0);
-        let color = Color32::from_rgb(
-            (f32::from(surface[0]) * light) as u8,
-            (f32::from(surface[1]) * light) as u8,
-            (f32::from(surface[2]) * light) as u8,
+        // Colour32 is premultiplied: scaling every channel (alpha kept) lights a see-through one.
+        let [r, g, b, a] = base.to_array();
+        let color = Color32::from_rgba_premultiplied(
+            (f32::from(r) * light) as u8,
+            (f32::from(g) * light) as u8,
+            (f32::from(b) * light) as u8,
+            a,
         );
         let first = mesh.vertices.len() as u32;
         for &vertex in &self.preview.mesh.triangles[index] {
@@ -214,6 +260,15 @@ impl View<'_> {
     /// Edge `index` as a quad `style.edge_width` wide (none for an edge seen end-on).
     fn paint_edge(&self, mesh: &mut Mesh, index: usize, style: &ModelStyle) {
         let edge = &self.preview.edges[index];
+        let color = if edge
+            .faces
+            .iter()
+            .any(|&face| face != NO_FACE && self.is_lit(face))
+        {
+            style.edge
+        } else {
+            style.faded_edge
+        };
         let [a, b] = edge
             .vertices
             .map(|vertex| self.projected[vertex as usize].0);
@@ -228,7 +283,7 @@ impl View<'_> {
             mesh.vertices.push(Vertex {
                 pos,
                 uv: egui::epaint::WHITE_UV,
-                color: style.edge,
+                color,
             });
         }
         mesh.add_triangle(first, first + 1, first + 2);

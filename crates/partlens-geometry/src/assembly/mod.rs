@@ -23,6 +23,7 @@
 
 mod compose;
 mod limits;
+mod parts;
 mod placement;
 mod stl;
 
@@ -32,6 +33,10 @@ use serde::{Deserialize, Serialize};
 
 pub(crate) use compose::{AssemblyParts, assemble};
 pub(crate) use limits::{TreeShape, check_tree_shape};
+pub use parts::{
+    MAX_COMPONENT_NAME_CHARS, MAX_MESH_PARTS, MeshPart, check_mesh_parts, component_names,
+    mesh_parts, triangles_of,
+};
 pub use placement::Placement;
 pub use stl::binary_stl;
 
@@ -170,5 +175,10 @@ impl ProductTree {
     /// mesh; a subassembly's own geometry and every component placed, each instance once.
     pub fn product_mesh(&self, index: usize) -> Result<Mesh, GeometryError> {
         compose::product_mesh(self, index)
+    }
+
+    /// Which triangles of the assembled mesh are which placed component ([`mesh_parts`]).
+    pub fn mesh_parts(&self) -> Vec<MeshPart> {
+        parts::mesh_parts(self)
     }
 }

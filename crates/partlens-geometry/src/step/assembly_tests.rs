@@ -121,6 +121,16 @@ fn the_as1_assembly_reads_as_its_product_tree_assembled() {
         .collect();
     assert_eq!(nuts.len(), 8);
     check_occurrences(&tree, &mesh);
+    check_parts(&tree, &mesh);
+    let parts = tree.mesh_parts();
+    let named = |name: &str| parts.iter().filter(|part| part.name == name).count();
+    assert_eq!((named("NUT"), named("BOLT"), named("PLATE")), (8, 6, 1));
+    // A nut-and-bolt set chosen lights its nut and its bolt: six sets, twelve ranges.
+    let set = parts[parts.iter().position(|part| part.name == "NUT").unwrap()]
+        .parent
+        .unwrap();
+    let set_name = &parts[set as usize].name;
+    assert_eq!(crate::assembly::triangles_of(&parts, set_name).len(), 12);
     for (index, product) in tree.products.iter().enumerate() {
         let alone = tree.product_mesh(index).unwrap();
         assert!(
@@ -162,6 +172,32 @@ fn check_occurrences(tree: &ProductTree, mesh: &Mesh) {
     assert_eq!(covered, mesh.triangles.len());
 }
 
+/// The mesh's parts: checked; one a placed instance below the top, named as its component's
+/// record is; their own ranges cover every triangle once (the top has no geometry of its own).
+fn check_parts(tree: &ProductTree, mesh: &Mesh) {
+    let parts = tree.mesh_parts();
+    assert_eq!(
+        crate::assembly::check_mesh_parts(&parts, mesh.triangles.len()),
+        Ok(())
+    );
+    assert_eq!(parts.len(), tree.occurrences.len() - tree.roots.len());
+    let names = crate::assembly::component_names(tree);
+    for (index, product) in tree.products.iter().enumerate() {
+        let Some(name) = &names[index] else {
+            continue;
+        };
+        let placed = tree
+            .occurrences
+            .iter()
+            .filter(|occurrence| occurrence.product == index)
+            .count();
+        let parts_named = parts.iter().filter(|part| &part.name == name).count();
+        assert_eq!(parts_named, placed, "{}", product.key);
+    }
+    let covered: usize = parts.iter().map(|part| part.triangles.len()).sum();
+    assert_eq!(covered, mesh.triangles.len());
+}
+
 #[test]
 fn dm1_the_microswitch_and_the_box_read_as_their_trees() {
     let Some((mesh, tree)) = assembly("stepcode_caxif__dm1-id-214.stp") else {
@@ -184,6 +220,7 @@ fn dm1_the_microswitch_and_the_box_read_as_their_trees() {
         size(mesh.bounds())
     );
     check_occurrences(&tree, &mesh);
+    check_parts(&tree, &mesh);
 
     let (mesh, tree) = assembly("freecadlib__Endstop__microswitch-ESS05-EGE.step").unwrap();
     let bodies = [

@@ -35,7 +35,9 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
-pub use self::preview::{DISPLAY_TRIANGLES, ModelFileError, ModelPreview, read_preview};
+pub use self::preview::{
+    DISPLAY_TRIANGLES, ModelFileError, ModelPreview, component_name, read_preview,
+};
 use partlens_api::FileUid;
 use partlens_api::encoding::file_extension;
 

@@ -4,11 +4,15 @@
 //!
 //! The file itself is read in a reader worker process ([`read_preview`] through a
 //! [`Sandbox`]): the worker reads and reduces the mesh within its time, memory and CPU limits, and
-//! only the reduced copy and the whole mesh's measurements come back into the app.
+//! only the reduced copy and the whole mesh's measurements come back into the app. An assembly's
+//! copy is reduced part by part and comes with its parts ([`ModelPreview::parts`]: which triangles
+//! are which placed component), so the detail can light up the component chosen in its tree.
 
+use std::collections::{HashMap, HashSet};
+use std::ops::Range;
 use std::path::Path;
 
-use partlens_geometry::{FeatureEdge, GeometryError, Mesh, MeshMeasurements};
+use partlens_geometry::{FeatureEdge, GeometryError, Mesh, MeshMeasurements, MeshPart};
 use partlens_sandbox::{PreviewMesh, Sandbox, SandboxFailure};
 
 /// Most triangles the preview draws; a larger model is reduced to this for display (its
@@ -33,6 +37,9 @@ pub struct ModelPreview {
     pub closed: bool,
     /// The measurements of the model as read (not of the reduced copy).
     pub measurements: MeshMeasurements,
+    /// For an assembly, which triangles of `mesh` are which placed component (every instance
+    /// one, named as its component's record); empty for a part.
+    pub parts: Vec<MeshPart>,
 }
 
 impl std::fmt::Debug for ModelPreview {
@@ -43,6 +50,7 @@ impl std::fmt::Debug for ModelPreview {
             .field("origin", &self.origin)
             .field("displayed_triangles", &self.mesh.triangles.len())
             .field("edges", &self.edges.len())
+            .field("parts", &self.parts.len())
             .field("measurements", &self.measurements)
             .finish_non_exhaustive()
     }
@@ -80,12 +88,54 @@ impl ModelPreview {
             normals,
             edges,
             measurements,
+            parts: Vec::new(),
         }
+    }
+
+    /// The same preview with the parts of its (assembled) mesh.
+    pub fn with_parts(self, parts: Vec<MeshPart>) -> Self {
+        Self { parts, ..self }
+    }
+
+    /// The triangles of `mesh` that show the component named `name` ([`component_name`]): every
+    /// instance of it, and everything inside an instance of a subassembly; empty when the preview
+    /// has none of it.
+    pub fn component_triangles(&self, name: &str) -> Vec<Range<u32>> {
+        partlens_geometry::assembly::triangles_of(&self.parts, name)
+    }
+
+    /// How many triangles of `mesh` show each component of the assembly, by name (as
+    /// [`ModelPreview::component_triangles`] counts them); empty for a part.
+    pub fn component_triangle_counts(&self) -> HashMap<String, usize> {
+        let names: HashSet<&str> = self.parts.iter().map(|part| part.name.as_str()).collect();
+        names
+            .into_iter()
+            .map(|name| {
+                let count = self
+                    .component_triangles(name)
+                    .iter()
+                    .map(|range| range.len())
+                    .sum();
+                (name.to_owned(), count)
+            })
+            .collect()
     }
 
     /// True when the preview draws fewer triangles than the model has.
     pub fn is_reduced(&self) -> bool {
         self.mesh.triangles.len() < self.measurements.triangles
+    }
+}
+
+/// The name a component record's preview parts go by: its file name without the folders and the
+/// extension (`Assemblies/as1/NUT.stp` is `NUT`), as the service names a component's record
+/// `<folder>/<assembly stem>/<component name><extension>`. The one rule matching a record of the
+/// tree to the parts of the 3D preview.
+pub fn component_name(file_name: &str) -> &str {
+    let base = file_name.rsplit(['/', '\\']).next().unwrap_or(file_name);
+    match base.rsplit_once('.') {
+        Some((stem, _)) if !stem.is_empty() => stem,
+        _ => base,
     }
 }
 
@@ -163,13 +213,9 @@ pub fn read_preview(
     let PreviewMesh {
         display,
         measurements,
+        parts,
     } = sandbox
         .preview(&extension.to_ascii_lowercase(), bytes, budget, cancelled)?
         .map_err(ModelFileError::Refused)?;
-    Ok(ModelPreview::of_reduced(
-        name,
-        origin,
-        display,
-        measurements,
-    ))
+    Ok(ModelPreview::of_reduced(name, origin, display, measurements).with_parts(parts))
 }
