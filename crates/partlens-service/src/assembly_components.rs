@@ -49,7 +49,7 @@ use crate::caller::Caller;
 pub const MAX_COMPONENTS_PER_FILE: usize = 500;
 
 /// Most characters of a component's file name before its extension.
-pub const MAX_NAME_CHARS: usize = 100;
+pub const MAX_NAME_CHARS: usize = partlens_geometry::assembly::MAX_COMPONENT_NAME_CHARS;
 
 /// One component to store: its product in the tree, its stored path and its file.
 struct Planned {
@@ -150,19 +150,13 @@ fn plan_components(
         .path
         .rsplit_once('.')
         .map_or(path.path.as_str(), |(stem, _)| stem);
-    let mut taken = HashSet::new();
+    // The one naming rule, which the 3D preview's parts follow too.
+    let names = partlens_geometry::assembly::component_names(&tree);
     let mut planned = Vec::with_capacity(count);
     for (product, file) in files.into_iter().enumerate() {
-        if tree.roots.contains(&product) {
+        let Some(Some(name)) = names.get(product) else {
             continue;
-        }
-        let of = &tree.products[product];
-        let wanted = if of.name.trim().is_empty() {
-            &of.key
-        } else {
-            &of.name
         };
-        let name = unique_name(&mut taken, &file_name(wanted));
         let path = StoredPath::parse(&format!("{folder}/{name}{}", path.extension))?;
         planned.push(Planned {
             product,
@@ -174,39 +168,6 @@ fn plan_components(
         tree,
         components: planned,
     })
-}
-
-/// A product's name as a file name: `/ \ :` and control characters as `_`, trimmed of spaces and
-/// dots, at most [`MAX_NAME_CHARS`] characters; `component` when nothing is left.
-fn file_name(name: &str) -> String {
-    let cleaned: String = name
-        .chars()
-        .map(|c| {
-            if matches!(c, '/' | '\\' | ':') || c.is_control() {
-                '_'
-            } else {
-                c
-            }
-        })
-        .take(MAX_NAME_CHARS)
-        .collect();
-    let trimmed = cleaned.trim_matches(|c: char| c.is_whitespace() || c == '.');
-    if trimmed.is_empty() {
-        "component".to_owned()
-    } else {
-        trimmed.to_owned()
-    }
-}
-
-/// `name`, or `name (2)`, `name (3)`, … when a name the same in any case is taken; marks it taken.
-fn unique_name(taken: &mut HashSet<String>, name: &str) -> String {
-    let mut candidate = name.to_owned();
-    let mut number = 1;
-    while !taken.insert(candidate.to_lowercase()) {
-        number += 1;
-        candidate = format!("{name} ({number})");
-    }
-    candidate
 }
 
 /// Stores and indexes each component of `plan` (none without one), then writes the relations and
@@ -410,17 +371,5 @@ mod tests {
                 .iter()
                 .all(|(_, children)| children.is_empty())
         );
-    }
-
-    #[test]
-    fn component_names_are_file_names_unique_in_any_case() {
-        assert_eq!(file_name("NUT"), "NUT");
-        assert_eq!(file_name("a/b\\c:d\u{7}"), "a_b_c_d_");
-        assert_eq!(file_name(" .. "), "component");
-        assert_eq!(file_name(&"x".repeat(300)).len(), MAX_NAME_CHARS);
-        let mut taken = HashSet::new();
-        assert_eq!(unique_name(&mut taken, "Nut"), "Nut");
-        assert_eq!(unique_name(&mut taken, "NUT"), "NUT (2)");
-        assert_eq!(unique_name(&mut taken, "nut"), "nut (3)");
     }
 }

@@ -403,6 +403,61 @@ mod tests {
         );
     }
 
+    /// AS1 read in a worker and reduced far below its size: every placed component is still
+    /// there with triangles of its own, known by its name (the nut eight times), the parts in
+    /// order inside the reduced mesh.
+    #[test]
+    fn a_reduced_assembly_keeps_every_placed_component() {
+        let Some(program) = reader_program() else {
+            return;
+        };
+        let Some(as1) =
+            partlens_testkit::realworld::corpus_file("step/pythonocc_core__as1_pe_203.stp")
+        else {
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("as1.stp");
+        std::fs::write(&path, as1).unwrap();
+        let sandbox = Sandbox::new(program, ReaderLimits::default());
+        let budget = 3_000;
+        let preview = read_preview(&sandbox, &path, ".stp", "as1.stp", "here", budget, &|| {
+            false
+        })
+        .unwrap();
+        assert!(preview.is_reduced(), "{preview:?}");
+        assert!(preview.mesh.triangles.len() <= budget, "{preview:?}");
+        assert_eq!(
+            partlens_geometry::assembly::check_mesh_parts(
+                &preview.parts,
+                preview.mesh.triangles.len()
+            ),
+            Ok(())
+        );
+        // 27 instances below the top; the subassemblies' have no geometry of their own.
+        assert_eq!(preview.parts.len(), 27);
+        let holders: std::collections::HashSet<u32> = preview
+            .parts
+            .iter()
+            .filter_map(|part| part.parent)
+            .collect();
+        for (index, part) in preview.parts.iter().enumerate() {
+            assert!(
+                holders.contains(&(index as u32)) || !part.triangles.is_empty(),
+                "{} lost its triangles",
+                part.name
+            );
+        }
+        let nuts = preview.parts.iter().filter(|part| part.name == "NUT");
+        assert_eq!(nuts.count(), 8);
+        let nut_triangles: u32 = preview
+            .component_triangles("NUT")
+            .iter()
+            .map(|range| range.end - range.start)
+            .sum();
+        assert!(nut_triangles >= 8, "{nut_triangles}");
+    }
+
     /// A backend with no service, its events, and a reader "program" that starts and then only
     /// sleeps (after leaving `started` behind), like a reader lost in a file.
     #[cfg(unix)]

@@ -219,3 +219,16 @@ pub fn read_preview(
         .map_err(ModelFileError::Refused)?;
     Ok(ModelPreview::of_reduced(name, origin, display, measurements).with_parts(parts))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_component_record_is_known_by_its_file_name_without_folders_or_extension() {
+        assert_eq!(component_name("Assemblies/as1_pe_203/NUT.stp"), "NUT");
+        assert_eq!(component_name("A/b/M6.nut (2).step"), "M6.nut (2)");
+        assert_eq!(component_name("plain"), "plain");
+        assert_eq!(component_name(".hidden"), ".hidden");
+    }
+}
