@@ -420,7 +420,7 @@ mod tests {
         let path = dir.path().join("as1.stp");
         std::fs::write(&path, as1).unwrap();
         let sandbox = Sandbox::new(program, ReaderLimits::default());
-        let budget = 3_000;
+        let budget = 1_000;
         let preview = read_preview(&sandbox, &path, ".stp", "as1.stp", "here", budget, &|| {
             false
         })
