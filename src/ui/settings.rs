@@ -173,14 +173,16 @@ impl SettingsView {
             }
             Self::indexing_ui(ui, settings, commands);
             ui.add_space(12.0);
-            if logged_in {
-                self.callbacks.ui(ui, commands);
-                ui.add_space(12.0);
-            }
             Self::appearance_ui(ui, settings);
             ui.add_space(12.0);
             library_sync.settings_ui(ui, &mut settings.library_sync, commands);
             ui.add_space(12.0);
+            // Last: an admin's card, whose content arrives from the service after the page is
+            // drawn, so the cards above it never move when it does.
+            if logged_in {
+                self.callbacks.ui(ui, commands);
+                ui.add_space(12.0);
+            }
             ui.label(egui::RichText::new(format!("Data folder: {}", data_dir.display())).weak());
             ui.label(egui::RichText::new(format!("File dialogs: {file_dialogs}")).weak());
         });
