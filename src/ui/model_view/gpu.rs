@@ -162,16 +162,92 @@ impl GpuRenderer {
             bind_group_layouts: &[Some(&layout)],
             immediate_size: 0,
         });
-        let pipeline = |label: &str,
-                        (vertex, fragment): (&str, &str),
-                        buffer: wgpu::VertexBufferLayout<'_>,
-                        topology: wgpu::PrimitiveTopology,
-                        faded: bool| {
-            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        let base = PipelineBase {
+            device,
+            module: &module,
+            layout: &pipeline_layout,
+            sample_count,
+        };
+        let surface_layout = || wgpu::VertexBufferLayout {
+            array_stride: 7 * 4,
+            step_mode: wgpu::VertexStepMode::Vertex,
+            attributes: &SURFACE_ATTRIBUTES,
+        };
+        let edge_layout = || wgpu::VertexBufferLayout {
+            array_stride: 4 * 4,
+            step_mode: wgpu::VertexStepMode::Vertex,
+            attributes: &EDGE_ATTRIBUTES,
+        };
+        let surface_shaders = ("vs_surface", "fs_surface");
+        let edge_shaders = ("vs_edge", "fs_edge");
+        let triangles = wgpu::PrimitiveTopology::TriangleList;
+        let lines = wgpu::PrimitiveTopology::LineList;
+        let surface_pipeline = base.build(
+            "partlens model surface",
+            surface_shaders,
+            surface_layout(),
+            triangles,
+            false,
+        );
+        let edge_pipeline = base.build(
+            "partlens model edges",
+            edge_shaders,
+            edge_layout(),
+            lines,
+            false,
+        );
+        let faded_surface_pipeline = base.build(
+            "partlens model faded surface",
+            surface_shaders,
+            surface_layout(),
+            triangles,
+            true,
+        );
+        let faded_edge_pipeline = base.build(
+            "partlens model faded edges",
+            edge_shaders,
+            edge_layout(),
+            lines,
+            true,
+        );
+        Self {
+            render_state,
+            layout,
+            surface_pipeline,
+            edge_pipeline,
+            faded_surface_pipeline,
+            faded_edge_pipeline,
+            sample_count,
+        }
+    }
+}
+
+/// What every pipeline of the model view shares: the device, the shader module, the uniforms'
+/// layout and the multisampling.
+struct PipelineBase<'a> {
+    device: &'a wgpu::Device,
+    module: &'a wgpu::ShaderModule,
+    layout: &'a wgpu::PipelineLayout,
+    sample_count: u32,
+}
+
+impl PipelineBase<'_> {
+    /// A pipeline drawing `topology` from `buffer` with the `(vertex, fragment)` shaders; a
+    /// `faded` one blends over what is drawn and writes no depth.
+    fn build(
+        &self,
+        label: &str,
+        (vertex, fragment): (&str, &str),
+        buffer: wgpu::VertexBufferLayout<'_>,
+        topology: wgpu::PrimitiveTopology,
+        faded: bool,
+    ) -> wgpu::RenderPipeline {
+        self.device
+            .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
                 label: Some(label),
-                layout: Some(&pipeline_layout),
+                layout: Some(self.layout),
                 vertex: wgpu::VertexState {
-                    module: &module,
+                    module: self.module,
                     entry_point: Some(vertex),
                     compilation_options: wgpu::PipelineCompilationOptions::default(),
                     buffers: &[Some(buffer)],
@@ -189,12 +265,12 @@ impl GpuRenderer {
                     bias: wgpu::DepthBiasState::default(),
                 }),
                 multisample: wgpu::MultisampleState {
-                    count: sample_count,
+                    count: self.sample_count,
                     mask: !0,
                     alpha_to_coverage_enabled: false,
                 },
                 fragment: Some(wgpu::FragmentState {
-                    module: &module,
+                    module: self.module,
                     entry_point: Some(fragment),
                     compilation_options: wgpu::PipelineCompilationOptions::default(),
                     targets: &[Some(wgpu::ColorTargetState {
@@ -207,58 +283,6 @@ impl GpuRenderer {
                 multiview_mask: None,
                 cache: None,
             })
-        };
-        let surface_layout = || wgpu::VertexBufferLayout {
-            array_stride: 7 * 4,
-            step_mode: wgpu::VertexStepMode::Vertex,
-            attributes: &SURFACE_ATTRIBUTES,
-        };
-        let edge_layout = || wgpu::VertexBufferLayout {
-            array_stride: 4 * 4,
-            step_mode: wgpu::VertexStepMode::Vertex,
-            attributes: &EDGE_ATTRIBUTES,
-        };
-        let surface_shaders = ("vs_surface", "fs_surface");
-        let edge_shaders = ("vs_edge", "fs_edge");
-        let triangles = wgpu::PrimitiveTopology::TriangleList;
-        let lines = wgpu::PrimitiveTopology::LineList;
-        let surface_pipeline = pipeline(
-            "partlens model surface",
-            surface_shaders,
-            surface_layout(),
-            triangles,
-            false,
-        );
-        let edge_pipeline = pipeline(
-            "partlens model edges",
-            edge_shaders,
-            edge_layout(),
-            lines,
-            false,
-        );
-        let faded_surface_pipeline = pipeline(
-            "partlens model faded surface",
-            surface_shaders,
-            surface_layout(),
-            triangles,
-            true,
-        );
-        let faded_edge_pipeline = pipeline(
-            "partlens model faded edges",
-            edge_shaders,
-            edge_layout(),
-            lines,
-            true,
-        );
-        Self {
-            render_state,
-            layout,
-            surface_pipeline,
-            edge_pipeline,
-            faded_surface_pipeline,
-            faded_edge_pipeline,
-            sample_count,
-        }
     }
 }
 
