@@ -226,7 +226,7 @@ async fn ready_names_a_schema_newer_than_the_program_and_check_refuses_it() {
 
 #[tokio::test]
 async fn ready_says_the_database_is_unreachable_when_it_is_gone_and_live_stays() {
-    let Some(service) = on_postgres().await else {
+    let Some(mut service) = on_postgres().await else {
         return;
     };
     service.database.as_ref().unwrap().drop_now();
@@ -235,6 +235,10 @@ async fn ready_says_the_database_is_unreachable_when_it_is_gone_and_live_stays()
     assert_eq!(ready, 503, "{body}");
     assert!(body.contains(r#""database":"unreachable""#), "{body}");
     assert!(body.contains(r#""storage":"ok""#), "{body}");
+    // The service's background loops are waiting for a connection meanwhile (up to the pool's 30 s,
+    // twice); with the database back, empty, they get one and the service stops at once.
+    service.database.as_ref().unwrap().create_again();
+    service.stop().await;
 }
 
 #[tokio::test]
