@@ -59,7 +59,7 @@ fn library_total(harness: &mut Harness<'_, App>) -> usize {
 }
 
 fn app(runtime: &tokio::runtime::Runtime, data: &Path) -> Harness<'static, App> {
-    let parts = AppParts::new(data, sample_workspace(data));
+    let parts = AppParts::new(data, fresh_sample_workspace(data));
     app_harness(runtime, &parts)
 }
 

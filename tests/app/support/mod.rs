@@ -6,10 +6,12 @@
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 pub mod layout;
+pub mod sample_template;
 pub mod search;
 // Not every test file checks the layout or searches.
 #[allow(unused_imports)]
 pub use layout::*;
+pub use sample_template::*;
 #[allow(unused_imports)]
 pub use search::*;
 

@@ -26,8 +26,15 @@ pub fn samples_dir() -> PathBuf {
         .join("samples")
 }
 
-/// The local workspace in `data_dir`, seeded with the sample library.
+/// The local workspace in `data_dir` with the sample library already added (a copy of the one
+/// [`copy_sample_template`] made for the test binary, unless `data_dir` holds something already).
 pub fn sample_workspace(data_dir: &Path) -> Arc<LocalServiceLauncher> {
+    copy_sample_template(data_dir);
+    fresh_sample_workspace(data_dir)
+}
+
+/// The local workspace in `data_dir`, adding the sample library itself when it is new.
+pub fn fresh_sample_workspace(data_dir: &Path) -> Arc<LocalServiceLauncher> {
     Arc::new(LocalServiceLauncher::new(WorkspaceConfig {
         data_dir: data_dir.to_path_buf(),
         samples_dir: Some(samples_dir()),
