@@ -18,7 +18,9 @@
 //! ```
 //!
 //! With `photos=N` it also photographs every model N times as the service bench does (the
-//! quality set's camera, the same seed and order) and prints the photo rows by half; with
+//! quality set's camera, the same seed and order) and prints the photo rows by half (with
+//! `varied`, photographs as varied as real ones: `quality_set/scene.rs`; `PARTLENS_PHOTOS_DIR=DIR`
+//! writes them there); with
 //! `learned=DIR` it writes what a learned network would be shown of every model, drawing and
 //! photograph (`benches/support/learned/measure.py` measures the network on them).
 //!
@@ -41,6 +43,9 @@ use partlens_engine::samples::corpus_halves::{CorpusHalf, corpus_half};
 #[allow(dead_code)]
 #[path = "../tests/engine/quality_set/camera.rs"]
 mod camera;
+#[allow(dead_code)]
+#[path = "../tests/engine/quality_set/scene.rs"]
+mod scene;
 #[allow(dead_code)]
 #[path = "../tests/engine/quality_set/vector.rs"]
 mod vector;
@@ -417,7 +422,14 @@ fn main() {
     let photos_per_model: usize = std::env::args()
         .find_map(|argument| argument.strip_prefix("photos=")?.parse().ok())
         .unwrap_or(0);
-    let photos = photographs(&library, photos_per_model);
+    // `varied`: photographs as varied as real ones (a table and the part's shadow, things behind
+    // and in front, near and far cameras, warm and cool light: the camera's `scene.rs`).
+    // `varied=table,behind,…` keeps only those variations, to measure each alone.
+    let varied = std::env::args().find_map(|argument| match argument.as_str() {
+        "varied" => Some(scene::Variations::ALL),
+        _ => scene::Variations::named(argument.strip_prefix("varied=")?),
+    });
+    let photos = photographs(&library, photos_per_model, varied.as_ref());
     if photos_per_model > 0 {
         print_photo_rows(&library, &photos);
     }
@@ -453,7 +465,11 @@ struct Photo {
 
 /// `per_model` photographs of every library model (its mesh as the engine reads it), taken in the
 /// service bench's order with its camera and seed, each searched by against the whole library.
-fn photographs(library: &[LibraryFile], per_model: usize) -> Vec<Photo> {
+fn photographs(
+    library: &[LibraryFile],
+    per_model: usize,
+    varied: Option<&scene::Variations>,
+) -> Vec<Photo> {
     use rand::SeedableRng;
     let mut shots = rand::rngs::StdRng::seed_from_u64(PHOTO_SEED);
     let mut taken = Vec::new();
@@ -471,7 +487,10 @@ fn photographs(library: &[LibraryFile], per_model: usize) -> Vec<Photo> {
             .map(|triangle| triangle.map(|index| mesh.vertices[index as usize].map(f64::from)))
             .collect();
         for _ in 0..per_model {
-            let shot = camera::Shot::random(&mut shots);
+            let shot = match varied {
+                Some(kept) => camera::Shot::varied_in(&mut shots, kept),
+                None => camera::Shot::random(&mut shots),
+            };
             let picture = camera::photograph(&triangles, &shot, PHOTO_SIZE.0, PHOTO_SIZE.1);
             let mut jpeg = Vec::new();
             picture
@@ -480,6 +499,11 @@ fn photographs(library: &[LibraryFile], per_model: usize) -> Vec<Photo> {
                     shot.jpeg_quality,
                 ))
                 .expect("a JPEG in memory");
+            if let Some(dir) = std::env::var_os("PARTLENS_PHOTOS_DIR") {
+                // To look at what the camera took.
+                let name = format!("{at:03}-{}.jpg", taken.len());
+                std::fs::write(Path::new(&dir).join(name), &jpeg).expect("a photograph written");
+            }
             taken.push(Photo {
                 model: at,
                 jpeg,

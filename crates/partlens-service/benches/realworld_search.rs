@@ -56,7 +56,12 @@
 //! ```text
 //! cargo bench -p partlens-service --bench realworld_search -- photos
 //! cargo bench -p partlens-service --bench realworld_search -- photos=2
+//! cargo bench -p partlens-service --bench realworld_search -- photos=2 varied   # issue 49, item 6
 //! ```
+//!
+//! `varied` takes the photographs as varied as real ones (the camera's `scene.rs`: the part on a
+//! table with its grain and the part's shadow, things behind it and in front of it, a camera near
+//! or far, warm or cool light, more blur, lower JPEG quality).
 //!
 //! With `PARTLENS_BENCH_LOG=partlens_service=debug` the service logs the time of each step of an
 //! upload (the read in the worker, the save) and of a search (the inputs' views read, the visual
@@ -92,6 +97,9 @@ use rand::{SeedableRng, rngs::StdRng};
 #[allow(dead_code)]
 #[path = "../../partlens-engine/tests/engine/quality_set/camera.rs"]
 mod camera;
+#[allow(dead_code)]
+#[path = "../../partlens-engine/tests/engine/quality_set/scene.rs"]
+mod scene;
 #[allow(dead_code)]
 #[path = "../../partlens-engine/tests/engine/quality_set/vector.rs"]
 mod vector;
@@ -246,7 +254,8 @@ async fn main() {
         rows[half_index(file)].count(&searched_by, &mut misses);
     }
     let photo_searches = if photos_per_model > 0 {
-        search_by_photos(&admin, &files, &library, photos_per_model).await
+        let varied = std::env::args().any(|argument| argument == "varied");
+        search_by_photos(&admin, &files, &library, photos_per_model, varied).await
     } else {
         [PhotoSearches::default(), PhotoSearches::default()]
     };
@@ -855,6 +864,7 @@ async fn search_by_photos(
     files: &[CorpusFile],
     library: &Library,
     per_model: usize,
+    varied: bool,
 ) -> [PhotoSearches; 2] {
     let mut found = [PhotoSearches::default(), PhotoSearches::default()];
     let mut shots = StdRng::seed_from_u64(PHOTO_SEED);
@@ -879,7 +889,11 @@ async fn search_by_photos(
         // The family is measured where another part of it is in the database (as for models).
         let family_in_database = !library.family_of(index, &part).is_empty();
         for _photo in 0..per_model {
-            let shot = camera::Shot::random(&mut shots);
+            let shot = if varied {
+                camera::Shot::varied(&mut shots)
+            } else {
+                camera::Shot::random(&mut shots)
+            };
             let picture = camera::photograph(&triangles, &shot, PHOTO_SIZE.0, PHOTO_SIZE.1);
             let mut jpeg = Vec::new();
             picture

@@ -9,6 +9,7 @@
 use image::{Rgb, RgbImage, imageops};
 use rand::{RngExt, SeedableRng, rngs::StdRng};
 
+use super::scene::{Scene, ShadowGrid, TableShading, Variations, pixel_ray, table_light};
 use super::vector::{Triangles, add, cross, dot, normalised, scaled, sub};
 
 /// How one photograph is taken.
@@ -42,6 +43,9 @@ pub struct Shot {
     pub jpeg_quality: u8,
     /// Seed of the grain.
     pub seed: u64,
+    /// What is around the part: [`Scene::plain`] for the quality set, [`Scene::varied`] for
+    /// photographs as varied as real ones ([`Shot::varied`]).
+    pub scene: Scene,
 }
 
 /// Surface colours parts come in.
@@ -102,7 +106,26 @@ impl Shot {
             blur: random.random_range(0.0..1.8),
             jpeg_quality: random.random_range(70..95),
             seed: random.random_range(0..u64::MAX),
+            scene: Scene::plain(),
         }
+    }
+
+    /// [`Shot::random`] (the same draws first, so the same pose, part colour and background), then
+    /// a varied scene ([`Scene::varied`]), a blur up to 2.5 pixels and JPEG quality 50–95.
+    pub fn varied(random: &mut StdRng) -> Self {
+        Self::varied_in(random, &Variations::ALL)
+    }
+
+    /// [`Shot::varied`] with only the `kept` variations of the scene (the blur and the JPEG
+    /// quality go with the camera's).
+    pub fn varied_in(random: &mut StdRng, kept: &Variations) -> Self {
+        let mut shot = Self::random(random);
+        shot.scene = Scene::varied_in(random, kept);
+        let (blur, jpeg_quality) = (random.random_range(0.0..2.5), random.random_range(50..95));
+        if kept.camera {
+            (shot.blur, shot.jpeg_quality) = (blur, jpeg_quality);
+        }
+        shot
     }
 }
 
@@ -127,8 +150,6 @@ fn hsv(hue: f64, saturation: f64, value: f64) -> [u8; 3] {
 const SUPERSAMPLING: u32 = 2;
 /// Faces meeting at less than this angle share their normals (a round surface looks round).
 const SMOOTH_DEGREES: f64 = 40.0;
-/// The camera stands this many enclosing-sphere radii from the part's centre.
-const DISTANCE_IN_RADII: f64 = 5.0;
 
 /// Per corner of every triangle, a normal that is smooth across gentle folds and sharp at creases.
 fn corner_normals(triangles: &Triangles) -> Vec<[[f64; 3]; 3]> {
@@ -211,7 +232,7 @@ pub fn photograph(triangles: &Triangles, shot: &Shot, width: u32, height: u32) -
         elevation.cos() * azimuth.sin(),
         elevation.sin(),
     ];
-    let distance = DISTANCE_IN_RADII * radius;
+    let distance = shot.scene.distance_in_radii * radius;
     let position = add(centre, scaled(towards_camera, distance));
     let forward = scaled(towards_camera, -1.0);
     let level_right = normalised(cross(forward, [0.0, 0.0, 1.0]));
@@ -298,10 +319,47 @@ pub fn photograph(triangles: &Triangles, shot: &Shot, width: u32, height: u32) -
     }
 
     // Shade.
+    let scene = &shot.scene;
     let tint = shot.tint.map(f64::from);
+    let table = scene.table.as_ref().map(|table| TableShading {
+        table,
+        shadow: (table.shadow > 0.0)
+            .then(|| ShadowGrid::cast(triangles, key, low[2], centre, radius))
+            .flatten(),
+        height: low[2],
+        centre,
+        radius,
+        lit: table_light(scene, key),
+    });
+    let to_channel = |value: f64| value.round().clamp(0.0, 255.0) as u8;
     let fine = RgbImage::from_fn(fine_width, fine_height, |x, y| {
         let at = (y * fine_width + x) as usize;
+        let (px, py) = (f64::from(x) + 0.5, f64::from(y) + 0.5);
+        let on_part = [
+            (px - picture_centre[0]) / shorter,
+            (py - picture_centre[1]) / shorter,
+        ];
+        if let Some(blob) = scene.in_front.as_ref().filter(|blob| blob.covers(on_part)) {
+            return Rgb(blob.colour);
+        }
         if nearness[at] <= 0.0 {
+            let on_picture = [
+                (px - f64::from(fine_width) / 2.0) / shorter,
+                (py - f64::from(fine_height) / 2.0) / shorter,
+            ];
+            if let Some(blob) = scene.behind.iter().find(|blob| blob.covers(on_picture)) {
+                return Rgb(blob.colour);
+            }
+            let ray = pixel_ray(
+                forward,
+                right,
+                up,
+                focal,
+                [px - picture_centre[0], py - picture_centre[1]],
+            );
+            if let Some(colour) = table.as_ref().and_then(|table| table.colour(position, ray)) {
+                return Rgb([0, 1, 2].map(|k| to_channel(colour[k] * scene.light_colour[k])));
+            }
             let fade =
                 1.0 - shot.background_gradient * (f64::from(y) / f64::from(fine_height) - 0.5);
             return Rgb(shot
@@ -313,9 +371,15 @@ pub fn photograph(triangles: &Triangles, shot: &Shot, width: u32, height: u32) -
         if dot(normal, towards_camera) < 0.0 {
             normal = scaled(normal, -1.0);
         }
-        let light = 0.25 + 0.7 * dot(normal, key).max(0.0) + 0.2 * dot(normal, fill).max(0.0);
+        let light = scene.ambient
+            + scene.key_strength * dot(normal, key).max(0.0)
+            + 0.2 * dot(normal, fill).max(0.0);
         let shine = shot.highlight * 255.0 * dot(normal, half_way).max(0.0).powi(24);
-        Rgb(tint.map(|channel| (channel * light + shine).round().clamp(0.0, 255.0) as u8))
+        Rgb([0, 1, 2].map(|k| {
+            (tint[k] * light * scene.light_colour[k] + shine)
+                .round()
+                .clamp(0.0, 255.0) as u8
+        }))
     });
     let mut photo = imageops::resize(&fine, width, height, imageops::FilterType::Triangle);
     if shot.blur > 0.3 {

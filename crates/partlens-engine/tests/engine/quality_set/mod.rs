@@ -10,6 +10,7 @@
 
 pub mod camera;
 pub mod parts;
+pub mod scene;
 pub mod solids;
 pub mod vector;
 
