@@ -382,7 +382,6 @@ async fn service_state(store: Store, data_dir: &Path) -> AppState {
         local_addr: config.addr,
         public_origin: config::public_origin(None, config.addr),
         filter_scopes: FilterScopes::new(),
-        duplicates_running: Arc::new(tokio::sync::Semaphore::new(1)),
         login_guard: LoginGuard::new(config.limits.login.clone()),
         config,
         store,
