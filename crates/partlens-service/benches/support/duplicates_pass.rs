@@ -116,7 +116,7 @@ async fn fill(state: &AppState, company_id: &str, uids: &[String]) {
                     let pairs: Vec<FilePair> = (1..=NEIGHBOURS)
                         .map(|step| {
                             let mix = at.wrapping_mul(7919).wrapping_add(step * 104_729);
-                            let score = if mix % SAME_PART_ONE_IN == 0 {
+                            let score = if mix.is_multiple_of(SAME_PART_ONE_IN) {
                                 0.95
                             } else {
                                 0.40 + 0.48 * ((mix % 1000) as f32 / 1000.0)
