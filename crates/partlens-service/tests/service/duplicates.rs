@@ -1,8 +1,8 @@
 //! Duplicates kept up to date as files are indexed (issue 51): a file is paired with its
 //! candidate duplicates when it is indexed, so `GET /api/Duplicates` reads stored pairs; a deleted
-//! file leaves its group; files indexed before pairing existed are paired by the backfill at start,
-//! which `GET /metrics` shows. Pictures stand in for parts (two copies of one drawing of a disc,
-//! a bracket).
+//! file leaves its group, an overwritten one is paired again; files indexed before pairing existed
+//! are paired by the backfill at start, which `GET /metrics` shows. Pictures stand in for parts (two
+//! copies of one drawing of a disc, a bracket).
 
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -83,6 +83,15 @@ async fn a_file_is_paired_when_indexed_grouped_with_its_twin_and_leaves_its_grou
     let (compared, found) = groups(&ann, None).await;
     assert_eq!(compared, 2);
     assert!(found.is_empty(), "{found:?}");
+
+    // Overwritten with the disc's drawing, the bracket is indexed and paired again.
+    let replaced = ann
+        .upload_database_file("Parts/bracket.png", png(Shape::Disc, 11), &[])
+        .await;
+    assert_eq!(replaced, bracket);
+    let (compared, found) = groups(&ann, None).await;
+    assert_eq!(compared, 2);
+    assert_eq!(found, [set(&[&disc, &bracket])]);
 }
 
 #[tokio::test]
