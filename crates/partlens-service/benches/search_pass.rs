@@ -26,10 +26,16 @@
 //!                                                        # library written when the company is empty
 //! ```
 //!
+//! With `duplicates` among the arguments it times duplicates at that size instead
+//! (`support/duplicates_pass.rs`): the pairing of one newly indexed file, and `GET /api/Duplicates`
+//! once every visual file is paired (synthetic pairs beyond the first 40).
+//!
 //! `RUST_LOG=partlens_service::search=debug` logs each search's steps (select, rank, load) on stderr.
 //! Without `keep=` the SQLite library goes to a temporary folder; without `postgres_url=` the
 //! PostgreSQL library goes to a fresh database of the test server (`partlens_testkit::postgres`).
 
+#[path = "support/duplicates_pass.rs"]
+mod duplicates_pass;
 #[path = "support/postgres_store.rs"]
 mod postgres_store;
 mod support;
@@ -146,6 +152,10 @@ fn main() {
         admin: false,
         credential_stamp: String::new(),
     });
+    if arguments.iter().any(|arg| arg == "duplicates") {
+        runtime.block_on(duplicates_pass::measure(&state, &caller, engine));
+        return;
+    }
     let cases = [
         Case {
             label: "picture, `supplier=[…]` (1 in 50)",
@@ -382,7 +392,6 @@ async fn service_state(store: Store, data_dir: &Path) -> AppState {
         local_addr: config.addr,
         public_origin: config::public_origin(None, config.addr),
         filter_scopes: FilterScopes::new(),
-        duplicates_running: Arc::new(tokio::sync::Semaphore::new(1)),
         login_guard: LoginGuard::new(config.limits.login.clone()),
         config,
         store,

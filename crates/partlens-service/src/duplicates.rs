@@ -3,15 +3,17 @@
 //! format or name (a STEP file and the STL exported from it, one model uploaded twice under two
 //! names).
 //!
-//! Each database file with views is searched by its own views, as a search by that file would
-//! rank ([`crate::search::rank_visually`], its first [`NEIGHBOURS`]); a pair is the same part when
-//! its score is at least the minimum and, when both files are models, their sizes differ by at most
-//! [`SAME_SIZE`] (a model and a picture are never one part; two pictures are compared by shape).
-//! Pairs are joined into groups, strongest first; a group's score is the weakest pair that joined
-//! it. The cost is one ranking a file: fine for an admin's occasional call on a library of
-//! thousands, not for every page view. So a company of more than [`MAX_FILES`] such files is
-//! refused with a sentence, one file's views are in memory at a time, and the service runs one
-//! duplicates search at a time (another caller meanwhile gets 429 with `Retry-After`).
+//! Each database file with views is ranked by its own views once, when it is indexed, as a search
+//! by that file would rank ([`crate::search::rank_visually`], its first [`NEIGHBOURS`]), and the
+//! files of its ranking that may be the same part are stored as its pairs with their scores
+//! ([`crate::pairing`]): when both files are models, their sizes differ by at most [`SAME_SIZE`] (a
+//! model and a picture are never one part; two pictures are compared by shape), whatever the
+//! score, so any `minScore` is answered. A call reads the company's stored pairs scoring at least
+//! the minimum between indexed files and joins them into groups, strongest first; a group's score
+//! is the weakest pair that joined it. Its cost is one read of those pairs (no ranking), so it
+//! answers at any library size; `FilesCompared` is the files whose pairs are computed. Files
+//! indexed before pairing existed are paired by the start-up backfill
+//! ([`crate::pairing_backfill`]); until then they are in no group.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -19,12 +21,12 @@ use partlens_api::duplicates::{DuplicateFile, DuplicateGroup, DuplicatesReply};
 use partlens_engine::ViewDescriptor;
 
 use super::error::ServiceError;
+use super::pairing::PAIRING_VERSION;
 use super::part_size::{PartSize, blend, size_difference};
-use super::search::rank_visually;
 use super::state::AppState;
 use crate::caller::Caller;
 use partlens_store::StoreTx;
-use partlens_store::model::{FileRecord, IndexState};
+use partlens_store::model::FileRecord;
 
 /// The lowest score of a pair of files taken for the same part when the caller does not say. On
 /// the real-world corpus the parts in two formats (a STEP file and its STL) score 0.890 (the
@@ -35,10 +37,6 @@ pub const DEFAULT_MIN_SCORE: f32 = 0.885;
 
 /// How many of a file's best matches are considered its possible duplicates.
 pub const NEIGHBOURS: usize = 20;
-
-/// The most database files with views one call compares: each is a ranking of its own (about
-/// 20 ms at this size), so a call stays within minutes.
-pub const MAX_FILES: usize = 10_000;
 
 /// The largest size difference ([`size_difference`]: the mean log ratio of the sorted extents) of
 /// two files of one part: 3 %, well under the step between two standard sizes (M8 to M10 is 0.2).
@@ -55,12 +53,6 @@ pub fn min_score_param(value: Option<&str>) -> Result<f32, ServiceError> {
             ))),
         },
     }
-}
-
-/// One database file as compared (its views are read when it is searched by).
-struct Compared {
-    record: FileRecord,
-    size: Option<PartSize>,
 }
 
 /// The views of the database file `uid`, or `None` when it has none or they cannot be read back
@@ -86,121 +78,82 @@ pub async fn find(
     caller: &Caller,
     min_score: f32,
 ) -> Result<DuplicatesReply, ServiceError> {
-    let Ok(permit) = state.duplicates_running.clone().try_acquire_owned() else {
-        return Err(ServiceError::TooManyRequests {
-            retry_after_secs: 30,
-            detail: "another duplicates search is running on this service; try again when it \
-                     has answered"
-                .to_string(),
-        });
-    };
-    let store = state.store.clone();
-    let shared = state.clone();
     let company_id = caller.company_id.clone();
-    tokio::task::spawn_blocking(move || {
-        // Held until the work ends, also when the caller has gone.
-        let _permit = permit;
-        store.read_tx_blocking(|tx| {
-            let visual = shared.visual.current(&mut *tx)?;
-            let rank = |tx: &mut dyn StoreTx, views: &[ViewDescriptor]| {
-                rank_visually(
-                    tx,
-                    &visual,
-                    &shared.filter_scopes,
-                    &company_id,
-                    &[],
-                    views,
-                    NEIGHBOURS,
-                )
-                .map(|(ranked, _)| ranked)
-            };
-            find_with(tx, &company_id, min_score, MAX_FILES, rank)
-        })
-    })
-    .await?
+    state
+        .store
+        .read_tx(move |tx| find_in(tx, &company_id, min_score))
+        .await
 }
 
-/// [`find`] with the ranking and the most files given: reads the company's indexed database files
-/// (refused past `max_files`), ranks each by its own views with `rank`, and groups the pairs.
-fn find_with(
+/// [`find`] in a read transaction: the company's stored pairs at `min_score`, grouped.
+fn find_in(
     tx: &mut dyn StoreTx,
     company_id: &str,
     min_score: f32,
-    max_files: usize,
-    rank: impl Fn(&mut dyn StoreTx, &[ViewDescriptor]) -> Result<Vec<(String, f32)>, ServiceError>,
 ) -> Result<DuplicatesReply, ServiceError> {
-    let uids: Vec<String> = tx
-        .matching_database_files(company_id, &[])?
-        .into_iter()
-        .map(|candidate| candidate.uid)
+    let started = std::time::Instant::now();
+    let stored = tx.pairs_of_company(company_id, min_score)?;
+    let read = started.elapsed();
+    let files_compared = tx.paired_file_count(company_id, PAIRING_VERSION)?;
+    let counted = started.elapsed();
+    let mut uids: Vec<&str> = stored
+        .iter()
+        .flat_map(|pair| [pair.file_uid.as_str(), pair.other_uid.as_str()])
         .collect();
-    let mut compared: Vec<Compared> = Vec::new();
-    for record in tx.find_files(company_id, &uids)? {
-        if record.state != IndexState::Completed || record.is_search_input {
-            continue;
-        }
-        if compared.len() == max_files {
-            return Err(ServiceError::BadRequest(format!(
-                "the company has more than {max_files} indexed database files, more than one \
-                 duplicates search compares; search by a file to find its own duplicates"
-            )));
-        }
-        let size = PartSize::of(&record.extracted_attributes, &record.extension);
-        compared.push(Compared { record, size });
-    }
-    let at: HashMap<&str, usize> = compared
+    uids.sort_unstable();
+    uids.dedup();
+    let at: HashMap<&str, usize> = uids
         .iter()
         .enumerate()
-        .map(|(index, file)| (file.record.uid.as_str(), index))
+        .map(|(index, uid)| (*uid, index))
         .collect();
-    // The best score of each pair, whichever file was searched by.
+    // The best score of each pair, whichever file's ranking found it.
     let mut pairs: BTreeMap<(usize, usize), f32> = BTreeMap::new();
-    let mut searched = 0_u64;
-    for (index, file) in compared.iter().enumerate() {
-        // A file without views is in no ranking either: it is in no group.
-        let Some(views) = views_of(tx, &file.record.uid)? else {
+    for pair in &stored {
+        let (Some(&a), Some(&b)) = (
+            at.get(pair.file_uid.as_str()),
+            at.get(pair.other_uid.as_str()),
+        ) else {
             continue;
         };
-        searched += 1;
-        for (uid, visual) in rank(tx, &views)? {
-            let Some(&other) = at.get(uid.as_str()) else {
-                continue;
-            };
-            if other == index {
-                continue;
-            }
-            let Some(score) = same_part_score(visual, file.size, compared[other].size)
-                .filter(|score| *score >= min_score)
-            else {
-                continue;
-            };
-            let key = (index.min(other), index.max(other));
-            let best = pairs.entry(key).or_insert(score);
-            *best = best.max(score);
+        if a == b {
+            continue;
         }
+        let best = pairs.entry((a.min(b), a.max(b))).or_insert(pair.score);
+        *best = best.max(pair.score);
     }
-    let groups = group_pairs(compared.len(), pairs);
+    let groups = group_pairs(uids.len(), pairs);
+    let grouped: Vec<String> = groups
+        .iter()
+        .flat_map(|(_, members)| members.iter().map(|&index| uids[index].to_owned()))
+        .collect();
+    let grouping = started.elapsed();
+    let records: HashMap<String, FileRecord> = tx
+        .find_files(company_id, &grouped)?
+        .into_iter()
+        .map(|record| (record.uid.clone(), record))
+        .collect();
     let mut reply_groups: Vec<DuplicateGroup> = groups
         .into_iter()
         .map(|(score, members)| DuplicateGroup {
             score: rounded(score),
             files: members
                 .into_iter()
-                .map(|index| {
-                    let file = &compared[index];
-                    DuplicateFile {
-                        uid: file.record.uid.clone(),
-                        file_name: file.record.stored_path.clone(),
-                        display_name: file.record.display_name.clone(),
-                        size_mm: file
-                            .size
-                            .map(|size| size.extents.map(f64::from).to_vec())
-                            .unwrap_or_default(),
-                    }
-                })
+                .filter_map(|index| records.get(uids[index]))
+                .map(duplicate_file)
                 .collect(),
         })
+        .filter(|group| group.files.len() > 1)
         .collect();
+    // Where the time of a call goes (docs/PERFORMANCE.md, "Duplicates at 100k files").
+    tracing::debug!(
+        pairs = stored.len(),
+        read_ms = read.as_secs_f64() * 1000.0,
+        count_ms = (counted - read).as_secs_f64() * 1000.0,
+        group_ms = (grouping - counted).as_secs_f64() * 1000.0,
+        records_ms = (started.elapsed() - grouping).as_secs_f64() * 1000.0,
+        "duplicates"
+    );
     reply_groups.sort_by(|a, b| {
         b.score
             .total_cmp(&a.score)
@@ -208,9 +161,22 @@ fn find_with(
     });
     Ok(DuplicatesReply {
         min_score: rounded(min_score),
-        files_compared: searched,
+        files_compared,
         groups: reply_groups,
     })
+}
+
+/// One file of a group as the reply gives it.
+fn duplicate_file(record: &FileRecord) -> DuplicateFile {
+    let size = PartSize::of(&record.extracted_attributes, &record.extension);
+    DuplicateFile {
+        uid: record.uid.clone(),
+        file_name: record.stored_path.clone(),
+        display_name: record.display_name.clone(),
+        size_mm: size
+            .map(|size| size.extents.map(f64::from).to_vec())
+            .unwrap_or_default(),
+    }
 }
 
 /// The score of two files ranked `visual` apart when they may be one part: models of sizes
@@ -277,89 +243,91 @@ fn group_pairs(count: usize, pairs: BTreeMap<(usize, usize), f32>) -> Vec<(f32, 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use partlens_store::model::NewContent;
+    use partlens_store::model::{FilePair, IndexState, NewContent};
 
-    /// Stores `count` indexed database files (without views) of the caller's company.
-    async fn indexed_files(state: &AppState, caller: &Caller, count: usize) {
-        for index in 0..count {
-            let uid = format!("3f2504e0-4f89-41d3-9a0c-0305e82c33{index:02}");
+    /// More indexed database files than the one-call comparison took (it refused a company past
+    /// 10,000 of them).
+    const MANY_FILES: usize = 10_001;
+
+    fn uid(index: usize) -> String {
+        format!("3f2504e0-4f89-41d3-9a0c-{index:012}")
+    }
+
+    /// Stores [`MANY_FILES`] indexed database files of `company_id`, each paired (file `2k+1` with
+    /// file `2k` at 0.9; file 1 with file 2 at 0.5 too), as the pairing at indexing would.
+    fn many_paired_files(tx: &mut dyn StoreTx, company_id: &str) -> Result<(), ServiceError> {
+        for index in 0..MANY_FILES {
             let content = NewContent {
-                uid: uid.clone(),
-                company_id: caller.company_id.clone(),
-                owner_user_id: caller.user_id,
+                uid: uid(index),
+                company_id: company_id.to_owned(),
+                owner_user_id: 1,
                 is_search_input: false,
-                stored_path: format!("part{index}.stl"),
-                display_name: format!("part{index}.stl"),
-                extension: ".stl".into(),
+                stored_path: format!("parts/part{index}.png"),
+                display_name: format!("part{index}.png"),
+                extension: ".png".into(),
                 size: 2000,
                 state: IndexState::Completed,
                 callback_param: None,
                 text_only: false,
             };
-            state
-                .store
-                .write_tx(move |tx| -> Result<i64, ServiceError> {
-                    Ok(tx.upsert_file(&content, "2026-11-28T00:00:00Z")?)
+            tx.upsert_file(&content, "2026-12-06T00:00:00Z")?;
+        }
+        for index in 0..MANY_FILES {
+            let mut pairs = Vec::new();
+            if index % 2 == 1 {
+                pairs.push(FilePair {
+                    file_uid: uid(index),
+                    other_uid: uid(index - 1),
+                    score: 0.9,
+                });
+            }
+            if index == 1 {
+                pairs.push(FilePair {
+                    file_uid: uid(1),
+                    other_uid: uid(2),
+                    score: 0.5,
+                });
+            }
+            tx.save_pairs(&uid(index), company_id, PAIRING_VERSION, &pairs)?;
+        }
+        Ok(())
+    }
+
+    /// On SQLite only: writing 10,001 records through the store takes 3 s there and 80 s on
+    /// PostgreSQL; what is read is the same on both (tests/store/pairs.rs checks the pairs' reads
+    /// on both engines, tests/service/duplicates.rs the whole call).
+    #[test]
+    fn a_company_past_ten_thousand_files_is_answered_from_the_stored_pairs() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let store = partlens_store::Store::open_blocking(dir.path()).unwrap();
+            let company_id = store
+                .write_tx_blocking(|tx| -> Result<String, ServiceError> {
+                    let company_id = tx.ensure_company("Acme")?;
+                    many_paired_files(tx, &company_id)?;
+                    Ok(company_id)
                 })
-                .await
                 .unwrap();
+            let (default, low) = store
+                .read_tx_blocking(|tx| -> Result<_, ServiceError> {
+                    Ok((
+                        find_in(tx, &company_id, DEFAULT_MIN_SCORE)?,
+                        find_in(tx, &company_id, 0.4)?,
+                    ))
+                })
+                .unwrap();
+            assert_eq!(default.files_compared, MANY_FILES as u64);
+            assert_eq!(default.groups.len(), MANY_FILES / 2);
+            let first = &default.groups[0];
+            assert_eq!(first.score, 0.9);
+            assert_eq!(first.files.len(), 2);
+            assert_eq!(first.files[0].uid, uid(0));
+            assert_eq!(first.files[0].file_name, "parts/part0.png");
+            // Below 0.5 files 0 to 3 are one group, joined by its weakest pair.
+            assert_eq!(low.groups.len(), MANY_FILES / 2 - 1);
+            let joined = low.groups.iter().find(|group| group.files.len() == 4);
+            assert_eq!(joined.map(|group| group.score), Some(0.5));
         }
-    }
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_company_past_the_most_files_is_refused_with_what_to_do_instead() {
-        let dir = tempfile::tempdir().unwrap();
-        let (state, caller) = crate::state::state_for_tests(dir.path()).await;
-        indexed_files(&state, &caller, 3).await;
-        let company_id = caller.company_id.clone();
-        let (refused, answered) = state
-            .store
-            .read_tx(move |tx| -> Result<_, ServiceError> {
-                let no_matches = |_: &mut dyn StoreTx, _: &[ViewDescriptor]| Ok(Vec::new());
-                Ok((
-                    find_with(tx, &company_id, DEFAULT_MIN_SCORE, 2, no_matches),
-                    find_with(tx, &company_id, DEFAULT_MIN_SCORE, 3, no_matches),
-                ))
-            })
-            .await
-            .unwrap();
-        match refused {
-            Err(ServiceError::BadRequest(sentence)) => {
-                assert!(sentence.contains("more than 2"), "{sentence}");
-                assert!(sentence.contains("search by a file"), "{sentence}");
-            }
-            other => panic!("expected a refusal, got {other:?}"),
-        }
-        // Files without views are searched by nothing and grouped with nothing.
-        let answered = answered.unwrap();
-        assert_eq!(answered.files_compared, 0);
-        assert!(answered.groups.is_empty());
-    }
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_second_duplicates_search_while_one_runs_is_told_to_come_back() {
-        let dir = tempfile::tempdir().unwrap();
-        let (state, caller) = crate::state::state_for_tests(dir.path()).await;
-        let running = state
-            .duplicates_running
-            .clone()
-            .try_acquire_owned()
-            .unwrap();
-        match find(&state, &caller, DEFAULT_MIN_SCORE).await {
-            Err(ServiceError::TooManyRequests {
-                retry_after_secs,
-                detail,
-            }) => {
-                assert!(retry_after_secs > 0);
-                assert!(detail.contains("another duplicates search"), "{detail}");
-            }
-            other => panic!("expected 429, got {other:?}"),
-        }
-        drop(running);
-        let reply = find(&state, &caller, DEFAULT_MIN_SCORE).await.unwrap();
-        assert!(reply.groups.is_empty());
-        // The permit is given back when the search ends.
-        assert_eq!(state.duplicates_running.available_permits(), 1);
     }
 
     #[test]

@@ -42,6 +42,7 @@ use super::input_analyses::{ContentKey, DEFAULT_KEPT_BYTES, InputAnalyses};
 use super::limits::ServiceLimits;
 use super::metrics::ReaderKills;
 use super::pages::{pages_json, stored_pages};
+use super::pairing::Pairer;
 use super::reader_pool::{Asker, ReaderPool, ReaderSlot};
 use super::upload_params::ZIP_EXTENSION;
 use super::zip_reading::{add_entry_analysis, in_entry, interrupted_bundle, search_zip_entries};
@@ -74,6 +75,8 @@ pub struct Indexer {
     input_analyses: Arc<InputAnalyses>,
     /// Reader workers killed at a limit (for `GET /metrics`).
     reader_kills: ReaderKills,
+    /// Pairs a database file once it is indexed (candidate duplicates).
+    pairer: Pairer,
 }
 
 /// How the read of one claimed job ended, before anything is saved.
@@ -108,6 +111,7 @@ impl Indexer {
             );
         }
         Self {
+            pairer: Pairer::new(store.clone(), visual.clone()),
             store,
             disk,
             blobs,
@@ -135,6 +139,11 @@ impl Indexer {
     /// The visual index.
     pub fn visual(&self) -> &VisualKeeper {
         &self.visual
+    }
+
+    /// What pairs a database file with its candidate duplicates.
+    pub fn pairer(&self) -> &Pairer {
+        &self.pairer
     }
 
     /// Loads the visual index (exact indexes from the stored views, graphs from their saved
@@ -349,6 +358,12 @@ impl Indexer {
             Err(error) => Err(error),
         };
         self.visual.spawn_due_work();
+        if matches!(outcome, Ok(Some(IndexState::Completed)))
+            && !job.is_search_input
+            && !job.text_only
+        {
+            self.pair(job.uid.clone()).await;
+        }
         if outcome.is_err() {
             let gave_up = self
                 .store
@@ -364,6 +379,24 @@ impl Indexer {
             }
         }
         outcome
+    }
+
+    /// Pairs database file `uid`, just indexed, with its candidate duplicates (pairing.rs). Never
+    /// fails the file: a failure is logged, and the backfill pairs it at the next start.
+    async fn pair(&self, uid: String) {
+        let pairer = self.pairer.clone();
+        let paired = tokio::task::spawn_blocking(move || {
+            let paired = pairer.pair_blocking(&uid);
+            (uid, paired)
+        })
+        .await;
+        match paired {
+            Ok((_, Ok(_))) => {}
+            Ok((uid, Err(error))) => {
+                tracing::warn!(uid, %error, "not paired with its duplicates; paired at the next start");
+            }
+            Err(error) => tracing::warn!(%error, "pairing a file stopped unexpectedly"),
+        }
     }
 
     /// Reads the stored bytes of `job` and analyses them: a model or drawing in a worker process,
@@ -636,6 +669,8 @@ impl Indexer {
             if !saved {
                 return Ok(None);
             }
+            // Its views changed: its candidate duplicates are found again (pairing.rs).
+            tx.forget_pairs(&job.uid)?;
             for (kind, image) in [(ImageKind::Thumbnail, thumbnail), (ImageKind::Large, large)] {
                 let key = BlobKey::Image(&job.uid, kind);
                 match image {

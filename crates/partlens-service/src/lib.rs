@@ -35,6 +35,8 @@ pub mod metrics;
 pub mod migrate;
 pub mod mirrored;
 pub use partlens_pictures::pages;
+pub mod pairing;
+pub mod pairing_backfill;
 pub mod params;
 pub mod part_size;
 pub mod reader_pool;

@@ -1,6 +1,7 @@
 //! Prometheus metrics on `GET /metrics` (Prometheus text format 0.0.4): requests by route, method
 //! and status with their latency, the indexing queue's depth by company, reader workers killed at a
-//! limit, the database connections in use and the store's transactions by kind.
+//! limit, the database connections in use, the store's transactions by kind and the files not yet
+//! paired with their candidate duplicates.
 //!
 //! **Who may read them.** A scraper has no token, so the metrics are served only where nobody but
 //! the machine's own users reach them: on a loopback address by default ([`MetricsExposure::Auto`]),
@@ -177,6 +178,7 @@ pub struct Metrics {
     connections_max: Family<EngineLabels, Gauge>,
     transactions: Family<TransactionLabels, Counter>,
     callback_deliveries: Family<DeliveryLabels, Gauge>,
+    unpaired_files: Gauge,
     /// One scrape at a time: a scrape sets the gauges read at scrape time, then encodes them.
     scrape: Mutex<()>,
 }
@@ -245,9 +247,18 @@ impl Metrics {
              retry: tried again later; failed: refused or given up)",
             callback_attempts.0.clone(),
         );
+        let unpaired_files = Gauge::default();
+        registry.register(
+            "partlens_duplicates_unpaired_files",
+            "Indexed database files with views not yet paired with their candidate duplicates, \
+             every company: the start-up backfill's work left (GET /api/Duplicates groups the \
+             paired files only)",
+            unpaired_files.clone(),
+        );
         Self {
             registry,
             callback_deliveries,
+            unpaired_files,
             requests,
             durations,
             queue_depth,
@@ -288,6 +299,15 @@ impl Metrics {
         ] {
             self.callback_deliveries
                 .get_or_create(&DeliveryLabels { state })
+                .set(i64::try_from(count).unwrap_or(i64::MAX));
+        }
+    }
+
+    /// Sets the files not yet paired with their candidate duplicates, counted in the store at
+    /// scrape time (`None`: the database did not answer; the last count stays).
+    pub(crate) fn set_unpaired_files(&self, count: Option<u64>) {
+        if let Some(count) = count {
+            self.unpaired_files
                 .set(i64::try_from(count).unwrap_or(i64::MAX));
         }
     }

@@ -94,6 +94,13 @@ impl RunningService {
             config.limits.expiry_sweep_interval,
             stop.clone(),
         )));
+        // Candidate duplicates of files indexed before pairing existed (pairing_backfill.rs).
+        workers.push(tokio::spawn(super::pairing_backfill::run(
+            indexer.pairer().clone(),
+            store.clone(),
+            indexer.readers().clone(),
+            stop.clone(),
+        )));
         let callback_attempts = partlens_callbacks::AttemptCounts::default();
         workers.push(tokio::spawn(partlens_callbacks::sender::run(
             partlens_callbacks::outbox::StoreOutbox(store.clone()),
@@ -110,7 +117,6 @@ impl RunningService {
         let state = Arc::new(ServiceState {
             public_origin: public_origin(config.public_url.as_deref(), addr),
             filter_scopes: super::filter_scopes::FilterScopes::new(),
-            duplicates_running: Arc::new(tokio::sync::Semaphore::new(1)),
             login_guard: LoginGuard::new(config.limits.login.clone()),
             config,
             local_addr: addr,

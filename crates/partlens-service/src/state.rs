@@ -40,8 +40,6 @@ pub struct ServiceState {
     pub login_guard: LoginGuard,
     /// Metadata filters of graph searches, resolved and kept.
     pub filter_scopes: FilterScopes,
-    /// One duplicates search at a time (`GET /api/Duplicates` ranks every file of a company).
-    pub duplicates_running: Arc<tokio::sync::Semaphore>,
     /// The Prometheus metrics, when `GET /metrics` is served (see [`crate::metrics`]).
     pub metrics: Option<Arc<Metrics>>,
 }
@@ -86,7 +84,6 @@ pub(crate) async fn state_over_store_for_tests(
         local_addr: config.addr,
         public_origin: super::config::public_origin(None, config.addr),
         filter_scopes: super::filter_scopes::FilterScopes::new(),
-        duplicates_running: Arc::new(tokio::sync::Semaphore::new(1)),
         login_guard: LoginGuard::new(config.limits.login.clone()),
         config,
         store,

@@ -36,7 +36,7 @@ pub use clock::{iso_now, unix_now};
 pub use error::StoreError;
 pub use store::{DATABASE_FILE, DatabaseUrl, Store};
 pub use traits::{
-    AccountsTx, AttributesTx, CallbacksTx, CategoriesTx, FilesTx, JobsTx, LibraryTx, RelationsTx,
-    SearchTx, StoreTx, VisualTx,
+    AccountsTx, AttributesTx, CallbacksTx, CategoriesTx, FilesTx, JobsTx, LibraryTx, PairsTx,
+    RelationsTx, SearchTx, StoreTx, VisualTx,
 };
 pub use usage::{PoolUse, TransactionCounts};

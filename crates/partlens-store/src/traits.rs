@@ -19,8 +19,8 @@ use crate::model::categories;
 use crate::model::visual::EachSearchedFile;
 use crate::model::{
     AttributeCaps, AttributeName, Caller, Candidate, Category, ClaimedJob, CompanyViews, Feedback,
-    FileRecord, IndexState, IndexedContent, IndexingFailure, ListedPage, Listing, NewContent,
-    NewRelation, QueueDepth, Relation, RelationCount, VisualChange,
+    FilePair, FileRecord, IndexState, IndexedContent, IndexingFailure, ListedPage, Listing,
+    NewContent, NewRelation, QueueDepth, Relation, RelationCount, VisualChange,
 };
 use partlens_api::{Attribute, FilterTerm};
 
@@ -591,6 +591,41 @@ pub trait RelationsTx {
     ) -> Result<HashMap<String, RelationCount>, StoreError>;
 }
 
+/// Candidate duplicates (see [`crate::model::pairs`]): each database file's pairs as its ranking
+/// found them, and a mark that they are computed, by which version of the pairing. A pair goes when
+/// either file is deleted; "indexed" below is a completed company database file.
+pub trait PairsTx {
+    /// Replaces the pairs `uid` (of `company_id`) found with `pairs` (each with `file_uid` = `uid`)
+    /// and marks it paired at `version`. Pairs other files found naming it stay.
+    fn save_pairs(
+        &mut self,
+        uid: &str,
+        company_id: &str,
+        version: i64,
+        pairs: &[FilePair],
+    ) -> Result<(), StoreError>;
+    /// Forgets every pair naming `uid` (either side) and its mark: its views changed.
+    fn forget_pairs(&mut self, uid: &str) -> Result<(), StoreError>;
+    /// The pairs of `company_id` scoring at least `min_score` between two indexed files.
+    fn pairs_of_company(
+        &mut self,
+        company_id: &str,
+        min_score: f32,
+    ) -> Result<Vec<FilePair>, StoreError>;
+    /// How many indexed files of `company_id` are paired at `version`.
+    fn paired_file_count(&mut self, company_id: &str, version: i64) -> Result<u64, StoreError>;
+    /// Up to `limit` indexed files with views and not text-only, of any company, not paired at
+    /// `version`, their UIDs after `after` in order: the backfill's next batch.
+    fn unpaired_files(
+        &mut self,
+        version: i64,
+        after: &str,
+        limit: usize,
+    ) -> Result<Vec<String>, StoreError>;
+    /// How many files [`PairsTx::unpaired_files`] would go through from the start.
+    fn unpaired_file_count(&mut self, version: i64) -> Result<u64, StoreError>;
+}
+
 /// One transaction of the store, whichever engine holds it.
 pub trait StoreTx:
     AccountsTx
@@ -603,6 +638,7 @@ pub trait StoreTx:
     + LibraryTx
     + VisualTx
     + RelationsTx
+    + PairsTx
 {
     /// The engine's name, for messages (`SQLite`, `PostgreSQL`).
     fn engine(&self) -> &'static str;

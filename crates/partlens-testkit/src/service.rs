@@ -224,6 +224,15 @@ impl TestService {
         self.query_row(sql).into_iter().next().flatten()
     }
 
+    /// Runs `sql` (statements in the SQL both engines read, with values inline) on this service's
+    /// store, beside the running service or while it is stopped.
+    pub fn execute(&self, sql: &str) {
+        match &self.database {
+            Some(database) => database.execute(sql),
+            None => self.sqlite().execute_batch(sql).unwrap(),
+        }
+    }
+
     /// Sets the stored view descriptors of a file to `bytes` in this service's store (beside the
     /// running service), as a damaged page or an earlier engine would leave them.
     pub fn set_descriptors(&self, uid: &str, bytes: &[u8]) {

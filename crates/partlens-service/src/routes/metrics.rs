@@ -1,7 +1,8 @@
 //! `GET /metrics`: the service's metrics ([`crate::metrics`]) in the Prometheus text format,
 //! without a token (served only as `crate::metrics::MetricsExposure` allows; otherwise the route does not
 //! exist). What is read when a scraper asks is read here: the indexing queue's depth (from the
-//! store, within [`DATABASE_WAIT`]), the callbacks' deliveries by state, the database connections and the store's transactions.
+//! store, within [`DATABASE_WAIT`]), the callbacks' deliveries by state, the files not yet paired with their
+//! candidate duplicates, the database connections and the store's transactions.
 
 use std::time::Duration;
 
@@ -9,6 +10,7 @@ use axum::extract::State;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
+use crate::pairing::PAIRING_VERSION;
 use crate::state::AppState;
 use partlens_store::Store;
 use partlens_store::model::{DeliveryCounts, QueueDepth};
@@ -24,6 +26,7 @@ pub async fn scrape(State(state): State<AppState>) -> Response {
     };
     let depths = queue_depths(&state.store).await;
     metrics.set_callback_deliveries(delivery_counts(&state.store).await);
+    metrics.set_unpaired_files(unpaired_files(&state.store).await);
     let pool = state.store.pool_use();
     let transactions = state.store.transaction_counts();
     match metrics.encode(depths.as_deref(), pool, transactions) {
@@ -60,6 +63,22 @@ async fn delivery_counts(store: &Store) -> Option<DeliveryCounts> {
         Ok(Ok(Ok(counts))) => Some(counts),
         _ => {
             tracing::warn!("metrics: the callbacks' deliveries could not be counted");
+            None
+        }
+    }
+}
+
+/// The files not yet paired with their candidate duplicates, or `None` (logged) when the database
+/// does not answer in time.
+async fn unpaired_files(store: &Store) -> Option<u64> {
+    let store = store.clone();
+    let asked = tokio::task::spawn_blocking(move || {
+        store.read_tx_within_blocking(DATABASE_WAIT, |tx| tx.unpaired_file_count(PAIRING_VERSION))
+    });
+    match tokio::time::timeout(2 * DATABASE_WAIT, asked).await {
+        Ok(Ok(Ok(count))) => Some(count),
+        _ => {
+            tracing::warn!("metrics: the files not yet paired could not be counted");
             None
         }
     }

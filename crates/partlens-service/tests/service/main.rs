@@ -9,6 +9,7 @@ mod blob_store;
 mod cad;
 mod callbacks;
 mod drawings_realworld;
+mod duplicates;
 mod duplicates_realworld;
 mod endpoints;
 mod faults;

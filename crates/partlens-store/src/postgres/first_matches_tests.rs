@@ -486,9 +486,11 @@ fn a_database_before_the_row_counts_gets_them_when_migrated() {
     };
     let database = &database;
     // Step 10 undone (with the portable steps after it: the file relations, the pages of
-    // files), and a second material written while nothing counts it.
+    // files, the callbacks, the duplicates' pairs), and a second material written while nothing counts it.
     database.execute(
-        "DROP TABLE callback_attempts;
+        "DROP TABLE paired_files;
+         DROP TABLE file_pairs;
+         DROP TABLE callback_attempts;
          DROP TABLE callback_deliveries;
          DROP TABLE callback_settings;
          DROP TABLE categories;

@@ -30,6 +30,7 @@ mod first_matches_tests;
 mod jobs;
 mod library;
 mod matching;
+mod pairs;
 mod relations;
 pub(crate) mod schema;
 mod search;

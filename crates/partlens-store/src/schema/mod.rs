@@ -528,6 +528,43 @@ pub const TABLES: &[Table] = &[
         owner: Owner::Key("delivery_id"),
         since: 3,
     },
+    Table {
+        name: "file_pairs",
+        // A database file's candidate duplicates, as the service's `pairing.rs` found them when
+        // the file was indexed: each file its ranking by its own views put among its best and
+        // that passes the size rule, with the same-part score in millionths (`model::pairs`),
+        // whatever the score. The company is the file's, for reading a company's pairs at once.
+        // A row goes with either file.
+        columns: &[
+            added(text("file_uid"), 4),
+            added(text("other_uid"), 4),
+            added(text("company_id"), 4),
+            added(integer("score"), 4),
+        ],
+        primary_key: &["file_uid", "other_uid"],
+        references: &[
+            belongs("file_uid", "files", "uid"),
+            belongs("other_uid", "files", "uid"),
+        ],
+        unique: &[],
+        owner: Owner::File("file_uid"),
+        since: 4,
+    },
+    Table {
+        name: "paired_files",
+        // A database file whose pairs are computed, by the service's pairing `version`; the mark
+        // goes (with the file's pairs) when the file is indexed again.
+        columns: &[
+            added(text("file_uid"), 4),
+            added(text("company_id"), 4),
+            added(integer("version"), 4),
+        ],
+        primary_key: &["file_uid"],
+        references: &[belongs("file_uid", "files", "uid")],
+        unique: &[],
+        owner: Owner::File("file_uid"),
+        since: 4,
+    },
 ];
 
 /// The indexes of the portable steps (the historic ones are each engine's).
@@ -554,6 +591,29 @@ pub const INDEXES: &[Index] = &[
         columns: &["company_id", "created_at"],
         unique: false,
         since: 3,
+    },
+    // A file's pairs found by the others' rankings (their cascade when it is deleted).
+    Index {
+        name: "file_pairs_by_other",
+        table: "file_pairs",
+        columns: &["other_uid"],
+        unique: false,
+        since: 4,
+    },
+    // `GET /api/Duplicates`: a company's pairs above a score.
+    Index {
+        name: "file_pairs_by_company",
+        table: "file_pairs",
+        columns: &["company_id", "score"],
+        unique: false,
+        since: 4,
+    },
+    Index {
+        name: "paired_files_by_company",
+        table: "paired_files",
+        columns: &["company_id"],
+        unique: false,
+        since: 4,
     },
 ];
 
@@ -830,7 +890,7 @@ pub(crate) mod future {
     use super::*;
 
     /// The first step of the test description: the one after [`TABLES`]' last.
-    pub(crate) const FIRST: u32 = 4;
+    pub(crate) const FIRST: u32 = 5;
 
     /// The description: [`TABLES`] with `files` grown by a column, and a new table.
     pub(crate) fn tables() -> Vec<Table> {

@@ -15,6 +15,7 @@ mod categories;
 mod files;
 mod jobs;
 mod library;
+mod pairs;
 mod relations;
 pub(crate) mod schema;
 mod search;
