@@ -154,7 +154,8 @@ fn has_index(client: &mut Client) -> Result<bool, StoreError> {
 }
 
 /// Builds the HNSW index when the table has none, with the build's memory and workers raised for
-/// its transaction; returns how long it took, or `None` when there was nothing to build.
+/// its transaction, then gathers the table's statistics; returns how long both took, or `None`
+/// when there was nothing to build.
 fn build_index(client: &mut Client) -> Result<Option<Duration>, StoreError> {
     if !table_exists(client)? || has_index(client)? {
         return Ok(None);
@@ -167,6 +168,10 @@ fn build_index(client: &mut Client) -> Result<Option<Duration>, StoreError> {
          {NEAREST_INDEX}"
     ))?;
     tx.commit()?;
+    // The table's statistics at once: a table filled by `COPY` a moment ago has none until
+    // autovacuum comes by, and without them the planner may sort a scan of every row instead of
+    // asking the index (45 ms instead of 12 at 100,000 views).
+    client.batch_execute("ANALYZE view_vectors")?;
     Ok(Some(started.elapsed()))
 }
 

@@ -4,7 +4,10 @@
 //! exact one, computed by the node.
 //!
 //! A row a view of a visually searched file (an indexed database file), written in the
-//! transaction that stores the file's views, deleted with them (a foreign key). The vector is the
+//! transaction that stores the file's views (one statement for all of them), deleted with them (a
+//! foreign key); a bulk load writes them at its end instead, and those of views stored without
+//! them are filled in at start (`bulk_vectors.rs`). A query's vectors (a query of several views
+//! asks each and their mean) are looked up in one statement. The vector is the
 //! descriptor's features as stored (16-bit integers, at most 32,767 in magnitude: exact in
 //! `halfvec`'s half precision up to its 11 significant bits, as the in-memory graph holds them,
 //! see the visual index's `quantise.rs`). Views of another length (an older descriptor) get no row: the node
@@ -128,25 +131,30 @@ impl PgTx<'_, '_> {
         self.tx.batch_execute(&format!(
             "SET LOCAL hnsw.ef_search = {views_each}; SET LOCAL hnsw.iterative_scan = relaxed_order"
         ))?;
-        let nearest = self.tx.prepare(
-            "SELECT file_uid FROM view_vectors WHERE company_id = $1
-             ORDER BY embedding <#> $2::text::halfvec LIMIT $3",
+        let texts: Vec<String> = vectors
+            .iter()
+            .filter(|vector| vector.len() == VECTOR_DIMENSIONS)
+            .map(|vector| vector_text(vector.iter().copied()))
+            .collect();
+        // Every query vector in one statement (a LATERAL index scan each), not a round trip each;
+        // in the order asked, each vector's nearest first.
+        let rows = self.tx.query(
+            "SELECT nearest.file_uid
+             FROM unnest($2::text[]) WITH ORDINALITY AS asked(vector, number)
+             CROSS JOIN LATERAL (
+                 SELECT file_uid, embedding <#> asked.vector::halfvec AS distance
+                 FROM view_vectors WHERE company_id = $1
+                 ORDER BY embedding <#> asked.vector::halfvec LIMIT $3
+             ) nearest
+             ORDER BY asked.number, nearest.distance",
+            &[&company, &texts, &(views_each as i64)],
         )?;
         let mut seen = HashSet::new();
         let mut files = Vec::new();
-        for vector in vectors {
-            if vector.len() != VECTOR_DIMENSIONS {
-                continue;
-            }
-            let text = vector_text(vector.iter().copied());
-            for row in self
-                .tx
-                .query(&nearest, &[&company, &text, &(views_each as i64)])?
-            {
-                let uid: String = row.try_get(0)?;
-                if seen.insert(uid.clone()) {
-                    files.push(uid);
-                }
+        for row in &rows {
+            let uid: String = row.try_get(0)?;
+            if seen.insert(uid.clone()) {
+                files.push(uid);
             }
         }
         Ok(Some(files))

@@ -182,5 +182,12 @@ fn a_bulk_load_writes_the_views_vectors_at_its_end_and_a_large_one_builds_the_in
         let mut found = nearest().unwrap();
         found.sort();
         assert_eq!(found, ["f1", "f2", "f3", "f4"]);
+        // Several vectors in one statement: each file once, a vector of another length left out.
+        let asked = [vec![1.0; 3], vector.clone(), vector.clone()];
+        let mut found = store
+            .read(|tx| tx.nearest_view_files(&company, &asked, 10))
+            .unwrap();
+        found.sort();
+        assert_eq!(found, ["f1", "f2", "f3", "f4"]);
     }
 }
