@@ -25,6 +25,9 @@
 //! cargo bench -p partlens-service --bench visual_scale -- in-memory views=100000   # chosen sizes (any mode)
 //! cargo bench -p partlens-service --bench visual_scale -- postgres  # through PostgreSQL + pgvector at 100k views
 //!                                                 # (support/visual_postgres.rs; needs its server)
+//! cargo bench -p partlens-service --bench visual_scale -- postgres views=1000000 baseline=100000
+//!                                                 # loaded in bulk at 1M, the row-by-row load of 100k
+//!                                                 # beside it (`baseline=0`: none)
 //! cargo bench -p partlens-service --bench visual_scale -- only-1m keep=/tmp/visual  # write the 1M library there once,
 //!                                                 # search it again on later runs
 //! cargo bench -p partlens-service --bench visual_scale -- only-1m keep=/tmp/visual reuse-graph graph-only cases=supplier
@@ -561,11 +564,41 @@ fn main() {
         scale_lines.push(scale_line);
     }
     let mut postgres_lines = Vec::new();
+    // `baseline=N`: the service's row-by-row load of N views first (100,000 by default; 0: none).
+    let baseline = if postgres_sizes.is_empty() {
+        0
+    } else {
+        arguments
+            .iter()
+            .find_map(|arg| arg.strip_prefix("baseline="))
+            .map_or(100_000, |value| match value.parse() {
+                Ok(value) => value,
+                Err(error) => panic!("baseline={value}: {error}"),
+            })
+    };
+    let mut row_by_row = None;
+    if baseline > 0
+        && let Some((line, per_view)) = visual_postgres::row_by_row(&pool, baseline)
+    {
+        eprintln!("{line}");
+        postgres_lines.push(line);
+        row_by_row = Some(per_view);
+    }
+    let mut load_ratios = Vec::new();
     for &views in &postgres_sizes {
-        if let Some((lines, scale_line)) = visual_postgres::measure(&pool, views, &single, &triple)
+        if let Some((lines, scale_line, per_view)) =
+            visual_postgres::measure(&pool, views, &single, &triple)
         {
             search_lines.extend(lines);
             postgres_lines.push(scale_line);
+            if let Some(baseline_per_view) = row_by_row {
+                load_ratios.push(format!(
+                    "Loading {views} views in bulk took {:.3} ms a view against {:.3} ms a view row by row ({baseline} views): {:.1}× faster a view.",
+                    per_view.as_secs_f64() * 1000.0,
+                    baseline_per_view.as_secs_f64() * 1000.0,
+                    baseline_per_view.as_secs_f64() / per_view.as_secs_f64().max(1e-12),
+                ));
+            }
         }
     }
     // `keep=DIR`: each size's library in DIR/<views> (written when not there yet), kept.
@@ -824,12 +857,17 @@ fn main() {
     }
     println!();
     if !postgres_lines.is_empty() {
-        println!("| views | files | indexing | loading a node (exact index) |");
-        println!("|---|---|---|---|");
+        println!(
+            "| views | load | files | records and views written | vectors filled in (COPY) | index built | total | a view | exact node loaded |"
+        );
+        println!("|---|---|---|---|---|---|---|---|---|");
         for line in &postgres_lines {
             println!("{line}");
         }
         println!();
+        for line in &load_ratios {
+            println!("{line}\n");
+        }
     }
     println!(
         "| records | matches a word | trigram index p50 | p95 | substring scan p50 | p95 | speed-up (p50) | same files |"

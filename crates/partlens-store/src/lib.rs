@@ -34,7 +34,7 @@ mod usage;
 
 pub use clock::{iso_now, unix_now};
 pub use error::StoreError;
-pub use store::{DATABASE_FILE, DatabaseUrl, Store};
+pub use store::{BulkVectors, DATABASE_FILE, DatabaseUrl, Store};
 pub use traits::{
     AccountsTx, AttributesTx, CallbacksTx, CategoriesTx, FilesTx, JobsTx, LibraryTx, PairsTx,
     RelationsTx, SearchTx, StoreTx, VisualTx,

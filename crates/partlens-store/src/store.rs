@@ -14,6 +14,7 @@ use crate::traits::StoreTx;
 use crate::usage::{Counters, Kind, PoolUse, TransactionCounts};
 
 pub use crate::postgres::DatabaseUrl;
+pub use crate::postgres::bulk_vectors::BulkVectors;
 pub use crate::sqlite::DATABASE_FILE;
 
 /// The store of one data directory (SQLite) or of a PostgreSQL database. Cheap to clone; clones
@@ -218,6 +219,25 @@ impl Store {
         match &self.inner.engine {
             Engine::Sqlite(store) => store.write_blocking(work),
             Engine::Postgres(store) => store.queue_blocking(work),
+        }
+    }
+
+    /// Runs `load` (many files written through this store, e.g. a library loaded or copied in) as
+    /// one bulk load of about `views` views. On PostgreSQL with pgvector, a load of more than
+    /// 50,000 views into a vector table holding fewer drops the HNSW index first; the load's
+    /// writes leave the views' vectors out; its end fills them in by `COPY` and builds the index
+    /// once (then ordinary writes keep it row by row); a load that stops half way has its index
+    /// built by the next store to open the database. The end runs even when `load` fails, whose
+    /// error then comes first. On SQLite, `load` alone runs (nothing to report). Blocking, on a
+    /// thread that drives no async tasks.
+    pub fn bulk_load_blocking<T, E: From<StoreError>>(
+        &self,
+        views: usize,
+        load: impl FnOnce() -> Result<T, E>,
+    ) -> Result<(T, BulkVectors), E> {
+        match &self.inner.engine {
+            Engine::Sqlite(_) => Ok((load()?, BulkVectors::default())),
+            Engine::Postgres(store) => store.bulk_load_blocking(views, load),
         }
     }
 

@@ -16,7 +16,9 @@
 //!
 //! What the description does not hold is each engine's own and not copied: SQLite's term index,
 //! listing rows and journal; the target's triggers write its journal, counts and metadata
-//! generation as the rows arrive, and its term index and view vectors are filled in at the end.
+//! generation as the rows arrive, and its term index and view vectors are filled in at the end:
+//! the copy is one bulk load (`Store::bulk_load_blocking`), so the vectors of a large copy go in
+//! by `COPY` with the HNSW index dropped, and the index is built once after them.
 //! A file `in_progress` in the source is `queued` in the target (its job is taken again, as a
 //! SQLite start would). A table without a key (attribute values) is copied a file at a time, only
 //! for files whose rows the target does not hold yet.
@@ -31,7 +33,8 @@ use crate::schema::{TABLES, Table};
 use crate::sqlite::transfer::Source;
 use crate::store::Store;
 
-/// Rows written in one transaction.
+/// Rows written in one transaction (one statement, or a few for a table of many columns: see
+/// `postgres/transfer.rs`).
 pub(crate) const BATCH_ROWS: usize = 500;
 
 /// Files whose keyless rows are written in one transaction.
@@ -92,17 +95,30 @@ impl Store {
         let postgres = self.postgres()?;
         let source = Source::open(from)?;
         let mut client = postgres.client()?;
-        let mut target = Target::new(&mut client);
-        refuse_collisions(&source, &mut target)?;
-        for table in TABLES {
-            if table.primary_key.is_empty() {
-                copy_by_file(&source, &mut target, table, progress)?;
-            } else {
-                copy_table(&source, &mut target, table, progress)?;
+        refuse_collisions(&source, &mut Target::new(&mut client))?;
+        // One bulk load: a large one has its vector index built once, at its end.
+        let views = usize::try_from(source.count(described("views")?)?).unwrap_or(0);
+        let ((), vectors) = postgres.bulk_load_blocking(views, || -> Result<(), StoreError> {
+            let mut target = Target::new(&mut client);
+            for table in TABLES {
+                if table.primary_key.is_empty() {
+                    copy_by_file(&source, &mut target, table, progress)?;
+                } else {
+                    copy_table(&source, &mut target, table, progress)?;
+                }
             }
+            target.finish(progress)
+        })?;
+        if vectors.files_filled > 0 {
+            progress(format!("view vectors: {} files", vectors.files_filled));
         }
-        target.finish(progress)?;
-        let counts = count_both(&source, &mut target)?;
+        if let Some(build) = vectors.index_build {
+            progress(format!(
+                "view vector index built in {:.1} s",
+                build.as_secs_f64()
+            ));
+        }
+        let counts = count_both(&source, &mut Target::new(&mut client))?;
         source.finish()?;
         Ok(counts)
     }

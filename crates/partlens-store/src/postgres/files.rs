@@ -249,13 +249,17 @@ impl FilesSteps for PgTx<'_, '_> {
         )?;
         self.tx
             .execute("DELETE FROM views WHERE file_uid = $1", &[&uid])?;
-        let insert = self
-            .tx
-            .prepare("INSERT INTO views (file_uid, position, descriptor) VALUES ($1, $2, $3)")?;
-        for (position, descriptor) in content.views.iter().enumerate() {
-            self.tx
-                .execute(&insert, &[&uid, &(position as i32), descriptor])?;
-        }
+        // One statement for every view (arrays unnested), not a round trip a view.
+        let positions = (0..content.views.len())
+            .map(i32::try_from)
+            .collect::<Result<Vec<i32>, _>>()
+            .map_err(|_| StoreError::Internal("more views than a file can number".into()))?;
+        self.tx.execute(
+            "INSERT INTO views (file_uid, position, descriptor)
+             SELECT $1, given.position, given.descriptor
+             FROM unnest($2::integer[], $3::bytea[]) AS given(position, descriptor)",
+            &[&uid, &positions, &content.views],
+        )?;
         self.write_view_vectors(uid)?;
         self.refresh_search_text(uid)?;
         self.tx

@@ -125,6 +125,7 @@ fn store_answers(url: String, company: String, filters: Vec<Vec<FilterTerm>>) ->
             tx: &mut transaction,
             node: "test",
             view_vectors: false,
+            vectors_deferred: false,
         };
         let mut answers = Vec::new();
         for terms in &filters {

@@ -21,6 +21,7 @@
 mod accounts;
 mod arguments;
 mod attributes;
+pub(crate) mod bulk_vectors;
 mod callbacks;
 mod categories;
 mod files;
@@ -40,6 +41,7 @@ pub(crate) mod transfer;
 mod view_vectors;
 mod visual;
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -104,6 +106,11 @@ pub(crate) struct PgStore {
     /// The schema has the views' vector index (pgvector was there when step 6 ran; fixed from
     /// then on).
     view_vectors: bool,
+    /// The database's connection settings, for a connection outside the pool (a bulk load's).
+    config: postgres::Config,
+    /// A bulk load runs on this store: its writes leave the views' vectors to the load's end
+    /// (`bulk_vectors.rs`).
+    vectors_deferred: AtomicBool,
 }
 
 /// The synchronous client closes a connection by blocking on its own runtime, which panics on a
@@ -131,6 +138,8 @@ pub(crate) struct PgTx<'t, 'c> {
     pub(crate) node: &'t str,
     /// The schema has the views' vector index (`view_vectors.rs`).
     pub(crate) view_vectors: bool,
+    /// Writes leave the views' vectors to a bulk load's end (`bulk_vectors.rs`).
+    pub(crate) vectors_deferred: bool,
 }
 
 impl StoreTx for PgTx<'_, '_> {
@@ -155,7 +164,7 @@ impl PgStore {
             .expose()
             .parse::<postgres::Config>()
             .map_err(|error| StoreError::Refused(format!("--database: {error}")))?;
-        let manager = PostgresConnectionManager::new(config, NoTls);
+        let manager = PostgresConnectionManager::new(config.clone(), NoTls);
         let pool = r2d2::Pool::builder()
             .max_size(pool_size.max(1))
             .min_idle(Some(1))
@@ -169,10 +178,11 @@ impl PgStore {
         let mut client = pool.get()?;
         schema::migrate(&mut client)?;
         let has_view_vectors = view_vectors::table_exists(&mut *client)?;
-        let filled = view_vectors::fill_missing(&mut client)?;
+        let filled = bulk_vectors::fill_missing(&mut client)?;
         if filled > 0 {
             tracing::info!(files = filled, "view vectors filled in");
         }
+        bulk_vectors::restore_index(&mut client)?;
         let indexed = text_terms::fill_missing(&mut client)?;
         if indexed > 0 {
             tracing::info!(files = indexed, "free-text terms indexed");
@@ -190,6 +200,8 @@ impl PgStore {
             node,
             heartbeat: Some(heartbeat),
             view_vectors: has_view_vectors,
+            config,
+            vectors_deferred: AtomicBool::new(false),
         })
     }
 
@@ -262,6 +274,7 @@ impl PgStore {
             tx: transaction,
             node: &self.node,
             view_vectors: self.view_vectors,
+            vectors_deferred: self.vectors_deferred.load(Ordering::Relaxed),
         })
         .map(Done)
     }
@@ -297,6 +310,27 @@ impl PgStore {
             .execute("SELECT pg_advisory_xact_lock($1)", &[&WRITER_LOCK])
             .map_err(StoreError::from)?;
         self.run(&mut transaction, work)?.commit_with(transaction)
+    }
+
+    /// Runs `load` (writes through this store, typically many files) as one bulk load of about
+    /// `views` views (see `bulk_vectors.rs`): the index dropped before a large one, the vectors
+    /// left out of its writes and filled in by `COPY` at its end, the index built once. The end
+    /// runs whether `load` succeeded or not (nothing it wrote loses its vectors); `load`'s error
+    /// comes first. Blocking, on a thread that drives no async tasks.
+    pub(crate) fn bulk_load_blocking<T, E: From<StoreError>>(
+        &self,
+        views: usize,
+        load: impl FnOnce() -> Result<T, E>,
+    ) -> Result<(T, bulk_vectors::BulkVectors), E> {
+        // A connection of its own: the load's advisory lock goes with it, however the load ends.
+        let client = self.config.connect(NoTls).map_err(StoreError::from)?;
+        let bulk = bulk_vectors::BulkLoad::begin(client, views)?;
+        self.vectors_deferred.store(true, Ordering::Relaxed);
+        let loaded = load();
+        self.vectors_deferred.store(false, Ordering::Relaxed);
+        let finished = bulk.finish();
+        let value = loaded?;
+        Ok((value, finished?))
     }
 
     /// A connection of the pool for work outside the traits (a copy into the store).

@@ -1,11 +1,12 @@
 //! The target of a copy from another store (`crate::transfer`): a described table's rows written
 //! into PostgreSQL a batch a transaction, skipping rows already there and keeping row ids; what
 //! would collide with another team's rows found first; the sequences moved past the copied ids,
-//! the term index and the view vectors filled in at the end; each table counted for the copied
-//! companies.
+//! the term index filled in at the end; each table counted for the copied companies. A batch's
+//! rows go in one multi-row `INSERT … ON CONFLICT DO NOTHING` (a copy that stopped resumes),
+//! split only where the protocol's 65,535 parameters a statement would be passed.
 
-use r2d2_postgres::postgres::Client;
 use r2d2_postgres::postgres::types::ToSql;
+use r2d2_postgres::postgres::{self, Client};
 
 use crate::cells::{Cell, Row};
 use crate::error::StoreError;
@@ -30,16 +31,27 @@ impl Cell {
     }
 }
 
-/// The insert of one row of `table` that skips a row already there, keeping its row id.
-fn insert_sql(table: &Table) -> String {
+/// Bind parameters one statement may carry (PostgreSQL's protocol counts them in 16 bits).
+const MOST_PARAMETERS: usize = 65_535;
+
+/// The insert of `rows` rows of `table` in one statement (multi-row `VALUES`) that skips a row
+/// already there, keeping its row id.
+fn insert_sql(table: &Table, rows: usize) -> String {
     let names: Vec<&str> = table.columns.iter().map(|column| column.name).collect();
-    let placeholders: Vec<String> = (1..=names.len()).map(|n| format!("${n}")).collect();
+    let tuples: Vec<String> = (0..rows)
+        .map(|row| {
+            let placeholders: Vec<String> = (1..=names.len())
+                .map(|n| format!("${}", row * names.len() + n))
+                .collect();
+            format!("({})", placeholders.join(", "))
+        })
+        .collect();
     let keeps_ids = table
         .columns
         .iter()
         .any(|column| column.kind == ColumnType::RowId);
     format!(
-        "INSERT INTO {} ({}){} VALUES ({}) ON CONFLICT DO NOTHING",
+        "INSERT INTO {} ({}){} VALUES {} ON CONFLICT DO NOTHING",
         table.name,
         names.join(", "),
         if keeps_ids {
@@ -47,8 +59,24 @@ fn insert_sql(table: &Table) -> String {
         } else {
             ""
         },
-        placeholders.join(", ")
+        tuples.join(", ")
     )
+}
+
+/// Writes `rows` of `table` in `transaction`, as many a statement as the protocol's parameters
+/// allow; returns how many were written (not already there).
+fn insert_rows(
+    transaction: &mut postgres::Transaction<'_>,
+    table: &Table,
+    rows: &[Row],
+) -> Result<u64, StoreError> {
+    let per_statement = (MOST_PARAMETERS / table.columns.len().max(1)).max(1);
+    let mut written = 0;
+    for chunk in rows.chunks(per_statement) {
+        let params: Vec<&(dyn ToSql + Sync)> = chunk.iter().flatten().map(Cell::as_sql).collect();
+        written += transaction.execute(&insert_sql(table, chunk.len()), &params)?;
+    }
+    Ok(written)
 }
 
 /// The count of `table`'s rows of the companies `$1` (or, for a global table, of the keys `$1`).
@@ -85,12 +113,7 @@ impl<'a> Target<'a> {
     /// many were written.
     pub(crate) fn insert(&mut self, table: &Table, rows: &[Row]) -> Result<u64, StoreError> {
         let mut transaction = self.client.transaction()?;
-        let insert = transaction.prepare(&insert_sql(table))?;
-        let mut written = 0;
-        for row in rows {
-            let params: Vec<&(dyn ToSql + Sync)> = row.iter().map(Cell::as_sql).collect();
-            written += transaction.execute(&insert, &params)?;
-        }
+        let written = insert_rows(&mut transaction, table, rows)?;
         transaction.commit()?;
         Ok(written)
     }
@@ -104,7 +127,6 @@ impl<'a> Target<'a> {
         files: &[(String, Vec<Row>)],
     ) -> Result<u64, StoreError> {
         let mut transaction = self.client.transaction()?;
-        let insert = transaction.prepare(&insert_sql(table))?;
         let present = transaction.prepare(&format!(
             "SELECT count(*) FROM {} WHERE {file_column} = $1",
             table.name
@@ -115,10 +137,7 @@ impl<'a> Target<'a> {
             if held > 0 {
                 continue;
             }
-            for row in rows {
-                let params: Vec<&(dyn ToSql + Sync)> = row.iter().map(Cell::as_sql).collect();
-                written += transaction.execute(&insert, &params)?;
-            }
+            written += insert_rows(&mut transaction, table, rows)?;
         }
         transaction.commit()?;
         Ok(written)
@@ -225,7 +244,8 @@ impl<'a> Target<'a> {
     }
 
     /// After the rows: the sequences moved past the copied ids (so that the next row made here
-    /// gets a new one), the term index and the view vectors filled in for the copied files.
+    /// gets a new one), the term index filled in for the copied files (their view vectors are the
+    /// bulk load's, see `crate::transfer`).
     pub(crate) fn finish(&mut self, progress: &mut dyn FnMut(String)) -> Result<(), StoreError> {
         for table in TABLES {
             for column in table
@@ -242,10 +262,6 @@ impl<'a> Target<'a> {
         }
         self.client
             .batch_execute("SELECT setval('job_seq', GREATEST((SELECT max(seq) FROM jobs), 1))")?;
-        let vectors = super::view_vectors::fill_missing(self.client)?;
-        if vectors > 0 {
-            progress(format!("view vectors: {vectors} files"));
-        }
         let terms = super::text_terms::fill_missing(self.client)?;
         if terms > 0 {
             progress(format!("free-text terms: {terms} files"));
@@ -279,11 +295,15 @@ mod tests {
     fn rows_are_inserted_keeping_their_ids_and_counted_by_their_owner() {
         let table = |name| crate::schema::table(name).unwrap();
         assert_eq!(
-            insert_sql(table("users")),
+            insert_sql(table("users"), 1),
             "INSERT INTO users (id, company_id, name, password_hash, admin, created_at) \
              OVERRIDING SYSTEM VALUE VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING"
         );
-        assert!(!insert_sql(table("views")).contains("OVERRIDING"));
+        assert_eq!(
+            insert_sql(table("views"), 2),
+            "INSERT INTO views (file_uid, position, descriptor) \
+             VALUES ($1, $2, $3), ($4, $5, $6) ON CONFLICT DO NOTHING"
+        );
         assert_eq!(
             count_sql(table("tokens")),
             "SELECT count(*) FROM tokens x JOIN users u ON u.id = x.user_id \

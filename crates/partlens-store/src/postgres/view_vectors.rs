@@ -4,7 +4,10 @@
 //! exact one, computed by the node.
 //!
 //! A row a view of a visually searched file (an indexed database file), written in the
-//! transaction that stores the file's views, deleted with them (a foreign key). The vector is the
+//! transaction that stores the file's views (one statement for all of them), deleted with them (a
+//! foreign key); a bulk load writes them at its end instead, and those of views stored without
+//! them are filled in at start (`bulk_vectors.rs`). A query's vectors (a query of several views
+//! asks each and their mean) are looked up in one statement. The vector is the
 //! descriptor's features as stored (16-bit integers, at most 32,767 in magnitude: exact in
 //! `halfvec`'s half precision up to its 11 significant bits, as the in-memory graph holds them,
 //! see the visual index's `quantise.rs`). Views of another length (an older descriptor) get no row: the node
@@ -16,8 +19,9 @@
 //! `hnsw.max_scan_tuples` (20,000 by default).
 
 use std::collections::HashSet;
+use std::fmt::Write as _;
 
-use r2d2_postgres::postgres::{self, Client};
+use r2d2_postgres::postgres;
 
 use super::PgTx;
 use crate::error::StoreError;
@@ -29,11 +33,8 @@ const VECTOR_DIMENSIONS: usize = 256;
 /// The most nearest views one query vector asks for (pgvector's largest `hnsw.ef_search`).
 const MOST_NEAREST_VIEWS: usize = 1_000;
 
-/// Files whose missing vectors are filled in at a time at start.
-const FILL_BATCH_FILES: i64 = 200;
-
 /// The condition a file must meet to be searched visually (its alias in queries is `f`).
-const SEARCHED: &str = "NOT f.is_search_input AND f.state = 'completed'";
+pub(super) const SEARCHED: &str = "NOT f.is_search_input AND f.state = 'completed'";
 
 /// `features` in pgvector's text form (`[1,2,3]`).
 fn vector_text(features: impl IntoIterator<Item = f32>) -> String {
@@ -43,8 +44,9 @@ fn vector_text(features: impl IntoIterator<Item = f32>) -> String {
         if index > 0 {
             text.push(',');
         }
-        // Whole numbers as stored; a query's mean vector has fractions.
-        text.push_str(&format!("{value}"));
+        // Whole numbers as stored; a query's mean vector has fractions. Writing into a `String`
+        // does not fail.
+        let _ = write!(text, "{value}");
     }
     text.push(']');
     text
@@ -52,7 +54,7 @@ fn vector_text(features: impl IntoIterator<Item = f32>) -> String {
 
 /// The vector of a stored descriptor, or `None` when it has no place in the table (another length,
 /// or unreadable: the exact index leaves such a file out too).
-fn stored_vector(descriptor: &[u8]) -> Option<String> {
+pub(super) fn stored_vector(descriptor: &[u8]) -> Option<String> {
     let view = ViewDescriptor::from_bytes(descriptor).ok()?;
     (view.features().len() == VECTOR_DIMENSIONS)
         .then(|| vector_text(view.features().iter().map(|&value| f32::from(value))))
@@ -66,7 +68,7 @@ pub(crate) fn table_exists(client: &mut impl postgres::GenericClient) -> Result<
 }
 
 /// Writes the vectors of a file's stored views when it is searched visually (its views were just
-/// written in this transaction); the table must exist.
+/// written in this transaction), all in one statement (arrays unnested); the table must exist.
 fn write_for_file(tx: &mut postgres::Transaction<'_>, uid: &str) -> Result<(), StoreError> {
     let rows = tx.query(
         &format!(
@@ -76,76 +78,38 @@ fn write_for_file(tx: &mut postgres::Transaction<'_>, uid: &str) -> Result<(), S
         ),
         &[&uid],
     )?;
-    if rows.is_empty() {
+    let Some(first) = rows.first() else {
         return Ok(());
-    }
-    let insert = tx.prepare(
-        "INSERT INTO view_vectors (file_uid, position, company_id, embedding)
-         VALUES ($1, $2, $3, $4::text::halfvec)
-         ON CONFLICT (file_uid, position) DO UPDATE
-         SET company_id = excluded.company_id, embedding = excluded.embedding",
-    )?;
+    };
+    let company: String = first.try_get(0)?;
+    let (mut positions, mut vectors) = (Vec::new(), Vec::new());
     for row in &rows {
-        let company: String = row.try_get(0)?;
-        let position: i32 = row.try_get(1)?;
         let descriptor: Vec<u8> = row.try_get(2)?;
         if let Some(vector) = stored_vector(&descriptor) {
-            tx.execute(&insert, &[&uid, &position, &company, &vector])?;
+            positions.push(row.try_get::<_, i32>(1)?);
+            vectors.push(vector);
         }
     }
+    if positions.is_empty() {
+        return Ok(());
+    }
+    tx.execute(
+        "INSERT INTO view_vectors (file_uid, position, company_id, embedding)
+         SELECT $1, given.position, $2, given.vector::halfvec
+         FROM unnest($3::integer[], $4::text[]) AS given(position, vector)
+         ON CONFLICT (file_uid, position) DO UPDATE
+         SET company_id = excluded.company_id, embedding = excluded.embedding",
+        &[&uid, &company, &positions, &vectors],
+    )?;
     Ok(())
-}
-
-/// Fills in the vectors of searched files that have views but no vectors (views stored before
-/// schema step 6, or copied in by `migrate`), a batch of files a transaction, and returns how many
-/// files got them. Nothing when the table is absent. A file whose views have no place in the table
-/// (another length) is looked at again at every start; they are few and cheap to skip.
-pub(crate) fn fill_missing(client: &mut Client) -> Result<usize, StoreError> {
-    if !table_exists(client)? {
-        return Ok(0);
-    }
-    let mut filled = 0;
-    let mut after = String::new();
-    loop {
-        let mut tx = client.transaction()?;
-        let uids: Vec<String> = tx
-            .query(
-                &format!(
-                    "SELECT f.uid FROM files f
-                     WHERE {SEARCHED} AND f.uid > $1
-                       AND EXISTS (SELECT 1 FROM views v WHERE v.file_uid = f.uid)
-                       AND NOT EXISTS (SELECT 1 FROM view_vectors w WHERE w.file_uid = f.uid)
-                     ORDER BY f.uid LIMIT $2"
-                ),
-                &[&after, &FILL_BATCH_FILES],
-            )?
-            .iter()
-            .map(|row| row.try_get(0))
-            .collect::<Result<_, _>>()?;
-        let Some(last) = uids.last() else {
-            tx.commit()?;
-            return Ok(filled);
-        };
-        after = last.clone();
-        for uid in &uids {
-            write_for_file(&mut tx, uid)?;
-        }
-        tx.commit()?;
-        filled += uids.len();
-        if filled % 10_000 < FILL_BATCH_FILES as usize {
-            tracing::info!(
-                filled,
-                "view vectors filled in for files stored before them"
-            );
-        }
-    }
 }
 
 impl PgTx<'_, '_> {
     /// Writes the vectors of file `uid`'s views (just stored in this transaction) when the schema
-    /// has the table and the file is searched visually.
+    /// has the table and the file is searched visually, unless a bulk load on this store writes
+    /// them all at its end (`bulk_vectors.rs`).
     pub(super) fn write_view_vectors(&mut self, uid: &str) -> Result<(), StoreError> {
-        if self.view_vectors {
+        if self.view_vectors && !self.vectors_deferred {
             write_for_file(self.tx, uid)?;
         }
         Ok(())
@@ -167,25 +131,30 @@ impl PgTx<'_, '_> {
         self.tx.batch_execute(&format!(
             "SET LOCAL hnsw.ef_search = {views_each}; SET LOCAL hnsw.iterative_scan = relaxed_order"
         ))?;
-        let nearest = self.tx.prepare(
-            "SELECT file_uid FROM view_vectors WHERE company_id = $1
-             ORDER BY embedding <#> $2::text::halfvec LIMIT $3",
+        let texts: Vec<String> = vectors
+            .iter()
+            .filter(|vector| vector.len() == VECTOR_DIMENSIONS)
+            .map(|vector| vector_text(vector.iter().copied()))
+            .collect();
+        // Every query vector in one statement (a LATERAL index scan each), not a round trip each;
+        // in the order asked, each vector's nearest first.
+        let rows = self.tx.query(
+            "SELECT nearest.file_uid
+             FROM unnest($2::text[]) WITH ORDINALITY AS asked(vector, number)
+             CROSS JOIN LATERAL (
+                 SELECT file_uid, embedding <#> asked.vector::halfvec AS distance
+                 FROM view_vectors WHERE company_id = $1
+                 ORDER BY embedding <#> asked.vector::halfvec LIMIT $3
+             ) nearest
+             ORDER BY asked.number, nearest.distance",
+            &[&company, &texts, &(views_each as i64)],
         )?;
         let mut seen = HashSet::new();
         let mut files = Vec::new();
-        for vector in vectors {
-            if vector.len() != VECTOR_DIMENSIONS {
-                continue;
-            }
-            let text = vector_text(vector.iter().copied());
-            for row in self
-                .tx
-                .query(&nearest, &[&company, &text, &(views_each as i64)])?
-            {
-                let uid: String = row.try_get(0)?;
-                if seen.insert(uid.clone()) {
-                    files.push(uid);
-                }
+        for row in &rows {
+            let uid: String = row.try_get(0)?;
+            if seen.insert(uid.clone()) {
+                files.push(uid);
             }
         }
         Ok(Some(files))

@@ -2,6 +2,7 @@
 
 use std::ops::ControlFlow;
 
+use partlens_store::StoreError;
 use partlens_store::model::IndexState;
 
 use crate::support::{database_file, indexed, stores};
@@ -107,5 +108,86 @@ fn the_journal_forgotten_up_to_a_position_says_so() {
             assert_eq!(tx.visual_trimmed_through()?, last);
             Ok(())
         });
+    }
+}
+
+/// The features of a real picture's view as a query vector, with its stored bytes.
+fn picture_view(seed: u32) -> (Vec<f32>, Vec<u8>) {
+    let png = partlens_testkit::service::png(partlens_testkit::service::Shape::Disc, seed);
+    let analysis = partlens_engine::analyze(".png", &png).unwrap();
+    let view = &analysis.views[0];
+    let vector = view
+        .features()
+        .iter()
+        .map(|&value| f32::from(value))
+        .collect();
+    (vector, view.to_bytes())
+}
+
+#[test]
+fn a_bulk_load_writes_the_views_vectors_at_its_end_and_a_large_one_builds_the_index_once() {
+    let (vector, bytes) = picture_view(7);
+    for store in stores() {
+        let company = store.write(|tx| tx.ensure_company("Acme"));
+        let nearest =
+            || store.read(|tx| tx.nearest_view_files(&company, std::slice::from_ref(&vector), 10));
+        let write = |uid: &str| {
+            store.write(|tx| {
+                indexed(
+                    tx,
+                    &database_file(uid, &company, &format!("Parts/{uid}.png")),
+                    &[],
+                    "",
+                    &[&bytes],
+                )
+            })
+        };
+        // A small load: the files' vectors are left to its end (the index is not found holding
+        // them meanwhile), then filled in; the index stays.
+        let ((), done) = store
+            .store
+            .bulk_load_blocking(2, || -> Result<(), StoreError> {
+                write("f1");
+                write("f2");
+                if store.engine == "PostgreSQL" {
+                    assert_eq!(nearest(), Some(Vec::new()), "deferred to the end");
+                }
+                Ok(())
+            })
+            .unwrap();
+        assert!(!done.index_dropped, "{}", store.engine);
+        assert_eq!(done.index_build, None, "{}", store.engine);
+        if store.engine == "SQLite" {
+            assert_eq!(done.files_filled, 0);
+            assert_eq!(nearest(), None, "SQLite has no vector index");
+            continue;
+        }
+        assert_eq!(done.files_filled, 2);
+        let mut found = nearest().unwrap();
+        found.sort();
+        assert_eq!(found, ["f1", "f2"]);
+        // A large load (by the views it announces) drops the index and builds it once at its
+        // end; a file written after it keeps the index row by row again.
+        let ((), done) = store
+            .store
+            .bulk_load_blocking(60_000, || -> Result<(), StoreError> {
+                write("f3");
+                Ok(())
+            })
+            .unwrap();
+        assert!(done.index_dropped);
+        assert_eq!(done.files_filled, 1);
+        assert!(done.index_build.is_some());
+        write("f4");
+        let mut found = nearest().unwrap();
+        found.sort();
+        assert_eq!(found, ["f1", "f2", "f3", "f4"]);
+        // Several vectors in one statement: each file once, a vector of another length left out.
+        let asked = [vec![1.0; 3], vector.clone(), vector.clone()];
+        let mut found = store
+            .read(|tx| tx.nearest_view_files(&company, &asked, 10))
+            .unwrap();
+        found.sort();
+        assert_eq!(found, ["f1", "f2", "f3", "f4"]);
     }
 }
