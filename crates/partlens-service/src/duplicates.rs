@@ -18,11 +18,11 @@
 use std::collections::{BTreeMap, HashMap};
 
 use partlens_api::duplicates::{DuplicateFile, DuplicateGroup, DuplicatesReply};
-use partlens_engine::ViewDescriptor;
 
 use super::error::ServiceError;
 use super::pairing::PAIRING_VERSION;
-use super::part_size::{PartSize, blend, size_difference};
+use super::part_size::PartSize;
+pub use super::same_part::{NEIGHBOURS, SAME_SIZE, same_part_score};
 use super::state::AppState;
 use crate::caller::Caller;
 use partlens_store::StoreTx;
@@ -35,13 +35,6 @@ use partlens_store::model::FileRecord;
 /// differ only inside (0.93): docs/PERFORMANCE.md.
 pub const DEFAULT_MIN_SCORE: f32 = 0.885;
 
-/// How many of a file's best matches are considered its possible duplicates.
-pub const NEIGHBOURS: usize = 20;
-
-/// The largest size difference ([`size_difference`]: the mean log ratio of the sorted extents) of
-/// two files of one part: 3 %, well under the step between two standard sizes (M8 to M10 is 0.2).
-pub const SAME_SIZE: f32 = 0.03;
-
 /// Reads the `minScore` parameter (a number in 0..=1; [`DEFAULT_MIN_SCORE`] when absent).
 pub fn min_score_param(value: Option<&str>) -> Result<f32, ServiceError> {
     match value {
@@ -53,23 +46,6 @@ pub fn min_score_param(value: Option<&str>) -> Result<f32, ServiceError> {
             ))),
         },
     }
-}
-
-/// The views of the database file `uid`, or `None` when it has none or they cannot be read back
-/// (a search by such a file queues it to be indexed again).
-pub(crate) fn views_of(
-    tx: &mut dyn StoreTx,
-    uid: &str,
-) -> Result<Option<Vec<ViewDescriptor>>, ServiceError> {
-    let Ok(views) = tx
-        .views_of(uid)?
-        .iter()
-        .map(|bytes| ViewDescriptor::from_bytes(bytes))
-        .collect::<Result<Vec<_>, _>>()
-    else {
-        return Ok(None);
-    };
-    Ok(Some(views).filter(|views| !views.is_empty()))
 }
 
 /// The duplicate groups of the caller's company, with pairs scoring at least `min_score`.
@@ -176,20 +152,6 @@ fn duplicate_file(record: &FileRecord) -> DuplicateFile {
         size_mm: size
             .map(|size| size.extents.map(f64::from).to_vec())
             .unwrap_or_default(),
-    }
-}
-
-/// The score of two files ranked `visual` apart when they may be one part: models of sizes
-/// within [`SAME_SIZE`] (the visual score blended with the difference), or two files without a
-/// size; `None` for a model and a picture, or models of other sizes.
-pub fn same_part_score(visual: f32, a: Option<PartSize>, b: Option<PartSize>) -> Option<f32> {
-    match (a, b) {
-        (Some(a), Some(b)) => {
-            let difference = size_difference(&a, &b);
-            (difference <= SAME_SIZE).then(|| blend(visual, difference))
-        }
-        (None, None) => Some(visual),
-        _ => None,
     }
 }
 

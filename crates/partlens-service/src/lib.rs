@@ -42,6 +42,7 @@ pub mod part_size;
 pub mod reader_pool;
 pub mod records;
 pub mod routes;
+pub mod same_part;
 pub mod same_part_links;
 pub mod search;
 pub mod search_body;
@@ -54,6 +55,7 @@ pub mod stored_path;
 mod test_stores;
 pub mod upload;
 pub mod upload_params;
+pub mod visual_ranking;
 pub mod zip_reading;
 pub mod zip_upload;
 

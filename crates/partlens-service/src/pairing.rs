@@ -18,11 +18,11 @@ use partlens_store::model::{FilePair, FileRecord, IndexState};
 use partlens_store::{Store, StoreTx};
 use partlens_visual::VisualKeeper;
 
-use super::duplicates::{NEIGHBOURS, same_part_score, views_of};
 use super::error::ServiceError;
 use super::filter_scopes::FilterScopes;
 use super::part_size::PartSize;
-use super::search::rank_visually;
+use super::same_part::{NEIGHBOURS, same_part_score, views_of};
+use super::visual_ranking::rank_visually;
 
 /// The version of the pairing the stored pairs were computed by: raise it when what a pair is
 /// changes (the ranking, [`NEIGHBOURS`], the size rule), and the backfill pairs every file again.

@@ -17,9 +17,10 @@ use partlens_engine::ViewDescriptor;
 use partlens_store::StoreTx;
 use partlens_store::model::{FileRecord, IndexState, Relation};
 
-use super::duplicates::{DEFAULT_MIN_SCORE, NEIGHBOURS, same_part_score, views_of};
+use super::duplicates::DEFAULT_MIN_SCORE;
 use super::error::ServiceError;
 use super::part_size::PartSize;
+use super::same_part::{NEIGHBOURS, same_part_score, views_of};
 use super::search::rank_visually;
 use super::state::AppState;
 use super::upload_params::ZIP_EXTENSION;
