@@ -528,12 +528,17 @@ mod tests {
         .unwrap()
     }
 
-    #[test]
-    fn the_tree_shows_quantities_and_a_click_opens_a_component() {
-        let record = record_with(
+    /// AS1's record with one child, the plate, and no parents.
+    fn as1_with_its_plate() -> FileMap {
+        record_with(
             serde_json::json!([{"UID": "00000000-0000-4000-8000-000000000005", "DisplayName": "plate"}]),
             serde_json::json!([]),
-        );
+        )
+    }
+
+    #[test]
+    fn the_tree_shows_quantities_and_a_click_opens_a_component() {
+        let record = as1_with_its_plate();
         let mut relations = AssemblyRelations::default();
         relations.start(&record);
         let mut commands = CommandQueue::default();
@@ -629,10 +634,7 @@ mod tests {
     /// a component the preview lacks has its toggle greyed.
     #[test]
     fn a_row_lights_its_component_in_3d_and_one_not_there_cannot() {
-        let record = record_with(
-            serde_json::json!([{"UID": "00000000-0000-4000-8000-000000000005", "DisplayName": "plate"}]),
-            serde_json::json!([]),
-        );
+        let record = as1_with_its_plate();
         let mut relations = AssemblyRelations::default();
         relations.start(&record);
         let up = RelationTree {

@@ -134,13 +134,7 @@ fn an_admin_saves_a_callback_tests_it_and_sees_the_delivery_and_others_see_one_l
     harness.get_by_label("delivered");
     close_app(&runtime, harness);
 
-    let mut harness = app_on(
-        &runtime,
-        &dir.path().join("app-alice"),
-        &service,
-        "alice",
-        "alice password",
-    );
+    let mut harness = app_as_alice(&runtime, &dir.path().join("app-alice"), &service);
     open_settings(&mut harness);
     step_until_label(&mut harness, ADMINS_ONLY);
     assert!(harness.query_by_label("Callback URL").is_none());

@@ -88,13 +88,7 @@ fn a_part_uploaded_twice_is_one_group_that_compares_and_opens_its_files() {
         ),
     ];
     wait_indexed(&runtime, &admin, &uids);
-    let mut harness = app_on(
-        &runtime,
-        &dir.path().join("app"),
-        &service,
-        "alice",
-        "alice password",
-    );
+    let mut harness = app_as_alice(&runtime, &dir.path().join("app"), &service);
     open_duplicates(&mut harness);
     assert_eq!(harness.state().place(), Place::Duplicates);
 
@@ -219,13 +213,7 @@ fn a_company_without_files_has_no_duplicates_and_says_how_to_get_some() {
     let runtime = runtime();
     let dir = tempfile::tempdir().unwrap();
     let service = company_service(&runtime, &dir.path().join("service"));
-    let mut harness = app_on(
-        &runtime,
-        &dir.path().join("app"),
-        &service,
-        "alice",
-        "alice password",
-    );
+    let mut harness = app_as_alice(&runtime, &dir.path().join("app"), &service);
     // Ctrl+Shift+D goes there too.
     harness.key_press_modifiers(
         egui::Modifiers::COMMAND | egui::Modifiers::SHIFT,

@@ -61,13 +61,7 @@ fn library_place_paging_over_10000_files_at_the_results_frame_budget() {
     std::fs::create_dir_all(&service_dir).unwrap();
     write_library(&service_dir, "Acme", 10_000);
     let service = company_service(&runtime, &service_dir);
-    let mut harness = app_on(
-        &runtime,
-        &dir.path().join("app"),
-        &service,
-        "alice",
-        "alice password",
-    );
+    let mut harness = app_as_alice(&runtime, &dir.path().join("app"), &service);
     open_library(&mut harness);
     assert_eq!(harness.state().place(), Place::Library);
     harness.get_by_label("10,000 files");
@@ -146,13 +140,7 @@ fn the_library_filters_by_kind_folder_and_attribute_and_opens_a_file() {
     std::fs::create_dir_all(&service_dir).unwrap();
     write_library(&service_dir, "Acme", 60);
     let service = company_service(&runtime, &service_dir);
-    let mut harness = app_on(
-        &runtime,
-        &dir.path().join("app"),
-        &service,
-        "alice",
-        "alice password",
-    );
+    let mut harness = app_as_alice(&runtime, &dir.path().join("app"), &service);
     open_library(&mut harness);
     harness.get_by_label("60 files");
 
@@ -230,13 +218,7 @@ fn an_empty_find_parts_opens_the_library_which_says_how_to_fill_it() {
     let runtime = runtime();
     let dir = tempfile::tempdir().unwrap();
     let service = company_service(&runtime, &dir.path().join("service"));
-    let mut harness = app_on(
-        &runtime,
-        &dir.path().join("app"),
-        &service,
-        "alice",
-        "alice password",
-    );
+    let mut harness = app_as_alice(&runtime, &dir.path().join("app"), &service);
     harness.get_by_label("No search yet.");
     harness.get_by_label("Browse the library").click();
     harness.step();

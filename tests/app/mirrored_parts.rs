@@ -102,13 +102,7 @@ fn the_size_and_mirror_switches_change_what_a_search_by_a_model_shows() {
         std::fs::write(&path, bytes).unwrap();
         add_database_file(&runtime, &client, &path, &format!("Parts/{name}"), &[]);
     }
-    let mut harness = app_on(
-        &runtime,
-        &dir.path().join("app"),
-        &service,
-        "alice",
-        "alice password",
-    );
+    let mut harness = app_as_alice(&runtime, &dir.path().join("app"), &service);
     // No view yet: no switch.
     assert!(harness.query_by_label(SIZE_FIRST_LABEL).is_none());
     drop_files(&mut harness, &[files.join("lever.stl")]);

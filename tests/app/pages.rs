@@ -26,7 +26,7 @@ fn the_pmi_viewer_goes_to_page_two_of_a_three_page_drawing_and_shows_its_picture
     let file = data.path().join("three-pages.pdf");
     std::fs::write(&file, pdf).unwrap();
     let uid = add_database_file(&runtime, &boss, &file, "Drawings/three-pages.pdf", &[]);
-    let mut harness = app_on(&runtime, data.path(), &service, "alice", "alice password");
+    let mut harness = app_as_alice(&runtime, data.path(), &service);
 
     open_result(&mut harness, "three", "three-pages.pdf");
     harness.get_by_label("Drawing data (PMI)").click();

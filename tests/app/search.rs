@@ -324,7 +324,7 @@ fn a_save_that_fails_keeps_the_draft_and_offers_it_again() {
         "Library/hinge.png",
         &["material=brass"],
     );
-    let mut harness = app_on(&runtime, data.path(), &service, "alice", "alice password");
+    let mut harness = app_as_alice(&runtime, data.path(), &service);
 
     open_result(&mut harness, "hinge", "hinge.png");
     harness.get_by_label("Edit attributes").click();
@@ -383,7 +383,7 @@ fn a_delete_refused_with_403_says_why() {
     let image = data.path().join("pulley.png");
     write_part_png(&image, 5);
     let uid = add_database_file(&runtime, &boss, &image, "Library/pulley.png", &[]);
-    let mut harness = app_on(&runtime, data.path(), &service, "alice", "alice password");
+    let mut harness = app_as_alice(&runtime, data.path(), &service);
 
     open_result(&mut harness, "pulley", "pulley.png");
     harness.check_accessibility();
@@ -536,7 +536,7 @@ fn feedback_over_300_characters_is_refused_kept_and_sent_after_a_401_and_login()
     let image = data.path().join("shim.png");
     write_part_png(&image, 7);
     add_database_file(&runtime, &boss, &image, "Library/shim.png", &[]);
-    let mut harness = app_on(&runtime, data.path(), &service, "alice", "alice password");
+    let mut harness = app_as_alice(&runtime, data.path(), &service);
 
     open_result(&mut harness, "shim", "shim.png");
     open_pmi(&mut harness);

@@ -35,13 +35,7 @@ fn app_on_corpus_files(files: &[(&str, &str)]) -> Option<AppOnCorpusFiles> {
         std::fs::write(&path, bytes).unwrap();
         add_database_file(&runtime, &admin, &path, stored_path, &[]);
     }
-    let harness = app_on(
-        &runtime,
-        &dir.path().join("app"),
-        &service,
-        "alice",
-        "alice password",
-    );
+    let harness = app_as_alice(&runtime, &dir.path().join("app"), &service);
     Some((runtime, dir, service, harness))
 }
 

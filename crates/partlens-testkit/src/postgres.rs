@@ -108,26 +108,30 @@ impl TestDatabase {
     /// Drops the database now, ending every connection to it (a database that went away under a
     /// running service).
     pub fn drop_now(&self) {
-        let server = server().expect("the database's server is running");
-        let (url, name) = (server.url("postgres"), self.name.clone());
-        on_own_thread(move || {
-            let mut client = postgres::Client::connect(&url, postgres::NoTls)?;
-            client.batch_execute(&format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"))
-        })
-        .unwrap_or_else(|error| panic!("cannot drop {}: {error}", self.name));
+        self.on_server(format!(
+            "DROP DATABASE IF EXISTS \"{}\" WITH (FORCE)",
+            self.name
+        ));
     }
 
     /// Makes the database again, empty, after [`TestDatabase::drop_now`]: the service's background
     /// work, which waits for a connection up to its pool's timeout (30 s) while the database is gone,
     /// then gets one at once, so that stopping the service does not wait for those waits to end.
     pub fn create_again(&self) {
+        self.on_server(format!("CREATE DATABASE \"{}\"", self.name));
+    }
+
+    /// Runs `sql` on the server's maintenance database (what is done to this database as a whole).
+    fn on_server(&self, sql: String) {
         let server = server().expect("the database's server is running");
-        let (url, name) = (server.url("postgres"), self.name.clone());
-        on_own_thread(move || {
+        let url = server.url("postgres");
+        let ran = on_own_thread(move || {
             let mut client = postgres::Client::connect(&url, postgres::NoTls)?;
-            client.batch_execute(&format!("CREATE DATABASE \"{name}\""))
-        })
-        .unwrap_or_else(|error| panic!("cannot create {} again: {error}", self.name));
+            client.batch_execute(&sql)
+        });
+        if let Err(error) = ran {
+            panic!("cannot change database {}: {error}", self.name);
+        }
     }
 }
 

@@ -230,6 +230,15 @@ pub fn app_searching_by_the_gear_photo(
     harness
 }
 
+/// An app on `service` of [`company_service`], logged in through the form as its user alice.
+pub fn app_as_alice(
+    runtime: &tokio::runtime::Runtime,
+    data: &Path,
+    service: &RunningService,
+) -> Harness<'static, App> {
+    app_on(runtime, data, service, "alice", "alice password")
+}
+
 /// An app on `service`, logged in through the form.
 pub fn app_on(
     runtime: &tokio::runtime::Runtime,

@@ -12,8 +12,8 @@ use axum::response::{IntoResponse, Response};
 
 use crate::pairing::PAIRING_VERSION;
 use crate::state::AppState;
-use partlens_store::Store;
 use partlens_store::model::{DeliveryCounts, QueueDepth};
+use partlens_store::{Store, StoreError, StoreTx};
 
 /// How long a scrape waits for the database to count the queue: a scraper times out in 10 s by
 /// default, and the rest of the metrics need no database.
@@ -55,53 +55,51 @@ pub async fn scrape(State(state): State<AppState>) -> Response {
 /// The callbacks' deliveries by state, or `None` (logged) when the database does not answer in
 /// time.
 async fn delivery_counts(store: &Store) -> Option<DeliveryCounts> {
-    let store = store.clone();
-    let asked = tokio::task::spawn_blocking(move || {
-        store.read_tx_within_blocking(DATABASE_WAIT, |tx| tx.delivery_counts())
-    });
-    match tokio::time::timeout(2 * DATABASE_WAIT, asked).await {
-        Ok(Ok(Ok(counts))) => Some(counts),
-        _ => {
-            tracing::warn!("metrics: the callbacks' deliveries could not be counted");
-            None
-        }
-    }
+    read_for_scrape(store, "the callbacks' deliveries", |tx| {
+        tx.delivery_counts()
+    })
+    .await
 }
 
 /// The files not yet paired with their candidate duplicates, or `None` (logged) when the database
 /// does not answer in time.
 async fn unpaired_files(store: &Store) -> Option<u64> {
-    let store = store.clone();
-    let asked = tokio::task::spawn_blocking(move || {
-        store.read_tx_within_blocking(DATABASE_WAIT, |tx| tx.unpaired_file_count(PAIRING_VERSION))
-    });
-    match tokio::time::timeout(2 * DATABASE_WAIT, asked).await {
-        Ok(Ok(Ok(count))) => Some(count),
-        _ => {
-            tracing::warn!("metrics: the files not yet paired could not be counted");
-            None
-        }
-    }
+    read_for_scrape(store, "the files not yet paired", |tx| {
+        tx.unpaired_file_count(PAIRING_VERSION)
+    })
+    .await
 }
 
 /// The queue's depth by company, or `None` (logged) when the database does not answer in time.
 async fn queue_depths(store: &Store) -> Option<Vec<QueueDepth>> {
+    read_for_scrape(store, "the indexing queue", |tx| tx.queue_depths()).await
+}
+
+/// What `read` counts in a read transaction off the async runtime, within [`DATABASE_WAIT`] for a
+/// connection (twice that in all, for a server that accepts and then says nothing); `None`, with
+/// a warning naming `what`, when it fails or does not answer in time.
+async fn read_for_scrape<T: Send + 'static>(
+    store: &Store,
+    what: &str,
+    read: impl FnOnce(&mut dyn StoreTx) -> Result<T, StoreError> + Send + 'static,
+) -> Option<T> {
     let store = store.clone();
-    let asked = tokio::task::spawn_blocking(move || {
-        store.read_tx_within_blocking(DATABASE_WAIT, |tx| tx.queue_depths())
-    });
+    let asked =
+        tokio::task::spawn_blocking(move || store.read_tx_within_blocking(DATABASE_WAIT, read));
     match tokio::time::timeout(2 * DATABASE_WAIT, asked).await {
-        Ok(Ok(Ok(depths))) => Some(depths),
+        Ok(Ok(Ok(counted))) => Some(counted),
         Ok(Ok(Err(error))) => {
-            tracing::warn!(%error, "metrics: the indexing queue could not be counted");
+            tracing::warn!(%error, "metrics: {what} could not be counted");
             None
         }
         Ok(Err(error)) => {
-            tracing::warn!(%error, "metrics: counting the indexing queue stopped unexpectedly");
+            tracing::warn!(%error, "metrics: counting {what} stopped unexpectedly");
             None
         }
         Err(_) => {
-            tracing::warn!("metrics: the database gave no queue count within {DATABASE_WAIT:?}");
+            tracing::warn!(
+                "metrics: the database gave no count of {what} within {DATABASE_WAIT:?}"
+            );
             None
         }
     }

@@ -312,14 +312,7 @@ async fn deliveries_are_signed_carry_the_file_and_its_callback_param_and_a_500_i
     assert_eq!(outcomes, ["retry", "delivered"]);
 
     // The metrics count the attempts by outcome and the deliveries by state.
-    let metrics = partlens_api::client::plain_http_client()
-        .get(format!("{}/metrics", service.base))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let metrics = crate::metrics::metrics_text(&service.base).await;
     assert!(
         metrics.contains("partlens_callback_attempts_total{outcome=\"retry\"} 3"),
         "{metrics}"

@@ -123,12 +123,7 @@ async fn files_indexed_before_pairing_existed_are_paired_by_the_backfill_at_star
     .await;
     let (_, found) = groups(&ann, None).await;
     assert_eq!(found, [set(&[&disc, &copy])]);
-    let metrics = reqwest::get(format!("{}/metrics", service.base))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let metrics = crate::metrics::metrics_text(&service.base).await;
     assert!(
         metrics.contains("\npartlens_duplicates_unpaired_files 0\n"),
         "{metrics}"

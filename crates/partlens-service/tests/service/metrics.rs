@@ -89,15 +89,20 @@ fn value(samples: &[Sample], name: &str, labels: &[(&str, &str)]) -> Option<f64>
 /// How many reader workers the service at `base` says it killed at `limit` (`time`, `cpu`,
 /// `memory`), from its `GET /metrics`.
 pub(crate) async fn readers_killed_at(base: &str, limit: &str) -> f64 {
-    let reply = get_metrics(base).await;
-    assert_eq!(reply.status(), 200);
-    let text = reply.text().await.unwrap();
+    let text = metrics_text(base).await;
     value(
         &samples(&text),
         "partlens_reader_workers_killed_total",
         &[("limit", limit)],
     )
     .unwrap_or_else(|| panic!("no {limit} kills in\n{text}"))
+}
+
+/// The text of `GET /metrics` of a service at `base` (200 asserted).
+pub(crate) async fn metrics_text(base: &str) -> String {
+    let reply = get_metrics(base).await;
+    assert_eq!(reply.status(), 200);
+    reply.text().await.unwrap()
 }
 
 /// `GET /metrics` of a service at `base`, without a token.
