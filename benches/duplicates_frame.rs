@@ -4,9 +4,9 @@
 //! then End and Home through the keyboard's cursor across every group); against, in the same run, a
 //! frame of the results grid at 10,000 results (the `results_frame` bench's case).
 //!
-//! The groups are made here and given to the place as the task layer's answer; every command the
-//! place sends is answered at once in the next frame (a file's record with a thumbnail link, a
-//! thumbnail as a texture of its size), so a frame's time is the place's layout and tessellation
+//! The groups are made here and given to the place as the task layer's answer (without their
+//! files' records, as it answers); every command the place sends is answered at once in the next
+//! frame (the records asked for, each with a thumbnail link; a thumbnail as a texture of its size), so a frame's time is the place's layout and tessellation
 //! (what the UI thread does), not the service's. Also counted: the records and thumbnails the place
 //! asked for. Run with `cargo test -p partlens --bench duplicates_frame` (dependencies optimised;
 //! `-- 1000` for fewer groups); it prints a markdown table.
@@ -26,7 +26,9 @@ use partlens::ui::results::ResultsLayout;
 use partlens::ui::texture_cache::{DEFAULT_BUDGET_BYTES, TextureCache};
 use partlens_api::FileMap;
 use partlens_api::duplicates::DuplicateFile;
-use partlens_tasks::duplicates::{DuplicatePartFile, DuplicatePartGroup, DuplicateParts};
+use partlens_tasks::duplicates::{
+    DuplicatePartFile, DuplicatePartGroup, DuplicateParts, DuplicateRecord,
+};
 use partlens_tasks::{Command, Event};
 
 /// Groups unless the command line says (the service's answer at 0.885 over 99,543 files).
@@ -42,9 +44,9 @@ fn record_of(uid: &str) -> FileMap {
     }
 }
 
-/// `groups` groups, one in eight of three files, the others of two; with their records when
-/// `with_records` (what the task layer answered before records were loaded lazily).
-fn synthetic_parts(groups: usize, with_records: bool) -> DuplicateParts {
+/// `groups` groups, one in eight of three files, the others of two, without their records (the
+/// place asks for them).
+fn synthetic_parts(groups: usize) -> DuplicateParts {
     let mut number = 0;
     let groups = (0..groups)
         .map(|group| {
@@ -57,7 +59,7 @@ fn synthetic_parts(groups: usize, with_records: bool) -> DuplicateParts {
                         let uid = format!("00000000-0000-4000-8000-{number:012}");
                         let extension = ["step", "stl", "igs"][copy];
                         DuplicatePartFile {
-                            record: with_records.then(|| record_of(&uid)),
+                            record: None,
                             file: DuplicateFile {
                                 uid,
                                 file_name: format!("Parts/part-{group:05}.{extension}"),
@@ -138,8 +140,20 @@ fn scroll_duplicates(ctx: &egui::Context, groups: usize) -> DuplicatesRun {
                 AppCommand::Backend(Command::FindDuplicates { request, .. }) => {
                     answers.push(Event::DuplicatesFound {
                         request,
-                        parts: synthetic_parts(groups, true),
+                        parts: synthetic_parts(groups),
                     });
+                }
+                AppCommand::Backend(Command::LoadDuplicateRecords { request, uids }) => {
+                    run.record_commands += 1;
+                    run.records_asked += uids.len();
+                    let records = uids
+                        .into_iter()
+                        .map(|uid| DuplicateRecord {
+                            record: Some(record_of(uid.as_str())),
+                            uid,
+                        })
+                        .collect();
+                    answers.push(Event::DuplicateRecordsLoaded { request, records });
                 }
                 // Every thumbnail asked for comes in at once, at its full size.
                 AppCommand::Backend(Command::LoadImage(request)) => {
@@ -165,7 +179,7 @@ fn main() {
     let ctx = egui::Context::default();
     let mut baseline = results_frames(&ctx, ResultsLayout::Grid);
     let mut run = scroll_duplicates(&ctx, groups);
-    let files: usize = synthetic_parts(groups, false)
+    let files: usize = synthetic_parts(groups)
         .groups
         .iter()
         .map(|group| group.files.len())
