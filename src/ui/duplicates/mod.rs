@@ -1032,6 +1032,52 @@ mod tests {
     }
 
     #[test]
+    fn a_group_wider_than_the_window_puts_its_cards_on_more_lines_inside_it() {
+        use partlens_api::duplicates::DuplicateFile;
+        use partlens_tasks::duplicates::DuplicatePartFile;
+        for (size, wide_cards_laid_out) in [([800.0, 600.0], 4..=8), ([1920.0, 1200.0], 12..=12)] {
+            let mut harness = view_harness::harness(DuplicatesView::default(), size, 1 << 24, draw);
+            harness.run_steps(2);
+            let mut parts = many_groups(3);
+            parts.groups[1].files = (0..12)
+                .map(|copy| DuplicatePartFile {
+                    file: DuplicateFile {
+                        uid: numbered_uid(100 + copy).as_str().to_owned(),
+                        file_name: format!("parts/wide-{copy:02}.stl"),
+                        ..DuplicateFile::default()
+                    },
+                    record: None,
+                })
+                .collect();
+            harness
+                .state_mut()
+                .view
+                .handle_event(Event::DuplicatesFound { request: 1, parts });
+            harness.run();
+            let wide: Vec<egui::Rect> = harness
+                .query_all_by_label_contains("Open wide-")
+                .map(|node| node.rect())
+                .collect();
+            assert!(
+                wide_cards_laid_out.contains(&wide.len()),
+                "{size:?}: {} cards",
+                wide.len()
+            );
+            for card in &wide {
+                assert!(
+                    card.left() >= 0.0 && card.right() <= size[0],
+                    "{size:?}: {card:?}"
+                );
+            }
+            // The group below starts below the wide group's last line.
+            let lowest = wide.iter().map(|card| card.bottom()).fold(0.0, f32::max);
+            if let Some(below) = harness.query_by_label("Open part-00002.step") {
+                assert!(below.rect().top() > lowest, "{size:?}");
+            }
+        }
+    }
+
+    #[test]
     fn a_service_without_duplicates_says_so_and_a_late_answer_is_dropped() {
         let mut harness = harness();
         harness.run_steps(2);
