@@ -201,6 +201,27 @@ impl GroupsLayout {
         ))
     }
 
+    /// The files of group `group` whose cards reach into `top..bottom` (a group of thousands of
+    /// files, as a low minimum score makes, is taller than the screen).
+    pub fn cards_within(&self, group: usize, top: f32, bottom: f32) -> Range<usize> {
+        let Some(place) = self.groups.get(group) else {
+            return 0..0;
+        };
+        let first_top =
+            place.rect.top() + GROUP_MARGIN + GROUP_STROKE + GROUP_HEADER_HEIGHT + GROUP_SPACING;
+        if bottom < first_top || place.files == 0 {
+            return 0..0;
+        }
+        let pitch = FILE_CARD_HEIGHT + GROUP_SPACING;
+        let first_line = ((top - first_top - FILE_CARD_HEIGHT) / pitch)
+            .ceil()
+            .max(0.0) as usize;
+        let end_line = ((bottom - first_top) / pitch).floor() as usize + 1;
+        let start = (first_line * place.cards_a_line).min(place.files);
+        let end = (end_line * place.cards_a_line).min(place.files);
+        if start >= end { 0..0 } else { start..end }
+    }
+
     /// The first file of group `group` in the cursor's order.
     pub fn first_file(&self, group: usize) -> Option<usize> {
         self.groups.get(group).map(|place| place.first_file)
@@ -257,6 +278,19 @@ mod tests {
                 assert!(layout.group_rect(group).unwrap().contains_rect(card));
             }
         }
+        // Of the wide group, the cards of the lines reaching into a range.
+        assert_eq!(
+            layout.cards_within(3, sixth.top(), sixth.top() + 1.0),
+            5..10
+        );
+        assert_eq!(
+            layout.cards_within(3, sixth.top() - 15.0, sixth.top() + 1.0),
+            0..10
+        );
+        assert_eq!(layout.cards_within(3, 0.0, 1e9), 0..12);
+        assert_eq!(layout.cards_within(3, wide.top(), wide.top() + 20.0), 0..0);
+        assert_eq!(layout.cards_within(3, wide.bottom() + 1.0, 1e9), 0..0);
+        assert_eq!(layout.cards_within(0, 0.0, 1e9), 0..2);
         assert_eq!(layout.files(), 18);
         assert_eq!(layout.file_at(0), Some((0, 0)));
         assert_eq!(layout.file_at(5), Some((2, 1)));

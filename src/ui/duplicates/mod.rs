@@ -286,22 +286,27 @@ impl DuplicatesView {
             return;
         };
         let ahead = visible.span().max(1.0) * RECORDS_SCREENS_AHEAD;
-        let near = [
-            layout.groups_within(visible.min, visible.max),
-            layout.groups_within(visible.min - ahead, visible.max + ahead),
-        ];
+        let on_screen = (visible.min, visible.max);
+        let near = (visible.min - ahead, visible.max + ahead);
         let mut uids = Vec::new();
-        'groups: for group in near.into_iter().flatten() {
-            let Some(card) = self.groups.get_mut(group) else {
-                continue;
-            };
-            for file in &mut card.files {
-                if uids.len() == RECORDS_A_COMMAND {
-                    break 'groups;
-                }
-                if file.record == RecordState::NotAsked {
-                    file.record = RecordState::Asked;
-                    uids.push(file.row.uid.clone());
+        'ranges: for (top, bottom) in [on_screen, near] {
+            for group in layout.groups_within(top, bottom) {
+                let cards = layout.cards_within(group, top, bottom);
+                let Some(files) = self
+                    .groups
+                    .get_mut(group)
+                    .and_then(|card| card.files.get_mut(cards))
+                else {
+                    continue;
+                };
+                for file in files {
+                    if uids.len() == RECORDS_A_COMMAND {
+                        break 'ranges;
+                    }
+                    if file.record == RecordState::NotAsked {
+                        file.record = RecordState::Asked;
+                        uids.push(file.row.uid.clone());
+                    }
                 }
             }
         }
@@ -568,13 +573,16 @@ impl ShownGroups<'_> {
                 .layout(Layout::left_to_right(Align::Center)),
         );
         group_header_ui(&mut header_ui, index, group, intents);
-        for (position, file) in group.files.iter().enumerate() {
-            let Some(card) = self.layout.card_rect(index, position) else {
+        for position in self
+            .layout
+            .cards_within(index, screen.top(), screen.bottom())
+        {
+            let (Some(file), Some(card)) = (
+                group.files.get(position),
+                self.layout.card_rect(index, position),
+            ) else {
                 continue;
             };
-            if !card.intersects(screen) {
-                continue;
-            }
             let mut card_ui = ui.new_child(
                 UiBuilder::new()
                     .id_salt(("duplicate card", index, position))
@@ -1031,24 +1039,53 @@ mod tests {
         assert!(numbers.len() < 150, "{} records asked", numbers.len());
     }
 
+    /// `count` files `wide-NNNN.stl`, numbered from `first` + 1, without their records.
+    fn wide_group(
+        count: usize,
+        first: usize,
+    ) -> Vec<partlens_tasks::duplicates::DuplicatePartFile> {
+        (0..count)
+            .map(|copy| partlens_tasks::duplicates::DuplicatePartFile {
+                file: partlens_api::duplicates::DuplicateFile {
+                    uid: numbered_uid(first + copy + 1).as_str().to_owned(),
+                    file_name: format!("parts/wide-{copy:04}.stl"),
+                    ..Default::default()
+                },
+                record: None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_group_of_thousands_of_files_lays_out_and_asks_for_the_cards_near_the_screen_only() {
+        // A low minimum score joins many files into one group.
+        let mut harness = harness();
+        harness.run_steps(2);
+        let mut parts = many_groups(1);
+        parts.groups[0].files = wide_group(3_000, 0);
+        harness
+            .state_mut()
+            .view
+            .handle_event(Event::DuplicatesFound { request: 1, parts });
+        harness.run();
+        let laid_out = harness.query_all_by_label_contains("Open wide-").count();
+        assert!((5..=20).contains(&laid_out), "{laid_out} cards laid out");
+        let numbers: Vec<usize> = records_asked(&harness)
+            .iter()
+            .flatten()
+            .map(number_of)
+            .collect();
+        assert!(numbers.contains(&1), "{numbers:?}");
+        assert!(numbers.iter().all(|number| *number <= 60), "{numbers:?}");
+    }
+
     #[test]
     fn a_group_wider_than_the_window_puts_its_cards_on_more_lines_inside_it() {
-        use partlens_api::duplicates::DuplicateFile;
-        use partlens_tasks::duplicates::DuplicatePartFile;
         for (size, wide_cards_laid_out) in [([800.0, 600.0], 4..=8), ([1920.0, 1200.0], 12..=12)] {
             let mut harness = view_harness::harness(DuplicatesView::default(), size, 1 << 24, draw);
             harness.run_steps(2);
             let mut parts = many_groups(3);
-            parts.groups[1].files = (0..12)
-                .map(|copy| DuplicatePartFile {
-                    file: DuplicateFile {
-                        uid: numbered_uid(100 + copy).as_str().to_owned(),
-                        file_name: format!("parts/wide-{copy:02}.stl"),
-                        ..DuplicateFile::default()
-                    },
-                    record: None,
-                })
-                .collect();
+            parts.groups[1].files = wide_group(12, 100);
             harness
                 .state_mut()
                 .view
