@@ -24,7 +24,7 @@ use self::groups::{FileCard, GroupCard, RecordState};
 use self::layout::{FILE_CARD_HEIGHT, FILE_CARD_WIDTH, GROUP_SPACING, GroupsLayout};
 use super::app_command::CommandQueue;
 use super::keyboard::{ListCursor, ListKey};
-use super::results::{ResultRow, state_message_ui, thumbnail_ui};
+use super::results::{ResultRow, state_message_ui, thousands, thumbnail_ui};
 use super::texture_cache::TextureCache;
 use partlens_api::{ApiError, FileMap, FileUid};
 use partlens_tasks::duplicates::DuplicateRecord;
@@ -460,15 +460,15 @@ impl DuplicatesView {
             // An empty answer says what it means below, in full.
             if self.status == DuplicatesStatus::Ready && !self.groups.is_empty() {
                 ui.separator();
-                let groups = self.groups.len();
-                let files: usize = self.groups.iter().map(|group| group.files.len()).sum();
-                ui.strong(match groups {
+                let files = thousands(self.file_count() as u64);
+                ui.strong(match self.groups.len() {
                     1 => format!("1 group of {files} files"),
-                    _ => format!("{groups} groups, {files} files"),
+                    groups => format!("{} groups, {files} files", thousands(groups as u64)),
                 });
                 ui.weak(format!(
                     "of {} files compared at {:.3}",
-                    self.files_compared, self.applied_min_score
+                    thousands(self.files_compared),
+                    self.applied_min_score
                 ));
                 if changed {
                     ui.weak("(the score was changed)");
@@ -954,7 +954,7 @@ mod tests {
     #[test]
     fn only_the_groups_on_screen_are_laid_out_and_the_cursor_brings_a_far_one_on_screen() {
         let mut harness = showing_groups(2_000);
-        harness.get_by_label("2000 groups, 4000 files");
+        harness.get_by_label("2,000 groups, 4,000 files");
         let screen = egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(1000.0, 700.0));
         let laid_out = cards_laid_out(&harness);
         assert!((4..=30).contains(&laid_out), "{laid_out} cards laid out");
