@@ -18,115 +18,25 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+#[path = "support/frames.rs"]
+mod frames;
+
+use frames::{
+    SCREEN, SCROLL_FRAMES, THUMBNAIL, WARM_UP_FRAMES, fake_texture, finish_frame, mib, percentile,
+    raw_input, results_frames, wheel_down,
+};
 use partlens::ui::app_command::{AppCommand, CommandQueue};
 use partlens::ui::library::{LibraryStatus, LibraryView};
-use partlens::ui::results::calibration::QueryKind;
-use partlens::ui::results::{ResultRow, ResultsLayout, ResultsView};
+use partlens::ui::results::ResultsLayout;
 use partlens::ui::texture_cache::{DEFAULT_BUDGET_BYTES, TextureCache};
-use partlens_api::{Attribute, FileUid};
 use partlens_service::{RunningService, ServiceConfig, admin};
 use partlens_tasks::{
     Backend, BackendParts, Command, Event, MemoryStore, NoLocalWorkspace, PreparedFilePicker,
     ServiceChoice,
 };
 
-/// Window size of the measured frames (the results_frame bench's).
-const SCREEN: [f32; 2] = [1280.0, 800.0];
-
-/// Thumbnail size of the fake textures (the decoder's longest side, 4:3).
-const THUMBNAIL: [usize; 2] = [256, 192];
-
-/// Frames measured while scrolling.
-const SCROLL_FRAMES: usize = 600;
-
 /// Files in the library unless the command line says.
 const DEFAULT_FILES: usize = 100_000;
-
-fn raw_input(events: Vec<egui::Event>) -> egui::RawInput {
-    egui::RawInput {
-        screen_rect: Some(egui::Rect::from_min_size(
-            egui::Pos2::ZERO,
-            egui::vec2(SCREEN[0], SCREEN[1]),
-        )),
-        events,
-        ..Default::default()
-    }
-}
-
-/// What an integration does with a frame's output on the CPU: tessellate the shapes.
-fn finish_frame(ctx: &egui::Context, mut output: egui::FullOutput) {
-    let shapes = std::mem::take(&mut output.shapes);
-    std::hint::black_box(ctx.tessellate(shapes, output.pixels_per_point));
-    output.drop_without_applying_deltas();
-}
-
-fn percentile(times: &mut [Duration], share: f64) -> f64 {
-    times.sort();
-    let index = ((times.len() as f64 - 1.0) * share).round() as usize;
-    times[index].as_secs_f64() * 1000.0
-}
-
-/// A thumbnail-size texture, as a picture that came in.
-fn fake_texture(ctx: &egui::Context, key: &str) -> egui::TextureHandle {
-    ctx.load_texture(
-        key,
-        egui::ColorImage::filled(THUMBNAIL, egui::Color32::from_gray(128)),
-        egui::TextureOptions::LINEAR,
-    )
-}
-
-/// The results at 10,000 in `layout`, every card's thumbnail cached: the baseline.
-fn results_frames(ctx: &egui::Context, layout: ResultsLayout) -> Vec<Duration> {
-    let rows: Vec<ResultRow> = (1..=10_000)
-        .map(|rank| ResultRow {
-            rank,
-            uid: FileUid::from_reply(&format!("00000000-0000-4000-8000-{rank:012}")),
-            name: format!("Bracket variant {rank:05}"),
-            file_name: format!("Parts/Brackets/bracket-{rank:05}.stl"),
-            score: Some(1.0 - rank as f64 / 15_000.0),
-            query_kind: QueryKind::PictureToModel,
-            thumbnail_url: format!("http://127.0.0.1:8480/thumb/{rank}.png?token=t"),
-            large_image_url: String::new(),
-            attributes: vec![Attribute::new("material", None, ["steel"]).unwrap_or_default()],
-            found_on_page: None,
-            relations: Default::default(),
-            mirrored: false,
-        })
-        .collect();
-    let mut cache = TextureCache::new(DEFAULT_BUDGET_BYTES);
-    for row in rows.iter().take(600) {
-        cache.insert(
-            row.thumbnail_url.clone(),
-            fake_texture(ctx, &row.thumbnail_url),
-        );
-    }
-    let mut view = ResultsView::new();
-    view.set_results(rows, Some(10_000));
-    view.set_layout(layout);
-    let mut times = Vec::new();
-    for frame in 0..(SCROLL_FRAMES + 30) {
-        let wheel = egui::Event::MouseWheel {
-            unit: egui::MouseWheelUnit::Point,
-            delta: egui::vec2(0.0, -120.0),
-            phase: egui::TouchPhase::Move,
-            modifiers: egui::Modifiers::NONE,
-            source: egui::MouseWheelSource::Wheel,
-        };
-        let events = vec![egui::Event::PointerMoved(egui::pos2(640.0, 500.0)), wheel];
-        let started = Instant::now();
-        cache.begin_frame();
-        let output = ctx.run_ui(raw_input(events), |ui| {
-            let mut commands = CommandQueue::default();
-            std::hint::black_box(view.ui(ui, &mut cache, &mut commands));
-            std::hint::black_box(commands.drain());
-        });
-        finish_frame(ctx, output);
-        if frame >= 30 {
-            times.push(started.elapsed());
-        }
-    }
-    times
-}
 
 /// A backend logged in to `service` as alice.
 fn logged_in_backend(
@@ -174,10 +84,6 @@ fn layout_name(layout: ResultsLayout) -> &'static str {
     }
 }
 
-fn mib(bytes: usize) -> f64 {
-    bytes as f64 / (1024.0 * 1024.0)
-}
-
 /// Scrolls a new Library place in `layout` through the listing, its pages asked of `backend`.
 fn scroll_library(
     ctx: &egui::Context,
@@ -193,7 +99,7 @@ fn scroll_library(
     let mut most_held = 0;
     let mut textures_made = 0;
     let mut pages_in = 0;
-    for frame in 0..(SCROLL_FRAMES + 30) {
+    for frame in 0..(SCROLL_FRAMES + WARM_UP_FRAMES) {
         while let Ok(mut event) = events.try_recv() {
             if let Event::LibraryPageLoaded { page, .. } = &mut event {
                 pages_in += 1;
@@ -210,13 +116,7 @@ fn scroll_library(
         match frame % 200 {
             100 => view.scroll_to(files.saturating_sub(1)),
             199 => view.scroll_to(files / 2),
-            _ => input.push(egui::Event::MouseWheel {
-                unit: egui::MouseWheelUnit::Point,
-                delta: egui::vec2(0.0, -300.0),
-                phase: egui::TouchPhase::Move,
-                modifiers: egui::Modifiers::NONE,
-                source: egui::MouseWheelSource::Wheel,
-            }),
+            _ => input.push(wheel_down(300.0)),
         }
         let frame_started = Instant::now();
         cache.begin_frame();
@@ -241,7 +141,7 @@ fn scroll_library(
             }
         }
         most_held = most_held.max(cache.held_bytes());
-        if frame >= 30 && view.status() == &LibraryStatus::Ready {
+        if frame >= WARM_UP_FRAMES && view.status() == &LibraryStatus::Ready {
             times.push(elapsed);
         }
         // Pages come in at the service's pace, not the bench's: a frame of a 60 Hz display.

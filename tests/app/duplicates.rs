@@ -9,6 +9,7 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable as _;
 use partlens::ui::App;
 use partlens::ui::duplicates::DuplicatesStatus;
+use partlens::ui::duplicates::groups::RecordState;
 use partlens::ui::place::Place;
 use partlens::ui::search_place::SearchPage;
 
@@ -134,7 +135,15 @@ fn a_part_uploaded_twice_is_one_group_that_compares_and_opens_its_files() {
     }
     harness.get_by_label("STEP");
     harness.get_by_label("STL");
-    // Their thumbnails come from the records the task layer loaded.
+    // Their thumbnails come from the records the task layer loaded (asked for once the cards
+    // were on screen).
+    step_until(&mut harness, "the files' records", |harness| {
+        harness.state().duplicates().groups()[0]
+            .files
+            .iter()
+            .all(|file| file.record == RecordState::Answered)
+    });
+    let groups = harness.state().duplicates().groups();
     assert!(
         groups[0]
             .files

@@ -366,6 +366,7 @@ impl Backend {
             command @ Command::LoadLibraryPage { .. } => self.load_library_page(command),
             command @ Command::FindDuplicates { .. } => self.find_duplicates(command),
             Command::CancelDuplicates(request) => self.cancel_duplicates(request),
+            command @ Command::LoadDuplicateRecords { .. } => self.load_duplicate_records(command),
         }
     }
 

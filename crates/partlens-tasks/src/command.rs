@@ -185,9 +185,10 @@ pub enum Command {
         /// The page and its filters.
         query: LibraryQuery,
     },
-    /// Find the company's duplicate parts (`GET /api/Duplicates`, this project's service) and load
-    /// the record of every file found; answers `Event::DuplicatesProgress`, then
-    /// `DuplicatesFound` or `DuplicatesFailed`, all with this `request`. A 401 parks it.
+    /// Find the company's duplicate parts (`GET /api/Duplicates`, this project's service); answers
+    /// `Event::DuplicatesProgress`, then `DuplicatesFound` (the groups without their files'
+    /// records: see `LoadDuplicateRecords`) or `DuplicatesFailed`, all with this `request`. A 401
+    /// parks it.
     FindDuplicates {
         /// Chosen by the front end, so that an answer to an older request is recognised.
         request: u64,
@@ -196,6 +197,17 @@ pub enum Command {
     },
     /// Stop waiting for the duplicates of this request (the service finishes on its own).
     CancelDuplicates(u64),
+    /// Load the records (picture links, attributes) of these files of the groups found by
+    /// `FindDuplicates` with `request`, a few calls at a time; answers one
+    /// `Event::DuplicateRecordsLoaded` with the same `request`, a record for each file (`None`
+    /// where it could not be loaded). A 401 parks it. The place asks only for the files on or near
+    /// the screen, so a library of thousands of groups costs a call a file seen, not a file found.
+    LoadDuplicateRecords {
+        /// The `FindDuplicates` request whose groups the files belong to.
+        request: u64,
+        /// The files.
+        uids: Vec<FileUid>,
+    },
     /// Remove the local workspace's sample library (it is never added again); answers
     /// `Event::SampleLibrary` and a notice.
     RemoveSampleLibrary,
@@ -289,6 +301,9 @@ impl std::fmt::Display for Command {
                 None => write!(f, "find duplicates {request}"),
             },
             Self::CancelDuplicates(request) => write!(f, "cancel duplicates {request}"),
+            Self::LoadDuplicateRecords { request, uids } => {
+                write!(f, "load {} records of duplicates {request}", uids.len())
+            }
             Self::RemoveSampleLibrary => f.write_str("remove the sample library"),
             Self::CheckService => f.write_str("check the service"),
         }

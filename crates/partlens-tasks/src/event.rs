@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::duplicates::parts::DuplicateParts;
+use super::duplicates::parts::{DuplicateParts, DuplicateRecord};
 use super::history::SearchHistory;
 use super::jobs::job::{Job, JobId};
 use super::models::ModelPreview;
@@ -296,14 +296,14 @@ pub enum Event {
         /// Why.
         error: ApiError,
     },
-    /// Where finding duplicates is ("The service is comparing…", "Loading the files found (2 of 6)…").
+    /// Where finding duplicates is ("The service is gathering…").
     DuplicatesProgress {
         /// The request (`Command::FindDuplicates`).
         request: u64,
         /// What is happening, in words.
         detail: String,
     },
-    /// The company's duplicate parts, with their files' records.
+    /// The company's duplicate parts, their files' records not yet loaded.
     DuplicatesFound {
         /// The request.
         request: u64,
@@ -316,5 +316,12 @@ pub enum Event {
         request: u64,
         /// Why.
         error: ApiError,
+    },
+    /// The records asked for by `Command::LoadDuplicateRecords`.
+    DuplicateRecordsLoaded {
+        /// The `FindDuplicates` request whose groups the files belong to.
+        request: u64,
+        /// A record for each file asked for, in the order asked.
+        records: Vec<DuplicateRecord>,
     },
 }

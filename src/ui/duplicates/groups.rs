@@ -1,11 +1,12 @@
 //! The duplicate groups as plain data for drawing: each group's score and its files as result rows
-//! (what the thumbnails and the compare page take) with the card's line of format and size. No egui
+//! (what the thumbnails and the compare page take) with the card's line of format and size, and
+//! where each file's record (its picture links and attributes, loaded after the groups) is. No egui
 //! here.
 
 use crate::ui::results::ResultRow;
 use crate::ui::results::calibration::QueryKind;
 use partlens_api::model::title_of;
-use partlens_api::{FileUid, RelationCounts};
+use partlens_api::{FileMap, FileUid, RelationCounts};
 use partlens_tasks::duplicates::{DuplicatePartFile, DuplicatePartGroup};
 
 /// One group as the place shows it.
@@ -27,6 +28,20 @@ pub struct FileCard {
     /// Its size in millimetres, smallest extent first ("6.8 × 13.0 × 14.4 mm"), or words saying
     /// it has none.
     pub size: String,
+    /// Where its record is: the groups come without, the place asks for those it shows.
+    pub record: RecordState,
+}
+
+/// Where a file's record is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RecordState {
+    /// Not asked for yet.
+    #[default]
+    NotAsked,
+    /// Asked for; the card shows a placeholder.
+    Asked,
+    /// Answered (the row holds what it gave; nothing when it could not be loaded).
+    Answered,
 }
 
 impl GroupCard {
@@ -55,37 +70,57 @@ impl GroupCard {
 }
 
 impl FileCard {
-    /// The card of `file`, at position `rank` (from 1) of a group joined at `score`.
+    /// The card of `file`, at position `rank` (from 1) of a group joined at `score`; its record
+    /// is answered when `file` holds one.
     pub fn from_file(rank: usize, file: &DuplicatePartFile, score: f64) -> Self {
         let duplicate = &file.file;
-        let record = file.record.clone().unwrap_or_default();
-        let file_name = if duplicate.file_name.is_empty() {
-            record.file_name.clone()
-        } else {
-            duplicate.file_name.clone()
-        };
         let row = ResultRow {
             rank,
             uid: FileUid::from_reply(&duplicate.uid),
-            name: title_of(&duplicate.display_name, &file_name).to_owned(),
-            file_name: file_name.clone(),
+            name: title_of(&duplicate.display_name, &duplicate.file_name).to_owned(),
+            file_name: duplicate.file_name.clone(),
             score: Some(score),
             query_kind: QueryKind::Mixed,
-            thumbnail_url: record.thumbnail_url.clone(),
-            large_image_url: record.large_image_url.clone(),
-            attributes: record.parsed_attributes(),
+            thumbnail_url: String::new(),
+            large_image_url: String::new(),
+            attributes: Vec::new(),
             found_on_page: None,
-            relations: RelationCounts {
-                components: record.components().len(),
-                used_in: record.used_in().len(),
-            },
+            relations: RelationCounts::default(),
             mirrored: false,
         };
-        Self {
+        let mut card = Self {
             row,
-            format: format_of(&file_name),
+            format: String::new(),
             size: size_text(&duplicate.size_mm),
+            record: RecordState::NotAsked,
+        };
+        if let Some(record) = &file.record {
+            card.take_record(Some(record));
         }
+        card.format = format_of(&card.row.file_name);
+        card
+    }
+
+    /// Takes the file's record (`None`: it could not be loaded): its picture links, attributes
+    /// and relations, and its stored name when the group gave none.
+    pub fn take_record(&mut self, record: Option<&FileMap>) {
+        self.record = RecordState::Answered;
+        let Some(record) = record else {
+            return;
+        };
+        let row = &mut self.row;
+        if row.file_name.is_empty() {
+            row.file_name = record.file_name.clone();
+            row.name = title_of(&row.name, &row.file_name).to_owned();
+            self.format = format_of(&row.file_name);
+        }
+        row.thumbnail_url = record.thumbnail_url.clone();
+        row.large_image_url = record.large_image_url.clone();
+        row.attributes = record.parsed_attributes();
+        row.relations = RelationCounts {
+            components: record.components().len(),
+            used_in: record.used_in().len(),
+        };
     }
 
     /// The card's line under the name: format and size.
