@@ -39,8 +39,8 @@ Prints one line of JSON: {\"folder\", \"prefix\", \"files\", \"uploaded\": [path
 \"ignored\": [files that are not part files], \"warnings\": [sentences], \"interrupted\": null or \
 why the run stopped early}. Exits with status 1 after the JSON when a file failed or the run \
 stopped early; a folder or CSV that cannot be used is refused before anything is sent.\n\n\
-Limits: 50,000 files in DIR, 32 folder levels; a CSV of at most 16 MiB, 100,000 rows, 64 columns \
-and 1,024 characters a cell.";
+Limits: 200,000 files in DIR (a run then holds about 140 MiB), 32 folder levels; a CSV of at \
+most 16 MiB, 100,000 rows, 64 columns and 1,024 characters a cell.";
 
 /// Arguments of `sync`.
 #[derive(Debug, Args)]

@@ -320,7 +320,8 @@ pub async fn run_sync(
             );
         }
     }
-    let files = prepared.scan.files.clone();
+    // Borrowed, not copied: a folder of 100,000 files is the largest thing a run holds.
+    let files = &prepared.scan.files;
     let mut runner = Runner {
         client,
         store,
@@ -345,11 +346,11 @@ pub async fn run_sync(
 
     let mut outcome = runner.settle_pending().await;
     if outcome.is_ok() {
-        outcome = runner.sync_files(&files, &wanted_attributes).await;
+        outcome = runner.sync_files(files, &wanted_attributes).await;
     }
     if outcome.is_ok() {
         outcome = runner
-            .handle_removed(&files, prepared.setup.delete_removed)
+            .handle_removed(files, prepared.setup.delete_removed)
             .await;
     }
     match outcome {
