@@ -2,14 +2,16 @@
 //! library-sync engine (`partlens_tasks::sync::run_sync`, what `partlens-cli sync` runs), against
 //! the `partlens-service` binary on 127.0.0.1, with a person's uploads timed beside it.
 //!
-//! **load** (the default): writes a vault of `files=N` copies of a real-file mix
+//! **load** (the default): for each `parallel=N,M…` (1; `--parallel` of `partlens-cli sync`),
+//! writes a vault of `files=N` copies of a real-file mix
 //! (`support/bulk_vault.rs`), starts a fresh service (SQLite, the default reader slots, its log in
 //! JSON with the indexing's debug lines), times a synchronous search-input upload of a real STEP
 //! and a synchronous database upload of a picture on the idle service (median of five), then runs
 //! the sync and repeats both uploads every `probe_s=S` seconds (20) while it runs. Prints the files
 //! a minute, where the time goes (the service's request durations from `/metrics`, the read and the
 //! save of each synchronous indexing from its log), the service's CPU time and memory, the data
-//! folder's growth a file, and each probe against the idle median.
+//! folder's growth a file, and each probe against the idle median; then each `parallel` against
+//! the first.
 //!
 //! **memory**: the sync's own memory at `files=N` (default 100,000): writes N tiny part files and a
 //! sync record that knows all of them, then runs the engine over them in a child process (nothing
@@ -18,7 +20,7 @@
 //!
 //! ```text
 //! cargo build -p partlens-service --profile dev --config 'profile.dev.opt-level=3'
-//! cargo bench -p partlens-cli --bench bulk_load --profile dev --config 'profile.dev.opt-level=3' -- files=400
+//! cargo bench -p partlens-cli --bench bulk_load --profile dev --config 'profile.dev.opt-level=3' -- files=400 parallel=1,2
 //! cargo bench -p partlens-cli --bench bulk_load --profile dev --config 'profile.dev.opt-level=3' -- memory files=200000
 //! ```
 
@@ -73,6 +75,17 @@ impl Options {
         self.words.iter().any(|known| known == word)
     }
 
+    /// A comma-separated list of numbers (`parallel=1,2`).
+    fn list(&self, key: &str, default: &str) -> Vec<usize> {
+        self.values
+            .iter()
+            .find(|(known, _)| known == key)
+            .map_or(default, |(_, value)| value.as_str())
+            .split(',')
+            .map(|number| number.trim().parse().expect("numbers after key="))
+            .collect()
+    }
+
     fn number(&self, key: &str, default: usize) -> usize {
         self.values
             .iter()
@@ -95,15 +108,32 @@ fn main() {
     } else if options.has("memory") {
         runtime.block_on(memory(options.number("files", 100_000)));
     } else {
-        runtime.block_on(load(
-            options.number("files", 400),
-            Duration::from_secs(options.number("probe_s", 20) as u64),
-        ));
+        let files = options.number("files", 400);
+        let probe_every = Duration::from_secs(options.number("probe_s", 20) as u64);
+        let mut rates = Vec::new();
+        for parallel in options.list("parallel", "1") {
+            println!("\n## {files} files, --parallel {parallel}");
+            rates.push((
+                parallel,
+                runtime.block_on(load(files, parallel, probe_every)),
+            ));
+        }
+        if let Some((_, (base_rate, base_cpu))) = rates.first().copied() {
+            println!("\n| --parallel | files a minute | × the first | CPU a file | × the first |");
+            println!("|---|---|---|---|---|");
+            for (parallel, (rate, cpu)) in &rates {
+                println!(
+                    "| {parallel} | {rate:.1} | {:.2} | {cpu:.2} s | {:.2} |",
+                    rate / base_rate,
+                    cpu / base_cpu
+                );
+            }
+        }
     }
 }
 
 /// The context both modes sync in.
-fn context(data: &Path, service: &str, max_files: usize) -> SyncContext {
+fn context(data: &Path, service: &str, max_files: usize, uploads_at_once: usize) -> SyncContext {
     SyncContext {
         sync_dir: sync_dir(data),
         service_key: ServiceChoice::remote(service, "partlens").key(),
@@ -112,6 +142,7 @@ fn context(data: &Path, service: &str, max_files: usize) -> SyncContext {
             ..SyncLimits::default()
         },
         origin: SyncOrigin::Cli,
+        uploads_at_once,
     }
 }
 
@@ -147,7 +178,7 @@ async fn memory(files: usize) {
             .expect("a vault file");
     }
     let absolute = absolute_folder(&folder).expect("the vault");
-    let context = context(dir.path(), NO_SERVICE, files);
+    let context = context(dir.path(), NO_SERVICE, files, 1);
     let key = SyncKey::new(&context.service_key, &absolute, PREFIX);
     let mut store = SyncStore::open(&context.sync_dir, &key, || {
         SyncRecord::new(&context.service_key, setup(&absolute), SyncOrigin::Cli)
@@ -192,7 +223,7 @@ async fn memory(files: usize) {
 async fn memory_run(dir: &Path) {
     let before = own_status_kib("VmHWM");
     let folder = dir.join("vault");
-    let context = context(dir, NO_SERVICE, usize::MAX);
+    let context = context(dir, NO_SERVICE, usize::MAX, 1);
     let client = partlens_api::ApiClient::new(NO_SERVICE).expect("a client");
     let started = Instant::now();
     let summary = run_sync(
@@ -219,7 +250,8 @@ async fn memory_run(dir: &Path) {
 
 // ---- load ------------------------------------------------------------------------------------------
 
-async fn load(files: usize, probe_every: Duration) {
+/// One load; answers its files a minute and the service's CPU seconds a file.
+async fn load(files: usize, parallel: usize, probe_every: Duration) -> (f64, f64) {
     let dir = tempfile::tempdir().expect("a temporary folder");
     let folder = dir.path().join("vault");
     let vault_bytes = bulk_vault::write_vault(&folder, files);
@@ -231,7 +263,7 @@ async fn load(files: usize, probe_every: Duration) {
     let idle = probes.idle(5).await;
     let before = service.snapshot().await;
 
-    let context = context(dir.path(), &service.base, files);
+    let context = context(dir.path(), &service.base, files, parallel);
     let checked = Arc::new(AtomicUsize::new(0));
     let progress = checked.clone();
     let started = Instant::now();
@@ -261,7 +293,7 @@ async fn load(files: usize, probe_every: Duration) {
     let summary = sync.await.expect("the sync task").expect("the sync");
     let wall = started.elapsed();
     let after = service.snapshot().await;
-    bulk_probe::print_report(&bulk_probe::Report {
+    let report = bulk_probe::Report {
         files,
         vault_bytes,
         summary: &summary,
@@ -271,5 +303,10 @@ async fn load(files: usize, probe_every: Duration) {
         idle: &idle,
         busy: &busy,
         log: &service.log_path,
-    });
+    };
+    bulk_probe::print_report(&report);
+    (
+        files as f64 * 60.0 / wall.as_secs_f64(),
+        (after.cpu() - before.cpu()) / files.max(1) as f64,
+    )
 }

@@ -195,6 +195,13 @@ pub struct Snapshot {
     disk_bytes: u64,
 }
 
+impl Snapshot {
+    /// The service's CPU seconds so far, its reader workers' included.
+    pub fn cpu(&self) -> f64 {
+        self.cpu
+    }
+}
+
 /// A person's two uploads: a search input (a real STEP) and a database picture, both synchronous.
 pub struct Probes {
     session: Session,

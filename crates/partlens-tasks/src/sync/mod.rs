@@ -8,7 +8,9 @@
 //! (the service replaces the file at that path in place and keeps its UID); a file whose content is
 //! unchanged but whose CSV attributes changed gets them with `PUT /api/FileAttributes`; the rest is
 //! unchanged. Files the record knows that left the folder are reported, and deleted from the service
-//! only when the setup says so ([`SyncSetup::delete_removed`]) ([`engine`]).
+//! only when the setup says so ([`SyncSetup::delete_removed`]) ([`engine`]). Up to
+//! [`SyncContext::uploads_at_once`] uploads are on their way at once (`partlens-cli sync
+//! --parallel N`; the app sends one at a time); files are still checked in path order.
 //!
 //! The sync record ([`sync_state`]) lives in the data folder, one per service, folder and prefix. It
 //! says what went up (path, hash, UID, attributes sent). Before a file goes up its intent is
@@ -54,7 +56,9 @@ use serde::{Deserialize, Serialize};
 
 pub use attribute_csv::{CsvColumn, CsvPreview, CsvSampleRow};
 pub(crate) use backend_sync::SyncTasks;
-pub use engine::{SyncContext, SyncControl, SyncPreview, preview_sync, run_sync};
+pub use engine::{
+    MAX_UPLOADS_AT_ONCE, SyncContext, SyncControl, SyncPreview, preview_sync, run_sync,
+};
 pub use report::{SyncFailure, SyncProgress, SyncStage, SyncStop, SyncSummary};
 pub use sync_run::{SyncPhase, SyncRun};
 pub use sync_state::{SyncKey, SyncOrigin};
