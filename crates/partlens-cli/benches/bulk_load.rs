@@ -295,6 +295,7 @@ async fn load(files: usize, parallel: usize, probe_every: Duration) -> (f64, f64
     let after = service.snapshot().await;
     let report = bulk_probe::Report {
         files,
+        parallel,
         vault_bytes,
         summary: &summary,
         wall,

@@ -2,12 +2,12 @@
 //! another name and, where the format allows it, with other bytes (so no two copies share a SHA-1).
 //!
 //! The mix: every file of the real-world corpus (`../shared/realworld`, its `manifest.csv`) of at
-//! most [`MAX_SOURCE_BYTES`] that a sync uploads (STEP, IGES, STL, OBJ, PLY, DXF, PDF), and the
-//! repository's sample pictures (`assets/samples/*.png`), taken in turn. A copy gets bytes after
-//! the end of its format, which readers do not read: a STEP comment after `END-ISO-10303-21;`, a
-//! DXF comment group (999) after `EOF`, a PDF comment after `%%EOF`, bytes after a PNG's `IEND`
-//! chunk, another 80-byte header in a binary STL. IGES (fixed 80-column records), ASCII STL, OBJ
-//! and PLY copies keep the source's bytes.
+//! most [`MAX_SOURCE_BYTES`] that a sync uploads (STEP, STL, OBJ, PLY, DXF, PDF; not IGES, which
+//! only a build with OpenCASCADE reads), and the repository's sample pictures
+//! (`assets/samples/*.png`), taken in turn. A copy gets bytes its reader skips: a STEP comment
+//! after the `ISO-10303-21;` line (the reader refuses anything after `END-ISO-10303-21;`), a DXF
+//! comment group (999) after `EOF`, a PDF comment after `%%EOF`, bytes after a PNG's `IEND` chunk,
+//! another 80-byte header in a binary STL. ASCII STL, OBJ and PLY copies keep the source's bytes.
 
 use std::path::{Path, PathBuf};
 
@@ -45,7 +45,6 @@ pub fn sources() -> Vec<Source> {
         &["stl", "obj", "ply"],
         &["dxf"],
         &["pdf"],
-        &["iges", "igs"],
     ] {
         by_kind.push(
             corpus
@@ -80,7 +79,7 @@ pub fn sources() -> Vec<Source> {
 fn copy_bytes(source: &Source, copy: usize) -> Vec<u8> {
     let mut bytes = std::fs::read(&source.path).expect("a source of the mix");
     match source.extension.as_str() {
-        "step" | "stp" => bytes.extend(format!("\n/* bulk-load copy {copy} */\n").as_bytes()),
+        "step" | "stp" => return with_step_comment(&bytes, &format!("bulk-load copy {copy}")),
         "dxf" => bytes.extend(format!("\n999\nbulk-load copy {copy}\n").as_bytes()),
         "pdf" => bytes.extend(format!("\n%bulk-load copy {copy}\n").as_bytes()),
         "png" => bytes.extend(format!("bulk-load copy {copy}").as_bytes()),
@@ -92,6 +91,23 @@ fn copy_bytes(source: &Source, copy: usize) -> Vec<u8> {
         _ => {}
     }
     bytes
+}
+
+/// A STEP file's bytes with `/* text */` after its first statement (`ISO-10303-21;`); unchanged
+/// when it has none.
+pub fn with_step_comment(bytes: &[u8], text: &str) -> Vec<u8> {
+    const FIRST: &[u8] = b"ISO-10303-21;";
+    let Some(at) = bytes
+        .windows(FIRST.len())
+        .position(|window| window == FIRST)
+    else {
+        return bytes.to_vec();
+    };
+    let end = at + FIRST.len();
+    let mut changed = bytes[..end].to_vec();
+    changed.extend(format!("\n/* {text} */").as_bytes());
+    changed.extend(&bytes[end..]);
+    changed
 }
 
 /// Writes the vault: `files` copies, a hundred a folder (`d0000/000042_<source name>`); returns
