@@ -366,7 +366,10 @@ fn print_where_time_goes(report: &Report<'_>) {
             client,
         ),
         ("uploads: reading (worker: parse, views, descriptors)", read),
-        ("uploads: saving (store)", save),
+        (
+            "uploads: saving (store) and pairing with its duplicates",
+            save,
+        ),
         (
             "uploads: the rest (body to disk, records)",
             uploads - read - save,
