@@ -18,18 +18,27 @@
 //! changed, so nothing is sent) and prints its peak resident memory (`VmHWM`) and the record's
 //! size.
 //!
+//! **postgres**: `files=N` (200) synced into one node on PostgreSQL (one upload at a time), then
+//! into two nodes on a fresh database sharing one data folder, half the vault to each node at once
+//! (one upload at a time each); prints the files a minute and the nodes' CPU a file of each.
+//!
 //! ```text
 //! cargo build -p partlens-service --profile dev --config 'profile.dev.opt-level=3'
 //! cargo bench -p partlens-cli --bench bulk_load --profile dev --config 'profile.dev.opt-level=3' -- files=400 parallel=1,2
 //! cargo bench -p partlens-cli --bench bulk_load --profile dev --config 'profile.dev.opt-level=3' -- memory files=200000
+//! cargo bench -p partlens-cli --bench bulk_load --profile dev --config 'profile.dev.opt-level=3' -- postgres files=200
 //! ```
 
 // A benchmark that cannot set itself up (start the service, write the vault) has nothing to
 // measure: it stops with the reason.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
+#[path = "support/bulk_nodes.rs"]
+mod bulk_nodes;
 #[path = "support/bulk_probe.rs"]
 mod bulk_probe;
+
+use bulk_nodes::nodes_on_postgres;
 #[path = "support/bulk_vault.rs"]
 mod bulk_vault;
 
@@ -107,6 +116,8 @@ fn main() {
         runtime.block_on(memory_run(Path::new(&dir.1)));
     } else if options.has("memory") {
         runtime.block_on(memory(options.number("files", 100_000)));
+    } else if options.has("postgres") {
+        runtime.block_on(nodes_on_postgres(options.number("files", 200)));
     } else {
         let files = options.number("files", 400);
         let probe_every = Duration::from_secs(options.number("probe_s", 20) as u64);

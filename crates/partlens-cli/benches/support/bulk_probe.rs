@@ -52,11 +52,17 @@ pub struct ServiceProcess {
 impl ServiceProcess {
     /// `partlens-service --data DATA serve --addr 127.0.0.1:0` with the indexing's debug lines.
     pub async fn start(data: &Path, log_path: &Path) -> Self {
+        Self::start_with(data, log_path, &[]).await
+    }
+
+    /// The same with `global` options before `serve` (`--database URL`).
+    pub async fn start_with(data: &Path, log_path: &Path, global: &[&str]) -> Self {
         let log = std::fs::File::create(log_path).expect("the service's log");
         let mut child = Child(
             Command::new(partlens_testkit::program("partlens-service"))
                 .arg("--data")
                 .arg(data)
+                .args(global)
                 .args(["serve", "--addr", "127.0.0.1:0"])
                 .env("PARTLENS_LOG_FORMAT", "json")
                 .env("RUST_LOG", "info,partlens_service::indexing=debug")

@@ -113,10 +113,16 @@ pub fn with_step_comment(bytes: &[u8], text: &str) -> Vec<u8> {
 /// Writes the vault: `files` copies, a hundred a folder (`d0000/000042_<source name>`); returns
 /// the bytes written.
 pub fn write_vault(folder: &Path, files: usize) -> u64 {
+    write_vault_part(folder, 0..files)
+}
+
+/// Writes the copies `indexes` of the vault into `folder` (a part of it, for one node's sync);
+/// returns the bytes written.
+pub fn write_vault_part(folder: &Path, indexes: std::ops::Range<usize>) -> u64 {
     let sources = sources();
     assert!(!sources.is_empty(), "the mix has no files");
     let mut written = 0u64;
-    for index in 0..files {
+    for index in indexes {
         let source = &sources[index % sources.len()];
         let copy = index / sources.len();
         let name = source
