@@ -1,5 +1,5 @@
 //! `sync DIR --to PREFIX [--attributes CSV] [--file-column NAME] [--attribute-column NAME]…
-//! [--delete]`: a folder kept in step with the company database (the engine is `tasks::sync`,
+//! [--delete] [--parallel N]`: a folder kept in step with the company database (the engine is `tasks::sync`,
 //! shared with the app).
 
 use std::io::{IsTerminal as _, Write as _};
@@ -14,8 +14,8 @@ use partlens_tasks::ServiceChoice;
 use partlens_tasks::data_dir::{DATA_DIR_ENV, default_data_dir};
 use partlens_tasks::sync::sync_state::sync_dir;
 use partlens_tasks::sync::{
-    CsvMapping, SyncContext, SyncControl, SyncLimits, SyncOrigin, SyncProgress, SyncSetup,
-    preview_sync, run_sync,
+    CsvMapping, MAX_UPLOADS_AT_ONCE, SyncContext, SyncControl, SyncLimits, SyncOrigin,
+    SyncProgress, SyncSetup, preview_sync, run_sync,
 };
 
 /// The long help of `sync` (shown by `--help`).
@@ -31,6 +31,9 @@ in DIR; --file-column, else a column called file, file name, path or name, else 
 columns that become attributes (--attribute-column, repeatable, else every other column). A header \
 carries the unit in parentheses, weight(kg); a cell holds several values joined with |. When only \
 a file's attributes changed, they are set with PUT /api/FileAttributes.\n\n\
+--parallel N keeps N uploads on their way at once (default 1, at most 16): the service indexes \
+each file as it uploads, so N of its reader cores work on the folder. Files are still checked in \
+path order; \"uploaded\" lists them in the order their uploads finished.\n\n\
 Files that left DIR are reported under \"removed\"; with --delete they are deleted from the service \
 (needs an admin) and listed under \"deleted\".\n\n\
 Prints one line of JSON: {\"folder\", \"prefix\", \"files\", \"uploaded\": [paths], \"confirmed\": \
@@ -39,8 +42,8 @@ Prints one line of JSON: {\"folder\", \"prefix\", \"files\", \"uploaded\": [path
 \"ignored\": [files that are not part files], \"warnings\": [sentences], \"interrupted\": null or \
 why the run stopped early}. Exits with status 1 after the JSON when a file failed or the run \
 stopped early; a folder or CSV that cannot be used is refused before anything is sent.\n\n\
-Limits: 50,000 files in DIR, 32 folder levels; a CSV of at most 16 MiB, 100,000 rows, 64 columns \
-and 1,024 characters a cell.";
+Limits: 200,000 files in DIR (a run then holds about 140 MiB), 32 folder levels; a CSV of at \
+most 16 MiB, 100,000 rows, 64 columns and 1,024 characters a cell.";
 
 /// Arguments of `sync`.
 #[derive(Debug, Args)]
@@ -67,6 +70,14 @@ pub struct SyncArgs {
     /// Delete files that left the folder from the service (else they are only reported).
     #[arg(long)]
     pub delete: bool,
+    /// Uploads on their way at once, 1 to 16 (each keeps one of the service's reader cores busy).
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 1,
+        value_parser = clap::value_parser!(u8).range(1..=MAX_UPLOADS_AT_ONCE as i64)
+    )]
+    pub parallel: u8,
 }
 
 impl SyncArgs {
@@ -118,6 +129,7 @@ pub async fn run(args: SyncArgs, session: &mut Session) -> Result<(), CliError> 
         service_key: ServiceChoice::remote(session.service_address(), "").key(),
         limits: SyncLimits::default(),
         origin: SyncOrigin::Cli,
+        uploads_at_once: usize::from(args.parallel),
     };
     // The folder, the CSV and the mapping are checked before logging in, so a refused sync sends
     // nothing.

@@ -1,5 +1,6 @@
 //! The command line's integration tests, one binary: `partlens-cli` run as a script runs it, against
-//! the strict wire server and the real service, and its library sync.
+//! the strict wire server and the real service, and its library sync (killed for real in
+//! `sync_kills.rs`).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -7,3 +8,4 @@ mod against_service;
 mod commands;
 mod support;
 mod sync;
+mod sync_kills;

@@ -96,6 +96,17 @@ impl Cli {
         self
     }
 
+    /// Starts the binary and returns at once, its output piped (to be killed mid-run, or waited
+    /// for with `wait_with_output`).
+    pub fn spawn(mut self) -> std::process::Child {
+        self.command
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    }
+
     /// Runs without checking the output contract (for clap's own usage errors and help).
     pub fn run_raw(mut self) -> Run {
         self.command

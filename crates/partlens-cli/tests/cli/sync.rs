@@ -55,6 +55,7 @@ fn context(data_dir: &Path, service_base: &str, origin: SyncOrigin) -> SyncConte
         service_key: ServiceChoice::remote(service_base, "partlens").key(),
         limits: SyncLimits::default(),
         origin,
+        uploads_at_once: 1,
     }
 }
 
@@ -256,6 +257,61 @@ async fn a_paused_run_carries_on_and_changed_attributes_are_set_without_an_uploa
         "{:?}",
         record.attributes
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn uploads_at_once_go_on_past_an_upload_that_hangs() {
+    // The held upload's connection reaches the service with no request on it: the service would
+    // close it after its header timeout (15 s), which a loaded machine could reach.
+    let service = TestService::start_with(|config| {
+        config.limits.connections.header_read_timeout = Duration::from_secs(120);
+    })
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let folder = sample_folder(dir.path());
+    let proxy = DroppingProxy::start(&service.base).await;
+    let client = client(&proxy.base, "admin", PASSWORD).await;
+    let mut context = context(dir.path(), &proxy.base, SyncOrigin::Cli);
+    context.uploads_at_once = 3;
+    let setup = setup(&folder);
+
+    // The first upload (bolt.png) never reaches the service; with three on their way the other
+    // five go up beside it, and the run is paused once they are up. One at a time, none would go
+    // up: the run would wait on bolt.png until the pause a minute later.
+    proxy.cut_upload(1, Loss::Hold);
+    let control = SyncControl::default();
+    let pause = control.pause.clone();
+    let pause_when_five_are_up = move |progress: &SyncProgress| {
+        if progress.uploaded == FOLDER_FILES.len() - 1 {
+            pause.cancel();
+        }
+    };
+    let late_pause = control.pause.clone();
+    let fallback = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_secs(60)).await;
+        late_pause.cancel();
+    });
+    let paused = run_sync(&client, &setup, &context, &control, &pause_when_five_are_up)
+        .await
+        .unwrap();
+    fallback.abort();
+    assert_eq!(paused.stop, Some(SyncStop::Paused), "{paused:?}");
+    let mut uploaded = paused.uploaded.clone();
+    uploaded.sort();
+    assert_eq!(
+        uploaded,
+        FOLDER_FILES[1..],
+        "all but the held one: {paused:?}"
+    );
+
+    // The held upload was abandoned with its intent recorded: the next run sends it, once.
+    proxy.restore();
+    let resumed = sync(&client, &setup, &context).await;
+    assert_eq!(resumed.uploaded, ["bolt.png"], "{resumed:?}");
+    assert_eq!(resumed.unchanged, FOLDER_FILES.len() - 1);
+    let stored = stored_files(service.dir.path(), PREFIX);
+    assert_eq!(stored.len(), FOLDER_FILES.len());
+    assert!(stored.iter().all(|file| file.revision == 1), "{stored:?}");
 }
 
 // ---- the app's backend: a run carries on after a restart ----------------------------------------

@@ -76,6 +76,8 @@ impl Backend {
             service_key,
             limits: SyncLimits::default(),
             origin: SyncOrigin::App,
+            // The app's runs go one file after the other: a person works beside them.
+            uploads_at_once: 1,
         }
     }
 

@@ -10,6 +10,8 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use futures_util::StreamExt as _;
+use futures_util::stream::FuturesUnordered;
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
@@ -22,9 +24,12 @@ use super::sync_state::{
 use super::{SyncError, SyncLimits, SyncSetup, absolute_folder, normalized_prefix, stored_path};
 use crate::wording::{Attempt, explain};
 use partlens_api::{
-    ApiClient, ApiError, Attribute, FileRef, FileStatus, FileUid, GetFileRequest, UploadRequest,
-    UploadSource,
+    ApiClient, ApiError, Attribute, FileRef, FileStatus, FileUid, GetFileRequest, UploadOutcome,
+    UploadRequest, UploadSource,
 };
+
+/// The most uploads one run keeps on their way at once ([`SyncContext::uploads_at_once`]).
+pub const MAX_UPLOADS_AT_ONCE: usize = 16;
 
 /// Where a sync runs: its records, the service it talks to, its limits, who starts it.
 #[derive(Clone, Debug)]
@@ -37,6 +42,11 @@ pub struct SyncContext {
     pub limits: SyncLimits,
     /// Who starts runs in this context.
     pub origin: SyncOrigin,
+    /// Uploads on their way at once (1: one file after the other; at most
+    /// [`MAX_UPLOADS_AT_ONCE`]): the service indexes a database file during its upload, so `N`
+    /// keeps up to `N` of its reader cores busy. Files are still checked in path order; uploads
+    /// may finish in another.
+    pub uploads_at_once: usize,
 }
 
 /// How a run is told to stop.
@@ -257,6 +267,45 @@ struct Runner<'a> {
     summary: SyncSummary,
     progress: SyncProgress,
     report: &'a (dyn Fn(&SyncProgress) + Send + Sync),
+    /// At most this many uploads on their way.
+    uploads_at_once: usize,
+    /// The uploads on their way, each with what the run recorded before it went.
+    in_flight: FuturesUnordered<InFlight>,
+}
+
+/// An upload's own task, so it goes on while the run checks the next files; aborted when the run
+/// drops it (a pause or a stop abandons the uploads on their way, as with one).
+struct InFlight(tokio::task::JoinHandle<(Sending, Result<UploadOutcome, ApiError>)>);
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+impl std::future::Future for InFlight {
+    type Output = Result<(Sending, Result<UploadOutcome, ApiError>), tokio::task::JoinError>;
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        context: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
+        std::pin::Pin::new(&mut self.0).poll(context)
+    }
+}
+
+/// An upload on its way: what the run needs when its answer comes.
+struct Sending {
+    /// The file's path in the folder.
+    relative: String,
+    /// Where it is stored.
+    stored: String,
+    /// The SHA-1 of what went up.
+    hash: String,
+    /// True when its UID was chosen for this upload (see [`PendingUpload::new_uid`]).
+    new_uid: bool,
+    /// The attributes sent with it.
+    wanted: Option<Vec<String>>,
 }
 
 /// Syncs `setup`'s folder to the service of `client` (see the module doc). `report` hears where the
@@ -320,7 +369,8 @@ pub async fn run_sync(
             );
         }
     }
-    let files = prepared.scan.files.clone();
+    // Borrowed, not copied: a folder of 100,000 files is the largest thing a run holds.
+    let files = &prepared.scan.files;
     let mut runner = Runner {
         client,
         store,
@@ -340,16 +390,18 @@ pub async fn run_sync(
             ..SyncProgress::default()
         },
         report,
+        uploads_at_once: context.uploads_at_once.clamp(1, MAX_UPLOADS_AT_ONCE),
+        in_flight: FuturesUnordered::new(),
     };
     (runner.report)(&runner.progress);
 
     let mut outcome = runner.settle_pending().await;
     if outcome.is_ok() {
-        outcome = runner.sync_files(&files, &wanted_attributes).await;
+        outcome = runner.sync_files(files, &wanted_attributes).await;
     }
     if outcome.is_ok() {
         outcome = runner
-            .handle_removed(&files, prepared.setup.delete_removed)
+            .handle_removed(files, prepared.setup.delete_removed)
             .await;
     }
     match outcome {
@@ -457,6 +509,24 @@ impl Runner<'_> {
             self.progress.checked += 1;
             self.progress.current = None;
             (self.report)(&self.progress);
+        }
+        self.wait_for_uploads(0).await
+    }
+
+    /// Takes the answers of the uploads on their way until at most `keep` are left. A pause or a
+    /// stop abandons the rest: their intents stay recorded and the next run settles them.
+    async fn wait_for_uploads(&mut self, keep: usize) -> Result<(), Halt> {
+        while self.in_flight.len() > keep {
+            let next = tokio::select! {
+                stop = self.control.stopped() => return Err(Halt::Stop(stop)),
+                next = self.in_flight.next() => next,
+            };
+            match next {
+                Some(Ok((sending, uploaded))) => self.finish_upload(sending, uploaded).await?,
+                // The task panicked: its intent stays recorded for the next run to settle.
+                Some(Err(error)) => tracing::warn!("an upload of the sync stopped: {error}"),
+                None => break,
+            }
         }
         Ok(())
     }
@@ -635,10 +705,34 @@ impl Runner<'_> {
                 },
             )
             .await?;
-        let uploaded = tokio::select! {
-            stop = self.control.stopped() => return Err(Halt::Stop(stop)),
-            uploaded = self.client.upload(&request, None) => uploaded,
+        let sending = Sending {
+            relative: file.relative.clone(),
+            stored,
+            hash,
+            new_uid,
+            wanted,
         };
+        let client = self.client.clone();
+        self.in_flight.push(InFlight(tokio::spawn(async move {
+            let uploaded = client.upload(&request, None).await;
+            (sending, uploaded)
+        })));
+        self.wait_for_uploads(self.uploads_at_once - 1).await
+    }
+
+    /// Records what became of an upload once its answer came.
+    async fn finish_upload(
+        &mut self,
+        sending: Sending,
+        uploaded: Result<UploadOutcome, ApiError>,
+    ) -> Result<(), Halt> {
+        let Sending {
+            relative,
+            stored,
+            hash,
+            new_uid,
+            wanted,
+        } = sending;
         let uid = match uploaded {
             Ok(outcome) => outcome.uid,
             Err(error) => {
@@ -646,9 +740,9 @@ impl Runner<'_> {
                 // A refusal stored nothing; after a 5xx the file may or may not be up, so the
                 // intent stays for the next run to settle.
                 if !matches!(error, ApiError::Server { .. }) {
-                    self.store.dropped(&file.relative).await?;
+                    self.store.dropped(&relative).await?;
                 }
-                self.fail(&file.relative, reason);
+                self.fail(&relative, reason);
                 return Ok(());
             }
         };
@@ -664,7 +758,7 @@ impl Runner<'_> {
         }
         self.store
             .done(
-                &file.relative,
+                &relative,
                 SyncedFile {
                     hash,
                     uid: uid.clone(),
@@ -672,13 +766,14 @@ impl Runner<'_> {
                 },
             )
             .await?;
-        self.summary.uploaded.push(file.relative.clone());
+        self.summary.uploaded.push(relative.clone());
         self.progress.uploaded += 1;
+        (self.report)(&self.progress);
         // A database file is indexed as it uploads; content the service cannot read still gets
         // its UID, which deserves a word.
         if let Ok(FileStatus::Failed { .. }) = self.client.file_status(&uid).await {
             self.fail(
-                &file.relative,
+                &relative,
                 "It went up, but the service could not index it (it reported the indexing \
                  failed). Check that the file opens; it goes up again when it changes."
                     .into(),
