@@ -4,7 +4,8 @@
 //! text: UTF-8 as it is, other bytes read as ISO 8859-1 (what older exporters write), a quote
 //! doubled inside a string (`'Bob''s'`) replaced by [`QUOTE_IN_STRING`], which the parser would
 //! otherwise take for the end of the string, and an empty list parameter (`()`, which the parser
-//! refuses) written as an omitted one (`$`).
+//! refuses) written as an omitted one (`$`). What follows `END-ISO-10303-21;` (the padding or
+//! signature some tools and transfers add) is left out: the file ends there.
 
 use crate::GeometryError;
 
@@ -13,6 +14,8 @@ use crate::GeometryError;
 pub const MAX_NESTING: usize = 32;
 /// Most entity instances a file may hold.
 pub const MAX_ENTITIES: usize = 2_000_000;
+/// The last statement of an exchange structure.
+const END_MARK: &str = "END-ISO-10303-21;";
 /// Stands for `''` inside a string while the parser reads the text (a private-use character).
 pub const QUOTE_IN_STRING: char = '\u{E000}';
 
@@ -125,6 +128,11 @@ pub fn prepare(bytes: &[u8]) -> Result<String, GeometryError> {
             last_code = Some(c);
         }
         prepared.push(c);
+        if c == ';' && place == Place::Code && depth == 0 && prepared.ends_with(END_MARK) {
+            // The exchange structure ends here; what some tools add after it (padding, a
+            // signature, another copy cut short) is not part of it.
+            break;
+        }
     }
     check_ends_complete(place, depth, &prepared)?;
     Ok(prepared)
@@ -155,7 +163,7 @@ fn check_ends_complete(place: Place, depth: usize, prepared: &str) -> Result<(),
             "the STEP file is truncated: it ends {inside}"
         )));
     }
-    if !prepared.trim_end().ends_with("END-ISO-10303-21;") {
+    if !prepared.trim_end().ends_with(END_MARK) {
         return Err(GeometryError::Malformed(
             "the STEP file is truncated: it does not end with END-ISO-10303-21;".to_owned(),
         ));
@@ -178,6 +186,21 @@ mod tests {
         format!(
             "ISO-10303-21;\nHEADER;\nFILE_DESCRIPTION((''),'2;1');\nENDSEC;\nDATA;\n{data}\nENDSEC;\nEND-ISO-10303-21;\n"
         )
+    }
+
+    #[test]
+    fn what_follows_the_end_is_left_out_and_a_file_without_an_end_is_still_truncated() {
+        let mut bytes = wrap("#1=PRODUCT('p','p',$,());").into_bytes();
+        bytes.extend_from_slice(b"\0\0\x1a-----BEGIN SIGNATURE----- it's (unbalanced\n");
+        let text = prepare(&bytes).unwrap();
+        assert!(text.ends_with("END-ISO-10303-21;"), "{text}");
+        assert!(ruststep::parser::parse(&text).is_ok());
+        let cut = wrap("#1=PRODUCT('p','p',$,());");
+        let cut = &cut[..cut.len() - "END-ISO-10303-21;\n".len()];
+        assert!(matches!(
+            prepare(cut.as_bytes()),
+            Err(GeometryError::Malformed(_))
+        ));
     }
 
     #[test]
