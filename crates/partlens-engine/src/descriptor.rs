@@ -26,8 +26,9 @@
 //! projection before views of models were rendered in perspective (`mesh/render.rs`), 7 a mesh's
 //! view when models were seen from 92 directions instead of 162 (`mesh/mod.rs`), 5 and 8 a
 //! picture's and a mesh's view before views carried their file's facts (a drawing was not told
-//! from a picture, a mesh had no parts), 10 a mesh's view before it carried its handedness: they
-//! are read as [`EngineError::OutdatedDescriptor`], so
+//! from a picture, a mesh had no parts), 10 a mesh's view before it carried its handedness, 9 a
+//! picture's or a drawing's view before a photograph's part was found in a scene (`foreground.rs`;
+//! today's is 12): they are read as [`EngineError::OutdatedDescriptor`], so
 //! the service indexes such a file again instead of comparing descriptors of different meaning.
 
 use super::EngineError;
@@ -90,8 +91,11 @@ const WITHOUT_FACTS_VERSION_WITH_SHAPE: u8 = 8;
 /// Stored version of a mesh's view before it carried the mesh's handedness (a mirror image was
 /// not told from the part): read as outdated.
 const WITHOUT_HANDEDNESS_VERSION_WITH_SHAPE: u8 = 10;
+/// Stored version of a picture's or a drawing's view before a photograph's part was found in a
+/// scene (a table, its grain, a shadow, things behind: `foreground.rs`): read as outdated.
+const BEFORE_SCENES_VERSION: u8 = 9;
 /// Stored versions of today's descriptor: a picture's or a drawing's view, a mesh's view.
-const STORED_VERSION: u8 = 9;
+const STORED_VERSION: u8 = 12;
 const STORED_VERSION_WITH_SHAPE: u8 = 11;
 /// Stored length of today's descriptor before its facts: magic, version, features.
 const STORED_HEAD_LEN: usize = STORED_MAGIC.len() + 1 + FEATURE_LEN * 2;
@@ -282,7 +286,8 @@ impl ViewDescriptor {
             | PARALLEL_VERSION_WITH_SHAPE
             | NINETY_TWO_DIRECTIONS_VERSION_WITH_SHAPE
             | WITHOUT_FACTS_VERSION_WITH_SHAPE
-            | WITHOUT_HANDEDNESS_VERSION_WITH_SHAPE) => {
+            | WITHOUT_HANDEDNESS_VERSION_WITH_SHAPE
+            | BEFORE_SCENES_VERSION) => {
                 return Err(EngineError::OutdatedDescriptor { version });
             }
             version => {
@@ -712,6 +717,7 @@ mod tests {
             WITHOUT_FACTS_VERSION,
             WITHOUT_FACTS_VERSION_WITH_SHAPE,
             WITHOUT_HANDEDNESS_VERSION_WITH_SHAPE,
+            BEFORE_SCENES_VERSION,
         ] {
             let mut bytes = picture.to_bytes();
             bytes[STORED_MAGIC.len()] = earlier;

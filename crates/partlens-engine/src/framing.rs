@@ -4,9 +4,15 @@
 //! plane, and the view is framed on the foreground's circle around its centroid and resampled to
 //! [`FRAMED_SIDE`]². What is kept is the part's silhouette (the foreground weight) and its
 //! luminance, which is all a descriptor that ignores background colour and tint may look at.
+//!
+//! When the plane leaves much of the border unexplained (a table and the wall behind it, a table's
+//! grain and the part's shadow, things lying behind the part), the part is found by `foreground.rs`
+//! instead, and the silhouette is its weight. A picture on a plain backdrop, a drawing and a
+//! rendered view are framed by the plane alone, as before.
 
 use image::{DynamicImage, RgbImage, imageops::FilterType};
 
+use super::foreground::part_weight;
 use super::images::flatten_on_white;
 use super::normalise::content_frame;
 
@@ -82,6 +88,25 @@ impl BackgroundPlane {
             }
         }
         plane
+    }
+
+    /// Whether the plane is the background: it explains at least [`EXPLAINED_BORDER`] of the
+    /// picture's border ring within [`BACKGROUND_DISTANCE`].
+    fn explains_border(&self, image: &RgbImage) -> bool {
+        let (width, height) = image.dimensions();
+        let ring = 2.min(width).min(height);
+        let mut explained = 0_usize;
+        let mut total = 0_usize;
+        for (x, y, pixel) in image.enumerate_pixels() {
+            if x < ring || y < ring || x + ring >= width || y + ring >= height {
+                total += 1;
+                let at = position(x, y, width, height);
+                if self.distance(at, pixel.0.map(f32::from)) <= BACKGROUND_DISTANCE {
+                    explained += 1;
+                }
+            }
+        }
+        explained as f32 >= EXPLAINED_BORDER * total as f32
     }
 
     fn least_squares(samples: &[([f32; 2], [f32; 3])]) -> Self {
@@ -164,9 +189,32 @@ fn position(x: u32, y: u32, width: u32, height: u32) -> [f32; 2] {
 const BACKGROUND_DISTANCE: f32 = 14.0;
 const FOREGROUND_DISTANCE: f32 = 40.0;
 
+/// Share of the border ring the plane must explain to be taken as the background (below it the
+/// background is a scene: `foreground.rs`).
+const EXPLAINED_BORDER: f32 = 0.85;
+
 /// Foreground weight of a colour distance from the background.
 fn foreground_weight(distance: f32) -> f32 {
     ((distance - BACKGROUND_DISTANCE) / (FOREGROUND_DISTANCE - BACKGROUND_DISTANCE)).clamp(0.0, 1.0)
+}
+
+/// A coarse map's value at a point in its pixels (bilinear; 0 outside the map).
+fn sampled(map: &[f32], width: usize, height: usize, x: f32, y: f32) -> f32 {
+    let (fx, fy) = (x - 0.5, y - 0.5);
+    let (left, top) = (fx.floor(), fy.floor());
+    let (right_share, bottom_share) = (fx - left, fy - top);
+    let value = |column: f32, row: f32| {
+        if column < 0.0 || row < 0.0 || column >= width as f32 || row >= height as f32 {
+            0.0
+        } else {
+            map[row as usize * width + column as usize]
+        }
+    };
+    (value(left, top) * (1.0 - right_share) + value(left + 1.0, top) * right_share)
+        * (1.0 - bottom_share)
+        + (value(left, top + 1.0) * (1.0 - right_share)
+            + value(left + 1.0, top + 1.0) * right_share)
+            * bottom_share
 }
 
 /// Frames and resamples a decoded image (see the module comment).
@@ -174,18 +222,26 @@ pub fn frame(image: &DynamicImage) -> FramedView {
     let coarse = flatten_on_white(&image.thumbnail(COARSE_SIDE, COARSE_SIDE));
     let (coarse_width, coarse_height) = coarse.dimensions();
     let background = BackgroundPlane::fit(&coarse);
-    let coarse_weight: Vec<f32> = coarse
-        .enumerate_pixels()
-        .map(|(x, y, pixel)| {
-            let at = position(x, y, coarse_width, coarse_height);
-            foreground_weight(background.distance(at, pixel.0.map(f32::from)))
-        })
-        .collect();
-    let frame = content_frame(
-        &coarse_weight,
-        coarse_width as usize,
-        coarse_height as usize,
-    );
+    let scene_weight = if background.explains_border(&coarse) {
+        None
+    } else {
+        part_weight(&coarse)
+    };
+    let plane_weight: Vec<f32>;
+    let coarse_weight: &[f32] = match &scene_weight {
+        Some(weight) => weight,
+        None => {
+            plane_weight = coarse
+                .enumerate_pixels()
+                .map(|(x, y, pixel)| {
+                    let at = position(x, y, coarse_width, coarse_height);
+                    foreground_weight(background.distance(at, pixel.0.map(f32::from)))
+                })
+                .collect();
+            &plane_weight
+        }
+    };
+    let frame = content_frame(coarse_weight, coarse_width as usize, coarse_height as usize);
 
     // The frame in the original image's pixels.
     let scale_x = image.width() as f32 / coarse_width as f32;
@@ -240,12 +296,74 @@ pub fn frame(image: &DynamicImage) -> FramedView {
                 .then(|| picture.get_pixel(px as u32, py as u32).0.map(f32::from))
             });
             let colour = inside.unwrap_or_else(|| background.colour(at));
-            silhouette.push(foreground_weight(background.distance(at, colour)));
+            silhouette.push(match &scene_weight {
+                Some(weight) => sampled(
+                    weight,
+                    coarse_width as usize,
+                    coarse_height as usize,
+                    original_x / scale_x,
+                    original_y / scale_y,
+                ),
+                None => foreground_weight(background.distance(at, colour)),
+            });
             luminance.push((0.299 * colour[0] + 0.587 * colour[1] + 0.114 * colour[2]) / 255.0);
         }
     }
     FramedView {
         silhouette,
         luminance,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A shaded ring (a washer seen from above) at `centre`, radius 40, over `background`.
+    fn washer_on(background: impl Fn(u32, u32) -> [u8; 3]) -> DynamicImage {
+        DynamicImage::ImageRgb8(RgbImage::from_fn(320, 240, |x, y| {
+            let (dx, dy) = (x as f32 - 170.0, y as f32 - 110.0);
+            let radius = (dx * dx + dy * dy).sqrt();
+            if (14.0..=40.0).contains(&radius) {
+                // Lit from the upper left: brighter where the surface faces it.
+                let light = 0.55 + 0.4 * (-(dx + dy) / (radius * 1.5));
+                let grey = (150.0 * light).clamp(0.0, 255.0) as u8;
+                return image::Rgb([grey, grey, grey.saturating_add(12)]);
+            }
+            image::Rgb(background(x, y))
+        }))
+    }
+
+    /// Share of pixels on which two silhouettes agree about the part (intersection over union).
+    fn agreement(a: &FramedView, b: &FramedView) -> f32 {
+        let (mut both, mut either) = (0, 0);
+        for (x, y) in a.silhouette.iter().zip(&b.silhouette) {
+            let (x, y) = (*x > 0.5, *y > 0.5);
+            both += usize::from(x && y);
+            either += usize::from(x || y);
+        }
+        both as f32 / either.max(1) as f32
+    }
+
+    #[test]
+    fn a_part_on_a_grained_table_below_a_wall_with_its_shadow_is_framed_as_on_a_plain_backdrop() {
+        let plain = frame(&washer_on(|_, _| [90, 140, 200]));
+        let scene = frame(&washer_on(|x, y| {
+            if y < 60 {
+                return [215, 210, 200];
+            }
+            let grain = 14.0 * (x as f32 / 5.0 + y as f32 / 30.0).sin();
+            // The washer's shadow on the table, down and to the right, soft at its edge.
+            let (dx, dy) = (x as f32 - 185.0, y as f32 - 128.0);
+            let reach = (dx * dx + dy * dy).sqrt();
+            let shade = 1.0 - 0.45 * ((44.0 - reach) / 6.0).clamp(0.0, 1.0);
+            [
+                ((170.0 + grain) * shade) as u8,
+                ((120.0 + grain) * shade) as u8,
+                (80.0 * shade) as u8,
+            ]
+        }));
+        let agreed = agreement(&plain, &scene);
+        assert!(agreed > 0.9, "the silhouettes agree on {agreed:.2}");
     }
 }

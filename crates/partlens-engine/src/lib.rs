@@ -19,6 +19,7 @@ mod blocks;
 mod cad_tests;
 mod descriptor;
 pub mod drawing;
+mod foreground;
 mod framing;
 mod images;
 mod index;

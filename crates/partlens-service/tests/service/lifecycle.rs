@@ -332,7 +332,7 @@ async fn descriptors_of_an_earlier_engine_are_indexed_again_after_a_restart() {
     for (uid, descriptor) in [
         (&disc, earlier(30)),
         (&input, earlier(32)),
-        (&bar, b"PLV\x09 not a descriptor".to_vec()),
+        (&bar, b"PLV\x0c not a descriptor".to_vec()),
     ] {
         service.set_descriptors(uid, &descriptor);
     }
