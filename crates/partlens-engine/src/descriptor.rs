@@ -27,12 +27,13 @@
 //! view when models were seen from 92 directions instead of 162 (`mesh/mod.rs`), 5 and 8 a
 //! picture's and a mesh's view before views carried their file's facts (a drawing was not told
 //! from a picture, a mesh had no parts), 10 a mesh's view before it carried its handedness, 9 a
-//! picture's or a drawing's view before a photograph's part was found in a scene (`foreground.rs`;
-//! today's is 12): they are read as [`EngineError::OutdatedDescriptor`], so
+//! picture's view before a photograph's part was found in a scene (`foreground.rs`; today's is 12;
+//! a drawing's view of version 9 is today's): they are read as
+//! [`EngineError::OutdatedDescriptor`], so
 //! the service indexes such a file again instead of comparing descriptors of different meaning.
 
 use super::EngineError;
-use super::framing::frame;
+use super::framing::{frame, frame_photograph};
 use super::legacy_descriptor::{self, HASH_BITS, WEIGHT_HASH};
 use super::mesh::{Handedness, PartDescriptors, ShapeDistribution};
 use super::normalise::normalise;
@@ -92,7 +93,8 @@ const WITHOUT_FACTS_VERSION_WITH_SHAPE: u8 = 8;
 /// not told from the part): read as outdated.
 const WITHOUT_HANDEDNESS_VERSION_WITH_SHAPE: u8 = 10;
 /// Stored version of a picture's or a drawing's view before a photograph's part was found in a
-/// scene (a table, its grain, a shadow, things behind: `foreground.rs`): read as outdated.
+/// scene (a table, its grain, a shadow, things behind: `foreground.rs`): a picture's is read as
+/// outdated, a drawing's (framed as before) is read as today's.
 const BEFORE_SCENES_VERSION: u8 = 9;
 /// Stored versions of today's descriptor: a picture's or a drawing's view, a mesh's view.
 const STORED_VERSION: u8 = 12;
@@ -191,9 +193,16 @@ fn finished(blocks: Vec<Vec<f32>>, layout: &[(usize, f32)], uncentred: Option<us
 }
 
 impl ViewDescriptor {
-    /// Describes a decoded image with today's descriptor.
+    /// Describes a decoded image with today's descriptor (a page of a drawing, a model's picture:
+    /// framed on a plain background).
     pub fn of_image(image: &image::DynamicImage) -> Self {
         Self::of_framed(&frame(image))
+    }
+
+    /// Describes an uploaded picture with today's descriptor: a photograph may show its part in a
+    /// scene (a table, a shadow, things behind it), found by `foreground.rs`.
+    pub fn of_picture(image: &image::DynamicImage) -> Self {
+        Self::of_framed(&frame_photograph(image))
     }
 
     /// Describes a view already framed (a model's rendering framed as it was drawn).
@@ -275,8 +284,9 @@ impl ViewDescriptor {
         if &bytes[..STORED_MAGIC.len()] != STORED_MAGIC {
             return damaged("not a partlens view descriptor".to_owned());
         }
-        let with_shape = match bytes[STORED_MAGIC.len()] {
-            STORED_VERSION => false,
+        let version = bytes[STORED_MAGIC.len()];
+        let with_shape = match version {
+            STORED_VERSION | BEFORE_SCENES_VERSION => false,
             STORED_VERSION_WITH_SHAPE => true,
             version @ (LEGACY_VERSION
             | LEGACY_VERSION_WITH_SHAPE
@@ -286,8 +296,7 @@ impl ViewDescriptor {
             | PARALLEL_VERSION_WITH_SHAPE
             | NINETY_TWO_DIRECTIONS_VERSION_WITH_SHAPE
             | WITHOUT_FACTS_VERSION_WITH_SHAPE
-            | WITHOUT_HANDEDNESS_VERSION_WITH_SHAPE
-            | BEFORE_SCENES_VERSION) => {
+            | WITHOUT_HANDEDNESS_VERSION_WITH_SHAPE) => {
                 return Err(EngineError::OutdatedDescriptor { version });
             }
             version => {
@@ -309,6 +318,9 @@ impl ViewDescriptor {
         }
         let features = read_features(&body[STORED_MAGIC.len() + 1..STORED_HEAD_LEN])?;
         let facts = FileFacts::read(&body[STORED_HEAD_LEN..], with_shape)?;
+        if version == BEFORE_SCENES_VERSION && !facts.drawing {
+            return Err(EngineError::OutdatedDescriptor { version });
+        }
         Ok(Self {
             generation: Generation::Current,
             features,
@@ -717,7 +729,6 @@ mod tests {
             WITHOUT_FACTS_VERSION,
             WITHOUT_FACTS_VERSION_WITH_SHAPE,
             WITHOUT_HANDEDNESS_VERSION_WITH_SHAPE,
-            BEFORE_SCENES_VERSION,
         ] {
             let mut bytes = picture.to_bytes();
             bytes[STORED_MAGIC.len()] = earlier;
@@ -726,6 +737,21 @@ mod tests {
                 Err(EngineError::OutdatedDescriptor { version }) if version == earlier
             ));
         }
+        // Before a photograph's part was found in a scene: a picture's view is indexed again, a
+        // drawing's (framed as before) is read as today's.
+        let stored_as_before = |view: &ViewDescriptor| {
+            let mut bytes = view.to_bytes();
+            bytes[STORED_MAGIC.len()] = BEFORE_SCENES_VERSION;
+            let at = bytes.len() - 4;
+            let checksum = fnv1a(&bytes[..at]);
+            bytes[at..].copy_from_slice(&checksum.to_le_bytes());
+            ViewDescriptor::from_bytes(&bytes)
+        };
+        assert!(matches!(
+            stored_as_before(&picture),
+            Err(EngineError::OutdatedDescriptor { version }) if version == BEFORE_SCENES_VERSION
+        ));
+        assert_eq!(stored_as_before(&drawing).unwrap(), drawing);
     }
 
     #[test]

@@ -328,6 +328,10 @@ impl Pieces {
         let score = sums
             .iter()
             .map(|piece| {
+                // A piece that is all edge (the line where a wall meets a table) is no part.
+                if piece.inside < 1.0 {
+                    return 0.0;
+                }
                 let (cx, cy) = (piece.x / piece.count, piece.y / piece.count);
                 let off_centre =
                     ((cx - width as f32 / 2.0).powi(2) + (cy - height as f32 / 2.0).powi(2)).sqrt()

@@ -7,8 +7,9 @@
 //!
 //! When the plane leaves much of the border unexplained (a table and the wall behind it, a table's
 //! grain and the part's shadow, things lying behind the part), the part is found by `foreground.rs`
-//! instead, and the silhouette is its weight. A picture on a plain backdrop, a drawing and a
-//! rendered view are framed by the plane alone, as before.
+//! instead, and the silhouette is its weight ([`frame_photograph`], for uploaded pictures). A
+//! picture on a plain backdrop, a drawing's page and a model's picture are framed by the plane
+//! alone ([`frame`]), as before.
 
 use image::{DynamicImage, RgbImage, imageops::FilterType};
 
@@ -217,12 +218,23 @@ fn sampled(map: &[f32], width: usize, height: usize, x: f32, y: f32) -> f32 {
             * bottom_share
 }
 
-/// Frames and resamples a decoded image (see the module comment).
+/// Frames and resamples a decoded image on a plain background (a drawing's page, a model's
+/// picture; see the module comment).
 pub fn frame(image: &DynamicImage) -> FramedView {
+    framed(image, false)
+}
+
+/// Frames and resamples a photograph, whose part may stand in a scene (see the module comment).
+pub fn frame_photograph(image: &DynamicImage) -> FramedView {
+    framed(image, true)
+}
+
+/// Frames and resamples `image`; `scene`: the background may be a scene.
+fn framed(image: &DynamicImage, scene: bool) -> FramedView {
     let coarse = flatten_on_white(&image.thumbnail(COARSE_SIDE, COARSE_SIDE));
     let (coarse_width, coarse_height) = coarse.dimensions();
     let background = BackgroundPlane::fit(&coarse);
-    let scene_weight = if background.explains_border(&coarse) {
+    let scene_weight = if !scene || background.explains_border(&coarse) {
         None
     } else {
         part_weight(&coarse)
@@ -347,8 +359,8 @@ mod tests {
 
     #[test]
     fn a_part_on_a_grained_table_below_a_wall_with_its_shadow_is_framed_as_on_a_plain_backdrop() {
-        let plain = frame(&washer_on(|_, _| [90, 140, 200]));
-        let scene = frame(&washer_on(|x, y| {
+        let plain = frame_photograph(&washer_on(|_, _| [90, 140, 200]));
+        let scene = frame_photograph(&washer_on(|x, y| {
             if y < 60 {
                 return [215, 210, 200];
             }

@@ -41,7 +41,7 @@ use partlens_api::PmiPage;
 
 pub use descriptor::similarity_from_feature_dot;
 pub use descriptor::{FEATURE_LEN, FileFacts, Generation, ViewDescriptor};
-pub use framing::{FRAMED_SIDE, FramedView, frame};
+pub use framing::{FRAMED_SIDE, FramedView, frame, frame_photograph};
 pub use images::{MAX_DECODED_BYTES, MAX_IMAGE_SIDE};
 pub use index::views_score;
 pub use index::{
@@ -242,7 +242,7 @@ fn analyze_with_purpose(
     };
     let mut analysis = Analysis {
         views: vec![match pipeline {
-            Pipeline::Current => ViewDescriptor::of_image(&image),
+            Pipeline::Current => ViewDescriptor::of_picture(&image),
             Pipeline::Legacy => ViewDescriptor::of_image_legacy(&image),
         }],
         thumbnail_jpeg: Some(images::thumbnail_jpeg(&image).map_err(unrenderable)?),
@@ -380,15 +380,29 @@ mod tests {
 
     #[test]
     fn each_query_view_takes_a_different_candidate_view() {
+        // A dark disc and a dark bar on white.
         let a = analyze(
             ".png",
-            &png(32, 32, |x, _| if x < 16 { [0; 3] } else { [255; 3] }),
+            &png(32, 32, |x, y| {
+                let (dx, dy) = (x as i32 - 16, y as i32 - 16);
+                if dx * dx + dy * dy < 64 {
+                    [0; 3]
+                } else {
+                    [255; 3]
+                }
+            }),
         )
         .unwrap()
         .views;
         let b = analyze(
             ".png",
-            &png(32, 32, |_, y| if y < 16 { [0; 3] } else { [255; 3] }),
+            &png(32, 32, |x, y| {
+                if (4..28).contains(&x) && (13..19).contains(&y) {
+                    [0; 3]
+                } else {
+                    [255; 3]
+                }
+            }),
         )
         .unwrap()
         .views;
