@@ -384,6 +384,7 @@ impl Indexer {
     /// Pairs database file `uid`, just indexed, with its candidate duplicates (pairing.rs). Never
     /// fails the file: a failure is logged, and the backfill pairs it at the next start.
     async fn pair(&self, uid: String) {
+        let started = std::time::Instant::now();
         let pairer = self.pairer.clone();
         let paired = tokio::task::spawn_blocking(move || {
             let paired = pairer.pair_blocking(&uid);
@@ -397,6 +398,11 @@ impl Indexer {
             }
             Err(error) => tracing::warn!(%error, "pairing a file stopped unexpectedly"),
         }
+        // The part of an upload's `save_ms` that pairing takes (docs/PERFORMANCE.md, "The bulk load").
+        tracing::debug!(
+            pair_ms = started.elapsed().as_secs_f64() * 1000.0,
+            "paired with its candidate duplicates"
+        );
     }
 
     /// Reads the stored bytes of `job` and analyses them: a model or drawing in a worker process,
