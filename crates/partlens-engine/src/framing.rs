@@ -58,16 +58,11 @@ impl BackgroundPlane {
     /// the border pixels the first one explains worst (a part touching the border).
     fn fit(image: &RgbImage) -> Self {
         let (width, height) = image.dimensions();
-        let ring = 2.min(width).min(height);
-        let mut samples: Vec<([f32; 2], [f32; 3])> = Vec::new();
-        for y in 0..height {
-            for x in 0..width {
-                if x < ring || y < ring || x + ring >= width || y + ring >= height {
-                    let colour = image.get_pixel(x, y).0.map(f32::from);
-                    samples.push((position(x, y, width, height), colour));
-                }
-            }
-        }
+        let samples: Vec<([f32; 2], [f32; 3])> = image
+            .enumerate_pixels()
+            .filter(|(x, y, _)| on_border(*x, *y, width, height))
+            .map(|(x, y, pixel)| (position(x, y, width, height), pixel.0.map(f32::from)))
+            .collect();
         let mut plane = Self::least_squares(&samples);
         let mut residuals: Vec<f32> = samples
             .iter()
@@ -95,11 +90,10 @@ impl BackgroundPlane {
     /// picture's border ring within [`BACKGROUND_DISTANCE`].
     fn explains_border(&self, image: &RgbImage) -> bool {
         let (width, height) = image.dimensions();
-        let ring = 2.min(width).min(height);
         let mut explained = 0_usize;
         let mut total = 0_usize;
         for (x, y, pixel) in image.enumerate_pixels() {
-            if x < ring || y < ring || x + ring >= width || y + ring >= height {
+            if on_border(x, y, width, height) {
                 total += 1;
                 let at = position(x, y, width, height);
                 if self.distance(at, pixel.0.map(f32::from)) <= BACKGROUND_DISTANCE {
@@ -175,6 +169,12 @@ fn solve3(matrix: [[f64; 3]; 3], rhs: [f64; 3]) -> Option<[f64; 3]> {
         *value = determinant(replaced) / whole;
     }
     Some(solution)
+}
+
+/// Whether a pixel is in the picture's border ring (two pixels wide), where the background is fitted.
+fn on_border(x: u32, y: u32, width: u32, height: u32) -> bool {
+    let ring = 2.min(width).min(height);
+    x < ring || y < ring || x + ring >= width || y + ring >= height
 }
 
 /// Position of a pixel centre in −1..1 across and down.

@@ -16,6 +16,7 @@ use std::io::Write as _;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
+use partlens_testkit::service::TestService;
 use serde_json::Value;
 
 /// One invocation of the binary, built up like a command line.
@@ -203,4 +204,15 @@ impl Run {
 /// A path as a command-line argument.
 pub fn path_arg(path: &Path) -> String {
     path.display().to_string()
+}
+
+/// A two-thread runtime and a service started on it (the sync tests' set-up).
+pub fn runtime_with_service() -> (tokio::runtime::Runtime, TestService) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let service = runtime.block_on(TestService::start());
+    (runtime, service)
 }

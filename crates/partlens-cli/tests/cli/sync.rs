@@ -18,7 +18,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use cli_support::{Cli, Run, path_arg};
+use cli_support::{Cli, Run, path_arg, runtime_with_service};
 use partlens_tasks::sync::sync_state::{RunStatus, SyncKey, load_record, sync_dir};
 use partlens_tasks::sync::{
     CsvMapping, SyncContext, SyncControl, SyncLimits, SyncOrigin, SyncPhase, SyncProgress,
@@ -335,12 +335,7 @@ fn next_event(
 
 #[test]
 fn a_sync_the_app_left_unfinished_carries_on_after_the_next_login() {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    let service = runtime.block_on(TestService::start());
+    let (runtime, service) = runtime_with_service();
     let dir = tempfile::tempdir().unwrap();
     let data_dir = dir.path().join("data");
     let folder = sample_folder(dir.path());
@@ -465,16 +460,6 @@ fn indexed_at(service: &TestService, data_dir: &Path, uid: &str) -> String {
         .run()
         .ok_json();
     status["indexed_at"].as_str().unwrap().to_owned()
-}
-
-fn runtime_with_service() -> (tokio::runtime::Runtime, TestService) {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    let service = runtime.block_on(TestService::start());
-    (runtime, service)
 }
 
 #[test]

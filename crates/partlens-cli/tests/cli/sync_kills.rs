@@ -18,12 +18,12 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use cli_support::{Cli, path_arg};
+use cli_support::{Cli, path_arg, runtime_with_service};
 use partlens_tasks::ServiceChoice;
 use partlens_tasks::sync::absolute_folder;
 use partlens_tasks::sync::sync_state::{SyncKey, SyncRecord, load_record, sync_dir};
 use serde_json::Value;
-use service_support::{Child, PASSWORD, TestService, first_stdout_line};
+use service_support::{Child, PASSWORD, first_stdout_line};
 use sync_support::{StoredFile, samples, stored_files};
 
 /// The prefix the tests sync to.
@@ -156,12 +156,7 @@ fn assert_carried_on(
 
 #[test]
 fn a_sync_killed_mid_run_carries_on_without_sending_a_file_twice() {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    let service = runtime.block_on(TestService::start());
+    let (_runtime, service) = runtime_with_service();
     let dir = tempfile::tempdir().unwrap();
     let data_dir = dir.path().join("data");
     let (folder, names) = picture_folder(dir.path());
