@@ -1,6 +1,6 @@
 //! Candidate duplicates computed when a file is indexed (issue 51: the duplicates view answers at
 //! 100,000 files): a company database file with views is ranked once by its own views, as a search
-//! by it would rank ([`rank_visually`], its first [`NEIGHBOURS`]), and every file of that ranking
+//! by it would rank ([`rank_by_own_views`], its first [`NEIGHBOURS`](crate::same_part::NEIGHBOURS)), and every file of that ranking
 //! that may be the same part ([`same_part_score`]: the size rule) is stored as a pair with its
 //! score, whatever the score, so that `GET /api/Duplicates` answers any `minScore` by reading them
 //! ([`crate::duplicates`]).
@@ -21,11 +21,12 @@ use partlens_visual::VisualKeeper;
 use super::error::ServiceError;
 use super::filter_scopes::FilterScopes;
 use super::part_size::PartSize;
-use super::same_part::{NEIGHBOURS, same_part_score, views_of};
-use super::visual_ranking::rank_visually;
+use super::same_part::{rank_by_own_views, same_part_score, views_of};
 
 /// The version of the pairing the stored pairs were computed by: raise it when what a pair is
-/// changes (the ranking, [`NEIGHBOURS`], the size rule), and the backfill pairs every file again.
+/// changes (the ranking, [`NEIGHBOURS`](crate::same_part::NEIGHBOURS), the size rule), and the
+/// backfill pairs every file again. (Not raised for the two passes of [`rank_by_own_views`]: a
+/// pair stored before them was found by the full ranking, and its score is the one they give.)
 pub const PAIRING_VERSION: i64 = 1;
 
 /// Pairs files: ranks one by its own views and stores its pairs. Cheap to clone.
@@ -90,15 +91,7 @@ impl Pairer {
             return Ok(None);
         };
         let visual = self.visual.current(&mut *tx)?;
-        let (ranked, _) = rank_visually(
-            tx,
-            &visual,
-            &self.scopes,
-            &record.company_id,
-            &[],
-            &views,
-            NEIGHBOURS,
-        )?;
+        let ranked = rank_by_own_views(tx, &visual, &self.scopes, &record.company_id, &views)?;
         drop(visual);
         let others: Vec<String> = ranked
             .iter()

@@ -5,7 +5,7 @@
 //! [`crate::records::SAME_PART_FIELD`] giving the component it equals.
 //!
 //! Decided when the record is read (`GET /api/File`), not stored: the record is searched by its
-//! own views ([`NEIGHBOURS`] best matches, as the duplicates search ranks a file), so a link
+//! own views ([`NEIGHBOURS`](crate::same_part::NEIGHBOURS) best matches, as the duplicates search ranks a file), so a link
 //! appears and goes with the files it rests on, whichever is uploaded, replaced or deleted first,
 //! with nothing to keep in step. It costs one ranking a read of an indexed model's record (about
 //! 20 ms at ten thousand files); pictures, drawings, search inputs and files not yet indexed are
@@ -20,8 +20,7 @@ use partlens_store::model::{FileRecord, IndexState, Relation};
 use super::duplicates::DEFAULT_MIN_SCORE;
 use super::error::ServiceError;
 use super::part_size::PartSize;
-use super::same_part::{NEIGHBOURS, same_part_score, views_of};
-use super::search::rank_visually;
+use super::same_part::{rank_by_own_views, same_part_score, views_of};
 use super::state::AppState;
 use super::upload_params::ZIP_EXTENSION;
 
@@ -88,6 +87,5 @@ fn rank(
     company_id: &str,
     views: &[ViewDescriptor],
 ) -> Result<Vec<(String, f32)>, ServiceError> {
-    let scopes = &state.filter_scopes;
-    rank_visually(tx, visual, scopes, company_id, &[], views, NEIGHBOURS).map(|(ranked, _)| ranked)
+    rank_by_own_views(tx, visual, &state.filter_scopes, company_id, views)
 }

@@ -570,7 +570,18 @@ fn a_flat_part_is_also_seen_near_edge_on_and_other_parts_are_not() {
         // comes last either way.
         assert_eq!(input.views.len(), SEARCH_INPUT_DIRECTIONS + 1, "{sides:?}");
         assert_eq!(input.views.last(), database.views.last(), "{sides:?}");
+        // And they are found among the database file's views where the engine says they are.
+        let positions = search_input_views_of_database_model(database.views.len())
+            .expect("a database model of the current pipeline");
+        let picked: Vec<&ViewDescriptor> =
+            positions.iter().map(|&at| &database.views[at]).collect();
+        assert_eq!(picked, input.views.iter().collect::<Vec<_>>(), "{sides:?}");
     }
+    assert_eq!(search_input_views_of_database_model(1), None, "a picture");
+    assert_eq!(
+        search_input_views_of_database_model(VIEWS_PER_MODEL - 1),
+        None
+    );
     // No triangles: nothing to measure, not flat.
     assert!(!is_flat(&Mesh {
         vertices: vec![[0.0; 3]; 3],

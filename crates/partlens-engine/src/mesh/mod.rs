@@ -34,7 +34,8 @@ pub use partlens_geometry::{is_closed, volume};
 pub use parts::PartDescriptors;
 pub use render::{FramedRenderer, PICTURE_VIEW, VIEWPOINTS, Viewpoint, render, render_framed};
 pub use viewpoints::{
-    NEAR_EDGE_ON_DIRECTIONS, around_the_sphere, looking_from, near_edge_on, search_input_subset,
+    NEAR_EDGE_ON_DIRECTIONS, around_the_sphere, looking_from, near_edge_on, search_input_positions,
+    search_input_subset,
 };
 
 /// Side of a rendered view, in pixels: the reference side the 2D descriptor's drawings are made at.
@@ -58,6 +59,21 @@ fn unreadable(extension: &str, error: GeometryError) -> EngineError {
 /// model's whole analysis from 162 takes 802 ms of one core at the median of the corpus's 164
 /// models (642 ms from 92 before a view was made cheaper, 1,040 ms from 162).
 pub const VIEW_DIRECTIONS: usize = 162;
+
+/// Where the views a model searched by (a search input) brings lie among the views of a model
+/// indexed as a database file with the current pipeline: the [`VIEW_DIRECTIONS`] around the
+/// sphere first, a flat part's [`NEAR_EDGE_ON_DIRECTIONS`] next, the picture's view last (163
+/// views, or 211 for a flat part); so the positions of [`search_input_subset`] among the sphere's,
+/// and the last. `None` for any other number of views (a picture, a drawing, a model of an older
+/// descriptor version), which has no such subset.
+pub fn search_input_views_of_database_model(views: usize) -> Option<Vec<usize>> {
+    if views != VIEWS_PER_MODEL && views != VIEWS_PER_FLAT_MODEL {
+        return None;
+    }
+    let mut positions = search_input_positions(VIEW_DIRECTIONS);
+    positions.push(views - 1);
+    Some(positions)
+}
 
 /// Directions a model searched by (a search input) is seen from: 32 of the [`VIEW_DIRECTIONS`],
 /// spread evenly ([`search_input_subset`]), so each is exactly a direction the indexed models were

@@ -125,6 +125,17 @@ pub fn around_the_sphere(count: usize) -> Vec<Viewpoint> {
 /// a search input seen from them matches the same views of the same part.
 pub fn search_input_subset(count: usize) -> Vec<Viewpoint> {
     let directions = sphere_directions(count);
+    search_input_positions(count)
+        .into_iter()
+        .filter_map(|at| directions.get(at).copied())
+        .map(|direction| looking_from("sphere", direction))
+        .collect()
+}
+
+/// Where the directions of [`search_input_subset`]`(count)` lie among those of
+/// [`around_the_sphere`]`(count)`: their positions, in order.
+pub fn search_input_positions(count: usize) -> Vec<usize> {
+    let directions = sphere_directions(count);
     let mut chosen = vec![false; directions.len()];
     for corner in geodesic(1) {
         if let Some(at) = directions
@@ -149,11 +160,10 @@ pub fn search_input_subset(count: usize) -> Vec<Viewpoint> {
                 });
         chosen[closest.0] = true;
     }
-    directions
+    chosen
         .into_iter()
-        .zip(chosen)
-        .filter(|(_, chosen)| *chosen)
-        .map(|(direction, _)| looking_from("sphere", direction))
+        .enumerate()
+        .filter_map(|(at, chosen)| chosen.then_some(at))
         .collect()
 }
 
