@@ -54,6 +54,8 @@ pub async fn find(
     caller: &Caller,
     min_score: f32,
 ) -> Result<DuplicatesReply, ServiceError> {
+    // The company's files still waiting for their pairing are paired first (pairing_queue.rs).
+    state.indexer.settle_pairing(&caller.company_id).await;
     let company_id = caller.company_id.clone();
     state
         .store

@@ -43,6 +43,7 @@ use super::limits::ServiceLimits;
 use super::metrics::ReaderKills;
 use super::pages::{pages_json, stored_pages};
 use super::pairing::Pairer;
+use super::pairing_queue::PairingQueue;
 use super::reader_pool::{Asker, ReaderPool, ReaderSlot};
 use super::upload_params::ZIP_EXTENSION;
 use super::zip_reading::{add_entry_analysis, in_entry, interrupted_bundle, search_zip_entries};
@@ -77,6 +78,8 @@ pub struct Indexer {
     reader_kills: ReaderKills,
     /// Pairs a database file once it is indexed (candidate duplicates).
     pairer: Pairer,
+    /// The indexed files waiting for their pairing (pairing_queue.rs).
+    pairing: PairingQueue,
 }
 
 /// How the read of one claimed job ended, before anything is saved.
@@ -112,6 +115,7 @@ impl Indexer {
         }
         Self {
             pairer: Pairer::new(store.clone(), visual.clone()),
+            pairing: PairingQueue::new(),
             store,
             disk,
             blobs,
@@ -144,6 +148,25 @@ impl Indexer {
     /// What pairs a database file with its candidate duplicates.
     pub fn pairer(&self) -> &Pairer {
         &self.pairer
+    }
+
+    /// The background task that pairs indexed files after their upload answered, while no search
+    /// input is being read (pairing_queue.rs); until `stop`.
+    pub fn pairing_task(&self, stop: CancellationToken) -> impl Future<Output = ()> + use<> {
+        let readers = self.readers.clone();
+        self.pairing.clone().run(
+            pair_logged(self.pairer.clone()),
+            move || readers.search_inputs_reading(),
+            stop,
+        )
+    }
+
+    /// Pairs the files of `company` still waiting for their pairing now, and waits for the one
+    /// being paired: what a reader of the company's duplicates calls first.
+    pub async fn settle_pairing(&self, company: &str) {
+        self.pairing
+            .settle(company, pair_logged(self.pairer.clone()))
+            .await;
     }
 
     /// Loads the visual index (exact indexes from the stored views, graphs from their saved
@@ -361,8 +384,14 @@ impl Indexer {
         if matches!(outcome, Ok(Some(IndexState::Completed)))
             && !job.is_search_input
             && !job.text_only
+            && !self.pairing.enqueue(&job.company_id, &job.uid)
         {
-            self.pair(job.uid.clone()).await;
+            // The queue is full: paired here, as before the queue.
+            let pair = pair_logged(self.pairer.clone());
+            let uid = job.uid.clone();
+            if let Err(error) = tokio::task::spawn_blocking(move || pair(&uid)).await {
+                tracing::warn!(%error, "pairing a file stopped unexpectedly");
+            }
         }
         if outcome.is_err() {
             let gave_up = self
@@ -379,30 +408,6 @@ impl Indexer {
             }
         }
         outcome
-    }
-
-    /// Pairs database file `uid`, just indexed, with its candidate duplicates (pairing.rs). Never
-    /// fails the file: a failure is logged, and the backfill pairs it at the next start.
-    async fn pair(&self, uid: String) {
-        let started = std::time::Instant::now();
-        let pairer = self.pairer.clone();
-        let paired = tokio::task::spawn_blocking(move || {
-            let paired = pairer.pair_blocking(&uid);
-            (uid, paired)
-        })
-        .await;
-        match paired {
-            Ok((_, Ok(_))) => {}
-            Ok((uid, Err(error))) => {
-                tracing::warn!(uid, %error, "not paired with its duplicates; paired at the next start");
-            }
-            Err(error) => tracing::warn!(%error, "pairing a file stopped unexpectedly"),
-        }
-        // The part of an upload's `save_ms` that pairing takes (docs/PERFORMANCE.md, "The bulk load").
-        tracing::debug!(
-            pair_ms = started.elapsed().as_secs_f64() * 1000.0,
-            "paired with its candidate duplicates"
-        );
     }
 
     /// Reads the stored bytes of `job` and analyses them: a model or drawing in a worker process,
@@ -718,6 +723,24 @@ impl Indexer {
 /// partly native, and can loop or allocate without bound on hostile or merely difficult files),
 /// and pictures in a build that reads raster drawings by OCR (the OCR program then runs as the
 /// worker's child, under its limits).
+/// Pairs a database file, just indexed, with its candidate duplicates (pairing.rs), logging how
+/// long it took. Never fails the file: a failure is logged, and the backfill pairs it at the next
+/// start.
+fn pair_logged(pairer: Pairer) -> impl Fn(&str) + Clone + Send + 'static {
+    move |uid: &str| {
+        let started = std::time::Instant::now();
+        if let Err(error) = pairer.pair_blocking(uid) {
+            tracing::warn!(uid, %error, "not paired with its duplicates; paired at the next start");
+        }
+        // What pairing costs a file (docs/PERFORMANCE.md, "The bulk load").
+        tracing::debug!(
+            uid,
+            pair_ms = started.elapsed().as_secs_f64() * 1000.0,
+            "paired with its candidate duplicates"
+        );
+    }
+}
+
 fn read_in_worker(extension: &str) -> bool {
     partlens_geometry::is_model_extension(extension)
         || partlens_engine::drawing::is_drawing_extension(extension)

@@ -37,6 +37,7 @@ pub mod mirrored;
 pub use partlens_pictures::pages;
 pub mod pairing;
 pub mod pairing_backfill;
+pub mod pairing_queue;
 pub mod params;
 pub mod part_size;
 pub mod reader_pool;

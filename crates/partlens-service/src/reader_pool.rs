@@ -90,6 +90,31 @@ impl ReaderPool {
         self.lock().holders.len()
     }
 
+    /// How many search inputs are being read or wait for a slot now: work that can wait (the
+    /// pairing of indexed files with their duplicates) waits while there are any.
+    pub fn search_inputs_reading(&self) -> usize {
+        let state = self.lock();
+        let reading = state
+            .holders
+            .iter()
+            .filter(|holder| holder.search_input)
+            .count();
+        let waiting = state
+            .waiting
+            .iter()
+            .filter(|waiter| {
+                matches!(
+                    waiter.asker,
+                    Asker::Person {
+                        search_input: true,
+                        ..
+                    }
+                )
+            })
+            .count();
+        reading + waiting
+    }
+
     fn lock(&self) -> MutexGuard<'_, PoolState> {
         // A panic while the lock was held leaves consistent data (every change is one push or
         // remove), so a poisoned lock is used as it is.
@@ -412,5 +437,37 @@ mod tests {
         bulk.reading_for("A", false);
         pool.job_queued("A", true);
         assert!(bulk.preempted().is_cancelled());
+    }
+
+    #[tokio::test]
+    async fn search_inputs_are_counted_while_read_and_while_they_wait() {
+        let pool = ReaderPool::new(1);
+        let search_input = Asker::Person {
+            company: "A".into(),
+            search_input: true,
+        };
+        let load = pool.acquire(person("A")).await;
+        assert_eq!(
+            pool.search_inputs_reading(),
+            0,
+            "a database load is not one"
+        );
+        let waiting = tokio::spawn({
+            let pool = pool.clone();
+            let search_input = search_input.clone();
+            async move { pool.acquire(search_input).await }
+        });
+        tokio::time::timeout(std::time::Duration::from_secs(5), async {
+            while pool.search_inputs_reading() == 0 {
+                tokio::task::yield_now().await;
+            }
+        })
+        .await
+        .unwrap();
+        drop(load);
+        let reading = waiting.await.unwrap();
+        assert_eq!(pool.search_inputs_reading(), 1, "now read");
+        drop(reading);
+        assert_eq!(pool.search_inputs_reading(), 0);
     }
 }

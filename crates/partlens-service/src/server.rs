@@ -101,6 +101,8 @@ impl RunningService {
             indexer.readers().clone(),
             stop.clone(),
         )));
+        // Files indexed meanwhile are paired once no search input is being read (pairing_queue.rs).
+        workers.push(tokio::spawn(indexer.pairing_task(stop.clone())));
         let callback_attempts = partlens_callbacks::AttemptCounts::default();
         workers.push(tokio::spawn(partlens_callbacks::sender::run(
             partlens_callbacks::outbox::StoreOutbox(store.clone()),

@@ -61,15 +61,15 @@ async fn a_file_is_paired_when_indexed_grouped_with_its_twin_and_leaves_its_grou
     let copy = ann
         .upload_database_file("Copies/disc.png", png(Shape::Disc, 11), &[])
         .await;
-    // Paired while it was indexed (the upload answers when it is): nothing compares the company's
-    // files when duplicates are asked for.
+    // Paired after it was indexed, in the background, or by the call asking for duplicates,
+    // which pairs what still waits first: either way the groups are read from stored pairs.
+    let (compared, found) = groups(&ann, None).await;
+    assert_eq!(compared, 3);
+    assert_eq!(found, [set(&[&disc, &copy])]);
     let found = service.query_text(&format!(
         "SELECT count(*) FROM file_pairs WHERE file_uid = '{copy}' AND other_uid = '{disc}'"
     ));
     assert_eq!(found.as_deref(), Some("1"));
-    let (compared, found) = groups(&ann, None).await;
-    assert_eq!(compared, 3);
-    assert_eq!(found, [set(&[&disc, &copy])]);
     // Every pair is kept, whatever its score: at minScore 0 the bracket joins too.
     let (_, found) = groups(&ann, Some("0")).await;
     assert_eq!(found, [set(&[&disc, &copy, &bracket])]);
