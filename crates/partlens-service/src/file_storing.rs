@@ -107,7 +107,7 @@ pub(crate) async fn store_file(
             // job without them; what fails here fails before anything else changed on disk.
             blobs.remove_images_blocking(&place.uid)?;
             blobs.persist_blocking(BlobKey::Content(&place.uid), file)?;
-            forget_old_views(&visual, &caller.company_id, &place)?;
+            forget_old_views(&visual, &caller.company_id, &place, revision)?;
             if let Some(replaced) = &place.replaced {
                 // Its record is gone with this commit; bytes that cannot be removed (held open by
                 // another program) stay on disk unused rather than failing the upload.
@@ -267,12 +267,18 @@ fn save_record(
 }
 
 /// Index: the stored file's old views, and those of the file it replaces, leave the visual index
-/// (indexing puts the new ones in).
+/// (indexing puts the new ones in). A new file (its first revision, replacing none) has none, and
+/// the index is not locked for it: a ranking under way (a search, a pairing) holds it for reading,
+/// and this runs inside the store's write transaction, which every other writer would wait behind.
 fn forget_old_views(
     visual: &VisualKeeper,
     company_id: &str,
     place: &Placement,
+    revision: i64,
 ) -> Result<(), ServiceError> {
+    if revision <= 1 && place.replaced.is_none() {
+        return Ok(());
+    }
     let mut library = visual.write()?;
     library.remove(company_id, &place.uid)?;
     if let Some(replaced) = &place.replaced {

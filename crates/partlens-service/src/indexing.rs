@@ -312,6 +312,8 @@ impl Indexer {
             company: job.company_id.clone(),
             search_input: job.is_search_input,
         };
+        let search_input = job.is_search_input;
+        let asked = std::time::Instant::now();
         loop {
             let slot = self.readers.acquire(asker.clone()).await;
             let started = std::time::Instant::now();
@@ -326,8 +328,11 @@ impl Indexer {
                     drop(slot);
                     let read = started.elapsed();
                     let saved = self.save(job, Ok(analysis)).await;
-                    // Where the time of an upload goes (docs/PERFORMANCE.md, "search by a model").
+                    // Where the time of an upload goes (docs/PERFORMANCE.md, "search by a model"):
+                    // waiting for a slot (preempted reads included), the read, the save.
                     tracing::debug!(
+                        search_input,
+                        wait_ms = started.duration_since(asked).as_secs_f64() * 1000.0,
                         read_ms = read.as_secs_f64() * 1000.0,
                         save_ms = (started.elapsed() - read).as_secs_f64() * 1000.0,
                         "indexed while the uploader waits"
@@ -703,12 +708,16 @@ impl Indexer {
                 EVENT_INDEXING_FAILED
             };
             partlens_callbacks::events::record_file_event(tx, &record, event)?;
-            let mut library = visual.write()?;
-            match &analysis {
-                Some(analysis) if !record.is_search_input => {
-                    library.insert(&record.company_id, &job.uid, &analysis.views)?;
+            // A search input is never in the index: the index is not locked for it (a ranking
+            // under way holds it for reading, and this transaction keeps every writer waiting).
+            if !record.is_search_input {
+                let mut library = visual.write()?;
+                match &analysis {
+                    Some(analysis) => {
+                        library.insert(&record.company_id, &job.uid, &analysis.views)?;
+                    }
+                    None => library.remove(&record.company_id, &job.uid)?,
                 }
-                _ => library.remove(&record.company_id, &job.uid)?,
             }
             Ok(Some(if analysis.is_some() {
                 IndexState::Completed
