@@ -26,7 +26,10 @@ pub use limits::{
     DEFAULT_CPU_LIMIT, DEFAULT_MEMORY_LIMIT_BYTES, DEFAULT_TIME_LIMIT, MIN_MEMORY_LIMIT_BYTES,
     ReaderLimits, bytes_in_words, duration_in_words,
 };
-pub use worker::{READER_PROGRAM_VARIABLE, WORKER_SUBCOMMAND, default_program, run_if_requested};
+pub use worker::{
+    READER_PROGRAM_VARIABLE, WORKER_SUBCOMMAND, default_program, lower_thread_priority,
+    run_if_requested,
+};
 
 use wire::{Outcome, PreviewWire, Request};
 

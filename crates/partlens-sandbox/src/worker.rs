@@ -4,8 +4,10 @@
 //! request from standard input, does it, writes the reply and exits.
 //!
 //! The limits are set before the request is read, with `setrlimit`: from then on the kernel
-//! enforces them on everything in the process, the readers' native code included. The worker also
-//! lowers its scheduling priority (nice 10), so that the service's own requests win the CPU. A read that
+//! enforces them on everything in the process, the readers' native code included. Once it has the
+//! request, the worker also lowers its scheduling priority (nice 10; 5 for a search input's
+//! analysis, which a person waits for while database files are read beside it in a bulk load), so
+//! that the service's own requests win the CPU. A read that
 //! allocates past the memory limit ends the process (Rust aborts on a failed allocation, C++ throws
 //! `bad_alloc`), one past the CPU limit gets `SIGXCPU` and then `SIGKILL`; the parent tells which
 //! from the exit status and what the worker wrote on standard error.
@@ -135,6 +137,7 @@ fn run_worker(arguments: &[String]) -> ExitCode {
         }
     };
     drop(input);
+    lower_priority(niceness_for(&request));
     let outcome = handle(request);
     let reply = Reply {
         outcome,
@@ -163,7 +166,6 @@ fn set_limits(memory_bytes: u64, cpu_seconds: u64) -> std::io::Result<()> {
     Resource::CPU.set(cpu_seconds.max(1), cpu_seconds.max(1) + 1)?;
     // A crash leaves no core file behind in the service's folder.
     Resource::CORE.set(0, 0)?;
-    lower_priority();
     Ok(())
 }
 
@@ -171,18 +173,42 @@ fn set_limits(memory_bytes: u64, cpu_seconds: u64) -> std::io::Result<()> {
 /// service's own requests (searches, pictures decoded in the service) should win the CPU.
 const WORKER_NICENESS: i32 = 10;
 
-/// Lowers this process's scheduling priority by [`WORKER_NICENESS`]; a failure leaves it as it is.
+/// How much lower than its parent a worker analysing a search input runs: above the other reads
+/// (a bulk load's database files, background indexing), about three times their share of a busy
+/// core (the kernel's weights for nice 5 and 10), still below the service's own requests.
+const SEARCH_INPUT_NICENESS: i32 = 5;
+
+/// Lowers the calling thread's scheduling priority to a background read's ([`WORKER_NICENESS`]
+/// below what it had): for background work of the service itself (the pairing of indexed files
+/// with their duplicates), so that a search input's read goes first. On Linux the nice value is
+/// a thread's, so the rest of the process keeps its own; a thread cannot raise it again without
+/// privilege, so give the work a thread of its own. A failure leaves the priority as it is.
+pub fn lower_thread_priority() {
+    lower_priority(WORKER_NICENESS);
+}
+
+/// How much lower than its parent the worker for `request` runs.
+fn niceness_for(request: &Request) -> i32 {
+    match request {
+        Request::Analyze {
+            search_input: true, ..
+        } => SEARCH_INPUT_NICENESS,
+        _ => WORKER_NICENESS,
+    }
+}
+
+/// Lowers this process's scheduling priority by `niceness`; a failure leaves it as it is.
 #[cfg(unix)]
 #[allow(unsafe_code)]
-fn lower_priority() {
+fn lower_priority(niceness: i32) {
     // SAFETY: setpriority takes plain integers and touches no memory of ours; who = 0 is this
     // process. Raising the nice value needs no privilege.
     let current = unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) };
-    let _ = unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, current + WORKER_NICENESS) };
+    let _ = unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, current + niceness) };
 }
 
 #[cfg(not(unix))]
-fn lower_priority() {}
+fn lower_priority(_niceness: i32) {}
 
 /// Does one request.
 fn handle(request: Request) -> Outcome {
@@ -270,4 +296,38 @@ fn peak_memory_bytes() -> u64 {
                 .ok()
         })
         .map_or(0, |kib| kib * 1024)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn analyze(search_input: bool) -> Request {
+        Request::Analyze {
+            extension: ".stl".into(),
+            bytes: Vec::new(),
+            extraction: crate::wire::ExtractionCaps {
+                max_text_bytes: 1,
+                max_pmi_items: 1,
+                max_image_pixels: 1,
+                max_pictured_pixels: 1,
+            },
+            search_input,
+            text_only: false,
+        }
+    }
+
+    #[test]
+    fn a_search_input_is_read_above_the_other_reads_and_below_the_service() {
+        let search_input = niceness_for(&analyze(true));
+        let database_file = niceness_for(&analyze(false));
+        let preview = niceness_for(&Request::Preview {
+            extension: ".stl".into(),
+            bytes: Vec::new(),
+            budget: 1,
+        });
+        assert!(0 < search_input && search_input < database_file);
+        assert_eq!(database_file, WORKER_NICENESS);
+        assert_eq!(preview, WORKER_NICENESS);
+    }
 }

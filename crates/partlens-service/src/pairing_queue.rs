@@ -8,7 +8,8 @@
 //! was read on. Now an indexed database file is put in this queue; one background task pairs the
 //! queued files one at a time, earliest first, and before each waits while a search input is
 //! being read or waits for a reader slot ([`YIELD_WAIT`] between looks). A pairing that has
-//! started runs to its end (one ranking).
+//! started runs to its end (one ranking), on a thread at a background read's priority (nice 10,
+//! below a search input's read at 5).
 //!
 //! Nothing is lost and no answer changes: `GET /api/Duplicates` first pairs the caller's company's
 //! queued files itself and waits for the one being paired ([`PairingQueue::settle`]), so it reads
@@ -131,14 +132,37 @@ impl PairingQueue {
         self.inner.ended.notify_waiters();
     }
 
-    /// Pairs `queued` with `pair` on a blocking thread, and marks it ended whatever happens.
-    async fn pair_one<P>(&self, pair: &P, queued: Queued)
+    /// Pairs `queued` with `pair` on a blocking thread, and marks it ended whatever happens. In
+    /// the `background`, on a thread of its own at a background read's priority
+    /// ([`partlens_sandbox::lower_thread_priority`]), so that a search input's read, which may
+    /// start while it runs, goes first; for a person waiting ([`PairingQueue::settle`]), at the
+    /// service's.
+    async fn pair_one<P>(&self, pair: &P, queued: Queued, background: bool)
     where
         P: Fn(&str) + Clone + Send + 'static,
     {
         let company = queued.company.clone();
         let pair = pair.clone();
-        if let Err(error) = tokio::task::spawn_blocking(move || pair(&queued.uid)).await {
+        let work = move || pair(&queued.uid);
+        let ended = if background {
+            let (done, finished) = tokio::sync::oneshot::channel();
+            let started = std::thread::Builder::new()
+                .name("pairing".into())
+                .spawn(move || {
+                    partlens_sandbox::lower_thread_priority();
+                    work();
+                    let _ = done.send(());
+                });
+            match started {
+                Ok(_) => finished.await.map_err(|error| error.to_string()),
+                Err(error) => Err(error.to_string()),
+            }
+        } else {
+            tokio::task::spawn_blocking(work)
+                .await
+                .map_err(|error| error.to_string())
+        };
+        if let Err(error) = ended {
             tracing::warn!(%error, "pairing a file stopped unexpectedly");
         }
         self.ended(&company);
@@ -170,7 +194,7 @@ impl PairingQueue {
                 return;
             }
             if let Some(next) = self.take(None) {
-                self.pair_one(&pair, next).await;
+                self.pair_one(&pair, next, true).await;
             }
         }
     }
@@ -183,7 +207,7 @@ impl PairingQueue {
         P: Fn(&str) + Clone + Send + 'static,
     {
         while let Some(next) = self.take(Some(company)) {
-            self.pair_one(&pair, next).await;
+            self.pair_one(&pair, next, false).await;
         }
         loop {
             let ended = self.inner.ended.notified();
