@@ -21,6 +21,9 @@ pub const PROBE_STEP: &str =
 /// The message of the service's debug line after a synchronous indexing (`indexing.rs`).
 const INDEXED_MESSAGE: &str = "indexed while the uploader waits";
 
+/// The service's debug line of a file's pairing with its candidate duplicates.
+const PAIRED_MESSAGE: &str = "paired with its candidate duplicates";
+
 /// A line of a `/proc/PID/status` file in KiB; 0 when it is not there.
 pub fn status_kib(status: &Path, field: &str) -> u64 {
     std::fs::read_to_string(status)
@@ -96,12 +99,13 @@ impl ServiceProcess {
         .get("/metrics")
         .await
         .text();
-        let (indexed, read, save) = indexing_times(&self.log_path);
+        let (indexed, read, save, pair) = indexing_times(&self.log_path);
         Snapshot {
             routes: request_durations(&metrics),
             indexed,
             read,
             save,
+            pair,
             cpu: cpu_seconds(pid),
             rss_kib: status_kib(&proc_status(pid), "VmRSS"),
             peak_kib: status_kib(&proc_status(pid), "VmHWM"),
@@ -168,12 +172,13 @@ fn request_durations(metrics: &str) -> BTreeMap<String, (f64, u64)> {
     routes
 }
 
-/// Synchronous indexings so far, and the seconds of their reads and of their saves.
-fn indexing_times(log: &Path) -> (u64, f64, f64) {
+/// Synchronous indexings so far, the seconds of their reads and of their saves, and the seconds
+/// of the pairings with candidate duplicates (every indexed file's, done after the upload answered).
+fn indexing_times(log: &Path) -> (u64, f64, f64, f64) {
     let Ok(file) = std::fs::File::open(log) else {
-        return (0, 0.0, 0.0);
+        return (0, 0.0, 0.0, 0.0);
     };
-    let mut found = (0, 0.0, 0.0);
+    let mut found = (0, 0.0, 0.0, 0.0);
     for line in std::io::BufReader::new(file).lines().map_while(Result::ok) {
         let Ok(value) = serde_json::from_str::<serde_json::Value>(&line) else {
             continue;
@@ -183,6 +188,8 @@ fn indexing_times(log: &Path) -> (u64, f64, f64) {
             found.0 += 1;
             found.1 += fields["read_ms"].as_f64().unwrap_or(0.0) / 1000.0;
             found.2 += fields["save_ms"].as_f64().unwrap_or(0.0) / 1000.0;
+        } else if fields["message"] == PAIRED_MESSAGE {
+            found.3 += fields["pair_ms"].as_f64().unwrap_or(0.0) / 1000.0;
         }
     }
     found
@@ -195,6 +202,7 @@ pub struct Snapshot {
     indexed: u64,
     read: f64,
     save: f64,
+    pair: f64,
     cpu: f64,
     rss_kib: u64,
     peak_kib: u64,
@@ -357,6 +365,7 @@ fn print_where_time_goes(report: &Report<'_>) {
         .sum();
     let read = after.read - before.read;
     let save = after.save - before.save;
+    let pair = after.pair - before.pair;
     // With one upload at a time the client's share is what the service's requests leave of the
     // wall time; with several they overlap and it cannot be told this way.
     let client = if report.parallel == 1 {
@@ -373,12 +382,16 @@ fn print_where_time_goes(report: &Report<'_>) {
         ),
         ("uploads: reading (worker: parse, views, descriptors)", read),
         (
-            "uploads: saving (store) and pairing with its duplicates",
+            "uploads: saving (store; the pairing too when it ran in the upload)",
             save,
         ),
         (
             "uploads: the rest (body to disk, records)",
             uploads - read - save,
+        ),
+        (
+            "pairing with its duplicates (after the upload answered, in the background)",
+            pair,
         ),
         ("other requests (lookups, status)", others),
         ("of which the probes' requests", probes),
