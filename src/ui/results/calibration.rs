@@ -107,10 +107,10 @@ impl QueryKind {
     }
 }
 
-/// The chance at "similar" (half of the results from there up are the same part).
+/// The chance shown from which a result is labelled "similar" (even odds of the same part).
 pub const CHANCE_AT_SIMILAR: f64 = 0.5;
 
-/// The chance at "very similar" (9 in 10).
+/// The chance shown from which a result is labelled "very similar" (9 in 10).
 pub const CHANCE_AT_VERY_SIMILAR: f64 = 0.9;
 
 /// A score above every score: the threshold of a chance a curve never reaches.
@@ -200,7 +200,8 @@ pub struct Calibration {
 /// and same-part share) on the tuning half.
 ///
 /// - model → model: every corpus model searched by, its model results (same part: its twin in
-///   another format); tuning half 806 results, 44 the same part.
+///   another format); tuning half 806 results, 44 the same part. *More like this* on a stored
+///   model (its stored views) is labelled by this curve too; the bench checks that as well.
 /// - picture → model: two photographs of every corpus model (the quality set's camera), their model
 ///   results (same part: the model photographed or its twin); tuning half 1,700 results, 257.
 /// - drawing → drawing: every corpus drawing searched by, its drawing results (same part: one

@@ -11,6 +11,8 @@
 //! same family is another part. The kinds:
 //!
 //! - model → model: every model searched by (as an upload, `Purpose::SearchInput`), its model results.
+//! - model → model by a stored model: every model searched by its stored views (*More like this*,
+//!   which searches by the file's UID), its model results, under the model → model curve.
 //! - photo → model: the bench's photographs of every model (`photos=N`), their model results.
 //! - drawing → drawing: every drawing searched by (as an upload), its drawing results.
 //! - sketch → drawing: there is no set of sketches of the corpus's drawings, so the nearest real
@@ -27,7 +29,9 @@ use std::collections::BTreeMap;
 use partlens_engine::samples::corpus_halves::CorpusHalf;
 use partlens_engine::{Purpose, ViewDescriptor};
 
-use crate::{LibraryFile, Photo, analysis_of, corpus_dir, on_two_threads};
+use crate::{
+    LibraryFile, Photo, analysis_of, corpus_dir, on_two_threads, size_blend, size_difference,
+};
 
 /// The results of a search a user sees and the curve is fitted on: the first page of the app's grid.
 pub const SHOWN: usize = 10;
@@ -57,14 +61,16 @@ type Ranked = Vec<(usize, f32)>;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Kind {
     ModelToModel,
+    StoredModelToModel,
     PhotoToModel,
     DrawingToDrawing,
     SketchToDrawing,
 }
 
 impl Kind {
-    const ALL: [Self; 4] = [
+    const ALL: [Self; 5] = [
         Self::ModelToModel,
+        Self::StoredModelToModel,
         Self::PhotoToModel,
         Self::DrawingToDrawing,
         Self::SketchToDrawing,
@@ -73,10 +79,16 @@ impl Kind {
     fn name(self) -> &'static str {
         match self {
             Self::ModelToModel => "model → model",
+            Self::StoredModelToModel => "model → model by a stored model (More like this)",
             Self::PhotoToModel => "photo → model",
             Self::DrawingToDrawing => "drawing → drawing",
             Self::SketchToDrawing => "sketch → drawing (a drawing's page as a picture)",
         }
+    }
+
+    /// The kind whose curve the app labels this one by, when it is not fitted on its own.
+    fn labelled_as(self) -> Option<Self> {
+        (self == Self::StoredModelToModel).then_some(Self::ModelToModel)
     }
 }
 
@@ -133,6 +145,13 @@ pub fn report(library: &[LibraryFile], searches: &[(usize, Vec<(usize, f32)>)], 
             twins(*query, at)
         });
     }
+    for (query, ranked) in stored_model_searches(library) {
+        let half = library[query].file.half();
+        let model = |at: usize| library[at].file.is_model();
+        results.keep(Kind::StoredModelToModel, half, &ranked, model, |at| {
+            twins(query, at)
+        });
+    }
     for photo in photos {
         let mut ranked = photo.candidates.clone();
         ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
@@ -160,6 +179,7 @@ pub fn report(library: &[LibraryFile], searches: &[(usize, Vec<(usize, f32)>)], 
             same(&halves[1])
         );
     }
+    let mut fitted: BTreeMap<Kind, Vec<(f64, f64)>> = BTreeMap::new();
     for kind in Kind::ALL {
         let Some([tuning, held_out]) = results.by_kind.get(&kind) else {
             println!(
@@ -168,6 +188,17 @@ pub fn report(library: &[LibraryFile], searches: &[(usize, Vec<(usize, f32)>)], 
             );
             continue;
         };
+        if let Some(anchors) = kind.labelled_as().and_then(|other| fitted.get(&other)) {
+            println!(
+                "\n### {}\n\nUnder the curve the app labels it by (fitted on uploads' tuning half):",
+                kind.name()
+            );
+            println!("\nHeld-out half:\n");
+            print_table(held_out, anchors);
+            println!("\nTuning half:\n");
+            print_table(tuning, anchors);
+            continue;
+        }
         // A kind whose tuning half holds no same-part result has no curve to fit there: it is
         // fitted on both halves, and its table is then no held-out check (said so).
         let checked = tuning.iter().any(|shown| shown.same_part);
@@ -204,7 +235,38 @@ pub fn report(library: &[LibraryFile], searches: &[(usize, Vec<(usize, f32)>)], 
             println!("\nHeld-out half under the app's curve before (labels' thresholds):\n");
             print_table(held_out, &old);
         }
+        fitted.insert(kind, anchors);
     }
+}
+
+/// Every model searched by its stored views (*More like this* on a stored model searches by the
+/// file's UID, so by its database analysis, not an upload's), ranked as the service ranks it (the
+/// size blend for model candidates): (the model's position, the ranked candidates).
+fn stored_model_searches(library: &[LibraryFile]) -> Vec<(usize, Ranked)> {
+    let models: Vec<usize> = (0..library.len())
+        .filter(|&at| library[at].file.is_model())
+        .collect();
+    on_two_threads(&models, |&query| {
+        let own = &library[query];
+        let mut ranked: Ranked = library
+            .iter()
+            .enumerate()
+            .filter(|(at, _)| *at != query)
+            .map(|(at, candidate)| {
+                let visual = partlens_engine::match_views(&own.views, &candidate.views);
+                let score = match (own.extents, candidate.extents) {
+                    (Some(a), Some(b)) => size_blend(
+                        visual,
+                        size_difference(a, own.unitless, b, candidate.unitless),
+                    ),
+                    _ => visual,
+                };
+                (at, score)
+            })
+            .collect();
+        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        (query, ranked)
+    })
 }
 
 /// Every drawing searched by as an upload (drawing → drawing) and by its first page rendered as a
@@ -308,7 +370,7 @@ fn old_anchors(kind: Kind) -> Option<Vec<(f64, f64)>> {
         Kind::ModelToModel => (0.85, 0.91),
         Kind::PhotoToModel => (0.81, 0.85),
         Kind::DrawingToDrawing => (0.66, 0.84),
-        Kind::SketchToDrawing => return None,
+        Kind::StoredModelToModel | Kind::SketchToDrawing => return None,
     };
     let unlikely: f64 = similar - 2.0 * (very_similar - similar);
     Some(vec![
