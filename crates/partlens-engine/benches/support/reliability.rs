@@ -179,6 +179,13 @@ pub fn report(library: &[LibraryFile], searches: &[(usize, Vec<(usize, f32)>)], 
             same(&halves[1])
         );
     }
+    print_fits(&results);
+}
+
+/// Fits each kind's curve (on the tuning half, or on both when the tuning half has no same-part
+/// result) and prints its anchors and reliability tables; a kind labelled by another's curve is
+/// shown under that curve.
+fn print_fits(results: &Results) {
     let mut fitted: BTreeMap<Kind, Vec<(f64, f64)>> = BTreeMap::new();
     for kind in Kind::ALL {
         let Some([tuning, held_out]) = results.by_kind.get(&kind) else {
