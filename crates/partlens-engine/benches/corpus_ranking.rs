@@ -24,6 +24,10 @@
 //! `learned=DIR` it writes what a learned network would be shown of every model, drawing and
 //! photograph (`benches/support/learned/measure.py` measures the network on them).
 //!
+//! With `reliability` it measures what the scores shown promise, per kind of search: the
+//! chance-of-same-part curves fitted on the tuning half and their reliability tables on the
+//! held-out half (`benches/support/reliability.rs`; with `photos=N` for photo → model).
+//!
 //! With `dump=FILE` it also writes every file (path, family, kind, twin, half, format, extents)
 //! and, for every search by a model, every candidate's score components (the views' part, the D2
 //! similarity, the part descriptors' similarities, the size difference), so that a script can try
@@ -54,6 +58,9 @@ mod vector;
 #[path = "support/part_figures.rs"]
 mod part_figures;
 use part_figures::PartFigures;
+// The chance-of-same-part curves fitted per kind of search and their reliability tables.
+#[path = "support/reliability.rs"]
+mod reliability;
 use partlens_engine::{ExtractionLimits, Purpose, ViewDescriptor, analyze_for};
 
 /// Changes when what an analysis gives changes in a way the stored descriptor's version does not
@@ -432,6 +439,9 @@ fn main() {
     let photos = photographs(&library, photos_per_model, varied.as_ref());
     if photos_per_model > 0 {
         print_photo_rows(&library, &photos);
+    }
+    if std::env::args().any(|argument| argument == "reliability") {
+        reliability::report(&library, &searches, &photos);
     }
     if let Some(path) = dump_to {
         dump(&path, &library, &scored, &photos);

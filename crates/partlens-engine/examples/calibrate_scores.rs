@@ -1,5 +1,6 @@
 //! Measures what the engine's scores mean on the sample library, per kind of search, and prints
-//! the app's calibration table (`src/ui/results/calibration.rs`) with the figures it came from.
+//! the figures with the row of the app's calibration table (`src/ui/results/calibration.rs`)
+//! that comes from them (picture → picture; the other kinds are fitted on the real-world corpus).
 //!
 //! ```sh
 //! cargo run --release -p partlens-engine --example calibrate_scores            # assets/samples
@@ -38,22 +39,19 @@ fn main() -> anyhow::Result<()> {
             row.similar
         );
     }
+    // Only picture → picture takes its curve from the sample library today (the others are
+    // fitted on the real-world corpus: `corpus_ranking -- reliability photos=2`); its row of the
+    // app's table, anchors made from the thresholds by the rule: 5 % at twice their gap below
+    // "similar", 50 %, 90 %, 99 % at 1.
     println!();
-    for row in &table {
-        let variant = match row.kind {
-            "picture → picture" => "PictureToPicture",
-            "picture → model" => "PictureToModel",
-            "model → model" => "ModelToModel",
-            _ => "DrawingToDrawing",
-        };
+    for row in table.iter().filter(|row| row.kind == "picture → picture") {
+        let unlikely = (row.similar - 2.0 * (row.very_similar - row.similar)).max(0.01);
         println!(
-            "    Calibration {{\n        kind: QueryKind::{variant},\n        thresholds: Thresholds {{\n            very_similar: {:.2},\n            similar: {:.2},\n        }},\n        same_part: ({}, {:.3}),\n        other_parts: ({}, {:.3}),\n    }},",
-            row.very_similar,
+            "    Calibration {{\n        kind: QueryKind::PictureToPicture,\n        anchors: &[\n            (0.0, 0.0),\n            ({unlikely:.2}, 0.05),\n            ({:.2}, 0.5),\n            ({:.2}, 0.9),\n            (1.0, 0.99),\n        ],\n        measured_on: MeasuredOn::SampleLibrary,\n        results: ({}, {}),\n    }},",
             row.similar,
-            row.same_part_pairs,
-            row.same_part_median,
-            row.other_pairs,
-            row.other_p90
+            row.very_similar,
+            row.same_part_pairs + row.other_pairs,
+            row.same_part_pairs
         );
     }
     Ok(())

@@ -1,18 +1,13 @@
-//! What a score means, per kind of search: the thresholds of the "very similar" and "similar"
-//! labels for picture → picture, picture → model, model → model and drawing → drawing searches,
-//! with the figures they came from. No egui here.
+//! What a score means, per kind of search: the chance that a result is the same part as the
+//! query, from a curve per kind (picture → picture, picture → model, model → model, drawing →
+//! drawing) fitted on real pairs, and the "very similar" (chance ≥ 90 %) and "similar" (≥ 50 %)
+//! labels that follow it. No egui here.
 //!
-//! The same score does not mean the same thing for every pair of kinds: a query photo against
-//! another picture of its part and a query photo against the part's 3D model (rendered views)
-//! land in different ranges. So each kind has its own thresholds, chosen by one rule on the
-//! engine's scores of the sample library (`partlens_engine::samples::calibration`, which states the rule
-//! and the pairs): at or above "very similar", at least 9 in 10 measured results were the same
-//! part; at or above "similar", at least half were. partlens-engine's `examples/calibrate_scores.rs` prints this
-//! table from a fresh measurement, and `tests/app/score_calibration.rs` fails when the engine's scores
-//! drift away from it.
-//!
-//! The thresholds describe partlens' own engine (the local workspace and `partlens-service`);
-//! against another implementation of the interface they are a guide, not a measurement.
+//! The same score does not mean the same thing for every pair of kinds: a photo against the
+//! part's 3D model (rendered views) and two models of different parts land in different ranges.
+//! So each kind has its own curve ([`CALIBRATION`] says where each was measured and the command
+//! that prints it); `tests/app/score_calibration.rs` checks the curves against the sample library
+//! (no different sample part is labelled "very similar").
 
 use crate::ui::search_bar::ViewKind;
 
@@ -27,8 +22,8 @@ pub enum QueryKind {
     ModelToModel,
     /// A 2D drawing against a 2D drawing.
     DrawingToDrawing,
-    /// Any other pair (a drawing against a picture or a model…), or a result of unknown kind:
-    /// the strictest thresholds of the table.
+    /// Any other pair (a drawing against a picture or a model, a sketch against a drawing…), or a
+    /// result of unknown kind: the lowest chance of every curve, the strictest thresholds.
     Mixed,
 }
 
@@ -58,63 +53,102 @@ impl QueryKind {
         }
     }
 
-    /// The chance that a result of this kind with raw `score` is the same part, from the measured
-    /// thresholds: at "similar" at least half of the measured results were the same part, at "very
-    /// similar" at least 9 in 10, so those are the anchors (50 % and 90 %); the chance rises in
-    /// straight lines between them, from 5 % at as far below "similar" as twice the gap between
-    /// the two thresholds (and 0 at a score of 0) up to 99 % at a score of 1. One scale for every
-    /// kind: a picture → model result at 0.84 and a picture → picture one at 0.84 get the chances
-    /// their kinds' measurements give them, and the list is ordered by it.
+    /// The chance that a result of this kind with raw `score` is the same part: the kind's curve
+    /// ([`Calibration::anchors`], straight lines between its anchors, flat after the last); a
+    /// mixed pair takes the lowest chance of every kind's curve. One scale for every kind: a
+    /// picture → model result at 0.84 and a picture → picture one at 0.84 get the chances their
+    /// kinds' measurements give them, and the list is ordered by it.
     pub fn same_part_chance(self, score: f64) -> f64 {
-        let thresholds = self.thresholds();
-        let gap = (thresholds.very_similar - thresholds.similar).max(0.01);
-        let unlikely = (thresholds.similar - 2.0 * gap).max(0.01);
-        let anchors = [
-            (0.0, 0.0),
-            (unlikely, CHANCE_UNLIKELY),
-            (thresholds.similar, CHANCE_AT_SIMILAR),
-            (thresholds.very_similar, CHANCE_AT_VERY_SIMILAR),
-            (1.0, CHANCE_AT_ONE),
-        ];
         let score = if score.is_finite() {
             score.clamp(0.0, 1.0)
         } else {
             0.0
         };
-        anchors
-            .windows(2)
-            .find(|pair| score <= pair[1].0)
-            .map_or(CHANCE_AT_ONE, |pair| {
+        match self.calibration() {
+            Some(calibration) => chance_on(calibration.anchors, score),
+            None => CALIBRATION
+                .iter()
+                .map(|calibration| chance_on(calibration.anchors, score))
+                .fold(1.0, f64::min),
+        }
+    }
+
+    /// The thresholds of this kind's labels: the lowest scores its curve gives a chance of
+    /// [`CHANCE_AT_VERY_SIMILAR`] and [`CHANCE_AT_SIMILAR`] (above 1 when it never does), so the
+    /// labels follow the chance shown. A mixed pair takes the strictest of every kind.
+    pub fn thresholds(self) -> Thresholds {
+        let of = |anchors: &[(f64, f64)]| Thresholds {
+            very_similar: lowest_score_with(anchors, CHANCE_AT_VERY_SIMILAR),
+            similar: lowest_score_with(anchors, CHANCE_AT_SIMILAR),
+        };
+        match self.calibration() {
+            Some(calibration) => of(calibration.anchors),
+            None => CALIBRATION
+                .iter()
+                .map(|calibration| of(calibration.anchors))
+                .fold(
+                    Thresholds {
+                        very_similar: 0.0,
+                        similar: 0.0,
+                    },
+                    |strictest, thresholds| Thresholds {
+                        very_similar: strictest.very_similar.max(thresholds.very_similar),
+                        similar: strictest.similar.max(thresholds.similar),
+                    },
+                ),
+        }
+    }
+
+    /// This kind's row of [`CALIBRATION`] (`None` for a mixed pair).
+    fn calibration(self) -> Option<&'static Calibration> {
+        CALIBRATION
+            .iter()
+            .find(|calibration| calibration.kind == self)
+    }
+}
+
+/// The chance shown from which a result is labelled "similar" (even odds of the same part).
+pub const CHANCE_AT_SIMILAR: f64 = 0.5;
+
+/// The chance shown from which a result is labelled "very similar" (9 in 10).
+pub const CHANCE_AT_VERY_SIMILAR: f64 = 0.9;
+
+/// A score above every score: the threshold of a chance a curve never reaches.
+const NEVER: f64 = 1.01;
+
+/// The chance on the curve through `anchors` at `score` (in 0..1): straight lines between anchors,
+/// flat after the last.
+fn chance_on(anchors: &[(f64, f64)], score: f64) -> f64 {
+    anchors
+        .windows(2)
+        .find(|pair| score <= pair[1].0)
+        .map_or_else(
+            || anchors.last().map_or(0.0, |last| last.1),
+            |pair| {
                 let ((x0, y0), (x1, y1)) = (pair[0], pair[1]);
                 if x1 <= x0 {
                     y1
                 } else {
                     y0 + (y1 - y0) * (score - x0) / (x1 - x0)
                 }
-            })
-    }
-
-    /// The thresholds of this kind's labels.
-    pub fn thresholds(self) -> Thresholds {
-        CALIBRATION
-            .iter()
-            .find(|calibration| calibration.kind == self)
-            .map_or_else(strictest, |calibration| calibration.thresholds)
-    }
+            },
+        )
 }
 
-/// The chance of being the same part at the "similar" threshold (the rule that chose it: at least
-/// half of the measured results at or above it were the same part).
-pub const CHANCE_AT_SIMILAR: f64 = 0.5;
-
-/// The chance at the "very similar" threshold (at least 9 in 10 were the same part).
-pub const CHANCE_AT_VERY_SIMILAR: f64 = 0.9;
-
-/// The chance far below "similar" (twice the gap between the thresholds under it).
-const CHANCE_UNLIKELY: f64 = 0.05;
-
-/// The chance at a raw score of 1 (never certain: two parts can look the same).
-const CHANCE_AT_ONE: f64 = 0.99;
+/// The lowest score the curve through `anchors` gives at least `chance` ([`NEVER`] if none).
+fn lowest_score_with(anchors: &[(f64, f64)], chance: f64) -> f64 {
+    anchors
+        .windows(2)
+        .find(|pair| pair[1].1 >= chance)
+        .map_or(NEVER, |pair| {
+            let ((x0, y0), (x1, y1)) = (pair[0], pair[1]);
+            if y0 >= chance || y1 <= y0 {
+                x0
+            } else {
+                x0 + (x1 - x0) * (chance - y0) / (y1 - y0)
+            }
+        })
+}
 
 /// The lowest scores of the labels of one kind.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -125,96 +159,122 @@ pub struct Thresholds {
     pub similar: f64,
 }
 
-/// One row of the table: a kind, its thresholds, and the measurement they came from.
+/// Where a kind's curve was measured.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MeasuredOn {
+    /// The real-world corpus (`../shared/realworld`): fitted on the tuning half and checked on the
+    /// held-out half by the corpus_ranking bench's `reliability` (see [`CALIBRATION`]).
+    CorpusTuningHalf,
+    /// The real-world corpus's both halves: too few same-part pairs in one half to fit there.
+    CorpusBothHalves,
+    /// The sample library (`partlens_engine::samples::calibration`): the corpus has no such pairs.
+    SampleLibrary,
+}
+
+/// One kind's curve of the chance of being the same part, and what it was measured on.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Calibration {
     /// The kind of search.
     pub kind: QueryKind,
-    /// Its thresholds.
-    pub thresholds: Thresholds,
-    /// Same-part pairs measured, and their median score.
-    pub same_part: (usize, f64),
-    /// Pairs of different parts measured, and the 90th percentile of their scores.
-    pub other_parts: (usize, f64),
+    /// The curve: (raw score, chance of being the same part), scores rising, chances never
+    /// falling, from (0, 0).
+    pub anchors: &'static [(f64, f64)],
+    /// Where it was measured.
+    pub measured_on: MeasuredOn,
+    /// Results measured (the curve's fit), and how many of them were the same part.
+    pub results: (usize, usize),
 }
 
-/// The thresholds per kind, measured on the sample library with today's engine (`cargo run -p
-/// partlens-engine --release --example calibrate_scores` prints this table). The figures, same part: pairs,
-/// lowest / median; other parts: pairs, 90th percentile / highest:
+/// The curve of each kind. Model → model and picture → model are fitted on real pairs of the
+/// real-world corpus (`../shared/realworld`) and checked on its held-out half; their anchors, the
+/// pairs and the held-out reliability table are printed by
 ///
-/// | kind | same part | other parts | very similar ≥ | similar ≥ |
-/// |---|---|---|---|---|
-/// | picture → picture | 24, 0.841 / 0.941 | 264, 0.709 / 0.847 | 0.85 | 0.75 |
-/// | picture → model | 14, 0.777 / 0.868 | 154, 0.797 / 0.846 | 0.85 | 0.81 |
-/// | model → model | 6, 0.978 / 0.990 | 36, 0.820 / 0.821 | (0.98) | (0.83) |
-/// | drawing → drawing | 6, 0.838 / 0.980 | 24, 0.671 / 0.671 | 0.84 | 0.66 |
+/// ```text
+/// cargo test -p partlens-engine --bench corpus_ranking --no-run
+/// crates/partlens-engine$ ../../target/debug/deps/corpus_ranking-HASH reliability photos=2
+/// ```
 ///
-/// Model → model is the exception: its row is measured on the real-world corpus
-/// (`../shared/realworld`, 164 models searched by each other through the service, as ranked with
-/// their sizes; `cargo bench -p partlens-service --bench realworld_search -- every` prints it),
-/// by the same rule: same part (a STEP and its STL) 88 pairs, lowest 0.902, median 0.987; other
-/// parts 26,644 pairs, 90th percentile 0.678, highest 0.940; very similar ≥ 0.91, similar ≥
-/// 0.85. The sample library's six model pairs are near-perfect tessellations of one another
-/// (0.978–0.990), so the rule put "very similar" at 0.98 there, and a real STEP and its STL
-/// (0.90–0.99) came out merely "similar", ranked below a picture of something like it; the table's
-/// thresholds still hold the rule on the sample library (tests/app/score_calibration.rs).
+/// (`benches/support/reliability.rs`; docs/PERFORMANCE.md, "Scores that hold their promise"): the
+/// first 10 results of every search, scored as the service scores them, a monotone fit
+/// (pool-adjacent-violators, blocks of at least 12 results, one anchor a block at its mean score
+/// and same-part share) on the tuning half.
 ///
-/// So the same 0.85 is "very similar" between two pictures, two drawings or a picture and a model,
-/// but only "similar" between two models (where the same part scores 0.90–0.99).
+/// - model → model: every corpus model searched by, its model results (same part: its twin in
+///   another format); tuning half 806 results, 44 the same part. *More like this* on a stored
+///   model (its stored views) is labelled by this curve too; the bench checks that as well.
+/// - picture → model: two photographs of every corpus model (the quality set's camera), their model
+///   results (same part: the model photographed or its twin); tuning half 1,700 results, 257.
+/// - drawing → drawing: every corpus drawing searched by, its drawing results (same part: one
+///   drawing in another DXF version or as PDF); the tuning half holds no same-part result, so the
+///   curve is fitted on both halves (54 results, 8 the same part) and is not checked on files it
+///   was not fitted on. Different drawings (panels, plates) score as high as one drawing in two
+///   versions, so the curve never reaches "similar" (31 % at most): the sample library's "very
+///   similar" at 0.84 labelled 33 held-out drawing results so, 8 of them the same part.
+/// - picture → picture: the corpus has no pictures; from the sample library's measurement
+///   (`cargo run -p partlens-engine --release --example calibrate_scores`: same part 24 pairs,
+///   median 0.941; other parts 264, 90th percentile 0.709), its thresholds 0.75 (similar) and 0.85
+///   (very similar) made anchors as before: 5 % at 0.55, 50 %, 90 %, 99 % at 1.
+///
+/// A sketch against a drawing is a mixed pair, as any other: the lowest chance of every curve.
+/// There is no set of sketches of the corpus's drawings; a drawing's page rendered as a picture
+/// stands in, and the bench measures it with the same scores as the drawing searched by.
+///
+/// The curves describe partlens' own engine (the local workspace and `partlens-service`); against
+/// another implementation of the interface they are a guide, not a measurement.
 pub const CALIBRATION: [Calibration; 4] = [
     Calibration {
         kind: QueryKind::PictureToPicture,
-        thresholds: Thresholds {
-            very_similar: 0.85,
-            similar: 0.75,
-        },
-        same_part: (24, 0.941),
-        other_parts: (264, 0.709),
+        anchors: &[
+            (0.0, 0.0),
+            (0.55, 0.05),
+            (0.75, 0.5),
+            (0.85, 0.9),
+            (1.0, 0.99),
+        ],
+        measured_on: MeasuredOn::SampleLibrary,
+        results: (288, 24),
     },
     Calibration {
         kind: QueryKind::PictureToModel,
-        thresholds: Thresholds {
-            very_similar: 0.85,
-            similar: 0.81,
-        },
-        same_part: (14, 0.868),
-        other_parts: (154, 0.797),
+        anchors: &[
+            (0.000, 0.000),
+            (0.818, 0.000),
+            (0.846, 0.010),
+            (0.857, 0.012),
+            (0.875, 0.055),
+            (0.894, 0.071),
+            (0.896, 0.143),
+            (0.899, 0.167),
+            (0.901, 0.200),
+            (0.906, 0.283),
+            (0.911, 0.385),
+            (0.916, 0.405),
+            (0.933, 0.437),
+            (0.956, 0.630),
+            (0.967, 0.769),
+            (0.975, 0.909),
+        ],
+        measured_on: MeasuredOn::CorpusTuningHalf,
+        results: (1_700, 257),
     },
     Calibration {
         kind: QueryKind::ModelToModel,
-        thresholds: Thresholds {
-            very_similar: 0.91,
-            similar: 0.85,
-        },
-        same_part: (88, 0.987),
-        other_parts: (26_644, 0.678),
+        anchors: &[
+            (0.000, 0.000),
+            (0.707, 0.000),
+            (0.936, 0.333),
+            (0.985, 0.990),
+        ],
+        measured_on: MeasuredOn::CorpusTuningHalf,
+        results: (806, 44),
     },
     Calibration {
         kind: QueryKind::DrawingToDrawing,
-        thresholds: Thresholds {
-            very_similar: 0.84,
-            similar: 0.66,
-        },
-        same_part: (6, 0.980),
-        other_parts: (24, 0.671),
+        anchors: &[(0.000, 0.000), (0.863, 0.000), (0.962, 0.308)],
+        measured_on: MeasuredOn::CorpusBothHalves,
+        results: (54, 8),
     },
 ];
-
-/// The strictest thresholds of the table, for pairs it does not measure.
-fn strictest() -> Thresholds {
-    CALIBRATION.iter().fold(
-        Thresholds {
-            very_similar: 0.0,
-            similar: 0.0,
-        },
-        |strictest, calibration| Thresholds {
-            very_similar: strictest
-                .very_similar
-                .max(calibration.thresholds.very_similar),
-            similar: strictest.similar.max(calibration.thresholds.similar),
-        },
-    )
-}
 
 #[cfg(test)]
 mod tests {
@@ -244,19 +304,41 @@ mod tests {
     }
 
     #[test]
-    fn every_kind_has_ordered_thresholds_and_mixed_takes_the_strictest() {
+    fn every_curve_rises_from_nothing_and_mixed_takes_the_strictest() {
         for calibration in &CALIBRATION {
-            let thresholds = calibration.thresholds;
+            let anchors = calibration.anchors;
+            assert_eq!(anchors.first(), Some(&(0.0, 0.0)), "{calibration:?}");
             assert!(
-                thresholds.similar <= thresholds.very_similar && thresholds.very_similar <= 1.0,
+                anchors
+                    .windows(2)
+                    .all(|pair| pair[0].0 < pair[1].0 && pair[0].1 <= pair[1].1),
                 "{calibration:?}"
             );
-            assert!(calibration.same_part.0 > 0 && calibration.other_parts.0 > 0);
+            assert!(
+                anchors
+                    .iter()
+                    .all(|&(score, chance)| score <= 1.0 && chance <= 0.99),
+                "{calibration:?}"
+            );
+            let thresholds = calibration.kind.thresholds();
+            assert!(
+                thresholds.similar <= thresholds.very_similar,
+                "{calibration:?}"
+            );
+            assert!(calibration.results.0 > 0 && calibration.results.1 > 0);
         }
         let mixed = QueryKind::Mixed.thresholds();
         for calibration in &CALIBRATION {
-            assert!(mixed.very_similar >= calibration.thresholds.very_similar);
-            assert!(mixed.similar >= calibration.thresholds.similar);
+            let thresholds = calibration.kind.thresholds();
+            assert!(mixed.very_similar >= thresholds.very_similar);
+            assert!(mixed.similar >= thresholds.similar);
+            for step in 0..=100 {
+                let score = f64::from(step) / 100.0;
+                assert!(
+                    QueryKind::Mixed.same_part_chance(score)
+                        <= calibration.kind.same_part_chance(score)
+                );
+            }
         }
     }
 }
@@ -269,9 +351,21 @@ mod chance_tests {
     fn the_chance_is_half_at_similar_nine_in_ten_at_very_similar_and_rises_with_the_score() {
         for calibration in CALIBRATION {
             let kind = calibration.kind;
-            let thresholds = calibration.thresholds;
-            assert!((kind.same_part_chance(thresholds.similar) - 0.5).abs() < 1e-9);
-            assert!((kind.same_part_chance(thresholds.very_similar) - 0.9).abs() < 1e-9);
+            let thresholds = kind.thresholds();
+            for (threshold, chance) in [
+                (thresholds.similar, CHANCE_AT_SIMILAR),
+                (thresholds.very_similar, CHANCE_AT_VERY_SIMILAR),
+            ] {
+                if threshold <= 1.0 {
+                    assert!((kind.same_part_chance(threshold) - chance).abs() < 1e-9);
+                    assert!(
+                        kind.same_part_chance(threshold - 0.001) < chance,
+                        "{kind:?}"
+                    );
+                } else {
+                    assert!(kind.same_part_chance(1.0) < chance, "{kind:?}");
+                }
+            }
             let chances: Vec<f64> = (0..=100)
                 .map(|step| kind.same_part_chance(f64::from(step) / 100.0))
                 .collect();
@@ -282,9 +376,20 @@ mod chance_tests {
             assert_eq!(kind.same_part_chance(f64::NAN), 0.0);
         }
         // The issue's example: a flange photo's STL at 0.791 is less likely the same part than its
-        // picture at 0.787, and a gear photo's own model at 0.776 is not "weak" next to a picture.
+        // picture at 0.787.
         let model = QueryKind::PictureToModel.same_part_chance(0.791);
         let picture = QueryKind::PictureToPicture.same_part_chance(0.787);
         assert!(model < picture, "{model} {picture}");
+    }
+
+    #[test]
+    fn a_curve_between_anchors_is_a_straight_line_and_flat_after_the_last() {
+        let anchors = [(0.0, 0.0), (0.5, 0.2), (0.9, 0.6)];
+        assert!((chance_on(&anchors, 0.25) - 0.1).abs() < 1e-9);
+        assert!((chance_on(&anchors, 0.7) - 0.4).abs() < 1e-9);
+        assert!((chance_on(&anchors, 1.0) - 0.6).abs() < 1e-9);
+        assert!((lowest_score_with(&anchors, 0.4) - 0.7).abs() < 1e-9);
+        assert!((lowest_score_with(&anchors, 0.6) - 0.9).abs() < 1e-9);
+        assert_eq!(lowest_score_with(&anchors, 0.9), NEVER);
     }
 }

@@ -17,7 +17,7 @@ pub const IDENTICAL_SCORE: f64 = 0.98;
 /// How similar a result is, in the words the user reads next to the score.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ScoreBand {
-    /// Score ≥ [`IDENTICAL_SCORE`]: the same part.
+    /// Score ≥ [`IDENTICAL_SCORE`] and very similar: the same part.
     Identical,
     /// At or above the kind's "very similar" threshold ([`QueryKind::thresholds`]).
     VerySimilar,
@@ -28,9 +28,10 @@ pub enum ScoreBand {
 }
 
 impl ScoreBand {
-    /// The band of a score in 0..1 for a search of a kind with these thresholds.
+    /// The band of a score in 0..1 for a search of a kind with these thresholds ("identical" only
+    /// where the kind's chance is at least "very similar"'s too).
     pub fn of(score: f64, thresholds: Thresholds) -> Self {
-        if score >= IDENTICAL_SCORE {
+        if score >= IDENTICAL_SCORE && score >= thresholds.very_similar {
             Self::Identical
         } else if score >= thresholds.very_similar {
             Self::VerySimilar
@@ -417,7 +418,7 @@ mod tests {
     }
 
     #[test]
-    fn a_score_is_labelled_by_the_thresholds_of_its_kind_of_search() {
+    fn a_score_is_labelled_by_the_chance_its_kind_of_search_gives_it() {
         let mut sample = row(1, "x", Some(0.9), &[]);
         for kind in [
             QueryKind::PictureToPicture,
@@ -427,24 +428,29 @@ mod tests {
             QueryKind::Mixed,
         ] {
             sample.query_kind = kind;
-            let thresholds = kind.thresholds();
-            let score = (thresholds.very_similar + thresholds.similar) / 2.0;
-            sample.score = Some(score);
-            let expected = if thresholds.similar < thresholds.very_similar {
-                ScoreBand::Similar
-            } else {
-                ScoreBand::VerySimilar
-            };
-            assert_eq!(sample.band(), Some(expected), "{kind:?} at {score}");
-            sample.score = Some(thresholds.very_similar);
-            assert!(
-                matches!(
+            for step in 0..=1000 {
+                let score = f64::from(step) / 1000.0;
+                sample.score = Some(score);
+                let chance = kind.same_part_chance(score);
+                // Away from the boundaries (where rounding decides), the label follows the chance.
+                if [0.5, 0.9].iter().any(|at| (chance - at).abs() < 1e-6) {
+                    continue;
+                }
+                let strong = matches!(
                     sample.band(),
                     Some(ScoreBand::VerySimilar | ScoreBand::Identical)
-                ),
-                "{kind:?}"
-            );
+                );
+                assert_eq!(strong, chance >= 0.9, "{kind:?} at {score}: {chance}");
+                let weak = sample.band() == Some(ScoreBand::Weak);
+                assert_eq!(weak, chance < 0.5, "{kind:?} at {score}: {chance}");
+            }
         }
+        // "Identical" only where the chance is "very similar"'s too.
+        let never = Thresholds {
+            very_similar: 1.01,
+            similar: 0.9,
+        };
+        assert_eq!(ScoreBand::of(0.99, never), ScoreBand::Similar);
         // The kind comes from the search's views and the result's file.
         let item: SearchResultItem = serde_json::from_value(
             serde_json::json!({"UID": "u", "FileName": "Parts/a.step", "Score": 0.8}),

@@ -2,11 +2,12 @@
 //! picture → model, model → model, drawing → drawing) the engine's scores of pairs that show the
 //! same part and of pairs that do not, and the band thresholds those scores give.
 //!
-//! The app labels a score "very similar" or "similar" with thresholds per query kind
-//! (`ui::results::calibration`), so that a label means the same thing whatever was searched: the
-//! figures in that table are what [`measure_sample_library`] measures here.
-//! `examples/calibrate_scores.rs` prints them as the table's code, and `tests/app/score_calibration.rs` (the app's tests)
-//! fails when the engine's scores drift away from the table.
+//! The app shows a score as a chance of being the same part, from a curve per query kind
+//! (`ui::results::calibration`): picture → picture's comes from what [`measure_sample_library`]
+//! measures here (`examples/calibrate_scores.rs` prints it as the table's code; the other kinds
+//! are fitted on the real-world corpus), and `tests/app/score_calibration.rs` (the app's tests)
+//! fails when the engine's scores drift away from it or a curve breaks the rule below on these
+//! pairs.
 //!
 //! The rule ([`thresholds`]): among the measured pairs scoring at or above a band's threshold, at
 //! least [`VERY_SIMILAR_PRECISION`] (very similar) or [`SIMILAR_PRECISION`] (similar) show the same
