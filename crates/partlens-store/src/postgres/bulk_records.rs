@@ -1,5 +1,5 @@
 //! A bulk load's records on PostgreSQL, written set-based ([`write`], behind
-//! `StoreTx::write_loaded_files`): a batch of new files in about a dozen statements whatever its
+//! `StoreTx::write_loaded_files`): a batch of new files in under twenty round trips whatever its
 //! size (records, saved attributes, attribute values, views, terms and postings, the visual
 //! journal, the metadata generation), where the per-file path (`files.rs`, `attributes.rs`,
 //! `text_terms.rs`) takes some 25 statements a file and the schema's row triggers several more
