@@ -858,9 +858,9 @@ fn main() {
     println!();
     if !postgres_lines.is_empty() {
         println!(
-            "| views | load | files | records and views written | vectors filled in (COPY) | index built | total | a view | exact node loaded |"
+            "| views | load | files | records and views written | vectors filled in (COPY) | index built | analysed | total | a view | exact node loaded |"
         );
-        println!("|---|---|---|---|---|---|---|---|---|");
+        println!("|---|---|---|---|---|---|---|---|---|---|");
         for line in &postgres_lines {
             println!("{line}");
         }

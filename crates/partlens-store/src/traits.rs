@@ -20,7 +20,7 @@ use crate::model::visual::EachSearchedFile;
 use crate::model::{
     AttributeCaps, AttributeName, Caller, Candidate, Category, ClaimedJob, CompanyViews, Feedback,
     FilePair, FileRecord, IndexState, IndexedContent, IndexingFailure, ListedPage, Listing,
-    NewContent, NewRelation, QueueDepth, Relation, RelationCount, VisualChange,
+    LoadedFile, NewContent, NewRelation, QueueDepth, Relation, RelationCount, VisualChange,
 };
 use partlens_api::{Attribute, FilterTerm};
 
@@ -644,4 +644,31 @@ pub trait StoreTx:
     fn engine(&self) -> &'static str;
     /// The database's schema version and the one this program writes (equal when current).
     fn schema_versions(&mut self) -> Result<(i64, i64), StoreError>;
+    /// Writes `files` as the service saves each indexed upload (record, saved attributes, views,
+    /// extracted names), stamped `now`, in the order given: a bulk load's batch. By default file
+    /// by file through the steps above; PostgreSQL writes the new ones set-based, a few
+    /// statements for the whole batch, with the same result (`postgres/bulk_records.rs`), and
+    /// refuses more than 10,000 files a call.
+    fn write_loaded_files(&mut self, files: &[LoadedFile], now: &str) -> Result<(), StoreError> {
+        for file in files {
+            write_loaded_file(self, file, now)?;
+        }
+        Ok(())
+    }
+}
+
+/// Writes one [`LoadedFile`] as an upload indexed during the call: the record, its saved
+/// attributes, then its indexing outcome.
+pub(crate) fn write_loaded_file<T: StoreTx + ?Sized>(
+    tx: &mut T,
+    file: &LoadedFile,
+    now: &str,
+) -> Result<(), StoreError> {
+    let content = &file.content;
+    let revision = tx.upsert_file(content, now)?;
+    if !file.attributes.is_empty() {
+        tx.replace_attributes(&content.company_id, &content.uid, &file.attributes)?;
+    }
+    tx.save_indexing(&content.uid, revision, Some(&file.indexed), now)?;
+    Ok(())
 }

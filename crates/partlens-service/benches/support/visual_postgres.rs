@@ -12,9 +12,15 @@
 //! - **row by row** (`baseline=N` views, 100,000 by default, `baseline=0` to skip; into a database
 //!   of its own, then dropped): the service's path, 100 files a transaction, each file's vectors
 //!   written with its views into the live HNSW index;
-//! - **in bulk** (every measured size): the same writes, 1,000 files a transaction, inside one
-//!   `Store::bulk_load_blocking`: the index dropped first (a load of more than 50,000 views), the
-//!   vectors left out of the writes, sent by `COPY` at the end, the index built once.
+//! - **in bulk** (every measured size): the same files, 1,000 a transaction, each batch written
+//!   set-based by `StoreTx::write_loaded_files` (PostgreSQL: a few statements a batch,
+//!   `postgres/bulk_records.rs`), inside one `Store::bulk_load_blocking`: the index dropped first
+//!   (a load of more than 50,000 views), the vectors left out of the writes, sent by `COPY` at the
+//!   end, the index built once, then analysed.
+//!
+//! `several=N,M`: besides the index node with the default settings, nodes asking the index for
+//! `N`, `M` nearest views for each view of a three-view query (`AnnSettings::
+//! views_per_view_of_several`; 800 by default), measured on the unfiltered three-view queries.
 //!
 //! Needs a PostgreSQL server with pgvector (`partlens_testkit::postgres`: `PARTLENS_PG_BIN`, or the
 //! `pgserver` Python package that `.ci/install.sh` installs); says so and measures nothing without.
@@ -22,6 +28,7 @@
 //! ```text
 //! cargo bench -p partlens-service --bench visual_scale -- postgres                 # 100k views
 //! cargo bench -p partlens-service --bench visual_scale -- postgres views=300000,1000000 baseline=100000
+//! cargo bench -p partlens-service --bench visual_scale -- postgres views=100000 baseline=0 several=300,500
 //! ```
 
 use std::time::{Duration, Instant};
@@ -32,9 +39,9 @@ use partlens_engine::samples::synthetic_views::SyntheticViews;
 use partlens_service::filter_scopes::FilterScopes;
 use partlens_service::large_library::supplier;
 use partlens_service::search::rank_visually;
-use partlens_store::model::{IndexState, IndexedContent, NewContent};
+use partlens_store::model::{IndexState, IndexedContent, LoadedFile, NewContent};
 use partlens_store::{BulkVectors, Store, StoreError};
-use partlens_visual::{VisualKeeper, VisualSettings};
+use partlens_visual::{AnnSettings, VisualKeeper, VisualSettings};
 
 use super::{LIMIT, Recall, cases, memory_files, search_row};
 
@@ -57,35 +64,14 @@ fn write_files(store: &Store, company: &str, files: &[File], per_transaction: us
         let first = batch_number * per_transaction;
         let written = store.write_tx_blocking(|tx| -> Result<(), StoreError> {
             for (offset, (uid, file_views)) in batch.iter().enumerate() {
-                let content = NewContent {
-                    uid: uid.clone(),
-                    company_id: company.to_owned(),
-                    owner_user_id: 1,
-                    is_search_input: false,
-                    stored_path: format!("Bench/{uid}.png"),
-                    display_name: format!("{uid}.png"),
-                    extension: ".png".into(),
-                    size: 1_000,
-                    state: IndexState::InProgress,
-                    callback_param: None,
-                    text_only: false,
-                };
+                let content = content(company, uid);
                 let now = partlens_store::iso_now();
                 let revision = tx.upsert_file(&content, &now)?;
                 let attribute = format!("supplier={}", supplier((first + offset) % SUPPLIERS));
                 if let Ok(parsed) = Attribute::parse(&attribute) {
                     tx.replace_attributes(company, uid, &[parsed])?;
                 }
-                let indexed = IndexedContent {
-                    views: file_views.iter().map(ViewDescriptor::to_bytes).collect(),
-                    text: String::new(),
-                    extracted_attributes: Vec::new(),
-                    pmi_json: "[]".into(),
-                    has_thumbnail: false,
-                    has_large_image: false,
-                    pages_json: String::new(),
-                };
-                tx.save_indexing(uid, revision, Some(&indexed), &now)?;
+                tx.save_indexing(uid, revision, Some(&indexed(file_views)), &now)?;
             }
             Ok(())
         });
@@ -97,6 +83,82 @@ fn write_files(store: &Store, company: &str, files: &[File], per_transaction: us
             eprintln!("{done} / {} files written through PostgreSQL", files.len());
         }
     }
+}
+
+/// The record of synthetic file `uid` of `company`, as an upload makes it.
+fn content(company: &str, uid: &str) -> NewContent {
+    NewContent {
+        uid: uid.to_owned(),
+        company_id: company.to_owned(),
+        owner_user_id: 1,
+        is_search_input: false,
+        stored_path: format!("Bench/{uid}.png"),
+        display_name: format!("{uid}.png"),
+        extension: ".png".into(),
+        size: 1_000,
+        state: IndexState::InProgress,
+        callback_param: None,
+        text_only: false,
+    }
+}
+
+/// What indexing learned of a synthetic file: its views.
+fn indexed(file_views: &[ViewDescriptor]) -> IndexedContent {
+    IndexedContent {
+        views: file_views.iter().map(ViewDescriptor::to_bytes).collect(),
+        text: String::new(),
+        extracted_attributes: Vec::new(),
+        pmi_json: "[]".into(),
+        has_thumbnail: false,
+        has_large_image: false,
+        pages_json: String::new(),
+    }
+}
+
+/// Writes `files` of `company` as a bulk load does, [`BULK_FILES`] a transaction, each batch by
+/// `StoreTx::write_loaded_files` (the same records, supplier and views as [`write_files`]).
+fn write_loaded(store: &Store, company: &str, files: &[File]) {
+    for (batch_number, batch) in files.chunks(BULK_FILES).enumerate() {
+        let first = batch_number * BULK_FILES;
+        let loaded: Vec<LoadedFile> = batch
+            .iter()
+            .enumerate()
+            .map(|(offset, (uid, file_views))| LoadedFile {
+                content: content(company, uid),
+                attributes: Attribute::parse(&format!(
+                    "supplier={}",
+                    supplier((first + offset) % SUPPLIERS)
+                ))
+                .into_iter()
+                .collect(),
+                indexed: indexed(file_views),
+            })
+            .collect();
+        let now = partlens_store::iso_now();
+        if let Err(error) = store.write_tx_blocking(|tx| tx.write_loaded_files(&loaded, &now)) {
+            panic!("the library does not load: {error}");
+        }
+        let done = first + batch.len();
+        if done % 100_000 < BULK_FILES {
+            eprintln!("{done} / {} files loaded into PostgreSQL", files.len());
+        }
+    }
+}
+
+/// The `several=N,M` of the command line: views asked of the index for each view of a
+/// three-view query, besides the default.
+fn several_asked() -> Vec<usize> {
+    std::env::args()
+        .find_map(|arg| arg.strip_prefix("several=").map(str::to_owned))
+        .map(|list| {
+            list.split(',')
+                .map(|value| match value.parse() {
+                    Ok(value) => value,
+                    Err(error) => panic!("several={list}: {error}"),
+                })
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// A store on a fresh database with a company, or nothing (said on stderr) without a server
@@ -133,7 +195,7 @@ pub fn row_by_row(pool: &SyntheticViews, views: usize) -> Option<(String, Durati
     let per_view = took / views.max(1) as u32;
     Some((
         format!(
-            "| {views} | row by row ({ROW_BY_ROW_FILES} files a transaction, vectors into the live index) | {} files | {:.1} s | – | – | {:.1} s | {:.3} ms | – |",
+            "| {views} | row by row ({ROW_BY_ROW_FILES} files a transaction, vectors into the live index) | {} files | {:.1} s | – | – | – | {:.1} s | {:.3} ms | – |",
             files.len(),
             took.as_secs_f64(),
             took.as_secs_f64(),
@@ -143,18 +205,23 @@ pub fn row_by_row(pool: &SyntheticViews, views: usize) -> Option<(String, Durati
     ))
 }
 
-/// The load table's row of a bulk load.
-fn bulk_row(views: usize, files: usize, writing: Duration, vectors: &BulkVectors) -> String {
+/// The load table's row of a bulk load that took `took` in all (records, vectors, index,
+/// statistics).
+fn bulk_row(views: usize, files: usize, took: Duration, vectors: &BulkVectors) -> String {
     let build = vectors.index_build.unwrap_or_default();
-    let total = writing + build;
+    let records = took
+        .saturating_sub(vectors.filling)
+        .saturating_sub(build)
+        .saturating_sub(vectors.analysing);
     format!(
-        "| {views} | in bulk ({BULK_FILES} files a transaction; index dropped: {}) | {files} files | {:.1} s | {:.1} s | {:.1} s | {:.1} s | {:.3} ms |",
+        "| {views} | in bulk ({BULK_FILES} files a transaction, set-based; index dropped: {}) | {files} files | {:.1} s | {:.1} s | {:.1} s | {:.1} s | {:.1} s | {:.3} ms |",
         if vectors.index_dropped { "yes" } else { "no" },
-        (writing - vectors.filling.min(writing)).as_secs_f64(),
+        records.as_secs_f64(),
         vectors.filling.as_secs_f64(),
         build.as_secs_f64(),
-        total.as_secs_f64(),
-        total.as_secs_f64() * 1000.0 / views.max(1) as f64,
+        vectors.analysing.as_secs_f64(),
+        took.as_secs_f64(),
+        took.as_secs_f64() * 1000.0 / views.max(1) as f64,
     )
 }
 
@@ -171,22 +238,21 @@ pub fn measure(
     let files = memory_files(pool, views, 11);
     let started = Instant::now();
     let loaded = store.bulk_load_blocking(views, || -> Result<(), StoreError> {
-        write_files(&store, &company, &files, BULK_FILES);
+        write_loaded(&store, &company, &files);
         Ok(())
     });
-    let writing = started.elapsed();
+    let took = started.elapsed();
     let vectors = match loaded {
         Ok(((), vectors)) => vectors,
         Err(error) => panic!("the bulk load fails: {error}"),
     };
-    // `writing` holds the vectors' filling and the index build (the load's end).
-    let writing = writing.saturating_sub(vectors.index_build.unwrap_or_default());
-    eprintln!("{}", bulk_row(views, files.len(), writing, &vectors));
+    eprintln!("{}", bulk_row(views, files.len(), took, &vectors));
 
     // Two nodes' libraries loaded from the database: the exact scan, and the database's index.
-    let node = |ann_from_views: usize| {
+    let node = |ann_from_views: usize, ann: AnnSettings| {
         let settings = VisualSettings {
             ann_from_views,
+            ann,
             ..VisualSettings::default()
         };
         let keeper = VisualKeeper::new(store.clone(), folder.path(), settings);
@@ -196,9 +262,20 @@ pub fn measure(
         keeper
     };
     let started = Instant::now();
-    let exact = node(usize::MAX);
+    let exact = node(usize::MAX, AnnSettings::default());
     let load = started.elapsed();
-    let indexed = node(0);
+    let indexed = node(0, AnnSettings::default());
+    // Nodes asking the index for fewer (or more) views for each view of several (`several=`).
+    let asking: Vec<(usize, VisualKeeper)> = several_asked()
+        .into_iter()
+        .map(|views_per_view_of_several| {
+            let ann = AnnSettings {
+                views_per_view_of_several,
+                ..AnnSettings::default()
+            };
+            (views_per_view_of_several, node(0, ann))
+        })
+        .collect();
     let mut lines = Vec::new();
     let chosen = cases()
         .into_iter()
@@ -243,16 +320,39 @@ pub fn measure(
                 &recall,
             ));
             eprintln!("{}", lines.last().map_or("", String::as_str));
+            if label != "3" || case.label != "none" {
+                continue;
+            }
+            for (asked, keeper) in &asking {
+                let mut recall = Recall::default();
+                let mut times = Vec::new();
+                for (query, ((exact_ranked, _), _)) in queries.iter().zip(&exact_runs) {
+                    let ((ranked, _), time) = run(keeper, query);
+                    times.push(time);
+                    recall.add(exact_ranked, &ranked);
+                }
+                lines.push(search_row(
+                    &format!(
+                        "{views} (PostgreSQL, pgvector HNSW, {asked} views a query view) | {label} | {} | {matches}",
+                        case.label
+                    ),
+                    &mut exact_times,
+                    &mut times,
+                    &recall,
+                ));
+                eprintln!("{}", lines.last().map_or("", String::as_str));
+            }
         }
     }
     let scale = format!(
         "{} {:.1} s |",
-        bulk_row(views, files.len(), writing, &vectors),
+        bulk_row(views, files.len(), took, &vectors),
         load.as_secs_f64(),
     );
     drop(exact);
     drop(indexed);
+    drop(asking);
     drop(database);
-    let per_view = (writing + vectors.index_build.unwrap_or_default()) / views.max(1) as u32;
+    let per_view = took / views.max(1) as u32;
     Some((lines, scale, per_view))
 }

@@ -154,6 +154,18 @@ pub struct IndexedContent {
     pub pages_json: String,
 }
 
+/// A file as a bulk load writes it, already indexed: its record, its saved attributes and what
+/// indexing learned ([`crate::StoreTx::write_loaded_files`]).
+#[derive(Clone, Debug)]
+pub struct LoadedFile {
+    /// The record, as an upload makes it (its state is `completed` once written).
+    pub content: NewContent,
+    /// Its saved attributes (one a name and unit is kept, the later one, as for an upload).
+    pub attributes: Vec<partlens_api::Attribute>,
+    /// What indexing learned.
+    pub indexed: IndexedContent,
+}
+
 /// The pages of `content` as stored: its JSON, `[]` when it has none.
 pub fn pages_json(content: &IndexedContent) -> &str {
     if content.pages_json.trim().is_empty() {

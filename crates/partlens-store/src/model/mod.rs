@@ -26,7 +26,9 @@ pub use callbacks::{
 };
 pub use categories::{CATEGORY_ATTRIBUTE, Category};
 pub use feedback::Feedback;
-pub use files::{FileRecord, IndexState, IndexedContent, IndexingFailure, NewContent, path_key};
+pub use files::{
+    FileRecord, IndexState, IndexedContent, IndexingFailure, LoadedFile, NewContent, path_key,
+};
 pub use jobs::{ClaimedJob, QueueDepth};
 pub use library::{ExtensionFilter, ListedPage, Listing};
 pub use pairs::FilePair;

@@ -15,7 +15,7 @@ use partlens_api::Attribute;
 impl PgTx<'_, '_> {
     /// The ids of the company's attribute names `(name_key, unit_key)`, created on first use with
     /// the name and unit as written.
-    fn ensure_names(
+    pub(super) fn ensure_names(
         &mut self,
         company_id: &str,
         list: &[Attribute],

@@ -21,6 +21,7 @@
 mod accounts;
 mod arguments;
 mod attributes;
+mod bulk_records;
 pub(crate) mod bulk_vectors;
 mod callbacks;
 mod categories;
@@ -153,6 +154,14 @@ impl StoreTx for PgTx<'_, '_> {
             .query_one("SELECT version FROM partlens_schema", &[])?
             .try_get(0)?;
         Ok((found, schema::current_version()))
+    }
+
+    fn write_loaded_files(
+        &mut self,
+        files: &[crate::model::LoadedFile],
+        now: &str,
+    ) -> Result<(), StoreError> {
+        bulk_records::write(self, files, now)
     }
 }
 

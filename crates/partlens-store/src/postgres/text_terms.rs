@@ -19,7 +19,7 @@
 //! Limits: bounded by the search text (see the model): one row a distinct term of a file, one a
 //! distinct trigram of a new term.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use r2d2_postgres::postgres::{self, Client};
 
@@ -87,12 +87,12 @@ pub(crate) fn terms_holding_word(
         .collect()
 }
 
-/// The ids of `terms`, the new ones added with their trigrams: four statements whatever the
-/// number of terms.
-fn term_ids(
+/// The ids of `terms` by term, the new ones added with their trigrams: four statements whatever
+/// the number of terms (a file's, or a bulk load's batch: `bulk_records.rs`).
+pub(super) fn term_ids(
     tx: &mut postgres::Transaction<'_>,
     terms: &[&str],
-) -> Result<BTreeSet<i64>, StoreError> {
+) -> Result<BTreeMap<String, i64>, StoreError> {
     let added: Vec<(i64, String)> = tx
         .query(
             "INSERT INTO search_terms (term) SELECT unnest($1::text[])
@@ -123,14 +123,13 @@ fn term_ids(
             &[&trigrams],
         )?;
     }
-    Ok(tx
-        .query(
-            "SELECT id FROM search_terms WHERE term = ANY($1)",
-            &[&terms],
-        )?
-        .iter()
-        .map(|row| row.try_get(0))
-        .collect::<Result<_, _>>()?)
+    tx.query(
+        "SELECT term, id FROM search_terms WHERE term = ANY($1)",
+        &[&terms],
+    )?
+    .iter()
+    .map(|row| Ok((row.try_get(0)?, row.try_get(1)?)))
+    .collect()
 }
 
 /// Brings the term index of file `uid` in line with `search_text` (its new, lower-cased search
@@ -150,7 +149,7 @@ pub(crate) fn index_file(
         .map(|row| row.try_get(0))
         .collect::<Result<_, _>>()?;
     let terms: Vec<&str> = terms_of(search_text).into_iter().collect();
-    let new = term_ids(tx, &terms)?;
+    let new: BTreeSet<i64> = term_ids(tx, &terms)?.into_values().collect();
     let gone: Vec<i64> = old.difference(&new).copied().collect();
     let added: Vec<i64> = new.difference(&old).copied().collect();
     if !gone.is_empty() {

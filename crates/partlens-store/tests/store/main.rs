@@ -11,6 +11,7 @@ mod callbacks;
 mod files;
 mod jobs;
 mod library;
+mod loaded_files;
 mod pairs;
 mod relations;
 mod search;

@@ -112,7 +112,7 @@ fn the_journal_forgotten_up_to_a_position_says_so() {
 }
 
 /// The features of a real picture's view as a query vector, with its stored bytes.
-fn picture_view(seed: u32) -> (Vec<f32>, Vec<u8>) {
+pub(crate) fn picture_view(seed: u32) -> (Vec<f32>, Vec<u8>) {
     let png = partlens_testkit::service::png(partlens_testkit::service::Shape::Disc, seed);
     let analysis = partlens_engine::analyze(".png", &png).unwrap();
     let view = &analysis.views[0];
