@@ -22,9 +22,10 @@
 //!   many of the misses had a drawing first; and how many searches had a drawing first at all
 //!   (DXF, PDF). The manifest families that are one machine's or folder's different parts
 //!   (`folder`) are counted in a row of their own, not in the goal's;
-//! - the app's model → model score bands by the rule of `partlens_engine::samples::calibration`
-//!   over every model result's score (same part: a twin), which `ui::results::calibration` takes
-//!   (run with `-- every` for the table's figures);
+//! - model → model score bands by the rule of `partlens_engine::samples::calibration` over every
+//!   model result's score (same part: a twin), through the service (run with `-- every`); the
+//!   app's curves (`ui::results::calibration`) are now fitted by `corpus_ranking -- reliability`,
+//!   and these bands are a check of them end to end;
 //! - the time of a search by a model (the input uploaded and analysed, then ranked): p50, p95;
 //! - the misses, each with what came first (a drawing said so) and where the first twin or
 //!   family file came.
