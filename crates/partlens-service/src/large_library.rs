@@ -8,9 +8,10 @@
 //! number, one of 50 suppliers, one of 8 materials weighted like a real stock list, a project of
 //! about 1,000 files, a weight) and a text of words from a fixed vocabulary, so metadata filters and
 //! free text can be measured from very selective to very broad. Records go in through the store's
-//! traits (the same triggers, search text and journal as an upload), in transactions of
-//! [`BATCH_FILES`] files; there are no file bytes or rendered images on disk. Deterministic for a
-//! seed.
+//! bulk call (`StoreTx::write_loaded_files`: what an upload indexed during the call writes, the
+//! same search text, journal and counts; set-based on PostgreSQL, file by file on SQLite), in
+//! transactions of [`BATCH_FILES`] files; there are no file bytes or rendered images on disk.
+//! Deterministic for a seed.
 
 use std::time::{Duration, Instant};
 
@@ -21,8 +22,8 @@ use crate::error::ServiceError;
 use partlens_api::Attribute;
 use partlens_engine::ViewDescriptor;
 use partlens_engine::samples::synthetic_views::{SyntheticViews, seeded};
-use partlens_store::model::{IndexState, IndexedContent, NewContent};
-use partlens_store::{Store, StoreTx, iso_now};
+use partlens_store::model::{IndexState, IndexedContent, LoadedFile, NewContent};
+use partlens_store::{Store, iso_now};
 
 /// Files written in one transaction.
 pub const BATCH_FILES: usize = 5_000;
@@ -205,22 +206,17 @@ fn record(
     })
 }
 
-/// Writes one record as an upload indexed during the call does.
-fn write(
-    tx: &mut dyn StoreTx,
-    company_id: &str,
-    owner: i64,
-    record: &Record,
-    now: &str,
-) -> Result<(), ServiceError> {
+/// One record as a bulk load writes it: as an upload indexed during the call
+/// ([`partlens_store::StoreTx::write_loaded_files`]; set-based on PostgreSQL).
+fn loaded(company_id: &str, owner: i64, record: &Record) -> LoadedFile {
     let display_name = record
         .stored_path
         .rsplit('/')
         .next()
         .unwrap_or(&record.stored_path)
         .to_owned();
-    let revision = tx.upsert_file(
-        &NewContent {
+    LoadedFile {
+        content: NewContent {
             uid: record.uid.clone(),
             company_id: company_id.to_owned(),
             owner_user_id: owner,
@@ -233,20 +229,17 @@ fn write(
             callback_param: None,
             text_only: false,
         },
-        now,
-    )?;
-    tx.replace_attributes(company_id, &record.uid, &record.attributes)?;
-    let content = IndexedContent {
-        views: record.views.iter().map(ViewDescriptor::to_bytes).collect(),
-        text: record.text.clone(),
-        extracted_attributes: Vec::new(),
-        pmi_json: "[]".into(),
-        has_thumbnail: false,
-        has_large_image: false,
-        pages_json: String::new(),
-    };
-    tx.save_indexing(&record.uid, revision, Some(&content), now)?;
-    Ok(())
+        attributes: record.attributes.clone(),
+        indexed: IndexedContent {
+            views: record.views.iter().map(ViewDescriptor::to_bytes).collect(),
+            text: record.text.clone(),
+            extracted_attributes: Vec::new(),
+            pmi_json: "[]".into(),
+            has_thumbnail: false,
+            has_large_image: false,
+            pages_json: String::new(),
+        },
+    }
 }
 
 /// Writes the library of `spec` into `store`. `progress` is told the records written so far and the
@@ -294,11 +287,12 @@ pub fn generate(
             .enumerate()
             .map(|(offset, &views)| record(first + offset, &pool, views, &mut random))
             .collect::<Result<Vec<_>, _>>()?;
+        let files: Vec<LoadedFile> = records
+            .iter()
+            .map(|record| loaded(&company_id, 0, record))
+            .collect();
         store.write_tx_blocking(|tx| -> Result<(), ServiceError> {
-            for record in &records {
-                write(tx, &company_id, 0, record, &now)?;
-            }
-            Ok(())
+            Ok(tx.write_loaded_files(&files, &now)?)
         })?;
         progress(first + batch.len(), total);
     }
