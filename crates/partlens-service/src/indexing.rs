@@ -389,14 +389,10 @@ impl Indexer {
         if matches!(outcome, Ok(Some(IndexState::Completed)))
             && !job.is_search_input
             && !job.text_only
-            && !self.pairing.enqueue(&job.company_id, &job.uid)
         {
-            // The queue is full: paired here, as before the queue.
-            let pair = pair_logged(self.pairer.clone());
-            let uid = job.uid.clone();
-            if let Err(error) = tokio::task::spawn_blocking(move || pair(&uid)).await {
-                tracing::warn!(%error, "pairing a file stopped unexpectedly");
-            }
+            self.pairing
+                .enqueue_or_pair(&job.company_id, &job.uid, pair_logged(self.pairer.clone()))
+                .await;
         }
         if outcome.is_err() {
             let gave_up = self
@@ -728,10 +724,6 @@ impl Indexer {
     }
 }
 
-/// True for the formats read in a worker process: models and drawings (their readers are large,
-/// partly native, and can loop or allocate without bound on hostile or merely difficult files),
-/// and pictures in a build that reads raster drawings by OCR (the OCR program then runs as the
-/// worker's child, under its limits).
 /// Pairs a database file, just indexed, with its candidate duplicates (pairing.rs), logging how
 /// long it took. Never fails the file: a failure is logged, and the backfill pairs it at the next
 /// start.
@@ -750,6 +742,10 @@ fn pair_logged(pairer: Pairer) -> impl Fn(&str) + Clone + Send + 'static {
     }
 }
 
+/// True for the formats read in a worker process: models and drawings (their readers are large,
+/// partly native, and can loop or allocate without bound on hostile or merely difficult files),
+/// and pictures in a build that reads raster drawings by OCR (the OCR program then runs as the
+/// worker's child, under its limits).
 fn read_in_worker(extension: &str) -> bool {
     partlens_geometry::is_model_extension(extension)
         || partlens_engine::drawing::is_drawing_extension(extension)

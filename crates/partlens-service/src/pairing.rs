@@ -1,12 +1,14 @@
 //! Candidate duplicates computed when a file is indexed (issue 51: the duplicates view answers at
 //! 100,000 files): a company database file with views is ranked once by its own views, as a search
-//! by it would rank ([`rank_by_own_views`], its first [`NEIGHBOURS`](crate::same_part::NEIGHBOURS)), and every file of that ranking
-//! that may be the same part ([`same_part_score`]: the size rule) is stored as a pair with its
+//! by it would rank ([`rank_by_own_views`], its first
+//! [`NEIGHBOURS`](crate::same_part::NEIGHBOURS)), and every file of that ranking that may be the
+//! same part ([`same_part_score`]: the size rule) is stored as a pair with its
 //! score, whatever the score, so that `GET /api/Duplicates` answers any `minScore` by reading them
 //! ([`crate::duplicates`]).
 //!
-//! A pair is found by the later of its two files: when a file is indexed, every file indexed before
-//! it is in the visual index its ranking reads. Indexing a file again (an overwrite, a descriptor
+//! A pair is found by the file paired later, and often by both: a file is paired after it is
+//! indexed, in the background ([`crate::pairing_queue`]), when every file indexed before it is in
+//! the visual index its ranking reads. Indexing a file again (an overwrite, a descriptor
 //! upgrade) forgets its pairs on both sides in the transaction that saves its new views
 //! ([`crate::indexing`]); deleting it deletes them with it (the store's references). Pairing never
 //! fails the indexing of a file: a failure is logged and the file is left unpaired, for the

@@ -98,6 +98,21 @@ impl PairingQueue {
         true
     }
 
+    /// Queues file `uid` of `company` for its pairing, or, when the queue is full, pairs it with
+    /// `pair` here and now (as before the queue).
+    pub async fn enqueue_or_pair<P>(&self, company: &str, uid: &str, pair: P)
+    where
+        P: Fn(&str) + Clone + Send + 'static,
+    {
+        if self.enqueue(company, uid) {
+            return;
+        }
+        let uid = uid.to_owned();
+        if let Err(error) = tokio::task::spawn_blocking(move || pair(&uid)).await {
+            tracing::warn!(%error, "pairing a file stopped unexpectedly");
+        }
+    }
+
     /// How many files wait for their pairing.
     pub fn waiting(&self) -> usize {
         self.lock().waiting.len()
