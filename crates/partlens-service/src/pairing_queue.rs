@@ -166,6 +166,10 @@ impl PairingQueue {
                 .spawn(move || {
                     partlens_sandbox::lower_thread_priority();
                     work();
+                    // What the pairing holds (the store among it) is let go before its end is
+                    // told: a shutdown that waited for this pairing finds the store closed, and
+                    // SQLite's last checkpoint is not written into a data folder after it.
+                    drop(work);
                     let _ = done.send(());
                 });
             match started {
@@ -327,6 +331,66 @@ mod tests {
         assert_eq!(*paired.lock().unwrap(), ["a1"], "settled after its pairing");
         stop.cancel();
         running.await.unwrap();
+    }
+
+    /// A guard that counts its copies made and let go, a copy taking a while to let go: what a
+    /// pairing function holds (the service's holds its store).
+    struct SlowToLetGo {
+        made: Arc<AtomicUsize>,
+        let_go: Arc<AtomicUsize>,
+        copy: bool,
+    }
+
+    impl Clone for SlowToLetGo {
+        fn clone(&self) -> Self {
+            self.made.fetch_add(1, Ordering::SeqCst);
+            Self {
+                made: self.made.clone(),
+                let_go: self.let_go.clone(),
+                copy: true,
+            }
+        }
+    }
+
+    impl Drop for SlowToLetGo {
+        fn drop(&mut self) {
+            if self.copy {
+                std::thread::sleep(Duration::from_millis(300));
+            }
+            self.let_go.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    #[tokio::test]
+    async fn a_stopped_task_has_let_go_of_what_its_pairings_held() {
+        let queue = PairingQueue::new();
+        let (paired, record) = recorder();
+        let (made, let_go) = (Arc::new(AtomicUsize::new(1)), Arc::new(AtomicUsize::new(0)));
+        let held = SlowToLetGo {
+            made: made.clone(),
+            let_go: let_go.clone(),
+            copy: false,
+        };
+        let pair = move |uid: &str| {
+            let _held = &held;
+            record(uid);
+        };
+        let stop = CancellationToken::new();
+        let running = tokio::spawn(queue.clone().run(pair, || 0, stop.clone()));
+        queue.enqueue("A", "a1");
+        tokio::time::timeout(Duration::from_secs(10), async {
+            while paired.lock().unwrap().is_empty() {
+                tokio::time::sleep(Duration::from_millis(2)).await;
+            }
+        })
+        .await
+        .unwrap();
+        stop.cancel();
+        running.await.unwrap();
+        // Every copy is gone with the task, the pairing thread's too: a SQLite store held past a
+        // shutdown writes its last checkpoint into a data folder that someone already reads.
+        assert!(made.load(Ordering::SeqCst) >= 2, "the pairing had a copy");
+        assert_eq!(let_go.load(Ordering::SeqCst), made.load(Ordering::SeqCst));
     }
 
     #[test]
