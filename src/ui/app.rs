@@ -20,7 +20,7 @@ use super::duplicates::{DuplicatesIntent, DuplicatesView};
 use super::file_browser::{
     BrowseAnswer, BrowsePurpose, BrowserOutcome, FileBrowser, RecentFolders,
 };
-use super::jobs::jobs_ui;
+use super::jobs::{JobsIntent, jobs_ui};
 use super::keyboard;
 use super::library::{LibraryIntent, LibraryView};
 use super::library_sync::LibrarySync;
@@ -746,6 +746,22 @@ impl App {
         self.place = Place::Search;
     }
 
+    /// Carries out what the Jobs place asked of a finished upload, in the Search place: a search by
+    /// the search input, or the database file's record (whose back button leads to Jobs again).
+    fn jobs_intent(&mut self, intent: JobsIntent) {
+        match intent {
+            JobsIntent::SearchBy { uid, file_name } => {
+                self.search
+                    .search_by_library_file(uid, &file_name, &mut self.commands);
+            }
+            JobsIntent::OpenDetail(uid) => {
+                self.search
+                    .show_file_from(uid, OpenedFrom::Jobs, &mut self.commands);
+            }
+        }
+        self.place = Place::Search;
+    }
+
     /// Jobs of the service in use, for the "running" count.
     fn running_jobs(&self) -> usize {
         let key = self.settings.service.key();
@@ -818,12 +834,15 @@ impl App {
             Place::Upload => self.upload.ui(ui, &mut self.commands),
             Place::Jobs => {
                 self.library_sync.runs_ui(ui, &mut self.commands);
-                jobs_ui(
+                let intents = jobs_ui(
                     ui,
                     &self.jobs,
                     &self.settings.service.key(),
                     &mut self.commands,
                 );
+                for intent in intents {
+                    self.jobs_intent(intent);
+                }
             }
             Place::Settings => self.settings_view.ui(
                 ui,

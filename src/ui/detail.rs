@@ -82,6 +82,8 @@ pub enum OpenedFrom {
     Library,
     /// The Duplicates place (a file of a group, or a group's comparison).
     Duplicates,
+    /// The Jobs place (a file just uploaded).
+    Jobs,
 }
 
 impl OpenedFrom {
@@ -91,6 +93,7 @@ impl OpenedFrom {
             Self::Results => None,
             Self::Library => Some(Place::Library),
             Self::Duplicates => Some(Place::Duplicates),
+            Self::Jobs => Some(Place::Jobs),
         }
     }
 
@@ -98,7 +101,7 @@ impl OpenedFrom {
     pub fn comparing_label(self, count: usize) -> String {
         match self {
             Self::Results => format!("Comparing {count} results"),
-            Self::Library => format!("Comparing {count} files"),
+            Self::Library | Self::Jobs => format!("Comparing {count} files"),
             Self::Duplicates => format!("Comparing {count} files of one part"),
         }
     }
@@ -109,6 +112,7 @@ impl OpenedFrom {
             Self::Results => "Back to results",
             Self::Library => "Back to the Library",
             Self::Duplicates => "Back to Duplicates",
+            Self::Jobs => "Back to Jobs",
         }
     }
 }

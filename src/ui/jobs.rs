@@ -1,6 +1,7 @@
 //! The jobs list: every upload with its phase (queued, uploading n %, indexing with the time it has
-//! taken, done, failed with the service's reason, cancelled), with cancel, retry and remove, as a
-//! table whose state and actions stay on screen at any window size ([`super::columns`]).
+//! taken, done, failed with the service's reason, cancelled), with cancel, retry and remove, and
+//! what a finished file is for (a search input's search, a database file's record), as a table
+//! whose state and actions stay on screen at any window size ([`super::columns`]).
 
 use chrono::Utc;
 
@@ -9,7 +10,22 @@ use egui_extras::TableBuilder;
 use super::app_command::CommandQueue;
 use super::columns::{ColumnLayout, TableColumn};
 use super::theme;
+use partlens_api::FileUid;
 use partlens_tasks::{Command, Job, JobPhase, JobRole};
+
+/// What the jobs list asks of the app: what a finished upload is for.
+#[derive(Clone, Debug, PartialEq)]
+pub enum JobsIntent {
+    /// Search by the uploaded search input (its UID: nothing uploaded again).
+    SearchBy {
+        /// The search input's UID.
+        uid: FileUid,
+        /// Its file's name, shown in the query bar.
+        file_name: String,
+    },
+    /// Open the uploaded company-database file's record.
+    OpenDetail(FileUid),
+}
 
 /// How a phase reads in the list ("Uploading 42 %", "Indexing for 12 s").
 pub fn phase_text(job: &Job, now: chrono::DateTime<Utc>) -> String {
@@ -82,13 +98,15 @@ fn stored_as_text(role: &JobRole) -> String {
     }
 }
 
-/// Draws the jobs of `jobs` (newest first), sending cancel/retry/remove commands.
+/// Draws the jobs of `jobs` (newest first), sending cancel/retry/remove commands; returns what a
+/// finished upload was asked for (its search, its record).
 pub fn jobs_ui(
     ui: &mut egui::Ui,
     jobs: &[Job],
     current_service: &str,
     commands: &mut CommandQueue,
-) {
+) -> Vec<JobsIntent> {
+    let mut intents = Vec::new();
     ui.horizontal(|ui| {
         ui.heading("Jobs");
         let active = jobs.iter().filter(|job| !job.phase.is_finished()).count();
@@ -120,7 +138,7 @@ pub fn jobs_ui(
                     }
                 });
             });
-        return;
+        return intents;
     }
     let now = Utc::now();
     let mut ordered: Vec<&Job> = jobs.iter().collect();
@@ -133,7 +151,8 @@ pub fn jobs_ui(
         ui.ctx()
             .request_repaint_after(std::time::Duration::from_secs(1));
     }
-    jobs_table_ui(ui, &ordered, now, current_service, commands);
+    jobs_table_ui(ui, &ordered, now, current_service, commands, &mut intents);
+    intents
 }
 
 /// The jobs' columns: the file (taking the width left), its state and progress, where it is
@@ -155,6 +174,7 @@ fn jobs_table_ui(
     now: chrono::DateTime<Utc>,
     current_service: &str,
     commands: &mut CommandQueue,
+    intents: &mut Vec<JobsIntent>,
 ) {
     let columns = job_columns();
     let layout = ColumnLayout::fit(ui, &columns);
@@ -187,7 +207,9 @@ fn jobs_table_ui(
                         crate::ui::elide::file_name_cell(ui, &stored);
                     });
                 }
-                row.col(|ui| job_actions_ui(ui, job, commands));
+                row.col(|ui| {
+                    job_actions_ui(ui, job, job.service == current_service, commands, intents);
+                });
             });
         });
 }
@@ -195,7 +217,7 @@ fn jobs_table_ui(
 /// Height of a job's row: its state on one line and a note under it.
 const JOB_ROW_HEIGHT: f32 = 44.0;
 
-/// Width of the actions: Cancel or Retry, and Remove.
+/// Width of the actions: Cancel, Retry, Search or Open, and Remove.
 const ACTIONS_WIDTH: f32 = 150.0;
 
 /// The file's name (elided in the middle, its path on hover) and size.
@@ -273,8 +295,15 @@ fn job_state_ui(ui: &mut egui::Ui, job: &Job, now: chrono::DateTime<Utc>, curren
 }
 
 /// Two fixed slots, so that a job finishing under the pointer never turns "Cancel" into
-/// "Remove": the first holds Cancel or Retry, the second Remove.
-fn job_actions_ui(ui: &mut egui::Ui, job: &Job, commands: &mut CommandQueue) {
+/// "Remove": the first holds Cancel or Retry, or for a file done on the service in use (`here`)
+/// what it is for (Search by a search input, Open a database file's record); the second Remove.
+fn job_actions_ui(
+    ui: &mut egui::Ui,
+    job: &Job,
+    here: bool,
+    commands: &mut CommandQueue,
+    intents: &mut Vec<JobsIntent>,
+) {
     let name = job.file_name();
     if !job.phase.is_finished() {
         if ui
@@ -292,6 +321,30 @@ fn job_actions_ui(ui: &mut egui::Ui, job: &Job, commands: &mut CommandQueue) {
             .clicked()
         {
             commands.backend(Command::RetryJob(job.id));
+        }
+    } else if let (JobPhase::Done { uid, .. }, true) = (&job.phase, here) {
+        let (label, hint, intent) = match job.role {
+            JobRole::SearchInput => (
+                "Search",
+                "Search by this file (nothing is uploaded again).",
+                JobsIntent::SearchBy {
+                    uid: uid.clone(),
+                    file_name: name.clone(),
+                },
+            ),
+            JobRole::Database { .. } => (
+                "Open",
+                "Open the file's record.",
+                JobsIntent::OpenDetail(uid.clone()),
+            ),
+        };
+        if ui
+            .button(label)
+            .accessible_name(format!("{label} {name}"))
+            .on_hover_text(hint)
+            .clicked()
+        {
+            intents.push(intent);
         }
     } else {
         ui.add_space(ACTION_SLOT_WIDTH);
@@ -312,8 +365,9 @@ const ACTION_SLOT_WIDTH: f32 = 52.0;
 
 #[cfg(test)]
 mod tests {
+    use egui_kittest::kittest::Queryable as _;
+
     use super::*;
-    use partlens_api::FileUid;
     use partlens_tasks::UploadSpec;
 
     fn job(phase: JobPhase) -> Job {
@@ -327,6 +381,66 @@ mod tests {
         );
         job.phase = phase;
         job
+    }
+
+    /// A job of `service` done as `uid`, uploaded from `path` as `role`.
+    fn done(path: &str, role: JobRole, uid: &str, service: &str) -> Job {
+        let mut job = Job::new(
+            UploadSpec {
+                path: path.into(),
+                role,
+                index_async: true,
+            },
+            service.into(),
+        );
+        job.phase = JobPhase::Done {
+            uid: FileUid::from_reply(uid),
+            indexed_at: "2026-12-06T13:39:57Z".into(),
+        };
+        job
+    }
+
+    #[test]
+    fn a_finished_search_input_is_searched_by_and_a_database_file_opened() {
+        let jobs = vec![
+            done("/in/flange.png", JobRole::SearchInput, "s-1", "local"),
+            done(
+                "/in/bracket.step",
+                JobRole::Database {
+                    stored_path: "Parts/bracket.step".into(),
+                    attributes: Vec::new(),
+                    category_id: None,
+                    index_components: false,
+                },
+                "d-1",
+                "local",
+            ),
+            // Uploaded to another service: its UID means nothing to the one in use.
+            done("/in/other.png", JobRole::SearchInput, "o-1", "elsewhere"),
+        ];
+        let mut harness = egui_kittest::Harness::builder()
+            .with_size(egui::vec2(900.0, 300.0))
+            .build_ui_state(
+                move |ui, intents: &mut Vec<JobsIntent>| {
+                    intents.extend(jobs_ui(ui, &jobs, "local", &mut CommandQueue::default()));
+                },
+                Vec::new(),
+            );
+        harness.run();
+        harness.get_by_label("Search flange.png").click();
+        harness.get_by_label("Open bracket.step").click();
+        harness.run();
+        assert!(harness.query_by_label("Search other.png").is_none());
+        assert_eq!(
+            *harness.state(),
+            [
+                JobsIntent::SearchBy {
+                    uid: FileUid::from_reply("s-1"),
+                    file_name: "flange.png".into()
+                },
+                JobsIntent::OpenDetail(FileUid::from_reply("d-1")),
+            ]
+        );
     }
 
     #[test]

@@ -197,8 +197,8 @@ impl SearchPlace {
     }
 
     /// Searches by a file of the library itself as the single view of a new search (*More like
-    /// this* in the Library and Duplicates): by its own UID, nothing uploaded, so a model is
-    /// searched as a model.
+    /// this* in the Library and Duplicates), or by a search input uploaded in the Jobs place: by its
+    /// own UID, nothing uploaded, so a model is searched as a model.
     pub fn search_by_library_file(
         &mut self,
         uid: FileUid,
