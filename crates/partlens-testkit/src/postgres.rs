@@ -30,6 +30,36 @@ use std::time::{Duration, Instant};
 /// The environment variable naming the folder of the server's programs.
 pub const BIN_ENV: &str = "PARTLENS_PG_BIN";
 
+/// The environment variable sizing the server's shared buffers for a bench (`2GB`, `512MB`):
+/// the tests' server keeps [`DEFAULT_SHARED_BUFFERS`], a bench at a million views may want its
+/// index to fit.
+pub const SHARED_BUFFERS_ENV: &str = "PARTLENS_PG_SHARED_BUFFERS";
+
+/// The server's shared buffers unless [`SHARED_BUFFERS_ENV`] names others.
+const DEFAULT_SHARED_BUFFERS: &str = "64MB";
+
+/// The shared buffers the server starts with: `asked` (what [`SHARED_BUFFERS_ENV`] holds) when it
+/// is a number of kB, MB or GB, else [`DEFAULT_SHARED_BUFFERS`] (said on standard error when it was
+/// set and not understood).
+fn shared_buffers(asked: Option<&str>) -> String {
+    let Some(asked) = asked.map(str::trim) else {
+        return DEFAULT_SHARED_BUFFERS.to_owned();
+    };
+    let understood = ["kB", "MB", "GB"].iter().any(|unit| {
+        asked.strip_suffix(unit).is_some_and(|number| {
+            !number.is_empty() && number.bytes().all(|byte| byte.is_ascii_digit())
+        })
+    });
+    if understood {
+        asked.to_owned()
+    } else {
+        eprintln!(
+            "{SHARED_BUFFERS_ENV}={asked:?} is not a size such as 2GB; using {DEFAULT_SHARED_BUFFERS}"
+        );
+        DEFAULT_SHARED_BUFFERS.to_owned()
+    }
+}
+
 /// The user the server runs as when the tests run as root.
 const UNPRIVILEGED_USER: &str = "nobody";
 
@@ -271,7 +301,7 @@ impl PgServer {
         let script = r#"
 "$1/postgres" -D "$2/data" -k "$2" -p "$3" -c listen_addresses= \
   -c fsync=off -c synchronous_commit=off -c full_page_writes=off \
-  -c max_connections=500 -c shared_buffers=64MB >"$2/log" 2>&1 &
+  -c max_connections=500 -c shared_buffers="$4" >"$2/log" 2>&1 &
 pid=$!
 trap '' INT TERM
 cat >/dev/null
@@ -284,6 +314,9 @@ rm -rf "$2"
             .arg(&bin)
             .arg(&dir)
             .arg(PORT.to_string())
+            .arg(shared_buffers(
+                std::env::var(SHARED_BUFFERS_ENV).ok().as_deref(),
+            ))
             .stdin(Stdio::piped())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -493,6 +526,25 @@ mod tests {
 
     /// The server starts (or the test is skipped off CI), a database is made with pgvector's
     /// `halfvec` and an HNSW index, and a second database is another one.
+    #[test]
+    fn a_bench_may_size_the_shared_buffers_and_nothing_else() {
+        assert_eq!(shared_buffers(None), "64MB");
+        assert_eq!(shared_buffers(Some(" 2GB ")), "2GB");
+        assert_eq!(shared_buffers(Some("512MB")), "512MB");
+        // Anything but a size stays out of the server's command line.
+        for refused in [
+            "",
+            "GB",
+            "2 GB",
+            "2GB -c fsync=on",
+            "-1MB",
+            "2TB",
+            "$(reboot)",
+        ] {
+            assert_eq!(shared_buffers(Some(refused)), "64MB", "{refused:?}");
+        }
+    }
+
     #[test]
     fn a_test_database_has_pgvector_and_is_its_own() {
         let Some(first) = database() else { return };
