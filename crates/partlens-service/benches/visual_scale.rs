@@ -28,6 +28,9 @@
 //! cargo bench -p partlens-service --bench visual_scale -- postgres views=1000000 baseline=100000
 //!                                                 # loaded in bulk at 1M, the row-by-row load of 100k
 //!                                                 # beside it (`baseline=0`: none)
+//! PARTLENS_PG_SHARED_BUFFERS=2GB cargo bench … -- postgres views=1000000 baseline=0 with-sqlite
+//!                                                 # the server's buffers sized for the index; the
+//!                                                 # same sizes through SQLite after it, one run
 //! cargo bench -p partlens-service --bench visual_scale -- only-1m keep=/tmp/visual  # write the 1M library there once,
 //!                                                 # search it again on later runs
 //! cargo bench -p partlens-service --bench visual_scale -- only-1m keep=/tmp/visual reuse-graph graph-only cases=supplier
@@ -547,6 +550,11 @@ fn main() {
         } else {
             in_memory_sizes = chosen;
         }
+    }
+    // `with-sqlite`: with `postgres`, the same sizes through the SQLite store too, in the same run
+    // (after PostgreSQL's), so the two stores' rows stand side by side.
+    if !postgres_sizes.is_empty() && arguments.iter().any(|arg| arg == "with-sqlite") {
+        sizes.clone_from(&postgres_sizes);
     }
     let pool = match SyntheticViews::analysed(600, 2) {
         Ok(pool) => pool,
