@@ -12,9 +12,10 @@
 //!   score is within [`TIE`] of the two-stage tenth's is a tie and counted as found);
 //! - the exact first result in the shortlist, and the bench's rows (twins, kinds, P@3, drawings
 //!   first, the photo rows) on the two-stage ranking;
-//! - where the exact first result and the deepest of the exact first 10 sit in the subset's
-//!   ranking, as ranks and as a fraction of the library: the number a K at 100,000 parts is
-//!   extrapolated from (the corpus's library is 199 files).
+//! - where the exact first result, the deepest of the exact first 10 and the same part (a twin,
+//!   the model photographed) sit in the subset's ranking, as ranks and as a fraction of the
+//!   library: the numbers a K at 100,000 parts is extrapolated from (the corpus's library is 199
+//!   files).
 //!
 //! The subset's scores stand for what a graph over the subset would find if it were exact; the
 //! graph's own recall (≥ 0.98 a view, measured in "Visual search at scale") comes on top.
@@ -84,6 +85,9 @@ struct TwoRankings {
     half: CorpusHalf,
     /// The model searched by, or the model photographed.
     model: usize,
+    /// The files that are the same part: the model photographed and its twins, or the twins of
+    /// the model searched by (empty when it has none).
+    same_part: Vec<usize>,
     exact: Ranked,
     by_subset: Ranked,
 }
@@ -106,9 +110,16 @@ pub fn report(
             .map(|at| (at, match_views(views, &subset_views[at])))
             .collect::<Vec<_>>()
     };
+    let twins = |model: usize| {
+        let twin = &library[model].file.twin;
+        (0..library.len())
+            .filter(|&at| at != model && !twin.is_empty() && library[at].file.twin == *twin)
+            .collect::<Vec<_>>()
+    };
     let models = on_two_threads(searches, |search| TwoRankings {
         half: library[search.query].file.half(),
         model: search.query,
+        same_part: twins(search.query),
         exact: search.exact.clone(),
         by_subset: rank_visual(
             library,
@@ -121,9 +132,12 @@ pub fn report(
         sort_best_first(&mut exact);
         let mut subset = by_subset(None, &photo.views);
         sort_best_first(&mut subset);
+        let mut same_part = twins(photo.model);
+        same_part.push(photo.model);
         TwoRankings {
             half: library[photo.model].file.half(),
             model: photo.model,
+            same_part,
             exact,
             by_subset: subset,
         }
@@ -187,8 +201,8 @@ fn subset_rank(search: &TwoRankings, at: usize) -> usize {
         .map_or(search.by_subset.len(), |rank| rank + 1)
 }
 
-/// The distribution of the subset's ranks of the exact first result and of the deepest of the
-/// exact first ten, over the searches of each kind.
+/// The distribution of the subset's ranks of the exact first result, of the deepest of the
+/// exact first ten and of the same part, over the searches of each kind.
 fn print_depths(library: usize, models: &[TwoRankings], photos: &[TwoRankings]) {
     println!(
         "\n| in the subset's ranking (of {} candidates) | searches | median | 90th | 99th | \
@@ -200,29 +214,33 @@ fn print_depths(library: usize, models: &[TwoRankings], photos: &[TwoRankings]) 
         if searches.is_empty() {
             continue;
         }
-        let first = |search: &TwoRankings| {
-            search
-                .exact
-                .first()
-                .map_or(1, |&(at, _)| subset_rank(search, at))
-        };
-        let deepest = |search: &TwoRankings| {
-            search
-                .exact
-                .iter()
-                .take(FIRST)
-                .map(|&(at, _)| subset_rank(search, at))
-                .max()
-                .unwrap_or(1)
-        };
-        for (what, depth) in [
-            (
-                "the exact first result",
-                &first as &dyn Fn(&TwoRankings) -> usize,
-            ),
-            ("the deepest of the exact first 10", &deepest),
-        ] {
-            let mut ranks: Vec<usize> = searches.iter().map(depth).collect();
+        type Depth = fn(&TwoRankings) -> Option<usize>;
+        let depths: [(&str, Depth); 3] = [
+            ("the exact first result", |search| {
+                let &(at, _) = search.exact.first()?;
+                Some(subset_rank(search, at))
+            }),
+            ("the deepest of the exact first 10", |search| {
+                search
+                    .exact
+                    .iter()
+                    .take(FIRST)
+                    .map(|&(at, _)| subset_rank(search, at))
+                    .max()
+            }),
+            ("the same part", |search| {
+                search
+                    .same_part
+                    .iter()
+                    .map(|&at| subset_rank(search, at))
+                    .min()
+            }),
+        ];
+        for (what, depth) in depths {
+            let mut ranks: Vec<usize> = searches.iter().filter_map(depth).collect();
+            if ranks.is_empty() {
+                continue;
+            }
             ranks.sort_unstable();
             let at = |share: f64| ranks[((ranks.len() - 1) as f64 * share).round() as usize];
             let worst = at(1.0);
