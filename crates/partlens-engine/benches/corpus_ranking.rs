@@ -32,6 +32,14 @@
 //! and, for every search by a model, every candidate's score components (the views' part, the D2
 //! similarity, the part descriptors' similarities, the size difference), so that a script can try
 //! other blends of them offline (`benches/support/corpus_sweep.py`).
+//!
+//! With `library_views=SUBSET` every library model keeps only a subset of its views (`all`,
+//! `search_input`, `sphereN`: `benches/support/view_subsets.rs`), the search inputs unchanged, and
+//! the rows are those of that library. With `shortlist=K1,K2,…` each search also ranks the library
+//! by a subset of the views (`shortlist_views=SUBSET`, the search input's 33 by default), scores its
+//! best K exactly on all views and counts that against the exact ranking
+//! (`benches/support/shortlist.rs`). Both measure how many views a model needs at 100,000 parts
+//! (issue 51 item 1).
 
 // A benchmark that cannot set itself up has nothing to measure: it stops with the reason.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
@@ -61,7 +69,13 @@ use part_figures::PartFigures;
 // The chance-of-same-part curves fitted per kind of search and their reliability tables.
 #[path = "support/reliability.rs"]
 mod reliability;
+// Fewer views stored a model, and a shortlist by a subset of them (issue 51 item 1).
+#[path = "support/shortlist.rs"]
+mod shortlist;
+#[path = "support/view_subsets.rs"]
+mod view_subsets;
 use partlens_engine::{ExtractionLimits, Purpose, ViewDescriptor, analyze_for};
+use view_subsets::ViewSubset;
 
 /// Changes when what an analysis gives changes in a way the stored descriptor's version does not
 /// say (so that the kept analyses are made again).
@@ -344,6 +358,14 @@ fn count(tally: &mut (usize, usize), hit: bool) {
 fn main() {
     let dump_to =
         std::env::args().find_map(|argument| argument.strip_prefix("dump=").map(PathBuf::from));
+    let arguments: Vec<String> = std::env::args().collect();
+    let library_views = arguments
+        .iter()
+        .find_map(|argument| argument.strip_prefix("library_views="))
+        .map_or(Ok(ViewSubset::All), ViewSubset::parse)
+        .unwrap_or_else(|reason| panic!("{reason}"));
+    let shortlists =
+        shortlist::Shortlists::from_args(&arguments).unwrap_or_else(|reason| panic!("{reason}"));
     let files = read_manifest();
     let started = Instant::now();
     let library_files: Vec<&CorpusFile> = files
@@ -365,10 +387,11 @@ fn main() {
                 figures,
                 extents: extents_of(&analysed.attributes),
                 unitless: matches!(file.format.as_str(), "stl" | "obj" | "ply"),
-                views: analysed.views,
+                views: library_views.restrict(&analysed.views),
             })
         })
         .collect();
+    print_library_views(library_views, &library);
     let queries: Vec<usize> = (0..library.len())
         .filter(|&at| library[at].file.is_model())
         .collect();
@@ -440,6 +463,18 @@ fn main() {
     if photos_per_model > 0 {
         print_photo_rows(&library, &photos);
     }
+    if let Some(shortlists) = &shortlists {
+        let with_inputs: Vec<shortlist::ModelSearch> = pending
+            .iter()
+            .zip(&searches)
+            .map(|(&(query, input), (_, ranked))| shortlist::ModelSearch {
+                query,
+                views: &input.views,
+                exact: ranked.clone(),
+            })
+            .collect();
+        shortlist::report(shortlists, &library, &with_inputs, &photos);
+    }
     if std::env::args().any(|argument| argument == "reliability") {
         reliability::report(&library, &searches, &photos);
     }
@@ -469,6 +504,8 @@ struct Photo {
     model: usize,
     /// The picture as the JPEG the service bench uploads.
     jpeg: Vec<u8>,
+    /// Its views as the engine analyses it (a search input's).
+    views: Vec<ViewDescriptor>,
     /// Every library file scored against it: (position, the engine's score).
     candidates: Vec<(usize, f32)>,
 }
@@ -517,6 +554,7 @@ fn photographs(
             taken.push(Photo {
                 model: at,
                 jpeg,
+                views: Vec::new(),
                 candidates: Vec::new(),
             });
         }
@@ -525,49 +563,73 @@ fn photographs(
         let views = partlens_engine::analyze(".jpg", &photo.jpeg)
             .expect("a photograph analyses")
             .views;
-        library
+        let candidates = library
             .iter()
             .enumerate()
             .map(|(at, candidate)| (at, partlens_engine::match_views(&views, &candidate.views)))
-            .collect::<Vec<_>>()
+            .collect::<Vec<_>>();
+        (views, candidates)
     });
-    for (photo, candidates) in taken.iter_mut().zip(scored) {
+    for (photo, (views, candidates)) in taken.iter_mut().zip(scored) {
+        photo.views = views;
         photo.candidates = candidates;
     }
     taken
 }
 
-/// The photo rows by half: the part (the model or a twin) in the first five, the first result of
-/// its kind (families of one kind).
+/// The photo rows of one half: the part (the model or a twin) in the first five, the first result
+/// of its kind (families of one kind).
+#[derive(Default)]
+struct PhotoRows {
+    part_in_five: (usize, usize),
+    kind_first: (usize, usize),
+}
+
+/// Counts one search by a photograph of the model at `model`, its candidates `ranked` best first.
+fn count_photo(
+    library: &[LibraryFile],
+    model: usize,
+    ranked: &[(usize, f32)],
+    rows: &mut PhotoRows,
+) {
+    let file = &library[model].file;
+    let part =
+        |at: usize| at == model || (!file.twin.is_empty() && library[at].file.twin == file.twin);
+    let of_family = |at: usize| library[at].file.family == file.family;
+    count(
+        &mut rows.part_in_five,
+        ranked.iter().take(5).any(|&(at, _)| part(at)),
+    );
+    let family_elsewhere =
+        file.family_kind == "kind" && (0..library.len()).any(|at| !part(at) && of_family(at));
+    if family_elsewhere {
+        count(
+            &mut rows.kind_first,
+            ranked.first().is_some_and(|&(at, _)| of_family(at)),
+        );
+    }
+}
+
+/// The photo rows by half.
 fn print_photo_rows(library: &[LibraryFile], photos: &[Photo]) {
-    let mut rows = [((0, 0), (0, 0)); 2];
+    let mut rows = [PhotoRows::default(), PhotoRows::default()];
     for photo in photos {
-        let file = &library[photo.model].file;
         let mut ranked = photo.candidates.clone();
         ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        let part = |at: usize| {
-            at == photo.model || (!file.twin.is_empty() && library[at].file.twin == file.twin)
-        };
-        let of_family = |at: usize| library[at].file.family == file.family;
-        let row = &mut rows[usize::from(file.half() == CorpusHalf::HeldOut)];
-        count(&mut row.0, ranked.iter().take(5).any(|&(at, _)| part(at)));
-        let family_elsewhere =
-            file.family_kind == "kind" && (0..library.len()).any(|at| !part(at) && of_family(at));
-        if family_elsewhere {
-            count(&mut row.1, of_family(ranked[0].0));
-        }
+        let half = usize::from(library[photo.model].file.half() == CorpusHalf::HeldOut);
+        count_photo(library, photo.model, &ranked, &mut rows[half]);
     }
     println!("\n| a photo-like picture | tuning half | held-out half |");
     println!("|---|---|---|");
     println!(
         "| the part in the first five | {} | {} |",
-        share(rows[0].0),
-        share(rows[1].0)
+        share(rows[0].part_in_five),
+        share(rows[1].part_in_five)
     );
     println!(
         "| first result of its kind | {} | {} |",
-        share(rows[0].1),
-        share(rows[1].1)
+        share(rows[0].kind_first),
+        share(rows[1].kind_first)
     );
 }
 
@@ -648,13 +710,26 @@ struct Scored {
 /// The candidates of a search ranked as the service ranks them: the engine's score, then for a
 /// model candidate of a model query the size blend; best first, ties by position.
 fn rank(library: &[LibraryFile], search: &Scored) -> Vec<(usize, f32)> {
-    let own = &library[search.query];
-    let mut ranked: Vec<(usize, f32)> = search
+    let visual = search
         .candidates
         .iter()
-        .map(|(at, components)| {
-            let candidate = &library[*at];
-            let visual = components[SCORE].unwrap_or(0.0);
+        .map(|(at, components)| (*at, components[SCORE].unwrap_or(0.0)))
+        .collect();
+    rank_visual(library, search.query, visual)
+}
+
+/// The candidates of the model at `query` with their engine's scores, `visual`, ranked as
+/// [`rank`] ranks them.
+fn rank_visual(
+    library: &[LibraryFile],
+    query: usize,
+    visual: Vec<(usize, f32)>,
+) -> Vec<(usize, f32)> {
+    let own = &library[query];
+    let mut ranked: Vec<(usize, f32)> = visual
+        .into_iter()
+        .map(|(at, visual)| {
+            let candidate = &library[at];
             let score = match (own.extents, candidate.extents) {
                 (Some(a), Some(b)) => size_blend(
                     visual,
@@ -662,11 +737,31 @@ fn rank(library: &[LibraryFile], search: &Scored) -> Vec<(usize, f32)> {
                 ),
                 _ => visual,
             };
-            (*at, score)
+            (at, score)
         })
         .collect();
     ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     ranked
+}
+
+/// What the library stores under `library_views`: its views, a model's on average, and how
+/// evenly the sphere directions kept cover the sphere.
+fn print_library_views(subset: ViewSubset, library: &[LibraryFile]) {
+    let models: Vec<&LibraryFile> = library
+        .iter()
+        .filter(|entry| entry.file.is_model())
+        .collect();
+    let model_views: usize = models.iter().map(|entry| entry.views.len()).sum();
+    let all_views: usize = library.iter().map(|entry| entry.views.len()).sum();
+    let (mean, largest) = view_subsets::coverage_degrees(subset);
+    eprintln!(
+        "library_views={}: {all_views} views stored, {model_views} of them of {} models \
+         ({:.1} a model); any direction {mean:.1}° from the nearest sphere direction kept on \
+         average, {largest:.1}° at most",
+        subset.name(),
+        models.len(),
+        model_views as f64 / models.len().max(1) as f64
+    );
 }
 
 /// Counts one search by the model at `query` in `rows`, as `realworld_search` does.
