@@ -29,9 +29,7 @@ use std::collections::BTreeMap;
 use partlens_engine::samples::corpus_halves::CorpusHalf;
 use partlens_engine::{Purpose, ViewDescriptor};
 
-use crate::{
-    LibraryFile, Photo, analysis_of, corpus_dir, on_two_threads, size_blend, size_difference,
-};
+use crate::{LibraryFile, Photo, analysis_of, corpus_dir, on_two_threads, rank_visual};
 
 /// The results of a search a user sees and the curve is fitted on: the first page of the app's grid.
 pub const SHOWN: usize = 10;
@@ -255,24 +253,18 @@ fn stored_model_searches(library: &[LibraryFile]) -> Vec<(usize, Ranked)> {
         .collect();
     on_two_threads(&models, |&query| {
         let own = &library[query];
-        let mut ranked: Ranked = library
+        let visual = library
             .iter()
             .enumerate()
             .filter(|(at, _)| *at != query)
             .map(|(at, candidate)| {
-                let visual = partlens_engine::match_views(&own.views, &candidate.views);
-                let score = match (own.extents, candidate.extents) {
-                    (Some(a), Some(b)) => size_blend(
-                        visual,
-                        size_difference(a, own.unitless, b, candidate.unitless),
-                    ),
-                    _ => visual,
-                };
-                (at, score)
+                (
+                    at,
+                    partlens_engine::match_views(&own.views, &candidate.views),
+                )
             })
             .collect();
-        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        (query, ranked)
+        (query, rank_visual(library, query, visual))
     })
 }
 

@@ -140,7 +140,7 @@ const EDGE_ON_AROUND: usize = 12;
 fn evenly_chosen_directions(count: usize) -> Vec<usize> {
     let directions: Vec<[f32; 3]> = mesh::around_the_sphere(mesh::VIEW_DIRECTIONS)
         .iter()
-        .map(|view| cross(view.right, view.up))
+        .map(mesh::Viewpoint::towards_viewer)
         .collect();
     let mut chosen = mesh::search_input_positions(mesh::VIEW_DIRECTIONS);
     // The cosine of each direction to its nearest chosen one (higher is nearer).
@@ -170,7 +170,7 @@ fn evenly_chosen_directions(count: usize) -> Vec<usize> {
 pub fn coverage_degrees(subset: ViewSubset) -> (f32, f32) {
     let directions: Vec<[f32; 3]> = mesh::around_the_sphere(mesh::VIEW_DIRECTIONS)
         .iter()
-        .map(|view| cross(view.right, view.up))
+        .map(mesh::Viewpoint::towards_viewer)
         .collect();
     let kept: Vec<[f32; 3]> = match subset.positions(mesh::VIEWS_PER_MODEL) {
         Some(positions) => positions
@@ -202,13 +202,4 @@ const COVERAGE_SAMPLES: usize = 20_000;
 
 fn dot(a: [f32; 3], b: [f32; 3]) -> f32 {
     a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-}
-
-/// The direction a viewpoint looks from: its right × its up (right = up × towards).
-fn cross(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
 }

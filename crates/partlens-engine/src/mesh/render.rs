@@ -38,8 +38,8 @@ pub struct Viewpoint {
 }
 
 impl Viewpoint {
-    /// The direction from the part towards the viewer.
-    fn towards_viewer(&self) -> [f32; 3] {
+    /// The direction from the part towards the viewer (unit length): right × up.
+    pub fn towards_viewer(&self) -> [f32; 3] {
         cross(self.right, self.up)
     }
 
