@@ -340,7 +340,7 @@ fn a_saved_graph_loads_back_the_same_and_damage_is_refused() {
         .collect();
     assert_eq!(
         names.len(),
-        2,
+        3,
         "left-overs of a killed save are removed: {names:?}"
     );
 
@@ -419,4 +419,83 @@ fn a_multi_view_query_finds_the_file_best_for_its_views_together() {
         .rank(COMPANY, &query, FileFilter::Everything, 1, &files)
         .unwrap();
     assert_eq!(got, want);
+}
+
+/// `count` files from the pool: models of 163 views, flat models of 211 and pictures in turn.
+fn models_and_pictures(
+    pool: &SyntheticViews,
+    count: usize,
+    seed: u64,
+) -> Vec<(String, Vec<ViewDescriptor>)> {
+    use partlens_engine::mesh::{VIEWS_PER_FLAT_MODEL, VIEWS_PER_MODEL};
+    let mut random = seeded(seed);
+    (0..count)
+        .map(|number| {
+            let views = match number % 4 {
+                0 => 1,
+                1 => VIEWS_PER_FLAT_MODEL,
+                _ => VIEWS_PER_MODEL,
+            };
+            (uid(number), pool.file_views(number, views, &mut random))
+        })
+        .collect()
+}
+
+#[test]
+fn a_graph_of_models_spread_views_scores_all_of_them_and_loads_back() {
+    let pool = pool();
+    let mut ordered = models_and_pictures(&pool, 24, 31);
+    let spread = AnnSettings {
+        graph_directions: 92,
+        ..exhaustive()
+    };
+    let mut index = AnnIndex::build(&ordered, spread, 2).unwrap().unwrap();
+    let whole = AnnIndex::build(&ordered, exhaustive(), 2).unwrap().unwrap();
+    assert_eq!(index.view_count(), whole.view_count());
+    // 6 pictures, 18 models of 93 views in the graph: the rest beside it.
+    assert_eq!(index.graph().size(), 6 + 18 * 93);
+    // A model replaced by new views and another removed: the views beside follow.
+    let mut random = seeded(32);
+    ordered[2].1 = pool.file_views(77, ordered[2].1.len(), &mut random);
+    index.insert(&ordered[2].0, &ordered[2].1).unwrap();
+    index.remove(&ordered[5].0).unwrap();
+    ordered.remove(5);
+    let stored: HashMap<String, Vec<ViewDescriptor>> = ordered.iter().cloned().collect();
+    let mut exact = ExactScan::new();
+    for (uid, views) in &ordered {
+        exact.insert(COMPANY, uid, views).unwrap();
+    }
+    let folder = tempfile::tempdir().unwrap();
+    snapshot::save(folder.path(), COMPANY, &index, 7).unwrap();
+    let loaded = snapshot::load(folder.path(), COMPANY)
+        .unwrap()
+        .unwrap()
+        .index;
+    assert_eq!(loaded.view_count(), index.view_count());
+    // Every file is a candidate (the settings return every view): scored on all its views, the
+    // ranking is the exact scan's, before and after the round trip.
+    for query in queries(&pool, 33) {
+        let want = exact
+            .rank(COMPANY, &query, FileFilter::Everything, 30, &stored)
+            .unwrap();
+        assert_eq!(want.len(), 23);
+        for searched in [&index, &loaded] {
+            let got = searched
+                .rank(&query, FileFilter::Everything, 30, &stored)
+                .unwrap();
+            assert_eq!(got, want);
+        }
+    }
+    // Vectors beside the graph cut short are refused (the graph is built again).
+    let beside = std::fs::read_dir(folder.path())
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .find(|path| {
+            path.extension()
+                .is_some_and(|extension| extension == "beside")
+        })
+        .unwrap();
+    let bytes = std::fs::read(&beside).unwrap();
+    std::fs::write(&beside, &bytes[..bytes.len() - 2]).unwrap();
+    assert!(snapshot::load(folder.path(), COMPANY).is_err());
 }

@@ -37,6 +37,7 @@ use std::sync::{Condvar, Mutex};
 use half::slice::HalfFloatSliceExt;
 use usearch::{Index, IndexOptions, MetricKind, ScalarKind};
 
+use super::graph_views::{GraphViews, Place};
 use super::per_company::PerCompany;
 use super::quantise::Quantiser;
 use super::{
@@ -143,6 +144,13 @@ pub struct AnnSettings {
     /// Listed files with at most this many views together are compared with the query directly
     /// instead of through the graph.
     pub direct_views: usize,
+    /// Of a database model's views from the engine's [`VIEW_DIRECTIONS`], those from this many
+    /// (spread evenly) are in the graph with its picture's, the others kept beside it for the
+    /// estimates only (see `graph_views.rs`); [`VIEW_DIRECTIONS`] or more: every view in the graph.
+    /// How the graph is built: a saved graph keeps its own.
+    ///
+    /// [`VIEW_DIRECTIONS`]: partlens_engine::mesh::VIEW_DIRECTIONS
+    pub graph_directions: usize,
 }
 
 impl Default for AnnSettings {
@@ -165,6 +173,7 @@ impl Default for AnnSettings {
             // few of its nodes wanders: at 1M views with 20,000 files (~40,000 views) listed it
             // took 106 ms p95 (the exact scan 60 ms) when this limit was 20,000.
             direct_views: 60_000,
+            graph_directions: partlens_engine::mesh::VIEW_DIRECTIONS,
         }
     }
 }
@@ -236,7 +245,15 @@ pub struct AnnIndex {
     slots: Vec<Slot>,
     free_slots: Vec<u32>,
     by_uid: HashMap<u128, u32>,
+    /// Views of the indexed files, in the graph or beside it.
     views: usize,
+    /// Which views of a file are in the graph ([`AnnSettings::graph_directions`]).
+    placement: GraphViews,
+    /// Views in the graph.
+    graph_views: usize,
+    /// Per slot, the vectors of the file's views kept beside the graph, one after another in the
+    /// order of their positions (empty for a file whose views are all in the graph).
+    beside: Vec<Box<[half::f16]>>,
     gate: SearchGate,
 }
 
@@ -298,6 +315,12 @@ impl StoredVector {
         }
         self.halves.convert_to_f32_slice(&mut self.widened);
         Ok(Some(&self.widened))
+    }
+
+    /// The vector kept beside the graph in `halves` (as long as a vector), widened.
+    fn widen(&mut self, halves: &[half::f16]) -> &[f32] {
+        halves.convert_to_f32_slice(&mut self.widened);
+        &self.widened
     }
 }
 
@@ -524,6 +547,9 @@ impl AnnIndex {
             free_slots: Vec::new(),
             by_uid: HashMap::new(),
             views: 0,
+            placement: GraphViews::new(settings.graph_directions),
+            graph_views: 0,
+            beside: Vec::new(),
             gate: SearchGate::default(),
         })
     }
@@ -538,7 +564,11 @@ impl AnnIndex {
         let Some(quantiser) = Quantiser::fitted(files.iter().flat_map(|(_, views)| views)) else {
             return Ok(None);
         };
-        let total: usize = files.iter().map(|(_, views)| views.len()).sum();
+        let placement = GraphViews::new(settings.graph_directions);
+        let total: usize = files
+            .iter()
+            .map(|(_, views)| placement.in_graph(views.len()))
+            .sum();
         let mut index = Self::new(quantiser, settings, total + total / 4)?;
         index.insert_many(files, threads)?;
         Ok(Some(index))
@@ -556,8 +586,9 @@ impl AnnIndex {
             let Some(slot) = self.claim_slot(uid, views)? else {
                 continue;
             };
-            for (position, view) in views.iter().take(MAX_VIEWS_PER_FILE).enumerate() {
-                work.push((view_key(slot, position), view));
+            let count = views.len().min(MAX_VIEWS_PER_FILE);
+            for position in self.placement.graph_positions(count) {
+                work.push((view_key(slot, position), &views[position]));
             }
         }
         self.reserve_for(work.len())?;
@@ -623,9 +654,15 @@ impl AnnIndex {
         uid_number(uid).is_ok_and(|number| self.by_uid.contains_key(&number))
     }
 
-    /// Heap bytes: the graph with its vectors, and the file table.
+    /// Heap bytes: the graph with its vectors, the vectors beside it, and the file table.
     pub fn heap_bytes(&self) -> usize {
         self.graph.memory_usage()
+            + self
+                .beside
+                .iter()
+                .map(|beside| beside.len() * size_of::<half::f16>())
+                .sum::<usize>()
+            + self.beside.capacity() * size_of::<Box<[half::f16]>>()
             + self.slots.capacity() * size_of::<Slot>()
             + self.free_slots.capacity() * size_of::<u32>()
             + self.by_uid.capacity() * (size_of::<u128>() + size_of::<u32>() + 1)
@@ -637,9 +674,12 @@ impl AnnIndex {
         let Some(slot) = self.claim_slot(uid, views)? else {
             return Ok(());
         };
-        self.reserve_for(views.len())?;
-        for (position, view) in views.iter().take(MAX_VIEWS_PER_FILE).enumerate() {
-            self.add_vector(view_key(slot, position), view)?;
+        let positions = self
+            .placement
+            .graph_positions(views.len().min(MAX_VIEWS_PER_FILE));
+        self.reserve_for(positions.len())?;
+        for position in positions {
+            self.add_vector(view_key(slot, position), &views[position])?;
         }
         Ok(())
     }
@@ -653,13 +693,16 @@ impl AnnIndex {
             return Ok(());
         };
         let views = usize::from(self.slots[slot as usize].views);
-        for position in 0..views {
+        let positions = self.placement.graph_positions(views);
+        for &position in &positions {
             self.graph
                 .remove(view_key(slot, position))
                 .map_err(graph_error)?;
         }
         self.views -= views;
+        self.graph_views -= positions.len();
         self.slots[slot as usize] = FREE_SLOT;
+        self.beside[slot as usize] = Box::default();
         self.free_slots.push(slot);
         Ok(())
     }
@@ -687,19 +730,41 @@ impl AnnIndex {
             views: count as u16,
             mesh: views.iter().any(|view| view.shape().is_some()),
         };
+        let beside = self.beside_vectors(&views[..count]);
         let at = match self.free_slots.pop() {
             Some(at) => {
                 self.slots[at as usize] = slot;
+                self.beside[at as usize] = beside;
                 at
             }
             None => {
                 self.slots.push(slot);
+                self.beside.push(beside);
                 (self.slots.len() - 1) as u32
             }
         };
         self.by_uid.insert(number, at);
         self.views += count;
+        self.graph_views += self.placement.in_graph(count);
         Ok(Some(at))
+    }
+
+    /// The vectors of the views of `views` that are kept beside the graph, in half precision, one
+    /// after another (see [`Self::beside`]).
+    fn beside_vectors(&self, views: &[ViewDescriptor]) -> Box<[half::f16]> {
+        let dimensions = self.quantiser.dimensions();
+        let mut halves = Vec::with_capacity(self.placement.beside(views.len()) * dimensions);
+        for (position, view) in views.iter().enumerate() {
+            if self.placement.place(views.len(), position) == Place::Graph {
+                continue;
+            }
+            let vector = self.quantiser.vector(view).unwrap_or_default();
+            let start = halves.len();
+            halves.resize(start + dimensions, half::f16::ZERO);
+            halves[start..start + vector.len().min(dimensions)]
+                .convert_from_f32_slice(&vector[..vector.len().min(dimensions)]);
+        }
+        halves.into_boxed_slice()
     }
 
     fn add_vector(&self, key: u64, view: &ViewDescriptor) -> Result<(), VisualError> {
@@ -725,9 +790,9 @@ impl AnnIndex {
     ) -> Result<Found, VisualError> {
         // Each search's views with their distances, and whether it returned every view it could.
         let search = |&(vector, wanted): &(&[f32], usize)| {
-            let wanted = wanted.saturating_mul(factor).min(self.views).max(1);
+            let wanted = wanted.saturating_mul(factor).min(self.graph_views).max(1);
             let _turn = self.gate.enter();
-            if wanted == self.views {
+            if wanted == self.graph_views {
                 // Every view is wanted: a scan of them all is exact and costs what the graph would,
                 // and it finds what a graph search can miss (among many near-identical views some
                 // nodes are not reached from the entry point).
@@ -842,11 +907,22 @@ impl AnnIndex {
             return Ok(None);
         };
         let views = usize::from(file.views);
+        let dimensions = self.quantiser.dimensions();
+        let beside = self
+            .beside
+            .get(slot as usize)
+            .map_or(&[][..], |beside| beside);
         let similarities = &mut scratch.similarities;
         similarities.clear();
         similarities.resize(vectors.len() * views, 0.0);
         for position in 0..views {
-            let Some(stored) = scratch.vector.read(&self.graph, view_key(slot, position))? else {
+            let stored = match self.placement.place(views, position) {
+                Place::Graph => scratch.vector.read(&self.graph, view_key(slot, position))?,
+                Place::Beside(at) => beside
+                    .get(at * dimensions..(at + 1) * dimensions)
+                    .map(|halves| scratch.vector.widen(halves)),
+            };
+            let Some(stored) = stored else {
                 continue;
             };
             for (query_view, query_vector) in vectors.iter().enumerate() {
@@ -1135,7 +1211,9 @@ impl AnnIndex {
                 loop {
                     let found = self.graph_candidates(&searches, vectors.len(), factor, None)?;
                     let found = self.among(found, matching);
-                    if found.slots.len() >= limit || wanted.saturating_mul(factor) >= self.views {
+                    if found.slots.len() >= limit
+                        || wanted.saturating_mul(factor) >= self.graph_views
+                    {
                         break exactly(&self.shortlist(query, &vectors, found, limit)?);
                     }
                     factor = factor.saturating_mul(4);
@@ -1171,36 +1249,59 @@ impl AnnIndex {
         &self.graph
     }
 
-    /// Puts a saved graph and its file table back together (loading). The table's slots must be the
-    /// ones the graph's keys use.
+    /// The vectors of the file in `slot` kept beside the graph (saving; empty when none are).
+    pub(crate) fn beside_of(&self, slot: u32) -> &[half::f16] {
+        self.beside.get(slot as usize).map_or(&[], |beside| beside)
+    }
+
+    /// Puts a saved graph, its file table and the vectors kept beside it (one entry a file, in the
+    /// table's order) back together (loading). The table's slots must be the ones the graph's keys
+    /// use.
     pub(crate) fn from_parts(
         graph: Index,
         quantiser: Quantiser,
         settings: AnnSettings,
         files: &[SavedFile],
+        beside_of_files: Vec<Box<[half::f16]>>,
     ) -> Result<Self, VisualError> {
+        let placement = GraphViews::new(settings.graph_directions);
         let slot_count = files
             .iter()
             .map(|&(_, slot, _, _)| slot as usize + 1)
             .max()
             .unwrap_or(0);
         let mut slots = vec![FREE_SLOT; slot_count];
+        let mut beside = vec![Box::<[half::f16]>::default(); slot_count];
         let mut by_uid = HashMap::with_capacity(files.len());
         let mut views = 0;
-        for &(uid, slot, count, mesh) in files {
+        let mut graph_views = 0;
+        if beside_of_files.len() != files.len() {
+            return Err(graph_error(
+                "the saved vectors beside the graph are not the table's",
+            ));
+        }
+        for (&(uid, slot, count, mesh), kept) in files.iter().zip(beside_of_files) {
             if count == 0 || slots[slot as usize].views != 0 || by_uid.insert(uid, slot).is_some() {
                 return Err(graph_error("the saved file table repeats a file or a slot"));
+            }
+            let count_of = usize::from(count);
+            if kept.len() != placement.beside(count_of) * quantiser.dimensions() {
+                return Err(graph_error(
+                    "a file's saved vectors beside the graph are too few",
+                ));
             }
             slots[slot as usize] = Slot {
                 uid,
                 views: count,
                 mesh,
             };
-            views += usize::from(count);
+            beside[slot as usize] = kept;
+            views += count_of;
+            graph_views += placement.in_graph(count_of);
         }
-        if views != graph.size() {
+        if graph_views != graph.size() {
             return Err(graph_error(format!(
-                "the saved file table has {views} views, the graph {}",
+                "the saved file table has {graph_views} views in the graph, the graph {}",
                 graph.size()
             )));
         }
@@ -1208,7 +1309,10 @@ impl AnnIndex {
             .filter(|&slot| slots[slot as usize].views == 0)
             .collect();
         graph
-            .reserve_capacity_and_threads((views + views / 4).max(MIN_CAPACITY), SEARCH_THREADS)
+            .reserve_capacity_and_threads(
+                (graph_views + graph_views / 4).max(MIN_CAPACITY),
+                SEARCH_THREADS,
+            )
             .map_err(graph_error)?;
         graph.change_expansion_search(settings.expansion_search);
         Ok(Self {
@@ -1219,6 +1323,9 @@ impl AnnIndex {
             free_slots,
             by_uid,
             views,
+            placement,
+            graph_views,
+            beside,
             gate: SearchGate::default(),
         })
     }
@@ -1469,6 +1576,47 @@ mod tests {
             "an estimate is {largest_error} off its exact score"
         );
         assert!(largest_error > 0.0, "the estimates are not computed apart");
+    }
+
+    #[test]
+    fn a_model_is_estimated_on_every_view_wherever_they_are_kept() {
+        use partlens_engine::mesh::{VIEWS_PER_FLAT_MODEL, VIEWS_PER_MODEL};
+        let pool = pool();
+        let mut random = seeded(23);
+        let files = mixed_files(&pool, 12, &mut random, |number| match number % 3 {
+            0 => Made::Picture(1),
+            1 => Made::Picture(VIEWS_PER_MODEL),
+            _ => Made::Picture(VIEWS_PER_FLAT_MODEL),
+        });
+        let spread = AnnSettings {
+            graph_directions: 62,
+            ..AnnSettings::default()
+        };
+        let split = AnnIndex::build(&files, spread, 2).unwrap().unwrap();
+        let whole = AnnIndex::build(&files, AnnSettings::default(), 2)
+            .unwrap()
+            .unwrap();
+        assert_eq!(split.graph_views, 4 + 8 * 63);
+        let slots = |index: &AnnIndex| -> Vec<u32> {
+            files
+                .iter()
+                .map(|(uid, _)| index.by_uid[&uid_number(uid).unwrap()])
+                .collect()
+        };
+        for query_views in 1..=3 {
+            let query = pool.file_views(5 + query_views, query_views, &mut random);
+            let vectors: Vec<Vec<f32>> = query
+                .iter()
+                .map(|view| whole.quantiser.vector(view).unwrap())
+                .collect();
+            let from_split = split.estimates(&vectors, false, &slots(&split)).unwrap();
+            let from_whole = whole.estimates(&vectors, false, &slots(&whole)).unwrap();
+            assert_eq!(from_split.len(), files.len());
+            for (a, b) in from_split.iter().zip(&from_whole) {
+                assert!((a.score - b.score).abs() < 1e-6, "{a:?} against {b:?}");
+                assert!((a.upper - b.upper).abs() < 1e-6, "{a:?} against {b:?}");
+            }
+        }
     }
 
     #[test]

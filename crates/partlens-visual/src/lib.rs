@@ -29,6 +29,7 @@ mod agreement_tests;
 mod ann;
 mod error;
 mod exact;
+mod graph_views;
 mod guid_set;
 mod keeper;
 mod library;

@@ -1,39 +1,44 @@
 //! Saving a company's graph beside the database and loading it back, so that a restart does not build
 //! it again.
 //!
-//! Under `DATA/visual/` each company has two files: `<company>-<id>.graph`, the graph as `usearch`
-//! writes it (vectors and links), and `<company>.files`, the file table that names that graph file,
-//! the journal position the snapshot includes (see `library.rs`), the quantiser and the settings,
-//! with a checksum. A save writes a new graph file under a fresh id, then the table to a temporary
-//! file, syncs both and renames the table into place (the commit point), then removes the old graph
-//! file: a save killed at any moment leaves the previous snapshot whole. Loading checks the table's
-//! checksum, that the graph has exactly the table's views and that every view of the table is in
-//! it; a snapshot that fails a check is not used (the graph is built again from the store).
+//! Under `DATA/visual/` each company has three files: `<company>-<id>.graph`, the graph as `usearch`
+//! writes it (vectors and links), `<company>-<id>.beside`, the half-precision vectors of the views
+//! kept beside the graph (`graph_views.rs`; file by file in the table's order, empty when every
+//! view is in the graph), and `<company>.files`, the file table that names that id, the journal
+//! position the snapshot includes (see `library.rs`), the quantiser and the settings, with a
+//! checksum. A save writes the graph and beside files under a fresh id, then the table to a
+//! temporary file, syncs them and renames the table into place (the commit point), then removes the
+//! old id's files: a save killed at any moment leaves the previous snapshot whole. Loading checks
+//! the table's checksum, that the graph has exactly the table's views in the graph and that every
+//! one is in it, and that the beside file is exactly as long as the table's views beside the graph;
+//! a snapshot that fails a check is not used (the graph is built again from the store).
 //!
 //! Limits: a table is read only up to [`MAX_TABLE_BYTES`]; graph files are read by `usearch`, which
-//! checks their header.
+//! checks their header; a beside file is read only when its length is the table's.
 
-use std::io::Write;
+use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
 use usearch::Index;
 
 use super::ann::{AnnIndex, AnnSettings, SavedFile, view_key};
+use super::graph_views::GraphViews;
 use super::quantise::Quantiser;
 use crate::error::VisualError;
 
 /// The folder of the data directory the graphs are saved in.
 pub const SNAPSHOT_FOLDER: &str = "visual";
 /// First bytes of a file table. Tables of earlier versions are not read (the graph is built again):
-/// `…B1` held `i8` vectors, `…B2` did not say which files are meshes.
-const MAGIC: &[u8; 8] = b"PLVISTB3";
+/// `…B1` held `i8` vectors, `…B2` did not say which files are meshes, `…B3` had no views beside
+/// the graph (six settings).
+const MAGIC: &[u8; 8] = b"PLVISTB4";
 /// Bytes of one file entry: GUID, slot, view count, flags (bit 0: a mesh's views).
 const ENTRY_BYTES: usize = 16 + 4 + 2 + 1;
 /// The flag of a mesh's views in an entry's flags.
 const MESH_FLAG: u8 = 1;
-/// Bytes of the header after the magic: snapshot id, journal position, dimensions, scale, six
+/// Bytes of the header after the magic: snapshot id, journal position, dimensions, scale, seven
 /// settings, file count.
-const HEADER_BYTES: usize = 8 + 8 + 4 + 4 + 6 * 4 + 8;
+const HEADER_BYTES: usize = 8 + 8 + 4 + 4 + 7 * 4 + 8;
 /// The largest file table read (a billion files' worth is far past any graph this service holds).
 pub const MAX_TABLE_BYTES: u64 = 22 * 1024 * 1024 * 1024;
 
@@ -64,6 +69,61 @@ fn table_path(folder: &Path, company: &str) -> PathBuf {
 
 fn graph_name(company: &str, id: u64) -> String {
     format!("{}-{id:016x}.graph", file_stem(company))
+}
+
+fn beside_name(company: &str, id: u64) -> String {
+    format!("{}-{id:016x}.beside", file_stem(company))
+}
+
+/// Writes the vectors kept beside the graph, file by file in `files`' order, and syncs them.
+fn save_beside(path: &Path, index: &AnnIndex, files: &[SavedFile]) -> Result<(), VisualError> {
+    let handle = std::fs::File::create(path)?;
+    let mut writer = BufWriter::new(handle);
+    for &(_, slot, _, _) in files {
+        for half in index.beside_of(slot) {
+            writer.write_all(&half.to_bits().to_le_bytes())?;
+        }
+    }
+    writer
+        .into_inner()
+        .map_err(|error| damaged(format!("cannot write {}: {error}", path.display())))?
+        .sync_all()?;
+    Ok(())
+}
+
+/// Reads the vectors kept beside the graph for `files` (see [`save_beside`]); refused unless the
+/// file is exactly as long as they are.
+fn load_beside(
+    path: &Path,
+    files: &[SavedFile],
+    placement: &GraphViews,
+    dimensions: usize,
+) -> Result<Vec<Box<[half::f16]>>, VisualError> {
+    let lengths: Vec<usize> = files
+        .iter()
+        .map(|&(_, _, views, _)| placement.beside(usize::from(views)) * dimensions)
+        .collect();
+    let expected: u64 = lengths.iter().map(|&length| length as u64 * 2).sum();
+    let found = std::fs::metadata(path).map(|meta| meta.len()).unwrap_or(0);
+    if found != expected {
+        return Err(damaged(format!(
+            "{} has {found} bytes, the table says {expected}",
+            path.display()
+        )));
+    }
+    let mut reader = BufReader::new(std::fs::File::open(path)?);
+    let mut bytes = Vec::new();
+    lengths
+        .into_iter()
+        .map(|length| {
+            bytes.resize(length * 2, 0);
+            reader.read_exact(&mut bytes)?;
+            Ok(bytes
+                .chunks_exact(2)
+                .map(|pair| half::f16::from_bits(u16::from_le_bytes([pair[0], pair[1]])))
+                .collect())
+        })
+        .collect()
 }
 
 fn damaged(why: impl std::fmt::Display) -> VisualError {
@@ -106,6 +166,7 @@ pub fn save(
     std::fs::File::open(&graph_path)?.sync_all()?;
 
     let files: Vec<SavedFile> = index.files().collect();
+    save_beside(&folder.join(beside_name(company, id)), index, &files)?;
     let quantiser = index.quantiser();
     let settings = index.settings();
     let mut table = Vec::with_capacity(MAGIC.len() + HEADER_BYTES + files.len() * ENTRY_BYTES + 8);
@@ -121,6 +182,7 @@ pub fn save(
         settings.views_per_query_view,
         settings.views_per_view_of_several,
         settings.direct_views,
+        settings.graph_directions,
     ] {
         table.extend_from_slice(&(setting as u32).to_le_bytes());
     }
@@ -146,6 +208,7 @@ pub fn save(
     sync_folder(folder);
     if let Some(previous) = previous.filter(|&previous| previous != id) {
         let _ = std::fs::remove_file(folder.join(graph_name(company, previous)));
+        let _ = std::fs::remove_file(folder.join(beside_name(company, previous)));
     }
     Ok(())
 }
@@ -192,6 +255,7 @@ fn read_table(path: &Path) -> Result<Table, VisualError> {
         views_per_query_view: setting(),
         views_per_view_of_several: setting(),
         direct_views: setting(),
+        graph_directions: setting(),
     };
     let count = u64_of(take(8)) as usize;
     if body.len() - at != count.saturating_mul(ENTRY_BYTES)
@@ -241,14 +305,21 @@ pub fn load(folder: &Path, company: &str) -> Result<Option<Snapshot>, VisualErro
     if graph.dimensions() != table.quantiser.dimensions() {
         return Err(damaged("the graph and its table disagree on dimensions"));
     }
+    let placement = GraphViews::new(table.settings.graph_directions);
     for &(_, slot, views, _) in &table.files {
-        for position in 0..usize::from(views) {
+        for position in placement.graph_positions(usize::from(views)) {
             if !graph.contains(view_key(slot, position)) {
                 return Err(damaged("a view of the table is missing from the graph"));
             }
         }
     }
-    let index = AnnIndex::from_parts(graph, table.quantiser, table.settings, &table.files)?;
+    let beside = load_beside(
+        &folder.join(beside_name(company, table.graph_id)),
+        &table.files,
+        &placement,
+        table.quantiser.dimensions(),
+    )?;
+    let index = AnnIndex::from_parts(graph, table.quantiser, table.settings, &table.files, beside)?;
     Ok(Some(Snapshot {
         index,
         journal_position: table.journal_position,
@@ -277,7 +348,10 @@ pub fn discard_all_but(folder: &Path, keep: &[&str]) -> Result<(), VisualError> 
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
         let stem = name.trim_start_matches('.');
-        let ours = name.ends_with(".files") || name.ends_with(".graph") || name.ends_with(".tmp");
+        let ours = name.ends_with(".files")
+            || name.ends_with(".graph")
+            || name.ends_with(".beside")
+            || name.ends_with(".tmp");
         if ours
             && !kept
                 .iter()
@@ -299,8 +373,10 @@ fn remove_orphans(folder: &Path, company: &str, keep: u64) {
     for entry in entries.flatten() {
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
-        let stale_graph =
-            name.starts_with(&prefix) && name.ends_with(".graph") && name != keep_name;
+        let keep_beside = beside_name(company, keep);
+        let stale_graph = name.starts_with(&prefix)
+            && ((name.ends_with(".graph") && name != keep_name)
+                || (name.ends_with(".beside") && name != keep_beside));
         let stale_table =
             name.starts_with(&format!(".{}.files.", file_stem(company))) && name.ends_with(".tmp");
         if stale_graph || stale_table {

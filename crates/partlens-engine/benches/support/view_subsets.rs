@@ -107,7 +107,7 @@ impl ViewSubset {
                 directions,
                 edge_on,
             } => {
-                let mut positions = evenly_chosen_directions(directions);
+                let mut positions = mesh::spread_positions(mesh::VIEW_DIRECTIONS, directions);
                 positions.sort_unstable();
                 if flat && edge_on > 0 {
                     let every = mesh::NEAR_EDGE_ON_DIRECTIONS / edge_on;
@@ -134,36 +134,6 @@ impl ViewSubset {
 /// Viewpoints around each ring of a flat part's near-edge-on views (`mesh::near_edge_on` lays
 /// them out ring by ring, side by side, this many around each).
 const EDGE_ON_AROUND: usize = 12;
-
-/// `count` positions among the [`mesh::VIEW_DIRECTIONS`] sphere directions, spread evenly: the
-/// search input's 32 first, then greedily the direction farthest from every one chosen.
-fn evenly_chosen_directions(count: usize) -> Vec<usize> {
-    let directions: Vec<[f32; 3]> = mesh::around_the_sphere(mesh::VIEW_DIRECTIONS)
-        .iter()
-        .map(mesh::Viewpoint::towards_viewer)
-        .collect();
-    let mut chosen = mesh::search_input_positions(mesh::VIEW_DIRECTIONS);
-    // The cosine of each direction to its nearest chosen one (higher is nearer).
-    let nearest = |at: usize, chosen: &[usize]| {
-        chosen
-            .iter()
-            .map(|&other| dot(directions[at], directions[other]))
-            .fold(f32::NEG_INFINITY, f32::max)
-    };
-    while chosen.len() < count.min(directions.len()) {
-        let farthest = (0..directions.len())
-            .filter(|at| !chosen.contains(at))
-            .map(|at| (at, nearest(at, &chosen)))
-            .fold(None, |best: Option<(usize, f32)>, (at, near)| match best {
-                Some((_, best_near)) if best_near <= near + 1e-6 => best,
-                _ => Some((at, near)),
-            });
-        let Some((at, _)) = farthest else { break };
-        chosen.push(at);
-    }
-    chosen.truncate(count);
-    chosen
-}
 
 /// How evenly the subset covers the sphere: the mean and the largest angle, in degrees, from any
 /// direction (a Fibonacci spiral of [`COVERAGE_SAMPLES`]) to the nearest sphere direction kept.

@@ -633,3 +633,44 @@ fn a_framed_view_sees_the_part_in_perspective_its_near_edge_longer_than_its_far_
             .all(|pair| pair[1] + 1 >= pair[0])
     );
 }
+
+#[test]
+fn a_large_librarys_graph_views_are_spread_evenly_nested_and_keep_the_search_inputs() {
+    let sphere: Vec<[f32; 3]> = around_the_sphere(VIEW_DIRECTIONS)
+        .iter()
+        .map(Viewpoint::towards_viewer)
+        .collect();
+    // The largest angle from any of the 162 directions to the nearest kept one, as a cosine.
+    let worst_cosine = |kept: &[usize]| {
+        sphere
+            .iter()
+            .map(|direction| {
+                kept.iter()
+                    .map(|&at| {
+                        let other = sphere[at];
+                        direction[0] * other[0] + direction[1] * other[1] + direction[2] * other[2]
+                    })
+                    .fold(f32::NEG_INFINITY, f32::max)
+            })
+            .fold(f32::INFINITY, f32::min)
+    };
+    let ninety_two = spread_positions(VIEW_DIRECTIONS, 92);
+    let sixty_two = spread_positions(VIEW_DIRECTIONS, 62);
+    assert_eq!(ninety_two.len(), 92);
+    assert_eq!(&ninety_two[..62], &sixty_two[..], "nested");
+    let inputs = search_input_positions(VIEW_DIRECTIONS);
+    assert!(inputs.iter().all(|at| ninety_two.contains(at)));
+    // Spread: every direction within 18° of the 92 (the 32 of the search input leave 31°).
+    assert!(worst_cosine(&ninety_two) > 18.0_f32.to_radians().cos());
+    assert!(worst_cosine(&inputs) < 25.0_f32.to_radians().cos());
+    let flat = spread_views_of_database_model(VIEWS_PER_FLAT_MODEL, 92).unwrap_or_default();
+    assert_eq!(
+        flat.len(),
+        93,
+        "the 92 and the picture, no near-edge-on view"
+    );
+    assert_eq!(flat.last(), Some(&(VIEWS_PER_FLAT_MODEL - 1)));
+    assert!(flat.windows(2).all(|pair| pair[0] < pair[1]));
+    assert_eq!(spread_views_of_database_model(VIEWS_PER_MODEL, 162), None);
+    assert_eq!(spread_views_of_database_model(1, 92), None, "a picture");
+}

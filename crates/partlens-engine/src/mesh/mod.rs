@@ -35,7 +35,7 @@ pub use parts::PartDescriptors;
 pub use render::{FramedRenderer, PICTURE_VIEW, VIEWPOINTS, Viewpoint, render, render_framed};
 pub use viewpoints::{
     NEAR_EDGE_ON_DIRECTIONS, around_the_sphere, looking_from, near_edge_on, search_input_positions,
-    search_input_subset,
+    search_input_subset, spread_positions,
 };
 
 /// Side of a rendered view, in pixels: the reference side the 2D descriptor's drawings are made at.
@@ -71,6 +71,23 @@ pub fn search_input_views_of_database_model(views: usize) -> Option<Vec<usize>> 
         return None;
     }
     let mut positions = search_input_positions(VIEW_DIRECTIONS);
+    positions.push(views - 1);
+    Some(positions)
+}
+
+/// Where the views of a database model seen from `directions` of the [`VIEW_DIRECTIONS`] lie
+/// among its views (laid out as [`search_input_views_of_database_model`] says): the positions of
+/// [`spread_positions`]`(VIEW_DIRECTIONS, directions)` in order, and the picture's view last; no
+/// near-edge-on view of a flat part. What a large library's graph holds of each model (the other
+/// views are scored, not searched: docs/PERFORMANCE.md, "Views a model at 100,000 parts"). `None`
+/// for any other number of views, and when `directions` keeps them all.
+pub fn spread_views_of_database_model(views: usize, directions: usize) -> Option<Vec<usize>> {
+    if (views != VIEWS_PER_MODEL && views != VIEWS_PER_FLAT_MODEL) || directions >= VIEW_DIRECTIONS
+    {
+        return None;
+    }
+    let mut positions = spread_positions(VIEW_DIRECTIONS, directions);
+    positions.sort_unstable();
     positions.push(views - 1);
     Some(positions)
 }

@@ -1,0 +1,144 @@
+//! Which of a file's views a graph searches, and which it only scores (issue 51 item 1).
+//!
+//! A model indexed as a database file has a view from each of the engine's 162 directions (a flat
+//! part 48 more near edge-on) and its picture's. A graph over every view of a 100,000-part library
+//! holds about 18 million: half an hour and more to build, and most of the neighbours a search
+//! finds are the same models seen from a few degrees away. With [`AnnSettings::graph_directions`]
+//! below 162, the graph holds of each such model only the views from that many directions spread
+//! evenly (`engine::mesh::spread_views_of_database_model`: any direction within 18° of one of 92)
+//! and its picture's; the model's other views are kept beside the graph in the same half precision,
+//! and every estimate still scores the model on all its views. So the candidates are found among
+//! fewer views, and what decides the ranking does not change. Measured on the corpus
+//! (docs/PERFORMANCE.md, "Views a model at 100,000 parts"): a model's own directions found it by
+//! the 92 as well as by all; how recall@10 holds at scale, in "Visual search at scale".
+//!
+//! Files of any other layout (pictures, drawings' pages, models of an earlier descriptor version)
+//! keep every view in the graph.
+//!
+//! [`AnnSettings::graph_directions`]: super::AnnSettings::graph_directions
+
+use partlens_engine::mesh::{
+    VIEWS_PER_FLAT_MODEL, VIEWS_PER_MODEL, spread_views_of_database_model,
+};
+
+/// Where one view of a file lies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Place {
+    /// In the graph, under the file's slot and the view's position.
+    Graph,
+    /// Beside the graph: the `n`th of the file's views kept there.
+    Beside(usize),
+}
+
+/// How the views of a file of one layout are split.
+#[derive(Clone, Debug)]
+struct Split {
+    /// The file's view count this split is for.
+    views: usize,
+    /// The positions in the graph, in order.
+    graph: Vec<usize>,
+    /// Where each position lies.
+    places: Vec<Place>,
+}
+
+impl Split {
+    fn new(views: usize, graph: Vec<usize>) -> Self {
+        let mut places = vec![Place::Graph; views];
+        let mut beside = 0;
+        for (position, place) in places.iter_mut().enumerate() {
+            if graph.binary_search(&position).is_err() {
+                *place = Place::Beside(beside);
+                beside += 1;
+            }
+        }
+        Self {
+            views,
+            graph,
+            places,
+        }
+    }
+}
+
+/// Which views of each layout a graph holds.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct GraphViews {
+    /// The layouts whose views are split (none: every view of every file is in the graph).
+    splits: Vec<Split>,
+}
+
+impl GraphViews {
+    /// The split for a graph of database models seen from `directions` of the engine's directions
+    /// (every view in the graph when that is all of them).
+    pub(crate) fn new(directions: usize) -> Self {
+        let splits = [VIEWS_PER_MODEL, VIEWS_PER_FLAT_MODEL]
+            .into_iter()
+            .filter_map(|views| {
+                spread_views_of_database_model(views, directions)
+                    .map(|graph| Split::new(views, graph))
+            })
+            .collect();
+        Self { splits }
+    }
+
+    fn split(&self, views: usize) -> Option<&Split> {
+        self.splits.iter().find(|split| split.views == views)
+    }
+
+    /// The positions of a file of `views` views that are in the graph, in order.
+    pub(crate) fn graph_positions(&self, views: usize) -> Vec<usize> {
+        match self.split(views) {
+            Some(split) => split.graph.clone(),
+            None => (0..views).collect(),
+        }
+    }
+
+    /// How many views of a file of `views` views are in the graph.
+    pub(crate) fn in_graph(&self, views: usize) -> usize {
+        self.split(views).map_or(views, |split| split.graph.len())
+    }
+
+    /// How many views of a file of `views` views are kept beside the graph.
+    pub(crate) fn beside(&self, views: usize) -> usize {
+        views - self.in_graph(views)
+    }
+
+    /// Where view `position` of a file of `views` views lies.
+    pub(crate) fn place(&self, views: usize, position: usize) -> Place {
+        self.split(views)
+            .and_then(|split| split.places.get(position).copied())
+            .unwrap_or(Place::Graph)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_models_views_are_split_and_every_other_file_stays_whole() {
+        let split = GraphViews::new(92);
+        assert_eq!(split.in_graph(VIEWS_PER_MODEL), 93);
+        assert_eq!(
+            split.beside(VIEWS_PER_FLAT_MODEL),
+            VIEWS_PER_FLAT_MODEL - 93
+        );
+        assert_eq!(split.in_graph(7), 7, "another layout stays whole");
+        assert_eq!(split.place(7, 3), Place::Graph);
+        let positions = split.graph_positions(VIEWS_PER_MODEL);
+        let beside: Vec<Place> = (0..VIEWS_PER_MODEL)
+            .map(|position| split.place(VIEWS_PER_MODEL, position))
+            .filter(|place| *place != Place::Graph)
+            .collect();
+        let numbered: Vec<Place> = (0..VIEWS_PER_MODEL - 93).map(Place::Beside).collect();
+        assert_eq!(beside, numbered, "numbered in order, once each");
+        assert!(
+            positions
+                .iter()
+                .all(|&at| split.place(VIEWS_PER_MODEL, at) == Place::Graph)
+        );
+        assert_eq!(
+            GraphViews::new(162).in_graph(VIEWS_PER_MODEL),
+            VIEWS_PER_MODEL
+        );
+    }
+}
