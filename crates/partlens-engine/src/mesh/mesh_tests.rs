@@ -660,8 +660,8 @@ fn a_large_librarys_graph_views_are_spread_evenly_nested_and_keep_the_search_inp
     assert_eq!(&ninety_two[..62], &sixty_two[..], "nested");
     let inputs = search_input_positions(VIEW_DIRECTIONS);
     assert!(inputs.iter().all(|at| ninety_two.contains(at)));
-    // Spread: every direction within 18° of the 92 (the 32 of the search input leave 31°).
-    assert!(worst_cosine(&ninety_two) > 18.0_f32.to_radians().cos());
+    // Spread: each of the 162 within 18° of one of the 92 (the 32 of the search input leave 31.7°).
+    assert!(worst_cosine(&ninety_two) > 18.5_f32.to_radians().cos());
     assert!(worst_cosine(&inputs) < 25.0_f32.to_radians().cos());
     let flat = spread_views_of_database_model(VIEWS_PER_FLAT_MODEL, 92).unwrap_or_default();
     assert_eq!(

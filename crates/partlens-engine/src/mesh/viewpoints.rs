@@ -172,7 +172,8 @@ pub fn search_input_positions(count: usize) -> Vec<usize> {
 /// model searched by finds its own directions among them, then one at a time the direction
 /// farthest from all chosen (ties to the first in the sphere's order). From 162: any direction
 /// 8.5° from the nearest of the first 92 on average, 17.7° at most (10.4° / 23.2° for 62; 6.1° /
-/// 10.7° for all 162). In the order chosen; all `count` when `wanted` is more.
+/// 10.7° for all 162), and each of the 162 within 18.0° of one of the 92. In the order chosen;
+/// all `count` when `wanted` is more.
 pub fn spread_positions(count: usize, wanted: usize) -> Vec<usize> {
     let directions = sphere_directions(count);
     let mut chosen = search_input_positions(count);
