@@ -134,6 +134,12 @@ enum Command {
         /// 0: always; a number larger than any library: never].
         #[arg(long, value_name = "VIEWS")]
         ann_from_views: Option<usize>,
+        /// A graph holds of each model the views from this many of its 162 directions (spread
+        /// evenly) and its picture's; the others are kept beside the graph and still scored, for
+        /// a large library's memory and build time [default: 162, all; 32 to 162]. A saved graph
+        /// keeps how it was built.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(32..=162))]
+        graph_directions: Option<u16>,
         /// The address clients reach the service at (e.g. https://parts.example.com behind a
         /// proxy); image links are built on it [default: http:// and the bound address].
         #[arg(long, value_name = "URL", value_parser = parse_public_url)]
@@ -390,6 +396,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             max_body_bytes,
             index_workers,
             ann_from_views,
+            graph_directions,
             public_url,
             reader_time_limit,
             reader_memory_limit,
@@ -412,6 +419,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             }
             if let Some(views) = ann_from_views {
                 config.visual.ann_from_views = views;
+            }
+            if let Some(directions) = graph_directions {
+                config.visual.ann.graph_directions = usize::from(directions);
             }
             config.public_url = public_url;
             if let Some(seconds) = reader_time_limit {

@@ -118,6 +118,12 @@ struct DeliveryLabels {
     state: &'static str,
 }
 
+/// The label of the views of graphs by where they are kept.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct PlaceLabels {
+    place: &'static str,
+}
+
 /// The labels of the store's transactions counted.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct TransactionLabels {
@@ -178,6 +184,7 @@ pub struct Metrics {
     connections_max: Family<EngineLabels, Gauge>,
     transactions: Family<TransactionLabels, Counter>,
     callback_deliveries: Family<DeliveryLabels, Gauge>,
+    graph_views: Family<PlaceLabels, Gauge>,
     unpaired_files: Gauge,
     /// One scrape at a time: a scrape sets the gauges read at scrape time, then encodes them.
     scrape: Mutex<()>,
@@ -255,9 +262,18 @@ impl Metrics {
              paired files only)",
             unpaired_files.clone(),
         );
+        let graph_views = Family::<PlaceLabels, Gauge>::default();
+        registry.register(
+            "partlens_visual_graph_views",
+            "Views of the companies searched through a graph, by where they are kept (graph: \
+             searched and scored; beside: a model's views from the directions left out of the \
+             graph by --graph-directions, scored only), every company on this node",
+            graph_views.clone(),
+        );
         Self {
             registry,
             callback_deliveries,
+            graph_views,
             unpaired_files,
             requests,
             durations,
@@ -300,6 +316,16 @@ impl Metrics {
             self.callback_deliveries
                 .get_or_create(&DeliveryLabels { state })
                 .set(i64::try_from(count).unwrap_or(i64::MAX));
+        }
+    }
+
+    /// Sets the views of the graphs by where they are kept, read from the visual index at scrape
+    /// time.
+    pub(crate) fn set_graph_views(&self, in_graph: usize, beside: usize) {
+        for (place, views) in [("graph", in_graph), ("beside", beside)] {
+            self.graph_views
+                .get_or_create(&PlaceLabels { place })
+                .set(i64::try_from(views).unwrap_or(i64::MAX));
         }
     }
 

@@ -649,6 +649,12 @@ impl AnnIndex {
         self.views
     }
 
+    /// How many of the indexed views are in the graph (the others are kept beside it:
+    /// [`AnnSettings::graph_directions`]).
+    pub fn graph_view_count(&self) -> usize {
+        self.graph_views
+    }
+
     /// True when the file is indexed.
     pub fn contains(&self, uid: &str) -> bool {
         uid_number(uid).is_ok_and(|number| self.by_uid.contains_key(&number))

@@ -2,7 +2,8 @@
 //! without a token (served only as `crate::metrics::MetricsExposure` allows; otherwise the route does not
 //! exist). What is read when a scraper asks is read here: the indexing queue's depth (from the
 //! store, within [`DATABASE_WAIT`]), the callbacks' deliveries by state, the files not yet paired with their
-//! candidate duplicates, the database connections and the store's transactions.
+//! candidate duplicates, the views of the graphs by where they are kept, the database connections
+//! and the store's transactions.
 
 use std::time::Duration;
 
@@ -14,6 +15,7 @@ use crate::pairing::PAIRING_VERSION;
 use crate::state::AppState;
 use partlens_store::model::{DeliveryCounts, QueueDepth};
 use partlens_store::{Store, StoreError, StoreTx};
+use partlens_visual::AnnIndex;
 
 /// How long a scrape waits for the database to count the queue: a scraper times out in 10 s by
 /// default, and the rest of the metrics need no database.
@@ -27,6 +29,12 @@ pub async fn scrape(State(state): State<AppState>) -> Response {
     let depths = queue_depths(&state.store).await;
     metrics.set_callback_deliveries(delivery_counts(&state.store).await);
     metrics.set_unpaired_files(unpaired_files(&state.store).await);
+    if let Ok(library) = state.visual.read() {
+        let graphs = library.approximate().graphs();
+        let in_graph = graphs.measure_all(AnnIndex::graph_view_count);
+        let indexed = graphs.measure_all(AnnIndex::view_count);
+        metrics.set_graph_views(in_graph, indexed - in_graph);
+    }
     let pool = state.store.pool_use();
     let transactions = state.store.transaction_counts();
     match metrics.encode(depths.as_deref(), pool, transactions) {

@@ -13,6 +13,7 @@ use std::time::{Duration, SystemTime};
 
 use partlens_api::encoding::QueryString;
 use partlens_service::ServiceConfig;
+use partlens_testkit::realworld::corpus_file;
 use service_support::{Session, Shape, TestService, png, wait_until};
 
 const SHAPES: [Shape; 4] = [
@@ -266,4 +267,47 @@ async fn a_service_killed_during_uploads_comes_back_with_a_graph_that_matches_th
     drop(server);
     assert_eq!(on_graph, exact);
     assert!(exact.iter().any(|(results, _)| !results.is_empty()));
+}
+
+/// The views `GET /metrics` counts in the graphs and beside them.
+async fn graph_views(base: &str) -> (u64, u64) {
+    let text = crate::metrics::metrics_text(base).await;
+    let count = |place: &str| {
+        let series = format!("partlens_visual_graph_views{{place=\"{place}\"}} ");
+        text.lines()
+            .find_map(|line| line.strip_prefix(&series))
+            .map_or(0, |value| value.trim().parse().unwrap())
+    };
+    (count("graph"), count("beside"))
+}
+
+/// `serve --graph-directions 92`: the graph holds a model's views from 92 directions and its
+/// picture's, and keeps its other views beside it (a picture's one view in the graph).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_graph_told_fewer_directions_keeps_a_models_other_views_beside_it() {
+    let Some(nut) = corpus_file("mesh/freecadlib__Nuts__ISO4032_Hex_Nut_M8.stl") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    service_support::add_standard_users(&ServiceConfig::new(&data));
+    let arguments = ["--ann-from-views", "0", "--graph-directions", "92"];
+    let (_server, base) = service_support::serve_binary(&data, &arguments).await;
+    let admin = Session::login(&base, "admin").await;
+    admin.upload_database_file("Parts/nut.stl", nut, &[]).await;
+    upload_part(&admin, 1, Shape::Disc, 1).await;
+    let base_for_wait = base.clone();
+    let (in_graph, beside) = wait_until(Duration::from_secs(60), "the graph", || {
+        let base = base_for_wait.clone();
+        async move {
+            let (in_graph, beside) = graph_views(&base).await;
+            // Both files in the graph's company: the model's views and the picture's.
+            (in_graph + beside > 163).then_some((in_graph, beside))
+        }
+    })
+    .await;
+    // 163 views (211 for a flat part): 92 directions and the picture in the graph, with the
+    // picture's one view; the other 70 (118) beside it.
+    assert_eq!(in_graph, 93 + 1);
+    assert!(beside == 70 || beside == 118, "{beside} beside the graph");
 }
