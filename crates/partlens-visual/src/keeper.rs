@@ -22,6 +22,7 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use super::ann::AnnIndex;
+use super::graph_views::GraphViews;
 use super::library::{LibraryMode, VisualLibrary, VisualSettings};
 use super::quantise::Quantiser;
 use super::snapshot::{self, SNAPSHOT_FOLDER};
@@ -519,9 +520,10 @@ impl VisualKeeper {
             let position = tx.visual_position()?;
             // First pass: fit the quantiser to a sample of the views.
             let mut sample: Vec<ViewDescriptor> = Vec::new();
-            let mut total_views = 0;
+            let placement = GraphViews::new(settings.ann.graph_directions);
+            let mut graph_views = 0;
             tx.for_each_searched_file(company, &mut |uid, stored| {
-                total_views += stored.len();
+                graph_views += placement.in_graph(stored.len());
                 if sample.len() < FIT_SAMPLE_VIEWS
                     && let Some(views) = decode(&uid, &stored)
                 {
@@ -532,7 +534,7 @@ impl VisualKeeper {
             let quantiser = Quantiser::fitted(&sample)
                 .ok_or_else(|| VisualError::Internal("no view to build a graph of".into()))?;
             drop(sample);
-            let mut index = AnnIndex::new(quantiser, settings.ann, total_views + total_views / 4)?;
+            let mut index = AnnIndex::new(quantiser, settings.ann, graph_views + graph_views / 4)?;
             // Second pass: insert a batch of files at a time on the build threads (stopping at the
             // first insert that fails).
             let mut batch: Vec<(String, Vec<ViewDescriptor>)> = Vec::new();
