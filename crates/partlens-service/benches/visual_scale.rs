@@ -39,6 +39,9 @@
 //!                                                 # (`reuse-graph` needs `graph-only`: the exact
 //!                                                 # scan's keeper discards a saved graph it does
 //!                                                 # not use, as the service does)
+//! cargo bench -p partlens-service --bench visual_scale -- real-models parts=10000,30000
+//!                                                 # libraries of real-structure models (163 or
+//!                                                 # 211 views a part) instead: support/real_models.rs
 //! PARTLENS_BENCH_ANN=16,128,400,300,800,60000 cargo bench …  # graph settings: M, ef_add, ef_search,
 //!                                                 # views a query view (one, several), [direct views]
 //! PARTLENS_BENCH_SWEEP=800:600,1600:1000 cargo bench … -- in-memory  # more search settings, one graph
@@ -53,6 +56,8 @@
 
 #[path = "support/postgres_store.rs"]
 mod postgres_store;
+#[path = "support/real_models.rs"]
+mod real_models;
 mod support;
 #[path = "support/visual_postgres.rs"]
 mod visual_postgres;
@@ -216,7 +221,8 @@ fn queries(pool: &SyntheticViews, views: usize, seed: u64) -> Vec<Vec<ViewDescri
         .collect()
 }
 
-/// The graph's settings: the defaults, or `PARTLENS_BENCH_ANN=connectivity,expansion_add,
+/// The graph's settings, the one place the store runs (pictures and `real-models`, through
+/// [`keeper`]) and the in-memory runs take them from (`postgres` sets pgvector's own): the defaults, or `PARTLENS_BENCH_ANN=connectivity,expansion_add,
 /// expansion_search,views_per_query_view,views_per_view_of_several[,direct_views]` to try others.
 fn ann_settings() -> AnnSettings {
     let mut settings = AnnSettings::default();
@@ -456,11 +462,22 @@ struct Library {
 }
 
 fn library(dir: &std::path::Path, views: usize) -> Result<Library, ServiceError> {
-    const COMPANY: &str = "Bench";
+    let mut spec = LibrarySpec::new("Bench", views);
+    spec.text_only_records = views / 2;
+    library_of(dir, &spec, views)
+}
+
+/// The library of `spec` (`views` views) in `dir`: written there, or the one a run with `keep=`
+/// wrote before.
+fn library_of(
+    dir: &std::path::Path,
+    spec: &LibrarySpec,
+    views: usize,
+) -> Result<Library, ServiceError> {
     if dir.join(DATABASE_FILE).exists() {
         let store = Store::open_blocking(dir)?;
         return store.write_tx_blocking(|tx| {
-            let company_id = tx.ensure_company(COMPANY)?;
+            let company_id = tx.ensure_company(&spec.company)?;
             let stored_views = tx
                 .visual_view_counts()?
                 .into_iter()
@@ -486,10 +503,8 @@ fn library(dir: &std::path::Path, views: usize) -> Result<Library, ServiceError>
         });
     }
     std::fs::create_dir_all(dir)?;
-    let mut spec = LibrarySpec::new(COMPANY, views);
-    spec.text_only_records = views / 2;
     let started = Instant::now();
-    let generated = generate(&Store::open_blocking(dir)?, &spec, |written, total| {
+    let generated = generate(&Store::open_blocking(dir)?, spec, |written, total| {
         if written % 100_000 < BATCH_FILES {
             eprintln!("{written} / {total} records written");
         }
@@ -503,18 +518,284 @@ fn library(dir: &std::path::Path, views: usize) -> Result<Library, ServiceError>
     })
 }
 
+/// The `graph-only`, `reuse-graph` and `cases=` options of the store runs.
+struct StoreOptions {
+    /// Profiling: the exact scan left out.
+    graph_only: bool,
+    /// Profiling: a saved graph searched again instead of rebuilt.
+    reuse_graph: bool,
+    /// Only the cases whose label starts with one of these.
+    chosen_cases: Option<Vec<String>>,
+}
+
+/// The lines of the printed tables.
+#[derive(Default)]
+struct Tables {
+    search: Vec<String>,
+    first: Vec<String>,
+    scale: Vec<String>,
+    text: Vec<String>,
+}
+
+/// The store run on the library `generated` in `dir` (its rows labelled `label`): the exact scan
+/// and the graph on the same store, `queries` (one view, three views) in every filter case, memory,
+/// graph build and restart, free text; rows added to `tables`.
+fn measure_store(
+    dir: &std::path::Path,
+    label: &str,
+    generated: &Library,
+    (single, triple): (&[Vec<ViewDescriptor>], &[Vec<ViewDescriptor>]),
+    options: &StoreOptions,
+    tables: &mut Tables,
+) {
+    let generation = generated.writing;
+    let store = match Store::open_blocking(dir) {
+        Ok(store) => store,
+        Err(error) => panic!("the store does not open: {error}"),
+    };
+    let company = generated.company_id.clone();
+
+    // The exact scan: every view in memory.
+    let before_exact = resident_bytes();
+    let exact = (!options.graph_only).then(|| keeper(&store, dir, usize::MAX));
+    let started = Instant::now();
+    if let Some(exact) = &exact
+        && let Err(error) = exact.recover_blocking()
+    {
+        panic!("the exact index does not load: {error}");
+    }
+    let exact_load = started.elapsed();
+    let exact_bytes = exact
+        .as_ref()
+        .and_then(|exact| exact.read().ok().map(|library| library.heap_bytes()))
+        .unwrap_or(0);
+    let exact_resident = resident_bytes()
+        .zip(before_exact)
+        .map(|(after, before)| after.saturating_sub(before));
+
+    // The graph: built from the store (as the service does when none is saved), then saved.
+    let approximate = keeper(&store, dir, 0);
+    if let Err(error) = approximate.recover_blocking() {
+        panic!("the library does not load: {error}");
+    }
+    // Drop the exact index this keeper loaded first, so the figures below are the graph's.
+    let started = Instant::now();
+    let saved = options.reuse_graph
+        && approximate
+            .read()
+            .is_ok_and(|library| library.mode(&company) == LibraryMode::Approximate);
+    if !saved && let Err(error) = approximate.build_blocking(&company) {
+        panic!("the graph does not build: {error}");
+    }
+    let build = started.elapsed();
+    drop(approximate);
+
+    // Restart: a new keeper loads the saved graph; time to the first answered search.
+    let before_graph = resident_bytes();
+    let started = Instant::now();
+    let restarted = keeper(&store, dir, 0);
+    if let Err(error) = restarted.recover_blocking() {
+        panic!("the saved graph does not load: {error}");
+    }
+    let first = store.read_tx_blocking(|tx| {
+        rank_visually(
+            tx,
+            &*restarted.read()?,
+            &FilterScopes::new(),
+            &company,
+            &[],
+            &single[0],
+            LIMIT,
+        )
+    });
+    if let Err(error) = first {
+        panic!("the first search fails: {error}");
+    }
+    let restart = started.elapsed();
+    let graph_resident = resident_bytes()
+        .zip(before_graph)
+        .map(|(after, before)| after.saturating_sub(before));
+    let (graph_bytes, mode) = match restarted.read() {
+        Ok(library) => (library.heap_bytes(), library.mode(&company)),
+        Err(error) => panic!("{error}"),
+    };
+    assert_eq!(mode, LibraryMode::Approximate, "the graph was not loaded");
+    let per_view = |bytes: usize| bytes / generated.views.max(1);
+    tables.scale.push(format!(
+        "| {label} | {} | {} | {} B | {} | {} B | {} | {} | {:.1} s | {:.1} s | {:.2} s |",
+        generated.records,
+        generated.visual_files,
+        per_view(exact_bytes),
+        exact_resident.map_or("–".into(), |bytes| format!("{} B", per_view(bytes))),
+        per_view(graph_bytes),
+        graph_resident.map_or("–".into(), |bytes| format!("{} B", per_view(bytes))),
+        generation.map_or("(kept)".into(), |writing| format!(
+            "{:.1} s",
+            writing.as_secs_f64()
+        )),
+        exact_load.as_secs_f64(),
+        build.as_secs_f64(),
+        restart.as_secs_f64(),
+    ));
+    eprintln!("{label}: graph built in {:.1} s", build.as_secs_f64());
+
+    store_searches(
+        &store,
+        &company,
+        label,
+        (exact.as_ref(), &restarted),
+        (single, triple),
+        options,
+        tables,
+    );
+    free_text(&store, &company, generated.records, tables);
+    drop(exact);
+    drop(restarted);
+}
+
+/// The searches of a store run: every case with one and three query views through the service's
+/// ranking, on the exact scan (when there is one) and on the graph of the same store; rows added to
+/// `tables`.
+fn store_searches(
+    store: &Store,
+    company: &str,
+    label: &str,
+    (exact, restarted): (Option<&VisualKeeper>, &VisualKeeper),
+    (single, triple): (&[Vec<ViewDescriptor>], &[Vec<ViewDescriptor>]),
+    options: &StoreOptions,
+    tables: &mut Tables,
+) {
+    // Searches: both paths through the service's ranking, on the same store.
+    for (query_label, query_set) in [("1", single), ("3", triple)] {
+        for case in cases().into_iter().filter(|case| {
+            options.chosen_cases.as_ref().is_none_or(|chosen| {
+                chosen
+                    .iter()
+                    .any(|prefix| case.label.starts_with(prefix.as_str()))
+            })
+        }) {
+            let mut exact_times = Vec::with_capacity(QUERIES);
+            let mut graph_times = Vec::with_capacity(QUERIES);
+            let mut recall = Recall::default();
+            let mut matches = 0;
+            // Filter resolutions kept for this case's searches, as the service keeps them:
+            // the first search of the case resolves its filter (reported on its own below).
+            let kept_scopes = FilterScopes::new();
+            let scopes = &kept_scopes;
+            let run = |keeper: &VisualKeeper, query: &[ViewDescriptor]| {
+                let started = Instant::now();
+                let ranked = store.read_tx_blocking(|tx| {
+                    rank_visually(
+                        tx,
+                        &*keeper.read()?,
+                        scopes,
+                        company,
+                        &case.terms,
+                        query,
+                        LIMIT,
+                    )
+                });
+                match ranked {
+                    Ok(ranked) => (ranked, started.elapsed()),
+                    Err(error) => panic!("a search fails: {error}"),
+                }
+            };
+            // The two paths in separate passes: the exact scan reads every view in memory,
+            // which leaves no cache warm for a graph search run right after it.
+            let exact_runs: Vec<_> = exact.map_or_else(Vec::new, |exact| {
+                query_set.iter().map(|query| run(exact, query)).collect()
+            });
+            for (at, query) in query_set.iter().enumerate() {
+                let ((graph_ranked, graph_total), graph_time) = run(restarted, query);
+                graph_times.push(graph_time);
+                matches = graph_total;
+                if let Some(((exact_ranked, exact_total), exact_time)) = exact_runs.get(at) {
+                    exact_times.push(*exact_time);
+                    assert_eq!(
+                        *exact_total, graph_total,
+                        "both paths count the same matches"
+                    );
+                    recall.add(exact_ranked, &graph_ranked);
+                }
+            }
+            if !case.terms.is_empty() {
+                tables.first.push(format!(
+                    "| {label} | {query_label} | {} | {} ms | {} ms |",
+                    case.label,
+                    millis(graph_times[0]),
+                    millis(percentile(&mut graph_times[1..].to_vec(), 0.5)),
+                ));
+            }
+            tables.search.push(search_row(
+                &format!("{label} | {query_label} | {} | {matches}", case.label),
+                &mut exact_times,
+                &mut graph_times,
+                &recall,
+            ));
+            eprintln!("{}", tables.search.last().map_or("", String::as_str));
+        }
+    }
+}
+
+/// Free text without views on a store run's library of `records` records: the trigram index
+/// against the substring scan it replaced; a row added to `tables`.
+fn free_text(store: &Store, company: &str, records: usize, tables: &mut Tables) {
+    // Free text without views: the trigram index against the substring scan it replaced.
+    let words: Vec<FilterTerm> = (0..QUERIES)
+        .map(|number| FilterTerm::Text(vocabulary_word(number * 61 % 4000)))
+        .collect();
+    let mut indexed_times = Vec::new();
+    let mut scanned_times = Vec::new();
+    let mut same = true;
+    let mut found = 0;
+    for word in &words {
+        let terms = std::slice::from_ref(word);
+        let timed = store.read_tx_blocking(|tx| -> Result<_, ServiceError> {
+            let started = Instant::now();
+            let indexed = tx.matching_database_files(company, terms)?;
+            let indexed_time = started.elapsed();
+            let started = Instant::now();
+            let scanned = tx.matching_database_files_by_scanning(company, terms)?;
+            Ok((indexed, indexed_time, scanned, started.elapsed()))
+        });
+        let (indexed, indexed_time, scanned, scanned_time) = match timed {
+            Ok(timed) => timed,
+            Err(error) => panic!("a text search fails: {error}"),
+        };
+        same &= indexed == scanned;
+        found += indexed.len();
+        indexed_times.push(indexed_time);
+        scanned_times.push(scanned_time);
+    }
+    let indexed_p50 = percentile(&mut indexed_times, 0.5);
+    let scanned_p50 = percentile(&mut scanned_times, 0.5);
+    tables.text.push(format!(
+        "| {} | {} | {} ms | {} ms | {} ms | {} ms | {:.0}× | {} |",
+        records,
+        found / words.len().max(1),
+        millis(indexed_p50),
+        millis(percentile(&mut indexed_times, 0.95)),
+        millis(scanned_p50),
+        millis(percentile(&mut scanned_times, 0.95)),
+        scanned_p50.as_secs_f64() / indexed_p50.as_secs_f64().max(1e-9),
+        if same { "yes" } else { "NO" }
+    ));
+}
+
 fn main() {
     let arguments: Vec<String> = std::env::args().collect();
     let with_million = arguments.iter().any(|arg| arg == "1m");
     let only_million = arguments.iter().any(|arg| arg == "only-1m");
     // Profiling: the exact scan left out, a saved graph searched again instead of rebuilt, and
     // only the cases whose label starts with one of `cases=a,b`.
-    let graph_only = arguments.iter().any(|arg| arg == "graph-only");
-    let reuse_graph = arguments.iter().any(|arg| arg == "reuse-graph");
-    let chosen_cases: Option<Vec<String>> = arguments
-        .iter()
-        .find_map(|arg| arg.strip_prefix("cases="))
-        .map(|list| list.split(',').map(str::to_owned).collect());
+    let options = StoreOptions {
+        graph_only: arguments.iter().any(|arg| arg == "graph-only"),
+        reuse_graph: arguments.iter().any(|arg| arg == "reuse-graph"),
+        chosen_cases: arguments
+            .iter()
+            .find_map(|arg| arg.strip_prefix("cases="))
+            .map(|list| list.split(',').map(str::to_owned).collect()),
+    };
     let mut sizes = vec![10_000, 100_000];
     if with_million {
         sizes.push(1_000_000);
@@ -551,25 +832,32 @@ fn main() {
             in_memory_sizes = chosen;
         }
     }
+    // `real-models parts=N,M`: libraries of real-structure models only (support/real_models.rs).
+    if arguments.iter().any(|arg| arg == "real-models") {
+        sizes.clear();
+    }
     // `with-sqlite`: with `postgres`, the same sizes through the SQLite store too, in the same run
     // (after PostgreSQL's), so the two stores' rows stand side by side.
     if !postgres_sizes.is_empty() && arguments.iter().any(|arg| arg == "with-sqlite") {
         sizes.clone_from(&postgres_sizes);
     }
-    let pool = match SyntheticViews::analysed(600, 2) {
+    // The pictures' pool and queries (not needed by `real-models` alone).
+    let pictures_measured =
+        !(sizes.is_empty() && in_memory_sizes.is_empty() && postgres_sizes.is_empty());
+    let pool = match SyntheticViews::analysed(if pictures_measured { 600 } else { 0 }, 2) {
         Ok(pool) => pool,
         Err(error) => panic!("the query pool does not analyse: {error}"),
     };
-    let single = queries(&pool, 1, 501);
-    let triple = queries(&pool, 3, 502);
-    let mut search_lines = Vec::new();
-    let mut scale_lines = Vec::new();
-    let mut text_lines = Vec::new();
-    let mut first_lines = Vec::new();
+    let (single, triple) = if pictures_measured {
+        (queries(&pool, 1, 501), queries(&pool, 3, 502))
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    let mut tables = Tables::default();
     for &views in &in_memory_sizes {
         let (lines, scale_line) = in_memory(&pool, views, &single, &triple);
-        search_lines.extend(lines);
-        scale_lines.push(scale_line);
+        tables.search.extend(lines);
+        tables.scale.push(scale_line);
     }
     let mut postgres_lines = Vec::new();
     // `baseline=N`: the service's row-by-row load of N views first (100,000 by default; 0: none).
@@ -597,7 +885,7 @@ fn main() {
         if let Some((lines, scale_line, per_view)) =
             visual_postgres::measure(&pool, views, &single, &triple)
         {
-            search_lines.extend(lines);
+            tables.search.extend(lines);
             postgres_lines.push(scale_line);
             if let Some(baseline_per_view) = row_by_row {
                 load_ratios.push(format!(
@@ -621,218 +909,23 @@ fn main() {
             Ok(generated) => generated,
             Err(error) => panic!("the library does not generate: {error}"),
         };
-        let generation = generated.writing;
         eprintln!(
             "{views} views: library written in {}",
-            generation.map_or("(kept)".into(), |writing| format!(
+            generated.writing.map_or("(kept)".into(), |writing| format!(
                 "{:.1} s",
                 writing.as_secs_f64()
             ))
         );
-        let store = match Store::open_blocking(&dir) {
-            Ok(store) => store,
-            Err(error) => panic!("the store does not open: {error}"),
-        };
-        let company = generated.company_id.clone();
-
-        // The exact scan: every view in memory.
-        let before_exact = resident_bytes();
-        let exact = (!graph_only).then(|| keeper(&store, &dir, usize::MAX));
-        let started = Instant::now();
-        if let Some(exact) = &exact
-            && let Err(error) = exact.recover_blocking()
-        {
-            panic!("the exact index does not load: {error}");
-        }
-        let exact_load = started.elapsed();
-        let exact_bytes = exact
-            .as_ref()
-            .and_then(|exact| exact.read().ok().map(|library| library.heap_bytes()))
-            .unwrap_or(0);
-        let exact_resident = resident_bytes()
-            .zip(before_exact)
-            .map(|(after, before)| after.saturating_sub(before));
-
-        // The graph: built from the store (as the service does when none is saved), then saved.
-        let approximate = keeper(&store, &dir, 0);
-        if let Err(error) = approximate.recover_blocking() {
-            panic!("the library does not load: {error}");
-        }
-        // Drop the exact index this keeper loaded first, so the figures below are the graph's.
-        let started = Instant::now();
-        let saved = reuse_graph
-            && approximate
-                .read()
-                .is_ok_and(|library| library.mode(&company) == LibraryMode::Approximate);
-        if !saved && let Err(error) = approximate.build_blocking(&company) {
-            panic!("the graph does not build: {error}");
-        }
-        let build = started.elapsed();
-        drop(approximate);
-
-        // Restart: a new keeper loads the saved graph; time to the first answered search.
-        let before_graph = resident_bytes();
-        let started = Instant::now();
-        let restarted = keeper(&store, &dir, 0);
-        if let Err(error) = restarted.recover_blocking() {
-            panic!("the saved graph does not load: {error}");
-        }
-        let first = store.read_tx_blocking(|tx| {
-            rank_visually(
-                tx,
-                &*restarted.read()?,
-                &FilterScopes::new(),
-                &company,
-                &[],
-                &single[0],
-                LIMIT,
-            )
-        });
-        if let Err(error) = first {
-            panic!("the first search fails: {error}");
-        }
-        let restart = started.elapsed();
-        let graph_resident = resident_bytes()
-            .zip(before_graph)
-            .map(|(after, before)| after.saturating_sub(before));
-        let (graph_bytes, mode) = match restarted.read() {
-            Ok(library) => (library.heap_bytes(), library.mode(&company)),
-            Err(error) => panic!("{error}"),
-        };
-        assert_eq!(mode, LibraryMode::Approximate, "the graph was not loaded");
-        let per_view = |bytes: usize| bytes / generated.views.max(1);
-        scale_lines.push(format!(
-            "| {views} | {} | {} | {} B | {} | {} B | {} | {} | {:.1} s | {:.1} s | {:.2} s |",
-            generated.records,
-            generated.visual_files,
-            per_view(exact_bytes),
-            exact_resident.map_or("–".into(), |bytes| format!("{} B", per_view(bytes))),
-            per_view(graph_bytes),
-            graph_resident.map_or("–".into(), |bytes| format!("{} B", per_view(bytes))),
-            generation.map_or("(kept)".into(), |writing| format!(
-                "{:.1} s",
-                writing.as_secs_f64()
-            )),
-            exact_load.as_secs_f64(),
-            build.as_secs_f64(),
-            restart.as_secs_f64(),
-        ));
-        eprintln!("{views} views: graph built in {:.1} s", build.as_secs_f64());
-
-        // Searches: both paths through the service's ranking, on the same store.
-        for (query_label, query_set) in [("1", &single), ("3", &triple)] {
-            for case in cases().into_iter().filter(|case| {
-                chosen_cases.as_ref().is_none_or(|chosen| {
-                    chosen
-                        .iter()
-                        .any(|prefix| case.label.starts_with(prefix.as_str()))
-                })
-            }) {
-                let mut exact_times = Vec::with_capacity(QUERIES);
-                let mut graph_times = Vec::with_capacity(QUERIES);
-                let mut recall = Recall::default();
-                let mut matches = 0;
-                // Filter resolutions kept for this case's searches, as the service keeps them:
-                // the first search of the case resolves its filter (reported on its own below).
-                let kept_scopes = FilterScopes::new();
-                let scopes = &kept_scopes;
-                let run = |keeper: &VisualKeeper, query: &[ViewDescriptor]| {
-                    let started = Instant::now();
-                    let ranked = store.read_tx_blocking(|tx| {
-                        rank_visually(
-                            tx,
-                            &*keeper.read()?,
-                            scopes,
-                            &company,
-                            &case.terms,
-                            query,
-                            LIMIT,
-                        )
-                    });
-                    match ranked {
-                        Ok(ranked) => (ranked, started.elapsed()),
-                        Err(error) => panic!("a search fails: {error}"),
-                    }
-                };
-                // The two paths in separate passes: the exact scan reads every view in memory,
-                // which leaves no cache warm for a graph search run right after it.
-                let exact_runs: Vec<_> = exact.as_ref().map_or_else(Vec::new, |exact| {
-                    query_set.iter().map(|query| run(exact, query)).collect()
-                });
-                for (at, query) in query_set.iter().enumerate() {
-                    let ((graph_ranked, graph_total), graph_time) = run(&restarted, query);
-                    graph_times.push(graph_time);
-                    matches = graph_total;
-                    if let Some(((exact_ranked, exact_total), exact_time)) = exact_runs.get(at) {
-                        exact_times.push(*exact_time);
-                        assert_eq!(
-                            *exact_total, graph_total,
-                            "both paths count the same matches"
-                        );
-                        recall.add(exact_ranked, &graph_ranked);
-                    }
-                }
-                if !case.terms.is_empty() {
-                    first_lines.push(format!(
-                        "| {views} | {query_label} | {} | {} ms | {} ms |",
-                        case.label,
-                        millis(graph_times[0]),
-                        millis(percentile(&mut graph_times[1..].to_vec(), 0.5)),
-                    ));
-                }
-                search_lines.push(search_row(
-                    &format!("{views} | {query_label} | {} | {matches}", case.label),
-                    &mut exact_times,
-                    &mut graph_times,
-                    &recall,
-                ));
-                eprintln!("{}", search_lines.last().map_or("", String::as_str));
-            }
-        }
-
-        // Free text without views: the trigram index against the substring scan it replaced.
-        let words: Vec<FilterTerm> = (0..QUERIES)
-            .map(|number| FilterTerm::Text(vocabulary_word(number * 61 % 4000)))
-            .collect();
-        let mut indexed_times = Vec::new();
-        let mut scanned_times = Vec::new();
-        let mut same = true;
-        let mut found = 0;
-        for word in &words {
-            let terms = std::slice::from_ref(word);
-            let timed = store.read_tx_blocking(|tx| -> Result<_, ServiceError> {
-                let started = Instant::now();
-                let indexed = tx.matching_database_files(&company, terms)?;
-                let indexed_time = started.elapsed();
-                let started = Instant::now();
-                let scanned = tx.matching_database_files_by_scanning(&company, terms)?;
-                Ok((indexed, indexed_time, scanned, started.elapsed()))
-            });
-            let (indexed, indexed_time, scanned, scanned_time) = match timed {
-                Ok(timed) => timed,
-                Err(error) => panic!("a text search fails: {error}"),
-            };
-            same &= indexed == scanned;
-            found += indexed.len();
-            indexed_times.push(indexed_time);
-            scanned_times.push(scanned_time);
-        }
-        let indexed_p50 = percentile(&mut indexed_times, 0.5);
-        let scanned_p50 = percentile(&mut scanned_times, 0.5);
-        text_lines.push(format!(
-            "| {} | {} | {} ms | {} ms | {} ms | {} ms | {:.0}× | {} |",
-            generated.records,
-            found / words.len().max(1),
-            millis(indexed_p50),
-            millis(percentile(&mut indexed_times, 0.95)),
-            millis(scanned_p50),
-            millis(percentile(&mut scanned_times, 0.95)),
-            scanned_p50.as_secs_f64() / indexed_p50.as_secs_f64().max(1e-9),
-            if same { "yes" } else { "NO" }
-        ));
-        drop(exact);
-        drop(restarted);
+        measure_store(
+            &dir,
+            &views.to_string(),
+            &generated,
+            (&single, &triple),
+            &options,
+            &mut tables,
+        );
     }
+    real_models::run(&arguments, kept.as_ref(), &options, &mut tables);
     println!("## Visual search at scale\n");
     println!(
         "{QUERIES} queries a case, {LIMIT} results asked, recall@{RECALL_AT} of the graph against the \
@@ -842,7 +935,7 @@ fn main() {
         "| views | query views | filter | matches | exact p50 | exact p95 | graph p50 | graph p95 | speed-up (p50) | recall@{RECALL_AT} | with ties ±{TIE} | exact 1st − 10th score |"
     );
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
-    for line in &search_lines {
+    for line in &tables.search {
         println!("{line}");
     }
     println!();
@@ -852,7 +945,7 @@ fn main() {
     );
     println!("| views | query views | filter | first search | later p50 |");
     println!("|---|---|---|---|---|");
-    for line in &first_lines {
+    for line in &tables.first {
         println!("{line}");
     }
     println!();
@@ -860,7 +953,7 @@ fn main() {
         "| views | records | visual files | exact index a view | exact resident a view | graph a view | graph resident a view | library written in | exact index loaded in | graph built in | restart to first search (graph) |"
     );
     println!("|---|---|---|---|---|---|---|---|---|---|---|");
-    for line in &scale_lines {
+    for line in &tables.scale {
         println!("{line}");
     }
     println!();
@@ -881,7 +974,7 @@ fn main() {
         "| records | matches a word | trigram index p50 | p95 | substring scan p50 | p95 | speed-up (p50) | same files |"
     );
     println!("|---|---|---|---|---|---|---|---|");
-    for line in &text_lines {
+    for line in &tables.text {
         println!("{line}");
     }
 }

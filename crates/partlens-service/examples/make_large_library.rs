@@ -13,13 +13,22 @@
 //!
 //! Options: `--data DIR` (required), `--views N` (default 100,000), `--text-only N` (default 0),
 //! `--company NAME` (default Acme), `--seed N` (default 11), `--user NAME --password P` (an admin of
-//! the company, for logging in), `--no-graph`.
+//! the company, for logging in), `--no-graph`; `--real-models PARTS`: instead of pictures and
+//! 7-view models, PARTS real-structure models (163 views, 211 when flat, blended direction by
+//! direction from real corpus models: `LibrarySpec::of_real_models`), made from `--pool-models K`
+//! models (default `large_library::POOL_MODELS`) of the corpus in `--corpus DIR` (default: where
+//! `partlens_testkit::realworld::corpus_dir` finds it).
+//!
+//! ```text
+//! cargo run --release -p partlens-service --example make_large_library -- --data /tmp/real \
+//!     --real-models 100000 --text-only 100000 --no-graph
+//! ```
 
 use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{Context, bail};
-use partlens_service::large_library::{LibrarySpec, generate};
+use partlens_service::large_library::{LibrarySpec, ModelPool, RealModels, generate};
 use partlens_store::Store;
 use partlens_visual::{VisualKeeper, VisualSettings};
 
@@ -29,6 +38,9 @@ fn main() -> anyhow::Result<()> {
     let mut user = None;
     let mut password = None;
     let mut graph = true;
+    let mut real_models: Option<usize> = None;
+    let mut corpus = partlens_testkit::realworld::corpus_dir();
+    let mut pool_models = partlens_service::large_library::POOL_MODELS;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = || args.next().with_context(|| format!("{arg} needs a value"));
@@ -41,10 +53,23 @@ fn main() -> anyhow::Result<()> {
             "--user" => user = Some(value()?),
             "--password" => password = Some(value()?),
             "--no-graph" => graph = false,
+            "--real-models" => real_models = Some(value()?.parse().context("--real-models")?),
+            "--corpus" => corpus = PathBuf::from(value()?),
+            "--pool-models" => pool_models = value()?.parse().context("--pool-models")?,
             other => bail!("unknown option {other} (see the file's doc comment)"),
         }
     }
     let data = data.context("--data DIR is required")?;
+    if let Some(parts) = real_models {
+        // As `LibrarySpec::of_real_models`, with the other options given kept.
+        spec.real_models = Some(RealModels {
+            parts,
+            pool: ModelPool::Corpus {
+                dir: corpus,
+                models: pool_models,
+            },
+        });
+    }
     if let (Some(user), Some(password)) = (&user, &password) {
         partlens_service::admin::add_user(&data, &spec.company, user, password, true)?;
     }

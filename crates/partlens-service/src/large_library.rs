@@ -3,8 +3,11 @@
 //! (`examples/make_large_library.rs`): a million views load in minutes.
 //!
 //! Visual files are pictures (one view) and models (several views of one part), their descriptors
-//! perturbed copies of really analysed part drawings ([`super::synthetic_views`]); text-only
-//! records have no views. Every record gets attributes with a range of selectivities (a unique part
+//! perturbed copies of really analysed part drawings
+//! ([`partlens_engine::samples::synthetic_views`]); or, for a library of real-structure models
+//! ([`LibrarySpec::of_real_models`]), models of the stored layout (163 views, 211 when flat) blended
+//! direction by direction from real corpus models analysed as the service indexes them
+//! ([`partlens_engine::samples::model_view_sets`]). Text-only records have no views. Every record gets attributes with a range of selectivities (a unique part
 //! number, one of 50 suppliers, one of 8 materials weighted like a real stock list, a project of
 //! about 1,000 files, a weight) and a text of words from a fixed vocabulary, so metadata filters and
 //! free text can be measured from very selective to very broad. Records go in through the store's
@@ -13,6 +16,8 @@
 //! transactions of [`BATCH_FILES`] files; there are no file bytes or rendered images on disk.
 //! Deterministic for a seed.
 
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rand::RngExt;
@@ -21,12 +26,18 @@ use rand::rngs::StdRng;
 use crate::error::ServiceError;
 use partlens_api::Attribute;
 use partlens_engine::ViewDescriptor;
+use partlens_engine::samples::model_view_sets::ModelViewSets;
 use partlens_engine::samples::synthetic_views::{SyntheticViews, seeded};
 use partlens_store::model::{IndexState, IndexedContent, LoadedFile, NewContent};
 use partlens_store::{Store, iso_now};
 
 /// Files written in one transaction.
 pub const BATCH_FILES: usize = 5_000;
+/// Files written in one transaction of a library of real-structure models (about 180 views each:
+/// some 90,000 views a transaction, as [`BATCH_FILES`] pictures and 7-view models hold).
+pub const BATCH_MODELS: usize = 500;
+/// Real models analysed for the pool of [`LibrarySpec::of_real_models`].
+pub const POOL_MODELS: usize = 48;
 
 /// The materials and how often each occurs (per mille).
 pub const MATERIALS: [(&str, u32); 8] = [
@@ -68,6 +79,33 @@ pub struct LibrarySpec {
     pub threads: usize,
     /// The seed: the same seed gives the same library.
     pub seed: u64,
+    /// When set, the visual files are these real-structure models instead (and `views`,
+    /// `model_share`, `model_views` and `pool_pictures` are not used).
+    pub real_models: Option<RealModels>,
+}
+
+/// The visual files of a library of real-structure models.
+#[derive(Clone, Debug)]
+pub struct RealModels {
+    /// How many models (parts).
+    pub parts: usize,
+    /// The real models they are made from.
+    pub pool: ModelPool,
+}
+
+/// Where the real models of a library of real-structure models come from.
+#[derive(Clone, Debug)]
+pub enum ModelPool {
+    /// Models of the corpus analysed when the library is generated
+    /// ([`ModelViewSets::analysed`]).
+    Corpus {
+        /// The corpus's folder (with its `manifest.csv`).
+        dir: PathBuf,
+        /// How many of its models.
+        models: usize,
+    },
+    /// A pool made before: a bench's (shared with its queries) or a test's.
+    Given(Arc<ModelViewSets>),
 }
 
 impl LibrarySpec {
@@ -83,6 +121,35 @@ impl LibrarySpec {
             pool_pictures: 600,
             threads: std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
             seed: 11,
+            real_models: None,
+        }
+    }
+
+    /// `parts` real-structure models in the company `company`, made from [`POOL_MODELS`] models of
+    /// the corpus in `corpus_dir` (see [`partlens_engine::samples::model_view_sets`]), no text-only
+    /// records, seed 11.
+    pub fn of_real_models(company: &str, parts: usize, corpus_dir: &Path) -> Self {
+        Self {
+            real_models: Some(RealModels {
+                parts,
+                pool: ModelPool::Corpus {
+                    dir: corpus_dir.to_path_buf(),
+                    models: POOL_MODELS,
+                },
+            }),
+            ..Self::new(company, 0)
+        }
+    }
+
+    /// [`of_real_models`](Self::of_real_models) made from a pool the caller has (a bench's,
+    /// shared with its queries; a test's).
+    pub fn of_model_pool(company: &str, parts: usize, pool: Arc<ModelViewSets>) -> Self {
+        Self {
+            real_models: Some(RealModels {
+                parts,
+                pool: ModelPool::Given(pool),
+            }),
+            ..Self::new(company, 0)
         }
     }
 }
@@ -158,20 +225,15 @@ struct Record {
 
 fn record(
     number: usize,
-    pool: &SyntheticViews,
-    views: usize,
+    part: &str,
+    extension: &str,
     random: &mut StdRng,
+    views: impl FnOnce(&mut StdRng) -> Vec<ViewDescriptor>,
 ) -> Result<Record, ServiceError> {
     let uid = uuid::Builder::from_random_bytes(random.random::<[u8; 16]>())
         .into_uuid()
         .hyphenated()
         .to_string();
-    let part = pool.part_name(number);
-    let extension = match views {
-        0 => ".step",
-        1 => ".png",
-        _ => ".stl",
-    };
     let attribute_texts = [
         format!("part_number={}", part_number(number)),
         format!("material={}", material(random)),
@@ -198,11 +260,7 @@ fn record(
         extension: extension.to_owned(),
         attributes,
         text,
-        views: if views == 0 {
-            Vec::new()
-        } else {
-            pool.file_views(number, views, random)
-        },
+        views: views(random),
     })
 }
 
@@ -242,6 +300,129 @@ fn loaded(company_id: &str, owner: i64, record: &Record) -> LoadedFile {
     }
 }
 
+/// One planned record.
+#[derive(Clone, Copy, Debug)]
+enum Planned {
+    /// A record without views.
+    TextOnly,
+    /// A picture (1) or a model of this many views blended from pictures.
+    Pictures(usize),
+    /// Real-structure model number `n` ([`ModelViewSets::synthetic`]).
+    Model(usize),
+}
+
+/// What the visual files' views are made from.
+enum ViewSource {
+    /// Analysed part drawings.
+    Pictures(SyntheticViews),
+    /// Real models' view sets.
+    Models(Arc<ModelViewSets>),
+}
+
+impl ViewSource {
+    /// The source `spec` asks for, analysed.
+    fn of(spec: &LibrarySpec) -> Result<Self, ServiceError> {
+        let failed = |error: String| ServiceError::Internal(format!("analysing the pool: {error}"));
+        match &spec.real_models {
+            None => SyntheticViews::analysed(spec.pool_pictures.max(1), spec.threads)
+                .map(Self::Pictures)
+                .map_err(|error| failed(error.to_string())),
+            Some(RealModels {
+                pool: ModelPool::Given(pool),
+                ..
+            }) => Ok(Self::Models(Arc::clone(pool))),
+            Some(RealModels {
+                pool: ModelPool::Corpus { dir, models },
+                ..
+            }) => ModelViewSets::analysed(dir, *models, spec.threads)
+                .map(|pool| Self::Models(Arc::new(pool)))
+                .map_err(failed),
+        }
+    }
+
+    /// The visual files of `spec` and how many views they hold together.
+    fn plan(&self, spec: &LibrarySpec, random: &mut StdRng) -> (Vec<Planned>, usize) {
+        let Self::Models(pool) = self else {
+            // Each visual file a picture or a model, until the views are used up.
+            let mut plan = Vec::new();
+            let mut planned_views = 0;
+            while planned_views < spec.views {
+                let views = if random.random_bool(spec.model_share.clamp(0.0, 1.0)) {
+                    spec.model_views.max(1)
+                } else {
+                    1
+                };
+                let views = views.min(spec.views - planned_views);
+                plan.push(Planned::Pictures(views));
+                planned_views += views;
+            }
+            return (plan, planned_views);
+        };
+        let parts = spec.real_models.as_ref().map_or(0, |real| real.parts);
+        let views = (0..parts).map(|model| pool.base(model).views.len()).sum();
+        ((0..parts).map(Planned::Model).collect(), views)
+    }
+
+    /// Records a transaction writes.
+    fn batch_files(&self) -> usize {
+        match self {
+            Self::Pictures(_) => BATCH_FILES,
+            Self::Models(_) => BATCH_MODELS,
+        }
+    }
+
+    /// Record `number`, planned as `planned`.
+    fn record(
+        &self,
+        number: usize,
+        planned: Planned,
+        random: &mut StdRng,
+    ) -> Result<Record, ServiceError> {
+        match (self, planned) {
+            (Self::Pictures(pool), Planned::Pictures(views)) => {
+                let extension = if views == 1 { ".png" } else { ".stl" };
+                record(
+                    number,
+                    pool.part_name(number),
+                    extension,
+                    random,
+                    |random| pool.file_views(number, views, random),
+                )
+            }
+            (Self::Pictures(pool), _) => {
+                record(number, pool.part_name(number), ".step", random, |_| {
+                    Vec::new()
+                })
+            }
+            (Self::Models(pool), Planned::Model(model)) => {
+                let part = category(&pool.base(model).name);
+                record(number, &part, ".stl", random, |random| {
+                    pool.synthetic(model, random)
+                })
+            }
+            (Self::Models(pool), _) => {
+                let part = category(&pool.base(number).name);
+                record(number, &part, ".step", random, |_| Vec::new())
+            }
+        }
+    }
+}
+
+/// The category (and folder) of a real-structure model based on the model file `name`: its
+/// letters, digits, `-` and `_`, others as `_`, at most 60 characters.
+fn category(name: &str) -> String {
+    name.chars()
+        .take(60)
+        .map(|character| {
+            if character.is_ascii_alphanumeric() || character == '-' {
+                character
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
 /// Writes the library of `spec` into `store`. `progress` is told the records written so far and the
 /// total after each transaction. Blocking.
 pub fn generate(
@@ -250,28 +431,18 @@ pub fn generate(
     mut progress: impl FnMut(usize, usize),
 ) -> Result<GeneratedLibrary, ServiceError> {
     let started = Instant::now();
-    let pool = SyntheticViews::analysed(spec.pool_pictures.max(1), spec.threads)
-        .map_err(|error| ServiceError::Internal(format!("analysing the pool: {error}")))?;
+    let source = ViewSource::of(spec)?;
     let analysis = started.elapsed();
     let company_id = store.write_tx_blocking(|tx| -> Result<_, ServiceError> {
         Ok(tx.ensure_company(&spec.company)?)
     })?;
     let mut random = seeded(spec.seed);
-    // Plan the files: each visual file a picture or a model, until the views are used up.
-    let mut plan: Vec<usize> = Vec::new();
-    let mut planned_views = 0;
-    while planned_views < spec.views {
-        let views = if random.random_bool(spec.model_share.clamp(0.0, 1.0)) {
-            spec.model_views.max(1)
-        } else {
-            1
-        };
-        let views = views.min(spec.views - planned_views);
-        plan.push(views);
-        planned_views += views;
-    }
+    let (mut plan, planned_views) = source.plan(spec, &mut random);
     let visual_files = plan.len();
-    plan.extend(std::iter::repeat_n(0, spec.text_only_records));
+    plan.extend(std::iter::repeat_n(
+        Planned::TextOnly,
+        spec.text_only_records,
+    ));
     // Spread the text-only records among the visual files.
     for at in (1..plan.len()).rev() {
         let other = random.random_range(0..=at);
@@ -280,12 +451,13 @@ pub fn generate(
     let total = plan.len();
     let now = iso_now();
     let started_writing = Instant::now();
-    for (batch_number, batch) in plan.chunks(BATCH_FILES).enumerate() {
-        let first = batch_number * BATCH_FILES;
+    let batch_files = source.batch_files();
+    for (batch_number, batch) in plan.chunks(batch_files).enumerate() {
+        let first = batch_number * batch_files;
         let records = batch
             .iter()
             .enumerate()
-            .map(|(offset, &views)| record(first + offset, &pool, views, &mut random))
+            .map(|(offset, &planned)| source.record(first + offset, planned, &mut random))
             .collect::<Result<Vec<_>, _>>()?;
         let files: Vec<LoadedFile> = records
             .iter()
@@ -349,6 +521,51 @@ mod tests {
             );
             let (loaded, damaged) = keeper.recover_blocking().unwrap();
             assert_eq!(loaded, generated.visual_files);
+            assert!(damaged.is_empty(), "{damaged:?}");
+        }
+    }
+
+    #[test]
+    fn real_structure_models_are_stored_whole_in_their_layout_on_both_stores() {
+        use partlens_engine::mesh::{VIEWS_PER_FLAT_MODEL, VIEWS_PER_MODEL};
+        let pictures = SyntheticViews::analysed(4, 2).unwrap();
+        let mut random = seeded(3);
+        let mut view_set = |views: usize| -> Vec<ViewDescriptor> {
+            (0..views)
+                .map(|view| pictures.perturbed(view, &mut random))
+                .collect()
+        };
+        let pool = Arc::new(
+            ModelViewSets::from_view_sets(vec![
+                ("round part".into(), view_set(VIEWS_PER_MODEL)),
+                ("flat/plate".into(), view_set(VIEWS_PER_FLAT_MODEL)),
+            ])
+            .unwrap(),
+        );
+        for (store, kept) in crate::test_stores::both() {
+            let mut spec = LibrarySpec::of_model_pool("Big", 3, Arc::clone(&pool));
+            spec.text_only_records = 2;
+            let generated = generate(&store, &spec, |_, _| {}).unwrap();
+            assert_eq!((generated.visual_files, generated.records), (3, 5));
+            assert_eq!(generated.views, 2 * VIEWS_PER_MODEL + VIEWS_PER_FLAT_MODEL);
+            let mut stored = store
+                .read_tx_blocking(|tx| -> Result<_, ServiceError> {
+                    let mut stored = Vec::new();
+                    tx.for_each_searched_file(&generated.company_id, &mut |_, views| {
+                        stored.push(views.len());
+                        std::ops::ControlFlow::Continue(())
+                    })?;
+                    Ok(stored)
+                })
+                .unwrap();
+            stored.sort_unstable();
+            assert_eq!(
+                stored,
+                [VIEWS_PER_MODEL, VIEWS_PER_MODEL, VIEWS_PER_FLAT_MODEL]
+            );
+            let keeper = VisualKeeper::new(store.clone(), kept.path(), VisualSettings::default());
+            let (loaded, damaged) = keeper.recover_blocking().unwrap();
+            assert_eq!(loaded, 3);
             assert!(damaged.is_empty(), "{damaged:?}");
         }
     }

@@ -3,7 +3,8 @@
 //! [`drawings`]: DXF and PDF drawings) and what the engine's scores mean on it ([`calibration`]);
 //! the fixed split of the real-world corpus into a tuning and a held-out half ([`corpus_halves`]);
 //! and the large synthetic libraries for measuring search at scale ([`synthetic_views`]: perturbed
-//! copies of analysed part pictures; [`large_library`]: a whole company library written straight
+//! copies of analysed part pictures; [`model_view_sets`]: synthetic models blended from the
+//! real corpus's models direction by direction; [`large_library`]: a whole company library written straight
 //! into a store).
 //!
 //! The generators serve the tests, the benchmark and the `examples/make_sample*.rs` programs that
@@ -19,6 +20,8 @@ pub mod calibration;
 pub mod corpus_halves;
 #[cfg(any(test, feature = "samples"))]
 pub mod drawings;
+#[cfg(any(test, feature = "samples"))]
+pub mod model_view_sets;
 #[cfg(any(test, feature = "samples"))]
 pub mod parts;
 #[cfg(any(test, feature = "samples"))]

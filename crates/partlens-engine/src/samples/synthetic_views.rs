@@ -46,7 +46,6 @@ impl SyntheticViews {
     /// Analyses `pictures` part drawings (the sample parts in turn, the first of each in the default
     /// pose, the others in poses varied from their index), on up to `threads` threads.
     pub fn analysed(pictures: usize, threads: usize) -> Result<Self, EngineError> {
-        let threads = threads.clamp(1, pictures.max(1));
         let describe = |index: usize| -> Result<ViewDescriptor, EngineError> {
             let name = PART_NAMES[index % PART_NAMES.len()];
             let pose = if index < PART_NAMES.len() {
@@ -67,27 +66,7 @@ impl SyntheticViews {
                 .next()
                 .ok_or_else(|| undrawable("the picture has no view".into()))
         };
-        let described: Vec<Result<ViewDescriptor, EngineError>> = std::thread::scope(|scope| {
-            let workers: Vec<_> = (0..threads)
-                .map(|worker| {
-                    scope.spawn(move || {
-                        (worker..pictures)
-                            .step_by(threads)
-                            .map(|index| (index, describe(index)))
-                            .collect::<Vec<_>>()
-                    })
-                })
-                .collect();
-            let mut all: Vec<(usize, Result<ViewDescriptor, EngineError>)> = Vec::new();
-            for worker in workers {
-                match worker.join() {
-                    Ok(part) => all.extend(part),
-                    Err(panic) => std::panic::resume_unwind(panic),
-                }
-            }
-            all.sort_by_key(|(index, _)| *index);
-            all.into_iter().map(|(_, described)| described).collect()
-        });
+        let described = on_threads(pictures, threads, describe);
         Ok(Self {
             pool: described.into_iter().collect::<Result<_, _>>()?,
         })
@@ -126,10 +105,7 @@ impl SyntheticViews {
         // Pool entries `part`, `part + parts`, `part + 2 × parts`, … show one part in other poses.
         let part = (index % self.pool.len()) % parts;
         let poses = self.pool.len() / parts;
-        // Uniform weights on the simplex: normalised exponential draws.
-        let mut weight = || -> f32 { -random.random_range(f32::EPSILON..1.0).ln() };
-        let own_weight = weight();
-        let partner_weights: Vec<f32> = (1..BLENDED_VIEWS).map(|_| weight()).collect();
+        let [own_weight, partner_weights @ ..] = blend_weights(random);
         let partners: Vec<(&ViewDescriptor, f32)> = partner_weights
             .into_iter()
             .map(|partner_weight| {
@@ -141,14 +117,7 @@ impl SyntheticViews {
                 (self.base(partner), partner_weight)
             })
             .collect();
-        let blended = self.base(index).blended(own_weight, &partners);
-        let noise: Vec<f32> = (0..NOISE_LEN)
-            .map(|_| random.random_range(-1.0..1.0))
-            .collect();
-        let flips: Vec<usize> = (0..random.random_range(0..MAX_FLIPPED_BITS))
-            .map(|_| random.random_range(0..256))
-            .collect();
-        blended.perturbed(&noise, NOISE_AMOUNT, &flips)
+        noised(&self.base(index).blended(own_weight, &partners), random)
     }
 
     /// The views of one synthetic file: `views` perturbed copies of pool entries that show the same
@@ -164,6 +133,57 @@ impl SyntheticViews {
             .map(|view| self.perturbed(index + view * PART_NAMES.len(), random))
             .collect()
     }
+}
+
+/// Weights of a blend of [`BLENDED_VIEWS`] views, uniform on the simplex (normalised exponential
+/// draws; the first is the blend's own view's), drawn from `random`.
+pub fn blend_weights(random: &mut StdRng) -> [f32; BLENDED_VIEWS] {
+    std::array::from_fn(|_| -random.random_range(f32::EPSILON..1.0).ln())
+}
+
+/// `view` with the feature noise of a synthetic view (relative size [`NOISE_AMOUNT`]) and up to
+/// 24 flipped hash bits, drawn from `random`: what makes two synthetic views from the same blend
+/// distinct, and a photograph-like query from a stored view.
+pub fn noised(view: &ViewDescriptor, random: &mut StdRng) -> ViewDescriptor {
+    let noise: Vec<f32> = (0..NOISE_LEN)
+        .map(|_| random.random_range(-1.0..1.0))
+        .collect();
+    let flips: Vec<usize> = (0..random.random_range(0..MAX_FLIPPED_BITS))
+        .map(|_| random.random_range(0..256))
+        .collect();
+    view.perturbed(&noise, NOISE_AMOUNT, &flips)
+}
+
+/// `job(0)` … `job(jobs - 1)` run on up to `threads` threads (job `i` on thread `i % threads`),
+/// their results in job order. A panicking job panics the caller.
+pub(crate) fn on_threads<T: Send>(
+    jobs: usize,
+    threads: usize,
+    job: impl Fn(usize) -> T + Sync,
+) -> Vec<T> {
+    let threads = threads.clamp(1, jobs.max(1));
+    let job = &job;
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|worker| {
+                scope.spawn(move || {
+                    (worker..jobs)
+                        .step_by(threads)
+                        .map(|index| (index, job(index)))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        let mut all: Vec<(usize, T)> = Vec::with_capacity(jobs);
+        for worker in workers {
+            match worker.join() {
+                Ok(part) => all.extend(part),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        all.sort_by_key(|(index, _)| *index);
+        all.into_iter().map(|(_, result)| result).collect()
+    })
 }
 
 /// A seeded random source (the generators' one kind, so a seed means the same library everywhere).
