@@ -44,6 +44,8 @@
 //!                                                 # 211 views a part) instead: support/real_models.rs
 //! PARTLENS_BENCH_ANN=16,128,400,300,800,60000 cargo bench …  # graph settings: M, ef_add, ef_search,
 //!                                                 # views a query view (one, several), [direct views]
+//! PARTLENS_BENCH_GRAPH_DIRECTIONS=92 cargo bench … -- real-models parts=10000 keep=/tmp/models
+//!                                                 # the graph over a model's views from 92 directions
 //! PARTLENS_BENCH_SWEEP=800:600,1600:1000 cargo bench … -- in-memory  # more search settings, one graph
 //! ```
 //!
@@ -222,10 +224,19 @@ fn queries(pool: &SyntheticViews, views: usize, seed: u64) -> Vec<Vec<ViewDescri
 }
 
 /// The graph's settings, the one place the store runs (pictures and `real-models`, through
-/// [`keeper`]) and the in-memory runs take them from (`postgres` sets pgvector's own): the defaults, or `PARTLENS_BENCH_ANN=connectivity,expansion_add,
-/// expansion_search,views_per_query_view,views_per_view_of_several[,direct_views]` to try others.
+/// [`keeper`]) and the in-memory runs take them from (`postgres` sets pgvector's own): the
+/// defaults, or `PARTLENS_BENCH_ANN=connectivity,expansion_add,
+/// expansion_search,views_per_query_view,views_per_view_of_several[,direct_views]` to try others,
+/// and `PARTLENS_BENCH_GRAPH_DIRECTIONS=N` for a graph over a model's views from N directions
+/// (`serve --graph-directions`; the other views kept beside the graph).
 fn ann_settings() -> AnnSettings {
     let mut settings = AnnSettings::default();
+    if let Ok(text) = std::env::var("PARTLENS_BENCH_GRAPH_DIRECTIONS") {
+        settings.graph_directions = match text.trim().parse() {
+            Ok(directions) => directions,
+            Err(error) => panic!("PARTLENS_BENCH_GRAPH_DIRECTIONS: {text:?}: {error}"),
+        };
+    }
     if let Ok(text) = std::env::var("PARTLENS_BENCH_ANN") {
         let values: Vec<usize> = text
             .split(',')
