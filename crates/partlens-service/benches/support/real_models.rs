@@ -12,8 +12,10 @@
 //! (`synthetic_views::noised`: the noise and flips that make every synthetic view) of one view of
 //! a part, its direction drawn at random among all the part's views (any of the sphere's, a flat
 //! part's near-edge-on ones, the picture's); a three-view query is noised copies of three
-//! different directions of one part (three photographs of it). So a query is never a stored view,
-//! and its part is in the library, as a photograph of a stocked part is.
+//! different directions of one part (three photographs of it). Each without what only a model's
+//! views carry (the D2 distribution, the parts' descriptors, the file's part numbers), as a
+//! photograph's view is. So a query is never a stored view, and its part is in the library, as a
+//! photograph of a stocked part is.
 //!
 //! ```text
 //! cargo bench -p partlens-service --bench visual_scale -- real-models parts=10000,30000
@@ -176,7 +178,12 @@ fn queries(dir: &Path, library: &Library) -> (Vec<Vec<ViewDescriptor>>, Vec<Vec<
         }
         directions
             .into_iter()
-            .map(|direction| noised(&part[direction], &mut random))
+            .map(|direction| {
+                // A photograph has no D2 distribution, parts' descriptors or part numbers.
+                noised(&part[direction], &mut random)
+                    .with_shape(None)
+                    .with_part_numbers(Vec::new())
+            })
             .collect()
     };
     let single = (0..QUERIES)
