@@ -145,8 +145,8 @@ pub struct AnnSettings {
     /// instead of through the graph.
     pub direct_views: usize,
     /// Of a database model's views from the engine's [`VIEW_DIRECTIONS`], those from this many
-    /// (spread evenly) are in the graph with its picture's, the others kept beside it for the
-    /// estimates only (see `graph_views.rs`); [`VIEW_DIRECTIONS`] or more: every view in the graph.
+    /// (spread evenly) are in the graph with its picture's, and all of them kept beside it for the
+    /// estimates (see `graph_views.rs`); [`VIEW_DIRECTIONS`] or more: every view in the graph.
     /// How the graph is built: a saved graph keeps its own.
     ///
     /// [`VIEW_DIRECTIONS`]: partlens_engine::mesh::VIEW_DIRECTIONS
@@ -252,7 +252,8 @@ pub struct AnnIndex {
     /// Views in the graph.
     graph_views: usize,
     /// Per slot, the vectors of the file's views kept beside the graph, one after another in the
-    /// order of their positions (empty for a file whose views are all in the graph).
+    /// order of their positions: every view of a model whose views are split (see
+    /// `graph_views.rs`), none of another file.
     beside: Vec<Box<[half::f16]>>,
     gate: SearchGate,
 }

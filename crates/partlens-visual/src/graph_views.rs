@@ -6,9 +6,14 @@
 //! finds are the same models seen from a few degrees away. With [`AnnSettings::graph_directions`]
 //! below 162, the graph holds of each such model only the views from that many directions spread
 //! evenly (`engine::mesh::spread_views_of_database_model`: any direction within 18° of one of 92)
-//! and its picture's; the model's other views are kept beside the graph in the same half precision,
-//! and every estimate still scores the model on all its views. So the candidates are found among
-//! fewer views, and what decides the ranking does not change. Measured on the corpus
+//! and its picture's, and every view of the model is kept beside the graph in the same half
+//! precision, one block a file, so every estimate still scores the model on all its views. So the
+//! candidates are found among fewer views, and what decides the ranking does not change. The block
+//! holds the graph's views too: an estimate reads a model's views in one go instead of one at a
+//! time through the graph's key lookup, which cost 1–2 µs a view, more than scoring it (at 10,000
+//! parts a supplier filter's 196 models took 78 ms to estimate and score through the graph). A
+//! view in the graph then costs its vector twice (about 950 B a view of the library with 92
+//! directions, against 834 B for a graph of every view). Measured on the corpus
 //! (docs/PERFORMANCE.md, "Views a model at 100,000 parts"): a model's own directions found it by
 //! the 92 as well as by all; how recall@10 holds at scale, in "Visual search at scale".
 //!
@@ -26,7 +31,8 @@ use partlens_engine::mesh::{
 pub(crate) enum Place {
     /// In the graph, under the file's slot and the view's position.
     Graph,
-    /// Beside the graph: the `n`th of the file's views kept there.
+    /// Beside the graph (as well, when the view is one of the graph's): the `n`th of the file's
+    /// views kept there.
     Beside(usize),
 }
 
@@ -37,25 +43,11 @@ struct Split {
     views: usize,
     /// The positions in the graph, in order.
     graph: Vec<usize>,
-    /// Where each position lies.
-    places: Vec<Place>,
 }
 
 impl Split {
     fn new(views: usize, graph: Vec<usize>) -> Self {
-        let mut places = vec![Place::Graph; views];
-        let mut beside = 0;
-        for (position, place) in places.iter_mut().enumerate() {
-            if graph.binary_search(&position).is_err() {
-                *place = Place::Beside(beside);
-                beside += 1;
-            }
-        }
-        Self {
-            views,
-            graph,
-            places,
-        }
+        Self { views, graph }
     }
 }
 
@@ -97,16 +89,23 @@ impl GraphViews {
         self.split(views).map_or(views, |split| split.graph.len())
     }
 
-    /// How many views of a file of `views` views are kept beside the graph.
+    /// How many views of a file of `views` views are kept beside the graph: all of a split file's,
+    /// none of another's.
     pub(crate) fn beside(&self, views: usize) -> usize {
-        views - self.in_graph(views)
+        if self.split(views).is_some() {
+            views
+        } else {
+            0
+        }
     }
 
-    /// Where view `position` of a file of `views` views lies.
+    /// Where an estimate reads view `position` of a file of `views` views.
     pub(crate) fn place(&self, views: usize, position: usize) -> Place {
-        self.split(views)
-            .and_then(|split| split.places.get(position).copied())
-            .unwrap_or(Place::Graph)
+        if self.split(views).is_some() {
+            Place::Beside(position)
+        } else {
+            Place::Graph
+        }
     }
 }
 
@@ -118,27 +117,14 @@ mod tests {
     fn a_models_views_are_split_and_every_other_file_stays_whole() {
         let split = GraphViews::new(92);
         assert_eq!(split.in_graph(VIEWS_PER_MODEL), 93);
-        assert_eq!(
-            split.beside(VIEWS_PER_FLAT_MODEL),
-            VIEWS_PER_FLAT_MODEL - 93
-        );
+        assert_eq!(split.graph_positions(VIEWS_PER_FLAT_MODEL).len(), 93);
+        assert_eq!(split.beside(VIEWS_PER_FLAT_MODEL), VIEWS_PER_FLAT_MODEL);
+        assert_eq!(split.place(VIEWS_PER_MODEL, 5), Place::Beside(5));
         assert_eq!(split.in_graph(7), 7, "another layout stays whole");
+        assert_eq!(split.beside(7), 0);
         assert_eq!(split.place(7, 3), Place::Graph);
-        let positions = split.graph_positions(VIEWS_PER_MODEL);
-        let beside: Vec<Place> = (0..VIEWS_PER_MODEL)
-            .map(|position| split.place(VIEWS_PER_MODEL, position))
-            .filter(|place| *place != Place::Graph)
-            .collect();
-        let numbered: Vec<Place> = (0..VIEWS_PER_MODEL - 93).map(Place::Beside).collect();
-        assert_eq!(beside, numbered, "numbered in order, once each");
-        assert!(
-            positions
-                .iter()
-                .all(|&at| split.place(VIEWS_PER_MODEL, at) == Place::Graph)
-        );
-        assert_eq!(
-            GraphViews::new(162).in_graph(VIEWS_PER_MODEL),
-            VIEWS_PER_MODEL
-        );
+        let whole = GraphViews::new(162);
+        assert_eq!(whole.in_graph(VIEWS_PER_MODEL), VIEWS_PER_MODEL);
+        assert_eq!(whole.place(VIEWS_PER_MODEL, 5), Place::Graph);
     }
 }
