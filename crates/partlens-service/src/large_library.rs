@@ -571,6 +571,61 @@ mod tests {
     }
 
     #[test]
+    fn a_graph_saved_over_other_directions_is_built_again() {
+        use partlens_engine::mesh::VIEWS_PER_MODEL;
+        let pictures = SyntheticViews::analysed(4, 2).unwrap();
+        let mut random = seeded(4);
+        let views: Vec<ViewDescriptor> = (0..VIEWS_PER_MODEL)
+            .map(|view| pictures.perturbed(view, &mut random))
+            .collect();
+        let pool = Arc::new(ModelViewSets::from_view_sets(vec![("round".into(), views)]).unwrap());
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open_blocking(dir.path()).unwrap();
+        let generated = generate(
+            &store,
+            &LibrarySpec::of_model_pool("Big", 4, pool),
+            |_, _| {},
+        )
+        .unwrap();
+        let company = generated.company_id;
+        let over = |graph_directions: usize| VisualSettings {
+            ann_from_views: 0,
+            ann: AnnSettings {
+                graph_directions,
+                ..AnnSettings::default()
+            },
+            ..VisualSettings::default()
+        };
+        let graph_views = |keeper: &VisualKeeper| {
+            let library = keeper.read().unwrap();
+            (
+                library.mode(&company),
+                library
+                    .approximate()
+                    .graphs()
+                    .measure_of(&company, partlens_visual::AnnIndex::graph_view_count),
+            )
+        };
+        let first = VisualKeeper::new(store.clone(), dir.path(), over(92));
+        first.recover_blocking().unwrap();
+        first.build_blocking(&company).unwrap();
+        assert_eq!(graph_views(&first), (LibraryMode::Approximate, 4 * 93));
+        // Restarted as set up: the saved graph is loaded.
+        let same = VisualKeeper::new(store.clone(), dir.path(), over(92));
+        same.recover_blocking().unwrap();
+        assert_eq!(graph_views(&same), (LibraryMode::Approximate, 4 * 93));
+        // Restarted over every direction: the saved graph is not used, but built again.
+        let every = VisualKeeper::new(store.clone(), dir.path(), over(162));
+        every.recover_blocking().unwrap();
+        assert_eq!(graph_views(&every).0, LibraryMode::Exact);
+        every.build_blocking(&company).unwrap();
+        assert_eq!(
+            graph_views(&every),
+            (LibraryMode::Approximate, 4 * VIEWS_PER_MODEL)
+        );
+    }
+
+    #[test]
     fn a_saved_graph_is_searched_as_the_service_is_set_up_now() {
         let dir = tempfile::tempdir().unwrap();
         let mut spec = LibrarySpec::new("Big", 60);

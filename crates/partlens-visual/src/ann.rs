@@ -147,7 +147,7 @@ pub struct AnnSettings {
     /// Of a database model's views from the engine's [`VIEW_DIRECTIONS`], those from this many
     /// (spread evenly) are in the graph with its picture's, and all of them kept beside it for the
     /// estimates (see `graph_views.rs`); [`VIEW_DIRECTIONS`] or more: every view in the graph.
-    /// How the graph is built: a saved graph keeps its own.
+    /// How the graph is built: a saved graph built with another value is built again at the start.
     ///
     /// [`VIEW_DIRECTIONS`]: partlens_engine::mesh::VIEW_DIRECTIONS
     pub graph_directions: usize,
@@ -1197,8 +1197,8 @@ impl AnnIndex {
                     exactly(&listed)
                 } else if listed.len() <= keep || listed_views <= self.settings.direct_views {
                     // Estimated first even when few files are listed: scoring a file exactly reads
-                    // its views from the store (about 400 µs for a model of 163 views, against
-                    // 50 µs to estimate it), so a supplier's 196 models took 82 ms at 10,000 parts.
+                    // its views from the store (about 400 µs for a model of 163 views, most of a
+                    // search), so a supplier's 196 models took 82 ms at 10,000 parts, 21 ms now.
                     // Every listed file estimated: the best of them are the candidates.
                     let estimates = self.estimates(&vectors, query_is_mesh, &listed)?;
                     if estimable {

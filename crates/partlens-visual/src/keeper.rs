@@ -339,6 +339,20 @@ impl VisualKeeper {
         for (company, views) in tx.visual_view_counts()? {
             if library.wants_graph(views) {
                 match snapshot::load(&self.folder, &company) {
+                    Ok(Some(saved))
+                        if saved.index.settings().graph_directions
+                            != settings.ann.graph_directions =>
+                    {
+                        // Built over another share of a model's views (`--graph-directions`
+                        // changed): built again as the service is set up now.
+                        tracing::info!(
+                            company,
+                            saved = saved.index.settings().graph_directions,
+                            wanted = settings.ann.graph_directions,
+                            "saved visual graph built over other directions; building it again"
+                        );
+                        snapshot::discard(&self.folder, &company)?;
+                    }
                     Ok(Some(mut saved)) => {
                         // Searched as this service is set up, whatever the settings it was saved
                         // with (how it was built stays the saved graph's).
