@@ -424,18 +424,12 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 config.visual.ann.graph_directions = usize::from(directions);
             }
             config.public_url = public_url;
-            if let Some(seconds) = reader_time_limit {
-                config.reader.limits.time = std::time::Duration::from_secs(seconds);
-            }
-            if let Some(mib) = reader_memory_limit {
-                config.reader.limits.memory_bytes = mib.saturating_mul(1024 * 1024);
-            }
-            if let Some(seconds) = reader_cpu_limit {
-                config.reader.limits.cpu = std::time::Duration::from_secs(seconds);
-            }
-            if let Some(slots) = reader_slots {
-                config.reader.slots = usize::try_from(slots).unwrap_or(usize::MAX);
-            }
+            set_reader_options(
+                &mut config.reader,
+                (reader_time_limit, reader_cpu_limit),
+                reader_memory_limit,
+                reader_slots,
+            );
             config.metrics = metrics.into();
             set_callback_options(
                 &mut config.callbacks,
@@ -547,6 +541,28 @@ fn run_category(
         }
     }
     Ok(())
+}
+
+/// The reader options of `serve`: its wall-clock and CPU-time limits (seconds), its memory limit
+/// (MiB) and how many files are read at once.
+fn set_reader_options(
+    reader: &mut partlens_service::ReaderSettings,
+    (time_limit, cpu_limit): (Option<u64>, Option<u64>),
+    memory_limit: Option<u64>,
+    slots: Option<u64>,
+) {
+    if let Some(seconds) = time_limit {
+        reader.limits.time = std::time::Duration::from_secs(seconds);
+    }
+    if let Some(mib) = memory_limit {
+        reader.limits.memory_bytes = mib.saturating_mul(1024 * 1024);
+    }
+    if let Some(seconds) = cpu_limit {
+        reader.limits.cpu = std::time::Duration::from_secs(seconds);
+    }
+    if let Some(slots) = slots {
+        reader.slots = usize::try_from(slots).unwrap_or(usize::MAX);
+    }
 }
 
 /// The callback options of `serve`: private addresses allowed, the hidden retry base and call

@@ -182,10 +182,9 @@ fn extension_of(relative: &str) -> String {
 /// The model files (paths inside the corpus) analysed for a pool of `models` (see the module doc).
 fn chosen_model_files(corpus_dir: &Path, models: usize) -> Result<Vec<String>, String> {
     let path = corpus_dir.join(MANIFEST);
-    let text = std::fs::read_to_string(&path)
-        .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
-    let mut lines = text.lines();
-    let header = csv_fields(lines.next().unwrap_or_default());
+    let unreadable = |error: csv::Error| format!("cannot read {}: {error}", path.display());
+    let mut reader = csv::Reader::from_path(&path).map_err(unreadable)?;
+    let header = reader.headers().map_err(unreadable)?.clone();
     let column = |name: &str| {
         header
             .iter()
@@ -195,9 +194,9 @@ fn chosen_model_files(corpus_dir: &Path, models: usize) -> Result<Vec<String>, S
     let (path_at, bytes_at, twin_at) = (column("path")?, column("bytes")?, column("twin")?);
     let mut twins_seen = std::collections::HashSet::new();
     let mut candidates = Vec::new();
-    for line in lines.filter(|line| !line.trim().is_empty()) {
-        let fields = csv_fields(line);
-        let field = |at: usize| fields.get(at).map_or("", String::as_str);
+    for record in reader.records() {
+        let record = record.map_err(unreadable)?;
+        let field = |at: usize| record.get(at).unwrap_or("");
         let relative = field(path_at);
         let small = field(bytes_at)
             .parse::<u64>()
@@ -212,31 +211,6 @@ fn chosen_model_files(corpus_dir: &Path, models: usize) -> Result<Vec<String>, S
     Ok((0..wanted)
         .map(|at| candidates[at * candidates.len() / wanted].clone())
         .collect())
-}
-
-/// The fields of one CSV line (RFC 4180 quoting; the manifest has no line breaks inside fields).
-fn csv_fields(line: &str) -> Vec<String> {
-    let mut fields = vec![String::new()];
-    let mut quoted = false;
-    let mut characters = line.chars().peekable();
-    while let Some(character) = characters.next() {
-        match (character, quoted) {
-            ('"', true) if characters.peek() == Some(&'"') => {
-                characters.next();
-                fields
-                    .last_mut()
-                    .into_iter()
-                    .for_each(|field| field.push('"'));
-            }
-            ('"', _) => quoted = !quoted,
-            (',', false) => fields.push(String::new()),
-            (other, _) => fields
-                .last_mut()
-                .into_iter()
-                .for_each(|field| field.push(other)),
-        }
-    }
-    fields
 }
 
 #[cfg(test)]
@@ -343,10 +317,23 @@ mod tests {
     }
 
     #[test]
-    fn manifest_lines_are_split_with_quoted_fields() {
+    fn one_small_model_file_a_part_is_chosen_from_the_manifest() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join(MANIFEST),
+            "path,note,bytes,twin\n\
+             step/a.stp,\"PMI: a, b \"\"c\"\"\",12,pair\n\
+             mesh/a.stl,,40,pair\n\
+             pdf/a.pdf,,10,\n\
+             mesh/huge.stl,,99999999,\n\
+             mesh/b.stl,,30,\n",
+        )
+        .unwrap();
         assert_eq!(
-            csv_fields(r#"step/a.stp,stp,12,,"PMI: a, b ""c""",kind"#),
-            ["step/a.stp", "stp", "12", "", r#"PMI: a, b "c""#, "kind"]
+            chosen_model_files(dir.path(), 10).unwrap(),
+            ["step/a.stp", "mesh/b.stl"],
+            "a twin once, no drawing, nothing too large; a quoted comma is no column"
         );
+        assert_eq!(chosen_model_files(dir.path(), 1).unwrap(), ["step/a.stp"]);
     }
 }
