@@ -23,6 +23,8 @@
 //! baseline runs on the first [`SCANNED_QUERIES`] queries of each kind (it reads every record).
 //! Prints markdown tables for docs/PERFORMANCE.md.
 
+#[path = "support/indexed_rows.rs"]
+mod indexed_rows;
 #[path = "support/postgres_store.rs"]
 mod postgres_store;
 mod support;
@@ -31,6 +33,7 @@ mod text_postgres;
 
 use std::time::{Duration, Instant};
 
+use indexed_rows::indexed_against_scanned;
 use partlens_api::FilterTerm;
 use partlens_engine::samples::parts::PART_NAMES;
 use partlens_service::error::ServiceError;
@@ -39,7 +42,6 @@ use partlens_service::large_library::{
 };
 use partlens_store::model::Listing;
 use partlens_store::{DATABASE_FILE, Store};
-use support::{millis, percentile};
 
 /// Queries of each kind (index).
 const QUERIES: usize = 60;
@@ -259,19 +261,12 @@ fn main() {
                 found += indexed.len();
                 indexed_times.push(indexed_time);
             }
-            let indexed_p50 = percentile(&mut indexed_times, 0.5);
-            let scanned_p50 = percentile(&mut scanned_times, 0.5);
             search_lines.push(format!(
-                "| {} | {} | {} | {} ms | {} ms | {} ms | {} ms | {:.0}× | {} |",
+                "| {} | {} | {} | {} |",
                 generated.records,
                 kind.label,
                 found / QUERIES,
-                millis(indexed_p50),
-                millis(percentile(&mut indexed_times, 0.95)),
-                millis(scanned_p50),
-                millis(percentile(&mut scanned_times, 0.95)),
-                scanned_p50.as_secs_f64() / indexed_p50.as_secs_f64().max(1e-9),
-                if same { "yes" } else { "NO" }
+                indexed_against_scanned(&mut indexed_times, &mut scanned_times, same)
             ));
             eprintln!("{}", search_lines.last().map_or("", String::as_str));
         }

@@ -37,7 +37,7 @@ use std::sync::{Condvar, Mutex};
 use half::slice::HalfFloatSliceExt;
 use usearch::{Index, IndexOptions, MetricKind, ScalarKind};
 
-use super::graph_views::{GraphViews, Place};
+use super::graph_views::GraphViews;
 use super::per_company::PerCompany;
 use super::quantise::Quantiser;
 use super::{
@@ -756,15 +756,13 @@ impl AnnIndex {
         Ok(Some(at))
     }
 
-    /// The vectors of the views of `views` that are kept beside the graph, in half precision, one
-    /// after another (see [`Self::beside`]).
+    /// The vectors of `views` kept beside the graph, in half precision, one after another: all of
+    /// them for a file whose views are split, none for another (see [`Self::beside`]).
     fn beside_vectors(&self, views: &[ViewDescriptor]) -> Box<[half::f16]> {
         let dimensions = self.quantiser.dimensions();
-        let mut halves = Vec::with_capacity(self.placement.beside(views.len()) * dimensions);
-        for (position, view) in views.iter().enumerate() {
-            if self.placement.place(views.len(), position) == Place::Graph {
-                continue;
-            }
+        let kept = self.placement.beside(views.len());
+        let mut halves = Vec::with_capacity(kept * dimensions);
+        for view in &views[..kept] {
             let vector = self.quantiser.vector(view).unwrap_or_default();
             let start = halves.len();
             halves.resize(start + dimensions, half::f16::ZERO);
@@ -923,11 +921,13 @@ impl AnnIndex {
         similarities.clear();
         similarities.resize(vectors.len() * views, 0.0);
         for position in 0..views {
-            let stored = match self.placement.place(views, position) {
-                Place::Graph => scratch.vector.read(&self.graph, view_key(slot, position))?,
-                Place::Beside(at) => beside
-                    .get(at * dimensions..(at + 1) * dimensions)
-                    .map(|halves| scratch.vector.widen(halves)),
+            // A file with a block beside the graph has every view there (see `graph_views.rs`).
+            let stored = if beside.is_empty() {
+                scratch.vector.read(&self.graph, view_key(slot, position))?
+            } else {
+                beside
+                    .get(position * dimensions..(position + 1) * dimensions)
+                    .map(|halves| scratch.vector.widen(halves))
             };
             let Some(stored) = stored else {
                 continue;

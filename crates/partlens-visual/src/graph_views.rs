@@ -28,16 +28,6 @@ use partlens_engine::mesh::{
     VIEWS_PER_FLAT_MODEL, VIEWS_PER_MODEL, spread_views_of_database_model,
 };
 
-/// Where one view of a file lies.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Place {
-    /// In the graph, under the file's slot and the view's position.
-    Graph,
-    /// Beside the graph (as well, when the view is one of the graph's): the `n`th of the file's
-    /// views kept there.
-    Beside(usize),
-}
-
 /// How the views of a file of one layout are split.
 #[derive(Clone, Debug)]
 struct Split {
@@ -45,12 +35,6 @@ struct Split {
     views: usize,
     /// The positions in the graph, in order.
     graph: Vec<usize>,
-}
-
-impl Split {
-    fn new(views: usize, graph: Vec<usize>) -> Self {
-        Self { views, graph }
-    }
 }
 
 /// Which views of each layout a graph holds.
@@ -68,7 +52,7 @@ impl GraphViews {
             .into_iter()
             .filter_map(|views| {
                 spread_views_of_database_model(views, directions)
-                    .map(|graph| Split::new(views, graph))
+                    .map(|graph| Split { views, graph })
             })
             .collect();
         Self { splits }
@@ -100,15 +84,6 @@ impl GraphViews {
             0
         }
     }
-
-    /// Where an estimate reads view `position` of a file of `views` views.
-    pub(crate) fn place(&self, views: usize, position: usize) -> Place {
-        if self.split(views).is_some() {
-            Place::Beside(position)
-        } else {
-            Place::Graph
-        }
-    }
 }
 
 #[cfg(test)]
@@ -121,12 +96,10 @@ mod tests {
         assert_eq!(split.in_graph(VIEWS_PER_MODEL), 93);
         assert_eq!(split.graph_positions(VIEWS_PER_FLAT_MODEL).len(), 93);
         assert_eq!(split.beside(VIEWS_PER_FLAT_MODEL), VIEWS_PER_FLAT_MODEL);
-        assert_eq!(split.place(VIEWS_PER_MODEL, 5), Place::Beside(5));
         assert_eq!(split.in_graph(7), 7, "another layout stays whole");
         assert_eq!(split.beside(7), 0);
-        assert_eq!(split.place(7, 3), Place::Graph);
         let whole = GraphViews::new(162);
         assert_eq!(whole.in_graph(VIEWS_PER_MODEL), VIEWS_PER_MODEL);
-        assert_eq!(whole.place(VIEWS_PER_MODEL, 5), Place::Graph);
+        assert_eq!(whole.beside(VIEWS_PER_MODEL), 0);
     }
 }

@@ -67,12 +67,17 @@ pub const VIEW_DIRECTIONS: usize = 162;
 /// and the last. `None` for any other number of views (a picture, a drawing, a model of an older
 /// descriptor version), which has no such subset.
 pub fn search_input_views_of_database_model(views: usize) -> Option<Vec<usize>> {
+    with_the_picture(views, search_input_positions(VIEW_DIRECTIONS))
+}
+
+/// `directions` (sorted positions among the sphere's) and the picture's view of a database model
+/// of `views` views; `None` when `views` is not such a model's.
+fn with_the_picture(views: usize, mut directions: Vec<usize>) -> Option<Vec<usize>> {
     if views != VIEWS_PER_MODEL && views != VIEWS_PER_FLAT_MODEL {
         return None;
     }
-    let mut positions = search_input_positions(VIEW_DIRECTIONS);
-    positions.push(views - 1);
-    Some(positions)
+    directions.push(views - 1);
+    Some(directions)
 }
 
 /// Where the views of a database model seen from `directions` of the [`VIEW_DIRECTIONS`] lie
@@ -82,14 +87,12 @@ pub fn search_input_views_of_database_model(views: usize) -> Option<Vec<usize>> 
 /// views are scored, not searched: docs/PERFORMANCE.md, "Views a model at 100,000 parts"). `None`
 /// for any other number of views, and when `directions` keeps them all.
 pub fn spread_views_of_database_model(views: usize, directions: usize) -> Option<Vec<usize>> {
-    if (views != VIEWS_PER_MODEL && views != VIEWS_PER_FLAT_MODEL) || directions >= VIEW_DIRECTIONS
-    {
+    if directions >= VIEW_DIRECTIONS {
         return None;
     }
     let mut positions = spread_positions(VIEW_DIRECTIONS, directions);
     positions.sort_unstable();
-    positions.push(views - 1);
-    Some(positions)
+    with_the_picture(views, positions)
 }
 
 /// Directions a model searched by (a search input) is seen from: 32 of the [`VIEW_DIRECTIONS`],
