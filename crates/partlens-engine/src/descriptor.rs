@@ -612,7 +612,13 @@ fn renormalise_blocks(features: &mut [f32], layout: &[(usize, f32)]) {
 /// The similarity of two current-generation views from the dot product of their features (as
 /// stored, `value × FEATURE_SCALE`), computed elsewhere (the approximate index's own vectors).
 pub fn similarity_from_feature_dot(dot: f32) -> f32 {
-    (dot / (FEATURE_SCALE * FEATURE_SCALE)).clamp(0.0, 1.0)
+    agreement_from_feature_dot(dot).clamp(0.0, 1.0)
+}
+
+/// [`similarity_from_feature_dot`] before it is clamped to 0..1: which of two views agrees more
+/// with a third even where both similarities are 0.
+pub fn agreement_from_feature_dot(dot: f32) -> f32 {
+    dot / (FEATURE_SCALE * FEATURE_SCALE)
 }
 
 /// The similarity of two views of one generation from their parts: the one formula both the index

@@ -158,6 +158,22 @@ pub fn match_views(query: &[ViewDescriptor], candidate: &[ViewDescriptor]) -> f3
     )
 }
 
+/// [`match_views`] of a query that carries no mesh (pictures, photographs) against a mesh file,
+/// from `deciding`: some of the file's views that hold, for each query view, a view it matches best.
+/// Each such query view takes its best view of a mesh, so the file's other views cannot change the
+/// score, and this is bit-identical to [`match_views`] on all of them (the same similarities, the
+/// same sum in the same order). The visual index reads only these views from the store; it must
+/// not be asked for a query of a mesh (its D2 distribution and ends take part in that score).
+pub fn match_views_on_deciding_views(query: &[ViewDescriptor], deciding: &[ViewDescriptor]) -> f32 {
+    let mut similarities = Vec::with_capacity(query.len() * deciding.len());
+    for query_view in query {
+        for candidate_view in deciding {
+            similarities.push(query_view.similarity(candidate_view));
+        }
+    }
+    views_score(&similarities, query.len(), deciding.len(), false, true)
+}
+
 /// The assignment behind [`match_views`], on a query-major `queries × candidates` matrix of view
 /// similarities. Shared by the index so both give bit-identical scores.
 ///

@@ -39,14 +39,14 @@ mod text_only;
 
 use partlens_api::PmiPage;
 
-pub use descriptor::similarity_from_feature_dot;
 pub use descriptor::{FEATURE_LEN, FileFacts, Generation, ViewDescriptor};
+pub use descriptor::{agreement_from_feature_dot, similarity_from_feature_dot};
 pub use framing::{FRAMED_SIDE, FramedView, frame, frame_photograph};
 pub use images::{MAX_DECODED_BYTES, MAX_IMAGE_SIDE};
 pub use index::views_score;
 pub use index::{
     DRAWING_PENALTY, ELONGATED_FROM, ENDS_WEIGHT, SHAPE_WEIGHT, VisualIndex, facts_of, match_views,
-    rank_by_matching_every_file,
+    match_views_on_deciding_views, rank_by_matching_every_file,
 };
 pub use limits::{
     DEFAULT_MAX_IMAGE_PIXELS, DEFAULT_MAX_PICTURED_PIXELS, DEFAULT_MAX_PMI_ITEMS,

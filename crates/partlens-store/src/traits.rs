@@ -224,6 +224,10 @@ pub trait FilesTx: FilesSteps + AttributeNamesSteps {
     }
     /// The stored view descriptors of a file, in order.
     fn views_of(&mut self, uid: &str) -> Result<Vec<Vec<u8>>, StoreError>;
+    /// The stored view descriptors of a file at `positions` (0 is its first view), in the order of
+    /// the positions, those it has (a position past its last view is left out): the visual
+    /// index reads the few views that decide a model's score instead of all of them.
+    fn views_at(&mut self, uid: &str, positions: &[u32]) -> Result<Vec<Vec<u8>>, StoreError>;
     /// The first stored view descriptor of a file (`None` without views): what every view of a
     /// model carries of the model (its handedness, say) is read from one row.
     fn first_view_of(&mut self, uid: &str) -> Result<Option<Vec<u8>>, StoreError>;

@@ -41,7 +41,8 @@ use super::graph_views::GraphViews;
 use super::per_company::PerCompany;
 use super::quantise::Quantiser;
 use super::{
-    FileFilter, FilterForm, GuidSet, Ranked, StoredViews, ViewSearch, best_first, score_exactly,
+    Candidate, FileFilter, FilterForm, GuidSet, Ranked, StoredViews, ViewSearch, best_first,
+    score_exactly,
 };
 use crate::error::VisualError;
 use partlens_engine::{Generation, ViewDescriptor, views_score};
@@ -400,6 +401,8 @@ struct Found {
 struct EstimateScratch {
     vector: StoredVector,
     similarities: Vec<f32>,
+    /// The similarities before they were clamped to 0..1 (see [`deciding_views`]).
+    agreements: Vec<f32>,
 }
 
 impl EstimateScratch {
@@ -407,6 +410,7 @@ impl EstimateScratch {
         Self {
             vector: StoredVector::new(dimensions),
             similarities: Vec::new(),
+            agreements: Vec::new(),
         }
     }
 }
@@ -419,11 +423,36 @@ impl EstimateScratch {
 /// than the exact score does. Each query view taking its best view of the file bounds every pairing
 /// from above, so `upper` is that. Otherwise the estimate is the exact score up to rounding and
 /// `upper` is the estimate.
-#[derive(Clone, Copy, Debug)]
+///
+/// `deciding`: when asked for and the file is a mesh, the positions of the views whose estimated
+/// similarity to some query view is within [`ESTIMATE_MARGIN`] of that query view's best (the
+/// views that can decide its exact score, see [`Candidate`]); else empty.
+#[derive(Clone, Debug)]
 struct Estimate {
     score: f32,
     upper: f32,
     slot: u32,
+    deciding: Vec<u32>,
+}
+
+/// The positions (ascending) of the views whose estimated agreement (similarity before it is
+/// clamped to 0..1) in each query-major row of `agreements` (`views` a row) is within
+/// [`ESTIMATE_MARGIN`] of the row's best: with every estimate within half the margin of the exact
+/// one, a view each query view matches best exactly is among them. (Compared clamped, every view
+/// of a model a query view does not resemble at all would tie at 0 and be read.)
+fn deciding_views(agreements: &[f32], views: usize) -> Vec<u32> {
+    let mut deciding = Vec::new();
+    for row in agreements.chunks_exact(views.max(1)) {
+        let best = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        deciding.extend(
+            (0..row.len())
+                .filter(|&position| row[position] >= best - ESTIMATE_MARGIN)
+                .filter_map(|position| u32::try_from(position).ok()),
+        );
+    }
+    deciding.sort_unstable();
+    deciding.dedup();
+    deciding
 }
 
 /// Most query views whose best one-to-one pairing is computed exactly (by sets of paired views:
@@ -465,7 +494,7 @@ fn best_pairing_mean(similarities: &[f32], queries: usize, candidates: usize) ->
 /// best [`SHORTLIST_CAP_FACTOR`] × `keep` + [`SHORTLIST_CAP_EXTRA`] of them), and those below
 /// whose exact score could be
 /// (their `upper`); all of them when there are no more than `keep`.
-fn select_best(mut estimates: Vec<Estimate>, keep: usize) -> Vec<u32> {
+fn select_best(mut estimates: Vec<Estimate>, keep: usize) -> Vec<Estimate> {
     estimates.sort_unstable_by(|a, b| b.score.total_cmp(&a.score));
     let floor = match keep.checked_sub(1).and_then(|last| estimates.get(last)) {
         Some(last_kept) => last_kept.score - ESTIMATE_MARGIN,
@@ -478,26 +507,22 @@ fn select_best(mut estimates: Vec<Estimate>, keep: usize) -> Vec<u32> {
         .iter()
         .take_while(|estimate| estimate.score >= floor)
         .count();
-    let could_be = estimates[within..]
-        .iter()
-        .filter(|estimate| estimate.upper >= floor);
-    estimates[..within.min(cap)]
-        .iter()
-        .chain(could_be)
-        .map(|estimate| estimate.slot)
-        .collect()
+    let kept = within.min(cap);
+    let mut at = 0;
+    estimates.retain(|estimate| {
+        at += 1;
+        at <= kept || (at > within && estimate.upper >= floor)
+    });
+    estimates
 }
 
 /// The `keep` files with the best estimates.
-fn take_best(mut estimates: Vec<Estimate>, keep: usize) -> Vec<u32> {
+fn take_best(mut estimates: Vec<Estimate>, keep: usize) -> Vec<Estimate> {
     if estimates.len() > keep && keep > 0 {
         estimates.select_nth_unstable_by(keep - 1, |a, b| b.score.total_cmp(&a.score));
         estimates.truncate(keep);
     }
     estimates
-        .into_iter()
-        .map(|estimate| estimate.slot)
-        .collect()
 }
 
 /// The best `keep` scores seen so far, best first: the floor a candidate's bound must reach.
@@ -901,11 +926,13 @@ impl AnnIndex {
     /// (`engine::views_score`, the same pairing rules) on the graph's half-precision vectors. For a
     /// query that is not a mesh this is the exact score up to the vectors' rounding (see
     /// [`ESTIMATE_MARGIN`]); for a mesh query the D2 part is left out. `None` for a free slot.
+    /// `deciding`: the query is [`Self::estimable`], so a model's deciding views are found too
+    /// (none when one of its views has no vector here: then it is read whole).
     fn estimate(
         &self,
         scratch: &mut EstimateScratch,
         vectors: &[Vec<f32>],
-        query_is_mesh: bool,
+        (query_is_mesh, deciding): (bool, bool),
         slot: u32,
     ) -> Result<Option<Estimate>, VisualError> {
         let Some(file) = self.slots.get(slot as usize).filter(|file| file.views > 0) else {
@@ -917,9 +944,16 @@ impl AnnIndex {
             .beside
             .get(slot as usize)
             .map_or(&[][..], |beside| beside);
+        let deciding = deciding && !query_is_mesh && file.mesh;
         let similarities = &mut scratch.similarities;
         similarities.clear();
         similarities.resize(vectors.len() * views, 0.0);
+        let agreements = &mut scratch.agreements;
+        agreements.clear();
+        if deciding {
+            agreements.resize(vectors.len() * views, f32::NEG_INFINITY);
+        }
+        let mut every_view_read = true;
         for position in 0..views {
             // A file with a block beside the graph has every view there (see `graph_views.rs`).
             let stored = if beside.is_empty() {
@@ -930,11 +964,17 @@ impl AnnIndex {
                     .map(|halves| scratch.vector.widen(halves))
             };
             let Some(stored) = stored else {
+                every_view_read = false;
                 continue;
             };
             for (query_view, query_vector) in vectors.iter().enumerate() {
-                similarities[query_view * views + position] =
-                    self.quantiser.similarity(query_vector, stored);
+                let at = query_view * views + position;
+                if deciding {
+                    agreements[at] = self.quantiser.agreement(query_vector, stored);
+                    similarities[at] = agreements[at].clamp(0.0, 1.0);
+                } else {
+                    similarities[at] = self.quantiser.similarity(query_vector, stored);
+                }
             }
         }
         let score = views_score(similarities, vectors.len(), views, query_is_mesh, file.mesh);
@@ -945,14 +985,24 @@ impl AnnIndex {
         } else {
             score
         };
-        Ok(Some(Estimate { score, upper, slot }))
+        let deciding = if deciding && every_view_read {
+            deciding_views(agreements, views)
+        } else {
+            Vec::new()
+        };
+        Ok(Some(Estimate {
+            score,
+            upper,
+            slot,
+            deciding,
+        }))
     }
 
     /// Estimated scores of the files in `slots` (see [`Self::estimate`]).
     fn estimates(
         &self,
         vectors: &[Vec<f32>],
-        query_is_mesh: bool,
+        query: (bool, bool),
         slots: &[u32],
     ) -> Result<Vec<Estimate>, VisualError> {
         let views: usize = slots
@@ -964,7 +1014,7 @@ impl AnnIndex {
             let mut scratch = EstimateScratch::new(self.quantiser.dimensions());
             let mut estimates = Vec::with_capacity(chunk.len());
             for &slot in chunk {
-                if let Some(estimate) = self.estimate(&mut scratch, vectors, query_is_mesh, slot)? {
+                if let Some(estimate) = self.estimate(&mut scratch, vectors, query, slot)? {
                     estimates.push(estimate);
                 }
             }
@@ -1022,10 +1072,10 @@ impl AnnIndex {
         vectors: &[Vec<f32>],
         found: Found,
         limit: usize,
-    ) -> Result<Vec<u32>, VisualError> {
+    ) -> Result<Vec<Candidate>, VisualError> {
         let keep = limit;
-        if !Self::estimable(query, vectors) || found.slots.len() <= keep {
-            return Ok(found.slots);
+        if !Self::estimable(query, vectors) {
+            return Ok(self.read_whole(&found.slots));
         }
         // (the tightest bound, the bound that holds whatever the floor, slot)
         let one_view = |slot: u32| {
@@ -1073,13 +1123,13 @@ impl AnnIndex {
             if batch.len() < ESTIMATE_BATCH {
                 last_batch = true;
             }
-            let estimates = self.estimates(vectors, false, &batch)?;
+            let estimates = self.estimates(vectors, (false, true), &batch)?;
             for estimate in &estimates {
                 best.add(estimate.score);
             }
             estimated.extend(estimates);
         }
-        Ok(select_best(estimated, keep))
+        Ok(self.to_score(select_best(estimated, keep)))
     }
 
     /// `found` without the files that are not of `matching` (a broad filter).
@@ -1112,12 +1162,32 @@ impl AnnIndex {
         }
     }
 
-    fn uids_of(&self, slots: &[u32]) -> Vec<String> {
-        slots
-            .iter()
-            .filter_map(|&slot| self.slots.get(slot as usize))
-            .filter(|slot| slot.views > 0)
-            .map(|slot| uid_text(slot.uid))
+    /// The files in `slots`, each to be read and scored on every view.
+    fn read_whole(&self, slots: &[u32]) -> Vec<Candidate> {
+        self.to_score(
+            slots
+                .iter()
+                .map(|&slot| Estimate {
+                    score: 0.0,
+                    upper: 0.0,
+                    slot,
+                    deciding: Vec::new(),
+                })
+                .collect(),
+        )
+    }
+
+    /// The estimated files to score exactly, each on its deciding views when it has them.
+    fn to_score(&self, estimates: Vec<Estimate>) -> Vec<Candidate> {
+        estimates
+            .into_iter()
+            .filter_map(|estimate| {
+                let file = self.slots.get(estimate.slot as usize)?;
+                (file.views > 0).then(|| Candidate {
+                    uid: uid_text(file.uid),
+                    deciding: estimate.deciding,
+                })
+            })
             .collect()
     }
 
@@ -1174,15 +1244,15 @@ impl AnnIndex {
             .chain(&mean)
             .map(|vector| (vector.as_slice(), wanted))
             .collect();
-        let exactly = |slots: &[u32]| -> Result<Ranked, VisualError> {
-            let scored = score_exactly(query, &self.uids_of(slots), stored)?;
+        let exactly = |candidates: Vec<Candidate>| -> Result<Ranked, VisualError> {
+            let scored = score_exactly(query, candidates, stored)?;
             Ok(best_first(scored, limit))
         };
         let mut listed_count = None;
         let ranked = match filter {
             FileFilter::Everything => {
                 let found = self.graph_candidates(&searches, vectors.len(), 1, None)?;
-                exactly(&self.shortlist(query, &vectors, found, limit)?)
+                exactly(self.shortlist(query, &vectors, found, limit)?)
             }
             FileFilter::Only(allowed) => {
                 let listed = self.listed_slots(allowed);
@@ -1193,18 +1263,19 @@ impl AnnIndex {
                     .sum();
                 let keep = wanted.max(limit);
                 let estimable = Self::estimable(query, &vectors);
-                if listed.len() <= limit || (listed.len() <= keep && !estimable) {
-                    exactly(&listed)
+                if listed.len() <= keep && !estimable {
+                    exactly(self.read_whole(&listed))
                 } else if listed.len() <= keep || listed_views <= self.settings.direct_views {
                     // Estimated first even when few files are listed: scoring a file exactly reads
                     // its views from the store (about 400 µs for a model of 163 views, most of a
                     // search), so a supplier's 196 models took 82 ms at 10,000 parts, 21 ms now.
                     // Every listed file estimated: the best of them are the candidates.
-                    let estimates = self.estimates(&vectors, query_is_mesh, &listed)?;
+                    let estimates =
+                        self.estimates(&vectors, (query_is_mesh, estimable), &listed)?;
                     if estimable {
-                        exactly(&select_best(estimates, limit))
+                        exactly(self.to_score(select_best(estimates, limit)))
                     } else {
-                        exactly(&take_best(estimates, keep))
+                        exactly(self.to_score(take_best(estimates, keep)))
                     }
                 } else {
                     let listed: HashSet<u32> = listed.into_iter().collect();
@@ -1214,7 +1285,7 @@ impl AnnIndex {
                         1,
                         Some(&|slot| listed.contains(&slot)),
                     )?;
-                    exactly(&self.shortlist(query, &vectors, found, limit)?)
+                    exactly(self.shortlist(query, &vectors, found, limit)?)
                 }
             }
             FileFilter::Among(matching) => {
@@ -1225,7 +1296,7 @@ impl AnnIndex {
                     if found.slots.len() >= limit
                         || wanted.saturating_mul(factor) >= self.graph_views
                     {
-                        break exactly(&self.shortlist(query, &vectors, found, limit)?);
+                        break exactly(self.shortlist(query, &vectors, found, limit)?);
                     }
                     factor = factor.saturating_mul(4);
                 }
@@ -1466,6 +1537,13 @@ mod tests {
     use partlens_engine::samples::synthetic_views::{SyntheticViews, seeded};
     use partlens_engine::{ShapeDistribution, match_views};
 
+    /// The slots of shortlisted files.
+    fn slots_of(index: &AnnIndex, kept: Vec<Candidate>) -> Vec<u32> {
+        kept.iter()
+            .map(|candidate| index.by_uid[&uid_number(&candidate.uid).unwrap()])
+            .collect()
+    }
+
     /// A D2 distribution with all its weight in the first bin (any valid one will do).
     fn shape() -> ShapeDistribution {
         let mut bytes = vec![0_u8; ShapeDistribution::STORED_LEN];
@@ -1563,7 +1641,7 @@ mod tests {
                     .iter()
                     .map(|view| index.quantiser.vector(view).unwrap())
                     .collect();
-                let estimates = index.estimates(&vectors, false, &slots).unwrap();
+                let estimates = index.estimates(&vectors, (false, true), &slots).unwrap();
                 assert_eq!(estimates.len(), files.len());
                 for (estimate, (_, views)) in estimates.iter().zip(&files) {
                     let file = index.slots[estimate.slot as usize];
@@ -1620,8 +1698,12 @@ mod tests {
                 .iter()
                 .map(|view| whole.quantiser.vector(view).unwrap())
                 .collect();
-            let from_split = split.estimates(&vectors, false, &slots(&split)).unwrap();
-            let from_whole = whole.estimates(&vectors, false, &slots(&whole)).unwrap();
+            let from_split = split
+                .estimates(&vectors, (false, true), &slots(&split))
+                .unwrap();
+            let from_whole = whole
+                .estimates(&vectors, (false, true), &slots(&whole))
+                .unwrap();
             assert_eq!(from_split.len(), files.len());
             for (a, b) in from_split.iter().zip(&from_whole) {
                 assert!((a.score - b.score).abs() < 1e-6, "{a:?} against {b:?}");
@@ -1657,17 +1739,17 @@ mod tests {
             .unwrap();
         assert!(kept.len() >= limit);
         assert!(kept.len() < files.len(), "nothing was left out");
-        let mut exact: Vec<(f32, u32)> = files
+        let kept: Vec<&str> = kept
             .iter()
-            .zip(&all)
-            .map(|((_, views), &slot)| (match_views(&query, views), slot))
+            .map(|candidate| candidate.uid.as_str())
+            .collect();
+        let mut exact: Vec<(f32, &str)> = files
+            .iter()
+            .map(|(uid, views)| (match_views(&query, views), uid.as_str()))
             .collect();
         exact.sort_by(|a, b| b.0.total_cmp(&a.0));
-        for (_, slot) in &exact[..limit] {
-            assert!(
-                kept.contains(slot),
-                "an exact top-{limit} file was left out"
-            );
+        for (_, uid) in &exact[..limit] {
+            assert!(kept.contains(uid), "an exact top-{limit} file was left out");
         }
         // A mesh query's estimate leaves out its D2 part: nothing is left out for it.
         let mesh_query: Vec<ViewDescriptor> = query
@@ -1716,7 +1798,9 @@ mod tests {
                     .graph_candidates(&searches, vectors.len(), 1, None)
                     .unwrap();
                 assert_eq!(found.slots.len(), found.bounds.len());
-                let estimates = index.estimates(&vectors, false, &found.slots).unwrap();
+                let estimates = index
+                    .estimates(&vectors, (false, true), &found.slots)
+                    .unwrap();
                 for (at, (estimate, bound)) in estimates.iter().zip(&found.bounds).enumerate() {
                     assert!(
                         estimate.upper <= bound + 1e-4,
@@ -1767,11 +1851,11 @@ mod tests {
         let found = index
             .graph_candidates(&searches, vectors.len(), 1, None)
             .unwrap();
-        let kept = index.shortlist(&query, &vectors, found, 5).unwrap();
+        let kept = slots_of(&index, index.shortlist(&query, &vectors, found, 5).unwrap());
         let mut exact: Vec<(f32, u32)> = index
             .estimates(
                 &vectors,
-                false,
+                (false, true),
                 &(0..files.len() as u32).collect::<Vec<_>>(),
             )
             .unwrap()
@@ -1832,13 +1916,16 @@ mod tests {
                 }
             );
             assert!(among.slots.iter().all(|&slot| passes(&uid_of(slot))));
-            let kept = index.shortlist(&query, &vectors, among, 10).unwrap();
+            let kept = slots_of(
+                &index,
+                index.shortlist(&query, &vectors, among, 10).unwrap(),
+            );
             assert!(kept.len() < matching.len() / 2, "kept {}", kept.len());
             // The best files of the filter, by estimate, are all kept.
             let mut best: Vec<Estimate> = index
                 .estimates(
                     &vectors,
-                    false,
+                    (false, true),
                     &(0..files.len() as u32).collect::<Vec<_>>(),
                 )
                 .unwrap()
@@ -1906,14 +1993,20 @@ mod tests {
 
     #[test]
     fn the_shortlist_is_capped_among_near_ties_but_keeps_what_could_pair_higher() {
-        let estimate = |score: f32, upper: f32, slot: u32| Estimate { score, upper, slot };
+        let estimate = |score: f32, upper: f32, slot: u32| Estimate {
+            score,
+            upper,
+            slot,
+            deciding: Vec::new(),
+        };
+        let slots = |kept: Vec<Estimate>| -> Vec<u32> { kept.iter().map(|e| e.slot).collect() };
         // A thousand near ties, one file well below that could pair higher, one that could not.
         let mut estimates: Vec<Estimate> = (0..1_000)
             .map(|slot| estimate(0.9 - slot as f32 * 1e-7, 0.9, slot))
             .collect();
         estimates.push(estimate(0.5, 0.95, 5_000));
         estimates.push(estimate(0.5, 0.6, 6_000));
-        let kept = select_best(estimates, 10);
+        let kept = slots(select_best(estimates, 10));
         assert_eq!(
             kept.len(),
             10 * SHORTLIST_CAP_FACTOR + SHORTLIST_CAP_EXTRA + 1
@@ -1921,6 +2014,6 @@ mod tests {
         assert_eq!(&kept[..3], &[0, 1, 2], "the best estimates first");
         assert!(kept.contains(&5_000) && !kept.contains(&6_000));
         // Fewer than asked: all of them.
-        assert_eq!(select_best(vec![estimate(0.1, 0.1, 7)], 10), vec![7]);
+        assert_eq!(slots(select_best(vec![estimate(0.1, 0.1, 7)], 10)), vec![7]);
     }
 }

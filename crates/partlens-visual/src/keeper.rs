@@ -40,11 +40,11 @@ const FIT_SAMPLE_VIEWS: usize = 50_000;
 /// round, so a running node never misses one; a node further behind loads its index again.
 const SHARED_JOURNAL_KEPT_SECS: i64 = 3600;
 
-/// Decodes stored descriptors; a damaged one leaves the whole file out (logged), as the exact index
-/// always did.
 /// Stored views read at once from which they are decoded on several threads.
 const PARALLEL_DECODE_FROM_VIEWS: usize = 2_048;
 
+/// Decodes stored descriptors; a damaged one leaves the whole file out (logged), as the exact index
+/// always did.
 fn decode(uid: &str, stored: &[Vec<u8>]) -> Option<Vec<ViewDescriptor>> {
     match read_views(stored) {
         Ok(views) => Some(views),
@@ -94,24 +94,28 @@ pub struct StoreViews<'a, 'b> {
     pub tx: std::cell::RefCell<&'a mut (dyn StoreTx + 'b)>,
 }
 
-impl StoredViews for StoreViews<'_, '_> {
-    fn views_of(&self, uids: &[String]) -> Result<Vec<(String, Vec<ViewDescriptor>)>, VisualError> {
+impl StoreViews<'_, '_> {
+    /// The stored views `read` gives for each file of `uids` that has some, decoded (on the cores
+    /// when there are many: a model's 163 views take about as long to decode as to read).
+    fn read_decoded(
+        &self,
+        uids: &[&String],
+        mut read: impl FnMut(&mut dyn StoreTx, usize) -> Result<Vec<Vec<u8>>, VisualError>,
+    ) -> Result<Vec<(String, Vec<ViewDescriptor>)>, VisualError> {
         let mut tx = self
             .tx
             .try_borrow_mut()
             .map_err(|_| VisualError::Internal("the stored views are already being read".into()))?;
-        let mut read = Vec::with_capacity(uids.len());
+        let mut read_views = Vec::with_capacity(uids.len());
         let mut views = 0;
-        for uid in uids {
-            let stored = tx.views_of(uid)?;
+        for (at, uid) in uids.iter().enumerate() {
+            let stored = read(&mut **tx, at)?;
             if !stored.is_empty() {
                 views += stored.len();
-                read.push((uid, stored));
+                read_views.push((*uid, stored));
             }
         }
-        // Decoded on the cores when there are many (a model's 163 views take about as long to
-        // decode as to read).
-        let decoded = in_chunks(&read, views >= PARALLEL_DECODE_FROM_VIEWS, |chunk| {
+        let decoded = in_chunks(&read_views, views >= PARALLEL_DECODE_FROM_VIEWS, |chunk| {
             chunk
                 .iter()
                 .filter_map(|(uid, stored)| {
@@ -120,6 +124,24 @@ impl StoredViews for StoreViews<'_, '_> {
                 .collect::<Vec<_>>()
         });
         Ok(decoded.concat())
+    }
+}
+
+impl StoredViews for StoreViews<'_, '_> {
+    fn views_of(&self, uids: &[String]) -> Result<Vec<(String, Vec<ViewDescriptor>)>, VisualError> {
+        let asked: Vec<&String> = uids.iter().collect();
+        self.read_decoded(&asked, |tx, at| Ok(tx.views_of(&uids[at])?))
+    }
+
+    fn views_at(
+        &self,
+        wanted: &[(String, Vec<u32>)],
+    ) -> Result<Vec<(String, Vec<ViewDescriptor>)>, VisualError> {
+        let asked: Vec<&String> = wanted.iter().map(|(uid, _)| uid).collect();
+        self.read_decoded(&asked, |tx, at| {
+            let (uid, positions) = &wanted[at];
+            Ok(tx.views_at(uid, positions)?)
+        })
     }
 
     fn nearest_files(

@@ -20,7 +20,7 @@
 //! Only the descriptor's public shape is used (a feature vector whose dot product the similarity is
 //! built on), so another descriptor drops in without changes here.
 
-use partlens_engine::{ViewDescriptor, similarity_from_feature_dot};
+use partlens_engine::{ViewDescriptor, agreement_from_feature_dot, similarity_from_feature_dot};
 
 /// The largest finite `f16`: a vector value is clamped to it (features as stored never reach it).
 const F16_MAX: f32 = 65_504.0;
@@ -78,6 +78,12 @@ impl Quantiser {
     /// the rounding of the vectors (an estimate, see `ann.rs`).
     pub fn similarity(&self, a: &[f32], b: &[f32]) -> f32 {
         self.similarity_of_dot(dot_f32(a, b))
+    }
+
+    /// [`Self::similarity`] before it is clamped to 0..1 (`engine::agreement_from_feature_dot`):
+    /// clamped to 0 it is the similarity, to the last bit.
+    pub fn agreement(&self, a: &[f32], b: &[f32]) -> f32 {
+        agreement_from_feature_dot(dot_f32(a, b) / (self.scale * self.scale))
     }
 
     /// The view similarity whose vectors' dot product is `dot` (an estimate, as

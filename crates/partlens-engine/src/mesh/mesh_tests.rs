@@ -407,6 +407,48 @@ fn the_index_scores_meshes_and_pictures_as_match_views_does() {
 }
 
 #[test]
+fn a_models_score_for_pictures_comes_from_the_views_they_match_best() {
+    use crate::{match_views, match_views_on_deciding_views};
+    let brick = crate::analyze(".stl", &as_stl(&cuboid([4.0, 2.0, 1.0], IDENTITY)))
+        .unwrap()
+        .views;
+    let rod = crate::analyze(".stl", &as_stl(&cuboid([6.0, 0.5, 0.5], turned())))
+        .unwrap()
+        .views;
+    // Two pictures of the rod searched against the brick model.
+    let query: Vec<ViewDescriptor> = [3, 9]
+        .iter()
+        .map(|&at| rod[at].clone().with_shape(None))
+        .collect();
+    let best_of = |query_view: &ViewDescriptor| {
+        (0..brick.len())
+            .max_by(|&a, &b| {
+                query_view
+                    .similarity(&brick[a])
+                    .total_cmp(&query_view.similarity(&brick[b]))
+            })
+            .unwrap()
+    };
+    let deciding: Vec<ViewDescriptor> = [best_of(&query[1]), best_of(&query[0]), 0]
+        .iter()
+        .map(|&at| brick[at].clone())
+        .collect();
+    let whole = match_views(&query, &brick);
+    assert_eq!(
+        match_views_on_deciding_views(&query, &deciding).to_bits(),
+        whole.to_bits()
+    );
+    // Without the views that decide it (the first picture's best and any as good), it is lower.
+    let best = query[0].similarity(&brick[best_of(&query[0])]);
+    let others: Vec<ViewDescriptor> = brick
+        .iter()
+        .filter(|view| query[0].similarity(view) < best)
+        .cloned()
+        .collect();
+    assert!(match_views_on_deciding_views(&query, &others) < whole);
+}
+
+#[test]
 fn a_drawing_loses_against_a_model_searched_by_unless_it_names_the_models_part_number() {
     use crate::{DRAWING_PENALTY, match_views};
     let brick = crate::analyze(".stl", &as_stl(&cuboid([4.0, 2.0, 1.0], IDENTITY)))

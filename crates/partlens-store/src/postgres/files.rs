@@ -189,6 +189,26 @@ impl FilesTx for PgTx<'_, '_> {
             .collect()
     }
 
+    fn views_at(&mut self, uid: &str, positions: &[u32]) -> Result<Vec<Vec<u8>>, StoreError> {
+        let wanted: Vec<i32> = positions
+            .iter()
+            .filter_map(|&position| i32::try_from(position).ok())
+            .collect();
+        let mut found: Vec<(i32, Vec<u8>)> = self
+            .tx
+            .query(
+                "SELECT position, descriptor FROM views WHERE file_uid = $1 AND position = ANY($2)",
+                &[&uid, &wanted],
+            )?
+            .iter()
+            .map(|row| Ok((row.try_get(0)?, row.try_get(1)?)))
+            .collect::<Result<_, StoreError>>()?;
+        // In the order asked, as SQLite answers.
+        let order = |position: i32| wanted.iter().position(|&asked| asked == position);
+        found.sort_by_key(|(position, _)| order(*position));
+        Ok(found.into_iter().map(|(_, view)| view).collect())
+    }
+
     fn first_view_of(&mut self, uid: &str) -> Result<Option<Vec<u8>>, StoreError> {
         self.tx
             .query_opt(

@@ -151,6 +151,22 @@ impl FilesTx for SqliteTx<'_> {
         Ok(views)
     }
 
+    fn views_at(&mut self, uid: &str, positions: &[u32]) -> Result<Vec<Vec<u8>>, StoreError> {
+        let mut statement = self
+            .0
+            .prepare_cached("SELECT descriptor FROM views WHERE file_uid = ?1 AND position = ?2")?;
+        let mut views = Vec::with_capacity(positions.len());
+        for &position in positions {
+            if let Some(view) = statement
+                .query_row(params![uid, i64::from(position)], |row| row.get(0))
+                .optional()?
+            {
+                views.push(view);
+            }
+        }
+        Ok(views)
+    }
+
     fn first_view_of(&mut self, uid: &str) -> Result<Option<Vec<u8>>, StoreError> {
         let mut statement = self.0.prepare_cached(
             "SELECT descriptor FROM views WHERE file_uid = ?1 ORDER BY position LIMIT 1",

@@ -73,6 +73,7 @@ fn indexing_is_saved_only_for_the_revision_indexed_and_a_failure_keeps_what_was_
             assert_eq!(record.pages_json, r#"[{"number":1},{"number":2}]"#);
             assert!(record.has_thumbnail && !record.has_large_image);
             assert_eq!(tx.views_of("a")?, vec![vec![1, 2], vec![3]]);
+            assert_eq!(tx.views_at("a", &[1, 7, 0])?, vec![vec![3], vec![1, 2]]);
 
             let failure = IndexingFailure {
                 reason: "the model has no faces".into(),
