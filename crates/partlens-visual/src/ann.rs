@@ -22,9 +22,11 @@
 //! pairing rules, `engine::views_score`, on half-precision similarities: within about 1e-4 of the
 //! exact score), best bound first, in batches of [`ESTIMATE_BATCH`] split over the cores, and only
 //! the candidates within [`ESTIMATE_MARGIN`] of the `limit`th estimate are read from the store
-//! and scored exactly. Reading descriptors
+//! and scored exactly; a model (a mesh) only on the views that decide its score, which its estimate
+//! names (`Candidate`: each query view's best within the rounding). Reading descriptors
 //! from SQLite was most of a search's time through the store (a three-view query has up to 1,200
-//! candidate files). A mesh query is not shortlisted: its D2 part is not in the graph.
+//! candidate files; a model 163–211 views). A mesh query is not shortlisted: its D2 part is not in
+//! the graph.
 //!
 //! Limits: keys are file GUIDs (anything else is refused); at most 65,535 views a file (more are
 //! left out); at most [`SEARCH_THREADS`] searches at a time per company (more wait for a turn).
