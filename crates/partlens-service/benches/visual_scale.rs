@@ -625,7 +625,14 @@ fn measure_store(
 
     // The graph: built from the store (as the service does when none is saved), then saved.
     let approximate = keeper(&store, dir, 0);
-    if let Err(error) = approximate.recover_blocking() {
+    // Loading the library first finds a saved graph (`reuse-graph`), and otherwise loads every
+    // view into an exact index the build replaces, as the service searches while it builds: a
+    // run that holds no exact index itself (`exact=streamed`, `graph-only`) builds at once
+    // instead, so that the views are never all in memory beside the graph (100,000 parts).
+    let holds_exact = exact.is_some();
+    if (options.reuse_graph || holds_exact)
+        && let Err(error) = approximate.recover_blocking()
+    {
         panic!("the library does not load: {error}");
     }
     // Drop the exact index this keeper loaded first, so the figures below are the graph's.
