@@ -583,6 +583,130 @@ struct Tables {
     notes: Vec<String>,
 }
 
+/// The exact scan of a store run holding every view in memory (when the run holds one), with
+/// what loading it took.
+struct HeldExact {
+    keeper: Option<VisualKeeper>,
+    load: Duration,
+    /// Its heap bytes.
+    bytes: Option<usize>,
+    /// The process's resident bytes it added.
+    resident: Option<usize>,
+}
+
+impl HeldExact {
+    /// The exact scan of the store in `dir` loaded, when `held`.
+    fn load(store: &Store, dir: &std::path::Path, held: bool) -> Self {
+        let before = resident_bytes();
+        let keeper = held.then(|| keeper(store, dir, usize::MAX));
+        let started = Instant::now();
+        if let Some(exact) = &keeper
+            && let Err(error) = exact.recover_blocking()
+        {
+            panic!("the exact index does not load: {error}");
+        }
+        let load = started.elapsed();
+        let bytes = keeper
+            .as_ref()
+            .and_then(|exact| exact.read().ok().map(|library| library.heap_bytes()));
+        let resident = resident_bytes()
+            .zip(before)
+            .map(|(after, before)| after.saturating_sub(before))
+            .filter(|_| held);
+        Self {
+            keeper,
+            load,
+            bytes,
+            resident,
+        }
+    }
+}
+
+/// The company's graph built from the store in `dir` (as the service does when none is saved) and
+/// saved, or the saved one kept (`reuse_graph`); how long the build took.
+fn build_graph(
+    store: &Store,
+    dir: &std::path::Path,
+    company: &str,
+    reuse_graph: bool,
+    holds_exact: bool,
+) -> Duration {
+    let approximate = keeper(store, dir, 0);
+    // Loading the library first finds a saved graph (`reuse-graph`), and otherwise loads every
+    // view into an exact index the build replaces, as the service searches while it builds: a
+    // run that holds no exact index itself (`exact=streamed`, `graph-only`) builds at once
+    // instead, so that the views are never all in memory beside the graph (100,000 parts).
+    if (reuse_graph || holds_exact)
+        && let Err(error) = approximate.recover_blocking()
+    {
+        panic!("the library does not load: {error}");
+    }
+    let started = Instant::now();
+    let saved = reuse_graph
+        && approximate
+            .read()
+            .is_ok_and(|library| library.mode(company) == LibraryMode::Approximate);
+    if !saved && let Err(error) = approximate.build_blocking(company) {
+        panic!("the graph does not build: {error}");
+    }
+    started.elapsed()
+}
+
+/// A restart: a new keeper that loads the saved graph, and the time to its first answered search.
+struct Restart {
+    keeper: VisualKeeper,
+    time: Duration,
+    /// The graph's heap bytes.
+    bytes: usize,
+    /// The process's resident bytes the restart added.
+    resident: Option<usize>,
+}
+
+impl Restart {
+    fn measure(
+        store: &Store,
+        dir: &std::path::Path,
+        company: &str,
+        query: &[ViewDescriptor],
+    ) -> Self {
+        let before = resident_bytes();
+        let started = Instant::now();
+        let restarted = keeper(store, dir, 0);
+        if let Err(error) = restarted.recover_blocking() {
+            panic!("the saved graph does not load: {error}");
+        }
+        let first = store.read_tx_blocking(|tx| {
+            rank_visually(
+                tx,
+                &*restarted.read()?,
+                &FilterScopes::new(),
+                company,
+                &[],
+                query,
+                LIMIT,
+            )
+        });
+        if let Err(error) = first {
+            panic!("the first search fails: {error}");
+        }
+        let time = started.elapsed();
+        let resident = resident_bytes()
+            .zip(before)
+            .map(|(after, before)| after.saturating_sub(before));
+        let (bytes, mode) = match restarted.read() {
+            Ok(library) => (library.heap_bytes(), library.mode(company)),
+            Err(error) => panic!("{error}"),
+        };
+        assert_eq!(mode, LibraryMode::Approximate, "the graph was not loaded");
+        Self {
+            keeper: restarted,
+            time,
+            bytes,
+            resident,
+        }
+    }
+}
+
 /// The store run on the library `generated` in `dir` (its rows labelled `label`): the exact scan
 /// and the graph on the same store, `queries` (one view, three views) in every filter case, memory,
 /// graph build and restart, free text; rows added to `tables`.
@@ -605,97 +729,38 @@ fn measure_store(
     // the exact scan with every view in memory.
     let streamed = (!options.graph_only && options.exact.streams())
         .then(|| streamed_exact::stream(&store, &company, &[single, triple], &options.cases()));
-    let before_exact = resident_bytes();
-    let exact = (!options.graph_only && options.exact.holds_views())
-        .then(|| keeper(&store, dir, usize::MAX));
-    let started = Instant::now();
-    if let Some(exact) = &exact
-        && let Err(error) = exact.recover_blocking()
-    {
-        panic!("the exact index does not load: {error}");
-    }
-    let exact_load = started.elapsed();
-    let exact_bytes = exact
-        .as_ref()
-        .and_then(|exact| exact.read().ok().map(|library| library.heap_bytes()));
-    let exact_resident = resident_bytes()
-        .zip(before_exact)
-        .map(|(after, before)| after.saturating_sub(before))
-        .filter(|_| exact.is_some());
-
-    // The graph: built from the store (as the service does when none is saved), then saved.
-    let approximate = keeper(&store, dir, 0);
-    // Loading the library first finds a saved graph (`reuse-graph`), and otherwise loads every
-    // view into an exact index the build replaces, as the service searches while it builds: a
-    // run that holds no exact index itself (`exact=streamed`, `graph-only`) builds at once
-    // instead, so that the views are never all in memory beside the graph (100,000 parts).
-    let holds_exact = exact.is_some();
-    if (options.reuse_graph || holds_exact)
-        && let Err(error) = approximate.recover_blocking()
-    {
-        panic!("the library does not load: {error}");
-    }
-    // Drop the exact index this keeper loaded first, so the figures below are the graph's.
-    let started = Instant::now();
-    let saved = options.reuse_graph
-        && approximate
-            .read()
-            .is_ok_and(|library| library.mode(&company) == LibraryMode::Approximate);
-    if !saved && let Err(error) = approximate.build_blocking(&company) {
-        panic!("the graph does not build: {error}");
-    }
-    let build = started.elapsed();
-    drop(approximate);
-
-    // Restart: a new keeper loads the saved graph; time to the first answered search.
-    let before_graph = resident_bytes();
-    let started = Instant::now();
-    let restarted = keeper(&store, dir, 0);
-    if let Err(error) = restarted.recover_blocking() {
-        panic!("the saved graph does not load: {error}");
-    }
-    let first = store.read_tx_blocking(|tx| {
-        rank_visually(
-            tx,
-            &*restarted.read()?,
-            &FilterScopes::new(),
-            &company,
-            &[],
-            &single[0],
-            LIMIT,
-        )
-    });
-    if let Err(error) = first {
-        panic!("the first search fails: {error}");
-    }
-    let restart = started.elapsed();
-    let graph_resident = resident_bytes()
-        .zip(before_graph)
-        .map(|(after, before)| after.saturating_sub(before));
-    let (graph_bytes, mode) = match restarted.read() {
-        Ok(library) => (library.heap_bytes(), library.mode(&company)),
-        Err(error) => panic!("{error}"),
-    };
-    assert_eq!(mode, LibraryMode::Approximate, "the graph was not loaded");
+    let held = HeldExact::load(
+        &store,
+        dir,
+        !options.graph_only && options.exact.holds_views(),
+    );
+    let exact = held.keeper;
+    let build = build_graph(&store, dir, &company, options.reuse_graph, exact.is_some());
+    let restart = Restart::measure(&store, dir, &company, &single[0]);
+    let restarted = restart.keeper;
     let per_view = |bytes: usize| bytes / generated.views.max(1);
     tables.scale.push(format!(
         "| {label} | {} | {} | {} | {} | {} B | {} | {} | {} | {:.1} s | {:.2} s |",
         generated.records,
         generated.visual_files,
-        exact_bytes.map_or("–".into(), |bytes| format!("{} B", per_view(bytes))),
-        exact_resident.map_or("–".into(), |bytes| format!("{} B", per_view(bytes))),
-        per_view(graph_bytes),
-        graph_resident.map_or("–".into(), |bytes| format!("{} B", per_view(bytes))),
+        held.bytes
+            .map_or("–".into(), |bytes| format!("{} B", per_view(bytes))),
+        held.resident
+            .map_or("–".into(), |bytes| format!("{} B", per_view(bytes))),
+        per_view(restart.bytes),
+        restart
+            .resident
+            .map_or("–".into(), |bytes| format!("{} B", per_view(bytes))),
         generation.map_or("(kept)".into(), |writing| format!(
             "{:.1} s",
             writing.as_secs_f64()
         )),
         match (&exact, &streamed) {
             (None, Some(streamed)) => streamed.pass_cell(),
-            _ => format!("{:.1} s", exact_load.as_secs_f64()),
+            _ => format!("{:.1} s", held.load.as_secs_f64()),
         },
         build.as_secs_f64(),
-        restart.as_secs_f64(),
+        restart.time.as_secs_f64(),
     ));
     eprintln!("{label}: graph built in {:.1} s", build.as_secs_f64());
 
