@@ -707,9 +707,10 @@ impl Restart {
     }
 }
 
-/// The store run on the library `generated` in `dir` (its rows labelled `label`): the exact scan
-/// and the graph on the same store, `queries` (one view, three views) in every filter case, memory,
-/// graph build and restart, free text; rows added to `tables`.
+/// The store run on the library `generated` in `dir` (its rows labelled `label`): the exact side
+/// (the exact scan, the streamed pass or both: `exact=`) and the graph on the same store, `queries`
+/// (one view, three views) in every filter case, memory, graph build and restart, free text; rows
+/// added to `tables`.
 fn measure_store(
     dir: &std::path::Path,
     label: &str,
