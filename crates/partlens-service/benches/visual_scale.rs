@@ -42,6 +42,15 @@
 //! cargo bench -p partlens-service --bench visual_scale -- real-models parts=10000,30000
 //!                                                 # libraries of real-structure models (163 or
 //!                                                 # 211 views a part) instead: support/real_models.rs
+//! cargo bench -p partlens-service --bench visual_scale -- real-models parts=100000 exact=streamed
+//!                                                 # the exact side of recall from one pass over the
+//!                                                 # stored views before the graph is loaded, no view
+//!                                                 # held (support/streamed_exact.rs; any store run;
+//!                                                 # its time columns: the pass over its answers)
+//! cargo bench -p partlens-service --bench visual_scale -- real-models parts=300 pool=8 exact=both
+//!                                                 # both exact sides, asserted to agree (files,
+//!                                                 # scores to the bit, matches); `exact=memory`:
+//!                                                 # the exact scan alone (the default)
 //! PARTLENS_BENCH_ANN=16,128,400,300,800,60000 cargo bench …  # graph settings: M, ef_add, ef_search,
 //!                                                 # views a query view (one, several), [direct views]
 //! PARTLENS_BENCH_GRAPH_DIRECTIONS=92 cargo bench … -- real-models parts=10000 keep=/tmp/models
@@ -62,6 +71,8 @@ mod indexed_rows;
 mod postgres_store;
 #[path = "support/real_models.rs"]
 mod real_models;
+#[path = "support/streamed_exact.rs"]
+mod streamed_exact;
 mod support;
 #[path = "support/visual_postgres.rs"]
 mod visual_postgres;
@@ -83,9 +94,10 @@ use partlens_service::search::rank_visually;
 use partlens_store::model::Listing;
 use partlens_store::{DATABASE_FILE, Store};
 use partlens_visual::{
-    AnnIndex, AnnSearch, AnnSettings, ExactScan, FileFilter, GuidSet, LibraryMode, ViewSearch,
-    VisualKeeper, VisualSettings,
+    AnnIndex, AnnSearch, AnnSettings, ExactScan, FileFilter, GuidSet, LibraryMode, Ranked,
+    ViewSearch, VisualKeeper, VisualSettings,
 };
+use streamed_exact::{ExactMode, StreamedAnswers};
 use support::{millis, percentile};
 
 /// Queries timed per case.
@@ -532,7 +544,7 @@ fn library_of(
     })
 }
 
-/// The `graph-only`, `reuse-graph` and `cases=` options of the store runs.
+/// The `graph-only`, `reuse-graph`, `cases=` and `exact=` options of the store runs.
 struct StoreOptions {
     /// Profiling: the exact scan left out.
     graph_only: bool,
@@ -540,6 +552,24 @@ struct StoreOptions {
     reuse_graph: bool,
     /// Only the cases whose label starts with one of these.
     chosen_cases: Option<Vec<String>>,
+    /// Where the exact side of recall comes from (support/streamed_exact.rs).
+    exact: ExactMode,
+}
+
+impl StoreOptions {
+    /// The filter cases the store runs measure: [`cases`], or those `cases=` chose.
+    fn cases(&self) -> Vec<Case> {
+        cases()
+            .into_iter()
+            .filter(|case| {
+                self.chosen_cases.as_ref().is_none_or(|chosen| {
+                    chosen
+                        .iter()
+                        .any(|prefix| case.label.starts_with(prefix.as_str()))
+                })
+            })
+            .collect()
+    }
 }
 
 /// The lines of the printed tables.
@@ -549,11 +579,138 @@ struct Tables {
     first: Vec<String>,
     scale: Vec<String>,
     text: Vec<String>,
+    /// Notes printed under the search table (what a streamed exact side's times are).
+    notes: Vec<String>,
 }
 
-/// The store run on the library `generated` in `dir` (its rows labelled `label`): the exact scan
-/// and the graph on the same store, `queries` (one view, three views) in every filter case, memory,
-/// graph build and restart, free text; rows added to `tables`.
+/// The exact scan of a store run holding every view in memory (when the run holds one), with
+/// what loading it took.
+struct HeldExact {
+    keeper: Option<VisualKeeper>,
+    load: Duration,
+    /// Its heap bytes.
+    bytes: Option<usize>,
+    /// The process's resident bytes it added.
+    resident: Option<usize>,
+}
+
+impl HeldExact {
+    /// The exact scan of the store in `dir` loaded, when `held`.
+    fn load(store: &Store, dir: &std::path::Path, held: bool) -> Self {
+        let before = resident_bytes();
+        let keeper = held.then(|| keeper(store, dir, usize::MAX));
+        let started = Instant::now();
+        if let Some(exact) = &keeper
+            && let Err(error) = exact.recover_blocking()
+        {
+            panic!("the exact index does not load: {error}");
+        }
+        let load = started.elapsed();
+        let bytes = keeper
+            .as_ref()
+            .and_then(|exact| exact.read().ok().map(|library| library.heap_bytes()));
+        let resident = resident_bytes()
+            .zip(before)
+            .map(|(after, before)| after.saturating_sub(before))
+            .filter(|_| held);
+        Self {
+            keeper,
+            load,
+            bytes,
+            resident,
+        }
+    }
+}
+
+/// The company's graph built from the store in `dir` (as the service does when none is saved) and
+/// saved, or the saved one kept (`reuse_graph`); how long the build took.
+fn build_graph(
+    store: &Store,
+    dir: &std::path::Path,
+    company: &str,
+    reuse_graph: bool,
+    holds_exact: bool,
+) -> Duration {
+    let approximate = keeper(store, dir, 0);
+    // Loading the library first finds a saved graph (`reuse-graph`), and otherwise loads every
+    // view into an exact index the build replaces, as the service searches while it builds: a
+    // run that holds no exact index itself (`exact=streamed`, `graph-only`) builds at once
+    // instead, so that the views are never all in memory beside the graph (100,000 parts).
+    if (reuse_graph || holds_exact)
+        && let Err(error) = approximate.recover_blocking()
+    {
+        panic!("the library does not load: {error}");
+    }
+    let started = Instant::now();
+    let saved = reuse_graph
+        && approximate
+            .read()
+            .is_ok_and(|library| library.mode(company) == LibraryMode::Approximate);
+    if !saved && let Err(error) = approximate.build_blocking(company) {
+        panic!("the graph does not build: {error}");
+    }
+    started.elapsed()
+}
+
+/// A restart: a new keeper that loads the saved graph, and the time to its first answered search.
+struct Restart {
+    keeper: VisualKeeper,
+    time: Duration,
+    /// The graph's heap bytes.
+    bytes: usize,
+    /// The process's resident bytes the restart added.
+    resident: Option<usize>,
+}
+
+impl Restart {
+    fn measure(
+        store: &Store,
+        dir: &std::path::Path,
+        company: &str,
+        query: &[ViewDescriptor],
+    ) -> Self {
+        let before = resident_bytes();
+        let started = Instant::now();
+        let restarted = keeper(store, dir, 0);
+        if let Err(error) = restarted.recover_blocking() {
+            panic!("the saved graph does not load: {error}");
+        }
+        let first = store.read_tx_blocking(|tx| {
+            rank_visually(
+                tx,
+                &*restarted.read()?,
+                &FilterScopes::new(),
+                company,
+                &[],
+                query,
+                LIMIT,
+            )
+        });
+        if let Err(error) = first {
+            panic!("the first search fails: {error}");
+        }
+        let time = started.elapsed();
+        let resident = resident_bytes()
+            .zip(before)
+            .map(|(after, before)| after.saturating_sub(before));
+        let (bytes, mode) = match restarted.read() {
+            Ok(library) => (library.heap_bytes(), library.mode(company)),
+            Err(error) => panic!("{error}"),
+        };
+        assert_eq!(mode, LibraryMode::Approximate, "the graph was not loaded");
+        Self {
+            keeper: restarted,
+            time,
+            bytes,
+            resident,
+        }
+    }
+}
+
+/// The store run on the library `generated` in `dir` (its rows labelled `label`): the exact side
+/// (the exact scan, the streamed pass or both: `exact=`) and the graph on the same store, `queries`
+/// (one view, three views) in every filter case, memory, graph build and restart, free text; rows
+/// added to `tables`.
 fn measure_store(
     dir: &std::path::Path,
     label: &str,
@@ -569,125 +726,133 @@ fn measure_store(
     };
     let company = generated.company_id.clone();
 
-    // The exact scan: every view in memory.
-    let before_exact = resident_bytes();
-    let exact = (!options.graph_only).then(|| keeper(&store, dir, usize::MAX));
-    let started = Instant::now();
-    if let Some(exact) = &exact
-        && let Err(error) = exact.recover_blocking()
-    {
-        panic!("the exact index does not load: {error}");
-    }
-    let exact_load = started.elapsed();
-    let exact_bytes = exact
-        .as_ref()
-        .and_then(|exact| exact.read().ok().map(|library| library.heap_bytes()))
-        .unwrap_or(0);
-    let exact_resident = resident_bytes()
-        .zip(before_exact)
-        .map(|(after, before)| after.saturating_sub(before));
-
-    // The graph: built from the store (as the service does when none is saved), then saved.
-    let approximate = keeper(&store, dir, 0);
-    if let Err(error) = approximate.recover_blocking() {
-        panic!("the library does not load: {error}");
-    }
-    // Drop the exact index this keeper loaded first, so the figures below are the graph's.
-    let started = Instant::now();
-    let saved = options.reuse_graph
-        && approximate
-            .read()
-            .is_ok_and(|library| library.mode(&company) == LibraryMode::Approximate);
-    if !saved && let Err(error) = approximate.build_blocking(&company) {
-        panic!("the graph does not build: {error}");
-    }
-    let build = started.elapsed();
-    drop(approximate);
-
-    // Restart: a new keeper loads the saved graph; time to the first answered search.
-    let before_graph = resident_bytes();
-    let started = Instant::now();
-    let restarted = keeper(&store, dir, 0);
-    if let Err(error) = restarted.recover_blocking() {
-        panic!("the saved graph does not load: {error}");
-    }
-    let first = store.read_tx_blocking(|tx| {
-        rank_visually(
-            tx,
-            &*restarted.read()?,
-            &FilterScopes::new(),
-            &company,
-            &[],
-            &single[0],
-            LIMIT,
-        )
-    });
-    if let Err(error) = first {
-        panic!("the first search fails: {error}");
-    }
-    let restart = started.elapsed();
-    let graph_resident = resident_bytes()
-        .zip(before_graph)
-        .map(|(after, before)| after.saturating_sub(before));
-    let (graph_bytes, mode) = match restarted.read() {
-        Ok(library) => (library.heap_bytes(), library.mode(&company)),
-        Err(error) => panic!("{error}"),
-    };
-    assert_eq!(mode, LibraryMode::Approximate, "the graph was not loaded");
+    // The exact side: the store streamed once (no view held) before anything is loaded, and/or
+    // the exact scan with every view in memory.
+    let streamed = (!options.graph_only && options.exact.streams())
+        .then(|| streamed_exact::stream(&store, &company, &[single, triple], &options.cases()));
+    let held = HeldExact::load(
+        &store,
+        dir,
+        !options.graph_only && options.exact.holds_views(),
+    );
+    let exact = held.keeper;
+    let build = build_graph(&store, dir, &company, options.reuse_graph, exact.is_some());
+    let restart = Restart::measure(&store, dir, &company, &single[0]);
+    let restarted = restart.keeper;
     let per_view = |bytes: usize| bytes / generated.views.max(1);
     tables.scale.push(format!(
-        "| {label} | {} | {} | {} B | {} | {} B | {} | {} | {:.1} s | {:.1} s | {:.2} s |",
+        "| {label} | {} | {} | {} | {} | {} B | {} | {} | {} | {:.1} s | {:.2} s |",
         generated.records,
         generated.visual_files,
-        per_view(exact_bytes),
-        exact_resident.map_or("–".into(), |bytes| format!("{} B", per_view(bytes))),
-        per_view(graph_bytes),
-        graph_resident.map_or("–".into(), |bytes| format!("{} B", per_view(bytes))),
+        held.bytes
+            .map_or("–".into(), |bytes| format!("{} B", per_view(bytes))),
+        held.resident
+            .map_or("–".into(), |bytes| format!("{} B", per_view(bytes))),
+        per_view(restart.bytes),
+        restart
+            .resident
+            .map_or("–".into(), |bytes| format!("{} B", per_view(bytes))),
         generation.map_or("(kept)".into(), |writing| format!(
             "{:.1} s",
             writing.as_secs_f64()
         )),
-        exact_load.as_secs_f64(),
+        match (&exact, &streamed) {
+            (None, Some(streamed)) => streamed.pass_cell(),
+            _ => format!("{:.1} s", held.load.as_secs_f64()),
+        },
         build.as_secs_f64(),
-        restart.as_secs_f64(),
+        restart.time.as_secs_f64(),
     ));
     eprintln!("{label}: graph built in {:.1} s", build.as_secs_f64());
 
+    let exact_side = ExactSide {
+        held: exact.as_ref(),
+        streamed: streamed.as_ref(),
+    };
+    let row_label = match exact_side {
+        ExactSide {
+            held: None,
+            streamed: Some(streamed),
+        } => {
+            tables.notes.push(streamed.note(label));
+            format!("{label} [exact streamed]")
+        }
+        _ => label.to_owned(),
+    };
     store_searches(
         &store,
         &company,
-        label,
-        (exact.as_ref(), &restarted),
+        &row_label,
+        (exact_side, &restarted),
         (single, triple),
         options,
         tables,
     );
+    if let (Some(_), Some(streamed)) = (&exact, &streamed) {
+        // `exact=both`: `store_searches` asserted every answer.
+        tables.notes.push(streamed.agreement_note(label));
+        eprintln!("{}", streamed.agreement_note(label));
+    }
     free_text(&store, &company, generated.records, tables);
     drop(exact);
     drop(restarted);
 }
 
+/// The exact side of a store run: the exact scan holding every view, the answers of a streamed
+/// pass, both (asserted to agree; the times are the exact scan's) or neither (`graph-only`).
+#[derive(Clone, Copy)]
+struct ExactSide<'a> {
+    held: Option<&'a VisualKeeper>,
+    streamed: Option<&'a StreamedAnswers>,
+}
+
+/// A search of a store run through the service's ranking on a keeper: its answer and time.
+type StoreSearch<'a> = dyn Fn(&VisualKeeper, &[ViewDescriptor]) -> ((Ranked, usize), Duration) + 'a;
+
+/// The exact answers and times of `query_set` (query set `set`: 0 one view, 1 three views) in
+/// the case labelled `case`: searched on the exact scan (`search`), taken from the streamed pass
+/// (its time over its answers), or both, asserted to agree.
+fn exact_runs(
+    search: &StoreSearch<'_>,
+    exact: ExactSide<'_>,
+    (set, case): (usize, &str),
+    query_set: &[Vec<ViewDescriptor>],
+) -> Vec<((Ranked, usize), Duration)> {
+    match (exact.held, exact.streamed) {
+        (Some(held), streamed) => {
+            let runs: Vec<_> = query_set.iter().map(|query| search(held, query)).collect();
+            if let Some(streamed) = streamed {
+                for (query, (answer, _)) in runs.iter().enumerate() {
+                    streamed_exact::assert_agrees(streamed, (set, case, query), answer);
+                }
+            }
+            runs
+        }
+        (None, Some(streamed)) => (0..query_set.len())
+            .map(|query| {
+                let answer = streamed.answer(set, case, query).clone();
+                (answer, streamed.time_an_answer())
+            })
+            .collect(),
+        (None, None) => Vec::new(),
+    }
+}
+
 /// The searches of a store run: every case with one and three query views through the service's
-/// ranking, on the exact scan (when there is one) and on the graph of the same store; rows added to
-/// `tables`.
+/// ranking, on the exact side (when there is one) and on the graph of the same store; rows added
+/// to `tables`.
 fn store_searches(
     store: &Store,
     company: &str,
     label: &str,
-    (exact, restarted): (Option<&VisualKeeper>, &VisualKeeper),
+    (exact, restarted): (ExactSide<'_>, &VisualKeeper),
     (single, triple): (&[Vec<ViewDescriptor>], &[Vec<ViewDescriptor>]),
     options: &StoreOptions,
     tables: &mut Tables,
 ) {
     // Searches: both paths through the service's ranking, on the same store.
-    for (query_label, query_set) in [("1", single), ("3", triple)] {
-        for case in cases().into_iter().filter(|case| {
-            options.chosen_cases.as_ref().is_none_or(|chosen| {
-                chosen
-                    .iter()
-                    .any(|prefix| case.label.starts_with(prefix.as_str()))
-            })
-        }) {
+    for (set, (query_label, query_set)) in [("1", single), ("3", triple)].into_iter().enumerate() {
+        for case in options.cases() {
             let mut exact_times = Vec::with_capacity(QUERIES);
             let mut graph_times = Vec::with_capacity(QUERIES);
             let mut recall = Recall::default();
@@ -716,9 +881,7 @@ fn store_searches(
             };
             // The two paths in separate passes: the exact scan reads every view in memory,
             // which leaves no cache warm for a graph search run right after it.
-            let exact_runs: Vec<_> = exact.map_or_else(Vec::new, |exact| {
-                query_set.iter().map(|query| run(exact, query)).collect()
-            });
+            let exact_runs = exact_runs(&run, exact, (set, case.label), query_set);
             for (at, query) in query_set.iter().enumerate() {
                 let ((graph_ranked, graph_total), graph_time) = run(restarted, query);
                 graph_times.push(graph_time);
@@ -796,6 +959,7 @@ fn main() {
     // Profiling: the exact scan left out, a saved graph searched again instead of rebuilt, and
     // only the cases whose label starts with one of `cases=a,b`.
     let options = StoreOptions {
+        exact: ExactMode::from_arguments(&arguments),
         graph_only: arguments.iter().any(|arg| arg == "graph-only"),
         reuse_graph: arguments.iter().any(|arg| arg == "reuse-graph"),
         chosen_cases: arguments
@@ -946,6 +1110,9 @@ fn main() {
         println!("{line}");
     }
     println!();
+    for note in &tables.notes {
+        println!("{note}\n");
+    }
     println!(
         "Graph searches with a filter: the first search of a case (its filter resolved) and the \
          later ones (the resolution kept).\n"

@@ -25,7 +25,9 @@
 //! `pool=K`: real models analysed for the pool (default `large_library::POOL_MODELS`), from the
 //! corpus `partlens_testkit::realworld::corpus_dir` finds. `keep=DIR`: each library kept in
 //! `DIR/real-models-<parts>` and searched again on later runs. The graph's settings are the
-//! bench's one `ann_settings()`.
+//! bench's one `ann_settings()`. `exact=streamed`: recall against the exact answers of one pass
+//! over the stored views instead of an exact scan holding every view (100,000 parts do not fit
+//! both in memory; support/streamed_exact.rs), `exact=both` the two asserted to agree.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
