@@ -136,9 +136,8 @@ enum Command {
         ann_from_views: Option<usize>,
         /// A graph holds of each model the views from this many of its 162 directions (spread
         /// evenly) and its picture's; every view is still kept and scored: half the build time
-        /// and faster searches of a large library, at some recall of one-photograph searches
-        /// [default: 162, all; 32 to 162]. A saved graph built with another number is built
-        /// again at the start.
+        /// of a large library, at some recall of one-photograph searches [default: 162, all; 32
+        /// to 162]. A saved graph built with another number is built again at the start.
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(32..=162))]
         graph_directions: Option<u16>,
         /// The address clients reach the service at (e.g. https://parts.example.com behind a

@@ -16,8 +16,9 @@
 //! directions, against 897 B for a graph of every view). Measured on the corpus
 //! (docs/PERFORMANCE.md, "Views a model at 100,000 parts"): a model's own directions found it by
 //! the 92 as well as by all. At scale (docs/PERFORMANCE.md, "A graph over 92 directions"): half
-//! the build time and 1.3–1.7× faster searches, but recall@10 of one photograph 0.917 against
-//! 1.000 for the graph of every view, so it is a setting, not the default.
+//! the build time, but recall@10 of one photograph 0.917 against 1.000 for the graph of every
+//! view, which since models are scored on their deciding views answers within the time goals at
+//! 10,000 parts too; so it is a setting for a build or memory that does not fit, not the default.
 //!
 //! Files of any other layout (pictures, drawings' pages, models of an earlier descriptor version)
 //! keep every view in the graph.
