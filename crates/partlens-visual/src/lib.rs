@@ -239,26 +239,22 @@ pub(crate) fn score_exactly(
         .into_iter()
         .map(|candidate| (candidate.uid, candidate.deciding))
         .collect();
-    let mut scored: Ranked = stored
-        .views_of(&whole)?
-        .into_iter()
-        .filter(|(_, views)| !views.is_empty())
-        .map(|(uid, views)| {
-            let score = partlens_engine::match_views(query, &views);
-            (uid, score)
-        })
-        .collect();
+    let score = |read: Vec<(String, Vec<ViewDescriptor>)>,
+                 on: fn(&[ViewDescriptor], &[ViewDescriptor]) -> f32| {
+        read.into_iter()
+            .filter(|(_, views)| !views.is_empty())
+            .map(|(uid, views)| {
+                let score = on(query, &views);
+                (uid, score)
+            })
+            .collect::<Ranked>()
+    };
+    let mut scored = score(stored.views_of(&whole)?, partlens_engine::match_views);
     if !chosen.is_empty() {
-        scored.extend(
-            stored
-                .views_at(&chosen)?
-                .into_iter()
-                .filter(|(_, views)| !views.is_empty())
-                .map(|(uid, views)| {
-                    let score = partlens_engine::match_views_on_deciding_views(query, &views);
-                    (uid, score)
-                }),
-        );
+        scored.extend(score(
+            stored.views_at(&chosen)?,
+            partlens_engine::match_views_on_deciding_views,
+        ));
     }
     Ok(scored)
 }

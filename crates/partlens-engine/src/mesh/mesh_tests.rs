@@ -359,15 +359,19 @@ fn views_of_a_mesh_keep_their_shape_in_storage_and_pictures_have_none() {
     assert!(ViewDescriptor::from_bytes(&damaged).is_err());
 }
 
+/// The views of a brick model and of a turned rod model.
+fn brick_and_rod() -> (Vec<ViewDescriptor>, Vec<ViewDescriptor>) {
+    let views = |mesh: &Mesh| crate::analyze(".stl", &as_stl(mesh)).unwrap().views;
+    (
+        views(&cuboid([4.0, 2.0, 1.0], IDENTITY)),
+        views(&cuboid([6.0, 0.5, 0.5], turned())),
+    )
+}
+
 #[test]
 fn the_index_scores_meshes_and_pictures_as_match_views_does() {
     use crate::{VisualIndex, match_views, rank_by_matching_every_file};
-    let brick = crate::analyze(".stl", &as_stl(&cuboid([4.0, 2.0, 1.0], IDENTITY)))
-        .unwrap()
-        .views;
-    let rod = crate::analyze(".stl", &as_stl(&cuboid([6.0, 0.5, 0.5], turned())))
-        .unwrap()
-        .views;
+    let (brick, rod) = brick_and_rod();
     // Pictures: the brick's own renderings without a shape, one and three of them.
     let pictures: Vec<ViewDescriptor> = brick
         .iter()
@@ -409,12 +413,7 @@ fn the_index_scores_meshes_and_pictures_as_match_views_does() {
 #[test]
 fn a_models_score_for_pictures_comes_from_the_views_they_match_best() {
     use crate::{match_views, match_views_on_deciding_views};
-    let brick = crate::analyze(".stl", &as_stl(&cuboid([4.0, 2.0, 1.0], IDENTITY)))
-        .unwrap()
-        .views;
-    let rod = crate::analyze(".stl", &as_stl(&cuboid([6.0, 0.5, 0.5], turned())))
-        .unwrap()
-        .views;
+    let (brick, rod) = brick_and_rod();
     // Two pictures of the rod searched against the brick model.
     let query: Vec<ViewDescriptor> = [3, 9]
         .iter()
