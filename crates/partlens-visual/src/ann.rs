@@ -1174,30 +1174,26 @@ impl AnnIndex {
 
     /// The files in `slots`, each to be read and scored on every view.
     fn read_whole(&self, slots: &[u32]) -> Vec<Candidate> {
-        self.to_score(
-            slots
-                .iter()
-                .map(|&slot| Estimate {
-                    score: 0.0,
-                    upper: 0.0,
-                    slot,
-                    deciding: Vec::new(),
-                })
-                .collect(),
-        )
+        slots
+            .iter()
+            .filter_map(|&slot| self.candidate(slot, Vec::new()))
+            .collect()
+    }
+
+    /// The file in `slot` (while it has views) to score exactly on `deciding` (empty: every view).
+    fn candidate(&self, slot: u32, deciding: Vec<u32>) -> Option<Candidate> {
+        let file = self.slots.get(slot as usize)?;
+        (file.views > 0).then(|| Candidate {
+            uid: uid_text(file.uid),
+            deciding,
+        })
     }
 
     /// The estimated files to score exactly, each on its deciding views when it has them.
     fn to_score(&self, estimates: Vec<Estimate>) -> Vec<Candidate> {
         estimates
             .into_iter()
-            .filter_map(|estimate| {
-                let file = self.slots.get(estimate.slot as usize)?;
-                (file.views > 0).then(|| Candidate {
-                    uid: uid_text(file.uid),
-                    deciding: estimate.deciding,
-                })
-            })
+            .filter_map(|estimate| self.candidate(estimate.slot, estimate.deciding))
             .collect()
     }
 
