@@ -42,12 +42,17 @@ use super::photo_descriptor;
 
 pub(super) use super::legacy_descriptor::HASH_WORDS;
 
-/// Features are stored as 16-bit integers: `value × FEATURE_SCALE`, rounded. Every block is a
-/// vector of length √weight ≤ 1, so values fit, the rounding error (≈1e-5 on a score) is far below
-/// anything visible, memory and bandwidth are half of `f32`, and the integer dot product is exact:
-/// the index and the brute-force path agree to the bit whatever order they add in. By
-/// Cauchy–Schwarz any partial dot product of two valid descriptors is at most `FEATURE_SCALE²`
-/// (≈1.0e9), inside `i32`.
+/// Features are stored as 16-bit integers: `value × FEATURE_SCALE`, rounded to an integer that half
+/// precision (`f16`) holds exactly ([`half_exact`]: every integer up to 2,048, then every 2nd, 4th,
+/// … up to every 16th past 16,384; 11 significant bits, a relative error of at most 2⁻¹¹), the one
+/// that keeps each block's length ([`half_exact_features`]). Every block is a vector of length
+/// √weight ≤ 1, so values fit, the rounding error (≈1e-4 on a score at most) is far below anything
+/// visible, memory and bandwidth are half of `f32`, and the integer dot product is exact: the index
+/// and the brute-force path agree to the bit whatever order they add in. Holding exactly in `f16`
+/// is what lets a search graph's half-precision vectors be the features themselves, so the graph
+/// scores its candidates exactly without reading them from the store (partlens-visual). By
+/// Cauchy–Schwarz any partial dot product of two valid descriptors is at most about
+/// `FEATURE_SCALE²` (≈1.0e9; a block may be up to 0.5 % longer), inside `i32`.
 const FEATURE_SCALE: f32 = 32_000.0;
 
 /// Length of today's feature vector (blocks plus zero padding to a multiple of 16).
@@ -211,7 +216,7 @@ impl ViewDescriptor {
         let layout = photo_descriptor::BLOCKS;
         Self {
             generation: Generation::Current,
-            features: quantise(&finished(blocks, &layout, None), FEATURE_LEN),
+            features: quantise(&finished(blocks, &layout, None), &layout, FEATURE_LEN),
             hash: [0; HASH_WORDS],
             facts: FileFacts::default(),
         }
@@ -224,7 +229,7 @@ impl ViewDescriptor {
         let features = finished(blocks, &legacy_descriptor::BLOCKS, Some(4));
         Self {
             generation: Generation::Legacy,
-            features: quantise(&features, LEGACY_FEATURE_LEN),
+            features: quantise(&features, &legacy_descriptor::BLOCKS, LEGACY_FEATURE_LEN),
             hash,
             facts: FileFacts::default(),
         }
@@ -407,6 +412,20 @@ impl ViewDescriptor {
         &self.features
     }
 
+    /// Another view of the same file: `features` (as many as this view's, as [`Self::features`]
+    /// gives them) with this view's generation, hash and file facts. A search graph that holds a
+    /// file's views' features and one view of it gives back any of its views this way (the hash
+    /// is the legacy descriptor's only, so every view of today's descriptor shares it: zero).
+    /// `None` when the length differs.
+    pub fn with_features(&self, features: Vec<i16>) -> Option<Self> {
+        (features.len() == self.features.len()).then(|| Self {
+            generation: self.generation,
+            features,
+            hash: self.hash,
+            facts: self.facts.clone(),
+        })
+    }
+
     /// The perceptual hash (for the index's contiguous storage).
     pub fn hash(&self) -> &[u64; HASH_WORDS] {
         &self.hash
@@ -434,7 +453,7 @@ impl ViewDescriptor {
         }
         let len = self.features.len();
         Self {
-            features: quantise(&features, len),
+            features: quantise(&features, &layout, len),
             hash,
             ..self.clone()
         }
@@ -463,7 +482,7 @@ impl ViewDescriptor {
         renormalise_blocks(&mut features, &layout);
         let len = self.features.len();
         Self {
-            features: quantise(&features, len),
+            features: quantise(&features, &layout, len),
             ..self.clone()
         }
     }
@@ -573,17 +592,24 @@ impl FileFacts {
 /// invalid content is still damage.
 fn read_features(feature_bytes: &[u8]) -> Result<Vec<i16>, EngineError> {
     let damaged = |why: String| Err(EngineError::DamagedDescriptor(why));
-    let features: Vec<i16> = feature_bytes
+    // Descriptors stored before features were rounded to what half precision holds are rounded as
+    // they are read, so that every descriptor in memory is (see `FEATURE_SCALE`); rounding one
+    // that is already changes nothing.
+    let stored: Vec<f32> = feature_bytes
         .chunks_exact(2)
-        .map(|pair| i16::from_le_bytes([pair[0], pair[1]]))
+        .map(|pair| f32::from(i16::from_le_bytes([pair[0], pair[1]])))
         .collect();
+    let features = half_exact_blocks(&stored, &photo_descriptor::BLOCKS);
     let mut start = 0;
     for (len, weight) in photo_descriptor::BLOCKS {
         let squared: i64 = features[start..start + len]
             .iter()
             .map(|&value| i64::from(value) * i64::from(value))
             .sum();
-        let allowed = f64::from(weight) * f64::from(FEATURE_SCALE).powi(2) * 1.001 + 1e4;
+        // A block's length is √weight, up to the rounding: to integers that half precision holds,
+        // never shorter (see `half_exact_features`), which takes one step of a block that is one
+        // value (a blank view's) past 16,384 up to 0.2 % longer.
+        let allowed = f64::from(weight) * f64::from(FEATURE_SCALE).powi(2) * 1.005 + 1e4;
         if squared as f64 > allowed {
             return damaged(format!("block at {start} is too long"));
         }
@@ -661,13 +687,129 @@ pub(crate) fn dot(a: &[i16], b: &[i16]) -> i32 {
 }
 
 /// Scales unit-weighted float features to the stored integers, padded with zeros to `len`.
-fn quantise(features: &[f32], len: usize) -> Vec<i16> {
-    let mut stored: Vec<i16> = features
+fn quantise(features: &[f32], layout: &[(usize, f32)], len: usize) -> Vec<i16> {
+    let scaled: Vec<f32> = features
         .iter()
-        .map(|&value| (value * FEATURE_SCALE).round().clamp(-32_767.0, 32_767.0) as i16)
+        .map(|&value| value * FEATURE_SCALE)
         .collect();
+    let mut stored = half_exact_blocks(&scaled, layout);
     stored.resize(len, 0);
     stored
+}
+
+/// [`half_exact_features`] block by block (`layout`; the values after the blocks, the padding, as
+/// one more),
+/// so that each block keeps its length, which its weight gives it.
+fn half_exact_blocks(scaled: &[f32], layout: &[(usize, f32)]) -> Vec<i16> {
+    let mut rounded = Vec::with_capacity(scaled.len());
+    let mut start = 0;
+    for &(len, _) in layout {
+        let end = (start + len).min(scaled.len());
+        rounded.extend(half_exact_features(&scaled[start..end]));
+        start = end;
+    }
+    rounded.extend(half_exact_features(&scaled[start..]));
+    rounded
+}
+
+/// Scaled feature values rounded to integers that half precision holds ([`half_exact`]), keeping
+/// the vector's squared length as near to the values' as the steps allow: each value goes to its
+/// nearest such integer, then, largest first (their steps move the length most), to the one on
+/// its other side where that brings the length nearer. Rounded to the nearest alone, a view's
+/// similarity to itself moved by up to about 2e-4; a file's best view is a maximum over such noise,
+/// so a file of several copies of a view then outscored the model they were rendered from. Kept,
+/// it moves by about as little as the integer rounding before (below 1e-5).
+fn half_exact_features(scaled: &[f32]) -> Vec<i16> {
+    let mut rounded: Vec<i16> = scaled
+        .iter()
+        .map(|&value| half_exact(value.round().clamp(-32_767.0, 32_767.0) as i16))
+        .collect();
+    let squared = |value: f64| value * value;
+    let wanted: f64 = scaled.iter().map(|&value| squared(f64::from(value))).sum();
+    let mut excess = rounded
+        .iter()
+        .map(|&value| squared(f64::from(value)))
+        .sum::<f64>()
+        - wanted;
+    // Up to 2,048 every integer is held: the nearest is within half a unit, as before.
+    let mut coarse: Vec<usize> = (0..rounded.len())
+        .filter(|&at| rounded[at].unsigned_abs() > 2_048)
+        .collect();
+    coarse.sort_unstable_by_key(|&at| std::cmp::Reverse(rounded[at].unsigned_abs()));
+    for at in coarse {
+        let Some(other) = other_half_exact(rounded[at], scaled[at]) else {
+            continue;
+        };
+        let change = squared(f64::from(other)) - squared(f64::from(rounded[at]));
+        if (excess + change).abs() < excess.abs() {
+            rounded[at] = other;
+            excess += change;
+        }
+    }
+    // Never shorter than the values: a view's similarity to itself then reaches 1, where it is
+    // clamped, as it did before, so that copies of one view tie exactly rather than by noise. Each
+    // value may take one step away from zero: the least that makes up the shortfall, or, while
+    // none does, the most.
+    let mut stepped = vec![false; rounded.len()];
+    while excess < 0.0 {
+        let step = |at: usize| -> Option<(i16, f64)> {
+            let value = rounded[at];
+            let away = if value == 0 {
+                if scaled[at] < 0.0 { -1 } else { 1 }
+            } else {
+                other_half_exact(value, f32::from(value) * 2.0)?
+            };
+            Some((away, squared(f64::from(away)) - squared(f64::from(value))))
+        };
+        let steps: Vec<(usize, i16, f64)> = (0..rounded.len())
+            .filter(|&at| !stepped[at])
+            .filter_map(|at| step(at).map(|(value, change)| (at, value, change)))
+            .collect();
+        let enough = steps
+            .iter()
+            .filter(|(_, _, change)| excess + change >= 0.0)
+            .min_by(|a, b| a.2.total_cmp(&b.2));
+        let Some(&(at, value, change)) =
+            enough.or_else(|| steps.iter().max_by(|a, b| a.2.total_cmp(&b.2)))
+        else {
+            break;
+        };
+        rounded[at] = value;
+        stepped[at] = true;
+        excess += change;
+    }
+    rounded
+}
+
+/// The integer half precision holds next to `held` (one it holds) on the other side of `value`
+/// from it; `None` past `i16`'s range.
+fn other_half_exact(held: i16, value: f32) -> Option<i16> {
+    let bits = half::f16::from_f32(f32::from(held)).to_bits();
+    // Away from zero is one more in the magnitude's bits, toward zero one less (both signs).
+    let away = value.abs() > f32::from(held).abs();
+    let neighbour_bits = if away {
+        bits.checked_add(1)?
+    } else {
+        bits.checked_sub(1)?
+    };
+    let neighbour = half::f16::from_bits(neighbour_bits).to_f32();
+    let within = (f32::from(i16::MIN)..=f32::from(LARGEST_HALF_EXACT)).contains(&neighbour);
+    (neighbour.fract() == 0.0 && within).then_some(neighbour as i16)
+}
+
+/// The largest integer below 32,768 that half precision holds (past 16,384 it holds every 16th).
+const LARGEST_HALF_EXACT: i16 = 32_752;
+
+/// The integer nearest `value` that half precision (`f16`) holds exactly (ties to the even
+/// significand, as a conversion to `f16` rounds), kept within `i16`: see [`FEATURE_SCALE`].
+pub fn half_exact(value: i16) -> i16 {
+    let rounded = half::f16::from_f32(f32::from(value)).to_f32();
+    if rounded > f32::from(LARGEST_HALF_EXACT) {
+        LARGEST_HALF_EXACT
+    } else {
+        // In −32,768..=32,752 and an integer: the cast is exact.
+        rounded as i16
+    }
 }
 
 /// Power-normalises (square root), optionally centres, L2-normalises and weights a block. A block
@@ -786,5 +928,105 @@ mod tests {
             dot(&extreme, &extreme),
             (FEATURE_LEN as i64 * (1 << 30)) as i32
         );
+    }
+
+    #[test]
+    fn features_are_integers_half_precision_holds_and_stored_ones_are_rounded_as_read() {
+        let held_exactly =
+            |value: i16| half::f16::from_f32(f32::from(value)).to_f32() == f32::from(value);
+        for value in i16::MIN..=i16::MAX {
+            let rounded = half_exact(value);
+            assert!(held_exactly(rounded), "{value} → {rounded}");
+            assert_eq!(half_exact(rounded), rounded);
+            // At most half a step of the 16 between neighbours past 16,384 (the clamp at the top).
+            assert!(
+                (i32::from(rounded) - i32::from(value)).abs() <= 15,
+                "{value} → {rounded}"
+            );
+        }
+        assert_eq!(half_exact(2_049), 2_048);
+        assert_eq!(half_exact(2_051), 2_052);
+        assert_eq!(half_exact(32_767), LARGEST_HALF_EXACT);
+        let picture = ViewDescriptor::of_image(&image::DynamicImage::ImageRgb8(
+            image::RgbImage::from_fn(48, 48, |x, y| {
+                image::Rgb([(x * 5) as u8, (y * 5) as u8, 90])
+            }),
+        ));
+        assert!(picture.features().iter().all(|&value| held_exactly(value)));
+        assert!(picture.features().iter().any(|&value| value.abs() > 2_048));
+        // A descriptor stored before the rounding: one feature moved off what f16 holds. It is
+        // read back rounded, so the exact scan and a graph's f16 vectors see the same features.
+        let at = picture
+            .features()
+            .iter()
+            .position(|&value| value.abs() > 2_048)
+            .unwrap();
+        let mut unrounded = picture.features().to_vec();
+        unrounded[at] += 1;
+        let stored = picture.with_features(unrounded.clone()).unwrap();
+        assert_eq!(stored.features()[at], unrounded[at]);
+        let read = ViewDescriptor::from_bytes(&stored.to_bytes()).unwrap();
+        assert!(held_exactly(read.features()[at]));
+        assert_ne!(read.features()[at], unrounded[at]);
+        assert!((i32::from(read.features()[at]) - i32::from(unrounded[at])).abs() <= 16);
+        assert_eq!(
+            ViewDescriptor::from_bytes(&picture.to_bytes()).unwrap(),
+            picture,
+            "rounding what is rounded changes nothing"
+        );
+        assert!(picture.with_features(vec![0; 3]).is_none());
+    }
+
+    #[test]
+    fn rounding_to_half_precision_keeps_a_vectors_length() {
+        // A small linear congruential generator: the same vectors every run.
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 33) as f32 / (1_u64 << 31) as f32 * 2.0 - 1.0
+        };
+        let mut worst_nearest = 0.0_f64;
+        for _ in 0..200 {
+            // Unit vectors of 256 values, a few of them large (as a block with little in it).
+            let mut values: Vec<f32> = (0..256).map(|_| next() * next().abs().powi(3)).collect();
+            let norm = values.iter().map(|v| v * v).sum::<f32>().sqrt();
+            values
+                .iter_mut()
+                .for_each(|value| *value *= FEATURE_SCALE / norm);
+            let length = |features: &[i16]| -> f64 {
+                features
+                    .iter()
+                    .map(|&v| f64::from(v) * f64::from(v))
+                    .sum::<f64>()
+            };
+            let wanted: f64 = values.iter().map(|&v| f64::from(v) * f64::from(v)).sum();
+            let rounded = half_exact_features(&values);
+            let nearest: Vec<i16> = values
+                .iter()
+                .map(|&v| half_exact(v.round() as i16))
+                .collect();
+            let error = (length(&rounded) - wanted) / wanted;
+            assert!(
+                (0.0..1e-5).contains(&error),
+                "relative error of the squared length {error}"
+            );
+            worst_nearest = worst_nearest.max((length(&nearest) - wanted).abs() / wanted);
+            for (&value, &feature) in values.iter().zip(&rounded) {
+                assert_eq!(half_exact(feature), feature);
+                // Within one step of the value: 16 past 16,384.
+                assert!(
+                    (value - f32::from(feature)).abs() <= 16.0,
+                    "{value} → {feature}"
+                );
+            }
+            assert_eq!(
+                half_exact_features(&rounded.iter().map(|&v| f32::from(v)).collect::<Vec<_>>()),
+                rounded
+            );
+        }
+        // The nearest values alone move it by far more.
+        assert!(worst_nearest > 2e-5, "{worst_nearest}");
     }
 }

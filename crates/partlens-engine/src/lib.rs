@@ -39,7 +39,7 @@ mod text_only;
 
 use partlens_api::PmiPage;
 
-pub use descriptor::{FEATURE_LEN, FileFacts, Generation, ViewDescriptor};
+pub use descriptor::{FEATURE_LEN, FileFacts, Generation, ViewDescriptor, half_exact};
 pub use descriptor::{agreement_from_feature_dot, similarity_from_feature_dot};
 pub use framing::{FRAMED_SIDE, FramedView, frame, frame_photograph};
 pub use images::{MAX_DECODED_BYTES, MAX_IMAGE_SIDE};
