@@ -340,7 +340,7 @@ fn a_saved_graph_loads_back_the_same_and_damage_is_refused() {
         .collect();
     assert_eq!(
         names.len(),
-        3,
+        4,
         "left-overs of a killed save are removed: {names:?}"
     );
 
@@ -490,11 +490,22 @@ fn a_graph_of_models_spread_views_scores_all_of_them_and_loads_back() {
         .unwrap()
         .index;
     assert_eq!(loaded.view_count(), index.view_count());
-    // Every file is a candidate (the settings return every view): scored on the views that decide
-    // it, the ranking is the exact scan's to the bit, before and after the round trip, and far
-    // fewer views are read than the models have (for one query view a few of each model's 163 or
-    // 211; more for several, and where a model's views tie within the estimates' rounding: these
-    // synthetic models repeat their pictures).
+    // A snapshot saved before the graph held its files' views: loads holding none, and reads its
+    // candidates from the store.
+    let held_file = saved_file(folder.path(), "held");
+    let held_bytes = std::fs::read(&held_file).unwrap();
+    std::fs::remove_file(&held_file).unwrap();
+    let unheld = snapshot::load(folder.path(), COMPANY)
+        .unwrap()
+        .unwrap()
+        .index;
+    std::fs::write(&held_file, &held_bytes).unwrap();
+    // Every file is a candidate (the settings return every view). The ranking is the exact scan's
+    // to the bit, before and after the round trip. The graph that holds its files scores them from
+    // its own vectors and reads nothing from the store; the one that does not reads a model's views
+    // that decide it, far fewer than the models have (for one query view a few of each model's 163
+    // or 211; more for several, and where a model's views tie within the estimates' rounding:
+    // these synthetic models repeat their pictures).
     let counting = Counting {
         stored: &stored,
         views: std::cell::Cell::new(0),
@@ -505,31 +516,44 @@ fn a_graph_of_models_spread_views_scores_all_of_them_and_loads_back() {
             .rank(COMPANY, &query, FileFilter::Everything, 30, &stored)
             .unwrap();
         assert_eq!(want.len(), 23);
-        for searched in [&index, &loaded] {
+        for (searched, holds) in [(&index, true), (&loaded, true), (&unheld, false)] {
             counting.views.set(0);
             let got = searched
                 .rank(&query, FileFilter::Everything, 30, &counting)
                 .unwrap();
             assert_eq!(got, want);
-            assert!(
-                counting.views.get() < library_views / 5,
-                "{} of {library_views} views read",
-                counting.views.get()
-            );
+            let read = counting.views.get();
+            if holds {
+                assert_eq!(
+                    read, 0,
+                    "views read from the store by a graph that holds them"
+                );
+            } else {
+                assert!(
+                    read > 0 && read < library_views / 5,
+                    "{read} of {library_views} views read"
+                );
+            }
         }
     }
+    // A held view cut short is refused (the graph is built again).
+    std::fs::write(&held_file, &held_bytes[..held_bytes.len() - 1]).unwrap();
+    assert!(snapshot::load(folder.path(), COMPANY).is_err());
+    std::fs::write(&held_file, &held_bytes).unwrap();
     // Vectors beside the graph cut short are refused (the graph is built again).
-    let beside = std::fs::read_dir(folder.path())
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .find(|path| {
-            path.extension()
-                .is_some_and(|extension| extension == "beside")
-        })
-        .unwrap();
+    let beside = saved_file(folder.path(), "beside");
     let bytes = std::fs::read(&beside).unwrap();
     std::fs::write(&beside, &bytes[..bytes.len() - 2]).unwrap();
     assert!(snapshot::load(folder.path(), COMPANY).is_err());
+}
+
+/// The file of a saved graph in `folder` whose name ends in `.extension`.
+fn saved_file(folder: &std::path::Path, extension: &str) -> std::path::PathBuf {
+    std::fs::read_dir(folder)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .find(|path| path.extension().is_some_and(|found| found == extension))
+        .unwrap()
 }
 
 /// Stored views that count how many views they hand out.

@@ -1,6 +1,7 @@
 //! The approximate search: per company an HNSW graph (`usearch`) over the half-precision features of
-//! every view, which finds candidate files; the candidates are then scored exactly from their stored
-//! descriptors (`score_exactly`), so scores are the exact scan's.
+//! every view, which finds candidate files; the candidates are then scored exactly, so scores are
+//! the exact scan's: from the graph's own vectors, which are the features exactly, where it holds
+//! the file (`ann/held.rs`), else from their stored descriptors (`score_exactly`).
 //!
 //! How candidates are found for a query of n views: the graph is asked for the
 //! [`AnnSettings::views_per_query_view`] nearest views of the query view when n = 1, and for the
@@ -22,8 +23,8 @@
 //! pairing rules, `engine::views_score`, on half-precision similarities: within about 1e-4 of the
 //! exact score), best bound first, in batches (the first a quarter larger than the results wanted,
 //! then of [`ESTIMATE_BATCH`]) split over the cores, and only
-//! the candidates within [`ESTIMATE_MARGIN`] of the `limit`th estimate are read from the store
-//! and scored exactly; a model (a mesh) only on the views that decide its score, which its estimate
+//! the candidates within [`ESTIMATE_MARGIN`] of the `limit`th estimate are scored exactly (from
+//! memory, or read from the store where the graph does not hold them); a model (a mesh) only on the views that decide its score, which its estimate
 //! names (`Candidate`: each query view's best within the rounding). Reading descriptors
 //! from SQLite was most of a search's time through the store (a three-view query has up to 1,200
 //! candidate files; a model 163–211 views). A mesh query is not shortlisted: its D2 part is not in
@@ -49,6 +50,8 @@ use super::{
 };
 use crate::error::VisualError;
 use partlens_engine::{Generation, ViewDescriptor, views_score};
+
+mod held;
 
 /// Searches one graph runs at a time (each needs a reserved scratch context in `usearch`).
 pub const SEARCH_THREADS: usize = 16;
@@ -263,6 +266,9 @@ pub struct AnnIndex {
     /// order of their positions: every view of a model whose views are split (see
     /// `graph_views.rs`), none of another file.
     beside: Vec<Box<[half::f16]>>,
+    /// Per slot, the file's first view when the graph holds the file whole, so that its candidates
+    /// are scored exactly from memory (see `ann/held.rs`); `None` for another file.
+    held: Vec<Option<Box<ViewDescriptor>>>,
     gate: SearchGate,
 }
 
@@ -583,6 +589,7 @@ impl AnnIndex {
             placement: GraphViews::new(settings.graph_directions),
             graph_views: 0,
             beside: Vec::new(),
+            held: Vec::new(),
             gate: SearchGate::default(),
         })
     }
@@ -702,6 +709,7 @@ impl AnnIndex {
                 .map(|beside| beside.len() * size_of::<half::f16>())
                 .sum::<usize>()
             + self.beside.capacity() * size_of::<Box<[half::f16]>>()
+            + self.held_bytes()
             + self.slots.capacity() * size_of::<Slot>()
             + self.free_slots.capacity() * size_of::<u32>()
             + self.by_uid.capacity() * (size_of::<u128>() + size_of::<u32>() + 1)
@@ -742,6 +750,7 @@ impl AnnIndex {
         self.graph_views -= positions.len();
         self.slots[slot as usize] = FREE_SLOT;
         self.beside[slot as usize] = Box::default();
+        self.held[slot as usize] = None;
         self.free_slots.push(slot);
         Ok(())
     }
@@ -770,15 +779,18 @@ impl AnnIndex {
             mesh: views.iter().any(|view| view.shape().is_some()),
         };
         let beside = self.beside_vectors(&views[..count]);
+        let held = self.view_to_hold(&views[..count]);
         let at = match self.free_slots.pop() {
             Some(at) => {
                 self.slots[at as usize] = slot;
                 self.beside[at as usize] = beside;
+                self.held[at as usize] = held;
                 at
             }
             None => {
                 self.slots.push(slot);
                 self.beside.push(beside);
+                self.held.push(held);
                 (self.slots.len() - 1) as u32
             }
         };
@@ -1185,6 +1197,7 @@ impl AnnIndex {
         let file = self.slots.get(slot as usize)?;
         (file.views > 0).then(|| Candidate {
             uid: uid_text(file.uid),
+            slot,
             deciding,
         })
     }
@@ -1198,7 +1211,8 @@ impl AnnIndex {
     }
 
     /// Ranks the company's files for `query` (see the module doc for how candidates are found);
-    /// every returned score is `match_views` on the stored descriptors.
+    /// every returned score is `match_views` on the stored descriptors (scored from the graph's
+    /// own vectors where it holds a file whole, `ann/held.rs`).
     pub fn rank(
         &self,
         query: &[ViewDescriptor],
@@ -1251,7 +1265,8 @@ impl AnnIndex {
             .map(|vector| (vector.as_slice(), wanted))
             .collect();
         let exactly = |candidates: Vec<Candidate>| -> Result<Ranked, VisualError> {
-            let scored = score_exactly(query, candidates, stored)?;
+            let (mut scored, to_read) = self.score_held(query, candidates)?;
+            scored.extend(score_exactly(query, to_read, stored)?);
             Ok(best_first(scored, limit))
         };
         let mut listed_count = None;
@@ -1342,15 +1357,16 @@ impl AnnIndex {
         self.beside.get(slot as usize).map_or(&[], |beside| beside)
     }
 
-    /// Puts a saved graph, its file table and the vectors kept beside it (one entry a file, in the
-    /// table's order) back together (loading). The table's slots must be the ones the graph's keys
-    /// use.
+    /// Puts a saved graph, its file table, the vectors kept beside it and the views it holds (one
+    /// entry a file, in the table's order; `held_of_files` empty when the snapshot saved none)
+    /// back together (loading). The table's slots must be the ones the graph's keys use.
     pub(crate) fn from_parts(
         graph: Index,
         quantiser: Quantiser,
         settings: AnnSettings,
         files: &[SavedFile],
         beside_of_files: Vec<Box<[half::f16]>>,
+        held_of_files: Vec<Option<ViewDescriptor>>,
     ) -> Result<Self, VisualError> {
         let placement = GraphViews::new(settings.graph_directions);
         let slot_count = files
@@ -1367,6 +1383,15 @@ impl AnnIndex {
             return Err(graph_error(
                 "the saved vectors beside the graph are not the table's",
             ));
+        }
+        let mut held = vec![None; slot_count];
+        if !held_of_files.is_empty() {
+            if held_of_files.len() != files.len() {
+                return Err(graph_error("the saved views held are not the table's"));
+            }
+            for (&(_, slot, _, _), view) in files.iter().zip(held_of_files) {
+                held[slot as usize] = view.filter(|_| quantiser.keeps_features()).map(Box::new);
+            }
         }
         for (&(uid, slot, count, mesh), kept) in files.iter().zip(beside_of_files) {
             if count == 0 || slots[slot as usize].views != 0 || by_uid.insert(uid, slot).is_some() {
@@ -1414,6 +1439,7 @@ impl AnnIndex {
             placement,
             graph_views,
             beside,
+            held,
             gate: SearchGate::default(),
         })
     }

@@ -215,9 +215,12 @@ pub(crate) fn best_first(mut scored: Ranked, limit: usize) -> Ranked {
 /// only the views whose estimated similarity is within the estimates' rounding of a query view's
 /// best estimate can decide it (at 10,000 parts reading and decoding a model's 163 stored views was
 /// about 400 µs, most of a search). Empty: every view decides (the file is read whole).
+#[derive(Clone, Debug)]
 pub(crate) struct Candidate {
     /// The file's canonical UID.
     pub uid: String,
+    /// The file's slot in the graph that found it.
+    pub slot: u32,
     /// The positions of the views to read, ascending; empty for every view.
     pub deciding: Vec<u32>,
 }

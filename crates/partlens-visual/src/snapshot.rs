@@ -1,10 +1,13 @@
 //! Saving a company's graph beside the database and loading it back, so that a restart does not build
 //! it again.
 //!
-//! Under `DATA/visual/` each company has three files: `<company>-<id>.graph`, the graph as `usearch`
+//! Under `DATA/visual/` each company has four files: `<company>-<id>.graph`, the graph as `usearch`
 //! writes it (vectors and links), `<company>-<id>.beside`, the half-precision vectors of the views
 //! kept beside the graph (`graph_views.rs`; file by file in the table's order, empty when every
-//! view is in the graph), and `<company>.files`, the file table that names that id, the journal
+//! view is in the graph), `<company>-<id>.held`, the view the graph holds of each file
+//! (`ann/held.rs`; file by file in the table's order, each as a 4-byte length, 0 for none, and the
+//! engine's stored descriptor; a snapshot saved before views were held has none, and loads holding
+//! none), and `<company>.files`, the file table that names that id, the journal
 //! position the snapshot includes (see `library.rs`), the quantiser and the settings, with a
 //! checksum. A save writes the graph and beside files under a fresh id, then the table to a
 //! temporary file, syncs them and renames the table into place (the commit point), then removes the
@@ -14,12 +17,16 @@
 //! a snapshot that fails a check is not used (the graph is built again from the store).
 //!
 //! Limits: a table is read only up to [`MAX_TABLE_BYTES`]; graph files are read by `usearch`, which
-//! checks their header; a beside file is read only when its length is the table's.
+//! checks their header; a beside file is read only when its length is the table's; a held file
+//! only up to [`MAX_TABLE_BYTES`], each view up to [`MAX_HELD_VIEW_BYTES`], and only when it holds
+//! an entry for each of the table's files and nothing after them.
 
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
 use usearch::Index;
+
+use partlens_engine::ViewDescriptor;
 
 use super::ann::{AnnIndex, AnnSettings, SavedFile, view_key};
 use super::graph_views::GraphViews;
@@ -41,6 +48,8 @@ const MESH_FLAG: u8 = 1;
 const HEADER_BYTES: usize = 8 + 8 + 4 + 4 + 7 * 4 + 8;
 /// The largest file table read (a billion files' worth is far past any graph this service holds).
 pub const MAX_TABLE_BYTES: u64 = 22 * 1024 * 1024 * 1024;
+/// The largest held view read (today's stored descriptor is under 2 KB).
+pub const MAX_HELD_VIEW_BYTES: usize = 64 * 1024;
 
 /// A loaded snapshot: the graph and the journal position it includes.
 pub struct Snapshot {
@@ -73,6 +82,68 @@ fn graph_name(company: &str, id: u64) -> String {
 
 fn beside_name(company: &str, id: u64) -> String {
     format!("{}-{id:016x}.beside", file_stem(company))
+}
+
+fn held_name(company: &str, id: u64) -> String {
+    format!("{}-{id:016x}.held", file_stem(company))
+}
+
+/// Writes the view held of each file of `files`, in their order, and syncs them.
+fn save_held(path: &Path, index: &AnnIndex, files: &[SavedFile]) -> Result<(), VisualError> {
+    let mut writer = BufWriter::new(std::fs::File::create(path)?);
+    for &(_, slot, _, _) in files {
+        let bytes = index.held_of(slot).map(ViewDescriptor::to_bytes);
+        let bytes = bytes.as_deref().unwrap_or_default();
+        writer.write_all(&(bytes.len() as u32).to_le_bytes())?;
+        writer.write_all(bytes)?;
+    }
+    writer
+        .into_inner()
+        .map_err(|error| damaged(format!("cannot write {}: {error}", path.display())))?
+        .sync_all()?;
+    Ok(())
+}
+
+/// Reads the views held of `files` (see [`save_held`]); empty when the snapshot has none (saved
+/// before views were held). Refused when an entry is missing, too long or not a descriptor.
+fn load_held(path: &Path, files: &[SavedFile]) -> Result<Vec<Option<ViewDescriptor>>, VisualError> {
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    let length = std::fs::metadata(path)?.len();
+    if length > MAX_TABLE_BYTES {
+        return Err(damaged(format!("{} is {length} bytes", path.display())));
+    }
+    let mut reader = BufReader::new(std::fs::File::open(path)?);
+    let mut held = Vec::with_capacity(files.len());
+    let mut bytes = Vec::new();
+    for _ in files {
+        let mut prefix = [0_u8; 4];
+        reader.read_exact(&mut prefix)?;
+        let count = u32::from_le_bytes(prefix) as usize;
+        if count > MAX_HELD_VIEW_BYTES {
+            return Err(damaged(format!(
+                "{} holds a view of {count} bytes",
+                path.display()
+            )));
+        }
+        if count == 0 {
+            held.push(None);
+            continue;
+        }
+        bytes.resize(count, 0);
+        reader.read_exact(&mut bytes)?;
+        let view = ViewDescriptor::from_bytes(&bytes)
+            .map_err(|error| damaged(format!("{}: {error}", path.display())))?;
+        held.push(Some(view));
+    }
+    if reader.read(&mut [0_u8; 1])? != 0 {
+        return Err(damaged(format!(
+            "{} is longer than its table",
+            path.display()
+        )));
+    }
+    Ok(held)
 }
 
 /// Writes the vectors kept beside the graph, file by file in `files`' order, and syncs them.
@@ -167,6 +238,7 @@ pub fn save(
 
     let files: Vec<SavedFile> = index.files().collect();
     save_beside(&folder.join(beside_name(company, id)), index, &files)?;
+    save_held(&folder.join(held_name(company, id)), index, &files)?;
     let quantiser = index.quantiser();
     let settings = index.settings();
     let mut table = Vec::with_capacity(MAGIC.len() + HEADER_BYTES + files.len() * ENTRY_BYTES + 8);
@@ -209,6 +281,7 @@ pub fn save(
     if let Some(previous) = previous.filter(|&previous| previous != id) {
         let _ = std::fs::remove_file(folder.join(graph_name(company, previous)));
         let _ = std::fs::remove_file(folder.join(beside_name(company, previous)));
+        let _ = std::fs::remove_file(folder.join(held_name(company, previous)));
     }
     Ok(())
 }
@@ -319,7 +392,18 @@ pub fn load(folder: &Path, company: &str) -> Result<Option<Snapshot>, VisualErro
         &placement,
         table.quantiser.dimensions(),
     )?;
-    let index = AnnIndex::from_parts(graph, table.quantiser, table.settings, &table.files, beside)?;
+    let held = load_held(
+        &folder.join(held_name(company, table.graph_id)),
+        &table.files,
+    )?;
+    let index = AnnIndex::from_parts(
+        graph,
+        table.quantiser,
+        table.settings,
+        &table.files,
+        beside,
+        held,
+    )?;
     Ok(Some(Snapshot {
         index,
         journal_position: table.journal_position,
@@ -351,6 +435,7 @@ pub fn discard_all_but(folder: &Path, keep: &[&str]) -> Result<(), VisualError> 
         let ours = name.ends_with(".files")
             || name.ends_with(".graph")
             || name.ends_with(".beside")
+            || name.ends_with(".held")
             || name.ends_with(".tmp");
         if ours
             && !kept
@@ -374,9 +459,11 @@ fn remove_orphans(folder: &Path, company: &str, keep: u64) {
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
         let keep_beside = beside_name(company, keep);
+        let keep_held = held_name(company, keep);
         let stale_graph = name.starts_with(&prefix)
             && ((name.ends_with(".graph") && name != keep_name)
-                || (name.ends_with(".beside") && name != keep_beside));
+                || (name.ends_with(".beside") && name != keep_beside)
+                || (name.ends_with(".held") && name != keep_held));
         let stale_table =
             name.starts_with(&format!(".{}.files.", file_stem(company))) && name.ends_with(".tmp");
         if stale_graph || stale_table {
