@@ -317,8 +317,12 @@ impl StoredVector {
         }
     }
 
-    /// The vector stored under `key`, or `None` when the graph has none.
-    fn read(&mut self, graph: &Index, key: u64) -> Result<Option<&[f32]>, VisualError> {
+    /// The half-precision vector stored under `key`, or `None` when the graph has none.
+    fn read_halves(
+        &mut self,
+        graph: &Index,
+        key: u64,
+    ) -> Result<Option<&[half::f16]>, VisualError> {
         let found = graph
             .get::<usearch::f16>(key, usearch::f16::from_mut_i16s(&mut self.bits))
             .map_err(graph_error)?;
@@ -328,14 +332,45 @@ impl StoredVector {
         for (half, &bits) in self.halves.iter_mut().zip(&self.bits) {
             *half = half::f16::from_bits(bits as u16);
         }
-        self.halves.convert_to_f32_slice(&mut self.widened);
-        Ok(Some(&self.widened))
+        Ok(Some(&self.halves))
+    }
+}
+
+impl AnnIndex {
+    /// The half-precision vector of view `position` of the file in `slot`: from the block beside
+    /// the graph when the file has one (every view is there, see `graph_views.rs`), else read from
+    /// the graph into `vector`; `None` when there is none.
+    fn view_halves<'a>(
+        &'a self,
+        slot: u32,
+        position: usize,
+        vector: &'a mut StoredVector,
+    ) -> Result<Option<&'a [half::f16]>, VisualError> {
+        let beside = self.beside_of(slot);
+        if beside.is_empty() {
+            return vector.read_halves(&self.graph, view_key(slot, position));
+        }
+        let dimensions = self.quantiser.dimensions();
+        Ok(beside.get(position * dimensions..(position + 1) * dimensions))
     }
 
-    /// The vector kept beside the graph in `halves` (as long as a vector), widened.
-    fn widen(&mut self, halves: &[half::f16]) -> &[f32] {
-        halves.convert_to_f32_slice(&mut self.widened);
-        &self.widened
+    /// [`Self::view_halves`] widened to `f32` (eight at a time), in `vector`.
+    fn view_vector<'a>(
+        &self,
+        slot: u32,
+        position: usize,
+        vector: &'a mut StoredVector,
+    ) -> Result<Option<&'a [f32]>, VisualError> {
+        let mut widened = std::mem::take(&mut vector.widened);
+        let found = match self.view_halves(slot, position, vector)? {
+            Some(halves) => {
+                halves.convert_to_f32_slice(&mut widened);
+                true
+            }
+            None => false,
+        };
+        vector.widened = widened;
+        Ok(found.then_some(vector.widened.as_slice()))
     }
 }
 
@@ -958,11 +993,6 @@ impl AnnIndex {
             return Ok(None);
         };
         let views = usize::from(file.views);
-        let dimensions = self.quantiser.dimensions();
-        let beside = self
-            .beside
-            .get(slot as usize)
-            .map_or(&[][..], |beside| beside);
         let deciding = deciding && !query_is_mesh && file.mesh;
         let similarities = &mut scratch.similarities;
         similarities.clear();
@@ -974,15 +1004,7 @@ impl AnnIndex {
         }
         let mut every_view_read = true;
         for position in 0..views {
-            // A file with a block beside the graph has every view there (see `graph_views.rs`).
-            let stored = if beside.is_empty() {
-                scratch.vector.read(&self.graph, view_key(slot, position))?
-            } else {
-                beside
-                    .get(position * dimensions..(position + 1) * dimensions)
-                    .map(|halves| scratch.vector.widen(halves))
-            };
-            let Some(stored) = stored else {
+            let Some(stored) = self.view_vector(slot, position, &mut scratch.vector)? else {
                 every_view_read = false;
                 continue;
             };

@@ -20,7 +20,7 @@
 //! feature is one `f16` holds; a graph saved before views were held (or with a scaled quantiser)
 //! holds none, and its candidates are read from the store as before.
 
-use super::{AnnIndex, Candidate, PARALLEL_FROM_VIEWS, in_chunks, view_key};
+use super::{AnnIndex, Candidate, PARALLEL_FROM_VIEWS, StoredVector, in_chunks};
 use crate::Ranked;
 use crate::error::VisualError;
 use crate::quantise::features_of_halves;
@@ -60,36 +60,18 @@ impl AnnIndex {
     }
 
     /// View `position` of the file in `slot` as the store holds it, from its vector and the file's
-    /// held view `first`; `None` when the graph has no vector for it or the vector is not features
-    /// (`bits`: a buffer as long as a vector).
+    /// held view `first`; `None` when the graph has no vector for it or the vector is not features.
     fn rebuilt_view(
         &self,
         slot: u32,
         position: usize,
         first: &ViewDescriptor,
-        bits: &mut [i16],
+        vector: &mut StoredVector,
     ) -> Result<Option<ViewDescriptor>, VisualError> {
-        let dimensions = self.quantiser.dimensions();
-        let beside = self.beside_of(slot);
-        let halves: Vec<half::f16> = if beside.is_empty() {
-            let found = self
-                .graph
-                .get::<usearch::f16>(view_key(slot, position), usearch::f16::from_mut_i16s(bits))
-                .map_err(super::graph_error)?;
-            if found == 0 {
-                return Ok(None);
-            }
-            bits.iter()
-                .map(|&bits| half::f16::from_bits(bits as u16))
-                .collect()
-        } else {
-            let Some(halves) = beside.get(position * dimensions..(position + 1) * dimensions)
-            else {
-                return Ok(None);
-            };
-            halves.to_vec()
-        };
-        Ok(features_of_halves(&halves).and_then(|features| first.with_features(features)))
+        Ok(self
+            .view_halves(slot, position, vector)?
+            .and_then(features_of_halves)
+            .and_then(|features| first.with_features(features)))
     }
 
     /// The views of `candidate` it is scored on (its deciding views, else all), rebuilt from the
@@ -97,7 +79,7 @@ impl AnnIndex {
     fn held_views(
         &self,
         candidate: &Candidate,
-        bits: &mut [i16],
+        vector: &mut StoredVector,
     ) -> Result<Option<Vec<ViewDescriptor>>, VisualError> {
         let Some(first) = self.held_of(candidate.slot) else {
             return Ok(None);
@@ -120,7 +102,7 @@ impl AnnIndex {
             if position >= count {
                 return Ok(None);
             }
-            match self.rebuilt_view(candidate.slot, position, first, bits)? {
+            match self.rebuilt_view(candidate.slot, position, first, vector)? {
                 Some(view) => views.push(view),
                 None => return Ok(None),
             }
@@ -151,11 +133,11 @@ impl AnnIndex {
             &candidates,
             views_rebuilt >= PARALLEL_FROM_VIEWS,
             |chunk| -> Result<(Ranked, Vec<Candidate>), VisualError> {
-                let mut bits = vec![0_i16; dimensions];
+                let mut vector = StoredVector::new(dimensions);
                 let mut scored = Ranked::new();
                 let mut to_read = Vec::new();
                 for candidate in chunk {
-                    match self.held_views(candidate, &mut bits)? {
+                    match self.held_views(candidate, &mut vector)? {
                         Some(views) => {
                             let score = if candidate.deciding.is_empty() {
                                 partlens_engine::match_views(query, &views)
