@@ -24,9 +24,14 @@
 //! `learned=DIR` it writes what a learned network would be shown of every model, drawing and
 //! photograph (`benches/support/learned/measure.py` measures the network on them).
 //!
+//! With `sketches=N` it sketches every model and copies out every drawing's page N times as a
+//! person draws (`benches/support/sketch.rs`), searches by each as the app's sketch pad does, and
+//! prints the sketch rows by half (`benches/support/sketch_set.rs`).
+//!
 //! With `reliability` it measures what the scores shown promise, per kind of search: the
 //! chance-of-same-part curves fitted on the tuning half and their reliability tables on the
-//! held-out half (`benches/support/reliability.rs`; with `photos=N` for photo → model).
+//! held-out half (`benches/support/reliability.rs`; with `photos=N` for photo → model, with
+//! `sketches=N` for sketch → model and sketch → drawing).
 //!
 //! With `dump=FILE` it also writes every file (path, family, kind, twin, half, format, extents)
 //! and, for every search by a model, every candidate's score components (the views' part, the D2
@@ -66,6 +71,11 @@ mod vector;
 #[path = "support/part_figures.rs"]
 mod part_figures;
 use part_figures::PartFigures;
+// Sketches of the corpus's models and drawings, drawn as a person draws, and their searches.
+#[path = "support/sketch.rs"]
+mod sketch;
+#[path = "support/sketch_set.rs"]
+mod sketch_set;
 // The chance-of-same-part curves fitted per kind of search and their reliability tables.
 #[path = "support/reliability.rs"]
 mod reliability;
@@ -475,8 +485,15 @@ fn main() {
             .collect();
         shortlist::report(shortlists, &library, &with_inputs, &photos);
     }
+    let sketches_per_file: usize = std::env::args()
+        .find_map(|argument| argument.strip_prefix("sketches=")?.parse().ok())
+        .unwrap_or(0);
+    let sketches = sketch_set::sketches(&library, sketches_per_file);
+    if sketches_per_file > 0 {
+        sketch_set::print_rows(&library, &sketches);
+    }
     if std::env::args().any(|argument| argument == "reliability") {
-        reliability::report(&library, &searches, &photos);
+        reliability::report(&library, &searches, &photos, &sketches);
     }
     if let Some(path) = dump_to {
         dump(&path, &library, &scored, &photos);
@@ -524,15 +541,9 @@ fn photographs(
         if !entry.file.is_model() || per_model == 0 {
             continue;
         }
-        let bytes = std::fs::read(corpus_dir().join(&entry.file.path)).expect("a corpus file");
-        let Ok(mesh) = partlens_geometry::read_mesh(&entry.file.extension(), &bytes) else {
+        let Some(triangles) = triangles_of(&entry.file) else {
             continue;
         };
-        let triangles: vector::Triangles = mesh
-            .triangles
-            .iter()
-            .map(|triangle| triangle.map(|index| mesh.vertices[index as usize].map(f64::from)))
-            .collect();
         for _ in 0..per_model {
             let shot = match varied {
                 Some(kept) => camera::Shot::varied_in(&mut shots, kept),
@@ -559,22 +570,53 @@ fn photographs(
             });
         }
     }
-    let scored = on_two_threads(&taken, |photo| {
-        let views = partlens_engine::analyze(".jpg", &photo.jpeg)
-            .expect("a photograph analyses")
-            .views;
-        let candidates = library
-            .iter()
-            .enumerate()
-            .map(|(at, candidate)| (at, partlens_engine::match_views(&views, &candidate.views)))
-            .collect::<Vec<_>>();
-        (views, candidates)
-    });
+    let uploads: Vec<(&str, Vec<u8>)> = taken
+        .iter()
+        .map(|photo| (".jpg", photo.jpeg.clone()))
+        .collect();
+    let scored = searched_by_pictures(library, &uploads);
     for (photo, (views, candidates)) in taken.iter_mut().zip(scored) {
         photo.views = views;
         photo.candidates = candidates;
     }
     taken
+}
+
+/// A library model's mesh as a triangle soup, as the engine reads the file (none when it is not a
+/// model or does not read).
+fn triangles_of(file: &CorpusFile) -> Option<vector::Triangles> {
+    if !file.is_model() {
+        return None;
+    }
+    let bytes = std::fs::read(corpus_dir().join(&file.path)).expect("a corpus file");
+    let mesh = partlens_geometry::read_mesh(&file.extension(), &bytes).ok()?;
+    Some(
+        mesh.triangles
+            .iter()
+            .map(|triangle| triangle.map(|index| mesh.vertices[index as usize].map(f64::from)))
+            .collect(),
+    )
+}
+
+/// Each picture (its file's extension and bytes) analysed as a search input and every library file
+/// scored against it: the picture's views and the candidates (position, the engine's score), in
+/// the library's order.
+#[allow(clippy::type_complexity)]
+fn searched_by_pictures(
+    library: &[LibraryFile],
+    pictures: &[(&str, Vec<u8>)],
+) -> Vec<(Vec<ViewDescriptor>, Vec<(usize, f32)>)> {
+    on_two_threads(pictures, |(extension, bytes)| {
+        let views = partlens_engine::analyze(extension, bytes)
+            .expect("a picture analyses")
+            .views;
+        let candidates = library
+            .iter()
+            .enumerate()
+            .map(|(at, candidate)| (at, partlens_engine::match_views(&views, &candidate.views)))
+            .collect();
+        (views, candidates)
+    })
 }
 
 /// The photo rows of one half: the part (the model or a twin) in the first five, the first result

@@ -15,21 +15,24 @@
 //!   which searches by the file's UID), its model results, under the model → model curve.
 //! - photo → model: the bench's photographs of every model (`photos=N`), their model results.
 //! - drawing → drawing: every drawing searched by (as an upload), its drawing results.
-//! - sketch → drawing: there is no set of sketches of the corpus's drawings, so the nearest real
-//!   thing: each drawing's first page rendered as a picture (the engine's large image) and searched
-//!   by as a picture, its drawing results other than the drawing itself.
+//! - sketch → model: the sketch set's sketches of every model (`sketches=N`, `sketch_set.rs`), their
+//!   model results; fitted on its own, and shown under the photo → model curve too (the app
+//!   labelled a sketch's model results by the picture → model curve before it had this one).
+//! - sketch → drawing: the sketch set's hand copies of every drawing's page, their drawing results
+//!   (the drawing itself is the same part).
 //!
 //! ```text
 //! cargo test -p partlens-engine --bench corpus_ranking --no-run
-//! ../../target/debug/deps/corpus_ranking-HASH reliability photos=2
+//! ../../target/debug/deps/corpus_ranking-HASH reliability photos=2 sketches=2
 //! ```
 
 use std::collections::BTreeMap;
 
+use partlens_engine::Purpose;
 use partlens_engine::samples::corpus_halves::CorpusHalf;
-use partlens_engine::{Purpose, ViewDescriptor};
 
-use crate::{LibraryFile, Photo, analysis_of, corpus_dir, on_two_threads, rank_visual};
+use crate::sketch_set::Sketch;
+use crate::{LibraryFile, Photo, analysis_of, on_two_threads, rank_visual};
 
 /// The results of a search a user sees and the curve is fitted on: the first page of the app's grid.
 pub const SHOWN: usize = 10;
@@ -61,15 +64,17 @@ pub enum Kind {
     ModelToModel,
     StoredModelToModel,
     PhotoToModel,
+    SketchToModel,
     DrawingToDrawing,
     SketchToDrawing,
 }
 
 impl Kind {
-    const ALL: [Self; 5] = [
+    const ALL: [Self; 6] = [
         Self::ModelToModel,
         Self::StoredModelToModel,
         Self::PhotoToModel,
+        Self::SketchToModel,
         Self::DrawingToDrawing,
         Self::SketchToDrawing,
     ];
@@ -80,13 +85,19 @@ impl Kind {
             Self::StoredModelToModel => "model → model by a stored model (More like this)",
             Self::PhotoToModel => "photo → model",
             Self::DrawingToDrawing => "drawing → drawing",
-            Self::SketchToDrawing => "sketch → drawing (a drawing's page as a picture)",
+            Self::SketchToModel => "sketch → model",
+            Self::SketchToDrawing => "sketch → drawing (a drawing's page copied out by hand)",
         }
     }
 
     /// The kind whose curve the app labels this one by, when it is not fitted on its own.
     fn labelled_as(self) -> Option<Self> {
         (self == Self::StoredModelToModel).then_some(Self::ModelToModel)
+    }
+
+    /// The kind whose fitted curve the app labelled this one by before it had its own.
+    fn labelled_before_by(self) -> Option<Self> {
+        (self == Self::SketchToModel).then_some(Self::PhotoToModel)
     }
 }
 
@@ -130,7 +141,12 @@ impl Results {
 
 /// Measures every kind, fits each curve on the tuning half and prints the anchors and the held-out
 /// reliability tables (markdown). `searches` are the model searches as the service ranks them.
-pub fn report(library: &[LibraryFile], searches: &[(usize, Vec<(usize, f32)>)], photos: &[Photo]) {
+pub fn report(
+    library: &[LibraryFile],
+    searches: &[(usize, Vec<(usize, f32)>)],
+    photos: &[Photo],
+    sketches: &[Sketch],
+) {
     let mut results = Results::default();
     let twins = |a: usize, b: usize| {
         let (a, b) = (&library[a].file, &library[b].file);
@@ -158,10 +174,23 @@ pub fn report(library: &[LibraryFile], searches: &[(usize, Vec<(usize, f32)>)], 
         let part = |at: usize| at == photo.model || twins(photo.model, at);
         results.keep(Kind::PhotoToModel, half, &ranked, model, part);
     }
-    for (kind, query, ranked) in drawing_searches(library) {
+    for (query, ranked) in drawing_searches(library) {
         let half = library[query].file.half();
         let drawing = |at: usize| library[at].file.is_drawing();
-        results.keep(kind, half, &ranked, drawing, |at| twins(query, at));
+        results.keep(Kind::DrawingToDrawing, half, &ranked, drawing, |at| {
+            twins(query, at)
+        });
+    }
+    for sketch in sketches {
+        let drawn = sketch.drawn;
+        let half = library[drawn].file.half();
+        let same = |at: usize| at == drawn || twins(drawn, at);
+        let (kind, counts): (Kind, &dyn Fn(usize) -> bool) = if library[drawn].file.is_model() {
+            (Kind::SketchToModel, &|at| library[at].file.is_model())
+        } else {
+            (Kind::SketchToDrawing, &|at| library[at].file.is_drawing())
+        };
+        results.keep(kind, half, &sketch.ranked, counts, same);
     }
     println!("\n## Scores that hold their promise (first {SHOWN} results of each search)\n");
     println!("| kind | tuning half: results, same part | held-out half: results, same part |");
@@ -188,7 +217,7 @@ fn print_fits(results: &Results) {
     for kind in Kind::ALL {
         let Some([tuning, held_out]) = results.by_kind.get(&kind) else {
             println!(
-                "\n{}: no results (photographs need `photos=N`)",
+                "\n{}: no results (photographs need `photos=N`, sketches `sketches=N`)",
                 kind.name()
             );
             continue;
@@ -240,6 +269,16 @@ fn print_fits(results: &Results) {
             println!("\nHeld-out half under the app's curve before (labels' thresholds):\n");
             print_table(held_out, &old);
         }
+        if let Some((before, anchors)) = kind
+            .labelled_before_by()
+            .and_then(|before| Some((before, fitted.get(&before)?)))
+        {
+            println!(
+                "\nHeld-out half under the {} curve the app labelled it by before:\n",
+                before.name()
+            );
+            print_table(held_out, anchors);
+        }
         fitted.insert(kind, anchors);
     }
 }
@@ -268,44 +307,32 @@ fn stored_model_searches(library: &[LibraryFile]) -> Vec<(usize, Ranked)> {
     })
 }
 
-/// Every drawing searched by as an upload (drawing → drawing) and by its first page rendered as a
-/// picture (sketch → drawing), each against the whole library but itself, best first:
-/// (kind, the drawing's position, the ranked candidates).
-fn drawing_searches(library: &[LibraryFile]) -> Vec<(Kind, usize, Ranked)> {
+/// Every drawing searched by as an upload, against the whole library but itself, best first: (the
+/// drawing's position, the ranked candidates).
+fn drawing_searches(library: &[LibraryFile]) -> Vec<(usize, Ranked)> {
     let drawings: Vec<usize> = (0..library.len())
         .filter(|&at| library[at].file.is_drawing())
         .collect();
     let queries = on_two_threads(&drawings, |&at| {
-        let file = &library[at].file;
-        let upload = analysis_of(file, Purpose::SearchInput).map(|analysed| analysed.views);
-        let bytes = std::fs::read(corpus_dir().join(&file.path)).ok()?;
-        let page = partlens_engine::analyze(&file.extension(), &bytes)
-            .ok()
-            .and_then(|analysis| analysis.large_png)
-            .and_then(|png| partlens_engine::analyze(".png", &png).ok())
-            .map(|analysis| analysis.views);
-        Some((at, upload, page))
+        let views = analysis_of(&library[at].file, Purpose::SearchInput)?.views;
+        (!views.is_empty()).then_some((at, views))
     });
-    let ranked = |query: usize, views: &[ViewDescriptor]| {
-        let mut ranked: Ranked = library
-            .iter()
-            .enumerate()
-            .filter(|(at, _)| *at != query)
-            .map(|(at, candidate)| (at, partlens_engine::match_views(views, &candidate.views)))
-            .collect();
-        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        ranked
-    };
-    let mut searches = Vec::new();
-    for (at, upload, page) in queries.into_iter().flatten() {
-        if let Some(views) = upload.filter(|views| !views.is_empty()) {
-            searches.push((Kind::DrawingToDrawing, at, ranked(at, &views)));
-        }
-        if let Some(views) = page.filter(|views| !views.is_empty()) {
-            searches.push((Kind::SketchToDrawing, at, ranked(at, &views)));
-        }
-    }
-    searches
+    queries
+        .into_iter()
+        .flatten()
+        .map(|(at, views)| {
+            let mut ranked: Ranked = library
+                .iter()
+                .enumerate()
+                .filter(|(candidate, _)| *candidate != at)
+                .map(|(candidate, file)| {
+                    (candidate, partlens_engine::match_views(&views, &file.views))
+                })
+                .collect();
+            ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+            (at, ranked)
+        })
+        .collect()
 }
 
 /// A monotone curve of the chance of being the same part by score: the pool-adjacent-violators fit
@@ -369,7 +396,7 @@ fn old_anchors(kind: Kind) -> Option<Vec<(f64, f64)>> {
         Kind::ModelToModel => (0.85, 0.91),
         Kind::PhotoToModel => (0.81, 0.85),
         Kind::DrawingToDrawing => (0.66, 0.84),
-        Kind::StoredModelToModel | Kind::SketchToDrawing => return None,
+        Kind::StoredModelToModel | Kind::SketchToModel | Kind::SketchToDrawing => return None,
     };
     let unlikely: f64 = similar - 2.0 * (very_similar - similar);
     Some(vec![
