@@ -23,6 +23,7 @@ use super::model_view::{ModelCache, ModelEntry, turntable_ui};
 use super::place::Place;
 use super::pmi::feedback::FeedbackDrafts;
 use super::pmi::{PmiIntent, PmiView};
+use super::results::calibration::SearchedBy;
 use super::results::{ResultRow, ResultsIntent, ResultsView, rows_from_result};
 use super::search_bar::{SearchBar, SearchIntent, ViewSource, ViewState, view_kind};
 use super::texture_cache::{TextureCache, load_decoded};
@@ -292,8 +293,15 @@ impl SearchPlace {
             Event::SearchFinished { id, inputs, result } if self.running_search == Some(id) => {
                 self.running_search = None;
                 self.bar.finish(&inputs);
-                // All views of one search are of one kind; their kind says what the scores mean.
-                let query_kind = self.bar.views().first().map(|slot| view_kind(&slot.source));
+                // All views of one search are of one kind; their kind (and whether they are all
+                // sketches) says what the scores mean.
+                let views = self.bar.views();
+                let query_kind = views.first().map(|slot| SearchedBy {
+                    kind: view_kind(&slot.source),
+                    sketched: views
+                        .iter()
+                        .all(|slot| matches!(slot.source, ViewSource::Sketch(_))),
+                });
                 self.results.set_results(
                     rows_from_result(&result, query_kind),
                     Some(result.total_results),

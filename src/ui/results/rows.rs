@@ -5,8 +5,7 @@
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::calibration::{QueryKind, Thresholds};
-use crate::ui::search_bar::ViewKind;
+use super::calibration::{QueryKind, SearchedBy, Thresholds};
 use partlens_api::model::picture_url;
 use partlens_api::search_options::is_mirrored;
 use partlens_api::{Attribute, FileUid, RelationCounts, SearchResult, SearchResultItem};
@@ -83,9 +82,9 @@ pub struct ResultRow {
 }
 
 impl ResultRow {
-    /// Builds a row from a result item at position `rank` (from 1), found by a search whose views
-    /// were of `query` kind (`None` for a search by text and attributes only).
-    pub fn from_item(rank: usize, item: &SearchResultItem, query: Option<ViewKind>) -> Self {
+    /// Builds a row from a result item at position `rank` (from 1), found by a search by `query`
+    /// views (`None` for a search by text and attributes only).
+    pub fn from_item(rank: usize, item: &SearchResultItem, query: Option<SearchedBy>) -> Self {
         Self {
             rank,
             uid: item.file_uid(),
@@ -155,13 +154,13 @@ impl ResultRow {
     }
 }
 
-/// The rows of a search result, in the service's order; `query` is the kind of the search's views
+/// The rows of a search result, in the service's order; `query` is what the search's views are
 /// (`None` for a search by text and attributes only).
 ///
 /// With scores, the best match is the most likely to be the same part: the rows are ranked by their
 /// calibrated chance ([`ResultRow::same_part_chance`]), ties (and rows without a score) kept in the
 /// service's order, because each kind's raw scores live in ranges of their own.
-pub fn rows_from_result(result: &SearchResult, query: Option<ViewKind>) -> Vec<ResultRow> {
+pub fn rows_from_result(result: &SearchResult, query: Option<SearchedBy>) -> Vec<ResultRow> {
     let mut rows: Vec<ResultRow> = result
         .results
         .iter()
@@ -376,6 +375,7 @@ pub fn thousands(value: u64) -> String {
 mod tests {
     use super::*;
     use crate::ui::results::tests::{row, sample_rows};
+    use crate::ui::search_bar::ViewKind;
 
     #[test]
     fn a_result_found_on_a_later_page_says_which() {
@@ -423,6 +423,7 @@ mod tests {
         for kind in [
             QueryKind::PictureToPicture,
             QueryKind::PictureToModel,
+            QueryKind::SketchToModel,
             QueryKind::ModelToModel,
             QueryKind::DrawingToDrawing,
             QueryKind::Mixed,
@@ -457,8 +458,17 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            ResultRow::from_item(1, &item, Some(ViewKind::Image)).query_kind,
+            ResultRow::from_item(1, &item, Some(ViewKind::Image.into())).query_kind,
             QueryKind::PictureToModel
+        );
+        // A search by sketches from the pad is labelled by the sketch curve.
+        let sketched = SearchedBy {
+            kind: ViewKind::Image,
+            sketched: true,
+        };
+        assert_eq!(
+            ResultRow::from_item(1, &item, Some(sketched)).query_kind,
+            QueryKind::SketchToModel
         );
         assert_eq!(
             ResultRow::from_item(1, &item, None).query_kind,
