@@ -570,9 +570,9 @@ fn photographs(
             });
         }
     }
-    let uploads: Vec<(&str, Vec<u8>)> = taken
+    let uploads: Vec<(&str, &[u8])> = taken
         .iter()
-        .map(|photo| (".jpg", photo.jpeg.clone()))
+        .map(|photo| (".jpg", photo.jpeg.as_slice()))
         .collect();
     let scored = searched_by_pictures(library, &uploads);
     for (photo, (views, candidates)) in taken.iter_mut().zip(scored) {
@@ -598,14 +598,13 @@ fn triangles_of(file: &CorpusFile) -> Option<vector::Triangles> {
     )
 }
 
+/// A picture searched by: its views, and every library file scored against them (position, score).
+type PictureSearch = (Vec<ViewDescriptor>, Vec<(usize, f32)>);
+
 /// Each picture (its file's extension and bytes) analysed as a search input and every library file
 /// scored against it: the picture's views and the candidates (position, the engine's score), in
 /// the library's order.
-#[allow(clippy::type_complexity)]
-fn searched_by_pictures(
-    library: &[LibraryFile],
-    pictures: &[(&str, Vec<u8>)],
-) -> Vec<(Vec<ViewDescriptor>, Vec<(usize, f32)>)> {
+fn searched_by_pictures(library: &[LibraryFile], pictures: &[(&str, &[u8])]) -> Vec<PictureSearch> {
     on_two_threads(pictures, |(extension, bytes)| {
         let views = partlens_engine::analyze(extension, bytes)
             .expect("a picture analyses")

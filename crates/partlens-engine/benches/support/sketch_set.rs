@@ -88,7 +88,11 @@ pub fn sketches(library: &[LibraryFile], per_file: usize) -> Vec<Sketch> {
         }));
         drawn.extend(std::iter::repeat_n(at, per_file));
     }
-    searched_by_pictures(library, &uploads)
+    let pictures: Vec<(&str, &[u8])> = uploads
+        .iter()
+        .map(|(extension, png)| (*extension, png.as_slice()))
+        .collect();
+    searched_by_pictures(library, &pictures)
         .into_iter()
         .zip(drawn)
         .map(|((_, mut ranked), drawn)| {
