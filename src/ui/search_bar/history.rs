@@ -8,6 +8,7 @@ use super::views::{ViewSlot, ViewSource, ViewState};
 use super::{FilterOperator, FilterRow, MAX_VIEWS, SearchBar};
 use partlens_api::FilterTerm;
 use partlens_tasks::history::{HistoryEntry, SearchHistory};
+use partlens_tasks::search::view_search::SketchImage;
 
 impl SearchBar {
     /// Puts a kept search back into the bar: its views (from the history's copies, else the files
@@ -38,6 +39,24 @@ impl SearchBar {
                 });
                 continue;
             }
+            let state = match &view.input_uid {
+                Some(uid) => ViewState::Indexed(uid.clone()),
+                None => ViewState::New,
+            };
+            if view.sketch
+                && let Some(png) = history
+                    .kept_path(view)
+                    .and_then(|path| read_kept_sketch(&path))
+            {
+                let id = self.next_view_id;
+                self.next_view_id += 1;
+                self.views.push(ViewSlot {
+                    id,
+                    source: ViewSource::Sketch(SketchImage::new(view.name.clone(), png)),
+                    state,
+                });
+                continue;
+            }
             let path = history
                 .kept_path(view)
                 .or_else(|| view.original_path.clone())
@@ -51,10 +70,7 @@ impl SearchBar {
             self.views.push(ViewSlot {
                 id,
                 source: ViewSource::File(path),
-                state: match &view.input_uid {
-                    Some(uid) => ViewState::Indexed(uid.clone()),
-                    None => ViewState::New,
-                },
+                state,
             });
         }
         self.filters = entry.filters.iter().filter_map(filter_row).collect();
@@ -114,6 +130,19 @@ fn filter_row(term: &FilterTerm) -> Option<FilterRow> {
     })
 }
 
+/// The largest kept sketch read back into the bar (the pad's drawings are PNGs of tens of KB).
+const MAX_KEPT_SKETCH_BYTES: u64 = 8 * 1024 * 1024;
+
+/// The bytes of a kept sketch, when the copy is there and no larger than
+/// [`MAX_KEPT_SKETCH_BYTES`] (else the view is put back as the file it is kept in).
+fn read_kept_sketch(path: &std::path::Path) -> Option<bytes::Bytes> {
+    let size = std::fs::metadata(path).ok()?.len();
+    if size > MAX_KEPT_SKETCH_BYTES {
+        return None;
+    }
+    std::fs::read(path).ok().map(bytes::Bytes::from)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -154,6 +183,7 @@ mod tests {
                     original_path: Some(PathBuf::from("/parts/front.png")),
                     not_kept: None,
                     library_file: false,
+                    sketch: false,
                 },
                 HistoryView {
                     name: "huge.png".into(),
@@ -162,6 +192,7 @@ mod tests {
                     original_path: Some(PathBuf::from("/parts/huge.png")),
                     not_kept: Some("too large".into()),
                     library_file: false,
+                    sketch: false,
                 },
                 HistoryView {
                     name: "lost.png".into(),
@@ -170,6 +201,7 @@ mod tests {
                     original_path: None,
                     not_kept: Some("no copy".into()),
                     library_file: false,
+                    sketch: false,
                 },
             ],
             text: draft.text.clone(),
@@ -192,6 +224,54 @@ mod tests {
         let uploads: Vec<u64> = plan.uploads().map(|view| view.slot).collect();
         assert_eq!(uploads, vec![bar.views()[1].id]);
         assert!(bar.message().unwrap().contains("left out"));
+    }
+
+    #[test]
+    fn a_kept_sketch_goes_back_into_the_bar_as_a_sketch() {
+        let dir = tempfile::tempdir().unwrap();
+        let history = SearchHistory {
+            files_dir: dir.path().to_path_buf(),
+            entries: Vec::new(),
+        };
+        let relative = format!("{}/sketch.png", "b".repeat(40));
+        let view = HistoryView {
+            name: "sketch.png".into(),
+            input_uid: Some(uid(5)),
+            kept_file: Some(relative),
+            original_path: None,
+            not_kept: None,
+            library_file: false,
+            sketch: true,
+        };
+        let kept = history.kept_path(&view).unwrap();
+        std::fs::create_dir_all(kept.parent().unwrap()).unwrap();
+        std::fs::write(&kept, b"\x89PNG drawn").unwrap();
+        let entry = HistoryEntry {
+            id: 1,
+            name: None,
+            last_run: chrono::Utc::now(),
+            runs: 1,
+            service: String::new(),
+            views: vec![view.clone()],
+            text: String::new(),
+            filters: Vec::new(),
+            total_results: None,
+            options: Default::default(),
+        };
+        let mut bar = SearchBar::new();
+        assert_eq!(bar.restore(&history, &entry), 0);
+        match &bar.views()[0].source {
+            ViewSource::Sketch(image) => {
+                assert_eq!(image.name(), "sketch.png");
+                assert_eq!(&image.png()[..], b"\x89PNG drawn");
+            }
+            other => panic!("a kept sketch came back as {other:?}"),
+        }
+        assert_eq!(bar.views()[0].state, ViewState::Indexed(uid(5)));
+        // Without its copy it is the file it was kept in, searched by its UID.
+        std::fs::remove_file(&kept).unwrap();
+        bar.restore(&history, &entry);
+        assert_eq!(bar.views()[0].source, ViewSource::File(kept));
     }
 
     #[test]

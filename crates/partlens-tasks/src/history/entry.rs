@@ -32,6 +32,11 @@ pub struct HistoryView {
     /// nothing is kept, since the library holds it.
     #[serde(default)]
     pub library_file: bool,
+    /// True for a drawing made on the sketch pad: put back into the bar it is a sketch again, so
+    /// its results are labelled by the sketch curve, not the photographs' (an entry kept before
+    /// this was known reads as a picture).
+    #[serde(default)]
+    pub sketch: bool,
 }
 
 /// One search of the history: its views, text and filters, when it last ran and what it found; a

@@ -309,6 +309,7 @@ impl HistoryStore {
             original_path: None,
             not_kept: None,
             library_file: false,
+            sketch: false,
         };
         let bytes = match source {
             ViewSource::LibraryFile { .. } => {
@@ -344,7 +345,10 @@ impl HistoryStore {
                     }
                 }
             }
-            ViewSource::Sketch(image) => Some(image.png().to_vec()),
+            ViewSource::Sketch(image) => {
+                view.sketch = true;
+                Some(image.png().to_vec())
+            }
             ViewSource::ResultImage { name, .. } => match fetched {
                 Some(bytes) => {
                     if let Ok(file_name) = result_image_file_name(name, bytes) {
@@ -835,6 +839,7 @@ mod tests {
         assert_eq!(entry.views[0].name, "front.png");
         assert_eq!(entry.views[0].input_uid, Some(uid(1)));
         assert_eq!(entry.views[0].original_path.as_ref(), Some(&photo));
+        assert!(!entry.views[0].sketch && entry.views[1].sketch);
         // The copies are on disk under their content's SHA-1.
         let copy = history.kept_path(&entry.views[0]).unwrap();
         assert_eq!(std::fs::read(&copy).unwrap(), b"a picture of the front");
@@ -1059,6 +1064,7 @@ mod tests {
             original_path: None,
             not_kept: None,
             library_file: false,
+            sketch: false,
         };
         let entry = |id: u64, name: Option<&str>, views: Vec<HistoryView>| HistoryEntry {
             id,
