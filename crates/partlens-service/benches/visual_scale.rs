@@ -763,7 +763,11 @@ fn measure_store(
         build.as_secs_f64(),
         restart.time.as_secs_f64(),
     ));
-    eprintln!("{label}: graph built in {:.1} s", build.as_secs_f64());
+    eprintln!(
+        "{label}: graph built in {:.1} s, restart to first search {:.2} s",
+        build.as_secs_f64(),
+        restart.time.as_secs_f64()
+    );
 
     let exact_side = ExactSide {
         held: exact.as_ref(),

@@ -583,3 +583,60 @@ impl StoredViews for Counting<'_> {
         Ok(read)
     }
 }
+
+#[test]
+fn a_selective_filter_ranks_many_models_by_their_coarse_views_and_answers_like_the_exact_scan() {
+    let pool = pool();
+    let files = models_and_pictures(&pool, 48, 41);
+    // Every listed file compared directly (no graph search), and few kept: with 3 results asked
+    // the best 12 models by their coarse views are estimated on every view, of the 30 listed.
+    let settings = AnnSettings {
+        graph_directions: 92,
+        views_per_query_view: 2,
+        views_per_view_of_several: 2,
+        direct_views: 1_000_000,
+        ..AnnSettings::default()
+    };
+    let index = AnnIndex::build(&files, settings, 2).unwrap().unwrap();
+    let stored: HashMap<String, Vec<ViewDescriptor>> = files.iter().cloned().collect();
+    let mut exact = ExactScan::new();
+    for (uid, views) in &files {
+        exact.insert(COMPANY, uid, views).unwrap();
+    }
+    let listed: HashSet<String> = files
+        .iter()
+        .enumerate()
+        .filter(|(number, _)| number % 8 != 3)
+        .map(|(_, (uid, _))| uid.clone())
+        .collect();
+    let mut random = seeded(42);
+    let mut compared = 0;
+    for (number, (uid, views)) in files.iter().enumerate() {
+        if views.len() == 1 || !listed.contains(uid) {
+            continue;
+        }
+        // A photograph-like view of the model, from a direction that is not a coarse one, and a
+        // query of three such views.
+        let one = vec![partlens_engine::samples::synthetic_views::noised(
+            &views[number % 7 + 1],
+            &mut random,
+        )];
+        let three: Vec<ViewDescriptor> = [2, 40, 90]
+            .iter()
+            .map(|&position| {
+                partlens_engine::samples::synthetic_views::noised(&views[position], &mut random)
+            })
+            .collect();
+        for query in [one, three] {
+            let want = exact
+                .rank(COMPANY, &query, FileFilter::Only(&listed), 3, &stored)
+                .unwrap();
+            let got = index
+                .rank(&query, FileFilter::Only(&listed), 3, &stored)
+                .unwrap();
+            assert_eq!(got, want, "model {number}");
+            compared += 1;
+        }
+    }
+    assert!(compared >= 20, "{compared} searches compared");
+}

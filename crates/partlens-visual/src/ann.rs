@@ -11,7 +11,8 @@
 //!
 //! - a selective filter (the files are listed, [`FileFilter::Only`]): when the listed files have few
 //!   views they are all compared with the query on their quantised vectors (no graph; from
-//!   [`PARALLEL_FROM_VIEWS`] listed views on, split over up to [`MOST_LISTING_THREADS`] threads);
+//!   [`PARALLEL_FROM_VIEWS`] listed views on, split over up to [`MOST_LISTING_THREADS`] threads;
+//!   many models kept beside the graph are ranked on a few of their views first, `ann/coarse.rs`);
 //!   otherwise the graph search only admits views of listed files;
 //! - a broad filter ([`FileFilter::Among`]): the graph's candidates that are not of its files are
 //!   dropped before anything is estimated (a binary search each), and the searches ask for four
@@ -51,7 +52,10 @@ use super::{
 use crate::error::VisualError;
 use partlens_engine::{Generation, ViewDescriptor, views_score};
 
+mod coarse;
 mod held;
+
+pub(crate) use coarse::COARSE_DIRECTIONS;
 
 /// Searches one graph runs at a time (each needs a reserved scratch context in `usearch`).
 pub const SEARCH_THREADS: usize = 16;
@@ -153,7 +157,8 @@ pub struct AnnSettings {
     /// Nearest views asked for each view of a query of several views (and for their mean), at least.
     pub views_per_view_of_several: usize,
     /// Listed files with at most this many views together are compared with the query directly
-    /// instead of through the graph.
+    /// instead of through the graph (views kept beside the graph counted at a share of their
+    /// cost: `ann/coarse.rs`).
     pub direct_views: usize,
     /// Of a database model's views from the engine's [`VIEW_DIRECTIONS`], those from this many
     /// (spread evenly) are in the graph with its picture's, and all of them kept beside it for the
@@ -351,7 +356,9 @@ impl AnnIndex {
             return vector.read_halves(&self.graph, view_key(slot, position));
         }
         let dimensions = self.quantiser.dimensions();
-        Ok(beside.get(position * dimensions..(position + 1) * dimensions))
+        let views = self.slots.get(slot as usize).map_or(0, |file| file.views);
+        let at = self.placement.beside_index(usize::from(views), position);
+        Ok(beside.get(at * dimensions..(at + 1) * dimensions))
     }
 
     /// [`Self::view_halves`] widened to `f32` (eight at a time), in `vector`.
@@ -839,9 +846,11 @@ impl AnnIndex {
     /// them for a file whose views are split, none for another (see [`Self::beside`]).
     fn beside_vectors(&self, views: &[ViewDescriptor]) -> Box<[half::f16]> {
         let dimensions = self.quantiser.dimensions();
-        let kept = self.placement.beside(views.len());
-        let mut halves = Vec::with_capacity(kept * dimensions);
-        for view in &views[..kept] {
+        let Some(order) = self.placement.beside_order(views.len()) else {
+            return Box::default();
+        };
+        let mut halves = Vec::with_capacity(order.len() * dimensions);
+        for view in order.iter().filter_map(|&position| views.get(position)) {
             let vector = self.quantiser.vector(view).unwrap_or_default();
             let start = halves.len();
             halves.resize(start + dimensions, half::f16::ZERO);
@@ -1300,21 +1309,24 @@ impl AnnIndex {
             FileFilter::Only(allowed) => {
                 let listed = self.listed_slots(allowed);
                 listed_count = Some(listed.len());
-                let listed_views: usize = listed
-                    .iter()
-                    .map(|&slot| usize::from(self.slots[slot as usize].views))
-                    .sum();
                 let keep = wanted.max(limit);
                 let estimable = Self::estimable(query, &vectors);
                 if listed.len() <= keep && !estimable {
                     exactly(self.read_whole(&listed))
-                } else if listed.len() <= keep || listed_views <= self.settings.direct_views {
+                } else if listed.len() <= keep
+                    || self.direct_cost(&listed) <= self.settings.direct_views
+                {
                     // Estimated first even when few files are listed: scoring a file exactly reads
                     // its views from the store (about 400 µs for a model of 163 views, most of a
                     // search), so a supplier's 196 models took 82 ms at 10,000 parts, 21 ms now.
-                    // Every listed file estimated: the best of them are the candidates.
-                    let estimates =
-                        self.estimates(&vectors, (query_is_mesh, estimable), &listed)?;
+                    // Every listed file estimated (the models beside the graph: the best of them
+                    // by their coarse views, `ann/coarse.rs`): the best of them are the candidates.
+                    let estimates = self.coarse_then_estimates(
+                        &vectors,
+                        (query_is_mesh, estimable),
+                        &listed,
+                        (keep, limit),
+                    )?;
                     if estimable {
                         exactly(self.to_score(select_best(estimates, limit)))
                     } else {
@@ -1372,6 +1384,11 @@ impl AnnIndex {
     /// The graph (saving).
     pub(crate) fn graph(&self) -> &Index {
         &self.graph
+    }
+
+    /// Which views of each layout the graph holds, and how its blocks beside it are ordered.
+    pub(crate) fn placement(&self) -> &GraphViews {
+        &self.placement
     }
 
     /// The vectors of the file in `slot` kept beside the graph (saving; empty when none are).

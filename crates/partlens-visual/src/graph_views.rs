@@ -25,6 +25,7 @@
 //!
 //! [`AnnSettings::graph_directions`]: super::AnnSettings::graph_directions
 
+use super::ann::COARSE_DIRECTIONS;
 use partlens_engine::mesh::{
     VIEWS_PER_FLAT_MODEL, VIEWS_PER_MODEL, spread_views_of_database_model,
 };
@@ -36,6 +37,14 @@ struct Split {
     views: usize,
     /// The positions in the graph, in order.
     graph: Vec<usize>,
+    /// The positions a selective filter ranks the file by first (`ann/coarse.rs`), in order.
+    coarse: Vec<usize>,
+    /// Where each position's vector is in the file's block beside the graph: the coarse views
+    /// first, one after another (so ranking by them reads one run of memory, not 33 scattered
+    /// views: 316 against about 130 ns a view measured here), then the others in order.
+    beside_at: Vec<usize>,
+    /// The positions in the block's order (the inverse of `beside_at`).
+    beside_order: Vec<usize>,
 }
 
 /// Which views of each layout a graph holds.
@@ -52,8 +61,20 @@ impl GraphViews {
         let splits = [VIEWS_PER_MODEL, VIEWS_PER_FLAT_MODEL]
             .into_iter()
             .filter_map(|views| {
-                spread_views_of_database_model(views, directions)
-                    .map(|graph| Split { views, graph })
+                let coarse = spread_views_of_database_model(views, COARSE_DIRECTIONS)?;
+                let mut beside_order = coarse.clone();
+                beside_order.extend((0..views).filter(|position| !coarse.contains(position)));
+                let mut beside_at = vec![0; views];
+                for (at, &position) in beside_order.iter().enumerate() {
+                    beside_at[position] = at;
+                }
+                spread_views_of_database_model(views, directions).map(|graph| Split {
+                    views,
+                    graph,
+                    coarse,
+                    beside_at,
+                    beside_order,
+                })
             })
             .collect();
         Self { splits }
@@ -69,6 +90,26 @@ impl GraphViews {
             Some(split) => split.graph.clone(),
             None => (0..views).collect(),
         }
+    }
+
+    /// The positions of a file of `views` views that a selective filter ranks it by first
+    /// (`ann/coarse.rs`): a split file's coarse views, `None` for a file kept whole in the graph.
+    pub(crate) fn coarse_positions(&self, views: usize) -> Option<&[usize]> {
+        self.split(views).map(|split| split.coarse.as_slice())
+    }
+
+    /// Where the vector of view `position` of a file of `views` views is in its block beside the
+    /// graph (see `Split::beside_at`); the position itself for a file kept whole.
+    pub(crate) fn beside_index(&self, views: usize, position: usize) -> usize {
+        self.split(views)
+            .and_then(|split| split.beside_at.get(position).copied())
+            .unwrap_or(position)
+    }
+
+    /// The positions of a file of `views` views in the order of its block beside the graph (the
+    /// coarse views first); `None` for a file kept whole.
+    pub(crate) fn beside_order(&self, views: usize) -> Option<&[usize]> {
+        self.split(views).map(|split| split.beside_order.as_slice())
     }
 
     /// How many views of a file of `views` views are in the graph.
@@ -98,9 +139,31 @@ mod tests {
         assert_eq!(split.graph_positions(VIEWS_PER_FLAT_MODEL).len(), 93);
         assert_eq!(split.beside(VIEWS_PER_FLAT_MODEL), VIEWS_PER_FLAT_MODEL);
         assert_eq!(split.in_graph(7), 7, "another layout stays whole");
+        assert_eq!(
+            split.coarse_positions(VIEWS_PER_MODEL).map(<[usize]>::len),
+            Some(COARSE_DIRECTIONS + 1),
+            "a model is ranked first on its coarse directions and its picture"
+        );
+        assert_eq!(split.coarse_positions(7), None);
+        // The block beside the graph starts with the coarse views, and every position has its
+        // place in it once.
+        let coarse = split
+            .coarse_positions(VIEWS_PER_FLAT_MODEL)
+            .unwrap()
+            .to_vec();
+        let order = split.beside_order(VIEWS_PER_FLAT_MODEL).unwrap();
+        assert_eq!(order[..coarse.len()], coarse[..]);
+        let mut sorted = order.to_vec();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..VIEWS_PER_FLAT_MODEL).collect::<Vec<_>>());
+        for (at, &position) in order.iter().enumerate() {
+            assert_eq!(split.beside_index(VIEWS_PER_FLAT_MODEL, position), at);
+        }
+        assert_eq!(split.beside_index(7, 5), 5);
         assert_eq!(split.beside(7), 0);
         let whole = GraphViews::new(162);
         assert_eq!(whole.in_graph(VIEWS_PER_MODEL), VIEWS_PER_MODEL);
         assert_eq!(whole.beside(VIEWS_PER_MODEL), 0);
+        assert_eq!(whole.coarse_positions(VIEWS_PER_MODEL), None);
     }
 }

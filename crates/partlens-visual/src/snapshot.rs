@@ -150,9 +150,18 @@ fn load_held(path: &Path, files: &[SavedFile]) -> Result<Vec<Option<ViewDescript
 fn save_beside(path: &Path, index: &AnnIndex, files: &[SavedFile]) -> Result<(), VisualError> {
     let handle = std::fs::File::create(path)?;
     let mut writer = BufWriter::new(handle);
-    for &(_, slot, _, _) in files {
-        for half in index.beside_of(slot) {
-            writer.write_all(&half.to_bits().to_le_bytes())?;
+    let dimensions = index.quantiser().dimensions();
+    for &(_, slot, views, _) in files {
+        // In the order of the views (the block in memory has the coarse ones first).
+        let block = index.beside_of(slot);
+        for position in 0..usize::from(views) {
+            let at = index.placement().beside_index(usize::from(views), position);
+            for half in block
+                .get(at * dimensions..(at + 1) * dimensions)
+                .unwrap_or(&[])
+            {
+                writer.write_all(&half.to_bits().to_le_bytes())?;
+            }
         }
     }
     writer
@@ -184,15 +193,29 @@ fn load_beside(
     }
     let mut reader = BufReader::new(std::fs::File::open(path)?);
     let mut bytes = Vec::new();
-    lengths
-        .into_iter()
-        .map(|length| {
+    files
+        .iter()
+        .zip(lengths)
+        .map(|(&(_, _, views, _), length)| {
             bytes.resize(length * 2, 0);
             reader.read_exact(&mut bytes)?;
-            Ok(bytes
+            let halves: Vec<half::f16> = bytes
                 .chunks_exact(2)
                 .map(|pair| half::f16::from_bits(u16::from_le_bytes([pair[0], pair[1]])))
-                .collect())
+                .collect();
+            // Saved in the order of the views; held with the coarse ones first.
+            Ok(match placement.beside_order(usize::from(views)) {
+                Some(order) if length > 0 => order
+                    .iter()
+                    .flat_map(|&position| {
+                        halves
+                            .get(position * dimensions..(position + 1) * dimensions)
+                            .unwrap_or(&[])
+                    })
+                    .copied()
+                    .collect(),
+                _ => halves.into_boxed_slice(),
+            })
         })
         .collect()
 }
