@@ -55,8 +55,6 @@ use partlens_engine::{Generation, ViewDescriptor, views_score};
 mod coarse;
 mod held;
 
-pub(crate) use coarse::COARSE_DIRECTIONS;
-
 /// Searches one graph runs at a time (each needs a reserved scratch context in `usearch`).
 pub const SEARCH_THREADS: usize = 16;
 

@@ -25,10 +25,14 @@
 //!
 //! [`AnnSettings::graph_directions`]: super::AnnSettings::graph_directions
 
-use super::ann::COARSE_DIRECTIONS;
 use partlens_engine::mesh::{
     VIEWS_PER_FLAT_MODEL, VIEWS_PER_MODEL, spread_views_of_database_model,
 };
+
+/// Directions of the engine's 162 a model's coarse views are seen from (the views a selective
+/// filter ranks it by first, `ann/coarse.rs`): the 32 a model searched by brings
+/// (`engine::mesh::SEARCH_INPUT_DIRECTIONS`), so they are spread evenly.
+pub(crate) const COARSE_DIRECTIONS: usize = partlens_engine::mesh::SEARCH_INPUT_DIRECTIONS;
 
 /// How the views of a file of one layout are split.
 #[derive(Clone, Debug)]

@@ -150,6 +150,22 @@ mod tests {
     use partlens_tasks::history::{HistoryView, SearchDraft};
     use partlens_tasks::search::view_search::ViewInput;
 
+    /// A kept search of `views` with nothing else.
+    fn entry_of(views: Vec<HistoryView>) -> HistoryEntry {
+        HistoryEntry {
+            id: 1,
+            name: None,
+            last_run: chrono::Utc::now(),
+            runs: 1,
+            service: String::new(),
+            views,
+            text: String::new(),
+            filters: Vec::new(),
+            total_results: None,
+            options: Default::default(),
+        }
+    }
+
     #[test]
     fn a_kept_search_goes_back_into_the_bar_and_runs_by_its_uids() {
         let mut bar = SearchBar::new();
@@ -170,12 +186,11 @@ mod tests {
             entries: Vec::new(),
         };
         let entry = HistoryEntry {
-            id: 1,
-            name: None,
-            last_run: chrono::Utc::now(),
-            runs: 1,
-            service: String::new(),
-            views: vec![
+            text: draft.text.clone(),
+            filters: draft.filters.clone(),
+            total_results: Some(4),
+            options: draft.options,
+            ..entry_of(vec![
                 HistoryView {
                     name: "front.png".into(),
                     input_uid: Some(uid(1)),
@@ -203,11 +218,7 @@ mod tests {
                     library_file: false,
                     sketch: false,
                 },
-            ],
-            text: draft.text.clone(),
-            filters: draft.filters.clone(),
-            total_results: Some(4),
-            options: draft.options,
+            ])
         };
         let mut bar = SearchBar::new();
         assert_eq!(bar.restore(&history, &entry), 1);
@@ -246,18 +257,7 @@ mod tests {
         let kept = history.kept_path(&view).unwrap();
         std::fs::create_dir_all(kept.parent().unwrap()).unwrap();
         std::fs::write(&kept, b"\x89PNG drawn").unwrap();
-        let entry = HistoryEntry {
-            id: 1,
-            name: None,
-            last_run: chrono::Utc::now(),
-            runs: 1,
-            service: String::new(),
-            views: vec![view.clone()],
-            text: String::new(),
-            filters: Vec::new(),
-            total_results: None,
-            options: Default::default(),
-        };
+        let entry = entry_of(vec![view]);
         let mut bar = SearchBar::new();
         assert_eq!(bar.restore(&history, &entry), 0);
         match &bar.views()[0].source {

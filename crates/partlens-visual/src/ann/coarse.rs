@@ -8,11 +8,11 @@
 //! them took 115 / 191 ms.
 //!
 //! So the models whose views are kept beside the graph (`graph_views.rs`) are first ranked on the
-//! views from [`COARSE_DIRECTIONS`] directions and their picture (33 of 163; a fifth of the bytes,
-//! the first of the model's block, so read in one run), each by the mean over the query views of
-//! its best similarity among them, and only the best [`AnnIndex::coarse_keep`] are estimated on
-//! every view. Files kept whole in the graph (pictures,
-//! drawings' pages) are estimated on all their views as before. On the corpus, shortlisting by
+//! views from `graph_views::COARSE_DIRECTIONS` directions and their picture (33 of 163; a fifth of
+//! the bytes, the first of the model's block, so read in one run), each by the mean over the query
+//! views of its best similarity among them, and only the best [`AnnIndex::coarse_keep`] are
+//! estimated on every view. Files kept whole in the graph (pictures, drawings' pages) are
+//! estimated on all their views as before. On the corpus, shortlisting by
 //! these 33 views and scoring the best 100 of 199 files on all views kept recall@10 at 1.000 for a
 //! search by a model and 0.998 by a photograph (docs/PERFORMANCE.md, "Views a model at 100,000
 //! parts", table B). At 100,000 parts the supplier's search took 21.6 / 29.7 ms p50 / p95 for
@@ -23,10 +23,6 @@ use half::slice::HalfFloatSliceExt;
 
 use super::{AnnIndex, Estimate, PARALLEL_FROM_VIEWS, in_chunks};
 use crate::error::VisualError;
-
-/// Directions of the engine's 162 a model's coarse views are seen from: the 32 a model searched by
-/// brings (`engine::mesh::SEARCH_INPUT_DIRECTIONS`), so they are spread evenly.
-pub(crate) const COARSE_DIRECTIONS: usize = partlens_engine::mesh::SEARCH_INPUT_DIRECTIONS;
 
 /// Reading a view kept beside the graph costs about this share of reading one through the graph's
 /// key lookup (0.1 µs against 0.4–1.5 µs, measured at 10,000 and 100,000 parts): how listed views
