@@ -505,7 +505,7 @@ fn library_of(
         return store.write_tx_blocking(|tx| {
             let company_id = tx.ensure_company(&spec.company)?;
             let stored_views = tx
-                .visual_view_counts()?
+                .visual_view_counts(usize::MAX)?
                 .into_iter()
                 .find(|(company, _)| *company == company_id)
                 .map_or(0, |(_, views)| views);

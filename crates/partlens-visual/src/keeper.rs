@@ -305,7 +305,7 @@ impl VisualKeeper {
         library.use_store_vectors(tx.has_view_vector_index()?);
         let mut files = 0;
         let mut damaged = Vec::new();
-        for (company, _) in tx.visual_view_counts()? {
+        for (company, _) in tx.visual_view_counts(1)? {
             let index = exact_index(tx, &company, &mut damaged)?;
             files += index.len();
             library.set_exact(&company, index);
@@ -358,7 +358,9 @@ impl VisualKeeper {
         let mut library = VisualLibrary::new(settings);
         let mut files = 0;
         let mut damaged = Vec::new();
-        for (company, views) in tx.visual_view_counts()? {
+        // Counted only up to the graph's threshold: whether a company has reached it is all
+        // that is needed here.
+        for (company, views) in tx.visual_view_counts(settings.ann_from_views)? {
             if library.wants_graph(views) {
                 match snapshot::load(&self.folder, &company) {
                     Ok(Some(saved))

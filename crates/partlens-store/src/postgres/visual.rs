@@ -61,14 +61,22 @@ impl VisualTx for PgTx<'_, '_> {
             .transpose()?)
     }
 
-    fn visual_view_counts(&mut self) -> Result<Vec<(String, usize)>, StoreError> {
+    fn visual_view_counts(&mut self, at_most: usize) -> Result<Vec<(String, usize)>, StoreError> {
+        // Each company's views counted through its files, stopping at `at_most`.
+        // At least one: a company with views is listed whatever the cap (a cap of 0 left every
+        // company out, and a start then discarded their saved graphs).
+        let at_most = i64::try_from(at_most.max(1)).unwrap_or(i64::MAX);
         self.tx
             .query(
                 &format!(
-                    "SELECT f.company_id, count(*) FROM views v JOIN files f ON f.uid = v.file_uid
-                     WHERE {SEARCHED} GROUP BY f.company_id ORDER BY f.company_id"
+                    "SELECT id, views FROM (
+                         SELECT c.id AS id, (SELECT count(*) FROM (
+                             SELECT 1 FROM files f JOIN views v ON v.file_uid = f.uid
+                             WHERE f.company_id = c.id AND {SEARCHED} LIMIT $1) AS first) AS views
+                         FROM companies c) AS counted
+                     WHERE views > 0 ORDER BY id"
                 ),
-                &[],
+                &[&at_most],
             )?
             .iter()
             .map(|row| {

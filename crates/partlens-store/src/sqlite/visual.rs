@@ -57,13 +57,21 @@ impl VisualTx for SqliteTx<'_> {
             .optional()?)
     }
 
-    fn visual_view_counts(&mut self) -> Result<Vec<(String, usize)>, StoreError> {
+    fn visual_view_counts(&mut self, at_most: usize) -> Result<Vec<(String, usize)>, StoreError> {
+        // Each company's views counted through its files, stopping at `at_most`.
         let mut statement = self.0.prepare(&format!(
-            "SELECT f.company_id, count(*) FROM views v JOIN files f ON f.uid = v.file_uid
-             WHERE {SEARCHED} GROUP BY f.company_id ORDER BY f.company_id"
+            "SELECT id, views FROM (
+                 SELECT c.id AS id, (SELECT count(*) FROM (
+                     SELECT 1 FROM files f JOIN views v ON v.file_uid = f.uid
+                     WHERE f.company_id = c.id AND {SEARCHED} LIMIT ?1)) AS views
+                 FROM companies c)
+             WHERE views > 0 ORDER BY id"
         ))?;
+        // At least one: a company with views is listed whatever the cap (a cap of 0 left every
+        // company out, and a start then discarded their saved graphs).
+        let at_most = i64::try_from(at_most.max(1)).unwrap_or(i64::MAX);
         let counts = statement
-            .query_map([], |row| {
+            .query_map(params![at_most], |row| {
                 Ok((
                     row.get::<_, String>(0)?,
                     row.get::<_, i64>(1)?.max(0) as usize,

@@ -177,7 +177,7 @@ fn answers(store: &TestStore, company: &str, query: &[f32]) -> Vec<String> {
             .map(|(uid, _)| uid)
             .collect();
         said.push(format!("journal {changed:?}"));
-        said.push(format!("{:?}", tx.visual_view_counts()?));
+        said.push(format!("{:?}", tx.visual_view_counts(usize::MAX)?));
         let mut searched = Vec::new();
         tx.for_each_searched_file(company, &mut |uid, views| {
             searched.push((uid, views));

@@ -38,7 +38,20 @@ fn every_change_to_searched_views_is_journalled_and_the_views_are_read_a_file_at
             let (owner, views) = tx.searched_views("a")?.unwrap();
             assert_eq!(owner, company);
             assert_eq!(views, vec![vec![0], vec![1], vec![2]]);
-            assert_eq!(tx.visual_view_counts()?, vec![(company.clone(), 6)]);
+            assert_eq!(
+                tx.visual_view_counts(usize::MAX)?,
+                vec![(company.clone(), 6)]
+            );
+            assert_eq!(
+                tx.visual_view_counts(4)?,
+                vec![(company.clone(), 4)],
+                "counted up to the cap"
+            );
+            assert_eq!(
+                tx.visual_view_counts(0)?,
+                vec![(company.clone(), 1)],
+                "a company with views is listed whatever the cap"
+            );
             let mut seen = Vec::new();
             tx.for_each_searched_file(&company, &mut |uid, views| {
                 seen.push((uid, views.len()));
