@@ -360,6 +360,11 @@ fn share((hits, total): (usize, usize)) -> String {
     )
 }
 
+/// Prints a table row: `label`, then a count's share on the tuning half and on the held-out half.
+fn halves_row(label: &str, tuning: (usize, usize), held_out: (usize, usize)) {
+    println!("| {label} | {} | {} |", share(tuning), share(held_out));
+}
+
 fn count(tally: &mut (usize, usize), hit: bool) {
     tally.0 += usize::from(hit);
     tally.1 += 1;
@@ -662,15 +667,15 @@ fn print_photo_rows(library: &[LibraryFile], photos: &[Photo]) {
     }
     println!("\n| a photo-like picture | tuning half | held-out half |");
     println!("|---|---|---|");
-    println!(
-        "| the part in the first five | {} | {} |",
-        share(rows[0].part_in_five),
-        share(rows[1].part_in_five)
+    halves_row(
+        "the part in the first five",
+        rows[0].part_in_five,
+        rows[1].part_in_five,
     );
-    println!(
-        "| first result of its kind | {} | {} |",
-        share(rows[0].kind_first),
-        share(rows[1].kind_first)
+    halves_row(
+        "first result of its kind",
+        rows[0].kind_first,
+        rows[1].kind_first,
     );
 }
 

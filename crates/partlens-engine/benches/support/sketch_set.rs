@@ -19,8 +19,8 @@ use rand::SeedableRng;
 
 use crate::sketch::{self, Hand, Pose};
 use crate::{
-    LibraryFile, PhotoRows, corpus_dir, count, count_photo, on_two_threads, searched_by_pictures,
-    share, triangles_of,
+    LibraryFile, PhotoRows, corpus_dir, count, count_photo, halves_row, on_two_threads,
+    searched_by_pictures, triangles_of,
 };
 
 /// Seed of the hands and poses, and the sheet's size (the sketch pad's square PNG).
@@ -147,29 +147,25 @@ pub fn print_rows(library: &[LibraryFile], sketches: &[Sketch]) {
     }
     println!("\n| a sketch | tuning half | held-out half |");
     println!("|---|---|---|");
-    println!(
-        "| of a model: the part first | {} | {} |",
-        share(part_first[0]),
-        share(part_first[1])
+    halves_row("of a model: the part first", part_first[0], part_first[1]);
+    halves_row(
+        "of a model: the part in the first five",
+        model_rows[0].part_in_five,
+        model_rows[1].part_in_five,
     );
-    println!(
-        "| of a model: the part in the first five | {} | {} |",
-        share(model_rows[0].part_in_five),
-        share(model_rows[1].part_in_five)
+    halves_row(
+        "of a model: first result of its kind",
+        model_rows[0].kind_first,
+        model_rows[1].kind_first,
     );
-    println!(
-        "| of a model: first result of its kind | {} | {} |",
-        share(model_rows[0].kind_first),
-        share(model_rows[1].kind_first)
+    halves_row(
+        "of a drawing: the drawing first",
+        drawing_rows[0].first,
+        drawing_rows[1].first,
     );
-    println!(
-        "| of a drawing: the drawing first | {} | {} |",
-        share(drawing_rows[0].first),
-        share(drawing_rows[1].first)
-    );
-    println!(
-        "| of a drawing: the drawing in the first five | {} | {} |",
-        share(drawing_rows[0].in_five),
-        share(drawing_rows[1].in_five)
+    halves_row(
+        "of a drawing: the drawing in the first five",
+        drawing_rows[0].in_five,
+        drawing_rows[1].in_five,
     );
 }
