@@ -56,6 +56,8 @@
 //! PARTLENS_BENCH_GRAPH_DIRECTIONS=92 cargo bench … -- real-models parts=10000 keep=/tmp/models
 //!                                                 # the graph over a model's views from 92 directions
 //! PARTLENS_BENCH_SWEEP=800:600,1600:1000 cargo bench … -- in-memory  # more search settings, one graph
+//! RUST_LOG=info cargo bench …                       # the service's log on stderr: where a saved
+//!                                                 # graph's load spends its time
 //! ```
 //!
 //! `in-memory` measures the search path without the store (no disk for a million views' database):
@@ -957,6 +959,13 @@ fn free_text(store: &Store, company: &str, records: usize, tables: &mut Tables) 
 }
 
 fn main() {
+    // `RUST_LOG=info`: the service's own log on stderr (where a saved graph's load spends its time).
+    if let Ok(filter) = tracing_subscriber::EnvFilter::try_from_default_env() {
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .with_writer(std::io::stderr)
+            .try_init();
+    }
     let arguments: Vec<String> = std::env::args().collect();
     let with_million = arguments.iter().any(|arg| arg == "1m");
     let only_million = arguments.iter().any(|arg| arg == "only-1m");

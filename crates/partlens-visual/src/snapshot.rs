@@ -23,6 +23,7 @@
 
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 use usearch::Index;
 
@@ -156,12 +157,12 @@ fn save_beside(path: &Path, index: &AnnIndex, files: &[SavedFile]) -> Result<(),
         let block = index.beside_of(slot);
         for position in 0..usize::from(views) {
             let at = index.placement().beside_index(usize::from(views), position);
-            for half in block
-                .get(at * dimensions..(at + 1) * dimensions)
-                .unwrap_or(&[])
-            {
-                writer.write_all(&half.to_bits().to_le_bytes())?;
-            }
+            write_halves(
+                &mut writer,
+                block
+                    .get(at * dimensions..(at + 1) * dimensions)
+                    .unwrap_or(&[]),
+            )?;
         }
     }
     writer
@@ -171,8 +172,21 @@ fn save_beside(path: &Path, index: &AnnIndex, files: &[SavedFile]) -> Result<(),
     Ok(())
 }
 
+/// Writes `values` as little-endian half-precision values.
+fn write_halves(writer: &mut impl Write, values: &[half::f16]) -> std::io::Result<()> {
+    if cfg!(target_endian = "big") {
+        for value in values {
+            writer.write_all(&value.to_bits().to_le_bytes())?;
+        }
+        Ok(())
+    } else {
+        writer.write_all(bytemuck::cast_slice(values))
+    }
+}
+
 /// Reads the vectors kept beside the graph for `files` (see [`save_beside`]); refused unless the
-/// file is exactly as long as they are.
+/// file is exactly as long as they are. Each file's block is read in one call straight into its
+/// values (a 100,000-part library keeps gigabytes beside its graph), then put in the order held.
 fn load_beside(
     path: &Path,
     files: &[SavedFile],
@@ -191,33 +205,46 @@ fn load_beside(
             path.display()
         )));
     }
-    let mut reader = BufReader::new(std::fs::File::open(path)?);
-    let mut bytes = Vec::new();
+    let mut reader = std::fs::File::open(path)?;
+    let mut saved = Vec::new();
     files
         .iter()
         .zip(lengths)
         .map(|(&(_, _, views, _), length)| {
-            bytes.resize(length * 2, 0);
-            reader.read_exact(&mut bytes)?;
-            let halves: Vec<half::f16> = bytes
-                .chunks_exact(2)
-                .map(|pair| half::f16::from_bits(u16::from_le_bytes([pair[0], pair[1]])))
-                .collect();
             // Saved in the order of the views; held with the coarse ones first.
             Ok(match placement.beside_order(usize::from(views)) {
-                Some(order) if length > 0 => order
-                    .iter()
-                    .flat_map(|&position| {
-                        halves
-                            .get(position * dimensions..(position + 1) * dimensions)
-                            .unwrap_or(&[])
-                    })
-                    .copied()
-                    .collect(),
-                _ => halves.into_boxed_slice(),
+                Some(order) if length > 0 => {
+                    saved.resize(length, half::f16::ZERO);
+                    read_halves(&mut reader, &mut saved)?;
+                    let mut block = Vec::with_capacity(length);
+                    for &position in order {
+                        block.extend_from_slice(
+                            saved
+                                .get(position * dimensions..(position + 1) * dimensions)
+                                .unwrap_or(&[]),
+                        );
+                    }
+                    block.into_boxed_slice()
+                }
+                _ => {
+                    let mut block = vec![half::f16::ZERO; length].into_boxed_slice();
+                    read_halves(&mut reader, &mut block)?;
+                    block
+                }
             })
         })
         .collect()
+}
+
+/// Fills `values` with as many little-endian half-precision values read from `reader`.
+fn read_halves(reader: &mut impl Read, values: &mut [half::f16]) -> std::io::Result<()> {
+    reader.read_exact(bytemuck::cast_slice_mut(values))?;
+    if cfg!(target_endian = "big") {
+        for value in values.iter_mut() {
+            *value = half::f16::from_bits(u16::from_le(value.to_bits()));
+        }
+    }
+    Ok(())
 }
 
 fn damaged(why: impl std::fmt::Display) -> VisualError {
@@ -396,12 +423,36 @@ pub fn load(folder: &Path, company: &str) -> Result<Option<Snapshot>, VisualErro
     let path_text = graph_path
         .to_str()
         .ok_or_else(|| damaged("the data directory's path is not UTF-8"))?;
-    let graph = Index::restore(path_text)
-        .map_err(|error| damaged(format!("cannot read {}: {error}", graph_path.display())))?;
+    let started = Instant::now();
+    let placement = GraphViews::new(table.settings.graph_directions);
+    // The graph file and the views beside it are read at once (each is gigabytes at 100,000 parts).
+    let (restored, beside_and_held) = std::thread::scope(|scope| {
+        let restoring = scope.spawn(|| {
+            let graph = Index::restore(path_text);
+            (graph, started.elapsed())
+        });
+        let beside_and_held = load_beside(
+            &folder.join(beside_name(company, table.graph_id)),
+            &table.files,
+            &placement,
+            table.quantiser.dimensions(),
+        )
+        .and_then(|beside| {
+            let held = load_held(
+                &folder.join(held_name(company, table.graph_id)),
+                &table.files,
+            )?;
+            Ok((beside, held, started.elapsed()))
+        });
+        (restoring.join(), beside_and_held)
+    });
+    let (graph, graph_read) = restored.map_err(|_| damaged("reading the graph file failed"))?;
+    let graph =
+        graph.map_err(|error| damaged(format!("cannot read {}: {error}", graph_path.display())))?;
+    let (beside, held, beside_read) = beside_and_held?;
     if graph.dimensions() != table.quantiser.dimensions() {
         return Err(damaged("the graph and its table disagree on dimensions"));
     }
-    let placement = GraphViews::new(table.settings.graph_directions);
     for &(_, slot, views, _) in &table.files {
         for position in placement.graph_positions(usize::from(views)) {
             if !graph.contains(view_key(slot, position)) {
@@ -409,16 +460,7 @@ pub fn load(folder: &Path, company: &str) -> Result<Option<Snapshot>, VisualErro
             }
         }
     }
-    let beside = load_beside(
-        &folder.join(beside_name(company, table.graph_id)),
-        &table.files,
-        &placement,
-        table.quantiser.dimensions(),
-    )?;
-    let held = load_held(
-        &folder.join(held_name(company, table.graph_id)),
-        &table.files,
-    )?;
+    let checked = started.elapsed();
     let index = AnnIndex::from_parts(
         graph,
         table.quantiser,
@@ -427,6 +469,14 @@ pub fn load(folder: &Path, company: &str) -> Result<Option<Snapshot>, VisualErro
         beside,
         held,
     )?;
+    tracing::info!(
+        company,
+        graph_read_s = graph_read.as_secs_f64(),
+        beside_read_s = beside_read.as_secs_f64(),
+        checked_s = checked.as_secs_f64(),
+        ready_s = started.elapsed().as_secs_f64(),
+        "saved visual graph read"
+    );
     Ok(Some(Snapshot {
         index,
         journal_position: table.journal_position,
