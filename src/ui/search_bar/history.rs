@@ -8,7 +8,6 @@ use super::views::{ViewSlot, ViewSource, ViewState};
 use super::{FilterOperator, FilterRow, MAX_VIEWS, SearchBar};
 use partlens_api::FilterTerm;
 use partlens_tasks::history::{HistoryEntry, SearchHistory};
-use partlens_tasks::search::view_search::SketchImage;
 
 impl SearchBar {
     /// Puts a kept search back into the bar: its views (from the history's copies, else the files
@@ -44,15 +43,14 @@ impl SearchBar {
                 None => ViewState::New,
             };
             if view.sketch
-                && let Some(png) = history
-                    .kept_path(view)
-                    .and_then(|path| read_kept_sketch(&path))
+                && let Some(path) = history.kept_path(view)
             {
+                // Still a sketch (its scores are a sketch's), going up from its kept copy.
                 let id = self.next_view_id;
                 self.next_view_id += 1;
                 self.views.push(ViewSlot {
                     id,
-                    source: ViewSource::Sketch(SketchImage::new(view.name.clone(), png)),
+                    source: ViewSource::KeptSketch(path),
                     state,
                 });
                 continue;
@@ -130,23 +128,11 @@ fn filter_row(term: &FilterTerm) -> Option<FilterRow> {
     })
 }
 
-/// The largest kept sketch read back into the bar (the pad's drawings are PNGs of tens of KB).
-const MAX_KEPT_SKETCH_BYTES: u64 = 8 * 1024 * 1024;
-
-/// The bytes of a kept sketch, when the copy is there and no larger than
-/// [`MAX_KEPT_SKETCH_BYTES`] (else the view is put back as the file it is kept in).
-fn read_kept_sketch(path: &std::path::Path) -> Option<bytes::Bytes> {
-    let size = std::fs::metadata(path).ok()?.len();
-    if size > MAX_KEPT_SKETCH_BYTES {
-        return None;
-    }
-    std::fs::read(path).ok().map(bytes::Bytes::from)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::ui::search_bar::tests::{file, uid};
+    use crate::ui::search_bar::views::{ViewKind, view_kind};
     use partlens_tasks::history::{HistoryView, SearchDraft};
     use partlens_tasks::search::view_search::ViewInput;
 
@@ -255,23 +241,14 @@ mod tests {
             sketch: true,
         };
         let kept = history.kept_path(&view).unwrap();
-        std::fs::create_dir_all(kept.parent().unwrap()).unwrap();
-        std::fs::write(&kept, b"\x89PNG drawn").unwrap();
         let entry = entry_of(vec![view]);
         let mut bar = SearchBar::new();
         assert_eq!(bar.restore(&history, &entry), 0);
-        match &bar.views()[0].source {
-            ViewSource::Sketch(image) => {
-                assert_eq!(image.name(), "sketch.png");
-                assert_eq!(&image.png()[..], b"\x89PNG drawn");
-            }
-            other => panic!("a kept sketch came back as {other:?}"),
-        }
+        // Its copy is not read here (the UI thread): the upload reads it, if it goes up again.
+        assert_eq!(bar.views()[0].source, ViewSource::KeptSketch(kept));
+        assert_eq!(bar.views()[0].source.name(), "sketch.png");
+        assert_eq!(view_kind(&bar.views()[0].source), ViewKind::Image);
         assert_eq!(bar.views()[0].state, ViewState::Indexed(uid(5)));
-        // Without its copy it is the file it was kept in, searched by its UID.
-        std::fs::remove_file(&kept).unwrap();
-        bar.restore(&history, &entry);
-        assert_eq!(bar.views()[0].source, ViewSource::File(kept));
     }
 
     #[test]

@@ -60,7 +60,9 @@ pub fn view_kind(source: &ViewSource) -> ViewKind {
         ViewSource::File(path) => ViewKind::of_name(&path.to_string_lossy()),
         // Its stored name says what it is: a stored model is searched as a model.
         ViewSource::LibraryFile { name, .. } => ViewKind::of_name(name),
-        ViewSource::ResultImage { .. } | ViewSource::Sketch(_) => ViewKind::Image,
+        ViewSource::ResultImage { .. } | ViewSource::Sketch(_) | ViewSource::KeptSketch(_) => {
+            ViewKind::Image
+        }
     }
 }
 
@@ -76,6 +78,7 @@ pub fn view_thumbnail_request(slot: &ViewSlot) -> Option<ImageRequest> {
             Some(ImageRequest::thumbnail_of_file(uid.clone()))
         }
         (ViewSource::File(_), _) => None,
+        (ViewSource::KeptSketch(path), _) => Some(ImageRequest::local_file(path)),
         (ViewSource::LibraryFile { uid, .. }, _) => {
             Some(ImageRequest::thumbnail_of_file(uid.clone()))
         }

@@ -316,7 +316,8 @@ impl HistoryStore {
                 view.library_file = true;
                 return PreparedView { view, bytes: None };
             }
-            ViewSource::File(path) => {
+            ViewSource::File(path) | ViewSource::KeptSketch(path) => {
+                view.sketch = matches!(source, ViewSource::KeptSketch(_));
                 if let Some(relative) = kept_relative(&files_dir, path) {
                     // Run again from the history: its own copy.
                     view.kept_file = Some(relative);
@@ -854,6 +855,23 @@ mod tests {
         let (reopened, problem) = HistoryStore::open(dir.path());
         assert!(problem.is_none());
         assert_eq!(reopened.snapshot(), history);
+
+        // Run again from the history, the sketch (put back as its kept copy) stays a sketch on the
+        // same copy.
+        let kept_sketch = entry.views[1].kept_file.clone();
+        let sketch_copy = history.kept_path(&entry.views[1]).unwrap();
+        let again = store
+            .record(
+                draft(vec![(ViewSource::KeptSketch(sketch_copy), 2)], "again"),
+                &[],
+                "Local workspace",
+                Utc::now(),
+            )
+            .unwrap();
+        let view = store.snapshot().entry(again).unwrap().views[0].clone();
+        assert!(view.sketch);
+        assert_eq!(view.kept_file, kept_sketch);
+        assert_eq!(store.kept_bytes(), 22 + 50);
     }
 
     #[test]

@@ -34,6 +34,9 @@ pub enum ViewSource {
     },
     /// A picture made in the app (the sketch pad's drawing), in memory.
     Sketch(SketchImage),
+    /// A sketch the search history kept, put back into the bar: searched as a sketch, its bytes
+    /// go up from the history's copy (read by the upload, never on the UI thread).
+    KeptSketch(PathBuf),
     /// A file of the company's library searched by itself ("More like this" on a stored model,
     /// picture or drawing): its own UID is the search input, so nothing is uploaded and a model is
     /// searched as a model (model → model), not by its picture.
@@ -95,7 +98,7 @@ impl ViewSource {
     /// The name shown for the view.
     pub fn name(&self) -> String {
         match self {
-            Self::File(path) => path
+            Self::File(path) | Self::KeptSketch(path) => path
                 .file_name()
                 .map(|name| name.to_string_lossy().into_owned())
                 .unwrap_or_else(|| path.display().to_string()),
@@ -230,7 +233,9 @@ pub async fn upload_source(
     view: &ViewSource,
 ) -> Result<UploadSource, ApiError> {
     match view {
-        ViewSource::File(path) => Ok(UploadSource::Path(path.clone())),
+        ViewSource::File(path) | ViewSource::KeptSketch(path) => {
+            Ok(UploadSource::Path(path.clone()))
+        }
         ViewSource::ResultImage { name, image_url } => {
             let bytes = client.fetch_image(image_url).await?;
             let name = result_image_file_name(name, &bytes)?;
