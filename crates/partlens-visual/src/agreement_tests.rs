@@ -640,3 +640,61 @@ fn a_selective_filter_ranks_many_models_by_their_coarse_views_and_answers_like_t
     }
     assert!(compared >= 20, "{compared} searches compared");
 }
+
+#[test]
+fn a_model_nearest_by_a_view_beside_the_graph_is_found_whatever_its_views_in_the_graph_say() {
+    use partlens_engine::mesh::VIEWS_PER_MODEL;
+    use partlens_engine::samples::synthetic_views::noised;
+    let pool = pool();
+    let mut random = seeded(51);
+    let spread = AnnSettings {
+        graph_directions: 92,
+        ..exhaustive()
+    };
+    let in_graph = super::graph_views::GraphViews::new(92).graph_positions(VIEWS_PER_MODEL);
+    let original = pool.base(0).clone();
+    let query = vec![noised(&original, &mut random)];
+    // A model whose views from the graph's directions show another part, and whose others are the
+    // query's own picture; pictures of that picture photographed twice over, nearer the query than
+    // the model's views in the graph, further than its others; more of them than a batch of
+    // estimates, so that the model's bound (its views in the graph) would leave it out.
+    let other = pool.base(5).clone();
+    let model: Vec<ViewDescriptor> = (0..VIEWS_PER_MODEL)
+        .map(|position| {
+            if in_graph.contains(&position) {
+                other.clone()
+            } else {
+                original.clone()
+            }
+        })
+        .collect();
+    let mut files = vec![(uid(0), model)];
+    for number in 1..80 {
+        let photographed = noised(&original, &mut random);
+        files.push((uid(number), vec![noised(&photographed, &mut random)]));
+    }
+    let stored: HashMap<String, Vec<ViewDescriptor>> = files.iter().cloned().collect();
+    let mut exact = ExactScan::new();
+    for (uid, views) in &files {
+        exact.insert(COMPANY, uid, views).unwrap();
+    }
+    let want = exact
+        .rank(COMPANY, &query, FileFilter::Everything, 3, &stored)
+        .unwrap();
+    assert_eq!(want[0].0, uid(0), "the model is the best file");
+    // The model's views in the graph alone, as another company's picture.
+    const ALONE: &str = "7d0b4f1e-0000-4000-8000-000000000002";
+    exact.insert(ALONE, &uid(99), &[other]).unwrap();
+    let alone = exact
+        .rank(ALONE, &query, FileFilter::Everything, 1, &stored)
+        .unwrap();
+    assert!(
+        want[2].1 > alone[0].1,
+        "the pictures are nearer than the model's views in the graph"
+    );
+    let index = AnnIndex::build(&files, spread, 2).unwrap().unwrap();
+    let got = index
+        .rank(&query, FileFilter::Everything, 3, &stored)
+        .unwrap();
+    assert_eq!(got, want);
+}

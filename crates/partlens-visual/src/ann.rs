@@ -1126,23 +1126,31 @@ impl AnnIndex {
         if !Self::estimable(query, vectors) {
             return Ok(self.read_whole(&found.slots));
         }
-        // (the tightest bound, the bound that holds whatever the floor, slot)
+        // (views beside the graph, the tightest bound, the bound that holds whatever the floor, slot)
         let one_view = |slot: u32| {
             self.slots
                 .get(slot as usize)
                 .is_some_and(|file| file.views == 1)
         };
-        let mut order: Vec<(f32, f32, u32)> = found
+        // A file with views beside the graph may be nearer by one of those than by any the
+        // graph found: its bound does not hold, and it is estimated whatever its bound (first,
+        // best bound first, so that the shortlist fills early).
+        let partly_held = |slot: u32| {
+            self.slots
+                .get(slot as usize)
+                .is_some_and(|file| self.placement.beside(usize::from(file.views)) > 0)
+        };
+        let mut order: Vec<(bool, f32, f32, u32)> = found
             .slots
             .iter()
             .zip(&found.bounds)
             .enumerate()
             .map(|(at, (&slot, &bound))| match found.mean_bounds.get(at) {
-                Some(&mean_bound) if one_view(slot) => (bound.min(mean_bound), bound, slot),
-                _ => (bound, bound, slot),
+                Some(&mean_bound) if one_view(slot) => (false, bound.min(mean_bound), bound, slot),
+                _ => (partly_held(slot), bound, bound, slot),
             })
             .collect();
-        order.sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
+        order.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(b.1.total_cmp(&a.1)));
         // A file with a view at or below 0 for one of n query views scores at most (n − 1)/n.
         let n = vectors.len() as f32;
         let one_view_ceiling = (n - 1.0) / n;
@@ -1154,8 +1162,8 @@ impl AnnIndex {
         let mut last_batch = false;
         while !last_batch {
             batch.clear();
-            for (tightest, bound, slot) in rest.by_ref() {
-                if best.excludes(tightest) {
+            for (partly, tightest, bound, slot) in rest.by_ref() {
+                if !partly && best.excludes(tightest) {
                     if tightest == bound || best.excludes(one_view_ceiling) {
                         // Every file after this one is bounded lower still.
                         last_batch = true;
