@@ -1133,12 +1133,17 @@ impl AnnIndex {
                 .is_some_and(|file| file.views == 1)
         };
         // A file with views beside the graph may be nearer by one of those than by any the
-        // graph found: its bound does not hold, and it is estimated whatever its bound (first,
-        // best bound first, so that the shortlist fills early).
+        // graph found: its bound does not hold. For one query view it is estimated whatever its
+        // bound (first, best bound first, so that the shortlist fills early): at 100,000 parts
+        // over 92 directions recall@10 0.832 → 0.902 for 5.2 → 7.3 ms p50. For several the
+        // candidates are many more and the bound still leaves such files out: estimating them all
+        // took three views from 16 / 23 ms p50 / p95 to 41 / 56 ms (recall 0.980 → 1.000).
         let partly_held = |slot: u32| {
-            self.slots
-                .get(slot as usize)
-                .is_some_and(|file| self.placement.beside(usize::from(file.views)) > 0)
+            vectors.len() == 1
+                && self
+                    .slots
+                    .get(slot as usize)
+                    .is_some_and(|file| self.placement.beside(usize::from(file.views)) > 0)
         };
         let mut order: Vec<(bool, f32, f32, u32)> = found
             .slots
