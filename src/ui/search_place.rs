@@ -298,12 +298,7 @@ impl SearchPlace {
                 let views = self.bar.views();
                 let query_kind = views.first().map(|slot| SearchedBy {
                     kind: view_kind(&slot.source),
-                    sketched: views.iter().all(|slot| {
-                        matches!(
-                            slot.source,
-                            ViewSource::Sketch(_) | ViewSource::KeptSketch(_)
-                        )
-                    }),
+                    sketched: views.iter().all(|slot| slot.source.is_sketch()),
                 });
                 self.results.set_results(
                     rows_from_result(&result, query_kind),

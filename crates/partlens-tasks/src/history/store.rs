@@ -309,7 +309,7 @@ impl HistoryStore {
             original_path: None,
             not_kept: None,
             library_file: false,
-            sketch: false,
+            sketch: source.is_sketch(),
         };
         let bytes = match source {
             ViewSource::LibraryFile { .. } => {
@@ -317,7 +317,6 @@ impl HistoryStore {
                 return PreparedView { view, bytes: None };
             }
             ViewSource::File(path) | ViewSource::KeptSketch(path) => {
-                view.sketch = matches!(source, ViewSource::KeptSketch(_));
                 if let Some(relative) = kept_relative(&files_dir, path) {
                     // Run again from the history: its own copy.
                     view.kept_file = Some(relative);
@@ -346,10 +345,7 @@ impl HistoryStore {
                     }
                 }
             }
-            ViewSource::Sketch(image) => {
-                view.sketch = true;
-                Some(image.png().to_vec())
-            }
+            ViewSource::Sketch(image) => Some(image.png().to_vec()),
             ViewSource::ResultImage { name, .. } => match fetched {
                 Some(bytes) => {
                     if let Ok(file_name) = result_image_file_name(name, bytes) {

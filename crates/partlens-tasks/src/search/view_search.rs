@@ -95,6 +95,12 @@ impl std::fmt::Debug for SketchImage {
 }
 
 impl ViewSource {
+    /// True for a picture drawn on the sketch pad, in memory or kept by the history: its scores
+    /// are a sketch's.
+    pub fn is_sketch(&self) -> bool {
+        matches!(self, Self::Sketch(_) | Self::KeptSketch(_))
+    }
+
     /// The name shown for the view.
     pub fn name(&self) -> String {
         match self {
