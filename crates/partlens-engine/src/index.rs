@@ -439,6 +439,39 @@ impl VisualIndex {
             .iter()
             .filter(|file| file.live && allow(&file.key))
             .collect();
+        self.rank_candidates(candidates, query, limit)
+    }
+
+    /// [`Self::rank`] of the listed files alone (`keys`; a key not indexed is left out, a key
+    /// listed twice counts once): the same scores in the same order, at a cost in the files listed
+    /// rather than in every file indexed. A filter's few thousand files, or the few hundred a vector
+    /// index proposes, among 500,000 need not visit the others: asking `rank` whether each of
+    /// 500,000 keys is allowed reads every key from memory (about 100 ms at 500,000 files).
+    pub fn rank_listed<'k>(
+        &self,
+        query: &[ViewDescriptor],
+        keys: impl IntoIterator<Item = &'k str>,
+        limit: usize,
+    ) -> Vec<(String, f32)> {
+        let mut listed: Vec<usize> = keys
+            .into_iter()
+            .filter_map(|key| self.positions.get(key).copied())
+            .collect();
+        // In the index's order, as `rank` visits them.
+        listed.sort_unstable();
+        listed.dedup();
+        let candidates = listed.into_iter().map(|at| &self.files[at]).collect();
+        self.rank_candidates(candidates, query, limit)
+    }
+
+    /// Scores `candidates` (live files of this index) against the query, on as many threads as the
+    /// work is worth, and keeps the `limit` best.
+    fn rank_candidates(
+        &self,
+        candidates: Vec<&FileRows>,
+        query: &[ViewDescriptor],
+        limit: usize,
+    ) -> Vec<(String, f32)> {
         let work: usize = candidates.iter().map(|file| file.rows).sum::<usize>() * query.len();
         let threads = self
             .search_threads

@@ -274,6 +274,15 @@ fn the_index_ranks_exactly_like_matching_every_file() {
             let allow = |key: &str| !key.ends_with('7');
             let expected = rank_by_matching_every_file(&files, &query, allow, limit);
             assert_eq!(index.rank(&query, allow, limit), expected);
+            // The same files listed (with a removed key, an unknown one and one listed twice).
+            let mut listed: Vec<&str> = files
+                .iter()
+                .map(|(key, _)| key.as_str())
+                .filter(|key| allow(key))
+                .rev()
+                .collect();
+            listed.extend(["gone", "never-indexed", "file-03"]);
+            assert_eq!(index.rank_listed(&query, listed, limit), expected);
         }
     }
     // Duplicated files tie; the key decides.

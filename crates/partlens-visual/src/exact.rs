@@ -48,7 +48,10 @@ impl ViewSearch for ExactScan {
         };
         match filter {
             FileFilter::Everything => Ok(index.rank(query, |_| true, limit)),
-            FileFilter::Only(allowed) => Ok(index.rank(query, |uid| allowed.contains(uid), limit)),
+            // The listed files looked up, not every file asked whether it is listed.
+            FileFilter::Only(allowed) => {
+                Ok(index.rank_listed(query, allowed.iter().map(String::as_str), limit))
+            }
             FileFilter::Among(matching) => {
                 Ok(index.rank(query, |uid| matching.contains(uid), limit))
             }

@@ -14,8 +14,6 @@
 //! scan too (the index cannot be asked for views of a set of files); a store without a vector index
 //! ([`StoredViews::nearest_files`] says `None`) leaves the exact scan to answer.
 
-use std::collections::HashSet;
-
 use super::ann::{AnnSettings, mean_vector};
 use super::{FileFilter, Ranked, StoredViews};
 use crate::error::VisualError;
@@ -70,8 +68,8 @@ pub(crate) fn rank_and_count(
     let Some(candidates) = stored.nearest_files(company, &query_vectors(query), views_each)? else {
         return Ok(None);
     };
-    let candidates: HashSet<String> = candidates.into_iter().collect();
-    let ranked = index.rank(query, |uid| candidates.contains(uid), limit);
+    // The candidates looked up, not every file of the company asked whether it is one.
+    let ranked = index.rank_listed(query, candidates.iter().map(String::as_str), limit);
     Ok(Some((ranked, index.len())))
 }
 
@@ -160,7 +158,7 @@ mod tests {
                 .unwrap()
                 .is_none()
         );
-        let listed: HashSet<String> = ["file-1".to_owned()].into();
+        let listed: std::collections::HashSet<String> = ["file-1".to_owned()].into();
         let only = FileFilter::Only(&listed);
         assert!(
             rank_and_count(&index, "c", &query, only, 10, &proposing, &settings)
