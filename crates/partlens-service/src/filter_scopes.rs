@@ -16,10 +16,15 @@
 //! (the three-view search of a filter 30 % of the files match asked about some 700). Its size is
 //! `TotalResults`.
 //!
+//! The exact scan takes every match listed: at a million views through PostgreSQL's vector index a
+//! supplier's 10,000 files took about 100 ms to list, every search, against a few to score. Such a
+//! listing is kept too, when it lists at most `SELECTIVE_FILES` files; a longer one is not (the scan
+//! of that many files costs as much as listing them). A resolution is kept for the form it was made
+//! in ([`FilterForm`]): the exact scan's lists every match, the graph's only the files with views.
+//!
 //! Limits: at most [`MAX_KEPT`] resolutions (the least recently used is dropped); a listed one holds
 //! at most `SELECTIVE_FILES` UIDs (about 2 MB), a broad one 16 bytes a matching file (16 MB for a
-//! million), so at most 128 MB in all for a company of a million files with views; nothing is kept
-//! for the exact scan.
+//! million), so at most 128 MB in all for a company of a million files with views.
 
 use std::collections::{HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -27,7 +32,8 @@ use std::sync::{Arc, Mutex};
 use partlens_api::FilterTerm;
 
 use super::error::ServiceError;
-use partlens_visual::GuidSet;
+use super::visual_ranking::SELECTIVE_FILES;
+use partlens_visual::{FilterForm, GuidSet};
 
 /// Most resolutions kept.
 pub const MAX_KEPT: usize = 8;
@@ -45,9 +51,21 @@ pub enum Resolved {
     },
 }
 
+impl Resolved {
+    /// True when it is small enough to keep: a broad one always (16 bytes a file), a listed one of
+    /// at most [`SELECTIVE_FILES`] files.
+    fn fits_kept(&self) -> bool {
+        match self {
+            Self::Listed(files) => files.len() <= SELECTIVE_FILES,
+            Self::Broad { .. } => true,
+        }
+    }
+}
+
 /// One kept resolution.
 struct Kept {
     company: String,
+    form: FilterForm,
     terms: Vec<FilterTerm>,
     generation: i64,
     resolved: Arc<Resolved>,
@@ -65,24 +83,32 @@ impl FilterScopes {
         Self::default()
     }
 
-    /// The resolution of `terms` for `company` at metadata `generation`: the kept one when there is
-    /// one for exactly these, else `resolve()`'s, which is then kept (replacing one made at another
-    /// generation). `resolve` runs without the lock held, so searches never wait on each other here.
+    /// The resolution of `terms` in `form` for `company` at metadata `generation`: the kept one
+    /// when there is one for exactly these, else `resolve()`'s, which is then kept when it fits
+    /// (replacing one made at another generation). `resolve` runs without the lock held, so
+    /// searches never wait on each other here.
     pub fn resolve(
         &self,
         company: &str,
+        form: FilterForm,
         terms: &[FilterTerm],
         generation: i64,
         resolve: impl FnOnce() -> Result<Resolved, ServiceError>,
     ) -> Result<Arc<Resolved>, ServiceError> {
-        if let Some(found) = self.take(company, terms, generation) {
+        if let Some(found) = self.take(company, form, terms, generation) {
             return Ok(found);
         }
         let resolved = Arc::new(resolve()?);
         let mut kept = self.lock();
-        kept.retain(|entry| !(entry.company == company && entry.terms == terms));
+        kept.retain(|entry| {
+            !(entry.company == company && entry.form == form && entry.terms == terms)
+        });
+        if !resolved.fits_kept() {
+            return Ok(resolved);
+        }
         kept.push_front(Kept {
             company: company.to_owned(),
+            form,
             terms: terms.to_vec(),
             generation,
             resolved: resolved.clone(),
@@ -93,10 +119,19 @@ impl FilterScopes {
 
     /// The kept resolution for exactly these, moved to the front; `None` when there is none at
     /// this generation.
-    fn take(&self, company: &str, terms: &[FilterTerm], generation: i64) -> Option<Arc<Resolved>> {
+    fn take(
+        &self,
+        company: &str,
+        form: FilterForm,
+        terms: &[FilterTerm],
+        generation: i64,
+    ) -> Option<Arc<Resolved>> {
         let mut kept = self.lock();
         let at = kept.iter().position(|entry| {
-            entry.generation == generation && entry.company == company && entry.terms == terms
+            entry.generation == generation
+                && entry.company == company
+                && entry.form == form
+                && entry.terms == terms
         })?;
         let entry = kept.remove(at)?;
         let resolved = entry.resolved.clone();
@@ -126,6 +161,9 @@ impl FilterScopes {
 mod tests {
     use super::*;
 
+    const GRAPH: FilterForm = FilterForm::ListedWhenSelective;
+    const EXACT: FilterForm = FilterForm::EveryMatchListed;
+
     fn listed(uids: &[&str]) -> Resolved {
         Resolved::Listed(uids.iter().map(|uid| (*uid).to_owned()).collect())
     }
@@ -137,7 +175,7 @@ mod tests {
         let mut calls = 0;
         let mut resolve = |generation, uids: &[&str]| {
             scopes
-                .resolve("acme", &terms, generation, || {
+                .resolve("acme", GRAPH, &terms, generation, || {
                     calls += 1;
                     Ok(listed(uids))
                 })
@@ -165,17 +203,21 @@ mod tests {
                 (0..count as u128).map(|n| uuid::Uuid::from_u128(n).to_string()),
             ),
         };
-        scopes.resolve("acme", &steel, 1, || Ok(broad(10))).unwrap();
+        scopes
+            .resolve("acme", GRAPH, &steel, 1, || Ok(broad(10)))
+            .unwrap();
         let other_company = scopes
-            .resolve("globex", &steel, 1, || Ok(broad(20)))
+            .resolve("globex", GRAPH, &steel, 1, || Ok(broad(20)))
             .unwrap();
         assert_eq!(*other_company, broad(20));
-        let other_terms = scopes.resolve("acme", &brass, 1, || Ok(broad(30))).unwrap();
+        let other_terms = scopes
+            .resolve("acme", GRAPH, &brass, 1, || Ok(broad(30)))
+            .unwrap();
         assert_eq!(*other_terms, broad(30));
         // A failed resolution keeps nothing.
         assert!(
             scopes
-                .resolve("acme", &[], 1, || Err(ServiceError::Internal(
+                .resolve("acme", GRAPH, &[], 1, || Err(ServiceError::Internal(
                     "down".into()
                 )))
                 .is_err()
@@ -184,11 +226,53 @@ mod tests {
         for number in 0..MAX_KEPT {
             let terms = [FilterTerm::Text(format!("word{number}"))];
             scopes
-                .resolve("acme", &terms, 1, || Ok(broad(number)))
+                .resolve("acme", GRAPH, &terms, 1, || Ok(broad(number)))
                 .unwrap();
         }
         assert_eq!(scopes.len(), MAX_KEPT);
-        let again = scopes.resolve("acme", &steel, 1, || Ok(broad(99))).unwrap();
+        let again = scopes
+            .resolve("acme", GRAPH, &steel, 1, || Ok(broad(99)))
+            .unwrap();
         assert_eq!(*again, broad(99), "the least recently used was dropped");
+    }
+
+    #[test]
+    fn each_form_keeps_its_own_resolution_and_a_long_listing_is_not_kept() {
+        let scopes = FilterScopes::new();
+        let steel = [FilterTerm::parse("material=[steel]")];
+        let exact = scopes
+            .resolve("acme", EXACT, &steel, 1, || Ok(listed(&["a", "b"])))
+            .unwrap();
+        assert_eq!(*exact, listed(&["a", "b"]));
+        let graph = scopes
+            .resolve("acme", GRAPH, &steel, 1, || Ok(listed(&["a"])))
+            .unwrap();
+        assert_eq!(*graph, listed(&["a"]), "not the exact scan's listing");
+        let again = scopes
+            .resolve("acme", EXACT, &steel, 1, || Ok(listed(&["c"])))
+            .unwrap();
+        assert_eq!(*again, listed(&["a", "b"]), "the exact scan's listing kept");
+        let long = || {
+            Resolved::Listed(
+                (0..=SELECTIVE_FILES)
+                    .map(|n| n.to_string())
+                    .collect::<HashSet<String>>(),
+            )
+        };
+        let brass = [FilterTerm::parse("material=[brass]")];
+        let mut calls = 0;
+        for _ in 0..2 {
+            scopes
+                .resolve("acme", EXACT, &brass, 1, || {
+                    calls += 1;
+                    Ok(long())
+                })
+                .unwrap();
+        }
+        assert_eq!(
+            calls, 2,
+            "a listing longer than SELECTIVE_FILES is made again"
+        );
+        assert_eq!(scopes.len(), 2);
     }
 }

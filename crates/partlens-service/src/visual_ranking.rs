@@ -52,7 +52,8 @@ pub(crate) fn resolve_for_graph(
 /// read connection: the metadata conditions are resolved in the form the library's path for the
 /// company takes them ([`FilterForm`]: all of them listed for the exact scan; for a graph, listed
 /// when they select at most [`SELECTIVE_FILES`] files, else held in memory to check the graph's
-/// candidates against, the resolution kept in `scopes`), and the library ranks and counts.
+/// candidates against; the resolution kept in `scopes`, see there), and the library ranks and
+/// counts.
 /// Returns the best `limit` files and the number of matches.
 pub fn rank_visually(
     tx: &mut dyn StoreTx,
@@ -66,20 +67,21 @@ pub fn rank_visually(
     let resolved = if terms.is_empty() {
         None
     } else {
-        Some(match library.filter_form(company_id) {
-            FilterForm::ListedWhenSelective => {
-                let generation = tx.metadata_generation()?;
-                scopes.resolve(company_id, terms, generation, || {
+        let form = library.filter_form(company_id);
+        let generation = tx.metadata_generation()?;
+        Some(
+            scopes.resolve(company_id, form, terms, generation, || match form {
+                FilterForm::ListedWhenSelective => {
                     resolve_for_graph(&mut *tx, company_id, terms, SELECTIVE_FILES)
-                })?
-            }
-            FilterForm::EveryMatchListed => {
-                let all = tx.matching_database_files(company_id, terms)?;
-                std::sync::Arc::new(Resolved::Listed(
-                    all.into_iter().map(|candidate| candidate.uid).collect(),
-                ))
-            }
-        })
+                }
+                FilterForm::EveryMatchListed => {
+                    let all = tx.matching_database_files(company_id, terms)?;
+                    Ok(Resolved::Listed(
+                        all.into_iter().map(|candidate| candidate.uid).collect(),
+                    ))
+                }
+            })?,
+        )
     };
     let filter = match resolved.as_deref() {
         None => FileFilter::Everything,
