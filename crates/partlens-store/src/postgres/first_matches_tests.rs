@@ -126,6 +126,7 @@ fn store_answers(url: String, company: String, filters: Vec<Vec<FilterTerm>>) ->
             node: "test",
             view_vectors: false,
             vectors_deferred: false,
+            pool: None,
         };
         let mut answers = Vec::new();
         for terms in &filters {

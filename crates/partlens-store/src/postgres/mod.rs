@@ -141,7 +141,13 @@ pub(crate) struct PgTx<'t, 'c> {
     pub(crate) view_vectors: bool,
     /// Writes leave the views' vectors to a bulk load's end (`bulk_vectors.rs`).
     pub(crate) vectors_deferred: bool,
+    /// The store's pool, whose idle connections a query of several vectors may ask beside this
+    /// transaction (`view_vectors.rs`); `None` where there is none to share.
+    pub(crate) pool: Option<&'t Pool>,
 }
+
+/// The store's pool of connections.
+pub(crate) type Pool = r2d2::Pool<PostgresConnectionManager<NoTls>>;
 
 impl StoreTx for PgTx<'_, '_> {
     fn engine(&self) -> &'static str {
@@ -284,6 +290,7 @@ impl PgStore {
             node: &self.node,
             view_vectors: self.view_vectors,
             vectors_deferred: self.vectors_deferred.load(Ordering::Relaxed),
+            pool: self.pool.as_ref(),
         })
         .map(Done)
     }

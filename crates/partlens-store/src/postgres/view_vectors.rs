@@ -13,17 +13,28 @@
 //! see the visual index's `quantise.rs`). Views of another length (an older descriptor) get no row: the node
 //! searches such a company by its exact scan.
 //!
+//! A query of several vectors asks them at once: pgvector walks its graph for one vector on one
+//! core (three views and their mean are four walks of 800 views, about 15 ms each at 100,000
+//! views), so each vector past the first is asked on a connection of the pool beside the search's
+//! own transaction, when one is idle or can be opened at once, in a read-only transaction of its
+//! own. The index only proposes candidates (every score is the node's), so another snapshot does
+//! no harm. A vector no connection was found for, or whose connection failed, is asked in the
+//! search's own transaction afterwards.
+//!
 //! Limits: at most [`MOST_NEAREST_VIEWS`] views asked a query vector (pgvector's largest
 //! `hnsw.ef_search`); the search goes on past views of other companies
 //! (`hnsw.iterative_scan = relaxed_order`, pgvector 0.8) up to pgvector's
-//! `hnsw.max_scan_tuples` (20,000 by default).
+//! `hnsw.max_scan_tuples` (20,000 by default); at most [`MOST_SIDE_SCANS`] connections of the pool
+//! beside the search's own, each waited for at most [`SIDE_WAIT`] and only while the pool has one
+//! idle or room for one.
 
 use std::collections::HashSet;
 use std::fmt::Write as _;
+use std::time::Duration;
 
 use r2d2_postgres::postgres;
 
-use super::PgTx;
+use super::{PgTx, Pool};
 use crate::error::StoreError;
 use partlens_engine::{FEATURE_LEN, ViewDescriptor};
 
@@ -32,6 +43,12 @@ const VECTOR_DIMENSIONS: usize = 256;
 
 /// The most nearest views one query vector asks for (pgvector's largest `hnsw.ef_search`).
 const MOST_NEAREST_VIEWS: usize = 1_000;
+
+/// Most connections of the pool one query asks beside its own transaction.
+const MOST_SIDE_SCANS: usize = 3;
+
+/// The longest a query waits for a connection to be opened beside its own (loopback: a few ms).
+const SIDE_WAIT: Duration = Duration::from_millis(20);
 
 /// The condition a file must meet to be searched visually (its alias in queries is `f`).
 pub(super) const SEARCHED: &str = "NOT f.is_search_input AND f.state = 'completed'";
@@ -116,7 +133,8 @@ impl PgTx<'_, '_> {
     }
 
     /// The files of `company` owning the `views_each` views nearest each of `vectors` (by inner
-    /// product) in the HNSW index; `None` when the database has no vector index.
+    /// product) in the HNSW index, each vector's in the order asked, nearest first (a file once);
+    /// `None` when the database has no vector index.
     pub(super) fn nearest_files(
         &mut self,
         company: &str,
@@ -127,37 +145,111 @@ impl PgTx<'_, '_> {
             return Ok(None);
         }
         let views_each = views_each.clamp(1, MOST_NEAREST_VIEWS);
-        // `SET LOCAL`: for this transaction only (a pooled connection goes on to other work).
-        self.tx.batch_execute(&format!(
-            "SET LOCAL hnsw.ef_search = {views_each}; SET LOCAL hnsw.iterative_scan = relaxed_order"
-        ))?;
         let texts: Vec<String> = vectors
             .iter()
             .filter(|vector| vector.len() == VECTOR_DIMENSIONS)
             .map(|vector| vector_text(vector.iter().copied()))
             .collect();
-        // Every query vector in one statement (a LATERAL index scan each), not a round trip each;
-        // in the order asked, each vector's nearest first.
-        let rows = self.tx.query(
-            "SELECT nearest.file_uid
-             FROM unnest($2::text[]) WITH ORDINALITY AS asked(vector, number)
-             CROSS JOIN LATERAL (
-                 SELECT file_uid, embedding <#> asked.vector::halfvec AS distance
-                 FROM view_vectors WHERE company_id = $1
-                 ORDER BY embedding <#> asked.vector::halfvec LIMIT $3
-             ) nearest
-             ORDER BY asked.number, nearest.distance",
-            &[&company, &texts, &(views_each as i64)],
-        )?;
-        let mut seen = HashSet::new();
-        let mut files = Vec::new();
-        for row in &rows {
-            let uid: String = row.try_get(0)?;
-            if seen.insert(uid.clone()) {
-                files.push(uid);
+        let (first, others) = texts.split_at(texts.len().min(1));
+        let pool = self.pool;
+        let tx = &mut *self.tx;
+        let (found_first, beside) = std::thread::scope(|scope| {
+            let asking: Vec<_> = match pool {
+                Some(pool) => others
+                    .iter()
+                    .take(MOST_SIDE_SCANS)
+                    .map(|text| {
+                        scope.spawn(move || {
+                            scan_beside(pool, company, std::slice::from_ref(text), views_each)
+                        })
+                    })
+                    .collect(),
+                None => Vec::new(),
+            };
+            let found_first = scan(tx, company, first, views_each);
+            // A side scan that panicked counts as one never asked: it is asked here.
+            let beside: Vec<Option<Vec<String>>> = asking
+                .into_iter()
+                .map(|asked| asked.join().ok().flatten())
+                .collect();
+            (found_first, beside)
+        });
+        let mut found = vec![found_first?];
+        for (at, text) in others.iter().enumerate() {
+            match beside.get(at).cloned().flatten() {
+                Some(files) => found.push(files),
+                None => found.push(scan(tx, company, std::slice::from_ref(text), views_each)?),
             }
         }
-        Ok(Some(files))
+        let mut seen = HashSet::new();
+        Ok(Some(
+            found
+                .into_iter()
+                .flatten()
+                .filter(|uid| seen.insert(uid.clone()))
+                .collect(),
+        ))
+    }
+}
+
+/// The files owning the `views_each` views of `company` nearest each of `texts` (vectors in text
+/// form), in the order asked, each vector's nearest first: one statement in `tx` (a LATERAL index
+/// scan a vector).
+fn scan(
+    tx: &mut postgres::Transaction<'_>,
+    company: &str,
+    texts: &[String],
+    views_each: usize,
+) -> Result<Vec<String>, StoreError> {
+    if texts.is_empty() {
+        return Ok(Vec::new());
+    }
+    // `SET LOCAL`: for this transaction only (a pooled connection goes on to other work).
+    tx.batch_execute(&format!(
+        "SET LOCAL hnsw.ef_search = {views_each}; SET LOCAL hnsw.iterative_scan = relaxed_order"
+    ))?;
+    let rows = tx.query(
+        "SELECT nearest.file_uid
+         FROM unnest($2::text[]) WITH ORDINALITY AS asked(vector, number)
+         CROSS JOIN LATERAL (
+             SELECT file_uid, embedding <#> asked.vector::halfvec AS distance
+             FROM view_vectors WHERE company_id = $1
+             ORDER BY embedding <#> asked.vector::halfvec LIMIT $3
+         ) nearest
+         ORDER BY asked.number, nearest.distance",
+        &[&company, &texts, &(views_each as i64)],
+    )?;
+    rows.iter()
+        .map(|row| Ok(row.try_get::<_, String>(0)?))
+        .collect()
+}
+
+/// [`scan`] on a connection of `pool` beside the search's own, in a read-only transaction of its
+/// own; `None` when no connection is idle and none can be opened within [`SIDE_WAIT`], or when
+/// the scan fails there (the caller asks it in its own transaction).
+fn scan_beside(
+    pool: &Pool,
+    company: &str,
+    texts: &[String],
+    views_each: usize,
+) -> Option<Vec<String>> {
+    let mut connection = pool.try_get().or_else(|| {
+        (pool.state().connections < pool.max_size())
+            .then(|| pool.get_timeout(SIDE_WAIT).ok())
+            .flatten()
+    })?;
+    let asked = (|| -> Result<Vec<String>, StoreError> {
+        let mut tx = connection.build_transaction().read_only(true).start()?;
+        let found = scan(&mut tx, company, texts, views_each)?;
+        tx.commit()?;
+        Ok(found)
+    })();
+    match asked {
+        Ok(found) => Some(found),
+        Err(error) => {
+            tracing::debug!(%error, "a nearest-views scan beside the search failed; asked again in it");
+            None
+        }
     }
 }
 

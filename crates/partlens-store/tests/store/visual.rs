@@ -202,5 +202,24 @@ fn a_bulk_load_writes_the_views_vectors_at_its_end_and_a_large_one_builds_the_in
             .unwrap();
         found.sort();
         assert_eq!(found, ["f1", "f2", "f3", "f4"]);
+        // Each vector's nearest, in the order asked, whichever connection asked it (past the
+        // first, beside the search's own transaction).
+        let (other, other_bytes) = picture_view(8);
+        store.write(|tx| {
+            indexed(
+                tx,
+                &database_file("g", &company, "Parts/g.png"),
+                &[],
+                "",
+                &[&other_bytes],
+            )
+        });
+        let asked = [other.clone(), vector.clone(), other.clone(), vector.clone()];
+        let found = store
+            .read(|tx| tx.nearest_view_files(&company, &asked, 1))
+            .unwrap();
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert_eq!(found[0], "g");
+        assert!(found[1].starts_with('f'), "{found:?}");
     }
 }
