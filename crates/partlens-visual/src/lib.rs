@@ -45,7 +45,10 @@ pub use error::VisualError;
 pub use exact::ExactScan;
 pub use guid_set::GuidSet;
 pub use keeper::{StoreViews, VisualKeeper};
-pub use library::{DEFAULT_ANN_FROM_VIEWS, LibraryMode, VisualLibrary, VisualSettings};
+pub use library::{
+    DEFAULT_ANN_FROM_VIEWS, DEFAULT_SEVERAL_THROUGH_INDEX_FROM_VIEWS, LibraryMode, VisualLibrary,
+    VisualSettings,
+};
 pub use per_company::PerCompany;
 pub use quantise::Quantiser;
 pub use snapshot::SNAPSHOT_FOLDER;

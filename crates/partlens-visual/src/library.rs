@@ -38,7 +38,18 @@ pub struct VisualSettings {
     pub save_after_changes: usize,
     /// Threads a graph is built on.
     pub build_threads: usize,
+    /// A company searched through the store's vector index (`store_vectors.rs`) takes a query of
+    /// several views there only from this many views on; below, the exact scan answers it (0:
+    /// always the index). Each view of such a query and their mean are walks of the index, while
+    /// the exact scan costs in the company's views.
+    pub several_through_index_from_views: usize,
 }
+
+/// Views from which a query of several views goes through the store's vector index: three views
+/// through PostgreSQL's index against the exact scan were 36.3 against 29.8 ms p50 at 100,000 views
+/// and 41.3 against 60.7 ms at 200,000 (`visual_scale -- postgres`, 7 Dec 2026), so they cross
+/// at about 125,000.
+pub const DEFAULT_SEVERAL_THROUGH_INDEX_FROM_VIEWS: usize = 125_000;
 
 impl Default for VisualSettings {
     fn default() -> Self {
@@ -47,6 +58,7 @@ impl Default for VisualSettings {
             ann: AnnSettings::default(),
             save_after_changes: 1_000,
             build_threads: std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
+            several_through_index_from_views: DEFAULT_SEVERAL_THROUGH_INDEX_FROM_VIEWS,
         }
     }
 }
@@ -303,9 +315,14 @@ impl ViewSearch for VisualLibrary {
         stored: &dyn StoredViews,
     ) -> Result<Ranked, VisualError> {
         if let Some(index) = self.on_store_vectors(company) {
-            let settings = &self.settings.ann;
             let found = store_vectors::rank_and_count(
-                index, company, query, filter, limit, stored, settings,
+                index,
+                company,
+                query,
+                filter,
+                limit,
+                stored,
+                &self.settings,
             )?;
             if let Some((ranked, _)) = found {
                 return Ok(ranked);
@@ -328,9 +345,14 @@ impl ViewSearch for VisualLibrary {
         stored: &dyn StoredViews,
     ) -> Result<(Ranked, usize), VisualError> {
         if let Some(index) = self.on_store_vectors(company) {
-            let settings = &self.settings.ann;
             let found = store_vectors::rank_and_count(
-                index, company, query, filter, limit, stored, settings,
+                index,
+                company,
+                query,
+                filter,
+                limit,
+                stored,
+                &self.settings,
             )?;
             if let Some(found) = found {
                 return Ok(found);

@@ -9,13 +9,17 @@
 //! [`AnnSettings::views_per_view_of_several`] nearest of each view of a query of several and of
 //! their mean, at least as many as the results wanted.
 //!
+//! A query of several views is taken only from
+//! [`VisualSettings::several_through_index_from_views`] views of the company on: below, the exact
+//! scan of its views is faster than the index's walks (one for each view and their mean).
+//!
 //! Taken only without a metadata filter ([`FileFilter::Everything`]): a listed filter restricts the
 //! exact scan to its files (cost proportional to them), and a broad one is answered by the exact
 //! scan too (the index cannot be asked for views of a set of files); a store without a vector index
 //! ([`StoredViews::nearest_files`] says `None`) leaves the exact scan to answer.
 
-use super::ann::{AnnSettings, mean_vector};
-use super::{FileFilter, Ranked, StoredViews};
+use super::ann::mean_vector;
+use super::{FileFilter, Ranked, StoredViews, VisualSettings};
 use crate::error::VisualError;
 use partlens_engine::{ViewDescriptor, VisualIndex};
 
@@ -46,7 +50,8 @@ fn query_vectors(query: &[ViewDescriptor]) -> Vec<Vec<f32>> {
 
 /// The company's best `limit` files and how many files the search matched (all of the company's),
 /// through the store's vector index; `None` when this path does not apply (a filter, no vector
-/// index in the store), and the exact scan answers.
+/// index in the store, several query views on a company of fewer views than
+/// [`VisualSettings::several_through_index_from_views`]), and the exact scan answers.
 pub(crate) fn rank_and_count(
     index: &VisualIndex,
     company: &str,
@@ -54,15 +59,18 @@ pub(crate) fn rank_and_count(
     filter: FileFilter<'_>,
     limit: usize,
     stored: &dyn StoredViews,
-    settings: &AnnSettings,
+    settings: &VisualSettings,
 ) -> Result<Option<(Ranked, usize)>, VisualError> {
     if !matches!(filter, FileFilter::Everything) || query.is_empty() || limit == 0 {
         return Ok(None);
     }
+    if query.len() > 1 && index.view_count() < settings.several_through_index_from_views {
+        return Ok(None);
+    }
     let views_each = if query.len() == 1 {
-        settings.views_per_query_view
+        settings.ann.views_per_query_view
     } else {
-        settings.views_per_view_of_several
+        settings.ann.views_per_view_of_several
     }
     .max(limit);
     let Some(candidates) = stored.nearest_files(company, &query_vectors(query), views_each)? else {
@@ -130,7 +138,7 @@ mod tests {
         let query = vec![pool.perturbed(2, &mut random)];
         let exact = index.rank(&query, |_| true, 10);
         let proposing = Proposing(Some(vec!["file-2".into(), "file-4".into()]));
-        let settings = AnnSettings::default();
+        let settings = VisualSettings::default();
         let (ranked, matched) = rank_and_count(
             &index,
             "company",
@@ -165,5 +173,35 @@ mod tests {
                 .unwrap()
                 .is_none()
         );
+    }
+
+    #[test]
+    fn several_query_views_go_through_the_index_only_from_the_settings_views_on() {
+        let pool = SyntheticViews::analysed(6, 2).unwrap();
+        let mut random = seeded(5);
+        let mut index = VisualIndex::new();
+        for file in 0..6 {
+            index.insert(
+                format!("file-{file}"),
+                vec![pool.perturbed(file, &mut random)],
+            );
+        }
+        let query: Vec<ViewDescriptor> = (0..3).map(|i| pool.perturbed(i, &mut random)).collect();
+        let proposing = Proposing(Some(vec!["file-1".into()]));
+        let asked = |from_views: usize, query: &[ViewDescriptor]| {
+            let settings = VisualSettings {
+                several_through_index_from_views: from_views,
+                ..VisualSettings::default()
+            };
+            let everything = FileFilter::Everything;
+            rank_and_count(&index, "c", query, everything, 10, &proposing, &settings).unwrap()
+        };
+        // The company has six views: from seven on the exact scan answers three query views,
+        // from six on the index does.
+        assert!(asked(7, &query).is_none());
+        let (ranked, _) = asked(6, &query).unwrap();
+        assert_eq!(ranked.len(), 1);
+        // One query view goes through the index whatever the company's size.
+        assert!(asked(7, &query[..1]).is_some());
     }
 }

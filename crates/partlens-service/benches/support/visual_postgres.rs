@@ -250,9 +250,12 @@ pub fn measure(
 
     // Two nodes' libraries loaded from the database: the exact scan, and the database's index.
     let node = |ann_from_views: usize, ann: AnnSettings| {
+        // The index node asks the index for several views whatever the company's size, so that
+        // the table compares it with the exact scan (the service takes the faster one).
         let settings = VisualSettings {
             ann_from_views,
             ann,
+            several_through_index_from_views: 0,
             ..VisualSettings::default()
         };
         let keeper = VisualKeeper::new(store.clone(), folder.path(), settings);
