@@ -145,16 +145,16 @@ fn write_loaded(store: &Store, company: &str, files: &[File]) {
     }
 }
 
-/// The `several=N,M` of the command line: views asked of the index for each view of a
-/// three-view query, besides the default.
-fn several_asked() -> Vec<usize> {
+/// The numbers of the command line's `NAME=N,M` (none when it is not given).
+fn asked_list(name: &str) -> Vec<usize> {
+    let prefix = format!("{name}=");
     std::env::args()
-        .find_map(|arg| arg.strip_prefix("several=").map(str::to_owned))
+        .find_map(|arg| arg.strip_prefix(&prefix).map(str::to_owned))
         .map(|list| {
             list.split(',')
                 .map(|value| match value.parse() {
                     Ok(value) => value,
-                    Err(error) => panic!("several={list}: {error}"),
+                    Err(error) => panic!("{name}={list}: {error}"),
                 })
                 .collect()
         })
@@ -268,8 +268,9 @@ pub fn measure(
     let exact = node(usize::MAX, AnnSettings::default());
     let load = started.elapsed();
     let indexed = node(0, AnnSettings::default());
-    // Nodes asking the index for fewer (or more) views for each view of several (`several=`).
-    let asking: Vec<(usize, VisualKeeper)> = several_asked()
+    // Nodes asking the index for fewer (or more) views for each view of several (`several=`),
+    // and for a one-view query (`single=`).
+    let asking: Vec<(usize, VisualKeeper)> = asked_list("several")
         .into_iter()
         .map(|views_per_view_of_several| {
             let ann = AnnSettings {
@@ -277,6 +278,16 @@ pub fn measure(
                 ..AnnSettings::default()
             };
             (views_per_view_of_several, node(0, ann))
+        })
+        .collect();
+    let asking_single: Vec<(usize, VisualKeeper)> = asked_list("single")
+        .into_iter()
+        .map(|views_per_query_view| {
+            let ann = AnnSettings {
+                views_per_query_view,
+                ..AnnSettings::default()
+            };
+            (views_per_query_view, node(0, ann))
         })
         .collect();
     let mut lines = Vec::new();
@@ -323,10 +334,15 @@ pub fn measure(
                 &recall,
             ));
             eprintln!("{}", lines.last().map_or("", String::as_str));
-            if label != "3" || case.label != "none" {
+            if case.label != "none" {
                 continue;
             }
-            for (asked, keeper) in &asking {
+            let nodes = if label == "3" {
+                &asking
+            } else {
+                &asking_single
+            };
+            for (asked, keeper) in nodes {
                 let mut recall = Recall::default();
                 let mut times = Vec::new();
                 for (query, ((exact_ranked, _), _)) in queries.iter().zip(&exact_runs) {
@@ -355,6 +371,7 @@ pub fn measure(
     drop(exact);
     drop(indexed);
     drop(asking);
+    drop(asking_single);
     drop(database);
     let per_view = took / views.max(1) as u32;
     Some((lines, scale, per_view))

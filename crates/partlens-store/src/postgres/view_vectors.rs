@@ -175,8 +175,9 @@ impl PgTx<'_, '_> {
             (found_first, beside)
         });
         let mut found = vec![found_first?];
-        for (at, text) in others.iter().enumerate() {
-            match beside.get(at).cloned().flatten() {
+        let mut beside = beside.into_iter();
+        for text in others {
+            match beside.next().flatten() {
                 Some(files) => found.push(files),
                 None => found.push(scan(tx, company, std::slice::from_ref(text), views_each)?),
             }
