@@ -126,6 +126,31 @@ impl VisualLibrary {
             .filter(|index| self.wants_graph(index.view_count()))
     }
 
+    /// The company's best `limit` files and its matches through the store's vector index, when the
+    /// company is searched there and the search is one that path takes (`store_vectors.rs`);
+    /// `None`: its path answers.
+    fn through_store_vectors(
+        &self,
+        company: &str,
+        query: &[ViewDescriptor],
+        filter: FileFilter<'_>,
+        limit: usize,
+        stored: &dyn StoredViews,
+    ) -> Result<Option<(Ranked, usize)>, VisualError> {
+        match self.on_store_vectors(company) {
+            Some(index) => store_vectors::rank_and_count(
+                index,
+                company,
+                query,
+                filter,
+                limit,
+                stored,
+                &self.settings,
+            ),
+            None => Ok(None),
+        }
+    }
+
     /// The settings.
     pub fn settings(&self) -> VisualSettings {
         self.settings
@@ -314,19 +339,10 @@ impl ViewSearch for VisualLibrary {
         limit: usize,
         stored: &dyn StoredViews,
     ) -> Result<Ranked, VisualError> {
-        if let Some(index) = self.on_store_vectors(company) {
-            let found = store_vectors::rank_and_count(
-                index,
-                company,
-                query,
-                filter,
-                limit,
-                stored,
-                &self.settings,
-            )?;
-            if let Some((ranked, _)) = found {
-                return Ok(ranked);
-            }
+        if let Some((ranked, _)) =
+            self.through_store_vectors(company, query, filter, limit, stored)?
+        {
+            return Ok(ranked);
         }
         self.path_of(company)
             .rank(company, query, filter, limit, stored)
@@ -344,19 +360,8 @@ impl ViewSearch for VisualLibrary {
         limit: usize,
         stored: &dyn StoredViews,
     ) -> Result<(Ranked, usize), VisualError> {
-        if let Some(index) = self.on_store_vectors(company) {
-            let found = store_vectors::rank_and_count(
-                index,
-                company,
-                query,
-                filter,
-                limit,
-                stored,
-                &self.settings,
-            )?;
-            if let Some(found) = found {
-                return Ok(found);
-            }
+        if let Some(found) = self.through_store_vectors(company, query, filter, limit, stored)? {
+            return Ok(found);
         }
         self.path_of(company)
             .rank_and_count(company, query, filter, limit, stored)
