@@ -1,7 +1,7 @@
 //! Metadata filters of visual searches on an approximate graph, resolved once and reused.
 //!
 //! Resolving a filter is the slowest part of a filtered visual search in a large library: which files
-//! with views it selects (listed, when at most [`super::search::SELECTIVE_FILES`], else held by
+//! with views it selects (listed, when at most [`SELECTIVE_FILES`], else held by
 //! GUID). At a million records a term that 30 % of them hold takes SQLite over a second to list,
 //! while the graph answers in milliseconds. Engineers
 //! repeat a search with other pictures and the same filter (the history, refining a query), so the
@@ -32,11 +32,15 @@ use std::sync::{Arc, Mutex};
 use partlens_api::FilterTerm;
 
 use super::error::ServiceError;
-use super::visual_ranking::SELECTIVE_FILES;
 use partlens_visual::{FilterForm, GuidSet};
 
 /// Most resolutions kept.
 pub const MAX_KEPT: usize = 8;
+
+/// A metadata filter that selects at most this many files with views is resolved before an
+/// approximate visual search (the files listed); one that selects more is checked on the graph's
+/// candidates. Also the longest listing kept for the exact scan.
+pub const SELECTIVE_FILES: usize = 20_000;
 
 /// What a metadata filter selects among a company's files.
 #[derive(Debug, PartialEq, Eq)]

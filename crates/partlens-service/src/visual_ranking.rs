@@ -10,12 +10,8 @@ use partlens_visual::{
 };
 
 use super::error::ServiceError;
+pub use super::filter_scopes::SELECTIVE_FILES;
 use super::filter_scopes::{FilterScopes, Resolved};
-
-/// A metadata filter that selects at most this many files with views is resolved before an
-/// approximate visual search (the files listed); one that selects more is checked on the graph's
-/// candidates.
-pub const SELECTIVE_FILES: usize = 20_000;
 
 /// How a graph search resolves its metadata filter: the files with views it selects, listed when at
 /// most `selective` ([`SELECTIVE_FILES`]) (the search is restricted to them), else held by GUID
