@@ -1,4 +1,5 @@
-//! Metadata filters of visual searches on an approximate graph, resolved once and reused.
+//! Metadata filters of visual searches, resolved once and reused: on an approximate graph, and
+//! for the exact scan when the listing is short (below).
 //!
 //! Resolving a filter is the slowest part of a filtered visual search in a large library: which files
 //! with views it selects (listed, when at most [`SELECTIVE_FILES`], else held by
