@@ -21,8 +21,8 @@
 //! quality set's camera, the same seed and order) and prints the photo rows by half (with
 //! `varied`, photographs as varied as real ones: `quality_set/scene.rs`; `PARTLENS_PHOTOS_DIR=DIR`
 //! writes them there); with
-//! `learned=DIR` it writes what a learned network would be shown of every model, drawing and
-//! photograph (`benches/support/learned/measure.py` measures the network on them).
+//! `learned=DIR` it writes what a learned network would be shown of every model, drawing,
+//! photograph and sketch (`benches/support/learned/measure.py` measures the network on them).
 //!
 //! With `sketches=N` it sketches every model and copies out every drawing's page N times as a
 //! person draws (`benches/support/sketch.rs`), searches by each as the app's sketch pad does, and
@@ -35,8 +35,9 @@
 //!
 //! With `dump=FILE` it also writes every file (path, family, kind, twin, half, format, extents)
 //! and, for every search by a model, every candidate's score components (the views' part, the D2
-//! similarity, the part descriptors' similarities, the size difference), so that a script can try
-//! other blends of them offline (`benches/support/corpus_sweep.py`).
+//! similarity, the part descriptors' similarities, the size difference), and every photograph's
+//! and sketch's scored files, so that a script can try other blends of them offline
+//! (`benches/support/corpus_sweep.py`, `benches/support/learned/measure.py`).
 //!
 //! With `library_views=SUBSET` every library model keeps only a subset of its views (`all`,
 //! `search_input`, `sphereN`: `benches/support/view_subsets.rs`), the search inputs unchanged, and
@@ -501,12 +502,12 @@ fn main() {
         reliability::report(&library, &searches, &photos, &sketches);
     }
     if let Some(path) = dump_to {
-        dump(&path, &library, &scored, &photos);
+        dump(&path, &library, &scored, &photos, &sketches);
     }
     if let Some(dir) =
         std::env::args().find_map(|argument| argument.strip_prefix("learned=").map(PathBuf::from))
     {
-        write_network_inputs(&dir, &library, &photos);
+        write_network_inputs(&dir, &library, &photos, &sketches);
     }
 }
 
@@ -682,9 +683,15 @@ fn print_photo_rows(library: &[LibraryFile], photos: &[Photo]) {
 /// Writes what a learned network would be shown (the learned-features measurement,
 /// `benches/support/learned/`): each model's framed renderings from the 32 directions a search
 /// input is seen from (`m{file}_{view}.png`, with their directions in `directions.json`), each
-/// drawing's framed page (`d{file}.png`) and each photograph framed (`p{photo}.png`, with its
-/// model in `photos.json`), all [`partlens_engine::FRAMED_SIDE`]² grey pictures.
-fn write_network_inputs(dir: &Path, library: &[LibraryFile], photos: &[Photo]) {
+/// drawing's framed page (`d{file}.png`), each photograph framed (`p{photo}.png`, with its
+/// model in `photos.json`) and each sketch framed (`s{sketch}.png`, with the file it draws in
+/// `sketches.json`), all [`partlens_engine::FRAMED_SIDE`]² grey pictures.
+fn write_network_inputs(
+    dir: &Path,
+    library: &[LibraryFile],
+    photos: &[Photo],
+    sketches: &[sketch_set::Sketch],
+) {
     std::fs::create_dir_all(dir).expect("the folder for the network's inputs");
     let directions = mesh::search_input_subset(mesh::VIEW_DIRECTIONS);
     let towards: Vec<[f32; 3]> = directions
@@ -734,15 +741,29 @@ fn write_network_inputs(dir: &Path, library: &[LibraryFile], photos: &[Photo]) {
         serde_json::json!(models).to_string(),
     )
     .expect("photos.json");
+    for (at, sketch) in sketches.iter().enumerate() {
+        let picture = image::load_from_memory(&sketch.png).expect("the sketch");
+        partlens_engine::frame(&picture)
+            .to_grey()
+            .save(dir.join(format!("s{at}.png")))
+            .expect("a framed sketch written");
+    }
+    let drawn: Vec<usize> = sketches.iter().map(|sketch| sketch.drawn).collect();
+    std::fs::write(
+        dir.join("sketches.json"),
+        serde_json::json!(drawn).to_string(),
+    )
+    .expect("sketches.json");
     std::fs::write(
         dir.join("directions.json"),
         serde_json::json!(towards).to_string(),
     )
     .expect("directions.json");
     eprintln!(
-        "network inputs of {} files and {} photographs written to {}",
+        "network inputs of {} files, {} photographs and {} sketches written to {}",
         written.iter().flatten().count(),
         photos.len(),
+        sketches.len(),
         dir.display()
     );
 }
@@ -907,7 +928,13 @@ fn print_rows(rows: &[Rows; 2]) {
 }
 
 /// Writes the files and every search's score components (see the module doc).
-fn dump(path: &Path, library: &[LibraryFile], scored: &[Scored], photos: &[Photo]) {
+fn dump(
+    path: &Path,
+    library: &[LibraryFile],
+    scored: &[Scored],
+    photos: &[Photo],
+    sketches: &[sketch_set::Sketch],
+) {
     let files: Vec<serde_json::Value> = library
         .iter()
         .map(|entry| {
@@ -931,11 +958,16 @@ fn dump(path: &Path, library: &[LibraryFile], scored: &[Scored], photos: &[Photo
         .iter()
         .map(|photo| serde_json::json!({"model": photo.model, "candidates": photo.candidates}))
         .collect();
+    let sketches: Vec<serde_json::Value> = sketches
+        .iter()
+        .map(|sketch| serde_json::json!({"drawn": sketch.drawn, "candidates": sketch.ranked}))
+        .collect();
     let dump = serde_json::json!({
         "components": COMPONENTS,
         "files": files,
         "searches": searches,
         "photos": photos,
+        "sketches": sketches,
     });
     std::fs::write(path, dump.to_string()).expect("the dump written");
     eprintln!("components written to {}", path.display());

@@ -33,6 +33,8 @@ pub struct Sketch {
     pub drawn: usize,
     /// Every library file scored against the sketch, best first (ties by position).
     pub ranked: Vec<(usize, f32)>,
+    /// The sketch as the pad uploads it (a PNG), for the learned-features measurement.
+    pub png: Vec<u8>,
 }
 
 /// `per_file` sketches of every library model and drawing, each searched by.
@@ -92,12 +94,14 @@ pub fn sketches(library: &[LibraryFile], per_file: usize) -> Vec<Sketch> {
         .iter()
         .map(|(extension, png)| (*extension, png.as_slice()))
         .collect();
-    searched_by_pictures(library, &pictures)
+    let searched = searched_by_pictures(library, &pictures);
+    searched
         .into_iter()
         .zip(drawn)
-        .map(|((_, mut ranked), drawn)| {
+        .zip(uploads)
+        .map(|(((_, mut ranked), drawn), (_, png))| {
             ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-            Sketch { drawn, ranked }
+            Sketch { drawn, ranked, png }
         })
         .collect()
 }

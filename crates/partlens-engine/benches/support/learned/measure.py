@@ -3,9 +3,9 @@
 real-world corpus (issue 49): EfficientNet-Lite0's pooled ImageNet features (converted by
 `convert_efficientnet_lite0.py`) of what `corpus_ranking -- learned=DIR` wrote (each model's
 framed renderings from its 32 search-input directions, each drawing's framed page, each
-photograph framed), reduced and normalised, matched best view to best view, fused with the
-engine's scores from `corpus_ranking -- photos=2 dump=FILE`, and counted as the benches count,
-on the tuning half and the held-out half. Needs numpy and onnxruntime (pip; a measurement only:
+photograph and each sketch framed), reduced and normalised, matched best view to best view, fused
+with the engine's scores from `corpus_ranking -- photos=2 sketches=2 dump=FILE`, and counted as
+the benches count, on the tuning half and the held-out half. Needs numpy and onnxruntime (pip; a measurement only:
 the program would run the network with tract).
 
     python3 measure.py lite0.onnx DIR components.json [side]
@@ -70,10 +70,13 @@ def main():
               and os.path.exists(os.path.join(folder, "m%d_0.png" % k))]
     drawings = [k for k, f in enumerate(files)
                 if os.path.exists(os.path.join(folder, "d%d.png" % k))]
+    sketches_path = os.path.join(folder, "sketches.json")
+    sketch_count = len(json.load(open(sketches_path))) if os.path.exists(sketches_path) else 0
     cache = os.path.join(folder, "features-%d.npz" % side)
     if os.path.exists(cache):
         saved = np.load(cache)
         model_features, drawing_features, photo_features = saved["m"], saved["d"], saved["p"]
+        sketch_features = saved["s"] if "s" in saved else None
     else:
         model_features = embed(session, [os.path.join(folder, "m%d_%d.png" % (k, v))
                                          for k in models for v in range(32)], side)
@@ -81,7 +84,12 @@ def main():
         drawing_features = embed(session, [os.path.join(folder, "d%d.png" % k) for k in drawings], side)
         photo_features = embed(session, [os.path.join(folder, "p%d.png" % k)
                                          for k in range(len(photo_models))], side)
-        np.savez(cache, m=model_features, d=drawing_features, p=photo_features)
+        sketch_features = None
+    if sketch_features is None or len(sketch_features) != sketch_count:
+        sketch_features = embed(session, [os.path.join(folder, "s%d.png" % k)
+                                          for k in range(sketch_count)], side)
+        np.savez(cache, m=model_features, d=drawing_features, p=photo_features,
+                 s=sketch_features)
     tuning = [i for i, k in enumerate(models) if files[k]["half"] == "tuning half"]
     mean = np.sqrt(np.maximum(model_features[tuning].reshape(-1, 1280), 0)).mean(axis=0)
     for dims in (None, 256):
@@ -95,11 +103,12 @@ def main():
             m = normalised(model_features[:, subset], mean, projection)
             d = normalised(drawing_features, mean, projection)
             p = normalised(photo_features, mean, projection)
-            evaluate(corpus, dump, models, drawings, photo_models, m, d, p,
+            k = normalised(sketch_features, mean, projection) if sketch_count else None
+            evaluate(corpus, dump, models, drawings, photo_models, m, d, p, k,
                      "dims %s, %d views" % (dims or 1280, count))
 
 
-def evaluate(corpus, dump, models, drawings, photo_models, m, d, p, label):
+def evaluate(corpus, dump, models, drawings, photo_models, m, d, p, k, label):
     at_model = {k: i for i, k in enumerate(models)}
     at_drawing = {k: i for i, k in enumerate(drawings)}
 
@@ -129,7 +138,8 @@ def evaluate(corpus, dump, models, drawings, photo_models, m, d, p, label):
         files_index = {id(f): k for k, f in enumerate(corpus.files)}
         rows = corpus.rows(score)
         photo = photo_rows(corpus, dump, models, drawings, m, d, p, w)
-        print(label, "w", w, summarise(rows), photo, flush=True)
+        sketch = sketch_rows(corpus, dump, models, drawings, m, d, k, w) if k is not None else ""
+        print(label, "w", w, summarise(rows), photo, sketch, flush=True)
 
 
 WEIGHTS = (0.0, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0, 3.0)
@@ -144,15 +154,7 @@ def photo_rows(corpus, dump, models, drawings, m, d, p, w):
         model = photo["model"]
         file = files[model]
         half = file["half"][:4]
-        ranked = []
-        for c, s in photo["candidates"]:
-            if c in at_model:
-                s = s - w * (1 - float((m[at_model[c]] @ p[n]).max()))
-            elif c in at_drawing:
-                s = s - w * (1 - float(d[at_drawing[c]] @ p[n]))
-            ranked.append((s, -c, c))
-        ranked.sort(reverse=True)
-        order = [c for _, _, c in ranked]
+        order = fused(photo["candidates"], at_model, at_drawing, m, d, p[n], w)
         part = lambda c: c == model or (file["twin"] and files[c]["twin"] == file["twin"])
         fam = lambda c: file["family"] and files[c]["family"] == file["family"]
         r = result.setdefault(half, [0, 0, 0, 0])
@@ -162,6 +164,52 @@ def photo_rows(corpus, dump, models, drawings, m, d, p, w):
             r[3] += 1
             r[2] += fam(order[0])
     return " photos " + " ".join("%s part5 %d/%d kind %d/%d" % (h, *r) for h, r in sorted(result.items()))
+
+
+def fused(candidates, at_model, at_drawing, m, d, picture, w):
+    """A picture's scored files with the learned similarity fused in (a model by its best view,
+    a drawing by its one view), best first, ties by position."""
+    ranked = []
+    for c, s in candidates:
+        if c in at_model:
+            s = s - w * (1 - float((m[at_model[c]] @ picture).max()))
+        elif c in at_drawing:
+            s = s - w * (1 - float(d[at_drawing[c]] @ picture))
+        ranked.append((s, -c, c))
+    ranked.sort(reverse=True)
+    return [c for _, _, c in ranked]
+
+
+def sketch_rows(corpus, dump, models, drawings, m, d, k, w):
+    """The sketch set's rows (`sketch_set.rs`): a sketch of a model finds its part first, in the
+    first five, and the first result of its kind; a sketch of a drawing finds the drawing first
+    and in the first five."""
+    at_model = {c: i for i, c in enumerate(models)}
+    at_drawing = {c: i for i, c in enumerate(drawings)}
+    files = corpus.files
+    result = {}
+    for n, sketch in enumerate(dump["sketches"]):
+        drawn = sketch["drawn"]
+        file = files[drawn]
+        order = fused(sketch["candidates"], at_model, at_drawing, m, d, k[n], w)
+        part = lambda c: c == drawn or bool(file["twin"] and files[c]["twin"] == file["twin"])
+        fam = lambda c: file["family"] and files[c]["family"] == file["family"]
+        r = result.setdefault(file["half"][:4], [0] * 10)
+        if corpus.drawing[drawn]:
+            r[5] += 1
+            r[6] += part(order[0])
+            r[7] += any(part(c) for c in order[:5])
+            continue
+        r[0] += 1
+        r[1] += part(order[0])
+        r[2] += any(part(c) for c in order[:5])
+        if file["family_kind"] == "kind" and any(fam(c) and not part(c) for c in order):
+            r[3] += 1
+            r[4] += bool(fam(order[0]))
+    return " sketches " + " ".join(
+        "%s part1 %d/%d part5 %d/%d kind %d/%d drawing1 %d/%d drawing5 %d/%d"
+        % (h, r[1], r[0], r[2], r[0], r[4], r[3], r[6], r[5], r[7], r[5])
+        for h, r in sorted(result.items()))
 
 
 def summarise(rows):
