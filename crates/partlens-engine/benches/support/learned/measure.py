@@ -148,22 +148,30 @@ WEIGHTS = (0.0, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0, 3.0)
 def photo_rows(corpus, dump, models, drawings, m, d, p, w):
     at_model = {k: i for i, k in enumerate(models)}
     at_drawing = {k: i for i, k in enumerate(drawings)}
-    files = corpus.files
     result = {}
     for n, photo in enumerate(dump["photos"]):
         model = photo["model"]
-        file = files[model]
-        half = file["half"][:4]
         order = fused(photo["candidates"], at_model, at_drawing, m, d, p[n], w)
-        part = lambda c: c == model or (file["twin"] and files[c]["twin"] == file["twin"])
-        fam = lambda c: file["family"] and files[c]["family"] == file["family"]
-        r = result.setdefault(half, [0, 0, 0, 0])
+        _, in_five, kind_first = hits(corpus.files, model, order)
+        r = result.setdefault(corpus.files[model]["half"][:4], [0, 0, 0, 0])
         r[1] += 1
-        r[0] += any(part(c) for c in order[:5])
-        if file["family_kind"] == "kind" and any(fam(c) and not part(c) for c in order):
+        r[0] += in_five
+        if kind_first is not None:
             r[3] += 1
-            r[2] += fam(order[0])
+            r[2] += kind_first
     return " photos " + " ".join("%s part5 %d/%d kind %d/%d" % (h, *r) for h, r in sorted(result.items()))
+
+
+def hits(files, query, order):
+    """Whether the part searched for (the file or its twin) is first and in the first five, and
+    whether the first result is of its kind (None when no other file is of its `kind` family)."""
+    file = files[query]
+    part = lambda c: c == query or bool(file["twin"] and files[c]["twin"] == file["twin"])
+    fam = lambda c: bool(file["family"] and files[c]["family"] == file["family"])
+    kind_first = None
+    if file["family_kind"] == "kind" and any(fam(c) and not part(c) for c in order):
+        kind_first = fam(order[0])
+    return part(order[0]), any(part(c) for c in order[:5]), kind_first
 
 
 def fused(candidates, at_model, at_drawing, m, d, picture, w):
@@ -186,26 +194,23 @@ def sketch_rows(corpus, dump, models, drawings, m, d, k, w):
     and in the first five."""
     at_model = {c: i for i, c in enumerate(models)}
     at_drawing = {c: i for i, c in enumerate(drawings)}
-    files = corpus.files
     result = {}
     for n, sketch in enumerate(dump["sketches"]):
         drawn = sketch["drawn"]
-        file = files[drawn]
         order = fused(sketch["candidates"], at_model, at_drawing, m, d, k[n], w)
-        part = lambda c: c == drawn or bool(file["twin"] and files[c]["twin"] == file["twin"])
-        fam = lambda c: file["family"] and files[c]["family"] == file["family"]
-        r = result.setdefault(file["half"][:4], [0] * 10)
+        first, in_five, kind_first = hits(corpus.files, drawn, order)
+        r = result.setdefault(corpus.files[drawn]["half"][:4], [0] * 8)
         if corpus.drawing[drawn]:
             r[5] += 1
-            r[6] += part(order[0])
-            r[7] += any(part(c) for c in order[:5])
+            r[6] += first
+            r[7] += in_five
             continue
         r[0] += 1
-        r[1] += part(order[0])
-        r[2] += any(part(c) for c in order[:5])
-        if file["family_kind"] == "kind" and any(fam(c) and not part(c) for c in order):
+        r[1] += first
+        r[2] += in_five
+        if kind_first is not None:
             r[3] += 1
-            r[4] += bool(fam(order[0]))
+            r[4] += kind_first
     return " sketches " + " ".join(
         "%s part1 %d/%d part5 %d/%d kind %d/%d drawing1 %d/%d drawing5 %d/%d"
         % (h, r[1], r[0], r[2], r[0], r[4], r[3], r[6], r[5], r[7], r[5])
