@@ -118,8 +118,9 @@ def main():
         feature = lambda r, beta=beta: r[1] + beta * r[2]
         anchors = fit([(feature(r), r[3]) for r in tuning])
         labels = [chance(anchors, feature(r)) for r in absent]
-        print("beta %g: log loss tuning %.4f, held out %.4f" % (
-            beta, log_loss(tuning, feature, anchors), log_loss(held_out, feature, anchors)))
+        print("beta %g: log loss tuning %.4f, held out %.4f; anchors %s" % (
+            beta, log_loss(tuning, feature, anchors), log_loss(held_out, feature, anchors),
+            ", ".join("(%.3f, %.3f)" % anchor for anchor in anchors)))
         print("  held out: " + table(held_out, feature, anchors))
         print("  held out, the part taken out of the library: %d results, labelled ≥ 50 %%: %d, "
               "≥ 90 %%: %d" % (len(labels), sum(c >= 0.5 for c in labels),
