@@ -9,13 +9,18 @@ score of the search's other results of the same kind (positive for the first, ne
 rest), for the model results among the first ten of each search by a photograph or a sketch of a
 model. For each beta: the log loss on the tuning half (what beta is chosen by) and on the held-out
 half, the held-out reliability table, and what the curve says of the same searches with the part
-and its twins taken out of the library (every result is then another part).
+and its twins taken out of the library (every result is then another part). With `sizes`, the
+held-out photographs searched in smaller libraries (models drawn at random, five draws a size, the
+part kept or taken out): how many results each curve labels "very similar" (90 % or more), right
+and wrong.
 
     cargo bench -p partlens-engine --bench corpus_ranking -- photos=2 sketches=2 dump=/tmp/c.json
     python3 reliability_margin.py /tmp/c.json [photo|sketch] [0,4,16]
+    python3 reliability_margin.py /tmp/c.json sizes [16]
 """
 import json
 import math
+import random
 import sys
 
 SHOWN = 10
@@ -104,9 +109,47 @@ def table(results, feature, anchors):
     return " | ".join(cells)
 
 
+def very_similar_by_library_size(dump, beta):
+    """Held-out photographs searched among `size` random models (and their part, when kept): the
+    results labelled 90 % or more under the score's curve and under the margin's, right / wrong."""
+    files = dump["files"]
+    drawing = [f["format"] in ("dxf", "pdf") for f in files]
+    tuning = [r for r in shown_results(dump, "photo", False) if r[0] == "tuning half"]
+    curves = {b: fit([(r[1] + b * r[2], r[3]) for r in tuning]) for b in (0.0, beta)}
+    models = [k for k in range(len(files)) if not drawing[k]]
+    for size in (5, 10, 25, 50, None):
+        for kept in (True, False):
+            counts = {b: [0, 0] for b in curves}
+            for draw in range(5):
+                rng = random.Random(draw)
+                for photo in dump["photos"]:
+                    query, file = photo["model"], files[photo["model"]]
+                    if file["half"] != "held-out half":
+                        continue
+                    same = lambda c: c == query or bool(file["twin"] and files[c]["twin"] == file["twin"])
+                    others = [c for c in models if not same(c)]
+                    library = set(others if size is None else rng.sample(others, size))
+                    if kept:
+                        library.add(query)
+                    first = sorted(((c, s) for c, s in photo["candidates"] if c in library),
+                                   key=lambda cs: (-cs[1], cs[0]))[:SHOWN]
+                    for c, s in first:
+                        others = [other for c2, other in first if c2 != c]
+                        margin = s - max(others) if others else 0.0
+                        for b, anchors in curves.items():
+                            if chance(anchors, s + b * margin) >= 0.9:
+                                counts[b][0 if same(c) else 1] += 1
+            print("%s other models, the part %s: " % (size or "all", "kept" if kept else "taken out")
+                  + ", ".join("beta %g: very similar %d right, %d wrong" % (b, *n)
+                              for b, n in counts.items()))
+
+
 def main():
     dump = json.load(open(sys.argv[1]))
     kind = sys.argv[2] if len(sys.argv) > 2 else "photo"
+    if kind == "sizes":
+        very_similar_by_library_size(dump, float(sys.argv[3]) if len(sys.argv) > 3 else 16.0)
+        return
     betas = [float(b) for b in (sys.argv[3] if len(sys.argv) > 3 else "0,1,2,4,8,16,32").split(",")]
     present = shown_results(dump, kind, part_absent=False)
     absent = [r for r in shown_results(dump, kind, part_absent=True) if r[0] == "held-out half"]
