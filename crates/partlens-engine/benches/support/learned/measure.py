@@ -145,13 +145,19 @@ def evaluate(corpus, dump, models, drawings, photo_models, m, d, p, k, label):
 WEIGHTS = (0.0, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0, 3.0)
 
 
-def photo_rows(corpus, dump, models, drawings, m, d, p, w):
+def fused_orders(searches, query_key, models, drawings, m, d, pictures, w):
+    """Each search's query (the file at `query_key`) and its files ranked with the learned
+    similarity of its picture (`pictures`, in the searches' order) fused in."""
     at_model = {k: i for i, k in enumerate(models)}
     at_drawing = {k: i for i, k in enumerate(drawings)}
+    for n, search in enumerate(searches):
+        order = fused(search["candidates"], at_model, at_drawing, m, d, pictures[n], w)
+        yield search[query_key], order
+
+
+def photo_rows(corpus, dump, models, drawings, m, d, p, w):
     result = {}
-    for n, photo in enumerate(dump["photos"]):
-        model = photo["model"]
-        order = fused(photo["candidates"], at_model, at_drawing, m, d, p[n], w)
+    for model, order in fused_orders(dump["photos"], "model", models, drawings, m, d, p, w):
         _, in_five, kind_first = hits(corpus.files, model, order)
         r = result.setdefault(corpus.files[model]["half"][:4], [0, 0, 0, 0])
         r[1] += 1
@@ -192,12 +198,8 @@ def sketch_rows(corpus, dump, models, drawings, m, d, k, w):
     """The sketch set's rows (`sketch_set.rs`): a sketch of a model finds its part first, in the
     first five, and the first result of its kind; a sketch of a drawing finds the drawing first
     and in the first five."""
-    at_model = {c: i for i, c in enumerate(models)}
-    at_drawing = {c: i for i, c in enumerate(drawings)}
     result = {}
-    for n, sketch in enumerate(dump["sketches"]):
-        drawn = sketch["drawn"]
-        order = fused(sketch["candidates"], at_model, at_drawing, m, d, k[n], w)
+    for drawn, order in fused_orders(dump["sketches"], "drawn", models, drawings, m, d, k, w):
         first, in_five, kind_first = hits(corpus.files, drawn, order)
         r = result.setdefault(corpus.files[drawn]["half"][:4], [0] * 8)
         if corpus.drawing[drawn]:
