@@ -107,15 +107,8 @@ mod tests {
         assert_eq!(query_vectors(&views[..1]).len(), 1);
     }
 
-    /// A store that proposes the given files (`None`: it has no vector index) and keeps what it
-    /// was asked: (query vectors, views each).
-    struct Proposing(Option<Vec<String>>, std::sync::Mutex<Vec<(usize, usize)>>);
-
-    impl Proposing {
-        fn new(files: Option<Vec<String>>) -> Self {
-            Self(files, std::sync::Mutex::default())
-        }
-    }
+    /// A store that proposes the given files.
+    struct Proposing(Option<Vec<String>>);
 
     impl StoredViews for Proposing {
         fn views_of(
@@ -128,10 +121,9 @@ mod tests {
         fn nearest_files(
             &self,
             _company: &str,
-            vectors: &[Vec<f32>],
-            views_each: usize,
+            _vectors: &[Vec<f32>],
+            _views_each: usize,
         ) -> Result<Option<Vec<String>>, VisualError> {
-            self.1.lock().unwrap().push((vectors.len(), views_each));
             Ok(self.0.clone())
         }
     }
@@ -149,7 +141,7 @@ mod tests {
         }
         let query = vec![pool.perturbed(2, &mut random)];
         let exact = index.rank(&query, |_| true, 10);
-        let proposing = Proposing::new(Some(vec!["file-2".into(), "file-4".into()]));
+        let proposing = Proposing(Some(vec!["file-2".into(), "file-4".into()]));
         let settings = VisualSettings::default();
         let (ranked, matched) = rank_and_count(
             &index,
@@ -171,7 +163,7 @@ mod tests {
             assert_eq!(score, exact_score, "{uid} is scored exactly");
         }
         // No vector index, or a filter: the exact scan answers.
-        let none = Proposing::new(None);
+        let none = Proposing(None);
         let everything = FileFilter::Everything;
         assert!(
             rank_and_count(&index, "c", &query, everything, 10, &none, &settings)
@@ -199,7 +191,7 @@ mod tests {
             );
         }
         let query: Vec<ViewDescriptor> = (0..3).map(|i| pool.perturbed(i, &mut random)).collect();
-        let proposing = Proposing::new(Some(vec!["file-1".into()]));
+        let proposing = Proposing(Some(vec!["file-1".into()]));
         let asked = |from_views: usize, query: &[ViewDescriptor]| {
             let settings = VisualSettings {
                 several_through_index_from_views: from_views,
@@ -215,6 +207,29 @@ mod tests {
         assert_eq!(ranked.len(), 1);
         // One query view goes through the index whatever the company's size.
         assert!(asked(7, &query[..1]).is_some());
+    }
+
+    /// A store that proposes nothing and keeps what it was asked: (vectors, views each).
+    #[derive(Default)]
+    struct Asked(std::sync::Mutex<Vec<(usize, usize)>>);
+
+    impl StoredViews for Asked {
+        fn views_of(
+            &self,
+            _uids: &[String],
+        ) -> Result<Vec<(String, Vec<ViewDescriptor>)>, VisualError> {
+            Ok(Vec::new())
+        }
+
+        fn nearest_files(
+            &self,
+            _company: &str,
+            vectors: &[Vec<f32>],
+            views_each: usize,
+        ) -> Result<Option<Vec<String>>, VisualError> {
+            self.0.lock().unwrap().push((vectors.len(), views_each));
+            Ok(Some(Vec::new()))
+        }
     }
 
     #[test]
@@ -234,7 +249,7 @@ mod tests {
             },
             ..VisualSettings::default()
         };
-        let store = Proposing::new(Some(Vec::new()));
+        let store = Asked::default();
         for (views, limit) in [(3, 10), (1, 10), (3, 1_000)] {
             let everything = FileFilter::Everything;
             rank_and_count(
@@ -249,6 +264,6 @@ mod tests {
             .unwrap();
         }
         // Three views and their mean, 600 each; one view, 300; never fewer than the results wanted.
-        assert_eq!(*store.1.lock().unwrap(), [(4, 600), (1, 300), (4, 1_000)]);
+        assert_eq!(*store.0.lock().unwrap(), [(4, 600), (1, 300), (4, 1_000)]);
     }
 }
