@@ -46,8 +46,8 @@ pub use exact::ExactScan;
 pub use guid_set::GuidSet;
 pub use keeper::{StoreViews, VisualKeeper};
 pub use library::{
-    DEFAULT_ANN_FROM_VIEWS, DEFAULT_INDEX_VIEWS_PER_VIEW_OF_SEVERAL,
-    DEFAULT_SEVERAL_THROUGH_INDEX_FROM_VIEWS, LibraryMode, VisualLibrary, VisualSettings,
+    DEFAULT_ANN_FROM_VIEWS, DEFAULT_SEVERAL_THROUGH_INDEX_FROM_VIEWS, LibraryMode, VisualLibrary,
+    VisualSettings,
 };
 pub use per_company::PerCompany;
 pub use quantise::Quantiser;

@@ -43,10 +43,6 @@ pub struct VisualSettings {
     /// always the index). Each view of such a query and their mean are walks of the index, while
     /// the exact scan costs in the company's views.
     pub several_through_index_from_views: usize,
-    /// Nearest views the store's vector index is asked for, for each view of a query of several
-    /// and for their mean (the in-memory graph asks [`AnnSettings::views_per_view_of_several`]):
-    /// each is one walk of the database's index on one core, so it is set apart.
-    pub index_views_per_view_of_several: usize,
 }
 
 /// Views from which a query of several views goes through the store's vector index: three views
@@ -54,12 +50,6 @@ pub struct VisualSettings {
 /// and 41.3 against 60.7 ms at 200,000 (`visual_scale -- postgres`, 7 Dec 2026), so they cross
 /// at about 125,000.
 pub const DEFAULT_SEVERAL_THROUGH_INDEX_FROM_VIEWS: usize = 125_000;
-
-/// Nearest views the store's vector index is asked for, for each view of a query of several: at a
-/// million views through PostgreSQL, three views asking 600 each took 51.2 / 63.9 ms p50 / p95 at
-/// recall@10 0.988 against 69.2 / 92.7 ms at 0.997 asking 800, the graph's count (500: 0.965,
-/// under the 0.98 goal; `visual_scale -- postgres several=…`, 7 Dec 2026).
-pub const DEFAULT_INDEX_VIEWS_PER_VIEW_OF_SEVERAL: usize = 600;
 
 impl Default for VisualSettings {
     fn default() -> Self {
@@ -69,7 +59,6 @@ impl Default for VisualSettings {
             save_after_changes: 1_000,
             build_threads: std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
             several_through_index_from_views: DEFAULT_SEVERAL_THROUGH_INDEX_FROM_VIEWS,
-            index_views_per_view_of_several: DEFAULT_INDEX_VIEWS_PER_VIEW_OF_SEVERAL,
         }
     }
 }

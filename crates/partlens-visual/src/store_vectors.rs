@@ -4,11 +4,10 @@
 //! exact index ([`VisualIndex::rank`], the scores and order of the exact scan), so what a user sees
 //! is the exact scan's answer wherever the candidates hold it.
 //!
-//! Candidates: the [`AnnSettings::views_per_query_view`] nearest views of a one-view query, as the
-//! in-memory graph asks for them (`ann.rs`), and the
-//! [`VisualSettings::index_views_per_view_of_several`] nearest of each view of a query of several
-//! and of their mean (each a walk of the database's index on one core: fewer than the graph
-//! asks), at least as many as the results wanted.
+//! Candidates, as the in-memory graph asks for them (`ann.rs`): the
+//! [`AnnSettings::views_per_query_view`] nearest views of a one-view query, the
+//! [`AnnSettings::views_per_view_of_several`] nearest of each view of a query of several and of
+//! their mean, at least as many as the results wanted.
 //!
 //! A query of several views is taken only from
 //! [`VisualSettings::several_through_index_from_views`] views of the company on: below, the exact
@@ -21,8 +20,6 @@
 
 use super::ann::mean_vector;
 use super::{FileFilter, Ranked, StoredViews, VisualSettings};
-#[cfg(doc)]
-use crate::AnnSettings;
 use crate::error::VisualError;
 use partlens_engine::{ViewDescriptor, VisualIndex};
 
@@ -73,7 +70,7 @@ pub(crate) fn rank_and_count(
     let views_each = if query.len() == 1 {
         settings.ann.views_per_query_view
     } else {
-        settings.index_views_per_view_of_several
+        settings.ann.views_per_view_of_several
     }
     .max(limit);
     let Some(candidates) = stored.nearest_files(company, &query_vectors(query), views_each)? else {
@@ -87,7 +84,6 @@ pub(crate) fn rank_and_count(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::AnnSettings;
     use partlens_engine::samples::synthetic_views::{SyntheticViews, seeded};
 
     #[test]
@@ -207,63 +203,5 @@ mod tests {
         assert_eq!(ranked.len(), 1);
         // One query view goes through the index whatever the company's size.
         assert!(asked(7, &query[..1]).is_some());
-    }
-
-    /// A store that proposes nothing and keeps what it was asked: (vectors, views each).
-    #[derive(Default)]
-    struct Asked(std::sync::Mutex<Vec<(usize, usize)>>);
-
-    impl StoredViews for Asked {
-        fn views_of(
-            &self,
-            _uids: &[String],
-        ) -> Result<Vec<(String, Vec<ViewDescriptor>)>, VisualError> {
-            Ok(Vec::new())
-        }
-
-        fn nearest_files(
-            &self,
-            _company: &str,
-            vectors: &[Vec<f32>],
-            views_each: usize,
-        ) -> Result<Option<Vec<String>>, VisualError> {
-            self.0.lock().unwrap().push((vectors.len(), views_each));
-            Ok(Some(Vec::new()))
-        }
-    }
-
-    #[test]
-    fn several_query_views_ask_the_index_for_its_own_count_and_one_view_for_the_graphs() {
-        let pool = SyntheticViews::analysed(3, 2).unwrap();
-        let mut random = seeded(6);
-        let mut index = VisualIndex::new();
-        index.insert("file-0".into(), vec![pool.perturbed(0, &mut random)]);
-        let query: Vec<ViewDescriptor> = (0..3).map(|i| pool.perturbed(i, &mut random)).collect();
-        let settings = VisualSettings {
-            several_through_index_from_views: 0,
-            index_views_per_view_of_several: 600,
-            ann: AnnSettings {
-                views_per_query_view: 300,
-                views_per_view_of_several: 800,
-                ..AnnSettings::default()
-            },
-            ..VisualSettings::default()
-        };
-        let store = Asked::default();
-        for (views, limit) in [(3, 10), (1, 10), (3, 1_000)] {
-            let everything = FileFilter::Everything;
-            rank_and_count(
-                &index,
-                "c",
-                &query[..views],
-                everything,
-                limit,
-                &store,
-                &settings,
-            )
-            .unwrap();
-        }
-        // Three views and their mean, 600 each; one view, 300; never fewer than the results wanted.
-        assert_eq!(*store.0.lock().unwrap(), [(4, 600), (1, 300), (4, 1_000)]);
     }
 }

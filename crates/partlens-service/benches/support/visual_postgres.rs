@@ -19,9 +19,8 @@
 //!   end, the index built once, then analysed.
 //!
 //! `several=N,M`: besides the index node with the default settings, nodes asking the index for
-//! `N`, `M` nearest views for each view of a three-view query (`VisualSettings::
-//! index_views_per_view_of_several`; 600 by default), measured on the unfiltered three-view
-//! queries.
+//! `N`, `M` nearest views for each view of a three-view query (`AnnSettings::
+//! views_per_view_of_several`; 800 by default), measured on the unfiltered three-view queries.
 //!
 //! Needs a PostgreSQL server with pgvector (`partlens_testkit::postgres`: `PARTLENS_PG_BIN`, or the
 //! `pgserver` Python package that `.ci/install.sh` installs); says so and measures nothing without.
@@ -42,9 +41,7 @@ use partlens_service::large_library::supplier;
 use partlens_service::search::rank_visually;
 use partlens_store::model::{IndexState, IndexedContent, LoadedFile, NewContent};
 use partlens_store::{BulkVectors, Store, StoreError};
-use partlens_visual::{
-    AnnSettings, DEFAULT_INDEX_VIEWS_PER_VIEW_OF_SEVERAL, VisualKeeper, VisualSettings,
-};
+use partlens_visual::{AnnSettings, VisualKeeper, VisualSettings};
 
 use super::{LIMIT, Recall, cases, memory_files, search_row};
 
@@ -252,14 +249,13 @@ pub fn measure(
     eprintln!("{}", bulk_row(views, files.len(), took, &vectors));
 
     // Two nodes' libraries loaded from the database: the exact scan, and the database's index.
-    let node = |ann_from_views: usize, ann: AnnSettings, index_views_per_view_of_several: usize| {
+    let node = |ann_from_views: usize, ann: AnnSettings| {
         // The index node asks the index for several views whatever the company's size, so that
         // the table compares it with the exact scan (the service takes the faster one).
         let settings = VisualSettings {
             ann_from_views,
             ann,
             several_through_index_from_views: 0,
-            index_views_per_view_of_several,
             ..VisualSettings::default()
         };
         let keeper = VisualKeeper::new(store.clone(), folder.path(), settings);
@@ -269,15 +265,20 @@ pub fn measure(
         keeper
     };
     let started = Instant::now();
-    let several_each = DEFAULT_INDEX_VIEWS_PER_VIEW_OF_SEVERAL;
-    let exact = node(usize::MAX, AnnSettings::default(), several_each);
+    let exact = node(usize::MAX, AnnSettings::default());
     let load = started.elapsed();
-    let indexed = node(0, AnnSettings::default(), several_each);
+    let indexed = node(0, AnnSettings::default());
     // Nodes asking the index for fewer (or more) views for each view of several (`several=`),
     // and for a one-view query (`single=`).
     let asking: Vec<(usize, VisualKeeper)> = asked_list("several")
         .into_iter()
-        .map(|asked| (asked, node(0, AnnSettings::default(), asked)))
+        .map(|views_per_view_of_several| {
+            let ann = AnnSettings {
+                views_per_view_of_several,
+                ..AnnSettings::default()
+            };
+            (views_per_view_of_several, node(0, ann))
+        })
         .collect();
     let asking_single: Vec<(usize, VisualKeeper)> = asked_list("single")
         .into_iter()
@@ -286,7 +287,7 @@ pub fn measure(
                 views_per_query_view,
                 ..AnnSettings::default()
             };
-            (views_per_query_view, node(0, ann, several_each))
+            (views_per_query_view, node(0, ann))
         })
         .collect();
     let mut lines = Vec::new();
