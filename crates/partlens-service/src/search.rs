@@ -37,6 +37,7 @@ use partlens_api::search_options::MIRRORED_FIELD;
 use partlens_api::{FilterTerm, SearchOptions};
 
 use super::error::ServiceError;
+pub use super::filter_scopes::SELECTIVE_FILES;
 use super::mirrored::mirror_images;
 use super::pages::{matched_page, pages_of};
 use super::part_size::{PartSize, blend, nearest_difference};
@@ -45,7 +46,7 @@ use super::search_request::{SearchInputs, SearchQuery};
 use super::state::{AppState, ServiceState};
 use super::upload::store_and_index;
 use super::upload_params::{UploadParams, UploadTarget};
-pub use super::visual_ranking::{SELECTIVE_FILES, rank_visually};
+pub use super::visual_ranking::rank_visually;
 use crate::caller::Caller;
 use partlens_engine::ViewDescriptor;
 use partlens_store::StoreTx;

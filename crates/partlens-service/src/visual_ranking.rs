@@ -10,8 +10,7 @@ use partlens_visual::{
 };
 
 use super::error::ServiceError;
-pub use super::filter_scopes::SELECTIVE_FILES;
-use super::filter_scopes::{FilterScopes, Resolved};
+use super::filter_scopes::{FilterScopes, Resolved, SELECTIVE_FILES};
 
 /// How a graph search resolves its metadata filter: the files with views it selects, listed when at
 /// most `selective` ([`SELECTIVE_FILES`]) (the search is restricted to them), else held by GUID
