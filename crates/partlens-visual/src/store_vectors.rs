@@ -124,10 +124,11 @@ mod tests {
         }
     }
 
-    #[test]
-    fn candidates_are_scored_exactly_and_the_rest_left_out() {
+    /// Six one-view files `file-0`…`file-5` of a synthetic pool, the pool and the random source
+    /// the queries are drawn from.
+    fn six_files(seed: u64) -> (VisualIndex, SyntheticViews, rand::rngs::StdRng) {
         let pool = SyntheticViews::analysed(6, 2).unwrap();
-        let mut random = seeded(4);
+        let mut random = seeded(seed);
         let mut index = VisualIndex::new();
         for file in 0..6 {
             index.insert(
@@ -135,6 +136,12 @@ mod tests {
                 vec![pool.perturbed(file, &mut random)],
             );
         }
+        (index, pool, random)
+    }
+
+    #[test]
+    fn candidates_are_scored_exactly_and_the_rest_left_out() {
+        let (index, pool, mut random) = six_files(4);
         let query = vec![pool.perturbed(2, &mut random)];
         let exact = index.rank(&query, |_| true, 10);
         let proposing = Proposing(Some(vec!["file-2".into(), "file-4".into()]));
@@ -177,15 +184,7 @@ mod tests {
 
     #[test]
     fn several_query_views_go_through_the_index_only_from_the_settings_views_on() {
-        let pool = SyntheticViews::analysed(6, 2).unwrap();
-        let mut random = seeded(5);
-        let mut index = VisualIndex::new();
-        for file in 0..6 {
-            index.insert(
-                format!("file-{file}"),
-                vec![pool.perturbed(file, &mut random)],
-            );
-        }
+        let (index, pool, mut random) = six_files(5);
         let query: Vec<ViewDescriptor> = (0..3).map(|i| pool.perturbed(i, &mut random)).collect();
         let proposing = Proposing(Some(vec!["file-1".into()]));
         let asked = |from_views: usize, query: &[ViewDescriptor]| {
