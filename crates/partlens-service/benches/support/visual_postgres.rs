@@ -270,26 +270,20 @@ pub fn measure(
     let indexed = node(0, AnnSettings::default());
     // Nodes asking the index for fewer (or more) views for each view of several (`several=`),
     // and for a one-view query (`single=`).
-    let asking: Vec<(usize, VisualKeeper)> = asked_list("several")
-        .into_iter()
-        .map(|views_per_view_of_several| {
-            let ann = AnnSettings {
-                views_per_view_of_several,
-                ..AnnSettings::default()
-            };
-            (views_per_view_of_several, node(0, ann))
-        })
-        .collect();
-    let asking_single: Vec<(usize, VisualKeeper)> = asked_list("single")
-        .into_iter()
-        .map(|views_per_query_view| {
-            let ann = AnnSettings {
-                views_per_query_view,
-                ..AnnSettings::default()
-            };
-            (views_per_query_view, node(0, ann))
-        })
-        .collect();
+    let nodes_asking = |name: &str, ann_asking: fn(usize) -> AnnSettings| {
+        asked_list(name)
+            .into_iter()
+            .map(|asked| (asked, node(0, ann_asking(asked))))
+            .collect::<Vec<(usize, VisualKeeper)>>()
+    };
+    let asking = nodes_asking("several", |views_per_view_of_several| AnnSettings {
+        views_per_view_of_several,
+        ..AnnSettings::default()
+    });
+    let asking_single = nodes_asking("single", |views_per_query_view| AnnSettings {
+        views_per_query_view,
+        ..AnnSettings::default()
+    });
     let mut lines = Vec::new();
     let chosen = cases()
         .into_iter()
