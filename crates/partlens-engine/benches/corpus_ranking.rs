@@ -728,32 +728,16 @@ fn write_network_inputs(
             Some(())
         },
     );
-    for (at, photo) in photos.iter().enumerate() {
-        let picture = image::load_from_memory(&photo.jpeg).expect("the photograph");
-        partlens_engine::frame(&picture)
-            .to_grey()
-            .save(dir.join(format!("p{at}.png")))
-            .expect("a framed photograph written");
-    }
-    let models: Vec<usize> = photos.iter().map(|photo| photo.model).collect();
-    std::fs::write(
-        dir.join("photos.json"),
-        serde_json::json!(models).to_string(),
-    )
-    .expect("photos.json");
-    for (at, sketch) in sketches.iter().enumerate() {
-        let picture = image::load_from_memory(&sketch.png).expect("the sketch");
-        partlens_engine::frame(&picture)
-            .to_grey()
-            .save(dir.join(format!("s{at}.png")))
-            .expect("a framed sketch written");
-    }
-    let drawn: Vec<usize> = sketches.iter().map(|sketch| sketch.drawn).collect();
-    std::fs::write(
-        dir.join("sketches.json"),
-        serde_json::json!(drawn).to_string(),
-    )
-    .expect("sketches.json");
+    let photographed: Vec<(&[u8], usize)> = photos
+        .iter()
+        .map(|photo| (photo.jpeg.as_slice(), photo.model))
+        .collect();
+    write_framed_pictures(dir, "p", &photographed, "photos.json");
+    let sketched: Vec<(&[u8], usize)> = sketches
+        .iter()
+        .map(|sketch| (sketch.png.as_slice(), sketch.drawn))
+        .collect();
+    write_framed_pictures(dir, "s", &sketched, "sketches.json");
     std::fs::write(
         dir.join("directions.json"),
         serde_json::json!(towards).to_string(),
@@ -766,6 +750,21 @@ fn write_network_inputs(
         sketches.len(),
         dir.display()
     );
+}
+
+/// Writes each picture (its encoded bytes, and the library file it shows) framed as the engine
+/// frames a picture searched by, grey, as `{prefix}{n}.png`, and the files they show, in order, as
+/// the JSON list `list_name`.
+fn write_framed_pictures(dir: &Path, prefix: &str, pictures: &[(&[u8], usize)], list_name: &str) {
+    for (at, (bytes, _)) in pictures.iter().enumerate() {
+        let picture = image::load_from_memory(bytes).expect("a picture the bench made");
+        partlens_engine::frame(&picture)
+            .to_grey()
+            .save(dir.join(format!("{prefix}{at}.png")))
+            .expect("a framed picture written");
+    }
+    let shown: Vec<usize> = pictures.iter().map(|&(_, file)| file).collect();
+    std::fs::write(dir.join(list_name), serde_json::json!(shown).to_string()).expect(list_name);
 }
 
 /// One search's candidates (every library file but the query) with their score components.
