@@ -12,11 +12,14 @@ half, the held-out reliability table, and what the curve says of the same search
 and its twins taken out of the library (every result is then another part). With `sizes`, the
 held-out photographs searched in smaller libraries (models drawn at random, five draws a size, the
 part kept or taken out): how many results each curve labels "very similar" (90 % or more), right
-and wrong.
+and wrong. With `clipped`, a margin counts only below zero (`min(margin, 0)`): a result's
+shortfall from its search's best lowers its chance, but the first result is not raised for
+standing out, which is what grows as the library shrinks.
 
     cargo bench -p partlens-engine --bench corpus_ranking -- photos=2 sketches=2 dump=/tmp/c.json
     python3 reliability_margin.py /tmp/c.json [photo|sketch] [0,4,16]
     python3 reliability_margin.py /tmp/c.json sizes [16]
+    python3 reliability_margin.py /tmp/c.json photo 0,8,16 clipped
 """
 import json
 import math
@@ -26,6 +29,8 @@ import sys
 SHOWN = 10
 MIN_BLOCK = 12
 HIGHEST_CHANCE = 0.99
+# Whether a margin counts only below zero (`clipped` on the command line).
+CLIPPED = False
 BANDS = [(0.0, "< 30 %"), (0.3, "30–50 %"), (0.5, "50–70 %"), (0.7, "70–90 %"), (0.9, "≥ 90 %")]
 
 
@@ -48,9 +53,15 @@ def shown_results(dump, kind, part_absent):
         models = [(c, s) for c, s in first if not drawing[c]]
         for c, s in models:
             others = [other for c2, other in models if c2 != c]
-            margin = s - max(others) if others else 0.0
+            margin = margin_of(s, others)
             out.append((file["half"], s, margin, same(c)))
     return out
+
+
+def margin_of(score, others):
+    """The result's score less the best of the other results' (0 alone), clipped at 0 when asked."""
+    margin = score - max(others) if others else 0.0
+    return min(margin, 0.0) if CLIPPED else margin
 
 
 def fit(points):
@@ -135,7 +146,7 @@ def very_similar_by_library_size(dump, beta):
                                    key=lambda cs: (-cs[1], cs[0]))[:SHOWN]
                     for c, s in first:
                         others = [other for c2, other in first if c2 != c]
-                        margin = s - max(others) if others else 0.0
+                        margin = margin_of(s, others)
                         for b, anchors in curves.items():
                             if chance(anchors, s + b * margin) >= 0.9:
                                 counts[b][0 if same(c) else 1] += 1
@@ -145,6 +156,9 @@ def very_similar_by_library_size(dump, beta):
 
 
 def main():
+    global CLIPPED
+    CLIPPED = "clipped" in sys.argv[1:]
+    sys.argv = [arg for arg in sys.argv if arg != "clipped"]
     dump = json.load(open(sys.argv[1]))
     kind = sys.argv[2] if len(sys.argv) > 2 else "photo"
     if kind == "sizes":
