@@ -53,6 +53,7 @@ fn rows(count: usize) -> Vec<ResultRow> {
             file_name: format!("Parts/Brackets/bracket-{rank:05}.stl"),
             score: Some(1.0 - rank as f64 / (count as f64 * 1.5)),
             query_kind: QueryKind::PictureToModel,
+            below_best: 0.0,
             thumbnail_url: format!("http://127.0.0.1:8480/thumb/{rank}.png?token=t"),
             large_image_url: format!("http://127.0.0.1:8480/large/{rank}.png?token=t"),
             attributes: vec![

@@ -82,6 +82,7 @@ pub fn results_frames(ctx: &egui::Context, layout: ResultsLayout) -> Vec<Duratio
             file_name: format!("Parts/Brackets/bracket-{rank:05}.stl"),
             score: Some(1.0 - rank as f64 / 15_000.0),
             query_kind: QueryKind::PictureToModel,
+            below_best: 0.0,
             thumbnail_url: format!("http://127.0.0.1:8480/thumb/{rank}.png?token=t"),
             large_image_url: String::new(),
             attributes: vec![Attribute::new("material", None, ["steel"]).unwrap_or_default()],

@@ -671,6 +671,7 @@ mod tests {
             file_name: format!("Parts/{name}.png"),
             score: Some(0.9),
             query_kind: crate::ui::results::calibration::QueryKind::PictureToPicture,
+            below_best: 0.0,
             thumbnail_url: String::new(),
             large_image_url: String::new(),
             attributes: attributes

@@ -81,6 +81,7 @@ impl FileCard {
             file_name: duplicate.file_name.clone(),
             score: Some(score),
             query_kind: QueryKind::Mixed,
+            below_best: 0.0,
             thumbnail_url: String::new(),
             large_image_url: String::new(),
             attributes: Vec::new(),

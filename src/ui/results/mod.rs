@@ -673,6 +673,7 @@ mod tests {
             file_name: format!("Parts/{name}.png"),
             score,
             query_kind: calibration::QueryKind::PictureToPicture,
+            below_best: 0.0,
             thumbnail_url: format!("http://127.0.0.1:9/thumb/{rank}.png"),
             large_image_url: format!("http://127.0.0.1:9/large/{rank}.png"),
             attributes: attributes

@@ -27,14 +27,16 @@ pub enum ScoreBand {
 }
 
 impl ScoreBand {
-    /// The band of a score in 0..1 for a search of a kind with these thresholds ("identical" only
-    /// where the kind's chance is at least "very similar"'s too).
-    pub fn of(score: f64, thresholds: Thresholds) -> Self {
-        if score >= IDENTICAL_SCORE && score >= thresholds.very_similar {
+    /// The band of a result with raw `score` in 0..1 read at `evidence`
+    /// ([`QueryKind::evidence`](super::calibration::QueryKind::evidence)) for a search of a kind
+    /// with these thresholds ("identical" only where the kind's chance is at least "very
+    /// similar"'s too).
+    pub fn of(score: f64, evidence: f64, thresholds: Thresholds) -> Self {
+        if score >= IDENTICAL_SCORE && evidence >= thresholds.very_similar {
             Self::Identical
-        } else if score >= thresholds.very_similar {
+        } else if evidence >= thresholds.very_similar {
             Self::VerySimilar
-        } else if score >= thresholds.similar {
+        } else if evidence >= thresholds.similar {
             Self::Similar
         } else {
             Self::Weak
@@ -67,6 +69,10 @@ pub struct ResultRow {
     pub score: Option<f64>,
     /// What kind of search found it (picture → model…): what its score means.
     pub query_kind: QueryKind,
+    /// How far its score lies below the best other result of its kind in its search (0 for the
+    /// best, never positive): a picture → model result far below its search's best model is less
+    /// likely the part ([`QueryKind::evidence`]).
+    pub below_best: f64,
     /// Thumbnail URL, used exactly as given.
     pub thumbnail_url: String,
     /// Large-image URL, used exactly as given.
@@ -94,6 +100,7 @@ impl ResultRow {
             query_kind: query.map_or(QueryKind::Mixed, |query| {
                 QueryKind::between(query, &item.file_name)
             }),
+            below_best: 0.0,
             thumbnail_url: item.thumbnail_url.clone(),
             large_image_url: item.large_image_url.clone(),
             attributes: item.parsed_attributes(),
@@ -111,14 +118,21 @@ impl ResultRow {
     /// The band of the score, if there is a score.
     pub fn band(&self) -> Option<ScoreBand> {
         let thresholds = self.query_kind.thresholds();
-        self.score.map(|score| ScoreBand::of(score, thresholds))
+        self.score
+            .map(|score| ScoreBand::of(score, self.evidence(score), thresholds))
     }
 
     /// The calibrated chance (0–1) that this result is the same part as the query, if there is a
-    /// score: one scale for every kind of search ([`QueryKind::same_part_chance`]).
+    /// score: one scale for every kind of search ([`QueryKind::same_part_chance`]), read from its
+    /// score and how far it lies below its search's best ([`ResultRow::below_best`]).
     pub fn same_part_chance(&self) -> Option<f64> {
         self.score
-            .map(|score| self.query_kind.same_part_chance(score))
+            .map(|score| self.query_kind.same_part_chance(self.evidence(score)))
+    }
+
+    /// Where its kind's curve is read for a raw `score` of this row.
+    fn evidence(&self, score: f64) -> f64 {
+        self.query_kind.evidence(score, self.below_best)
     }
 
     /// "92 % · very similar" (the chance of being the same part and its label; "· mirrored" after
@@ -167,6 +181,7 @@ pub fn rows_from_result(result: &SearchResult, query: Option<SearchedBy>) -> Vec
         .enumerate()
         .map(|(index, item)| ResultRow::from_item(index + 1, item, query))
         .collect();
+    set_below_best(&mut rows);
     if query.is_some() {
         // Stable: equal chances keep the service's order.
         rows.sort_by(|a, b| {
@@ -178,6 +193,29 @@ pub fn rows_from_result(result: &SearchResult, query: Option<SearchedBy>) -> Vec
         }
     }
     rows
+}
+
+/// Sets each scored row's [`ResultRow::below_best`]: its score less the best score of the rows of
+/// its kind (the best other row's for every row but the best, whose shortfall is 0).
+fn set_below_best(rows: &mut [ResultRow]) {
+    let mut best: Vec<(QueryKind, f64)> = Vec::new();
+    for row in rows.iter() {
+        let Some(score) = row.score.filter(|score| score.is_finite()) else {
+            continue;
+        };
+        match best.iter_mut().find(|(kind, _)| *kind == row.query_kind) {
+            Some((_, best)) => *best = best.max(score),
+            None => best.push((row.query_kind, score)),
+        }
+    }
+    for row in rows.iter_mut() {
+        let Some(score) = row.score.filter(|score| score.is_finite()) else {
+            continue;
+        };
+        if let Some(&(_, best)) = best.iter().find(|(kind, _)| *kind == row.query_kind) {
+            row.below_best = (score - best).min(0.0);
+        }
+    }
 }
 
 /// What the rows are sorted by.
@@ -374,6 +412,7 @@ pub fn thousands(value: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ui::results::calibration::{BELOW_BEST_WEIGHT, CHANCE_AT_VERY_SIMILAR};
     use crate::ui::results::tests::{row, sample_rows};
     use crate::ui::search_bar::ViewKind;
 
@@ -404,7 +443,7 @@ mod tests {
             very_similar: 0.85,
             similar: 0.70,
         };
-        let band = |score| ScoreBand::of(score, thresholds);
+        let band = |score| ScoreBand::of(score, score, thresholds);
         assert_eq!(band(1.0), ScoreBand::Identical);
         assert_eq!(band(0.98), ScoreBand::Identical);
         assert_eq!(band(0.9799), ScoreBand::VerySimilar);
@@ -451,7 +490,12 @@ mod tests {
             very_similar: 1.01,
             similar: 0.9,
         };
-        assert_eq!(ScoreBand::of(0.99, never), ScoreBand::Similar);
+        assert_eq!(ScoreBand::of(0.99, 0.99, never), ScoreBand::Similar);
+        // Nor where the evidence is below "very similar" though the raw score is high.
+        assert_eq!(
+            ScoreBand::of(0.99, 0.80, thresholds_of_example()),
+            ScoreBand::Similar
+        );
         // The kind comes from the search's views and the result's file.
         let item: SearchResultItem = serde_json::from_value(
             serde_json::json!({"UID": "u", "FileName": "Parts/a.step", "Score": 0.8}),
@@ -474,6 +518,67 @@ mod tests {
             ResultRow::from_item(1, &item, None).query_kind,
             QueryKind::Mixed
         );
+    }
+
+    fn thresholds_of_example() -> Thresholds {
+        Thresholds {
+            very_similar: 0.85,
+            similar: 0.70,
+        }
+    }
+
+    #[test]
+    fn a_model_far_below_its_searchs_best_model_is_less_likely_the_part_and_the_best_keeps_its_score()
+     {
+        // A search by a photo: two models and a picture, in the service's order.
+        let result: SearchResult = serde_json::from_value(serde_json::json!({
+            "InputFileUID": "a",
+            "TotalResults": 3,
+            "ResultsList": [
+                {"UID": "m1", "FileName": "Parts/flange.step", "Score": 0.975},
+                {"UID": "p1", "FileName": "Parts/flange.png", "Score": 0.90},
+                {"UID": "m2", "FileName": "Parts/washer.step", "Score": 0.96},
+            ],
+        }))
+        .unwrap();
+        let rows = rows_from_result(&result, Some(ViewKind::Image.into()));
+        let by_name = |name: &str| {
+            rows.iter()
+                .find(|row| row.file_name.contains(name))
+                .unwrap()
+        };
+        let (best, below, picture) = (by_name("flange.step"), by_name("washer"), by_name("png"));
+        assert_eq!(best.below_best, 0.0);
+        assert!(
+            (below.below_best + 0.015).abs() < 1e-9,
+            "{}",
+            below.below_best
+        );
+        // Another kind's best does not count: the picture is the best of its kind.
+        assert_eq!(picture.below_best, 0.0);
+        let curve = QueryKind::PictureToModel;
+        assert_eq!(best.same_part_chance(), Some(curve.same_part_chance(0.975)));
+        let alone = curve.same_part_chance(0.96);
+        let shown = below.same_part_chance().unwrap();
+        assert!(shown < alone - 0.2, "{shown} against {alone} alone");
+        assert_eq!(
+            shown,
+            curve.same_part_chance(0.96 - BELOW_BEST_WEIGHT * 0.015)
+        );
+        // Its label follows the chance shown, not its score alone.
+        assert!(alone >= CHANCE_AT_VERY_SIMILAR, "{alone}");
+        assert!(
+            !matches!(
+                below.band(),
+                Some(ScoreBand::VerySimilar | ScoreBand::Identical)
+            ),
+            "{:?}",
+            below.band()
+        );
+        // Other kinds read their curve at the score alone, however far below their best.
+        for kind in [QueryKind::PictureToPicture, QueryKind::ModelToModel] {
+            assert_eq!(kind.evidence(0.9, -0.05), 0.9);
+        }
     }
 
     #[test]

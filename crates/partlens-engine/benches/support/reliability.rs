@@ -13,7 +13,9 @@
 //! - model → model: every model searched by (as an upload, `Purpose::SearchInput`), its model results.
 //! - model → model by a stored model: every model searched by its stored views (*More like this*,
 //!   which searches by the file's UID), its model results, under the model → model curve.
-//! - photo → model: the bench's photographs of every model (`photos=N`), their model results.
+//! - photo → model: the bench's photographs of every model (`photos=N`), their model results; the
+//!   curve is read at the score less [`BELOW_BEST_WEIGHT`] times how far the result lies below its
+//!   search's best shown model (0 for the best), as the app reads it.
 //! - drawing → drawing: every drawing searched by (as an upload), its drawing results.
 //! - sketch → model: the sketch set's sketches of every model (`sketches=N`, `sketch_set.rs`), their
 //!   model results; fitted on its own, and shown under the photo → model curve too (the app
@@ -51,6 +53,12 @@ const BANDS: [(f64, &str); 5] = [
     (0.7, "70–90 %"),
     (0.9, "≥ 90 %"),
 ];
+
+/// What a photo → model result's shortfall from its search's best shown model result costs the
+/// evidence its curve is read at: the app's `BELOW_BEST_WEIGHT` (`src/ui/results/calibration.rs`),
+/// the same value; chosen by the tuning half's log loss (`reliability_margin.py … clipped`,
+/// docs/PERFORMANCE.md, "The margin clipped at zero").
+const BELOW_BEST_WEIGHT: f64 = 16.0;
 
 /// A band is reliable when its same-part share is within this of its label (the mean chance shown).
 const TOLERANCE: f64 = 0.05;
@@ -90,6 +98,16 @@ impl Kind {
         }
     }
 
+    /// What a result's shortfall from its search's best shown result of the kind costs the
+    /// evidence the curve is read at ([`BELOW_BEST_WEIGHT`] for photo → model, as in the app).
+    fn below_best_weight(self) -> f64 {
+        if self == Self::PhotoToModel {
+            BELOW_BEST_WEIGHT
+        } else {
+            0.0
+        }
+    }
+
     /// The kind whose curve the app labels this one by, when it is not fitted on its own.
     fn labelled_as(self) -> Option<Self> {
         (self == Self::StoredModelToModel).then_some(Self::ModelToModel)
@@ -104,8 +122,23 @@ impl Kind {
 /// One result a user sees.
 #[derive(Clone, Copy, Debug)]
 struct Shown {
+    /// Where the curve is read: the score shown, less the kind's [`Kind::below_best_weight`] times
+    /// the result's shortfall from its search's best shown result.
     score: f64,
+    /// The score shown.
+    raw: f64,
     same_part: bool,
+}
+
+/// `results` read at their scores shown alone (for the curves of the score alone).
+fn at_raw(results: &[Shown]) -> Vec<Shown> {
+    results
+        .iter()
+        .map(|shown| Shown {
+            score: shown.raw,
+            ..*shown
+        })
+        .collect()
 }
 
 /// The shown results of every kind, by half (tuning first).
@@ -126,16 +159,22 @@ impl Results {
     ) {
         let kept =
             &mut self.by_kind.entry(kind).or_default()[usize::from(half == CorpusHalf::HeldOut)];
-        kept.extend(
-            ranked
-                .iter()
-                .take(SHOWN)
-                .filter(|(at, _)| counts(*at))
-                .map(|&(at, score)| Shown {
-                    score: f64::from(score),
-                    same_part: same_part(at),
-                }),
-        );
+        let shown: Vec<(usize, f64)> = ranked
+            .iter()
+            .take(SHOWN)
+            .filter(|(at, _)| counts(*at))
+            .map(|&(at, score)| (at, f64::from(score)))
+            .collect();
+        let best = shown
+            .iter()
+            .map(|&(_, score)| score)
+            .fold(f64::NEG_INFINITY, f64::max);
+        let weight = kind.below_best_weight();
+        kept.extend(shown.iter().map(|&(at, score)| Shown {
+            score: score + weight * (score - best).min(0.0),
+            raw: score,
+            same_part: same_part(at),
+        }));
     }
 }
 
@@ -265,9 +304,18 @@ fn print_fits(results: &Results) {
         print_table(held_out, &anchors);
         println!("\nTuning half under the fitted curve:\n");
         print_table(tuning, &anchors);
+        if kind.below_best_weight() > 0.0 {
+            let (tuning, held_out) = (at_raw(tuning), at_raw(held_out));
+            let alone = fit(&tuning);
+            println!(
+                "\nHeld-out half under the curve of the score alone, fitted on the tuning half (the \
+                 app's before its shortfall from the best counted):\n"
+            );
+            print_table(&held_out, &alone);
+        }
         if let Some(old) = old_anchors(kind) {
             println!("\nHeld-out half under the app's curve before (labels' thresholds):\n");
-            print_table(held_out, &old);
+            print_table(&at_raw(held_out), &old);
         }
         if let Some((before, anchors)) = kind
             .labelled_before_by()
