@@ -14,7 +14,8 @@ held-out photographs searched in smaller libraries (models drawn at random, five
 part kept or taken out): how many results each curve labels "very similar" (90 % or more), right
 and wrong. With `clipped`, a margin counts only below zero (`min(margin, 0)`): a result's
 shortfall from its search's best lowers its chance, but the first result is not raised for
-standing out, which is what grows as the library shrinks.
+standing out, which is what grows as the library shrinks. The app reads picture → model's curve
+at the clipped margin with beta 16 (`BELOW_BEST_WEIGHT`), and `reliability.rs` fits and prints it.
 
     cargo bench -p partlens-engine --bench corpus_ranking -- photos=2 sketches=2 dump=/tmp/c.json
     python3 reliability_margin.py /tmp/c.json [photo|sketch] [0,4,16]
