@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """A chance of being the same part from a result's score and its margin over the search's other
-results, measured offline and not kept (docs/PERFORMANCE.md, "Scores that hold their promise").
+results, measured offline: the whole margin not kept, the margin clipped at zero kept (docs/PERFORMANCE.md,
+"Scores that hold their promise").
 
 The app's curve maps a result's score to a chance (`reliability.rs` fits it). Here the curve is
 fitted the same way (`reliability.rs`'s `fit`: pool-adjacent-violators, blocks of at least 12,
