@@ -7,7 +7,8 @@
 //! candidates of a large company instead of a graph:
 //!
 //! - [`ExactScan`]: every view of every allowed file scored against every query view (the engine's
-//!   contiguous [`VisualIndex`] per company). The reference: its scores and order define the answer.
+//!   contiguous [`VisualIndex`](partlens_engine::VisualIndex) per company). The reference: its
+//!   scores and order define the answer.
 //! - [`AnnSearch`]: an approximate nearest-neighbour graph (HNSW, `usearch`) per company over
 //!   half-precision view features finds candidate files; the candidates are then scored exactly like
 //!   the exact scan does, from their full stored descriptors, so every score a user sees is the

@@ -20,6 +20,8 @@
 
 use super::ann::mean_vector;
 use super::{FileFilter, Ranked, StoredViews, VisualSettings};
+#[cfg(doc)]
+use crate::AnnSettings;
 use crate::error::VisualError;
 use partlens_engine::{ViewDescriptor, VisualIndex};
 
